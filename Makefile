@@ -1,0 +1,73 @@
+# bloomxdp: see README.md. `make` builds build/bloomxdp; `make test` installs
+# what is missing, builds and runs every test tier.
+
+CLANG     ?= clang
+CC        ?= gcc
+BPFTOOL   ?= bpftool
+BUILD     := build
+ARCH      := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+
+CFLAGS    ?= -O2 -g
+CFLAGS    += -Wall -Wextra -Werror -std=gnu11 -Iinclude -I$(BUILD) -Iuser
+LDLIBS    := -lbpf -lelf -lz -lm
+BPF_CFLAGS := -O2 -g -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude \
+	      -I/usr/include/$(MULTIARCH)
+
+HEADERS   := $(wildcard include/bloomxdp/*.h)
+LIB_SRCS  := $(filter-out user/main.c user/cmd_%.c,$(wildcard user/*.c))
+CLI_SRCS  := user/main.c $(wildcard user/cmd_*.c)
+LIB_OBJS  := $(LIB_SRCS:user/%.c=$(BUILD)/user/%.o)
+CLI_OBJS  := $(CLI_SRCS:user/%.c=$(BUILD)/user/%.o)
+SKELS     := $(BUILD)/bloomxdp.skel.h $(BUILD)/hash_probe.skel.h
+
+.SECONDARY:
+.PHONY: all deps test test-unit test-bpf test-e2e demo bench clean
+all: $(BUILD)/bloomxdp
+
+$(BUILD)/%.bpf.o: bpf/%.bpf.c bpf/parsing.h $(HEADERS) | $(BUILD)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/hash_probe.bpf.o: tests/bpf/hash_probe.bpf.c $(HEADERS) | $(BUILD)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
+	$(BPFTOOL) gen skeleton $< name $* > $@
+
+$(BUILD)/user/%.o: user/%.c $(wildcard user/*.h) $(HEADERS) $(SKELS) | $(BUILD)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/libbloomxdp.a: $(LIB_OBJS)
+	ar rcs $@ $^
+
+$(BUILD)/bloomxdp: $(CLI_OBJS) $(BUILD)/libbloomxdp.a
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libbloomxdp.a $(SKELS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $< $(BUILD)/libbloomxdp.a -o $@ $(LDLIBS) -lcmocka
+
+$(BUILD)/tests/%: tests/bpf/%.c $(BUILD)/libbloomxdp.a $(SKELS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests/bpf $(filter %.c,$^) $(BUILD)/libbloomxdp.a -o $@ $(LDLIBS) -lcmocka
+
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
+BPF_TESTS  := $(patsubst tests/bpf/%.c,$(BUILD)/tests/%,$(wildcard tests/bpf/test_*.c))
+
+$(BUILD):
+	mkdir -p $@
+
+deps:
+	tests/install-deps.sh
+
+test: deps
+	$(MAKE) all $(UNIT_TESTS) $(BPF_TESTS)
+	tests/run.sh
+
+demo: deps
+	$(MAKE) all
+	tests/demo.sh
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Header cursor for XDP parsing: each parse_*() checks bounds, advances the
+ * cursor past its header and returns the next protocol, or a negative
+ * PARSE_* class that names why the frame cannot be parsed further.
+ */
+#ifndef BLOOMXDP_PARSING_H
+#define BLOOMXDP_PARSING_H
+
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/in.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+
+#include <bloomxdp/common.h>
+
+struct cursor {
+	void *pos;
+	void *end;
+};
+
+enum parse_error {
+	PARSE_BAD_ETH = -1,
+	PARSE_BAD_VLAN = -2,
+	PARSE_VLAN_TOO_DEEP = -3,
+	PARSE_BAD_IPV4 = -4,
+	PARSE_BAD_IPV4_IHL = -5,
+	PARSE_BAD_IPV6 = -6,
+};
+
+struct vlan_tag {
+	__be16 tci;
+	__be16 encapsulated_proto;
+};
+
+static __always_inline int proto_is_vlan(__be16 proto)
+{
+	return proto == bpf_htons(ETH_P_8021Q) || proto == bpf_htons(ETH_P_8021AD);
+}
+
+/* Returns the EtherType after up to BLOOMXDP_MAX_VLANS tags, in network order. */
+static __always_inline int parse_ethhdr(struct cursor *c)
+{
+	struct ethhdr *eth = c->pos;
+	struct vlan_tag *tag;
+	__be16 proto;
+	int i;
+
+	if ((void *)(eth + 1) > c->end)
+		return PARSE_BAD_ETH;
+	c->pos = eth + 1;
+	proto = eth->h_proto;
+
+	for (i = 0; i < BLOOMXDP_MAX_VLANS; i++) {
+		if (!proto_is_vlan(proto))
+			break;
+		tag = c->pos;
+		if ((void *)(tag + 1) > c->end)
+			return PARSE_BAD_VLAN;
+		c->pos = tag + 1;
+		proto = tag->encapsulated_proto;
+	}
+	if (proto_is_vlan(proto))
+		return PARSE_VLAN_TOO_DEEP;
+	return proto;
+}
+
+/* Returns the IP protocol; *iph points at the header, the cursor past its options. */
+static __always_inline int parse_iphdr(struct cursor *c, struct iphdr **iph_out)
+{
+	struct iphdr *iph = c->pos;
+	__u32 hdr_len;
+
+	if ((void *)(iph + 1) > c->end || iph->version != 4)
+		return PARSE_BAD_IPV4;
+	hdr_len = iph->ihl * 4;
+	if (hdr_len < sizeof(*iph) || c->pos + hdr_len > c->end)
+		return PARSE_BAD_IPV4_IHL;
+	c->pos += hdr_len;
+	*iph_out = iph;
+	return iph->protocol;
+}
+
+/* Not exported by the UAPI headers. */
+#define IPV4_MORE_FRAGMENTS	0x2000
+#define IPV4_FRAG_OFFSET	0x1fff
+
+static __always_inline int ipv4_is_fragment(const struct iphdr *iph)
+{
+	return (iph->frag_off & bpf_htons(IPV4_MORE_FRAGMENTS | IPV4_FRAG_OFFSET)) != 0;
+}
+
+/* Returns the next header after the fixed IPv6 header. */
+static __always_inline int parse_ip6hdr(struct cursor *c, struct ipv6hdr **ip6h_out)
+{
+	struct ipv6hdr *ip6h = c->pos;
+
+	if ((void *)(ip6h + 1) > c->end || ip6h->version != 6)
+		return PARSE_BAD_IPV6;
+	c->pos = ip6h + 1;
+	*ip6h_out = ip6h;
+	return ip6h->nexthdr;
+}
+
+struct ipv6_ext_result {
+	int l4_proto;		/* upper-layer protocol, or -1 when the chain was not walked to its end */
+	int is_fragment;
+};
+
+/*
+ * Walks extension headers from the cursor to the upper-layer header, at most
+ * BLOOMXDP_MAX_IPV6_EXT of them; leaves the cursor at the L4 header on success.
+ */
+static __always_inline void skip_ip6hdrext(struct cursor *c, int nexthdr,
+					   struct ipv6_ext_result *res)
+{
+	struct ipv6_opt_hdr *hdr;
+	int i;
+
+	res->is_fragment = 0;
+	for (i = 0; i < BLOOMXDP_MAX_IPV6_EXT; i++) {
+		hdr = c->pos;
+		switch (nexthdr) {
+		case IPPROTO_HOPOPTS:
+		case IPPROTO_DSTOPTS:
+		case IPPROTO_ROUTING:
+		case IPPROTO_MH:
+			if ((void *)(hdr + 1) > c->end)
+				goto unparsed;
+			c->pos += (hdr->hdrlen + 1) * 8;
+			nexthdr = hdr->nexthdr;
+			break;
+		case IPPROTO_AH:
+			if ((void *)(hdr + 1) > c->end)
+				goto unparsed;
+			c->pos += (hdr->hdrlen + 2) * 4;
+			nexthdr = hdr->nexthdr;
+			break;
+		case IPPROTO_FRAGMENT:
+			if ((void *)(hdr + 1) > c->end)
+				goto unparsed;
+			res->is_fragment = 1;
+			c->pos += 8;
+			nexthdr = hdr->nexthdr;
+			break;
+		default:
+			res->l4_proto = nexthdr;
+			return;
+		}
+	}
+unparsed:
+	res->l4_proto = -1;
+}
+
+#endif /* BLOOMXDP_PARSING_H */

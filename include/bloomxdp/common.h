@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The contract between the XDP program and the bloomxdp CLI: pin names, map
+ * geometry, the read-only configuration and the counters. Both sides include
+ * this file; nothing here may be written a second time anywhere else.
+ */
+#ifndef BLOOMXDP_COMMON_H
+#define BLOOMXDP_COMMON_H
+
+#include <linux/types.h>
+
+/* Pins live in BLOOMXDP_PIN_ROOT/<ifname>/<name>. */
+#define BLOOMXDP_PIN_ROOT	"/sys/fs/bpf/bloomxdp"
+#define BLOOMXDP_PIN_LINK	"link"
+#define BLOOMXDP_PIN_PROG	"prog"
+#define BLOOMXDP_PIN_CONFIG	"config"	/* the program's frozen .rodata */
+#define BLOOMXDP_PIN_FILTER	"filter"	/* ARRAY_OF_MAPS: slot 0 is the live list */
+#define BLOOMXDP_PIN_COUNTERS	"counters"
+#define BLOOMXDP_PIN_STATE	"state"		/* user-space bookkeeping, see struct below */
+
+/* The outer map has one slot; replacing it is the atomic list swap. */
+#define BLOOMXDP_FILTER_SLOT	0
+
+/* Inner map of layout "bits": ARRAY of __u64 words, mmap-able for fast fills. */
+#define BLOOMXDP_WORD_BITS	64
+/*
+ * Bit positions are (h1 + i*h2) mod m with 32-bit h1, h2: m must fit in 32 bits.
+ * Rounded down to a whole word, this is 512 MiB of filter, ~448M entries at 1%.
+ */
+#define BLOOMXDP_MAX_BITS	(0xffffffffULL & ~(__u64)(BLOOMXDP_WORD_BITS - 1))
+/* Enough hashes for an FPR of 1e-9; more only costs time. */
+#define BLOOMXDP_MAX_HASHES	32
+
+/* Which addresses of a packet are looked up (config.match). */
+#define BLOOMXDP_MATCH_SRC	(1U << 0)
+#define BLOOMXDP_MATCH_DST	(1U << 1)
+
+/* What a hit does (config.action). */
+enum bloomxdp_action {
+	BLOOMXDP_ACTION_DROP = 0,
+	BLOOMXDP_ACTION_MONITOR = 1,	/* count as would_drop, pass */
+};
+
+/* Key kinds: the first byte hashed, so keys of different kinds never collide. */
+enum bloomxdp_key_kind {
+	BLOOMXDP_KEY_IPV4 = 4,
+	BLOOMXDP_KEY_IPV6 = 6,
+};
+
+/* Parsing bounds of the XDP program. */
+#define BLOOMXDP_MAX_VLANS	2
+#define BLOOMXDP_MAX_IPV6_EXT	8
+
+/*
+ * Set by the CLI before load, frozen by the kernel (.rodata): the verifier
+ * prunes what the configuration cannot reach. Pinned 0600 because it holds
+ * the hash key.
+ */
+struct bloomxdp_config {
+	__u64 hash_key[2];	/* SipHash key, random per attachment */
+	__u32 bits;		/* m: bits in the filter, a multiple of 64 */
+	__u32 hashes;		/* k */
+	__u32 match;		/* BLOOMXDP_MATCH_* */
+	__u32 action;		/* enum bloomxdp_action */
+	__u64 capacity;		/* n the filter was sized for */
+	__u64 fpr_ppb;		/* target false-positive rate, parts per 10^9 */
+};
+
+#define BLOOMXDP_PPB 1000000000ULL
+
+/*
+ * User-space bookkeeping, one element, written by the CLI after each change of
+ * the list. The XDP program never reads it.
+ */
+struct bloomxdp_state {
+	__u64 entries;		/* entries inserted since the last load, duplicates included */
+	__u64 generation;	/* bumped on every load */
+	__u64 loaded_at_ns;	/* CLOCK_REALTIME of the last load */
+};
+
+/*
+ * Per-CPU counters. The X-macro is the single list of names: it builds the
+ * struct (whose BTF bpftool shows) and the CLI's name table.
+ */
+#define BLOOMXDP_COUNTERS(X)						\
+	X(packets,		"frames seen")				\
+	X(bytes,		"bytes of frames seen")			\
+	X(passed,		"frames passed")			\
+	X(dropped,		"frames dropped on a hit")		\
+	X(would_drop,		"hits passed in monitor mode")		\
+	X(checked_v4,		"IPv4 packets looked up")		\
+	X(checked_v6,		"IPv6 packets looked up")		\
+	X(hits_v4,		"IPv4 packets that hit the filter")	\
+	X(hits_v6,		"IPv6 packets that hit the filter")	\
+	X(non_ip,		"frames that are not IPv4/IPv6 (ARP, LLDP...)") \
+	X(malformed,		"truncated or invalid frames, all classes") \
+	X(bad_eth,		"frame shorter than an Ethernet header") \
+	X(bad_vlan,		"truncated VLAN tag")			\
+	X(vlan_too_deep,	"more than two VLAN tags, passed unchecked") \
+	X(bad_ipv4,		"truncated IPv4 header or wrong version") \
+	X(bad_ipv4_ihl,		"IPv4 IHL below 5 or beyond the frame")	\
+	X(bad_ipv6,		"truncated IPv6 header or wrong version") \
+	X(fragments,		"IP fragments (matched by address)")	\
+	X(ipv6_ext_unparsed,	"IPv6 extension chain truncated or too deep (address still matched)") \
+	X(no_filter,		"frames seen while no filter was installed")
+
+#define BLOOMXDP_COUNTER_FIELD(name, help) __u64 name;
+struct bloomxdp_counters {
+	BLOOMXDP_COUNTERS(BLOOMXDP_COUNTER_FIELD)
+};
+#undef BLOOMXDP_COUNTER_FIELD
+
+#endif /* BLOOMXDP_COMMON_H */

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+#include "attachment.h"
+#include "log.h"
+
+#ifndef BPF_FS_MAGIC
+#define BPF_FS_MAGIC 0xcafe4a11
+#endif
+#ifndef CAP_BPF
+#define CAP_BPF 39
+#endif
+
+static bool has_cap(const struct __user_cap_data_struct data[2], int cap)
+{
+	return data[cap / 32].effective & (1U << (cap % 32));
+}
+
+int check_privileges(void)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2] = {};
+
+	if (syscall(SYS_capget, &hdr, data) == 0 &&
+	    (has_cap(data, CAP_SYS_ADMIN) ||
+	     (has_cap(data, CAP_BPF) && has_cap(data, CAP_NET_ADMIN))))
+		return 0;
+	log_error("this needs root (or CAP_BPF and CAP_NET_ADMIN): run it with sudo");
+	return -EPERM;
+}
+
+int check_bpffs(void)
+{
+	struct statfs st;
+
+	if (statfs("/sys/fs/bpf", &st) == 0 && st.f_type == BPF_FS_MAGIC)
+		return 0;
+	log_error("bpffs is not mounted at /sys/fs/bpf: mount it with 'mount -t bpf bpf /sys/fs/bpf' "
+		  "(inside a netns use 'nsenter --net=/run/netns/NAME', not 'ip netns exec', "
+		  "which remounts /sys)");
+	return -ENOENT;
+}
+
+int check_interface(const char *ifname, int *ifindex)
+{
+	if (strlen(ifname) >= IF_NAMESIZE) {
+		log_error("%s: interface names have at most %d characters", ifname,
+			  IF_NAMESIZE - 1);
+		return -EINVAL;
+	}
+	*ifindex = if_nametoindex(ifname);
+	if (!*ifindex) {
+		log_error("%s: no such interface in this network namespace (see 'ip link')",
+			  ifname);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+int pin_dir_path(const char *ifname, char *out, size_t len)
+{
+	int n = snprintf(out, len, "%s/%s", BLOOMXDP_PIN_ROOT, ifname);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int pin_path(const char *dir, const char *name, char *out, size_t len)
+{
+	int n = snprintf(out, len, "%s/%s", dir, name);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+static int open_pin(const struct attachment *att, const char *name)
+{
+	char path[PATH_MAX];
+	int fd, ret;
+
+	ret = pin_path(att->dir, name, path, sizeof(path));
+	if (ret)
+		return ret;
+	fd = bpf_obj_get(path);
+	if (fd < 0) {
+		ret = -errno;
+		log_error("%s: cannot open pin: %s; 'bloomxdp detach %s' and attach again",
+			  path, strerror(-ret), att->ifname);
+		return ret;
+	}
+	return fd;
+}
+
+static void attachment_init(struct attachment *att)
+{
+	memset(att, 0, sizeof(*att));
+	att->dir_fd = att->config_fd = att->filter_fd = -1;
+	att->counters_fd = att->state_fd = -1;
+}
+
+int attachment_open(const char *ifname, bool lock, struct attachment *att)
+{
+	__u32 zero = 0;
+	int ret;
+
+	attachment_init(att);
+	ret = check_privileges();
+	if (ret)
+		return ret;
+	ret = check_bpffs();
+	if (ret)
+		return ret;
+	if (strlen(ifname) >= IF_NAMESIZE || pin_dir_path(ifname, att->dir, sizeof(att->dir))) {
+		log_error("%s: not an interface name", ifname);
+		return -EINVAL;
+	}
+	strcpy(att->ifname, ifname);
+
+	att->dir_fd = open(att->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (att->dir_fd < 0) {
+		ret = -errno;
+		if (ret == -ENOENT)
+			log_error("bloomxdp is not attached to %s: attach it first with "
+				  "'bloomxdp attach %s'", ifname, ifname);
+		else
+			log_error("%s: %s", att->dir, strerror(-ret));
+		goto err;
+	}
+	if (lock && flock(att->dir_fd, LOCK_EX)) {
+		ret = -errno;
+		log_error("%s: cannot lock: %s", att->dir, strerror(-ret));
+		goto err;
+	}
+
+	ret = att->config_fd = open_pin(att, BLOOMXDP_PIN_CONFIG);
+	if (ret < 0)
+		goto err;
+	ret = att->filter_fd = open_pin(att, BLOOMXDP_PIN_FILTER);
+	if (ret < 0)
+		goto err;
+	ret = att->counters_fd = open_pin(att, BLOOMXDP_PIN_COUNTERS);
+	if (ret < 0)
+		goto err;
+	ret = att->state_fd = open_pin(att, BLOOMXDP_PIN_STATE);
+	if (ret < 0)
+		goto err;
+	if (bpf_map_lookup_elem(att->config_fd, &zero, &att->config)) {
+		ret = -errno;
+		log_error("%s: cannot read the configuration: %s", att->dir, strerror(-ret));
+		goto err;
+	}
+	return 0;
+err:
+	attachment_close(att);
+	return ret;
+}
+
+void attachment_close(struct attachment *att)
+{
+	int *fds[] = { &att->config_fd, &att->filter_fd, &att->counters_fd, &att->state_fd,
+		       &att->dir_fd };
+	size_t i;
+
+	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+		*fds[i] = -1;
+	}
+}
+
+int attachment_read_state(const struct attachment *att, struct bloomxdp_state *state)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(att->state_fd, &zero, state) ? -errno : 0;
+}
+
+int attachment_write_state(const struct attachment *att, const struct bloomxdp_state *state)
+{
+	__u32 zero = 0;
+
+	return bpf_map_update_elem(att->state_fd, &zero, state, BPF_ANY) ? -errno : 0;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef BLOOMXDP_ATTACHMENT_H
+#define BLOOMXDP_ATTACHMENT_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <net/if.h>
+#include <bloomxdp/common.h>
+
+/* What the pins under BLOOMXDP_PIN_ROOT/<ifname>/ give a command. */
+struct attachment {
+	char ifname[IF_NAMESIZE];
+	char dir[PATH_MAX];
+	int dir_fd;		/* holds the flock of writers */
+	int config_fd;
+	int filter_fd;		/* outer ARRAY_OF_MAPS */
+	int counters_fd;
+	int state_fd;
+	struct bloomxdp_config config;
+};
+
+/* Who may run: root, or CAP_BPF + CAP_NET_ADMIN. Prints the error. */
+int check_privileges(void);
+
+/* bpffs must be mounted at /sys/fs/bpf. Prints the error. */
+int check_bpffs(void);
+
+/* ifname must exist in this network namespace. Prints the error. */
+int check_interface(const char *ifname, int *ifindex);
+
+int pin_dir_path(const char *ifname, char *out, size_t len);
+int pin_path(const char *dir, const char *name, char *out, size_t len);
+
+/*
+ * Opens an existing attachment's pins; with lock, takes the writers' lock
+ * (load, add, detach). Prints the error, e.g. "not attached".
+ */
+int attachment_open(const char *ifname, bool lock, struct attachment *att);
+void attachment_close(struct attachment *att);
+
+int attachment_read_state(const struct attachment *att, struct bloomxdp_state *state);
+int attachment_write_state(const struct attachment *att, const struct bloomxdp_state *state);
+
+#endif

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef BLOOMXDP_CLI_H
+#define BLOOMXDP_CLI_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+
+/* Each command parses its own options from argv[0] == its name; returns the exit code. */
+int cmd_plan(int argc, char **argv);
+int cmd_attach(int argc, char **argv);
+int cmd_detach(int argc, char **argv);
+int cmd_load(int argc, char **argv);
+int cmd_add(int argc, char **argv);
+int cmd_query(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+
+/* Defaults of the sizing options, shared by plan and attach. */
+#define DEFAULT_CAPACITY 1000000ULL
+#define DEFAULT_FPR 0.01
+
+struct bloom_plan;
+/* bloom_plan_compute() with the error explained on stderr. */
+int plan_or_explain(__u64 capacity, double fpr, struct bloom_plan *plan);
+
+/* "1000000", "1e6", "10M", "2k": a positive count. Prints the error. */
+int parse_count(const char *opt, const char *text, __u64 *out);
+/* A rate strictly between 0 and 1, or a percentage "1%". Prints the error. */
+int parse_fpr(const char *opt, const char *text, double *out);
+/* Prints the error for a bad option (getopt already named it) and the help hint. */
+int usage_error(const char *cmd);
+/* The interface argument, or an error when missing. */
+int take_ifname(const char *cmd, int argc, char **argv, int *optind_io, const char **ifname);
+
+#endif

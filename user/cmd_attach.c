@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* attach and detach: the lifetime of an attachment and of its pins. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <linux/if_link.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "attachment.h"	/* before the skeleton: it names struct bloomxdp_config */
+#include "bloomxdp.skel.h"
+#include "cli.h"
+#include "filter.h"
+#include "log.h"
+#include "sizing.h"
+
+static const char attach_help[] =
+	"Usage: bloomxdp attach IFNAME [OPTIONS]\n\n"
+	"Loads the XDP program on IFNAME with an empty filter sized for --capacity at\n"
+	"--fpr, and pins it under /sys/fs/bpf/bloomxdp/IFNAME/. Fill it with 'load'.\n\n"
+	"  -c, --capacity N   entries the filter is sized for (default 1000000)\n"
+	"  -p, --fpr P        target false-positive rate at capacity (default 0.01)\n"
+	"  -m, --match WHAT   addresses looked up: src, dst or src,dst (default src)\n"
+	"  -a, --action WHAT  on a hit: drop (default) or monitor (count would_drop, pass)\n"
+	"      --mode MODE    XDP mode: native, generic, or auto (default: native, and\n"
+	"                     generic with a notice when the driver has no native XDP)\n"
+	"  -f, --force        replace another XDP program already on IFNAME\n";
+
+static const char detach_help[] =
+	"Usage: bloomxdp detach IFNAME\n\n"
+	"Detaches the XDP program from IFNAME and removes every pin under\n"
+	"/sys/fs/bpf/bloomxdp/IFNAME/. Works also when IFNAME no longer exists.\n";
+
+/* Every pin of an attachment; detach removes exactly these. */
+static const char *const pin_names[] = {
+	BLOOMXDP_PIN_LINK, BLOOMXDP_PIN_PROG, BLOOMXDP_PIN_CONFIG,
+	BLOOMXDP_PIN_FILTER, BLOOMXDP_PIN_COUNTERS, BLOOMXDP_PIN_STATE,
+};
+
+enum xdp_mode { MODE_AUTO, MODE_NATIVE, MODE_GENERIC };
+
+struct attach_opts {
+	__u64 capacity;
+	double fpr;
+	__u32 match;
+	__u32 action;
+	enum xdp_mode mode;
+	bool force;
+};
+
+static int parse_match(const char *text, __u32 *match)
+{
+	if (!strcmp(text, "src"))
+		*match = BLOOMXDP_MATCH_SRC;
+	else if (!strcmp(text, "dst"))
+		*match = BLOOMXDP_MATCH_DST;
+	else if (!strcmp(text, "src,dst") || !strcmp(text, "dst,src"))
+		*match = BLOOMXDP_MATCH_SRC | BLOOMXDP_MATCH_DST;
+	else {
+		log_error("--match %s: expected src, dst or src,dst", text);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int remove_pins(const char *dir)
+{
+	char path[PATH_MAX];
+	int ret = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(pin_names) / sizeof(pin_names[0]); i++) {
+		if (pin_path(dir, pin_names[i], path, sizeof(path)))
+			continue;
+		if (unlink(path) && errno != ENOENT && !ret)
+			ret = -errno;
+	}
+	if (rmdir(dir) && errno != ENOENT && !ret)
+		ret = -errno;
+	/* The root too, once the last interface is gone; busy means others remain. */
+	rmdir(BLOOMXDP_PIN_ROOT);
+	return ret;
+}
+
+static int pin_fd(const char *dir, const char *name, int fd)
+{
+	char path[PATH_MAX];
+	int ret;
+
+	ret = pin_path(dir, name, path, sizeof(path));
+	if (ret)
+		return ret;
+	if (bpf_obj_pin(fd, path) || chmod(path, 0600)) {
+		ret = -errno;
+		log_error("cannot pin %s: %s", path, strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+/* Refuses, or with --force removes, an XDP program that is not ours. */
+static int clear_foreign_xdp(const char *ifname, int ifindex, bool force)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	__u32 flags;
+
+	if (bpf_xdp_query(ifindex, 0, &q))
+		return -errno;
+	if (q.attach_mode == XDP_ATTACHED_NONE)
+		return 0;
+	if (!force) {
+		log_error("%s already has an XDP program (id %u): remove it, or pass --force "
+			  "to replace it", ifname, q.prog_id);
+		return -EBUSY;
+	}
+	flags = q.attach_mode == XDP_ATTACHED_SKB ? XDP_FLAGS_SKB_MODE :
+		q.attach_mode == XDP_ATTACHED_HW ? XDP_FLAGS_HW_MODE : XDP_FLAGS_DRV_MODE;
+	if (bpf_xdp_detach(ifindex, flags, NULL)) {
+		log_error("cannot remove XDP program %u from %s (%s): it is held by a bpf link; "
+			  "detach it with the tool that attached it", q.prog_id, ifname,
+			  strerror(errno));
+		return -EBUSY;
+	}
+	fprintf(stderr, "bloomxdp: removed XDP program %u from %s (--force)\n", q.prog_id,
+		ifname);
+	return 0;
+}
+
+static int attach_link(const char *ifname, int prog_fd, int ifindex, enum xdp_mode mode)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, opts);
+	int fd, err;
+
+	opts.flags = mode == MODE_GENERIC ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE;
+	fd = bpf_link_create(prog_fd, ifindex, BPF_XDP, &opts);
+	if (fd >= 0 || mode != MODE_AUTO)
+		goto out;
+	err = errno;
+	opts.flags = XDP_FLAGS_SKB_MODE;
+	fd = bpf_link_create(prog_fd, ifindex, BPF_XDP, &opts);
+	if (fd >= 0)
+		fprintf(stderr, "bloomxdp: notice: the driver of %s has no native XDP (%s): "
+			"attached in generic mode, which is slower; --mode native refuses "
+			"instead\n", ifname, strerror(err));
+out:
+	if (fd < 0) {
+		err = errno;
+		log_error("cannot attach XDP to %s in %s mode: %s%s", ifname,
+			  mode == MODE_GENERIC ? "generic" : "native", strerror(err),
+			  mode == MODE_NATIVE ? "; try --mode generic" : "");
+		return -err;
+	}
+	return fd;
+}
+
+static int random_key(__u64 key[2])
+{
+	if (getrandom(key, 2 * sizeof(__u64), 0) != 2 * sizeof(__u64)) {
+		log_error("cannot read random bytes for the hash key: %s", strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}
+
+static int do_attach(const char *ifname, const struct attach_opts *o)
+{
+	struct bloomxdp_state st = { .loaded_at_ns = 0 };
+	struct filter f = { .map_fd = -1 };
+	struct bloomxdp *skel = NULL;
+	struct bloomxdp_config *cfg;
+	struct bloom_plan plan;
+	char dir[PATH_MAX];
+	bool pinned = false;
+	int link_fd = -1;
+	__u32 zero = 0;
+	int ifindex;
+	int ret;
+
+	ret = check_privileges();
+	if (!ret)
+		ret = check_bpffs();
+	if (!ret)
+		ret = check_interface(ifname, &ifindex);
+	if (!ret)
+		ret = plan_or_explain(o->capacity, o->fpr, &plan);
+	if (ret)
+		return ret;
+	pin_dir_path(ifname, dir, sizeof(dir));
+	if (access(dir, F_OK) == 0) {
+		log_error("bloomxdp is already attached to %s: change its list with "
+			  "'bloomxdp load %s FILE', or 'bloomxdp detach %s' first", ifname, ifname,
+			  ifname);
+		return -EEXIST;
+	}
+	ret = clear_foreign_xdp(ifname, ifindex, o->force);
+	if (ret)
+		return ret;
+
+	skel = bloomxdp__open();
+	if (!skel) {
+		ret = -errno;
+		log_error("cannot open the BPF object: %s", strerror(-ret));
+		goto cleanup;
+	}
+	cfg = &skel->rodata_config->config;
+	ret = random_key(cfg->hash_key);
+	if (ret)
+		goto cleanup;
+	cfg->bits = (__u32)plan.bits;
+	cfg->hashes = plan.hashes;
+	cfg->match = o->match;
+	cfg->action = o->action;
+	cfg->capacity = plan.capacity;
+	cfg->fpr_ppb = (__u64)(plan.fpr * BLOOMXDP_PPB + 0.5);
+	/* The first, empty filter is also the template every later one must match. */
+	ret = filter_create(cfg, &f);
+	if (ret) {
+		log_error("cannot create a %llu-byte filter map: %s", (unsigned long long)plan.bytes,
+			  strerror(-ret));
+		goto cleanup;
+	}
+	bpf_map__set_inner_map_fd(skel->maps.filter, f.map_fd);
+
+	ret = bloomxdp__load(skel);
+	if (ret) {
+		log_error("the kernel refused the XDP program (%s); rerun with -v for the "
+			  "verifier's log", strerror(-ret));
+		goto cleanup;
+	}
+	ret = filter_install(bpf_map__fd(skel->maps.filter), &f);
+	if (ret) {
+		log_error("cannot install the empty filter: %s", strerror(-ret));
+		goto cleanup;
+	}
+	if (bpf_map_update_elem(bpf_map__fd(skel->maps.state), &zero, &st, BPF_ANY)) {
+		ret = -errno;
+		goto cleanup;
+	}
+
+	link_fd = attach_link(ifname, bpf_program__fd(skel->progs.bloomxdp_xdp), ifindex,
+			      o->mode);
+	if (link_fd < 0) {
+		ret = link_fd;
+		goto cleanup;
+	}
+
+	if ((mkdir(BLOOMXDP_PIN_ROOT, 0700) && errno != EEXIST) || mkdir(dir, 0700)) {
+		ret = -errno;
+		log_error("cannot create %s: %s", dir, strerror(-ret));
+		goto cleanup;
+	}
+	pinned = true;
+	ret = pin_fd(dir, BLOOMXDP_PIN_CONFIG, bpf_map__fd(skel->maps.rodata_config));
+	if (!ret)
+		ret = pin_fd(dir, BLOOMXDP_PIN_FILTER, bpf_map__fd(skel->maps.filter));
+	if (!ret)
+		ret = pin_fd(dir, BLOOMXDP_PIN_COUNTERS, bpf_map__fd(skel->maps.counters));
+	if (!ret)
+		ret = pin_fd(dir, BLOOMXDP_PIN_STATE, bpf_map__fd(skel->maps.state));
+	if (!ret)
+		ret = pin_fd(dir, BLOOMXDP_PIN_PROG, bpf_program__fd(skel->progs.bloomxdp_xdp));
+	/* Last: once the link is pinned the attachment outlives this process. */
+	if (!ret)
+		ret = pin_fd(dir, BLOOMXDP_PIN_LINK, link_fd);
+	if (ret)
+		goto cleanup;
+
+	printf("attached to %s: %llu bits, %u hashes, %.2f MiB for %llu entries at FPR %g\n",
+	       ifname, (unsigned long long)plan.bits, plan.hashes, plan.bytes / 1048576.0,
+	       (unsigned long long)plan.capacity, plan.fpr);
+	pinned = false;
+cleanup:
+	if (pinned)
+		remove_pins(dir);
+	if (link_fd >= 0)
+		close(link_fd);
+	filter_close(&f);
+	bloomxdp__destroy(skel);
+	return ret;
+}
+
+int cmd_attach(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "capacity", required_argument, NULL, 'c' },
+		{ "fpr", required_argument, NULL, 'p' },
+		{ "match", required_argument, NULL, 'm' },
+		{ "action", required_argument, NULL, 'a' },
+		{ "mode", required_argument, NULL, 'M' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	struct attach_opts o = {
+		.capacity = DEFAULT_CAPACITY, .fpr = DEFAULT_FPR,
+		.match = BLOOMXDP_MATCH_SRC, .action = BLOOMXDP_ACTION_DROP, .mode = MODE_AUTO,
+	};
+	const char *ifname;
+	int opt;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "c:p:m:a:fvh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			if (parse_count("--capacity", optarg, &o.capacity))
+				return 2;
+			break;
+		case 'p':
+			if (parse_fpr("--fpr", optarg, &o.fpr))
+				return 2;
+			break;
+		case 'm':
+			if (parse_match(optarg, &o.match))
+				return 2;
+			break;
+		case 'a':
+			if (!strcmp(optarg, "drop")) {
+				o.action = BLOOMXDP_ACTION_DROP;
+			} else if (!strcmp(optarg, "monitor")) {
+				o.action = BLOOMXDP_ACTION_MONITOR;
+			} else {
+				log_error("--action %s: expected drop or monitor", optarg);
+				return 2;
+			}
+			break;
+		case 'M':
+			if (!strcmp(optarg, "native")) {
+				o.mode = MODE_NATIVE;
+			} else if (!strcmp(optarg, "generic") || !strcmp(optarg, "skb")) {
+				o.mode = MODE_GENERIC;
+			} else if (!strcmp(optarg, "auto")) {
+				o.mode = MODE_AUTO;
+			} else {
+				log_error("--mode %s: expected native, generic or auto", optarg);
+				return 2;
+			}
+			break;
+		case 'f':
+			o.force = true;
+			break;
+		case 'v':
+			log_verbose = true;
+			break;
+		case 'h':
+			fputs(attach_help, stdout);
+			return 0;
+		default:
+			return usage_error("attach");
+		}
+	}
+	if (take_ifname("attach", argc, argv, &optind, &ifname))
+		return 2;
+	if (optind < argc) {
+		log_error("attach: unexpected argument '%s'; lists go to 'bloomxdp load'",
+			  argv[optind]);
+		return 2;
+	}
+	return do_attach(ifname, &o) ? 1 : 0;
+}
+
+static int do_detach(const char *ifname)
+{
+	char dir[PATH_MAX];
+	int dir_fd, ret;
+
+	ret = check_privileges();
+	if (!ret)
+		ret = check_bpffs();
+	if (ret)
+		return ret;
+	if (strlen(ifname) >= IF_NAMESIZE || pin_dir_path(ifname, dir, sizeof(dir))) {
+		log_error("%s: not an interface name", ifname);
+		return -EINVAL;
+	}
+	dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir_fd < 0) {
+		log_error("bloomxdp is not attached to %s (no %s): nothing to detach", ifname, dir);
+		return -ENOENT;
+	}
+	/* Wait for a load or add in progress; the link goes with its last pin. */
+	flock(dir_fd, LOCK_EX);
+	ret = remove_pins(dir);
+	close(dir_fd);
+	if (ret) {
+		log_error("cannot remove all of %s: %s; see what is left with 'ls %s'", dir,
+			  strerror(-ret), dir);
+		return ret;
+	}
+	printf("detached from %s\n", ifname);
+	return 0;
+}
+
+int cmd_detach(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	const char *ifname;
+	int opt;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'v':
+			log_verbose = true;
+			break;
+		case 'h':
+			fputs(detach_help, stdout);
+			return 0;
+		default:
+			return usage_error("detach");
+		}
+	}
+	if (take_ifname("detach", argc, argv, &optind, &ifname))
+		return 2;
+	if (optind < argc) {
+		log_error("detach: unexpected argument '%s'", argv[optind]);
+		return 2;
+	}
+	return do_detach(ifname) ? 1 : 0;
+}

@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* status and stats: read-only views of an attachment. */
+#include <errno.h>
+#include <getopt.h>
+#include <linux/if_link.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "attachment.h"
+#include "cli.h"
+#include "filter.h"
+#include "log.h"
+#include "sizing.h"
+
+static const char status_help[] =
+	"Usage: bloomxdp status IFNAME [--json]\n\n"
+	"Shows the attachment (program id, XDP mode) and the filter: capacity, entries,\n"
+	"bits m, hashes k, memory, fill ratio, and the estimated false-positive rate both\n"
+	"from the entry count, (1 - e^(-kn/m))^k, and from the fill ratio, fill^k.\n\n"
+	"  -j, --json  one JSON object\n";
+
+static const char stats_help[] =
+	"Usage: bloomxdp stats IFNAME [--json] [--interval S [--count N]]\n\n"
+	"Shows the packet counters of IFNAME summed over all CPUs. With --interval,\n"
+	"prints every S seconds the counters and their rates per second, until\n"
+	"interrupted or N times.\n\n"
+	"  -j, --json        JSON (one object per line with --interval)\n"
+	"  -i, --interval S  seconds between samples (e.g. 1, 0.5)\n"
+	"  -n, --count N     stop after N samples\n";
+
+#define COUNTER_NAME(name, help) #name,
+static const char *const counter_names[] = { BLOOMXDP_COUNTERS(COUNTER_NAME) };
+#undef COUNTER_NAME
+#define NCOUNTERS (sizeof(counter_names) / sizeof(counter_names[0]))
+
+_Static_assert(sizeof(struct bloomxdp_counters) == NCOUNTERS * sizeof(__u64),
+	       "counters are all __u64, in X-macro order");
+
+static int read_counters(int fd, __u64 sum[NCOUNTERS])
+{
+	int ncpus = libbpf_num_possible_cpus();
+	struct bloomxdp_counters *percpu;
+	__u32 zero = 0;
+	int cpu, ret = 0;
+	size_t i;
+
+	if (ncpus < 0)
+		return ncpus;
+	percpu = calloc(ncpus, sizeof(*percpu));
+	if (!percpu)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(fd, &zero, percpu)) {
+		ret = -errno;
+		goto out;
+	}
+	memset(sum, 0, NCOUNTERS * sizeof(__u64));
+	for (cpu = 0; cpu < ncpus; cpu++)
+		for (i = 0; i < NCOUNTERS; i++)
+			sum[i] += ((__u64 *)&percpu[cpu])[i];
+out:
+	free(percpu);
+	return ret;
+}
+
+static void print_counters(const __u64 *now, const __u64 *before, double secs, bool json)
+{
+	size_t i;
+
+	if (json) {
+		printf("{");
+		for (i = 0; i < NCOUNTERS; i++)
+			printf("%s\"%s\":%llu", i ? "," : "", counter_names[i],
+			       (unsigned long long)now[i]);
+		if (before) {
+			printf(",\"interval\":%.3f,\"rates\":{", secs);
+			for (i = 0; i < NCOUNTERS; i++)
+				printf("%s\"%s\":%.1f", i ? "," : "", counter_names[i],
+				       (now[i] - before[i]) / secs);
+			printf("}");
+		}
+		printf("}\n");
+	} else {
+		for (i = 0; i < NCOUNTERS; i++) {
+			printf("%-18s %20llu", counter_names[i], (unsigned long long)now[i]);
+			if (before)
+				printf(" %14.1f/s", (now[i] - before[i]) / secs);
+			printf("\n");
+		}
+		if (before)
+			printf("\n");
+	}
+	fflush(stdout);
+}
+
+static volatile sig_atomic_t stop_sampling;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_sampling = 1;
+}
+
+static double monotonic_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int do_stats(const char *ifname, bool json, double interval, __u64 count)
+{
+	__u64 now[NCOUNTERS], before[NCOUNTERS];
+	struct attachment att;
+	double t_before, t_now;
+	struct timespec nap;
+	__u64 n;
+	int ret;
+
+	ret = attachment_open(ifname, false, &att);
+	if (ret)
+		return ret;
+	ret = read_counters(att.counters_fd, now);
+	if (ret) {
+		log_error("cannot read the counters of %s: %s", ifname, strerror(-ret));
+		goto cleanup;
+	}
+	if (interval <= 0) {
+		print_counters(now, NULL, 0, json);
+		goto cleanup;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	nap.tv_sec = (time_t)interval;
+	nap.tv_nsec = (long)((interval - nap.tv_sec) * 1e9);
+	t_before = monotonic_seconds();
+	for (n = 0; (!count || n < count) && !stop_sampling; n++) {
+		memcpy(before, now, sizeof(now));
+		if (nanosleep(&nap, NULL) && stop_sampling)
+			break;
+		t_now = monotonic_seconds();
+		ret = read_counters(att.counters_fd, now);
+		if (ret) {
+			log_error("cannot read the counters of %s: %s", ifname, strerror(-ret));
+			goto cleanup;
+		}
+		print_counters(now, before, t_now - t_before, json);
+		t_before = t_now;
+	}
+cleanup:
+	attachment_close(&att);
+	return ret;
+}
+
+int cmd_stats(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	double interval = 0;
+	const char *ifname;
+	bool json = false;
+	__u64 count = 0;
+	char *end;
+	int opt;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "ji:n:vh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'j':
+			json = true;
+			break;
+		case 'i':
+			interval = strtod(optarg, &end);
+			if (end == optarg || *end || !(interval >= 0.01 && interval <= 86400)) {
+				log_error("--interval %s: expected seconds between 0.01 and 86400",
+					  optarg);
+				return 2;
+			}
+			break;
+		case 'n':
+			if (parse_count("--count", optarg, &count))
+				return 2;
+			break;
+		case 'v':
+			log_verbose = true;
+			break;
+		case 'h':
+			fputs(stats_help, stdout);
+			return 0;
+		default:
+			return usage_error("stats");
+		}
+	}
+	if (take_ifname("stats", argc, argv, &optind, &ifname))
+		return 2;
+	if (optind < argc) {
+		log_error("stats: unexpected argument '%s'", argv[optind]);
+		return 2;
+	}
+	return do_stats(ifname, json, interval, count) ? 1 : 0;
+}
+
+struct link_view {
+	__u32 prog_id;
+	__u32 ifindex;		/* 0 once the interface is gone */
+	const char *mode;
+};
+
+static int read_link(const struct attachment *att, struct link_view *view)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	struct bpf_link_info info = {};
+	__u32 len = sizeof(info);
+	char path[PATH_MAX];
+	int fd, ret = 0;
+
+	view->mode = "unknown";
+	pin_path(att->dir, BLOOMXDP_PIN_LINK, path, sizeof(path));
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
+		ret = -errno;
+		goto out;
+	}
+	view->prog_id = info.prog_id;
+	view->ifindex = info.xdp.ifindex;
+	if (!view->ifindex) {
+		view->mode = "detached (interface gone)";
+		goto out;
+	}
+	if (bpf_xdp_query(view->ifindex, 0, &q) == 0) {
+		if (q.drv_prog_id == view->prog_id)
+			view->mode = "native";
+		else if (q.skb_prog_id == view->prog_id)
+			view->mode = "generic";
+		else if (q.hw_prog_id == view->prog_id)
+			view->mode = "offload";
+	}
+out:
+	close(fd);
+	return ret;
+}
+
+static const char *match_name(__u32 match)
+{
+	switch (match) {
+	case BLOOMXDP_MATCH_SRC: return "src";
+	case BLOOMXDP_MATCH_DST: return "dst";
+	case BLOOMXDP_MATCH_SRC | BLOOMXDP_MATCH_DST: return "src,dst";
+	default: return "none";
+	}
+}
+
+static int do_status(const char *ifname, bool json)
+{
+	struct filter f = { .map_fd = -1 };
+	const struct bloomxdp_config *cfg;
+	struct bloomxdp_state st = {};
+	struct link_view link = {};
+	struct attachment att;
+	double fill, fpr_n, fpr_fill, target, distinct;
+	char loaded[32] = "never";
+	__u64 set_bits;
+	int ret;
+
+	ret = attachment_open(ifname, false, &att);
+	if (ret)
+		return ret;
+	cfg = &att.config;
+	ret = read_link(&att, &link);
+	if (ret) {
+		log_error("cannot read the XDP link of %s: %s; 'bloomxdp detach %s' and attach "
+			  "again", ifname, strerror(-ret), ifname);
+		goto cleanup;
+	}
+	ret = filter_open_live(att.filter_fd, cfg, &f);
+	if (!ret)
+		ret = attachment_read_state(&att, &st);
+	if (ret) {
+		log_error("cannot read the live filter of %s: %s", ifname, strerror(-ret));
+		goto cleanup;
+	}
+	set_bits = filter_popcount(&f);
+	fill = (double)set_bits / cfg->bits;
+	fpr_n = bloom_fpr_for_entries(cfg->bits, cfg->hashes, st.entries);
+	fpr_fill = bloom_fpr_for_fill(fill, cfg->hashes);
+	distinct = bloom_entries_for_fill(cfg->bits, cfg->hashes, fill);
+	target = (double)cfg->fpr_ppb / BLOOMXDP_PPB;
+	if (st.loaded_at_ns) {
+		time_t t = st.loaded_at_ns / 1000000000ULL;
+
+		strftime(loaded, sizeof(loaded), "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+	}
+
+	if (json) {
+		printf("{\"ifname\":\"%s\",\"ifindex\":%u,\"prog_id\":%u,\"mode\":\"%s\","
+		       "\"match\":\"%s\",\"action\":\"%s\",\"layout\":\"bits\",\"capacity\":%llu,"
+		       "\"entries\":%llu,\"distinct_estimate\":%.0f,\"bits\":%u,\"hashes\":%u,\"bytes\":%llu,\"set_bits\":%llu,"
+		       "\"fill_ratio\":%.6g,\"estimated_fpr\":%.6g,\"estimated_fpr_fill\":%.6g,"
+		       "\"target_fpr\":%g,\"generation\":%llu,\"loaded_at\":\"%s\"}\n",
+		       ifname, link.ifindex, link.prog_id, link.mode, match_name(cfg->match),
+		       cfg->action == BLOOMXDP_ACTION_MONITOR ? "monitor" : "drop",
+		       (unsigned long long)cfg->capacity, (unsigned long long)st.entries, distinct,
+		       cfg->bits,
+		       cfg->hashes, (unsigned long long)f.bytes, (unsigned long long)set_bits, fill,
+		       fpr_n, fpr_fill, target, (unsigned long long)st.generation, loaded);
+		goto cleanup;
+	}
+	printf("interface       %s (ifindex %u)\n", ifname, link.ifindex);
+	printf("program         id %u, mode %s\n", link.prog_id, link.mode);
+	printf("match           %s\n", match_name(cfg->match));
+	printf("action          %s\n", cfg->action == BLOOMXDP_ACTION_MONITOR ? "monitor" : "drop");
+	printf("layout          bits\n");
+	printf("capacity        %llu\n", (unsigned long long)cfg->capacity);
+	printf("entries         %llu inserted, about %.0f distinct (from fill)%s\n",
+	       (unsigned long long)st.entries, distinct,
+	       distinct > cfg->capacity * 1.01 ? "  OVER CAPACITY" : "");
+	printf("bits (m)        %u\n", cfg->bits);
+	printf("hashes (k)      %u\n", cfg->hashes);
+	printf("memory          %llu bytes (%.2f MiB)\n", (unsigned long long)f.bytes,
+	       f.bytes / 1048576.0);
+	printf("fill ratio      %.6f (%llu bits set)\n", fill, (unsigned long long)set_bits);
+	printf("estimated FPR   %.3g from entries, %.3g from fill (target %g)\n", fpr_n,
+	       fpr_fill, target);
+	printf("list            generation %llu, loaded %s\n", (unsigned long long)st.generation,
+	       loaded);
+cleanup:
+	filter_close(&f);
+	attachment_close(&att);
+	return ret;
+}
+
+int cmd_status(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	const char *ifname;
+	bool json = false;
+	int opt;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "jvh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'j':
+			json = true;
+			break;
+		case 'v':
+			log_verbose = true;
+			break;
+		case 'h':
+			fputs(status_help, stdout);
+			return 0;
+		default:
+			return usage_error("status");
+		}
+	}
+	if (take_ifname("status", argc, argv, &optind, &ifname))
+		return 2;
+	if (optind < argc) {
+		log_error("status: unexpected argument '%s'", argv[optind]);
+		return 2;
+	}
+	return do_status(ifname, json) ? 1 : 0;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef BLOOMXDP_FILTER_H
+#define BLOOMXDP_FILTER_H
+
+#include <stdbool.h>
+#include <bloomxdp/common.h>
+#include <bloomxdp/hash.h>
+
+/* A "bits" filter map, mmap-ed: the same words the XDP program reads. */
+struct filter {
+	int map_fd;
+	__u64 *words;
+	size_t bytes;
+	__u32 bits;
+	__u32 hashes;
+	__u64 hash_key[2];
+};
+
+/* Creates a new, empty filter map with the geometry of cfg (not yet live). */
+int filter_create(const struct bloomxdp_config *cfg, struct filter *f);
+
+/* Opens the filter that slot BLOOMXDP_FILTER_SLOT of the outer map holds now. */
+int filter_open_live(int outer_fd, const struct bloomxdp_config *cfg, struct filter *f);
+
+/* Makes f the live filter: one map-in-map slot update, atomic for every packet. */
+int filter_install(int outer_fd, const struct filter *f);
+
+void filter_close(struct filter *f);
+
+/* Sets the key's bits; returns true when at least one bit was new. */
+bool filter_insert(struct filter *f, const struct bloomxdp_key *key);
+
+/* True when every bit of the key is set: listed, or a false positive. */
+bool filter_test(const struct filter *f, const struct bloomxdp_key *key);
+
+/* Set bits in the filter (for the fill ratio). */
+__u64 filter_popcount(const struct filter *f);
+
+#endif

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef BLOOMXDP_SIZING_H
+#define BLOOMXDP_SIZING_H
+
+#include <linux/types.h>
+
+struct bloom_plan {
+	__u64 capacity;		/* n */
+	double fpr;		/* target p */
+	__u64 bits;		/* m, rounded up to whole 64-bit words */
+	__u32 hashes;		/* k */
+	__u64 bytes;		/* memory of the bit array */
+};
+
+/*
+ * m = ceil(-n ln p / (ln 2)^2) rounded up to a word, k = max(1, round(m/n ln 2)).
+ * Returns 0, -EINVAL for capacity 0 or p outside (0, 1), -E2BIG when m would
+ * not fit the 32-bit probe arithmetic (BLOOMXDP_MAX_BITS).
+ */
+int bloom_plan_compute(__u64 capacity, double fpr, struct bloom_plan *plan);
+
+/* (1 - e^(-k n / m))^k: expected FPR after n distinct inserts. */
+double bloom_fpr_for_entries(__u64 bits, __u32 hashes, __u64 entries);
+
+/* fill^k: the FPR of a given filter, from its share of set bits. */
+double bloom_fpr_for_fill(double fill_ratio, __u32 hashes);
+
+/* -(m/k) ln(1 - fill): distinct entries estimated from the fill ratio (Swamidass & Baldi). */
+double bloom_entries_for_fill(__u64 bits, __u32 hashes, double fill_ratio);
+
+#endif
