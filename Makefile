@@ -71,3 +71,10 @@ demo: deps
 
 clean:
 	rm -rf $(BUILD)
+
+$(BUILD)/bench/%: bench/%.c $(BUILD)/libbloomxdp.a $(SKELS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests/bpf $< $(BUILD)/libbloomxdp.a -o $@ $(LDLIBS)
+
+bench: all $(BUILD)/bench/prog_run
+	$(BUILD)/bench/prog_run 1000000

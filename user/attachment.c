@@ -98,6 +98,22 @@ static int open_pin(const struct attachment *att, const char *name)
 	return fd;
 }
 
+/* Pins made by another version of bloomxdp may hold another layout. */
+static int check_config_layout(const struct attachment *att)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(att->config_fd, &info, &len))
+		return -errno;
+	if (info.value_size == sizeof(struct bloomxdp_config))
+		return 0;
+	log_error("%s was attached by another version of bloomxdp (config of %u bytes, not %zu): "
+		  "'bloomxdp detach %s' and attach again", att->ifname, info.value_size,
+		  sizeof(struct bloomxdp_config), att->ifname);
+	return -EPROTO;
+}
+
 static void attachment_init(struct attachment *att)
 {
 	memset(att, 0, sizeof(*att));
@@ -127,7 +143,7 @@ int attachment_open(const char *ifname, bool lock, struct attachment *att)
 	if (att->dir_fd < 0) {
 		ret = -errno;
 		if (ret == -ENOENT)
-			log_error("bloomxdp is not attached to %s: attach it first with "
+			log_error("not attached to %s: attach it first with "
 				  "'bloomxdp attach %s'", ifname, ifname);
 		else
 			log_error("%s: %s", att->dir, strerror(-ret));
@@ -150,6 +166,9 @@ int attachment_open(const char *ifname, bool lock, struct attachment *att)
 		goto err;
 	ret = att->state_fd = open_pin(att, BLOOMXDP_PIN_STATE);
 	if (ret < 0)
+		goto err;
+	ret = check_config_layout(att);
+	if (ret)
 		goto err;
 	if (bpf_map_lookup_elem(att->config_fd, &zero, &att->config)) {
 		ret = -errno;

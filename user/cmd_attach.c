@@ -194,7 +194,7 @@ static int do_attach(const char *ifname, const struct attach_opts *o)
 		return ret;
 	pin_dir_path(ifname, dir, sizeof(dir));
 	if (access(dir, F_OK) == 0) {
-		log_error("bloomxdp is already attached to %s: change its list with "
+		log_error("already attached to %s: change its list with "
 			  "'bloomxdp load %s FILE', or 'bloomxdp detach %s' first", ifname, ifname,
 			  ifname);
 		return -EEXIST;
@@ -272,8 +272,8 @@ static int do_attach(const char *ifname, const struct attach_opts *o)
 	if (ret)
 		goto cleanup;
 
-	printf("attached to %s: %llu bits, %u hashes, %.2f MiB for %llu entries at FPR %g\n",
-	       ifname, (unsigned long long)plan.bits, plan.hashes, plan.bytes / 1048576.0,
+	printf("attached to %s: %llu bits, %u hashes, %llu bytes for %llu entries at FPR %g\n",
+	       ifname, (unsigned long long)plan.bits, plan.hashes, (unsigned long long)plan.bytes,
 	       (unsigned long long)plan.capacity, plan.fpr);
 	pinned = false;
 cleanup:
@@ -382,7 +382,7 @@ static int do_detach(const char *ifname)
 	}
 	dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dir_fd < 0) {
-		log_error("bloomxdp is not attached to %s (no %s): nothing to detach", ifname, dir);
+		log_error("not attached to %s (no %s): nothing to detach", ifname, dir);
 		return -ENOENT;
 	}
 	/* Wait for a load or add in progress; the link goes with its last pin. */

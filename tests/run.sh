@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Runs every test tier and ends with "N passed, N failed".
+# Each test program speaks TAP: lines "ok N - name" / "not ok N - name".
+# A program that exits non-zero without reporting a failure counts one failure.
+set -u
+cd "$(dirname "$0")/.."
+
+export CMOCKA_MESSAGE_OUTPUT=TAP
+passed=0
+failed=0
+failed_names=()
+
+run_one() {
+	local name=$1; shift
+	local out rc ok bad
+	echo "=== $name"
+	out=$("$@" 2>&1)
+	rc=$?
+	printf '%s\n' "$out"
+	ok=$(grep -cE '^ok [0-9]+' <<<"$out")
+	bad=$(grep -cE '^not ok [0-9]+' <<<"$out")
+	if [ "$rc" -ne 0 ] && [ "$bad" -eq 0 ]; then
+		bad=1
+		echo "not ok - $name exited with status $rc"
+	fi
+	if [ "$ok" -eq 0 ] && [ "$bad" -eq 0 ]; then
+		bad=1
+		echo "not ok - $name ran no test"
+	fi
+	passed=$((passed + ok))
+	failed=$((failed + bad))
+	[ "$bad" -gt 0 ] && failed_names+=("$name")
+}
+
+for t in build/tests/test_*; do
+	[ -x "$t" ] && run_one "$(basename "$t")" "$t"
+done
+for t in tests/e2e/test_*.sh; do
+	[ -f "$t" ] && run_one "$(basename "$t")" bash "$t"
+done
+
+echo
+[ "${#failed_names[@]}" -gt 0 ] && echo "failing: ${failed_names[*]}"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

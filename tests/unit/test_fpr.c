@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Statistics of the filter as the CLI fills it: no false negatives, and a
+ * measured false-positive rate that matches the estimates.
+ *
+ * Tolerance. Given a filter, each query of a non-member is a Bernoulli trial
+ * with probability q = fill^k (positions are close to independent under
+ * double hashing when m >> k). Over N queries the count of false positives
+ * has standard deviation sqrt(N q (1-q)); the measured rate must lie within
+ * 5 of those (a 1-in-1.7-million chance of a spurious failure). The design
+ * formula (1 - e^(-kn/m))^k is the expectation of fill^k up to O(1/m) terms,
+ * so the measurement must also lie within 5 sigma + 2% of it.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "filter.h"
+#include "sizing.h"
+
+/* xorshift64*: reproducible keys; the seed is printed on failure. */
+static __u64 rng_next(__u64 *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545f4914f6cdd1dULL;
+}
+
+/* Random IPv6 keys: 2^128 of them, so members and non-members never coincide. */
+static void random_key(__u64 *s, struct bloomxdp_key *key)
+{
+	__u64 addr[2] = { rng_next(s), rng_next(s) };
+
+	bloomxdp_key_ipv6(key, addr, 128);
+}
+
+static void check_fpr(__u64 capacity, double fpr, __u64 queries, __u64 seed)
+{
+	struct bloom_plan plan;
+	struct bloomxdp_key key;
+	struct filter f = {};
+	__u64 s = seed, i, false_neg = 0, false_pos = 0;
+	double fill, q, measured, design, sigma;
+
+	assert_int_equal(bloom_plan_compute(capacity, fpr, &plan), 0);
+	f.bits = plan.bits;
+	f.hashes = plan.hashes;
+	f.hash_key[0] = rng_next(&s);
+	f.hash_key[1] = rng_next(&s);
+	f.words = calloc(plan.bits / 64, sizeof(__u64));
+	assert_non_null(f.words);
+
+	for (i = 0; i < capacity; i++) {
+		random_key(&s, &key);
+		filter_insert(&f, &key);
+	}
+	/* Replay the same keys: every member must test positive. */
+	s = seed;
+	rng_next(&s);
+	rng_next(&s);
+	for (i = 0; i < capacity; i++) {
+		random_key(&s, &key);
+		false_neg += !filter_test(&f, &key);
+	}
+	for (i = 0; i < queries; i++) {
+		random_key(&s, &key);
+		false_pos += filter_test(&f, &key);
+	}
+
+	fill = (double)filter_popcount(&f) / f.bits;
+	q = bloom_fpr_for_fill(fill, f.hashes);
+	design = bloom_fpr_for_entries(f.bits, f.hashes, capacity);
+	measured = (double)false_pos / queries;
+	sigma = sqrt(q * (1 - q) / queries);
+	print_message("# n=%llu m=%u k=%u: measured FPR %.6f, fill^k %.6f, design %.6f, "
+		      "sigma %.6f\n", (unsigned long long)capacity, f.bits, f.hashes, measured, q,
+		      design, sigma);
+	free(f.words);
+
+	if (false_neg)
+		fail_msg("%llu false negatives (seed %llu)", (unsigned long long)false_neg,
+			 (unsigned long long)seed);
+	if (fabs(measured - q) > 5 * sigma)
+		fail_msg("measured FPR %.6f is more than 5 sigma from fill^k %.6f (seed %llu)",
+			 measured, q, (unsigned long long)seed);
+	if (fabs(measured - design) > 5 * sigma + 0.02 * design)
+		fail_msg("measured FPR %.6f is off the design estimate %.6f (seed %llu)", measured,
+			 design, (unsigned long long)seed);
+}
+
+static void test_one_million_at_one_percent(void **state)
+{
+	(void)state;
+	check_fpr(1000000, 0.01, 1000000, 0x9e3779b97f4a7c15ULL);
+}
+
+static void test_small_filter_at_one_per_mille(void **state)
+{
+	(void)state;
+	check_fpr(100000, 0.001, 1000000, 42);
+}
+
+static void test_tiny_filter_at_ten_percent(void **state)
+{
+	(void)state;
+	check_fpr(1000, 0.1, 1000000, 7);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_one_million_at_one_percent),
+		cmocka_unit_test(test_small_filter_at_one_per_mille),
+		cmocka_unit_test(test_tiny_filter_at_ten_percent),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
