@@ -10,7 +10,7 @@ MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
 
 CFLAGS    ?= -O2 -g
 CFLAGS    += -Wall -Wextra -Werror -std=gnu11 -Iinclude -I$(BUILD) -Iuser
-LDLIBS    := -lbpf -lelf -lz -lm
+LDLIBS    := -lbpf -lelf -lz -lm -lidn2
 BPF_CFLAGS := -O2 -g -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude \
 	      -I/usr/include/$(MULTIARCH)
 
@@ -25,7 +25,7 @@ SKELS     := $(BUILD)/bloomxdp.skel.h $(BUILD)/hash_probe.skel.h
 .PHONY: all deps test test-unit test-bpf test-e2e demo bench clean
 all: $(BUILD)/bloomxdp
 
-$(BUILD)/%.bpf.o: bpf/%.bpf.c bpf/parsing.h $(HEADERS) | $(BUILD)
+$(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(HEADERS) | $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(BUILD)/hash_probe.bpf.o: tests/bpf/hash_probe.bpf.c $(HEADERS) | $(BUILD)

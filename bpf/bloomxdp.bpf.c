@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * bloomxdp: drop (or count) packets whose IPv4/IPv6 address is in a Bloom
- * filter. Fails open: whatever cannot be parsed passes and is counted.
+ * bloomxdp: drop (or count) packets whose IPv4/IPv6 address, DNS query name,
+ * HTTP host or URL, or TLS SNI is in a Bloom filter. Fails open: whatever
+ * cannot be parsed passes and is counted.
  */
+#include <linux/tcp.h>
+#include <linux/udp.h>
 #include "parsing.h"
 
 static __always_inline __u64 *bloomxdp_filter_word(void *filter, __u32 index)
@@ -11,6 +14,10 @@ static __always_inline __u64 *bloomxdp_filter_word(void *filter, __u32 index)
 }
 
 #include <bloomxdp/bloom.h>
+#include "match_names.h"
+#include "dns.h"
+#include "http.h"
+#include "tls.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -49,7 +56,9 @@ struct {
 
 static __always_inline int filter_has(void *bits, const struct bloomxdp_key *key)
 {
-	__u64 hash = bloomxdp_siphash13((const __u64 *)config.hash_key, key);
+	/* Read through the volatile: a cast would let clang fold the key to zero. */
+	__u64 hash_key[2] = { config.hash_key[0], config.hash_key[1] };
+	__u64 hash = bloomxdp_siphash13(hash_key, key);
 
 	return bloomxdp_bits_test(bits, config.bits, config.hashes, hash);
 }
@@ -95,12 +104,173 @@ static __always_inline void count_malformed(struct bloomxdp_counters *cnt, int e
 	}
 }
 
+/* Where the parsers left off, for the name matchers. */
+struct packet {
+	__u32 l3_off;
+	__u32 l4_off;
+	int l4_proto;		/* -1: not reached (fragment, unparsed extension headers) */
+	int ipv6;
+};
+
+/*
+ * The cursor as an offset, taken as soon as the headers are parsed: the
+ * packet pointer is then dead, and the verifier can merge the many parse
+ * paths (VLANs, IPv6 extension chains) instead of walking the rest of the
+ * program once for each.
+ */
+static __always_inline __u32 l4_offset(struct xdp_md *ctx, const struct cursor *c)
+{
+	__u32 off = c->pos - (void *)(long)ctx->data;
+
+	barrier_var(off);
+	return off & 0x3ff;
+}
+
+static __always_inline int port_listed(const volatile __u16 *ports, __u16 port)
+{
+	int i;
+
+	for (i = 0; i < BLOOMXDP_MAX_PORTS; i++)
+		if (ports[i] && ports[i] == port)
+			return 1;
+	return 0;
+}
+
+static __always_inline void name_walk_init(struct name_walk *w, void *bits)
+{
+	w->bits = bits;
+	/* Read through the volatile: a cast would let clang fold the key to zero. */
+	w->hash_key[0] = config.hash_key[0];
+	w->hash_key[1] = config.hash_key[1];
+	w->filter_bits = config.bits;
+	w->hashes = config.hashes;
+}
+
+/* DNS over UDP: 1 on a hit, with *question_end set for an NXDOMAIN answer. */
+static __always_inline int match_dns(struct xdp_md *ctx, struct bloomxdp_counters *cnt,
+				     struct scratch *s, void *bits, __u32 off, __u32 len,
+				     __u32 *question_end)
+{
+	struct name_walk w;
+
+	if (dns_parse_query(ctx, off, len, s, question_end)) {
+		cnt->unparsed_dns++;
+		return 0;
+	}
+	cnt->checked_dns++;
+	name_walk_init(&w, bits);
+	if (!name_listed(s, &w))
+		return 0;
+	cnt->hits_dns++;
+	return 1;
+}
+
+static __always_inline int match_http(struct xdp_md *ctx, struct bloomxdp_counters *cnt,
+				      struct scratch *s, void *bits, __u32 off, __u32 len)
+{
+	struct name_walk w;
+
+	if (http_parse_request(ctx, off, len, s)) {
+		cnt->unparsed_http++;
+		return 0;
+	}
+	cnt->checked_http++;
+	name_walk_init(&w, bits);
+	if (!name_listed(s, &w) && !url_listed(s, &w))
+		return 0;
+	cnt->hits_http++;
+	return 1;
+}
+
+static __always_inline int match_sni(struct xdp_md *ctx, struct bloomxdp_counters *cnt,
+				     struct scratch *s, void *bits, __u32 off, __u32 len)
+{
+	struct name_walk w;
+
+	if (tls_parse_client_hello(ctx, off, len, s)) {
+		cnt->unparsed_tls++;
+		return 0;
+	}
+	cnt->checked_sni++;
+	name_walk_init(&w, bits);
+	if (!name_listed(s, &w))
+		return 0;
+	cnt->hits_sni++;
+	return 1;
+}
+
+/*
+ * The names a packet carries, by destination port. A global function: the
+ * verifier checks it once, not once per path through the parsers above.
+ * Returns 0, or on a hit 1, or for a DNS query the length of its question
+ * (for an NXDOMAIN answer).
+ */
+__attribute__((noinline)) int match_names(struct xdp_md *ctx, __u32 l4_proto, __u32 l4_off)
+{
+	__u32 frame_len = ctx->data_end - ctx->data, off, len, question_end = 0;
+	struct bloomxdp_counters *cnt;
+	__u32 zero = 0;
+	struct scratch *s;
+	struct tcphdr tcp;
+	struct udphdr udp;
+	void *bits;
+	__u16 dport;
+
+	s = scratch_get();
+	cnt = bpf_map_lookup_elem(&counters, &zero);
+	bits = bpf_map_lookup_elem(&filter, &zero);
+	if (!s || !cnt || !bits)
+		return 0;
+	if (l4_proto == IPPROTO_UDP) {
+		if (bpf_xdp_load_bytes(ctx, l4_off, &udp, sizeof(udp)))
+			return 0;
+		dport = bpf_ntohs(udp.dest);
+		off = l4_off + sizeof(udp);
+		len = frame_len - off;
+		if ((config.match & BLOOMXDP_MATCH_DNS) && port_listed(config.dns_ports, dport))
+			return match_dns(ctx, cnt, s, bits, off, len, &question_end) ?
+			       question_end : 0;
+		if ((config.match & BLOOMXDP_MATCH_SNI) && port_listed(config.tls_ports, dport))
+			cnt->unseen_quic++;
+		return 0;
+	}
+	if (l4_proto != IPPROTO_TCP)
+		return 0;
+	if (bpf_xdp_load_bytes(ctx, l4_off, &tcp, sizeof(tcp)) || tcp.doff < 5)
+		return 0;
+	dport = bpf_ntohs(tcp.dest);
+	off = l4_off + tcp.doff * 4;
+	if (off >= frame_len)
+		return 0;	/* no payload: handshakes and ACKs */
+	len = frame_len - off;
+	if ((config.match & BLOOMXDP_MATCH_HTTP) && port_listed(config.http_ports, dport))
+		return match_http(ctx, cnt, s, bits, off, len);
+	if ((config.match & BLOOMXDP_MATCH_SNI) && port_listed(config.tls_ports, dport))
+		return match_sni(ctx, cnt, s, bits, off, len);
+	if ((config.match & BLOOMXDP_MATCH_DNS) && port_listed(config.dns_ports, dport))
+		cnt->unseen_dns_tcp++;
+	return 0;
+}
+
+/* Global for the same reason; 0 when the query became its answer. */
+__attribute__((noinline)) int answer_nxdomain(struct xdp_md *ctx, __u32 ipv6, __u32 l3_off,
+					     __u32 l4_off, __u32 question_end)
+{
+	struct scratch *s = scratch_get();
+
+	if (!s)
+		return -1;
+	return dns_answer_nxdomain(ctx, s, ipv6, l3_off, l4_off, question_end);
+}
+
 SEC("xdp")
 int bloomxdp_xdp(struct xdp_md *ctx)
 {
 	struct cursor c = { .pos = (void *)(long)ctx->data, .end = (void *)(long)ctx->data_end };
+	struct packet pkt = { .l4_proto = -1 };
 	struct bloomxdp_counters *cnt;
 	struct ipv6_ext_result ext;
+	__u32 dns_question_end = 0;
 	struct ipv6hdr *ip6h;
 	struct iphdr *iph;
 	__u32 zero = 0;
@@ -130,6 +300,7 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 	}
 
 	bits = bpf_map_lookup_elem(&filter, &zero);
+	pkt.l3_off = c.pos - (void *)(long)ctx->data;
 
 	if (proto == bpf_htons(ETH_P_IP)) {
 		proto = parse_iphdr(&c, &iph);
@@ -139,6 +310,9 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 		}
 		if (ipv4_is_fragment(iph))
 			cnt->fragments++;
+		else
+			pkt.l4_proto = proto;
+		pkt.l4_off = l4_offset(ctx, &c);
 		if (!bits) {
 			cnt->no_filter++;
 			goto out;
@@ -151,17 +325,21 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 		if (hit)
 			cnt->hits_v4++;
 	} else {
+		pkt.ipv6 = 1;
 		proto = parse_ip6hdr(&c, &ip6h);
 		if (proto < 0) {
 			count_malformed(cnt, proto);
 			goto out;
 		}
-		/* The L4 offset serves later matchers; the address is known already. */
+		/* The address is known already; the L4 offset serves the name matchers. */
 		skip_ip6hdrext(&c, proto, &ext);
 		if (ext.l4_proto < 0)
 			cnt->ipv6_ext_unparsed++;
 		if (ext.is_fragment)
 			cnt->fragments++;
+		else
+			pkt.l4_proto = ext.l4_proto;
+		pkt.l4_off = l4_offset(ctx, &c);
 		if (!bits) {
 			cnt->no_filter++;
 			goto out;
@@ -175,15 +353,26 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 			cnt->hits_v6++;
 	}
 
+	if (!hit && (config.match & BLOOMXDP_MATCH_NAMES) && pkt.l4_proto >= 0) {
+		hit = match_names(ctx, pkt.l4_proto, pkt.l4_off);
+		if (hit > 1)
+			dns_question_end = hit;
+	}
+
 	if (hit) {
 		if (config.action == BLOOMXDP_ACTION_MONITOR)
 			cnt->would_drop++;
+		else if (dns_question_end && config.dns_reply == BLOOMXDP_DNS_REPLY_NXDOMAIN &&
+			 !answer_nxdomain(ctx, pkt.ipv6, pkt.l3_off, pkt.l4_off, dns_question_end))
+			verdict = XDP_TX;
 		else
 			verdict = XDP_DROP;
 	}
 out:
 	if (verdict == XDP_DROP)
 		cnt->dropped++;
+	else if (verdict == XDP_TX)
+		cnt->dns_replies++;
 	else
 		cnt->passed++;
 	return verdict;

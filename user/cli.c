@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdio.h>
+#include <bloomxdp/common.h>
 #include "cli.h"
 #include "log.h"
 
@@ -66,4 +68,34 @@ int take_ifname(const char *cmd, int argc, char **argv, int *optind_io, const ch
 	}
 	*ifname = argv[(*optind_io)++];
 	return 0;
+}
+
+static const struct {
+	const char *name;
+	__u32 bit;
+} match_names[] = {
+	{ "src", BLOOMXDP_MATCH_SRC }, { "dst", BLOOMXDP_MATCH_DST }, { "dns", BLOOMXDP_MATCH_DNS },
+	{ "http", BLOOMXDP_MATCH_HTTP }, { "sni", BLOOMXDP_MATCH_SNI },
+};
+
+__u32 match_bit(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(match_names) / sizeof(match_names[0]); i++)
+		if (!strcmp(name, match_names[i].name))
+			return match_names[i].bit;
+	return 0;
+}
+
+const char *match_text(__u32 match, char *buf, size_t len)
+{
+	size_t i, used = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < sizeof(match_names) / sizeof(match_names[0]); i++)
+		if ((match & match_names[i].bit) && used < len)
+			used += snprintf(buf + used, len - used, "%s%s", used ? "," : "",
+					 match_names[i].name);
+	return buf;
 }

@@ -3,6 +3,7 @@
 #define BLOOMXDP_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <linux/types.h>
 
 /* Each command parses its own options from argv[0] == its name; returns the exit code. */
@@ -14,6 +15,11 @@ int cmd_add(int argc, char **argv);
 int cmd_query(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_status(int argc, char **argv);
+
+/* "src", "dst", "dns", "http", "sni" to BLOOMXDP_MATCH_*, 0 for others. */
+__u32 match_bit(const char *name);
+/* The comma list of a match mask, e.g. "src,dns", into buf. */
+const char *match_text(__u32 match, char *buf, size_t len);
 
 /* Defaults of the sizing options, shared by plan and attach. */
 #define DEFAULT_CAPACITY 1000000ULL

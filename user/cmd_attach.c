@@ -27,7 +27,14 @@ static const char attach_help[] =
 	"--fpr, and pins it under /sys/fs/bpf/bloomxdp/IFNAME/. Fill it with 'load'.\n\n"
 	"  -c, --capacity N   entries the filter is sized for (default 1000000)\n"
 	"  -p, --fpr P        target false-positive rate at capacity (default 0.01)\n"
-	"  -m, --match WHAT   addresses looked up: src, dst or src,dst (default src)\n"
+	"  -m, --match WHAT   what is looked up, a comma list of: src, dst (addresses),\n"
+	"                     dns (DNS query names), http (HTTP Host and URL), sni (TLS\n"
+	"                     server name); default src\n"
+	"      --dns-ports P  UDP ports of DNS queries, comma list of up to 4 (default 53)\n"
+	"      --http-ports P TCP ports of HTTP requests (default 80)\n"
+	"      --tls-ports P  TCP ports of TLS ClientHellos (default 443)\n"
+	"      --dns-reply R  on a blocked DNS query: none (follow --action, default) or\n"
+	"                     nxdomain (answer NXDOMAIN from XDP at once)\n"
 	"  -a, --action WHAT  on a hit: drop (default) or monitor (count would_drop, pass)\n"
 	"      --mode MODE    XDP mode: native, generic, or auto (default: native, and\n"
 	"                     generic with a notice when the driver has no native XDP)\n"
@@ -51,23 +58,59 @@ struct attach_opts {
 	double fpr;
 	__u32 match;
 	__u32 action;
+	__u32 dns_reply;
+	__u16 dns_ports[BLOOMXDP_MAX_PORTS];
+	__u16 http_ports[BLOOMXDP_MAX_PORTS];
+	__u16 tls_ports[BLOOMXDP_MAX_PORTS];
 	enum xdp_mode mode;
 	bool force;
 };
 
 static int parse_match(const char *text, __u32 *match)
 {
-	if (!strcmp(text, "src"))
-		*match = BLOOMXDP_MATCH_SRC;
-	else if (!strcmp(text, "dst"))
-		*match = BLOOMXDP_MATCH_DST;
-	else if (!strcmp(text, "src,dst") || !strcmp(text, "dst,src"))
-		*match = BLOOMXDP_MATCH_SRC | BLOOMXDP_MATCH_DST;
-	else {
-		log_error("--match %s: expected src, dst or src,dst", text);
-		return -EINVAL;
+	char buf[128], *save, *tok;
+	__u32 bit;
+
+	if (strlen(text) >= sizeof(buf))
+		goto bad;
+	strcpy(buf, text);
+	*match = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		bit = match_bit(tok);
+		if (!bit)
+			goto bad;
+		*match |= bit;
 	}
-	return 0;
+	if (*match)
+		return 0;
+bad:
+	log_error("--match %s: expected a comma list of src, dst, dns, http, sni", text);
+	return -EINVAL;
+}
+
+static int parse_ports(const char *opt, const char *text, __u16 ports[BLOOMXDP_MAX_PORTS])
+{
+	const char *p = text;
+	unsigned long v;
+	char *end;
+	int n = 0;
+
+	memset(ports, 0, BLOOMXDP_MAX_PORTS * sizeof(ports[0]));
+	for (;;) {
+		errno = 0;
+		v = strtoul(p, &end, 10);
+		if (end == p || errno || v == 0 || v > 65535 || n == BLOOMXDP_MAX_PORTS)
+			break;
+		ports[n++] = v;
+		if (*end == '\0')
+			return 0;
+		if (*end != ',')
+			break;
+		p = end + 1;
+	}
+	log_error("%s %s: expected a comma list of up to %d ports from 1 to 65535", opt, text,
+		  BLOOMXDP_MAX_PORTS);
+	return -EINVAL;
 }
 
 static int remove_pins(const char *dir)
@@ -219,6 +262,10 @@ static int do_attach(const char *ifname, const struct attach_opts *o)
 	cfg->action = o->action;
 	cfg->capacity = plan.capacity;
 	cfg->fpr_ppb = (__u64)(plan.fpr * BLOOMXDP_PPB + 0.5);
+	cfg->dns_reply = o->dns_reply;
+	memcpy(cfg->dns_ports, o->dns_ports, sizeof(cfg->dns_ports));
+	memcpy(cfg->http_ports, o->http_ports, sizeof(cfg->http_ports));
+	memcpy(cfg->tls_ports, o->tls_ports, sizeof(cfg->tls_ports));
 	/* The first, empty filter is also the template every later one must match. */
 	ret = filter_create(cfg, &f);
 	if (ret) {
@@ -294,6 +341,10 @@ int cmd_attach(int argc, char **argv)
 		{ "match", required_argument, NULL, 'm' },
 		{ "action", required_argument, NULL, 'a' },
 		{ "mode", required_argument, NULL, 'M' },
+		{ "dns-ports", required_argument, NULL, 'D' },
+		{ "http-ports", required_argument, NULL, 'H' },
+		{ "tls-ports", required_argument, NULL, 'T' },
+		{ "dns-reply", required_argument, NULL, 'R' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -302,6 +353,8 @@ int cmd_attach(int argc, char **argv)
 	struct attach_opts o = {
 		.capacity = DEFAULT_CAPACITY, .fpr = DEFAULT_FPR,
 		.match = BLOOMXDP_MATCH_SRC, .action = BLOOMXDP_ACTION_DROP, .mode = MODE_AUTO,
+		.dns_ports = { BLOOMXDP_DNS_PORT }, .http_ports = { BLOOMXDP_HTTP_PORT },
+		.tls_ports = { BLOOMXDP_TLS_PORT },
 	};
 	const char *ifname;
 	int opt;
@@ -340,6 +393,28 @@ int cmd_attach(int argc, char **argv)
 				o.mode = MODE_AUTO;
 			} else {
 				log_error("--mode %s: expected native, generic or auto", optarg);
+				return 2;
+			}
+			break;
+		case 'D':
+			if (parse_ports("--dns-ports", optarg, o.dns_ports))
+				return 2;
+			break;
+		case 'H':
+			if (parse_ports("--http-ports", optarg, o.http_ports))
+				return 2;
+			break;
+		case 'T':
+			if (parse_ports("--tls-ports", optarg, o.tls_ports))
+				return 2;
+			break;
+		case 'R':
+			if (!strcmp(optarg, "nxdomain")) {
+				o.dns_reply = BLOOMXDP_DNS_REPLY_NXDOMAIN;
+			} else if (!strcmp(optarg, "none")) {
+				o.dns_reply = BLOOMXDP_DNS_REPLY_NONE;
+			} else {
+				log_error("--dns-reply %s: expected none or nxdomain", optarg);
 				return 2;
 			}
 			break;

@@ -11,32 +11,40 @@
 #include "attachment.h"
 #include "cli.h"
 #include "filter.h"
-#include "keys.h"
+#include "blocklist.h"
 #include "listfile.h"
 #include "log.h"
 #include "sizing.h"
 
 static const char load_help[] =
-	"Usage: bloomxdp load IFNAME FILE [FILE...]\n\n"
+	"Usage: bloomxdp load IFNAME [--format FORMAT] FILE [FILE...]\n\n"
 	"Replaces the live list of IFNAME with the entries of the FILEs ('-' reads\n"
 	"standard input). The new filter is built aside and swapped in with one atomic\n"
 	"map update: packets see the old list or the new one, never a mix. On any bad\n"
 	"line the live list stays as it was.\n\n"
-	"List format: one IPv4 or IPv6 address per line; '#' starts a comment; blank\n"
-	"lines and surrounding white space are ignored; duplicates are fine.\n";
+	"One entry per line; '#' at the start or after white space starts a comment;\n"
+	"blank lines and surrounding white space are ignored; duplicates are fine.\n\n"
+	"  -F, --format FORMAT  how lines are read (default auto: decided per line):\n"
+	"        addr     203.0.113.7, 2001:db8::9\n"
+	"        domain   evil.example (blocks it and every name under it), bücher.example\n"
+	"        hosts    0.0.0.0 evil.example other.example (localhost lines skipped)\n"
+	"        adblock  ||evil.example^ ('!' comments skipped)\n"
+	"        url      http://evil.example/path, https://..., evil.example/path\n";
 
 static const char add_help[] =
 	"Usage: bloomxdp add IFNAME ENTRY [ENTRY...]\n\n"
-	"Inserts entries into the live list of IFNAME, in place. Nothing is inserted if\n"
+	"Inserts entries (addresses, domains, URLs) into the live list of IFNAME, in\n"
+	"place. Nothing is inserted if\n"
 	"any entry is invalid. A Bloom filter cannot delete: to remove entries, 'load'\n"
 	"the list without them.\n";
 
 static const char query_help[] =
 	"Usage: bloomxdp query IFNAME ENTRY [ENTRY...]\n\n"
 	"Prints 'ENTRY: blocked' or 'ENTRY: not blocked' for each entry, as the XDP\n"
-	"program would decide. 'blocked' is either listed or a false positive of the\n"
-	"filter (see 'bloomxdp status' for the estimated rate). Exits 1 if an entry is\n"
-	"not a valid address.\n";
+	"program would decide: an address as a packet's address, a name as a DNS\n"
+	"query, TLS SNI or HTTP Host, host/path as an HTTP request. 'blocked' is either\n"
+	"listed or a false positive of the filter (see 'bloomxdp status' for the\n"
+	"estimated rate). With -v, also what matched. Exits 1 if an entry is invalid.\n";
 
 /* Progress on a terminal, every this many entries. */
 #define PROGRESS_EVERY (1U << 20)
@@ -47,11 +55,11 @@ struct load_ctx {
 	bool progress;
 };
 
-static int load_entry(const struct bloomxdp_key *key, void *arg)
+static int load_entry(const struct entry *e, void *arg)
 {
 	struct load_ctx *ctx = arg;
 
-	filter_insert(ctx->filter, key);
+	blocklist_insert(ctx->filter, e);
 	if (++ctx->read % PROGRESS_EVERY == 0 && ctx->progress)
 		fprintf(stderr, "\rbloomxdp: loading... %llu entries", (unsigned long long)ctx->read);
 	return 0;
@@ -82,7 +90,7 @@ static double seconds_since(const struct timespec *start)
 	return (now.tv_sec - start->tv_sec) + (now.tv_nsec - start->tv_nsec) / 1e9;
 }
 
-static int do_load(const char *ifname, char **files, int nfiles)
+static int do_load(const char *ifname, enum list_format format, char **files, int nfiles)
 {
 	struct filter f = { .map_fd = -1 };
 	struct load_ctx ctx = { .filter = &f, .progress = isatty(STDERR_FILENO) };
@@ -103,7 +111,7 @@ static int do_load(const char *ifname, char **files, int nfiles)
 		goto cleanup;
 	}
 	for (i = 0; i < nfiles; i++) {
-		ret = list_read(files[i], load_entry, &ctx, err);
+		ret = list_read(files[i], format, load_entry, &ctx, err);
 		if (ret) {
 			if (ctx.progress && ctx.read >= PROGRESS_EVERY)
 				fputc('\n', stderr);
@@ -139,44 +147,65 @@ cleanup:
 	return ret;
 }
 
-/* Parses every entry before touching the filter: all or nothing. */
-static int parse_entries(char **entries, int n, struct bloomxdp_key *keys)
+static int take_entry(const struct entry *e, void *arg)
 {
-	const char *why;
+	*(struct entry *)arg = *e;
+	return 0;
+}
+
+/* One command-line argument, one entry (format auto). */
+static int parse_arg(const char *arg, struct entry *e)
+{
+	char text[1024];
+	const char *why = NULL;
+
+	if (strlen(arg) >= sizeof(text) || strpbrk(arg, " \t")) {
+		log_error("%s: one address, domain or URL per argument", arg);
+		return -EINVAL;
+	}
+	strcpy(text, arg);
+	if (entry_parse_line(text, FORMAT_AUTO, take_entry, e, &why)) {
+		log_error("%s: %s", arg, why ? why : "not an entry");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Parses every entry before touching the filter: all or nothing. */
+static int parse_entries(char **args, int n, struct entry *entries)
+{
 	int i, bad = 0;
 
-	for (i = 0; i < n; i++) {
-		if (key_parse(entries[i], &keys[i], &why)) {
-			log_error("%s: %s", entries[i], why);
-			bad++;
-		}
-	}
+	for (i = 0; i < n; i++)
+		bad += parse_arg(args[i], &entries[i]) != 0;
 	return bad ? -EINVAL : 0;
 }
 
-static int do_add(const char *ifname, char **entries, int n)
+static int do_add(const char *ifname, enum list_format format, char **entries, int n)
 {
 	struct filter f = { .map_fd = -1 };
 	struct bloomxdp_state st = {};
-	struct bloomxdp_key *keys;
+	struct entry *parsed;
 	struct attachment att;
+
+	(void)format;	/* always auto: one entry per argument */
 	__u64 inserted = 0;
 	int i, ret;
 
-	keys = calloc(n, sizeof(*keys));
-	if (!keys) {
+	parsed = calloc(n, sizeof(*parsed));
+	if (!parsed) {
 		log_error("out of memory for %d entries", n);
 		return -ENOMEM;
 	}
-	ret = parse_entries(entries, n, keys);
+	ret = parse_entries(entries, n, parsed);
 	if (ret) {
 		log_error("nothing was added");
-		free(keys);
+		free(parsed);
 		return ret;
 	}
 	ret = attachment_open(ifname, true, &att);
 	if (ret) {
-		free(keys);
+		free(parsed);
 		return ret;
 	}
 	ret = filter_open_live(att.filter_fd, &att.config, &f);
@@ -185,7 +214,7 @@ static int do_add(const char *ifname, char **entries, int n)
 		goto cleanup;
 	}
 	for (i = 0; i < n; i++)
-		inserted += filter_insert(&f, &keys[i]);
+		inserted += blocklist_insert(&f, &parsed[i]);
 	attachment_read_state(&att, &st);
 	st.entries += n;
 	ret = attachment_write_state(&att, &st);
@@ -199,17 +228,20 @@ static int do_add(const char *ifname, char **entries, int n)
 cleanup:
 	filter_close(&f);
 	attachment_close(&att);
-	free(keys);
+	free(parsed);
 	return ret;
 }
 
-static int do_query(const char *ifname, char **entries, int n)
+static int do_query(const char *ifname, enum list_format format, char **entries, int n)
 {
 	struct filter f = { .map_fd = -1 };
-	struct bloomxdp_key key;
 	struct attachment att;
-	const char *why;
+	char matched[512];
+	struct entry e;
 	int i, ret, bad = 0;
+	bool blocked;
+
+	(void)format;
 
 	ret = attachment_open(ifname, false, &att);
 	if (ret)
@@ -220,12 +252,15 @@ static int do_query(const char *ifname, char **entries, int n)
 		goto cleanup;
 	}
 	for (i = 0; i < n; i++) {
-		if (key_parse(entries[i], &key, &why)) {
-			log_error("%s: %s", entries[i], why);
+		if (parse_arg(entries[i], &e)) {
 			bad++;
 			continue;
 		}
-		printf("%s: %s\n", entries[i], filter_test(&f, &key) ? "blocked" : "not blocked");
+		blocked = blocklist_lookup(&f, &e, matched, sizeof(matched));
+		printf("%s: %s\n", entries[i], blocked ? "blocked" : "not blocked");
+		if (blocked && matched[0])
+			log_debug("%s: matched the listed %s %s", entries[i],
+				  strchr(matched, '/') ? "URL" : "domain", matched);
 	}
 	ret = bad ? -EINVAL : 0;
 cleanup:
@@ -236,20 +271,33 @@ cleanup:
 
 /* load, add and query share their arguments: IFNAME then one or more items. */
 static int run_list_command(int argc, char **argv, const char *help, const char *what,
-			    int (*fn)(const char *ifname, char **items, int n))
+			    int (*fn)(const char *ifname, enum list_format format, char **items,
+				      int n))
 {
 	static const struct option opts[] = {
+		{ "format", required_argument, NULL, 'F' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
+	enum list_format format = FORMAT_AUTO;
 	const char *ifname;
 	int opt;
 
 	optind = 1;
-	/* '+': stop at the first non-option, so that '-' and entries pass through. */
-	while ((opt = getopt_long(argc, argv, "+vh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "F:vh", opts, NULL)) != -1) {
 		switch (opt) {
+		case 'F':
+			if (strcmp(argv[0], "load")) {
+				log_error("--format goes with 'bloomxdp load'");
+				return 2;
+			}
+			if (list_format_parse(optarg, &format)) {
+				log_error("--format %s: expected auto, addr, domain, hosts, adblock "
+					  "or url", optarg);
+				return 2;
+			}
+			break;
 		case 'v':
 			log_verbose = true;
 			break;
@@ -267,7 +315,7 @@ static int run_list_command(int argc, char **argv, const char *help, const char 
 			  argv[0]);
 		return 2;
 	}
-	return fn(ifname, argv + optind, argc - optind) ? 1 : 0;
+	return fn(ifname, format, argv + optind, argc - optind) ? 1 : 0;
 }
 
 int cmd_load(int argc, char **argv)

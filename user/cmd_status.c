@@ -255,14 +255,16 @@ out:
 	return ret;
 }
 
-static const char *match_name(__u32 match)
+/* "53,5353": a port list for status. */
+static const char *ports_text(const __u16 *ports, char *buf, size_t len)
 {
-	switch (match) {
-	case BLOOMXDP_MATCH_SRC: return "src";
-	case BLOOMXDP_MATCH_DST: return "dst";
-	case BLOOMXDP_MATCH_SRC | BLOOMXDP_MATCH_DST: return "src,dst";
-	default: return "none";
-	}
+	size_t used = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < BLOOMXDP_MAX_PORTS && ports[i] && used < len; i++)
+		used += snprintf(buf + used, len - used, "%s%u", i ? "," : "", ports[i]);
+	return buf;
 }
 
 static int do_status(const char *ifname, bool json)
@@ -273,7 +275,7 @@ static int do_status(const char *ifname, bool json)
 	struct link_view link = {};
 	struct attachment att;
 	double fill, fpr_n, fpr_fill, target, distinct;
-	char loaded[32] = "never";
+	char loaded[32] = "never", match[64], dns_ports[32], http_ports[32], tls_ports[32];
 	__u64 set_bits;
 	int ret;
 
@@ -300,6 +302,10 @@ static int do_status(const char *ifname, bool json)
 	fpr_fill = bloom_fpr_for_fill(fill, cfg->hashes);
 	distinct = bloom_entries_for_fill(cfg->bits, cfg->hashes, fill);
 	target = (double)cfg->fpr_ppb / BLOOMXDP_PPB;
+	match_text(cfg->match, match, sizeof(match));
+	ports_text(cfg->dns_ports, dns_ports, sizeof(dns_ports));
+	ports_text(cfg->http_ports, http_ports, sizeof(http_ports));
+	ports_text(cfg->tls_ports, tls_ports, sizeof(tls_ports));
 	if (st.loaded_at_ns) {
 		time_t t = st.loaded_at_ns / 1000000000ULL;
 
@@ -308,12 +314,15 @@ static int do_status(const char *ifname, bool json)
 
 	if (json) {
 		printf("{\"ifname\":\"%s\",\"ifindex\":%u,\"prog_id\":%u,\"mode\":\"%s\","
-		       "\"match\":\"%s\",\"action\":\"%s\",\"layout\":\"bits\",\"capacity\":%llu,"
+		       "\"match\":\"%s\",\"action\":\"%s\",\"dns_reply\":\"%s\","
+		       "\"dns_ports\":\"%s\",\"http_ports\":\"%s\",\"tls_ports\":\"%s\",\"layout\":\"bits\",\"capacity\":%llu,"
 		       "\"entries\":%llu,\"distinct_estimate\":%.0f,\"bits\":%u,\"hashes\":%u,\"bytes\":%llu,\"set_bits\":%llu,"
 		       "\"fill_ratio\":%.6g,\"estimated_fpr\":%.6g,\"estimated_fpr_fill\":%.6g,"
 		       "\"target_fpr\":%g,\"generation\":%llu,\"loaded_at\":\"%s\"}\n",
-		       ifname, link.ifindex, link.prog_id, link.mode, match_name(cfg->match),
+		       ifname, link.ifindex, link.prog_id, link.mode, match,
 		       cfg->action == BLOOMXDP_ACTION_MONITOR ? "monitor" : "drop",
+		       cfg->dns_reply == BLOOMXDP_DNS_REPLY_NXDOMAIN ? "nxdomain" : "none",
+		       dns_ports, http_ports, tls_ports,
 		       (unsigned long long)cfg->capacity, (unsigned long long)st.entries, distinct,
 		       cfg->bits,
 		       cfg->hashes, (unsigned long long)f.bytes, (unsigned long long)set_bits, fill,
@@ -322,8 +331,11 @@ static int do_status(const char *ifname, bool json)
 	}
 	printf("interface       %s (ifindex %u)\n", ifname, link.ifindex);
 	printf("program         id %u, mode %s\n", link.prog_id, link.mode);
-	printf("match           %s\n", match_name(cfg->match));
-	printf("action          %s\n", cfg->action == BLOOMXDP_ACTION_MONITOR ? "monitor" : "drop");
+	printf("match           %s\n", match);
+	if (cfg->match & BLOOMXDP_MATCH_NAMES)
+		printf("ports           dns %s, http %s, tls %s\n", dns_ports, http_ports, tls_ports);
+	printf("action          %s%s\n", cfg->action == BLOOMXDP_ACTION_MONITOR ? "monitor" : "drop",
+	       cfg->dns_reply == BLOOMXDP_DNS_REPLY_NXDOMAIN ? ", NXDOMAIN answers to DNS" : "");
 	printf("layout          bits\n");
 	printf("capacity        %llu\n", (unsigned long long)cfg->capacity);
 	printf("entries         %llu inserted, about %.0f distinct (from fill)%s\n",

@@ -86,14 +86,14 @@ void filter_close(struct filter *f)
 	f->map_fd = -1;
 }
 
-bool filter_insert(struct filter *f, const struct bloomxdp_key *key)
+bool filter_insert_hash(struct filter *f, __u64 hash)
 {
 	struct bloomxdp_probe probe;
 	bool changed = false;
 	__u64 *word, mask;
 	__u32 i;
 
-	bloomxdp_probe_init(&probe, bloomxdp_siphash13(f->hash_key, key), f->bits);
+	bloomxdp_probe_init(&probe, hash, f->bits);
 	for (i = 0; i < f->hashes; i++) {
 		word = &f->words[bloomxdp_word_index(probe.pos)];
 		mask = bloomxdp_word_mask(probe.pos);
@@ -110,10 +110,19 @@ bool filter_insert(struct filter *f, const struct bloomxdp_key *key)
 	return changed;
 }
 
+bool filter_test_hash(const struct filter *f, __u64 hash)
+{
+	return bloomxdp_bits_test(f->words, f->bits, f->hashes, hash);
+}
+
+bool filter_insert(struct filter *f, const struct bloomxdp_key *key)
+{
+	return filter_insert_hash(f, bloomxdp_siphash13(f->hash_key, key));
+}
+
 bool filter_test(const struct filter *f, const struct bloomxdp_key *key)
 {
-	return bloomxdp_bits_test(f->words, f->bits, f->hashes,
-				  bloomxdp_siphash13(f->hash_key, key));
+	return filter_test_hash(f, bloomxdp_siphash13(f->hash_key, key));
 }
 
 __u64 filter_popcount(const struct filter *f)

@@ -27,10 +27,14 @@ int filter_install(int outer_fd, const struct filter *f);
 
 void filter_close(struct filter *f);
 
-/* Sets the key's bits; returns true when at least one bit was new. */
-bool filter_insert(struct filter *f, const struct bloomxdp_key *key);
+/* Sets the k bits of a hash; returns true when at least one bit was new. */
+bool filter_insert_hash(struct filter *f, __u64 hash);
 
-/* True when every bit of the key is set: listed, or a false positive. */
+/* True when every bit of the hash is set: listed, or a false positive. */
+bool filter_test_hash(const struct filter *f, __u64 hash);
+
+/* The same for an address key, hashed with the filter's key. */
+bool filter_insert(struct filter *f, const struct bloomxdp_key *key);
 bool filter_test(const struct filter *f, const struct bloomxdp_key *key);
 
 /* Set bits in the filter (for the fill ratio). */

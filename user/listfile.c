@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "keys.h"
 #include "listfile.h"
 
 /* How much of a bad line an error message quotes. */
@@ -15,9 +14,10 @@ char *list_line_entry(char *line)
 {
 	char *end;
 
-	end = strchr(line, '#');
-	if (!end)
-		end = line + strlen(line);
+	/* Not "a##b": adblock element-hiding rules must not shrink to a domain. */
+	for (end = line; *end; end++)
+		if (*end == '#' && (end == line || isspace((unsigned char)end[-1])))
+			break;
 	while (end > line && isspace((unsigned char)end[-1]))
 		end--;
 	*end = '\0';
@@ -46,11 +46,10 @@ static void quote_entry(const char *entry, char *out, size_t out_len)
 	out[o] = '\0';
 }
 
-static int read_stream(FILE *in, const char *name, list_entry_fn fn, void *ctx,
-		       char err[LIST_ERROR_LEN])
+static int read_stream(FILE *in, const char *name, enum list_format format, entry_fn fn,
+		       void *ctx, char err[LIST_ERROR_LEN])
 {
 	char quoted[LIST_QUOTE_MAX * 4 + 8];
-	struct bloomxdp_key key;
 	unsigned long lineno = 0;
 	char *line = NULL;
 	size_t cap = 0;
@@ -70,13 +69,13 @@ static int read_stream(FILE *in, const char *name, list_entry_fn fn, void *ctx,
 		entry = list_line_entry(line);
 		if (!entry)
 			continue;
-		if (key_parse(entry, &key, &why)) {
-			quote_entry(entry, quoted, sizeof(quoted));
+		quote_entry(entry, quoted, sizeof(quoted));
+		why = NULL;
+		ret = entry_parse_line(entry, format, fn, ctx, &why);
+		if (ret == -EINVAL && why) {
 			snprintf(err, LIST_ERROR_LEN, "%s:%lu: %s: %s", name, lineno, quoted, why);
-			ret = -EINVAL;
 			goto out;
 		}
-		ret = fn(&key, ctx);
 		if (ret < 0)
 			goto out;
 	}
@@ -89,13 +88,14 @@ out:
 	return ret < 0 ? ret : 0;
 }
 
-int list_read(const char *path, list_entry_fn fn, void *ctx, char err[LIST_ERROR_LEN])
+int list_read(const char *path, enum list_format format, entry_fn fn, void *ctx,
+	      char err[LIST_ERROR_LEN])
 {
 	FILE *in;
 	int ret;
 
 	if (!strcmp(path, LIST_STDIN))
-		return read_stream(stdin, "(standard input)", fn, ctx, err);
+		return read_stream(stdin, "(standard input)", format, fn, ctx, err);
 
 	in = fopen(path, "r");
 	if (!in) {
@@ -103,7 +103,7 @@ int list_read(const char *path, list_entry_fn fn, void *ctx, char err[LIST_ERROR
 		snprintf(err, LIST_ERROR_LEN, "%s: cannot open: %s", path, strerror(errno));
 		return ret;
 	}
-	ret = read_stream(in, path, fn, ctx, err);
+	ret = read_stream(in, path, format, fn, ctx, err);
 	fclose(in);
 	return ret;
 }

@@ -3,20 +3,21 @@
 #define BLOOMXDP_LISTFILE_H
 
 #include <stddef.h>
-#include <bloomxdp/hash.h>
+#include "entries.h"
 
 #define LIST_STDIN "-"
 #define LIST_ERROR_LEN 512
 
-/* Called once per entry; a negative return stops the read and is returned. */
-typedef int (*list_entry_fn)(const struct bloomxdp_key *key, void *ctx);
-
 /*
- * Reads a list: one entry per line, '#' starts a comment, blank lines and
- * surrounding white space are ignored. On a bad line returns -EINVAL with
- * "FILE:LINE: <text>: <why>" in err; on an I/O error, -errno with a message.
+ * Reads a list: one entry per line in the given format (auto: decided per
+ * line); '#' at the start of a line or after white space starts a comment;
+ * blank lines and surrounding white space are ignored. fn is called for each
+ * entry; a negative return stops the read and is returned. On a bad line
+ * returns -EINVAL with "FILE:LINE: <text>: <why>" in err; on an I/O error,
+ * -errno with a message.
  */
-int list_read(const char *path, list_entry_fn fn, void *ctx, char err[LIST_ERROR_LEN]);
+int list_read(const char *path, enum list_format format, entry_fn fn, void *ctx,
+	      char err[LIST_ERROR_LEN]);
 
 /*
  * The entry in a line, or NULL for a blank or comment line. Modifies line.

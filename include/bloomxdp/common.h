@@ -31,9 +31,25 @@
 /* Enough hashes for an FPR of 1e-9; more only costs time. */
 #define BLOOMXDP_MAX_HASHES	32
 
-/* Which addresses of a packet are looked up (config.match). */
-#define BLOOMXDP_MATCH_SRC	(1U << 0)
-#define BLOOMXDP_MATCH_DST	(1U << 1)
+/* What of a packet is looked up (config.match). */
+#define BLOOMXDP_MATCH_SRC	(1U << 0)	/* source address */
+#define BLOOMXDP_MATCH_DST	(1U << 1)	/* destination address */
+#define BLOOMXDP_MATCH_DNS	(1U << 2)	/* QNAME of DNS queries over UDP */
+#define BLOOMXDP_MATCH_HTTP	(1U << 3)	/* HTTP/1.x Host and request target */
+#define BLOOMXDP_MATCH_SNI	(1U << 4)	/* server_name of TLS ClientHellos */
+#define BLOOMXDP_MATCH_NAMES	(BLOOMXDP_MATCH_DNS | BLOOMXDP_MATCH_HTTP | BLOOMXDP_MATCH_SNI)
+
+/* Ports per protocol, host byte order; 0 ends the list. */
+#define BLOOMXDP_MAX_PORTS	4
+#define BLOOMXDP_DNS_PORT	53
+#define BLOOMXDP_HTTP_PORT	80
+#define BLOOMXDP_TLS_PORT	443
+
+/* How a blocked DNS query is answered (config.dns_reply). */
+enum bloomxdp_dns_reply {
+	BLOOMXDP_DNS_REPLY_NONE = 0,		/* follow the action: drop or monitor */
+	BLOOMXDP_DNS_REPLY_NXDOMAIN = 1,	/* answer NXDOMAIN at once, from XDP */
+};
 
 /* What a hit does (config.action). */
 enum bloomxdp_action {
@@ -64,6 +80,11 @@ struct bloomxdp_config {
 	__u32 action;		/* enum bloomxdp_action */
 	__u64 capacity;		/* n the filter was sized for */
 	__u64 fpr_ppb;		/* target false-positive rate, parts per 10^9 */
+	__u16 dns_ports[BLOOMXDP_MAX_PORTS];
+	__u16 http_ports[BLOOMXDP_MAX_PORTS];
+	__u16 tls_ports[BLOOMXDP_MAX_PORTS];
+	__u32 dns_reply;	/* enum bloomxdp_dns_reply */
+	__u32 reserved;
 };
 
 #define BLOOMXDP_PPB 1000000000ULL
@@ -102,7 +123,19 @@ struct bloomxdp_state {
 	X(bad_ipv6,		"truncated IPv6 header or wrong version") \
 	X(fragments,		"IP fragments (matched by address)")	\
 	X(ipv6_ext_unparsed,	"IPv6 extension chain truncated or too deep (address still matched)") \
-	X(no_filter,		"frames seen while no filter was installed")
+	X(no_filter,		"frames seen while no filter was installed") \
+	X(checked_dns,		"DNS queries whose name was looked up")	\
+	X(hits_dns,		"DNS queries for a listed name")	\
+	X(unparsed_dns,		"DNS packets not parsed (not a standard query, QDCOUNT != 1, compression, truncated)") \
+	X(dns_replies,		"NXDOMAIN answers sent from XDP")	\
+	X(checked_http,		"HTTP requests whose host (and path) was looked up") \
+	X(hits_http,		"HTTP requests for a listed name or URL") \
+	X(unparsed_http,	"TCP payloads to an HTTP port that are not a request start with a host") \
+	X(checked_sni,		"TLS ClientHellos whose SNI was looked up") \
+	X(hits_sni,		"TLS ClientHellos for a listed name")	\
+	X(unparsed_tls,		"TCP payloads to a TLS port without a whole SNI in the segment") \
+	X(unseen_dns_tcp,	"TCP payloads to a DNS port (DNS over TCP is not parsed)") \
+	X(unseen_quic,		"UDP packets to a TLS port (QUIC is not parsed)")
 
 #define BLOOMXDP_COUNTER_FIELD(name, help) __u64 name;
 struct bloomxdp_counters {

@@ -43,31 +43,57 @@ struct bloomxdp_key {
 		v2 += v1; v1 = BLOOMXDP_ROTL(v1, 17); v1 ^= v2; v2 = BLOOMXDP_ROTL(v2, 32); \
 	} while (0)
 
+/* SipHash-1-3 in three steps, so that words and byte strings share one implementation. */
+struct bloomxdp_sip {
+	__u64 v0, v1, v2, v3;
+};
+
+static __always_inline void bloomxdp_sip_init(struct bloomxdp_sip *s, const __u64 hash_key[2])
+{
+	s->v0 = 0x736f6d6570736575ULL ^ hash_key[0];
+	s->v1 = 0x646f72616e646f6dULL ^ hash_key[1];
+	s->v2 = 0x6c7967656e657261ULL ^ hash_key[0];
+	s->v3 = 0x7465646279746573ULL ^ hash_key[1];
+}
+
+static __always_inline void bloomxdp_sip_word(struct bloomxdp_sip *s, __u64 m)
+{
+	s->v3 ^= m;
+	BLOOMXDP_SIPROUND(s->v0, s->v1, s->v2, s->v3);
+	s->v0 ^= m;
+}
+
+/* last: the final 0..7 message bytes, little-endian; len: message length in bytes. */
+static __always_inline __u64 bloomxdp_sip_finish(struct bloomxdp_sip *s, __u64 last, __u32 len)
+{
+	bloomxdp_sip_word(s, last | (__u64)(len & 0xff) << 56);
+	s->v2 ^= 0xff;
+	BLOOMXDP_SIPROUND(s->v0, s->v1, s->v2, s->v3);
+	BLOOMXDP_SIPROUND(s->v0, s->v1, s->v2, s->v3);
+	BLOOMXDP_SIPROUND(s->v0, s->v1, s->v2, s->v3);
+	return s->v0 ^ s->v1 ^ s->v2 ^ s->v3;
+}
+
+/* SipHash-1-3 of nwords whole words (nwords <= BLOOMXDP_KEY_MAX_WORDS). */
+static __always_inline __u64 bloomxdp_siphash13_words(const __u64 hash_key[2], const __u64 *word,
+						       __u32 nwords)
+{
+	struct bloomxdp_sip s;
+	__u32 i;
+
+	bloomxdp_sip_init(&s, hash_key);
+	for (i = 0; i < BLOOMXDP_KEY_MAX_WORDS; i++) {
+		if (i >= nwords)
+			break;
+		bloomxdp_sip_word(&s, word[i]);
+	}
+	return bloomxdp_sip_finish(&s, 0, nwords * 8);
+}
+
 static __always_inline __u64 bloomxdp_siphash13(const __u64 hash_key[2],
 						 const struct bloomxdp_key *key)
 {
-	__u64 v0 = 0x736f6d6570736575ULL ^ hash_key[0];
-	__u64 v1 = 0x646f72616e646f6dULL ^ hash_key[1];
-	__u64 v2 = 0x6c7967656e657261ULL ^ hash_key[0];
-	__u64 v3 = 0x7465646279746573ULL ^ hash_key[1];
-	__u64 last = (__u64)(key->nwords * 8) << 56;
-	__u32 i;
-
-	for (i = 0; i < BLOOMXDP_KEY_MAX_WORDS; i++) {
-		if (i >= key->nwords)
-			break;
-		v3 ^= key->word[i];
-		BLOOMXDP_SIPROUND(v0, v1, v2, v3);
-		v0 ^= key->word[i];
-	}
-	v3 ^= last;
-	BLOOMXDP_SIPROUND(v0, v1, v2, v3);
-	v0 ^= last;
-	v2 ^= 0xff;
-	BLOOMXDP_SIPROUND(v0, v1, v2, v3);
-	BLOOMXDP_SIPROUND(v0, v1, v2, v3);
-	BLOOMXDP_SIPROUND(v0, v1, v2, v3);
-	return v0 ^ v1 ^ v2 ^ v3;
+	return bloomxdp_siphash13_words(hash_key, key->word, key->nwords);
 }
 
 /* Callers pass at least 4-byte aligned pointers (header fields, key buffers). */
@@ -127,13 +153,17 @@ static __always_inline void bloomxdp_probe_init(struct bloomxdp_probe *probe, __
 		probe->step = 1;
 }
 
+/*
+ * Branch-free on purpose: a branch here would double the paths the verifier
+ * walks at every probe (2^k in all).
+ */
 static __always_inline void bloomxdp_probe_next(struct bloomxdp_probe *probe, __u32 bits)
 {
 	__u64 next = (__u64)probe->pos + probe->step;
+	/* All ones when next >= bits: both are below 2^33, so the sign bit tells. */
+	__u64 wrap = (__u64)((__s64)((__u64)bits - 1 - next) >> 63);
 
-	if (next >= bits)
-		next -= bits;
-	probe->pos = (__u32)next;
+	probe->pos = (__u32)(next - (bits & wrap));
 }
 
 static __always_inline __u32 bloomxdp_word_index(__u32 pos)

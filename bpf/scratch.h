@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Per-CPU scratch space of the name matchers: too large for the 512-byte BPF
+ * stack, and indexed with masked offsets, which the verifier accepts.
+ */
+#ifndef BLOOMXDP_SCRATCH_H
+#define BLOOMXDP_SCRATCH_H
+
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <bloomxdp/name.h>
+
+#define PAYLOAD_MAX 2048	/* a power of two; PAYLOAD_MAX - 1 payload bytes are examined */
+
+struct scratch {
+	__u8 name[BLOOMXDP_NAME_BUF + BLOOMXDP_NAME_PAD];
+	__u8 path[BLOOMXDP_NAME_BUF + BLOOMXDP_NAME_PAD];
+	__u8 payload[PAYLOAD_MAX + BLOOMXDP_NAME_PAD];
+	struct bloomxdp_labels labels;
+	__u32 nprefixes;			/* path prefixes found, 0: no URL lookup */
+	__u32 prefix_end[16];			/* BLOOMXDP_MAX_PATH_PREFIXES used; indices masked */
+	__u64 suffix[BLOOMXDP_MAX_LABELS];	/* S_1.. of the last name walked */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratch SEC(".maps");
+
+static __always_inline struct scratch *scratch_get(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&scratch, &zero);
+}
+
+/* 8 bytes of the payload at i, little-endian; bytes past the payload's end are stale. */
+static __always_inline __u64 payload_word(const struct scratch *s, __u32 i)
+{
+	__u64 w;
+
+	__builtin_memcpy(&w, s->payload + (i & (PAYLOAD_MAX - 1)), sizeof(w));
+	return w;
+}
+
+/* Builds s->name and its labels one byte at a time, as dotted text. */
+struct name_builder {
+	__u32 len;
+	__u32 label_start;
+	int bad;		/* empty label, or longer than BLOOMXDP_NAME_MAX / LABEL_MAX */
+};
+
+static __always_inline void name_reset(struct scratch *s, struct name_builder *nb)
+{
+	nb->len = 0;
+	nb->label_start = 0;
+	nb->bad = 0;
+	s->labels.count = 0;
+}
+
+static __always_inline void name_end_label(struct scratch *s, struct name_builder *nb)
+{
+	__u32 len = nb->len - nb->label_start;
+
+	if (len == 0 || len > BLOOMXDP_LABEL_MAX)
+		nb->bad = 1;
+	else
+		bloomxdp_labels_push(&s->labels, nb->label_start, len);
+	nb->label_start = nb->len + 1;
+}
+
+static __always_inline void name_add(struct scratch *s, struct name_builder *nb, __u8 c)
+{
+	if (nb->len >= BLOOMXDP_NAME_MAX) {
+		nb->bad = 1;
+		return;
+	}
+	if (c == '.')
+		name_end_label(s, nb);
+	s->name[nb->len & (BLOOMXDP_NAME_BUF - 1)] = c;
+	nb->len++;
+}
+
+/* Returns 0 when the name has at least one label and none is empty; a trailing dot is fine. */
+static __always_inline int name_finish(struct scratch *s, struct name_builder *nb)
+{
+	if (nb->len > nb->label_start)
+		name_end_label(s, nb);
+	return nb->bad || s->labels.count == 0 ? -1 : 0;
+}
+
+#endif /* BLOOMXDP_SCRATCH_H */

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* TLS: the server_name of a ClientHello whose record starts in this segment. */
+#ifndef BLOOMXDP_TLS_H
+#define BLOOMXDP_TLS_H
+
+#include "scratch.h"
+
+#define TLS_CONTENT_HANDSHAKE		22
+#define TLS_HANDSHAKE_CLIENT_HELLO	1
+#define TLS_EXT_SERVER_NAME		0
+#define TLS_SNI_HOST_NAME		0
+#define TLS_RECORD_HDR_LEN		5
+#define TLS_HANDSHAKE_HDR_LEN		4
+#define TLS_RANDOM_LEN			32
+#define TLS_MAX_SESSION_ID		32
+#define TLS_MAX_EXTENSIONS		48	/* browsers send about 20, GREASE included */
+
+static __always_inline int tls_load_u8(struct xdp_md *ctx, __u32 off, __u32 *out)
+{
+	__u8 v;
+
+	if (bpf_xdp_load_bytes(ctx, off, &v, 1))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static __always_inline int tls_load_u16(struct xdp_md *ctx, __u32 off, __u32 *out)
+{
+	__be16 v;
+
+	if (bpf_xdp_load_bytes(ctx, off, &v, 2))
+		return -1;
+	*out = bpf_ntohs(v);
+	return 0;
+}
+
+struct sni_split {
+	__u32 len;
+	struct name_builder nb;
+};
+
+static long sni_split_step(__u32 i, void *data)
+{
+	struct sni_split *sp = data;
+	struct scratch *s = scratch_get();
+
+	if (!s || i >= sp->len)
+		return 1;
+	/* name_add() writes s->name[i] itself: read the byte from the payload copy. */
+	name_add(s, &sp->nb, s->payload[i & (PAYLOAD_MAX - 1)]);
+	return 0;
+}
+
+struct tls_ext_walk {
+	struct xdp_md *ctx;
+	__u32 pos;		/* at an extension's type */
+	__u32 end;
+	int found;		/* 1: pos is at server_name; -1: cut short */
+};
+
+static long tls_ext_step(__u32 i, void *data)
+{
+	struct tls_ext_walk *w = data;
+	__u32 type, len;
+
+	(void)i;
+	if (w->pos + 4 > w->end || tls_load_u16(w->ctx, w->pos, &type) ||
+	    tls_load_u16(w->ctx, w->pos + 2, &len)) {
+		w->found = -1;
+		return 1;
+	}
+	if (type == TLS_EXT_SERVER_NAME) {
+		w->found = 1;
+		return 1;
+	}
+	w->pos += 4 + len;
+	return 0;
+}
+
+/*
+ * Finds the server_name extension of a ClientHello in the TCP payload at off
+ * (len bytes) and puts the name's labels in s. Returns 0, or -1 when the
+ * payload is not a ClientHello, has no SNI, or the SNI lies beyond the segment.
+ */
+static __always_inline int tls_parse_client_hello(struct xdp_md *ctx, __u32 off, __u32 len,
+						  struct scratch *s)
+{
+	struct tls_ext_walk ew = { .ctx = ctx, .end = off + len };
+	__u32 pos, v, name_len;
+	struct sni_split sp = {};
+	__u8 hdr[TLS_RECORD_HDR_LEN + TLS_HANDSHAKE_HDR_LEN];
+
+	if (len < sizeof(hdr) || bpf_xdp_load_bytes(ctx, off, hdr, sizeof(hdr)))
+		return -1;
+	if (hdr[0] != TLS_CONTENT_HANDSHAKE || hdr[1] != 3 ||
+	    hdr[5] != TLS_HANDSHAKE_CLIENT_HELLO)
+		return -1;
+
+	pos = off + sizeof(hdr) + 2 + TLS_RANDOM_LEN;	/* legacy_version, random */
+	if (tls_load_u8(ctx, pos, &v) || v > TLS_MAX_SESSION_ID)
+		return -1;
+	pos += 1 + v;
+	if (tls_load_u16(ctx, pos, &v))
+		return -1;
+	pos += 2 + v;					/* cipher suites */
+	if (tls_load_u8(ctx, pos, &v))
+		return -1;
+	pos += 1 + v;					/* compression methods */
+	if (tls_load_u16(ctx, pos, &v))
+		return -1;
+	ew.pos = pos + 2;				/* after the extensions length */
+	bpf_loop(TLS_MAX_EXTENSIONS, tls_ext_step, &ew, 0);
+	if (ew.found != 1)
+		return -1;
+	pos = ew.pos;
+
+	/* server_name_list length (2), name_type (1), name length (2), name. */
+	if (tls_load_u8(ctx, pos + 6, &v) || v != TLS_SNI_HOST_NAME ||
+	    tls_load_u16(ctx, pos + 7, &name_len))
+		return -1;
+	if (name_len < 1 || name_len > BLOOMXDP_NAME_MAX || pos + 9 + name_len > ew.end)
+		return -1;
+	barrier_var(name_len);
+	name_len &= BLOOMXDP_NAME_MAX;	/* a no-op the compiler must keep: the verifier needs it */
+	if (name_len < 1 || bpf_xdp_load_bytes(ctx, pos + 9, s->payload, name_len))
+		return -1;
+	sp.len = name_len;
+	name_reset(s, &sp.nb);
+	bpf_loop(BLOOMXDP_NAME_MAX, sni_split_step, &sp, 0);
+	return name_finish(s, &sp.nb);
+}
+
+#endif /* BLOOMXDP_TLS_H */

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Hashing of domain names and URL paths, shared by the XDP program and the CLI.
+ *
+ * A name is a sequence of labels. Each label is hashed once (SipHash-1-3 of its
+ * bytes, ASCII lower-cased); suffix hashes are then folded from the right:
+ *
+ *   S_0 = BLOOMXDP_NAME_SEED
+ *   S_j = SipHash-1-3(S_{j-1}, label_hash(label counted j-th from the right))
+ *
+ * so "a.evil.example" costs one label hash and one fold per label, and its
+ * suffixes "example", "evil.example", "a.evil.example" are S_1, S_2, S_3. A
+ * listed domain inserts its own S; a packet's name probes every S_j: listing
+ * evil.example blocks it and every name under it, at label boundaries only.
+ *
+ * A URL entry host/path inserts two keys: a marker for the host, and the pair
+ * (host, path). A request probes the path prefixes only for a host suffix
+ * whose marker is present, so URL entries cost nothing on other hosts.
+ *
+ * Both sides hash from a byte buffer of BLOOMXDP_NAME_BUF + BLOOMXDP_NAME_PAD
+ * bytes, read as little-endian words at masked offsets: what the verifier
+ * needs, and what makes user space compute the very same values.
+ */
+#ifndef BLOOMXDP_NAME_H
+#define BLOOMXDP_NAME_H
+
+#include "hash.h"
+
+#define BLOOMXDP_NAME_MAX	255	/* bytes of a name, wire or text form */
+#define BLOOMXDP_LABEL_MAX	63
+#define BLOOMXDP_MAX_LABELS	16	/* labels examined, the rightmost ones */
+#define BLOOMXDP_NAME_BUF	256	/* a power of two: offsets are masked with it */
+#define BLOOMXDP_NAME_PAD	8	/* a word read may run 7 bytes past the end */
+#define BLOOMXDP_PATH_MAX	255	/* bytes of a URL path examined */
+#define BLOOMXDP_MAX_PATH_PREFIXES 9	/* "", "/a", ..., "/a/.../h": 8 segments */
+
+/* Domain-separation words: the first word of each kind of name key. */
+#define BLOOMXDP_NAME_SEED	0x454d414e7870626cULL	/* "lbpxNAME" */
+#define BLOOMXDP_URL_HOST_TAG	0x54534f487870626cULL	/* "lbpxHOST" */
+#define BLOOMXDP_URL_PATH_TAG	0x485441507870626cULL	/* "lbpxPATH" */
+
+static __always_inline __u64 bloomxdp_buf_word(const __u8 *buf, __u32 off)
+{
+	__u64 w;
+
+	__builtin_memcpy(&w, buf + (off & (BLOOMXDP_NAME_BUF - 1)), sizeof(w));
+	return w;
+}
+
+/* ASCII 'A'..'Z' to lower case in all eight bytes at once; other bytes unchanged. */
+static __always_inline __u64 bloomxdp_ascii_lower(__u64 w)
+{
+	__u64 low7 = w & 0x7f7f7f7f7f7f7f7fULL;
+	__u64 ge_a = low7 + 0x3f3f3f3f3f3f3f3fULL;	/* bit 7 set where byte >= 'A' */
+	__u64 gt_z = low7 + 0x2525252525252525ULL;	/* bit 7 set where byte > 'Z' */
+	__u64 upper = ge_a & ~gt_z & ~w & 0x8080808080808080ULL;
+
+	return w | upper >> 2;
+}
+
+/*
+ * SipHash-1-3 of buf[off, off + len); lower: fold ASCII case. max_words bounds
+ * the loop for the verifier: len must be below max_words * 8.
+ */
+static __always_inline __u64 bloomxdp_hash_bytes_bounded(const __u64 hash_key[2], const __u8 *buf,
+							 __u32 off, __u32 len, int lower,
+							 __u32 max_words)
+{
+	struct bloomxdp_sip s;
+	__u32 i, rem;
+	__u64 w;
+
+	bloomxdp_sip_init(&s, hash_key);
+	for (i = 0; i < max_words; i++) {
+		if (i * 8 + 8 > len)
+			break;
+		w = bloomxdp_buf_word(buf, off + i * 8);
+		bloomxdp_sip_word(&s, lower ? bloomxdp_ascii_lower(w) : w);
+	}
+	rem = len - i * 8;
+	w = 0;
+	if (rem) {
+		w = bloomxdp_buf_word(buf, off + i * 8) & ((1ULL << (rem * 8)) - 1);
+		if (lower)
+			w = bloomxdp_ascii_lower(w);
+	}
+	return bloomxdp_sip_finish(&s, w, len);
+}
+
+/* Any string of the buffer, len <= BLOOMXDP_NAME_MAX. */
+static __always_inline __u64 bloomxdp_hash_bytes(const __u64 hash_key[2], const __u8 *buf,
+						 __u32 off, __u32 len, int lower)
+{
+	return bloomxdp_hash_bytes_bounded(hash_key, buf, off, len, lower, BLOOMXDP_NAME_BUF / 8);
+}
+
+/* A label, case-folded: at most 63 bytes, so at most 8 words. */
+static __always_inline __u64 bloomxdp_hash_label(const __u64 hash_key[2], const __u8 *buf,
+						 __u32 off, __u32 len)
+{
+	return bloomxdp_hash_bytes_bounded(hash_key, buf, off, len, 1,
+					   BLOOMXDP_LABEL_MAX / 8 + 1);
+}
+
+/* A URL path prefix buf[0, len), case kept. */
+static __always_inline __u64 bloomxdp_hash_path(const __u64 hash_key[2], const __u8 *buf,
+						__u32 len)
+{
+	return bloomxdp_hash_bytes(hash_key, buf, 0, len, 0);
+}
+
+/* S_j from S_{j-1} and the hash of the next label to the left. */
+static __always_inline __u64 bloomxdp_name_fold(const __u64 hash_key[2], __u64 suffix,
+						__u64 label_hash)
+{
+	__u64 w[2] = { suffix, label_hash };
+
+	return bloomxdp_siphash13_words(hash_key, w, 2);
+}
+
+/* The marker of a host suffix that has URL entries. */
+static __always_inline __u64 bloomxdp_url_host_key(const __u64 hash_key[2], __u64 suffix)
+{
+	__u64 w[3] = { BLOOMXDP_URL_HOST_TAG, suffix, 0 };
+
+	return bloomxdp_siphash13_words(hash_key, w, 3);
+}
+
+/* The key of a URL: host suffix hash and path prefix hash. */
+static __always_inline __u64 bloomxdp_url_key(const __u64 hash_key[2], __u64 suffix,
+					      __u64 path_hash)
+{
+	__u64 w[3] = { BLOOMXDP_URL_PATH_TAG, suffix, path_hash };
+
+	return bloomxdp_siphash13_words(hash_key, w, 3);
+}
+
+/*
+ * The labels of a name found in a buffer, rightmost BLOOMXDP_MAX_LABELS kept:
+ * label i (0 = leftmost) sits at off[i % MAX], len[i % MAX], for i < count.
+ */
+struct bloomxdp_labels {
+	__u8 off[BLOOMXDP_MAX_LABELS];
+	__u8 len[BLOOMXDP_MAX_LABELS];
+	__u32 count;
+};
+
+static __always_inline void bloomxdp_labels_push(struct bloomxdp_labels *l, __u32 off, __u32 len)
+{
+	__u32 slot = l->count % BLOOMXDP_MAX_LABELS;
+
+	l->off[slot] = off;
+	l->len[slot] = len;
+	l->count++;
+}
+
+/* Labels from the right that are examined: all of them, up to BLOOMXDP_MAX_LABELS. */
+static __always_inline __u32 bloomxdp_labels_examined(const struct bloomxdp_labels *l)
+{
+	return l->count < BLOOMXDP_MAX_LABELS ? l->count : BLOOMXDP_MAX_LABELS;
+}
+
+/* Label j counted from the right (j = 0 is the top-level label). */
+static __always_inline __u32 bloomxdp_label_slot(const struct bloomxdp_labels *l, __u32 j)
+{
+	return (l->count - 1 - j) % BLOOMXDP_MAX_LABELS;
+}
+
+#endif /* BLOOMXDP_NAME_H */

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* List line formats: addresses, domains, hosts files, adblock ||domain^, URLs. */
+#include <ctype.h>
+#include <errno.h>
+#include <string.h>
+
+#include "entries.h"
+#include "keys.h"
+
+static const char *const format_names[] = {
+	[FORMAT_AUTO] = "auto", [FORMAT_ADDR] = "addr", [FORMAT_DOMAIN] = "domain",
+	[FORMAT_HOSTS] = "hosts", [FORMAT_ADBLOCK] = "adblock", [FORMAT_URL] = "url",
+};
+
+int list_format_parse(const char *name, enum list_format *format)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++) {
+		if (!strcmp(name, format_names[i])) {
+			*format = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* Names that hosts files map to themselves: never list them. */
+static bool hosts_name_skipped(const char *name)
+{
+	static const char *const skipped[] = {
+		"localhost", "localhost.localdomain", "local", "broadcasthost", "ip6-localhost",
+		"ip6-loopback", "ip6-localnet", "ip6-mcastprefix", "ip6-allnodes",
+		"ip6-allrouters", "ip6-allhosts", "0.0.0.0",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(skipped) / sizeof(skipped[0]); i++)
+		if (!strcasecmp(name, skipped[i]))
+			return true;
+	return false;
+}
+
+static int emit_name(const char *text, entry_fn fn, void *ctx, const char **why)
+{
+	struct entry e = { .kind = ENTRY_NAME };
+
+	if (name_normalize(text, e.name, why))
+		return -EINVAL;
+	return fn(&e, ctx);
+}
+
+static int emit_addr(const char *text, entry_fn fn, void *ctx, const char **why)
+{
+	struct entry e = { .kind = ENTRY_ADDR };
+
+	if (key_parse(text, &e.addr, why))
+		return -EINVAL;
+	return fn(&e, ctx);
+}
+
+static size_t path_segments(const char *path)
+{
+	size_t n = 0;
+
+	for (; *path; path++)
+		n += *path == '/';
+	return n;
+}
+
+/*
+ * "host[:port]/path[?query][#fragment]", the scheme already cut. Without a
+ * scheme the '/' is what makes it a URL and is required.
+ */
+static int emit_url(char *text, bool had_scheme, entry_fn fn, void *ctx, const char **why)
+{
+	struct entry e = { .kind = ENTRY_URL };
+	char *path, *port, *end;
+	size_t len = 0;
+
+	path = text + strcspn(text, "/?#");
+	if (*path != '/' && !had_scheme) {
+		*why = "a URL needs a path after the host, at least '/'";
+		return -EINVAL;
+	}
+	if (*path == '/') {
+		end = path + strcspn(path, "?#");
+		while (end > path && end[-1] == '/')
+			end--;
+		len = end - path;
+	}
+	if (len > BLOOMXDP_PATH_MAX - 1) {
+		*why = "URL path longer than 254 bytes";
+		return -EINVAL;
+	}
+	memcpy(e.path, path, len);
+	e.path[len] = '\0';
+	if (path_segments(e.path) >= BLOOMXDP_MAX_PATH_PREFIXES) {
+		*why = "URL path of more than 8 segments: the XDP program examines 8";
+		return -EINVAL;
+	}
+	*path = '\0';
+	if (strchr(text, '@')) {
+		*why = "user information in URLs is not supported";
+		return -EINVAL;
+	}
+	port = strrchr(text, ':');
+	if (port)
+		*port = '\0';	/* ports are not matched: a path is blocked on every port */
+	if (name_normalize(text, e.name, why))
+		return -EINVAL;
+	return fn(&e, ctx);
+}
+
+static int parse_url_line(char *text, entry_fn fn, void *ctx, const char **why)
+{
+	char *rest = strstr(text, "://");
+
+	if (!rest)
+		return emit_url(text, false, fn, ctx, why);
+	if (strncasecmp(text, "http://", 7) && strncasecmp(text, "https://", 8)) {
+		*why = "only http:// and https:// URLs are supported";
+		return -EINVAL;
+	}
+	return emit_url(rest + 3, true, fn, ctx, why);
+}
+
+static int parse_adblock_line(char *text, entry_fn fn, void *ctx, const char **why)
+{
+	size_t len = strlen(text);
+
+	if (text[0] == '!' || text[0] == '[')
+		return 0;	/* adblock comment or header */
+	if (strncmp(text, "||", 2) || len < 4 || text[len - 1] != '^') {
+		*why = strchr(text, '$') ? "adblock options ($...) are not supported" :
+		       !strncmp(text, "@@", 2) ? "adblock exception rules are not supported" :
+		       "adblock rules other than ||domain^ are not supported";
+		return -EINVAL;
+	}
+	text[len - 1] = '\0';
+	return emit_name(text + 2, fn, ctx, why);
+}
+
+/* "IP name [name...]": the names; localhost and the like are skipped. */
+static int parse_hosts_line(char *text, entry_fn fn, void *ctx, const char **why)
+{
+	struct bloomxdp_key unused;
+	char *save, *tok;
+	int ret;
+
+	tok = strtok_r(text, " \t", &save);
+	if (!tok || key_parse(tok, &unused, why)) {
+		*why = "a hosts line starts with an address";
+		return -EINVAL;
+	}
+	while ((tok = strtok_r(NULL, " \t", &save))) {
+		if (hosts_name_skipped(tok))
+			continue;
+		ret = emit_name(tok, fn, ctx, why);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static enum list_format detect_format(const char *text)
+{
+	const char *slash;
+	char first[64];
+	size_t n;
+
+	if (!strncmp(text, "||", 2) || text[0] == '!' || text[0] == '[')
+		return FORMAT_ADBLOCK;
+	if (strstr(text, "://"))
+		return FORMAT_URL;
+	n = strcspn(text, " \t");
+	if (text[n])
+		return FORMAT_HOSTS;
+	slash = strchr(text, '/');
+	if (!slash)
+		return strchr(text, ':') || strspn(text, "0123456789.") == strlen(text) ?
+		       FORMAT_ADDR : FORMAT_DOMAIN;
+	/* "198.51.100.0/24" is a prefix, "evil.example/path" a URL. */
+	n = slash - text;
+	if (n < sizeof(first)) {
+		memcpy(first, text, n);
+		first[n] = '\0';
+		/* Not "evil.example:8080/x": a port is no IPv6 address. */
+		if (strspn(first, "0123456789.") == n ||
+		    (strchr(first, ':') && strspn(first, "0123456789abcdefABCDEF:.") == n))
+			return FORMAT_ADDR;
+	}
+	return FORMAT_URL;
+}
+
+int entry_parse_line(char *text, enum list_format format, entry_fn fn, void *ctx,
+		     const char **why)
+{
+	if (format == FORMAT_AUTO)
+		format = detect_format(text);
+	switch (format) {
+	case FORMAT_ADDR:
+		return emit_addr(text, fn, ctx, why);
+	case FORMAT_DOMAIN:
+		return emit_name(text, fn, ctx, why);
+	case FORMAT_HOSTS:
+		return parse_hosts_line(text, fn, ctx, why);
+	case FORMAT_ADBLOCK:
+		return parse_adblock_line(text, fn, ctx, why);
+	case FORMAT_URL:
+		return parse_url_line(text, fn, ctx, why);
+	case FORMAT_AUTO:
+		break;
+	}
+	*why = "unknown format";
+	return -EINVAL;
+}
