@@ -102,7 +102,7 @@ struct bloomxdp_state {
 	X(bad_ipv6,		"truncated IPv6 header or wrong version") \
 	X(fragments,		"IP fragments (matched by address)")	\
 	X(ipv6_ext_unparsed,	"IPv6 extension chain truncated or too deep (address still matched)") \
-	X(no_filter,		"frames seen while no filter was installed")
+	X(no_filter,		"IP packets seen while no filter was installed")
 
 #define BLOOMXDP_COUNTER_FIELD(name, help) __u64 name;
 struct bloomxdp_counters {
