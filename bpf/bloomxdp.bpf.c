@@ -56,7 +56,10 @@ struct {
 
 static __always_inline int filter_has(void *bits, const struct bloomxdp_key *key)
 {
-	/* Read through the volatile: a cast would let clang fold the key to zero. */
+	/*
+	 * Read through the volatile config: casting it away lets clang fold the
+	 * loads to the zero initializer, i.e. hash with key {0, 0}.
+	 */
 	__u64 hash_key[2] = { config.hash_key[0], config.hash_key[1] };
 	__u64 hash = bloomxdp_siphash13(hash_key, key);
 

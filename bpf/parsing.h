@@ -110,46 +110,48 @@ struct ipv6_ext_result {
 	int is_fragment;
 };
 
+static __always_inline int ipv6_is_ext(int nexthdr)
+{
+	return nexthdr == IPPROTO_HOPOPTS || nexthdr == IPPROTO_DSTOPTS ||
+	       nexthdr == IPPROTO_ROUTING || nexthdr == IPPROTO_MH ||
+	       nexthdr == IPPROTO_AH || nexthdr == IPPROTO_FRAGMENT;
+}
+
 /*
- * Walks extension headers from the cursor to the upper-layer header, at most
- * BLOOMXDP_MAX_IPV6_EXT of them; leaves the cursor at the L4 header on success.
+ * Walks up to BLOOMXDP_MAX_IPV6_EXT extension headers from the cursor to the
+ * upper-layer header; each must lie whole in the frame. Leaves the cursor at
+ * the L4 header on success.
  */
 static __always_inline void skip_ip6hdrext(struct cursor *c, int nexthdr,
 					   struct ipv6_ext_result *res)
 {
 	struct ipv6_opt_hdr *hdr;
+	__u32 len;
 	int i;
 
 	res->is_fragment = 0;
 	for (i = 0; i < BLOOMXDP_MAX_IPV6_EXT; i++) {
+		if (!ipv6_is_ext(nexthdr))
+			break;
 		hdr = c->pos;
-		switch (nexthdr) {
-		case IPPROTO_HOPOPTS:
-		case IPPROTO_DSTOPTS:
-		case IPPROTO_ROUTING:
-		case IPPROTO_MH:
-			if ((void *)(hdr + 1) > c->end)
-				goto unparsed;
-			c->pos += (hdr->hdrlen + 1) * 8;
-			nexthdr = hdr->nexthdr;
-			break;
-		case IPPROTO_AH:
-			if ((void *)(hdr + 1) > c->end)
-				goto unparsed;
-			c->pos += (hdr->hdrlen + 2) * 4;
-			nexthdr = hdr->nexthdr;
-			break;
-		case IPPROTO_FRAGMENT:
-			if ((void *)(hdr + 1) > c->end)
-				goto unparsed;
+		if ((void *)(hdr + 1) > c->end)
+			goto unparsed;
+		if (nexthdr == IPPROTO_FRAGMENT)
+			len = 8;
+		else if (nexthdr == IPPROTO_AH)
+			len = (hdr->hdrlen + 2) * 4;
+		else
+			len = (hdr->hdrlen + 1) * 8;
+		if (c->pos + len > c->end)
+			goto unparsed;
+		if (nexthdr == IPPROTO_FRAGMENT)
 			res->is_fragment = 1;
-			c->pos += 8;
-			nexthdr = hdr->nexthdr;
-			break;
-		default:
-			res->l4_proto = nexthdr;
-			return;
-		}
+		c->pos += len;
+		nexthdr = hdr->nexthdr;
+	}
+	if (!ipv6_is_ext(nexthdr)) {
+		res->l4_proto = nexthdr;
+		return;
 	}
 unparsed:
 	res->l4_proto = -1;

@@ -1,0 +1,468 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Test harness for bpf/bloomxdp.bpf.c: loads the program with a given
+ * configuration and filter, runs single frames through BPF_PROG_TEST_RUN on
+ * the loaded, never attached program, and reads the per-CPU counters. Also
+ * builds the frames: Ethernet, VLAN tags, IPv4 (options, fragments), IPv6
+ * (extension headers), UDP/TCP, truncation.
+ *
+ * Header-only; every function is static inline so that a test uses only what
+ * it needs without -Wunused-function.
+ */
+#ifndef XDP_HARNESS_H
+#define XDP_HARNESS_H
+
+#include <arpa/inet.h>
+#include <assert.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <net/ethernet.h>
+#include <netinet/in.h>
+#include <netinet/ip.h>
+#include <netinet/ip6.h>
+#include <linux/bpf.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include <bloomxdp/common.h>	/* before the skeleton: it names struct bloomxdp_config */
+#include "bloomxdp.skel.h"
+#include "filter.h"
+#include "keys.h"
+#include "sizing.h"
+
+/* ---------------------------------------------------------------- frames */
+
+#define FRAME_MAX	1024
+#define VLAN_HLEN	4
+#define IP4_HLEN	20
+#define IP6_HLEN	40
+#define UDP_HLEN	8
+#define TCP_HLEN	20
+
+struct frame {
+	__u8 data[FRAME_MAX];
+	__u32 len;
+};
+
+/* Appends len zeroed bytes and returns them. */
+static inline __u8 *frame_put(struct frame *f, __u32 len)
+{
+	__u8 *p = f->data + f->len;
+
+	assert(f->len + len <= FRAME_MAX);
+	memset(p, 0, len);
+	f->len += len;
+	return p;
+}
+
+static inline void put_be16(__u8 *p, __u16 v)
+{
+	p[0] = v >> 8;
+	p[1] = v & 0xff;
+}
+
+static inline void frame_eth(struct frame *f, __u16 proto)
+{
+	static const __u8 macs[12] = { 2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1 };
+	__u8 *h = frame_put(f, ETH_HLEN);
+
+	memcpy(h, macs, sizeof(macs));
+	put_be16(h + 12, proto);
+}
+
+/* One 802.1Q/802.1ad tag; the TPID is the previous header's EtherType. */
+static inline void frame_vlan(struct frame *f, __u16 vid, __u16 proto)
+{
+	__u8 *h = frame_put(f, VLAN_HLEN);
+
+	put_be16(h, vid & 0xfff);
+	put_be16(h + 2, proto);
+}
+
+/*
+ * IPv4 header with IHL field ihl; above 5 the options are NOPs ended by EOL,
+ * below 5 the header is still 20 bytes long. Lengths: see frame_finish().
+ */
+static inline struct iphdr *frame_ipv4(struct frame *f, const void *src, const void *dst,
+				       __u8 ihl, __u8 protocol, __u16 frag_off)
+{
+	__u32 len = ihl > 5 ? ihl * 4u : IP4_HLEN;
+	struct iphdr *iph = (struct iphdr *)frame_put(f, len);
+
+	iph->version = 4;
+	iph->ihl = ihl;
+	iph->id = htons(0x1234);
+	iph->frag_off = htons(frag_off);
+	iph->ttl = 64;
+	iph->protocol = protocol;
+	memcpy(&iph->saddr, src, 4);
+	memcpy(&iph->daddr, dst, 4);
+	memset(iph + 1, IPOPT_NOOP, len - IP4_HLEN);
+	if (len > IP4_HLEN)
+		((__u8 *)iph)[len - 1] = IPOPT_EOL;
+	return iph;
+}
+
+static inline struct ip6_hdr *frame_ipv6(struct frame *f, const void *src, const void *dst,
+					 __u8 nexthdr)
+{
+	struct ip6_hdr *ip6h = (struct ip6_hdr *)frame_put(f, IP6_HLEN);
+
+	ip6h->ip6_flow = htonl(6U << 28);
+	ip6h->ip6_nxt = nexthdr;
+	ip6h->ip6_hlim = 64;
+	memcpy(&ip6h->ip6_src, src, 16);
+	memcpy(&ip6h->ip6_dst, dst, 16);
+	return ip6h;
+}
+
+/* Lengths differ per type so that the walker's length arithmetic matters. */
+static inline __u32 ipv6_ext_len(__u8 type)
+{
+	switch (type) {
+	case IPPROTO_ROUTING:	/* segment routing header with one segment */
+	case IPPROTO_AH:	/* 12 bytes of fields, 12 of ICV */
+		return 24;
+	case IPPROTO_DSTOPTS:
+		return 16;
+	default:		/* hop-by-hop, fragment */
+		return 8;
+	}
+}
+
+/* frag is the fragment header's offset<<3 | M field (ignored by other types). */
+static inline void frame_ipv6_ext(struct frame *f, __u8 type, __u8 nexthdr, __u16 frag)
+{
+	__u32 len = ipv6_ext_len(type);
+	__u8 *h = frame_put(f, len);
+
+	h[0] = nexthdr;
+	switch (type) {
+	case IPPROTO_FRAGMENT:
+		put_be16(h + 2, frag);
+		h[7] = 0x42;			/* identification */
+		break;
+	case IPPROTO_AH:
+		h[1] = len / 4 - 2;
+		h[7] = 1;			/* SPI */
+		break;
+	case IPPROTO_ROUTING:
+		h[1] = len / 8 - 1;
+		h[2] = 4;			/* segment routing, 0 segments left */
+		break;
+	default:
+		h[1] = len / 8 - 1;
+		h[2] = 1;			/* one PadN option fills the header */
+		h[3] = len - 4;
+		break;
+	}
+}
+
+/* UDP or TCP header followed by payload bytes. */
+static inline void frame_l4(struct frame *f, __u8 proto, __u32 payload)
+{
+	__u8 *h = frame_put(f, proto == IPPROTO_TCP ? TCP_HLEN : UDP_HLEN);
+	__u32 i;
+
+	put_be16(h, 40000);
+	put_be16(h + 2, proto == IPPROTO_TCP ? 443 : 53);
+	if (proto == IPPROTO_TCP) {
+		h[12] = 5 << 4;			/* data offset */
+		h[13] = 0x18;			/* PSH|ACK */
+	} else {
+		put_be16(h + 4, UDP_HLEN + payload);
+	}
+	for (i = 0; i < payload; i++)
+		*frame_put(f, 1) = 0xa5 ^ i;
+}
+
+static inline __u16 ipv4_checksum(const void *hdr, __u32 len)
+{
+	const __u8 *b = hdr;
+	__u32 sum = 0, i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		sum += b[i] << 8 | b[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return htons(~sum & 0xffff);
+}
+
+static inline void frame_truncate(struct frame *f, __u32 len)
+{
+	assert(len <= f->len);
+	f->len = len;
+}
+
+/* ------------------------------------------------- frames from a description */
+
+/*
+ * A frame in a few fields; zero is the common choice everywhere. The address
+ * family follows ethertype; other EtherTypes get payload bytes of body.
+ */
+struct frame_desc {
+	__u16 tags[3];		/* VLAN TPIDs, outermost first; 0 ends */
+	__u16 ethertype;	/* ETH_P_IP, ETH_P_IPV6, ETH_P_ARP... */
+	const char *src;	/* NULL: FRAME_SRC4 / FRAME_SRC6 */
+	const char *dst;	/* NULL: FRAME_DST4 / FRAME_DST6 */
+	__u8 version;		/* IP version nibble; 0: the right one */
+	__u8 ihl;		/* IPv4 IHL; 0: 5 */
+	__u16 frag_off;		/* IPv4 flags|offset, or IPv6 fragment header offset<<3|M */
+	const __u8 *ext;	/* IPv6 extension headers, in order */
+	__u32 n_ext;
+	__u8 l4;		/* IPPROTO_TCP, else UDP */
+	__u32 payload;		/* bytes after the L4 header (or the body of non-IP) */
+	bool cut;		/* truncate the finished frame at cut_len bytes */
+	__u32 cut_len;
+};
+
+#define FRAME_SRC4	"198.51.100.1"
+#define FRAME_DST4	"203.0.113.9"
+#define FRAME_SRC6	"2001:db8:ffff::1"
+#define FRAME_DST6	"2001:db8:eeee::9"
+
+/* Sets IP lengths and checksum once everything after the header is in. */
+static inline void frame_finish(struct frame *f, __u16 ethertype, __u32 l3)
+{
+	struct ip6_hdr *ip6h = (struct ip6_hdr *)(f->data + l3);
+	struct iphdr *iph = (struct iphdr *)(f->data + l3);
+
+	if (ethertype == ETH_P_IP) {
+		iph->tot_len = htons(f->len - l3);
+		iph->check = ipv4_checksum(iph, iph->ihl > 5 ? iph->ihl * 4u : IP4_HLEN);
+	} else if (ethertype == ETH_P_IPV6) {
+		ip6h->ip6_plen = htons(f->len - l3 - IP6_HLEN);
+	}
+}
+
+/* Returns 0, or -EINVAL when an address does not parse. */
+static inline int frame_build(struct frame *f, const struct frame_desc *d)
+{
+	int af = d->ethertype == ETH_P_IPV6 ? AF_INET6 : AF_INET;
+	__u8 l4 = d->l4 == IPPROTO_TCP ? IPPROTO_TCP : IPPROTO_UDP;
+	__u8 src[16], dst[16], next;
+	__u32 ntags, i, l3;
+
+	f->len = 0;
+	for (ntags = 0; ntags < 3 && d->tags[ntags]; ntags++)
+		;
+	frame_eth(f, ntags ? d->tags[0] : d->ethertype);
+	for (i = 0; i < ntags; i++)
+		frame_vlan(f, 100 + i, i + 1 < ntags ? d->tags[i + 1] : d->ethertype);
+	l3 = f->len;
+
+	if (d->ethertype != ETH_P_IP && d->ethertype != ETH_P_IPV6) {
+		frame_put(f, d->payload);
+		goto out;
+	}
+	if (inet_pton(af, d->src ? d->src : af == AF_INET ? FRAME_SRC4 : FRAME_SRC6, src) != 1 ||
+	    inet_pton(af, d->dst ? d->dst : af == AF_INET ? FRAME_DST4 : FRAME_DST6, dst) != 1)
+		return -EINVAL;
+	if (af == AF_INET) {
+		struct iphdr *iph = frame_ipv4(f, src, dst, d->ihl ? d->ihl : 5, l4, d->frag_off);
+
+		if (d->version)
+			iph->version = d->version;
+	} else {
+		struct ip6_hdr *ip6h = frame_ipv6(f, src, dst, d->n_ext ? d->ext[0] : l4);
+
+		if (d->version)
+			ip6h->ip6_vfc = (ip6h->ip6_vfc & 0x0f) | d->version << 4;
+		for (i = 0; i < d->n_ext; i++) {
+			next = i + 1 < d->n_ext ? d->ext[i + 1] : l4;
+			frame_ipv6_ext(f, d->ext[i], next, d->frag_off);
+		}
+	}
+	frame_l4(f, l4, d->payload);
+out:
+	frame_finish(f, d->ethertype, l3);
+	if (d->cut)
+		frame_truncate(f, d->cut_len);
+	return 0;
+}
+
+/* ------------------------------------------------------------ test runs */
+
+/*
+ * The kernel refuses data_in shorter than ETH_HLEN. A shorter frame is padded
+ * to ETH_HLEN and ctx_in.data_end sets the linear part to the frame's length:
+ * the padding goes to a fragment that a program without frags support does
+ * not see (linear size in ctx_in: Linux 6.18 and later).
+ */
+static inline int xdp_test_run(int prog_fd, const void *data, __u32 len, void *out,
+			       __u32 out_len, __u32 *verdict)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	__u8 buf[FRAME_MAX] = { 0 };
+	struct xdp_md md = { 0 };
+
+	if (len > FRAME_MAX || (len < ETH_HLEN && out))
+		return -EINVAL;
+	memcpy(buf, data, len);
+	opts.data_in = buf;
+	opts.data_size_in = len < ETH_HLEN ? ETH_HLEN : len;
+	opts.data_out = out;
+	opts.data_size_out = out ? out_len : 0;
+	if (len < ETH_HLEN) {
+		md.data_end = len;
+		opts.ctx_in = &md;
+		opts.ctx_size_in = sizeof(md);
+	}
+	if (bpf_prog_test_run_opts(prog_fd, &opts))
+		return -errno;
+	*verdict = opts.retval;
+	return 0;
+}
+
+/* ----------------------------------------------------- the loaded program */
+
+#define HARNESS_CAPACITY	1000
+#define HARNESS_FPR		0.001
+
+struct harness_config {
+	__u32 match;		/* BLOOMXDP_MATCH_* */
+	__u32 action;		/* enum bloomxdp_action */
+	const __u64 *hash_key;	/* NULL: random */
+	__u64 capacity;		/* 0: HARNESS_CAPACITY */
+	double fpr;		/* 0: HARNESS_FPR */
+	bool no_filter;		/* load, but leave the filter slot empty */
+};
+
+struct xdp_harness {
+	struct bloomxdp *skel;
+	struct filter filter;
+	struct bloomxdp_config config;	/* as loaded */
+	int prog_fd;
+	int counters_fd;
+};
+
+static inline void harness_close(struct xdp_harness *h)
+{
+	filter_close(&h->filter);
+	bloomxdp__destroy(h->skel);
+	h->skel = NULL;
+}
+
+/* Opens, configures and loads the skeleton, as do_attach() does, minus the attach. */
+static inline int harness_open(struct xdp_harness *h, const struct harness_config *hc)
+{
+	struct bloomxdp_config *cfg;
+	struct bloom_plan plan;
+	int ret;
+
+	memset(h, 0, sizeof(*h));
+	h->filter.map_fd = -1;
+	ret = bloom_plan_compute(hc->capacity ? hc->capacity : HARNESS_CAPACITY,
+				 hc->fpr > 0 ? hc->fpr : HARNESS_FPR, &plan);
+	if (ret)
+		return ret;
+	h->skel = bloomxdp__open();
+	if (!h->skel)
+		return -errno;
+	cfg = &h->skel->rodata_config->config;
+	if (hc->hash_key)
+		memcpy(cfg->hash_key, hc->hash_key, sizeof(cfg->hash_key));
+	else if (getrandom(cfg->hash_key, sizeof(cfg->hash_key), 0) != sizeof(cfg->hash_key))
+		ret = -EIO;
+	cfg->bits = (__u32)plan.bits;
+	cfg->hashes = plan.hashes;
+	cfg->match = hc->match;
+	cfg->action = hc->action;
+	cfg->capacity = plan.capacity;
+	cfg->fpr_ppb = (__u64)(plan.fpr * BLOOMXDP_PPB + 0.5);
+	h->config = *cfg;
+	if (!ret)
+		ret = filter_create(cfg, &h->filter);
+	if (!ret)
+		ret = bpf_map__set_inner_map_fd(h->skel->maps.filter, h->filter.map_fd);
+	if (!ret)
+		ret = bloomxdp__load(h->skel);
+	if (!ret && !hc->no_filter)
+		ret = filter_install(bpf_map__fd(h->skel->maps.filter), &h->filter);
+	if (ret) {
+		harness_close(h);
+		return ret;
+	}
+	h->prog_fd = bpf_program__fd(h->skel->progs.bloomxdp_xdp);
+	h->counters_fd = bpf_map__fd(h->skel->maps.counters);
+	return 0;
+}
+
+/* Parses a list entry as the CLI does and sets its bits. */
+static inline int harness_insert(struct xdp_harness *h, const char *text)
+{
+	struct bloomxdp_key key;
+	const char *why;
+
+	if (key_parse(text, &key, &why))
+		return -EINVAL;
+	filter_insert(&h->filter, &key);
+	return 0;
+}
+
+static inline int harness_run(struct xdp_harness *h, const struct frame *f, __u32 *verdict)
+{
+	return xdp_test_run(h->prog_fd, f->data, f->len, NULL, 0, verdict);
+}
+
+/* ------------------------------------------------------------- counters */
+
+#define HARNESS_COUNTER_NAME(name, help) #name,
+static const char *const harness_counter_names[] = { BLOOMXDP_COUNTERS(HARNESS_COUNTER_NAME) };
+#undef HARNESS_COUNTER_NAME
+#define HARNESS_NCOUNTERS (sizeof(harness_counter_names) / sizeof(harness_counter_names[0]))
+
+_Static_assert(sizeof(struct bloomxdp_counters) == HARNESS_NCOUNTERS * sizeof(__u64),
+	       "counters are all __u64, in X-macro order");
+
+/* Counter i of c, i in X-macro order. */
+static inline __u64 *counter_at(struct bloomxdp_counters *c, size_t i)
+{
+	return (__u64 *)c + i;
+}
+
+/* The counters summed over all CPUs. */
+static inline int harness_counters(struct xdp_harness *h, struct bloomxdp_counters *sum)
+{
+	int ncpus = libbpf_num_possible_cpus(), cpu, ret = 0;
+	struct bloomxdp_counters *percpu;
+	__u32 zero = 0;
+	size_t i;
+
+	memset(sum, 0, sizeof(*sum));
+	if (ncpus < 0)
+		return ncpus;
+	percpu = calloc(ncpus, sizeof(*percpu));
+	if (!percpu)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(h->counters_fd, &zero, percpu))
+		ret = -errno;
+	for (cpu = 0; !ret && cpu < ncpus; cpu++)
+		for (i = 0; i < HARNESS_NCOUNTERS; i++)
+			*counter_at(sum, i) += *counter_at(&percpu[cpu], i);
+	free(percpu);
+	return ret;
+}
+
+/* Runs one frame; delta receives what it added to each counter. */
+static inline int harness_run_counted(struct xdp_harness *h, const struct frame *f,
+				      __u32 *verdict, struct bloomxdp_counters *delta)
+{
+	struct bloomxdp_counters before;
+	size_t i;
+	int ret;
+
+	ret = harness_counters(h, &before);
+	if (!ret)
+		ret = harness_run(h, f, verdict);
+	if (!ret)
+		ret = harness_counters(h, delta);
+	for (i = 0; !ret && i < HARNESS_NCOUNTERS; i++)
+		*counter_at(delta, i) -= *counter_at(&before, i);
+	return ret;
+}
+
+#endif /* XDP_HARNESS_H */

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs, with apt-get, what building and testing bloomxdp needs and is not
+# installed yet. Idempotent: does nothing (not even 'apt-get update') when
+# everything is present. Debian/Ubuntu only.
+set -eu
+
+PACKAGES=(
+	clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config gcc make	# build
+	libc6-dev linux-libc-dev libidn2-dev						# names (IDN)
+	libcmocka-dev								# unit tests
+	iproute2 iputils-ping netcat-openbsd python3				# e2e tests, demo
+	util-linux coreutils							# nsenter, timeout
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+	if [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" != "install ok installed" ]; then
+		missing+=("$p")
+	fi
+done
+[ "${#missing[@]}" -eq 0 ] && exit 0
+
+if ! command -v apt-get >/dev/null; then
+	echo "install-deps: missing ${missing[*]}, and there is no apt-get: install them by hand" >&2
+	exit 1
+fi
+sudo=
+if [ "$(id -u)" -ne 0 ]; then
+	if ! command -v sudo >/dev/null; then
+		echo "install-deps: missing ${missing[*]}: run this script as root" >&2
+		exit 1
+	fi
+	sudo=sudo
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q
+$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
