@@ -148,6 +148,22 @@ static int pin_fd(const char *dir, const char *name, int fd)
 	return 0;
 }
 
+/* The root may vanish under us: a concurrent detach removes it once empty. */
+static int make_pin_dir(const char *dir)
+{
+	int tries;
+
+	for (tries = 0; tries < 3; tries++) {
+		if (mkdir(BLOOMXDP_PIN_ROOT, 0700) && errno != EEXIST)
+			return -1;
+		if (mkdir(dir, 0700) == 0)
+			return 0;
+		if (errno != ENOENT)
+			return -1;
+	}
+	return -1;
+}
+
 /* Refuses, or with --force removes, an XDP program that is not ours. */
 static int clear_foreign_xdp(const char *ifname, int ifindex, bool force)
 {
@@ -298,7 +314,7 @@ static int do_attach(const char *ifname, const struct attach_opts *o)
 		goto cleanup;
 	}
 
-	if ((mkdir(BLOOMXDP_PIN_ROOT, 0700) && errno != EEXIST) || mkdir(dir, 0700)) {
+	if (make_pin_dir(dir)) {
 		ret = -errno;
 		log_error("cannot create %s: %s", dir, strerror(-ret));
 		goto cleanup;

@@ -221,8 +221,8 @@ static int do_add(const char *ifname, enum list_format format, char **entries, i
 	if (ret)
 		log_warn("entries added, but the entry count could not be saved: %s",
 			 strerror(-ret));
-	printf("added %d entries to %s (%llu not already in the filter)\n", n, ifname,
-	       (unsigned long long)inserted);
+	printf("added %d entr%s to %s (%llu not already in the filter)\n", n, n == 1 ? "y" : "ies",
+	       ifname, (unsigned long long)inserted);
 	warn_over_capacity(&f, &att.config);
 	ret = 0;
 cleanup:

@@ -242,6 +242,8 @@ static int read_link(const struct attachment *att, struct link_view *view)
 		view->mode = "detached (interface gone)";
 		goto out;
 	}
+	/* The link holds an ifindex of its own namespace; this one may differ. */
+	view->mode = "unknown (attached from another network namespace?)";
 	if (bpf_xdp_query(view->ifindex, 0, &q) == 0) {
 		if (q.drv_prog_id == view->prog_id)
 			view->mode = "native";

@@ -235,7 +235,7 @@ fi
 # ------------------------------------------------------------ add
 check_eq "before 'add', $C4_ADD gets replies" "2 2" "$(ping_recv "$C4_ADD" "$SRV4" 2 0.05)"
 out=$(bx add "$IF_SRV" "$C4_ADD" 2>&1)
-check_eq "add $C4_ADD" "added 1 entries to $IF_SRV (1 not already in the filter)" "$out"
+check_eq "add $C4_ADD" "added 1 entry to $IF_SRV (1 not already in the filter)" "$out"
 check_eq "after 'add', query says blocked" "$C4_ADD: blocked" "$(bx query "$IF_SRV" "$C4_ADD" 2>&1)"
 check_eq "after 'add', $C4_ADD gets no reply" "3 0" "$(ping_recv "$C4_ADD" "$SRV4" 3 0.05)"
 st=$(status_json)
