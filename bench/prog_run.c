@@ -3,8 +3,9 @@
  * ns per packet of the XDP program in the kernel, by BPF_PROG_TEST_RUN with
  * repeat, and the cost of the keyed hash alone. One hot frame per row: this
  * is the floor of the per-packet cost (caches warm), not a throughput figure.
+ * The test-run loop itself costs what the ARP row costs, roughly.
  *
- * Usage: bench/prog_run [entries]   (default 1000000)
+ * Usage: build/bench/prog_run [entries]   (default 1000000)
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,12 +19,13 @@
 #include <bloomxdp/common.h>
 #include "bloomxdp.skel.h"
 #include "hash_probe.skel.h"
-#include "filter.h"
+#include "blocklist.h"
 #include "hash_probe.h"
 #include "keys.h"
 #include "sizing.h"
 
-#define REPEAT 2000000
+#define REPEAT 1000000
+#define FRAME_MAX 1024
 
 static double run_ns(int prog_fd, void *frame, size_t len)
 {
@@ -37,32 +39,87 @@ static double run_ns(int prog_fd, void *frame, size_t len)
 	return opts.duration;
 }
 
-static size_t ipv4_frame(__u8 *buf, const char *src)
+/* Ethernet + IPv4 (or IPv6) + UDP/TCP header + payload; returns the frame length. */
+static size_t make_frame(__u8 *buf, int ipv6, const char *src, int proto, __u16 dport,
+			 const void *payload, size_t len)
 {
-	struct ethhdr *eth = (void *)buf;
-	__u8 *ip = buf + sizeof(*eth);
+	size_t l3 = ETH_HLEN, l4 = l3 + (ipv6 ? 40 : 20), l4len = proto == 6 ? 20 : 8;
+	__u8 *ip = buf + l3, *th = buf + l4;
 
-	memset(buf, 0, 64);
-	eth->h_proto = htons(ETH_P_IP);
-	ip[0] = 0x45;
-	ip[9] = 17;
-	inet_pton(AF_INET, src, ip + 12);
-	inet_pton(AF_INET, "192.0.2.1", ip + 16);
-	return 64;
+	memset(buf, 0, FRAME_MAX);
+	((struct ethhdr *)buf)->h_proto = htons(ipv6 ? ETH_P_IPV6 : ETH_P_IP);
+	if (ipv6) {
+		ip[0] = 0x60;
+		ip[6] = proto;
+		inet_pton(AF_INET6, src, ip + 8);
+		inet_pton(AF_INET6, "2001:db8::1", ip + 24);
+	} else {
+		ip[0] = 0x45;
+		ip[9] = proto;
+		inet_pton(AF_INET, src, ip + 12);
+		inet_pton(AF_INET, "192.0.2.1", ip + 16);
+	}
+	th[2] = dport >> 8;
+	th[3] = dport & 0xff;
+	if (proto == 6)
+		th[12] = 5 << 4;	/* data offset */
+	memcpy(th + l4len, payload, len);
+	return l4 + l4len + len;
 }
 
-static size_t ipv6_frame(__u8 *buf, const char *src)
+/* A standard query for name (dotted text). */
+static size_t dns_query(__u8 *out, const char *name)
 {
-	struct ethhdr *eth = (void *)buf;
-	__u8 *ip = buf + sizeof(*eth);
+	size_t n = 12, len;
+	const char *p = name, *dot;
 
-	memset(buf, 0, 80);
-	eth->h_proto = htons(ETH_P_IPV6);
-	ip[0] = 0x60;
-	ip[6] = 17;
-	inet_pton(AF_INET6, src, ip + 8);
-	inet_pton(AF_INET6, "2001:db8::1", ip + 24);
-	return 80;
+	memset(out, 0, 12);
+	out[5] = 1;	/* QDCOUNT */
+	while (*p) {
+		dot = strchr(p, '.');
+		len = dot ? (size_t)(dot - p) : strlen(p);
+		out[n++] = len;
+		memcpy(out + n, p, len);
+		n += len;
+		p += len + (dot ? 1 : 0);
+	}
+	out[n++] = 0;
+	memcpy(out + n, "\0\1\0\1", 4);
+	return n + 4;
+}
+
+/* A minimal TLS 1.2 ClientHello whose only extension is server_name. */
+static size_t client_hello(__u8 *out, const char *name)
+{
+	size_t nlen = strlen(name), ext = 9 + nlen, hs = 2 + 32 + 1 + 4 + 2 + 2 + ext, n = 0;
+
+	out[n++] = 22; out[n++] = 3; out[n++] = 1;
+	out[n++] = (hs + 4) >> 8; out[n++] = (hs + 4) & 0xff;
+	out[n++] = 1; out[n++] = 0; out[n++] = hs >> 8; out[n++] = hs & 0xff;
+	out[n++] = 3; out[n++] = 3;
+	memset(out + n, 0x5a, 32); n += 32;
+	out[n++] = 0;					/* session id */
+	out[n++] = 0; out[n++] = 2; out[n++] = 0x13; out[n++] = 0x01;	/* cipher suites */
+	out[n++] = 1; out[n++] = 0;			/* compression */
+	out[n++] = ext >> 8; out[n++] = ext & 0xff;	/* extensions */
+	out[n++] = 0; out[n++] = 0;			/* server_name */
+	out[n++] = (nlen + 5) >> 8; out[n++] = (nlen + 5) & 0xff;
+	out[n++] = (nlen + 3) >> 8; out[n++] = (nlen + 3) & 0xff;
+	out[n++] = 0;
+	out[n++] = nlen >> 8; out[n++] = nlen & 0xff;
+	memcpy(out + n, name, nlen);
+	return n + nlen;
+}
+
+/* "l1.l2.....ln.example" with labels of 8 letters: labels + 1 labels in all. */
+static void deep_name(char *out, int labels, const char *suffix)
+{
+	int i;
+
+	out[0] = '\0';
+	for (i = 0; i < labels; i++)
+		strcat(out, "abcdefgh.");
+	strcat(out, suffix);
 }
 
 static double user_hash_ns(const __u64 hash_key[2])
@@ -84,6 +141,24 @@ static double user_hash_ns(const __u64 hash_key[2])
 	return ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / 1e7;
 }
 
+static int insert_entry(const struct entry *e, void *filter)
+{
+	blocklist_insert(filter, e);
+	return 0;
+}
+
+static void insert_text(struct filter *f, const char *text)
+{
+	const char *why = NULL;
+	char buf[512];
+
+	snprintf(buf, sizeof(buf), "%s", text);
+	if (entry_parse_line(buf, FORMAT_AUTO, insert_entry, f, &why)) {
+		fprintf(stderr, "%s: %s\n", text, why);
+		exit(1);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	__u64 entries = argc > 1 ? strtoull(argv[1], NULL, 0) : 1000000, i;
@@ -94,8 +169,11 @@ int main(int argc, char **argv)
 	struct filter f = { .map_fd = -1 };
 	struct bloom_plan plan;
 	struct bloomxdp_key key;
-	__u8 frame[128];
-	double arp, v4_miss, v4_hit, v6_miss, v6_hit, hash_full, hash_none;
+	__u8 frame[FRAME_MAX], payload[FRAME_MAX];
+	static const int depths[] = { 1, 3, 7, 15 };
+	double hash_full, hash_none;
+	char name[300], http[400];
+	size_t d, len;
 	int prog;
 	__u32 a;
 
@@ -110,32 +188,63 @@ int main(int argc, char **argv)
 	cfg->hash_key[1] = 0x0f0e0d0c0b0a0908ULL;
 	cfg->bits = plan.bits;
 	cfg->hashes = plan.hashes;
-	cfg->match = BLOOMXDP_MATCH_SRC;
+	cfg->match = BLOOMXDP_MATCH_SRC | BLOOMXDP_MATCH_NAMES;
+	cfg->dns_ports[0] = BLOOMXDP_DNS_PORT;
+	cfg->http_ports[0] = BLOOMXDP_HTTP_PORT;
+	cfg->tls_ports[0] = BLOOMXDP_TLS_PORT;
 	cfg->capacity = entries;
 	if (filter_create(cfg, &f))
 		return 1;
 	bpf_map__set_inner_map_fd(skel->maps.filter, f.map_fd);
 	if (bloomxdp__load(skel) || filter_install(bpf_map__fd(skel->maps.filter), &f))
 		return 1;
-	/* entries - 2 random IPv4 keys, plus the two hot hit addresses. */
-	for (i = 0; i + 2 < entries; i++) {
+	/* entries - 3 random IPv4 keys, and the hot hits: two addresses, one domain. */
+	for (i = 0; i + 3 < entries; i++) {
 		a = (__u32)(i * 2654435761u) | 0x01000000;
 		bloomxdp_key_ipv4(&key, &a, 32);
 		filter_insert(&f, &key);
 	}
-	key_parse("203.0.113.7", &key, &(const char *){ NULL });
-	filter_insert(&f, &key);
-	key_parse("2001:db8::7", &key, &(const char *){ NULL });
-	filter_insert(&f, &key);
+	insert_text(&f, "203.0.113.7");
+	insert_text(&f, "2001:db8::7");
+	insert_text(&f, "evil.example");
 	prog = bpf_program__fd(skel->progs.bloomxdp_xdp);
 
+	printf("| frame (hot, %llu entries, k=%u) | ns/packet |\n|---|---|\n",
+	       (unsigned long long)entries, plan.hashes);
 	memset(frame, 0, sizeof(frame));
 	((struct ethhdr *)frame)->h_proto = htons(ETH_P_ARP);
-	arp = run_ns(prog, frame, 64);
-	v4_miss = run_ns(prog, frame, ipv4_frame(frame, "192.0.2.99"));
-	v4_hit = run_ns(prog, frame, ipv4_frame(frame, "203.0.113.7"));
-	v6_miss = run_ns(prog, frame, ipv6_frame(frame, "2001:db8::99"));
-	v6_hit = run_ns(prog, frame, ipv6_frame(frame, "2001:db8::7"));
+	printf("| ARP (parse only, no lookup) | %.0f |\n", run_ns(prog, frame, 64));
+	printf("| IPv4, not listed | %.0f |\n",
+	       run_ns(prog, frame, make_frame(frame, 0, "192.0.2.99", 17, 9, "x", 1)));
+	printf("| IPv4, listed (k probes) | %.0f |\n",
+	       run_ns(prog, frame, make_frame(frame, 0, "203.0.113.7", 17, 9, "x", 1)));
+	printf("| IPv6, not listed | %.0f |\n",
+	       run_ns(prog, frame, make_frame(frame, 1, "2001:db8::99", 17, 9, "x", 1)));
+	printf("| IPv6, listed (k probes) | %.0f |\n",
+	       run_ns(prog, frame, make_frame(frame, 1, "2001:db8::7", 17, 9, "x", 1)));
+	for (d = 0; d < sizeof(depths) / sizeof(depths[0]); d++) {
+		deep_name(name, depths[d], "good.example");
+		len = dns_query(payload, name);
+		printf("| DNS query, %d labels, not listed | %.0f |\n", depths[d] + 2,
+		       run_ns(prog, frame, make_frame(frame, 0, "192.0.2.99", 17, 53, payload,
+							len)));
+	}
+	deep_name(name, 3, "evil.example");
+	len = dns_query(payload, name);
+	printf("| DNS query, 5 labels, under a listed domain | %.0f |\n",
+	       run_ns(prog, frame, make_frame(frame, 0, "192.0.2.99", 17, 53, payload, len)));
+	for (d = 0; d < sizeof(depths) / sizeof(depths[0]); d++) {
+		deep_name(name, depths[d], "good.example");
+		len = client_hello(payload, name);
+		printf("| TLS ClientHello, SNI of %d labels, not listed | %.0f |\n", depths[d] + 2,
+		       run_ns(prog, frame, make_frame(frame, 0, "192.0.2.99", 6, 443, payload,
+							len)));
+	}
+	deep_name(name, 1, "good.example");
+	len = snprintf(http, sizeof(http), "GET /a/b/c HTTP/1.1\r\nHost: %s\r\nUser-Agent: "
+		       "bench\r\nAccept: */*\r\n\r\n", name);
+	printf("| HTTP GET, Host of 3 labels, not listed | %.0f |\n",
+	       run_ns(prog, frame, make_frame(frame, 0, "192.0.2.99", 6, 80, http, len)));
 
 	bloomxdp_key_ipv4(&hf.key, &(__u32){ 0x07710bcb }, 32);
 	hf.hash_key[0] = 1;
@@ -144,15 +253,7 @@ int main(int argc, char **argv)
 	hash_full = run_ns(bpf_program__fd(hp->progs.hash_probe), &hf, sizeof(hf));
 	hf.bits = 0;	/* returns before hashing */
 	hash_none = run_ns(bpf_program__fd(hp->progs.hash_probe), &hf, sizeof(hf));
-
-	printf("| frame (hot, %llu entries, k=%u) | ns/packet |\n|---|---|\n",
-	       (unsigned long long)entries, plan.hashes);
-	printf("| ARP (parse only, no lookup) | %.1f |\n", arp);
-	printf("| IPv4, not listed | %.1f |\n", v4_miss);
-	printf("| IPv4, listed (k probes) | %.1f |\n", v4_hit);
-	printf("| IPv6, not listed | %.1f |\n", v6_miss);
-	printf("| IPv6, listed (k probes) | %.1f |\n", v6_hit);
-	printf("| SipHash-1-3 of an IPv4 key in the kernel (difference of two runs) | %.1f |\n",
+	printf("| SipHash-1-3 of an IPv4 key in the kernel (difference of two runs) | %.0f |\n",
 	       hash_full - hash_none);
 	printf("| SipHash-1-3 of an IPv4 key in user space | %.1f |\n",
 	       user_hash_ns(cfg->hash_key));

@@ -107,27 +107,23 @@ static __always_inline void count_malformed(struct bloomxdp_counters *cnt, int e
 	}
 }
 
+/* Which name matcher a packet goes to, from its L4 protocol and destination port. */
+enum name_field {
+	FIELD_NONE,
+	FIELD_DNS,		/* UDP to a DNS port */
+	FIELD_HTTP,		/* TCP to an HTTP port */
+	FIELD_TLS,		/* TCP to a TLS port */
+	FIELD_DNS_TCP,		/* TCP to a DNS port: not parsed, counted */
+	FIELD_QUIC,		/* UDP to a TLS port: not parsed, counted */
+};
+
 /* Where the parsers left off, for the name matchers. */
 struct packet {
 	__u32 l3_off;
 	__u32 l4_off;
-	int l4_proto;		/* -1: not reached (fragment, unparsed extension headers) */
+	__u32 field;		/* enum name_field */
 	int ipv6;
 };
-
-/*
- * The cursor as an offset, taken as soon as the headers are parsed: the
- * packet pointer is then dead, and the verifier can merge the many parse
- * paths (VLANs, IPv6 extension chains) instead of walking the rest of the
- * program once for each.
- */
-static __always_inline __u32 l4_offset(struct xdp_md *ctx, const struct cursor *c)
-{
-	__u32 off = c->pos - (void *)(long)ctx->data;
-
-	barrier_var(off);
-	return off & 0x3ff;
-}
 
 static __always_inline int port_listed(const volatile __u16 *ports, __u16 port)
 {
@@ -137,6 +133,47 @@ static __always_inline int port_listed(const volatile __u16 *ports, __u16 port)
 		if (ports[i] && ports[i] == port)
 			return 1;
 	return 0;
+}
+
+static __always_inline __u32 name_field(int l4_proto, __u16 dport)
+{
+	__u32 match = config.match;
+
+	if (l4_proto == IPPROTO_UDP) {
+		if ((match & BLOOMXDP_MATCH_DNS) && port_listed(config.dns_ports, dport))
+			return FIELD_DNS;
+		if ((match & BLOOMXDP_MATCH_SNI) && port_listed(config.tls_ports, dport))
+			return FIELD_QUIC;
+	} else if (l4_proto == IPPROTO_TCP) {
+		if ((match & BLOOMXDP_MATCH_HTTP) && port_listed(config.http_ports, dport))
+			return FIELD_HTTP;
+		if ((match & BLOOMXDP_MATCH_SNI) && port_listed(config.tls_ports, dport))
+			return FIELD_TLS;
+		if ((match & BLOOMXDP_MATCH_DNS) && port_listed(config.dns_ports, dport))
+			return FIELD_DNS_TCP;
+	}
+	return FIELD_NONE;
+}
+
+/*
+ * Records where L4 starts and which name matcher applies, as soon as the IP
+ * headers are parsed. Only scalars leave: the packet pointer is then dead,
+ * and the verifier can merge the many parse paths (VLANs, IPv6 extension
+ * chains) instead of walking the rest of the program once for each.
+ */
+static __always_inline void packet_set_l4(struct xdp_md *ctx, const struct cursor *c,
+					  int l4_proto, struct packet *pkt)
+{
+	__be16 *ports = c->pos;	/* UDP and TCP both start with source, destination */
+	__u32 off = c->pos - (void *)(long)ctx->data;
+
+	barrier_var(off);
+	pkt->l4_off = off & 0x3ff;
+	pkt->field = FIELD_NONE;
+	if (!(config.match & BLOOMXDP_MATCH_NAMES) || l4_proto < 0 ||
+	    (void *)(ports + 2) > c->end)
+		return;
+	pkt->field = name_field(l4_proto, bpf_ntohs(ports[1]));
 }
 
 static __always_inline void name_walk_init(struct name_walk *w, void *bits)
@@ -203,55 +240,42 @@ static __always_inline int match_sni(struct xdp_md *ctx, struct bloomxdp_counter
 }
 
 /*
- * The names a packet carries, by destination port. A global function: the
- * verifier checks it once, not once per path through the parsers above.
+ * Looks up the name a packet carries in the given field. A global function:
+ * the verifier checks it once, not once per path through the parsers above.
  * Returns 0, or on a hit 1, or for a DNS query the length of its question
  * (for an NXDOMAIN answer).
  */
-__attribute__((noinline)) int match_names(struct xdp_md *ctx, __u32 l4_proto, __u32 l4_off)
+__attribute__((noinline)) int match_names(struct xdp_md *ctx, __u32 field, __u32 l4_off)
 {
 	__u32 frame_len = ctx->data_end - ctx->data, off, len, question_end = 0;
 	struct bloomxdp_counters *cnt;
 	__u32 zero = 0;
 	struct scratch *s;
 	struct tcphdr tcp;
-	struct udphdr udp;
 	void *bits;
-	__u16 dport;
 
 	s = scratch_get();
 	cnt = bpf_map_lookup_elem(&counters, &zero);
 	bits = bpf_map_lookup_elem(&filter, &zero);
 	if (!s || !cnt || !bits)
 		return 0;
-	if (l4_proto == IPPROTO_UDP) {
-		if (bpf_xdp_load_bytes(ctx, l4_off, &udp, sizeof(udp)))
+	if (field == FIELD_DNS) {
+		off = l4_off + sizeof(struct udphdr);
+		if (off >= frame_len)
 			return 0;
-		dport = bpf_ntohs(udp.dest);
-		off = l4_off + sizeof(udp);
-		len = frame_len - off;
-		if ((config.match & BLOOMXDP_MATCH_DNS) && port_listed(config.dns_ports, dport))
-			return match_dns(ctx, cnt, s, bits, off, len, &question_end) ?
-			       question_end : 0;
-		if ((config.match & BLOOMXDP_MATCH_SNI) && port_listed(config.tls_ports, dport))
-			cnt->unseen_quic++;
-		return 0;
+		return match_dns(ctx, cnt, s, bits, off, frame_len - off, &question_end) ?
+		       question_end : 0;
 	}
-	if (l4_proto != IPPROTO_TCP)
-		return 0;
 	if (bpf_xdp_load_bytes(ctx, l4_off, &tcp, sizeof(tcp)) || tcp.doff < 5)
 		return 0;
-	dport = bpf_ntohs(tcp.dest);
 	off = l4_off + tcp.doff * 4;
 	if (off >= frame_len)
 		return 0;	/* no payload: handshakes and ACKs */
 	len = frame_len - off;
-	if ((config.match & BLOOMXDP_MATCH_HTTP) && port_listed(config.http_ports, dport))
+	if (field == FIELD_HTTP)
 		return match_http(ctx, cnt, s, bits, off, len);
-	if ((config.match & BLOOMXDP_MATCH_SNI) && port_listed(config.tls_ports, dport))
+	if (field == FIELD_TLS)
 		return match_sni(ctx, cnt, s, bits, off, len);
-	if ((config.match & BLOOMXDP_MATCH_DNS) && port_listed(config.dns_ports, dport))
-		cnt->unseen_dns_tcp++;
 	return 0;
 }
 
@@ -270,7 +294,7 @@ SEC("xdp")
 int bloomxdp_xdp(struct xdp_md *ctx)
 {
 	struct cursor c = { .pos = (void *)(long)ctx->data, .end = (void *)(long)ctx->data_end };
-	struct packet pkt = { .l4_proto = -1 };
+	struct packet pkt = {};
 	struct bloomxdp_counters *cnt;
 	struct ipv6_ext_result ext;
 	__u32 dns_question_end = 0;
@@ -311,11 +335,11 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 			count_malformed(cnt, proto);
 			goto out;
 		}
-		if (ipv4_is_fragment(iph))
+		if (ipv4_is_fragment(iph)) {
 			cnt->fragments++;
-		else
-			pkt.l4_proto = proto;
-		pkt.l4_off = l4_offset(ctx, &c);
+			proto = -1;	/* names are not looked for in fragments */
+		}
+		packet_set_l4(ctx, &c, proto, &pkt);
 		if (!bits) {
 			cnt->no_filter++;
 			goto out;
@@ -340,9 +364,7 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 			cnt->ipv6_ext_unparsed++;
 		if (ext.is_fragment)
 			cnt->fragments++;
-		else
-			pkt.l4_proto = ext.l4_proto;
-		pkt.l4_off = l4_offset(ctx, &c);
+		packet_set_l4(ctx, &c, ext.is_fragment ? -1 : ext.l4_proto, &pkt);
 		if (!bits) {
 			cnt->no_filter++;
 			goto out;
@@ -356,8 +378,12 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 			cnt->hits_v6++;
 	}
 
-	if (!hit && (config.match & BLOOMXDP_MATCH_NAMES) && pkt.l4_proto >= 0) {
-		hit = match_names(ctx, pkt.l4_proto, pkt.l4_off);
+	if (!hit && pkt.field == FIELD_DNS_TCP) {
+		cnt->unseen_dns_tcp++;
+	} else if (!hit && pkt.field == FIELD_QUIC) {
+		cnt->unseen_quic++;
+	} else if (!hit && pkt.field != FIELD_NONE) {
+		hit = match_names(ctx, pkt.field, pkt.l4_off);
 		if (hit > 1)
 			dns_question_end = hit;
 	}

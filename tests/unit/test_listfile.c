@@ -14,17 +14,17 @@
 #include "listfile.h"
 
 struct collected {
-	struct bloomxdp_key keys[16];
+	struct entry entries[16];
 	int n;
 };
 
-static int collect(const struct bloomxdp_key *key, void *arg)
+static int collect(const struct entry *e, void *arg)
 {
 	struct collected *c = arg;
 
 	if (c->n >= 16)
 		return -E2BIG;
-	c->keys[c->n++] = *key;
+	c->entries[c->n++] = *e;
 	return 0;
 }
 
@@ -40,15 +40,15 @@ static void write_list(char path[32], const char *content, size_t len)
 	close(fd);
 }
 
-static int read_text(const char *content, struct collected *c, char err[LIST_ERROR_LEN],
-		     char path[32])
+static int read_text(const char *content, enum list_format format, struct collected *c,
+		     char err[LIST_ERROR_LEN], char path[32])
 {
 	int ret;
 
 	write_list(path, content, strlen(content));
 	memset(c, 0, sizeof(*c));
 	err[0] = '\0';
-	ret = list_read(path, collect, c, err);
+	ret = list_read(path, format, collect, c, err);
 	unlink(path);
 	return ret;
 }
@@ -57,6 +57,23 @@ static void assert_keys_equal(const struct bloomxdp_key *a, const struct bloomxd
 {
 	assert_int_equal(a->nwords, b->nwords);
 	assert_memory_equal(a->word, b->word, a->nwords * sizeof(__u64));
+}
+
+/* An address entry holding the key of text. */
+static void assert_addr_entry(const struct entry *e, const char *text)
+{
+	struct bloomxdp_key k;
+	const char *why;
+
+	assert_int_equal(e->kind, ENTRY_ADDR);
+	assert_int_equal(key_parse(text, &k, &why), 0);
+	assert_keys_equal(&e->addr, &k);
+}
+
+static void assert_name_entry(const struct entry *e, const char *name)
+{
+	assert_int_equal(e->kind, ENTRY_NAME);
+	assert_string_equal(e->name, name);
 }
 
 static void test_line_entry(void **state)
@@ -71,6 +88,39 @@ static void test_line_entry(void **state)
 	assert_string_equal(list_line_entry(l4), "2001:db8::1");
 	assert_null(list_line_entry(l5));
 	assert_null(list_line_entry(l6));
+}
+
+/* '#' starts a comment at the start of a line or after white space only. */
+static void test_line_entry_hash_sign(void **state)
+{
+	static const struct {
+		const char *line, *entry;	/* entry NULL: a comment line */
+	} cases[] = {
+		{ "example.com##.ad\n", "example.com##.ad" },
+		{ "example.com#@#.ad", "example.com#@#.ad" },
+		{ "http://evil.example/p#frag", "http://evil.example/p#frag" },
+		{ "evil.example#", "evil.example#" },
+		{ "evil.example\t#tab comment", "evil.example" },
+		{ "evil.example #a#b", "evil.example" },
+		{ "0.0.0.0 evil.example # hosts comment", "0.0.0.0 evil.example" },
+		{ "  # indented comment", NULL },
+		{ "##", NULL },
+	};
+	char line[64];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *entry;
+
+		snprintf(line, sizeof(line), "%s", cases[i].line);
+		entry = list_line_entry(line);
+		if (!cases[i].entry && entry)
+			fail_msg("'%s': got entry '%s', want a comment", cases[i].line, entry);
+		if (cases[i].entry && (!entry || strcmp(entry, cases[i].entry)))
+			fail_msg("'%s': got '%s', want '%s'", cases[i].line,
+				 entry ? entry : "(null)", cases[i].entry);
+	}
 }
 
 static void test_keys(void **state)
@@ -117,18 +167,67 @@ static void test_good_file(void **state)
 {
 	char err[LIST_ERROR_LEN], path[32];
 	struct collected c;
-	struct bloomxdp_key k;
-	const char *why;
+	enum list_format formats[] = { FORMAT_AUTO, FORMAT_ADDR };
+	size_t i;
 
 	(void)state;
-	assert_int_equal(read_text("# blocklist\n\n203.0.113.7\n  2001:db8::9\t# host\r\n"
-				   "203.0.113.7\n198.51.100.1", &c, err, path), 0);
-	/* Duplicates are passed on (inserting twice is harmless); no final newline needed. */
-	assert_int_equal(c.n, 4);
-	key_parse("2001:db8::9", &k, &why);
-	assert_keys_equal(&c.keys[1], &k);
-	key_parse("198.51.100.1", &k, &why);
-	assert_keys_equal(&c.keys[3], &k);
+	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		assert_int_equal(read_text("# blocklist\n\n203.0.113.7\n  2001:db8::9\t# host\r\n"
+					   "203.0.113.7\n198.51.100.1", formats[i], &c, err,
+					   path), 0);
+		/* Duplicates are passed on (inserting twice is harmless); no final newline. */
+		assert_int_equal(c.n, 4);
+		assert_addr_entry(&c.entries[0], "203.0.113.7");
+		assert_addr_entry(&c.entries[1], "2001:db8::9");
+		assert_addr_entry(&c.entries[2], "203.0.113.7");
+		assert_addr_entry(&c.entries[3], "198.51.100.1");
+	}
+}
+
+/* Auto format decides per line: one file may mix every format. */
+static void test_mixed_file(void **state)
+{
+	char err[LIST_ERROR_LEN], path[32];
+	struct collected c;
+
+	(void)state;
+	assert_int_equal(read_text("[Adblock Plus 2.0]\n! adblock comment\n# comment\n"
+				   "203.0.113.7\n"
+				   "EVIL.example.\n"
+				   "0.0.0.0 a.example b.example # two names\n"
+				   "127.0.0.1 localhost\n"
+				   "||ads.example^\n"
+				   "https://www.example:8443/malware/?x=1#frag\n",
+				   FORMAT_AUTO, &c, err, path), 0);
+	assert_int_equal(c.n, 6);
+	assert_addr_entry(&c.entries[0], "203.0.113.7");
+	assert_name_entry(&c.entries[1], "evil.example");
+	assert_name_entry(&c.entries[2], "a.example");
+	assert_name_entry(&c.entries[3], "b.example");
+	assert_name_entry(&c.entries[4], "ads.example");
+	assert_int_equal(c.entries[5].kind, ENTRY_URL);
+	assert_string_equal(c.entries[5].name, "www.example");
+	assert_string_equal(c.entries[5].path, "/malware");
+}
+
+/* A forced format refuses the lines of other formats, with file and line. */
+static void test_forced_format(void **state)
+{
+	char err[LIST_ERROR_LEN], path[32], want[LIST_ERROR_LEN];
+	struct collected c;
+
+	(void)state;
+	assert_int_equal(read_text("0.0.0.0 a.example\n0.0.0.0 b.example\n", FORMAT_HOSTS, &c, err,
+				   path), 0);
+	assert_int_equal(c.n, 2);
+	assert_name_entry(&c.entries[1], "b.example");
+
+	assert_int_equal(read_text("a.example\n0.0.0.0 b.example\n", FORMAT_DOMAIN, &c, err, path),
+			 -EINVAL);
+	snprintf(want, sizeof(want), "%s:2: 0.0.0.0 b.example: a name holds only letters, "
+		 "digits, '-', '_' and dots", path);
+	assert_string_equal(err, want);
+	assert_int_equal(c.n, 1);
 }
 
 static void test_empty_file(void **state)
@@ -137,9 +236,9 @@ static void test_empty_file(void **state)
 	struct collected c;
 
 	(void)state;
-	assert_int_equal(read_text("", &c, err, path), 0);
+	assert_int_equal(read_text("", FORMAT_AUTO, &c, err, path), 0);
 	assert_int_equal(c.n, 0);
-	assert_int_equal(read_text("# only comments\n\n", &c, err, path), 0);
+	assert_int_equal(read_text("# only comments\n\n", FORMAT_AUTO, &c, err, path), 0);
 	assert_int_equal(c.n, 0);
 }
 
@@ -149,14 +248,23 @@ static void test_bad_line_reports_file_and_line(void **state)
 	struct collected c;
 
 	(void)state;
+	/* With --format addr a domain is a bad line. */
 	assert_int_equal(read_text("203.0.113.7\n# fine\n\n  evil.example  \n198.51.100.1\n",
-				   &c, err, path), -EINVAL);
+				   FORMAT_ADDR, &c, err, path), -EINVAL);
 	snprintf(want, sizeof(want), "%s:4: evil.example: not an IPv4 or IPv6 address", path);
 	assert_string_equal(err, want);
 	/* Entries before the bad line were handed on; the caller discards them. */
 	assert_int_equal(c.n, 1);
 
-	assert_int_equal(read_text("198.51.100.0/24\n", &c, err, path), -EINVAL);
+	/* In auto format too, where evil.example is fine but evil..example is not. */
+	assert_int_equal(read_text("203.0.113.7\n# fine\nevil.example\n  evil..example  \n"
+				   "198.51.100.1\n", FORMAT_AUTO, &c, err, path), -EINVAL);
+	snprintf(want, sizeof(want),
+		 "%s:4: evil..example: empty label (two dots, or a leading dot)", path);
+	assert_string_equal(err, want);
+	assert_int_equal(c.n, 2);
+
+	assert_int_equal(read_text("198.51.100.0/24\n", FORMAT_AUTO, &c, err, path), -EINVAL);
 	snprintf(want, sizeof(want), "%s:1: 198.51.100.0/24: CIDR prefixes are not supported yet; "
 		 "list host addresses", path);
 	assert_string_equal(err, want);
@@ -168,14 +276,18 @@ static void test_bad_line_is_quoted_safely(void **state)
 	struct collected c;
 
 	(void)state;
-	assert_int_equal(read_text("1.2.3.4\x01\x7f\n", &c, err, path), -EINVAL);
+	assert_int_equal(read_text("1.2.3.4\x01\x7f\n", FORMAT_AUTO, &c, err, path), -EINVAL);
 	assert_non_null(strstr(err, ":1: 1.2.3.4\\x01\\x7f: "));
 
 	memset(line, 'a', sizeof(line) - 2);
 	line[sizeof(line) - 2] = '\n';
 	line[sizeof(line) - 1] = '\0';
-	assert_int_equal(read_text(line, &c, err, path), -EINVAL);
+	assert_int_equal(read_text(line, FORMAT_ADDR, &c, err, path), -EINVAL);
 	assert_non_null(strstr(err, "aaa...: not an IPv4"));
+	assert_true(strlen(err) < 200);
+	/* The same line read as a domain: quoted as short, with the name's reason. */
+	assert_int_equal(read_text(line, FORMAT_AUTO, &c, err, path), -EINVAL);
+	assert_non_null(strstr(err, "aaa...: name longer than 253 characters"));
 	assert_true(strlen(err) < 200);
 }
 
@@ -186,7 +298,7 @@ static void test_nul_byte_is_refused(void **state)
 
 	(void)state;
 	write_list(path, "203.0.113.7\n1.2\0.3.4\n", 21);
-	assert_int_equal(list_read(path, collect, &c, err), -EINVAL);
+	assert_int_equal(list_read(path, FORMAT_AUTO, collect, &c, err), -EINVAL);
 	unlink(path);
 	assert_non_null(strstr(err, ":2: NUL byte"));
 }
@@ -197,7 +309,8 @@ static void test_missing_file(void **state)
 	struct collected c = {};
 
 	(void)state;
-	assert_int_equal(list_read("/nonexistent/list.txt", collect, &c, err), -ENOENT);
+	assert_int_equal(list_read("/nonexistent/list.txt", FORMAT_AUTO, collect, &c, err),
+			 -ENOENT);
 	assert_string_equal(err, "/nonexistent/list.txt: cannot open: No such file or directory");
 }
 
@@ -210,23 +323,60 @@ static void test_callback_error_stops_the_read(void **state)
 	(void)state;
 	for (i = 0; i < 20; i++)
 		snprintf(text + strlen(text), sizeof(text) - strlen(text), "192.0.2.%d\n", i);
-	assert_int_equal(read_text(text, &c, err, path), -E2BIG);
+	assert_int_equal(read_text(text, FORMAT_AUTO, &c, err, path), -E2BIG);
 	assert_int_equal(c.n, 16);
+
+	/* Also in the middle of a hosts line of several names, with no message of its own. */
+	text[0] = '\0';
+	for (i = 0; i < 15; i++)
+		snprintf(text + strlen(text), sizeof(text) - strlen(text), "n%d.example\n", i);
+	snprintf(text + strlen(text), sizeof(text) - strlen(text),
+		 "0.0.0.0 a.example b.example\n");
+	assert_int_equal(read_text(text, FORMAT_AUTO, &c, err, path), -E2BIG);
+	assert_int_equal(c.n, 16);
+	assert_name_entry(&c.entries[15], "a.example");
+	assert_string_equal(err, "");
+}
+
+static int refuse_second(const struct entry *e, void *arg)
+{
+	int *n = arg;
+
+	(void)e;
+	return ++*n == 2 ? -EINVAL : 0;
+}
+
+/* The callback's own -EINVAL is no bad line: returned as is, with no message. */
+static void test_callback_einval_is_not_a_bad_line(void **state)
+{
+	char err[LIST_ERROR_LEN] = "", path[32];
+	int n = 0;
+
+	(void)state;
+	write_list(path, "a.example\nb.example\nc.example\n", 30);
+	assert_int_equal(list_read(path, FORMAT_AUTO, refuse_second, &n, err), -EINVAL);
+	unlink(path);
+	assert_int_equal(n, 2);
+	assert_string_equal(err, "");
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_line_entry),
+		cmocka_unit_test(test_line_entry_hash_sign),
 		cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_bad_entries),
 		cmocka_unit_test(test_good_file),
+		cmocka_unit_test(test_mixed_file),
+		cmocka_unit_test(test_forced_format),
 		cmocka_unit_test(test_empty_file),
 		cmocka_unit_test(test_bad_line_reports_file_and_line),
 		cmocka_unit_test(test_bad_line_is_quoted_safely),
 		cmocka_unit_test(test_nul_byte_is_refused),
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_callback_error_stops_the_read),
+		cmocka_unit_test(test_callback_einval_is_not_a_bad_line),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
