@@ -66,23 +66,36 @@ static __always_inline int filter_has(void *bits, const struct bloomxdp_key *key
 	return bloomxdp_bits_test(bits, config.bits, config.hashes, hash);
 }
 
-static __always_inline int ipv4_listed(void *bits, const __be32 *addr)
+/* kinds: the filter's header word; a family the list does not hold is not looked up. */
+static __always_inline int ipv4_listed(void *bits, __u64 kinds, const __be32 *addr)
 {
 	struct bloomxdp_key key;
 
+	if (!(kinds & BLOOMXDP_HAS_IPV4))
+		return 0;
 	bloomxdp_key_ipv4(&key, addr, 32);
 	return filter_has(bits, &key);
 }
 
-static __always_inline int ipv6_listed(void *bits, const struct in6_addr *addr)
+static __always_inline int ipv6_listed(void *bits, __u64 kinds, const struct in6_addr *addr)
 {
 	struct bloomxdp_key key;
 
 	if (bloomxdp_ipv6_is_v4mapped(addr))
-		bloomxdp_key_ipv4(&key, &addr->in6_u.u6_addr32[3], 32);
-	else
-		bloomxdp_key_ipv6(&key, addr, 128);
+		return ipv4_listed(bits, kinds, &addr->in6_u.u6_addr32[3]);
+	if (!(kinds & BLOOMXDP_HAS_IPV6))
+		return 0;
+	bloomxdp_key_ipv6(&key, addr, 128);
 	return filter_has(bits, &key);
+}
+
+/* The filter's header word (BLOOMXDP_HAS_*). */
+static __always_inline __u64 filter_kinds(void *bits)
+{
+	__u32 index = bloomxdp_header_index(config.bits);
+	__u64 *header = bpf_map_lookup_elem(bits, &index);
+
+	return header ? *header : 0;
 }
 
 static __always_inline void count_malformed(struct bloomxdp_counters *cnt, int err)
@@ -176,9 +189,10 @@ static __always_inline void packet_set_l4(struct xdp_md *ctx, const struct curso
 	pkt->field = name_field(l4_proto, bpf_ntohs(ports[1]));
 }
 
-static __always_inline void name_walk_init(struct name_walk *w, void *bits)
+static __always_inline void name_walk_init(struct name_walk *w, void *bits, __u64 kinds)
 {
 	w->bits = bits;
+	w->kinds = kinds;
 	/* Read through the volatile: a cast would let clang fold the key to zero. */
 	w->hash_key[0] = config.hash_key[0];
 	w->hash_key[1] = config.hash_key[1];
@@ -188,8 +202,8 @@ static __always_inline void name_walk_init(struct name_walk *w, void *bits)
 
 /* DNS over UDP: 1 on a hit, with *question_end set for an NXDOMAIN answer. */
 static __always_inline int match_dns(struct xdp_md *ctx, struct bloomxdp_counters *cnt,
-				     struct scratch *s, void *bits, __u32 off, __u32 len,
-				     __u32 *question_end)
+				     struct scratch *s, void *bits, __u64 kinds, __u32 off,
+				     __u32 len, __u32 *question_end)
 {
 	struct name_walk w;
 
@@ -198,7 +212,7 @@ static __always_inline int match_dns(struct xdp_md *ctx, struct bloomxdp_counter
 		return 0;
 	}
 	cnt->checked_dns++;
-	name_walk_init(&w, bits);
+	name_walk_init(&w, bits, kinds);
 	if (!name_listed(s, &w))
 		return 0;
 	cnt->hits_dns++;
@@ -206,7 +220,8 @@ static __always_inline int match_dns(struct xdp_md *ctx, struct bloomxdp_counter
 }
 
 static __always_inline int match_http(struct xdp_md *ctx, struct bloomxdp_counters *cnt,
-				      struct scratch *s, void *bits, __u32 off, __u32 len)
+				      struct scratch *s, void *bits, __u64 kinds, __u32 off,
+				      __u32 len)
 {
 	struct name_walk w;
 
@@ -215,7 +230,7 @@ static __always_inline int match_http(struct xdp_md *ctx, struct bloomxdp_counte
 		return 0;
 	}
 	cnt->checked_http++;
-	name_walk_init(&w, bits);
+	name_walk_init(&w, bits, kinds);
 	if (!name_listed(s, &w) && !url_listed(s, &w))
 		return 0;
 	cnt->hits_http++;
@@ -223,7 +238,8 @@ static __always_inline int match_http(struct xdp_md *ctx, struct bloomxdp_counte
 }
 
 static __always_inline int match_sni(struct xdp_md *ctx, struct bloomxdp_counters *cnt,
-				     struct scratch *s, void *bits, __u32 off, __u32 len)
+				     struct scratch *s, void *bits, __u64 kinds, __u32 off,
+				     __u32 len)
 {
 	struct name_walk w;
 
@@ -232,7 +248,7 @@ static __always_inline int match_sni(struct xdp_md *ctx, struct bloomxdp_counter
 		return 0;
 	}
 	cnt->checked_sni++;
-	name_walk_init(&w, bits);
+	name_walk_init(&w, bits, kinds);
 	if (!name_listed(s, &w))
 		return 0;
 	cnt->hits_sni++;
@@ -245,7 +261,8 @@ static __always_inline int match_sni(struct xdp_md *ctx, struct bloomxdp_counter
  * Returns 0, or on a hit 1, or for a DNS query the length of its question
  * (for an NXDOMAIN answer).
  */
-__attribute__((noinline)) int match_names(struct xdp_md *ctx, __u32 field, __u32 l4_off)
+__attribute__((noinline)) int match_names(struct xdp_md *ctx, __u32 field, __u32 l4_off,
+					 __u64 kinds)
 {
 	__u32 frame_len = ctx->data_end - ctx->data, off, len, question_end = 0;
 	struct bloomxdp_counters *cnt;
@@ -263,7 +280,7 @@ __attribute__((noinline)) int match_names(struct xdp_md *ctx, __u32 field, __u32
 		off = l4_off + sizeof(struct udphdr);
 		if (off >= frame_len)
 			return 0;
-		return match_dns(ctx, cnt, s, bits, off, frame_len - off, &question_end) ?
+		return match_dns(ctx, cnt, s, bits, kinds, off, frame_len - off, &question_end) ?
 		       question_end : 0;
 	}
 	if (bpf_xdp_load_bytes(ctx, l4_off, &tcp, sizeof(tcp)) || tcp.doff < 5)
@@ -273,9 +290,9 @@ __attribute__((noinline)) int match_names(struct xdp_md *ctx, __u32 field, __u32
 		return 0;	/* no payload: handshakes and ACKs */
 	len = frame_len - off;
 	if (field == FIELD_HTTP)
-		return match_http(ctx, cnt, s, bits, off, len);
+		return match_http(ctx, cnt, s, bits, kinds, off, len);
 	if (field == FIELD_TLS)
-		return match_sni(ctx, cnt, s, bits, off, len);
+		return match_sni(ctx, cnt, s, bits, kinds, off, len);
 	return 0;
 }
 
@@ -303,6 +320,7 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 	__u32 zero = 0;
 	int verdict = XDP_PASS;
 	int hit = 0;
+	__u64 kinds = 0;
 	void *bits;
 	int proto;
 
@@ -327,6 +345,8 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 	}
 
 	bits = bpf_map_lookup_elem(&filter, &zero);
+	if (bits)
+		kinds = filter_kinds(bits);
 	pkt.l3_off = c.pos - (void *)(long)ctx->data;
 
 	if (proto == bpf_htons(ETH_P_IP)) {
@@ -346,9 +366,9 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 		}
 		cnt->checked_v4++;
 		if (config.match & BLOOMXDP_MATCH_SRC)
-			hit = ipv4_listed(bits, &iph->saddr);
+			hit = ipv4_listed(bits, kinds, &iph->saddr);
 		if (!hit && (config.match & BLOOMXDP_MATCH_DST))
-			hit = ipv4_listed(bits, &iph->daddr);
+			hit = ipv4_listed(bits, kinds, &iph->daddr);
 		if (hit)
 			cnt->hits_v4++;
 	} else {
@@ -371,9 +391,9 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 		}
 		cnt->checked_v6++;
 		if (config.match & BLOOMXDP_MATCH_SRC)
-			hit = ipv6_listed(bits, &ip6h->saddr);
+			hit = ipv6_listed(bits, kinds, &ip6h->saddr);
 		if (!hit && (config.match & BLOOMXDP_MATCH_DST))
-			hit = ipv6_listed(bits, &ip6h->daddr);
+			hit = ipv6_listed(bits, kinds, &ip6h->daddr);
 		if (hit)
 			cnt->hits_v6++;
 	}
@@ -382,8 +402,9 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 		cnt->unseen_dns_tcp++;
 	} else if (!hit && pkt.field == FIELD_QUIC) {
 		cnt->unseen_quic++;
-	} else if (!hit && pkt.field != FIELD_NONE) {
-		hit = match_names(ctx, pkt.field, pkt.l4_off);
+	} else if (!hit && pkt.field != FIELD_NONE &&
+		   (kinds & (BLOOMXDP_HAS_NAME_DEPTHS | BLOOMXDP_HAS_URLS))) {
+		hit = match_names(ctx, pkt.field, pkt.l4_off, kinds);
 		if (hit > 1)
 			dns_question_end = hit;
 	}

@@ -12,6 +12,7 @@
 
 struct name_walk {
 	void *bits;
+	__u64 kinds;		/* the filter's header: name depths and URLs listed */
 	__u64 hash_key[2];
 	__u32 filter_bits;
 	__u32 hashes;
@@ -33,7 +34,9 @@ static long name_walk_step(__u32 j, void *data)
 				       bloomxdp_hash_label(w->hash_key, s->name, s->labels.off[slot],
 							   s->labels.len[slot]));
 	s->suffix[j & (BLOOMXDP_MAX_LABELS - 1)] = w->suffix;
-	if (bloomxdp_bits_test(w->bits, w->filter_bits, w->hashes, w->suffix)) {
+	/* Suffixes as deep as no listed name are not probed: no false positive there. */
+	if ((w->kinds & (1ULL << (j & (BLOOMXDP_MAX_LABELS - 1)))) &&
+	    bloomxdp_bits_test(w->bits, w->filter_bits, w->hashes, w->suffix)) {
 		w->hit = 1;
 		return 1;
 	}
@@ -93,7 +96,7 @@ static long url_prefix_step(__u32 i, void *data)
  */
 static __always_inline int url_listed(struct scratch *s, struct name_walk *w)
 {
-	if (!s->nprefixes)
+	if (!s->nprefixes || !(w->kinds & BLOOMXDP_HAS_URLS))
 		return 0;
 	bpf_loop(bloomxdp_labels_examined(&s->labels), url_marker_step, w, 0);
 	if (!w->markers)

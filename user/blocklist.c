@@ -5,6 +5,15 @@
 
 #include "blocklist.h"
 
+static int name_labels(const char *name)
+{
+	int n = 1;
+
+	for (; *name; name++)
+		n += *name == '.';
+	return n;
+}
+
 bool blocklist_insert(struct filter *f, const struct entry *e)
 {
 	__u64 prefix[BLOOMXDP_MAX_PATH_PREFIXES], host;
@@ -14,8 +23,10 @@ bool blocklist_insert(struct filter *f, const struct entry *e)
 	case ENTRY_ADDR:
 		return filter_insert(f, &e->addr);
 	case ENTRY_NAME:
+		filter_header_set(f, BLOOMXDP_HAS_NAME_DEPTH(name_labels(e->name)));
 		return filter_insert_hash(f, name_hash(f->hash_key, e->name));
 	case ENTRY_URL:
+		filter_header_set(f, BLOOMXDP_HAS_URLS);
 		host = name_hash(f->hash_key, e->name);
 		/* The entry's own path is the last of its prefixes. */
 		n = path_prefix_hashes(f->hash_key, e->path, strlen(e->path), prefix, NULL);
@@ -38,11 +49,11 @@ static const char *suffix_text(const char *name, int j)
 
 static bool lookup_name(const struct filter *f, const char *name, char *why, size_t len)
 {
-	__u64 suffix[BLOOMXDP_MAX_LABELS];
+	__u64 suffix[BLOOMXDP_MAX_LABELS], depths = filter_header(f);
 	int n = name_suffix_hashes(f->hash_key, name, suffix), j;
 
 	for (j = 0; j < n; j++) {
-		if (filter_test_hash(f, suffix[j])) {
+		if ((depths & BLOOMXDP_HAS_NAME_DEPTH(j + 1)) && filter_test_hash(f, suffix[j])) {
 			snprintf(why, len, "%s", suffix_text(name, j));
 			return true;
 		}
@@ -58,6 +69,8 @@ static bool lookup_url(const struct filter *f, const struct entry *e, char *why,
 
 	if (lookup_name(f, e->name, why, len))
 		return true;
+	if (!(filter_header(f) & BLOOMXDP_HAS_URLS))
+		return false;
 	nlabels = name_suffix_hashes(f->hash_key, e->name, suffix);
 	nprefix = path_prefix_hashes(f->hash_key, e->path, strlen(e->path), prefix, ends);
 	for (j = 0; j < nlabels; j++) {

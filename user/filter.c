@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -19,7 +20,7 @@ static void filter_init(struct filter *f, const struct bloomxdp_config *cfg)
 	f->map_fd = -1;
 	f->bits = cfg->bits;
 	f->hashes = cfg->hashes;
-	f->bytes = (size_t)cfg->bits / 8;
+	f->bytes = ((size_t)cfg->bits / BLOOMXDP_WORD_BITS + 1) * sizeof(__u64);
 	memcpy(f->hash_key, cfg->hash_key, sizeof(f->hash_key));
 }
 
@@ -41,13 +42,20 @@ int filter_create(const struct bloomxdp_config *cfg, struct filter *f)
 
 	filter_init(f, cfg);
 	f->map_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "bloomxdp_bits", sizeof(__u32),
-				   sizeof(__u64), cfg->bits / BLOOMXDP_WORD_BITS, &opts);
+				   sizeof(__u64), cfg->bits / BLOOMXDP_WORD_BITS + 1, &opts);
 	if (f->map_fd < 0)
 		return -errno;
 	ret = filter_map(f);
 	if (ret)
 		filter_close(f);
 	return ret;
+}
+
+int filter_init_memory(const struct bloomxdp_config *cfg, struct filter *f)
+{
+	filter_init(f, cfg);
+	f->words = calloc(f->bytes / sizeof(__u64), sizeof(__u64));
+	return f->words ? 0 : -ENOMEM;
 }
 
 int filter_open_live(int outer_fd, const struct bloomxdp_config *cfg, struct filter *f)
@@ -78,7 +86,9 @@ int filter_install(int outer_fd, const struct filter *f)
 
 void filter_close(struct filter *f)
 {
-	if (f->words)
+	if (f->words && f->map_fd < 0)
+		free(f->words);
+	else if (f->words)
 		munmap(f->words, f->bytes);
 	if (f->map_fd >= 0)
 		close(f->map_fd);
@@ -115,14 +125,21 @@ bool filter_test_hash(const struct filter *f, __u64 hash)
 	return bloomxdp_bits_test(f->words, f->bits, f->hashes, hash);
 }
 
+static __u64 key_kind(const struct bloomxdp_key *key)
+{
+	return (key->word[0] & 0xff) == BLOOMXDP_KEY_IPV4 ? BLOOMXDP_HAS_IPV4 : BLOOMXDP_HAS_IPV6;
+}
+
 bool filter_insert(struct filter *f, const struct bloomxdp_key *key)
 {
+	filter_header_set(f, key_kind(key));
 	return filter_insert_hash(f, bloomxdp_siphash13(f->hash_key, key));
 }
 
 bool filter_test(const struct filter *f, const struct bloomxdp_key *key)
 {
-	return filter_test_hash(f, bloomxdp_siphash13(f->hash_key, key));
+	return (filter_header(f) & key_kind(key)) &&
+	       filter_test_hash(f, bloomxdp_siphash13(f->hash_key, key));
 }
 
 __u64 filter_popcount(const struct filter *f)
@@ -133,4 +150,18 @@ __u64 filter_popcount(const struct filter *f)
 	for (i = 0; i < nwords; i++)
 		set += __builtin_popcountll(f->words[i]);
 	return set;
+}
+
+__u64 filter_header(const struct filter *f)
+{
+	return __atomic_load_n(&f->words[bloomxdp_header_index(f->bits)], __ATOMIC_RELAXED);
+}
+
+void filter_header_set(struct filter *f, __u64 kinds)
+{
+	__u64 *hdr = &f->words[bloomxdp_header_index(f->bits)];
+
+	/* One whole-word store, as for the bits; writers hold the attachment lock. */
+	if ((*hdr | kinds) != *hdr)
+		__atomic_store_n(hdr, *hdr | kinds, __ATOMIC_RELAXED);
 }

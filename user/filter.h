@@ -8,9 +8,9 @@
 
 /* A "bits" filter map, mmap-ed: the same words the XDP program reads. */
 struct filter {
-	int map_fd;
-	__u64 *words;
-	size_t bytes;
+	int map_fd;		/* -1 for a filter in plain memory */
+	__u64 *words;		/* the bit array, then the header word */
+	size_t bytes;		/* of words, header included */
 	__u32 bits;
 	__u32 hashes;
 	__u64 hash_key[2];
@@ -18,6 +18,9 @@ struct filter {
 
 /* Creates a new, empty filter map with the geometry of cfg (not yet live). */
 int filter_create(const struct bloomxdp_config *cfg, struct filter *f);
+
+/* A filter in plain memory, for tests and tools: no map. Free with filter_close(). */
+int filter_init_memory(const struct bloomxdp_config *cfg, struct filter *f);
 
 /* Opens the filter that slot BLOOMXDP_FILTER_SLOT of the outer map holds now. */
 int filter_open_live(int outer_fd, const struct bloomxdp_config *cfg, struct filter *f);
@@ -33,11 +36,15 @@ bool filter_insert_hash(struct filter *f, __u64 hash);
 /* True when every bit of the hash is set: listed, or a false positive. */
 bool filter_test_hash(const struct filter *f, __u64 hash);
 
-/* The same for an address key, hashed with the filter's key. */
+/* The same for an address key, hashed with the filter's key; the header records its family. */
 bool filter_insert(struct filter *f, const struct bloomxdp_key *key);
 bool filter_test(const struct filter *f, const struct bloomxdp_key *key);
 
-/* Set bits in the filter (for the fill ratio). */
+/* Set bits in the filter's bit array (for the fill ratio). */
 __u64 filter_popcount(const struct filter *f);
+
+/* The header word: which kinds of keys the filter holds (BLOOMXDP_HAS_*). */
+__u64 filter_header(const struct filter *f);
+void filter_header_set(struct filter *f, __u64 kinds);
 
 #endif

@@ -21,8 +21,26 @@
 /* The outer map has one slot; replacing it is the atomic list swap. */
 #define BLOOMXDP_FILTER_SLOT	0
 
-/* Inner map of layout "bits": ARRAY of __u64 words, mmap-able for fast fills. */
+/*
+ * Inner map of layout "bits": ARRAY of __u64 words, mmap-able for fast fills:
+ * bits / 64 words of the bit array, then one header word that says which
+ * kinds of keys the list holds (BLOOMXDP_HAS_*). Lookups of a kind the list
+ * does not hold are skipped: no cost, and no false positive. Above all, a
+ * list without single-label names never probes a top-level domain, whose
+ * false positive would block a whole TLD.
+ */
 #define BLOOMXDP_WORD_BITS	64
+#define BLOOMXDP_HAS_NAME_DEPTH(labels)	(1ULL << ((labels) - 1))	/* names of 1..16 labels */
+#define BLOOMXDP_HAS_NAME_DEPTHS	0xffffULL
+#define BLOOMXDP_HAS_URLS		(1ULL << 16)
+#define BLOOMXDP_HAS_IPV4		(1ULL << 17)
+#define BLOOMXDP_HAS_IPV6		(1ULL << 18)
+
+/* Index of the header word in a filter of the given number of bits. */
+static inline __u32 bloomxdp_header_index(__u32 bits)
+{
+	return bits / BLOOMXDP_WORD_BITS;
+}
 /*
  * Bit positions are (h1 + i*h2) mod m with 32-bit h1, h2: m must fit in 32 bits.
  * Rounded down to a whole word, this is 512 MiB of filter, ~448M entries at 1%.

@@ -42,17 +42,17 @@ static void check_fpr(__u64 capacity, double fpr, __u64 queries, __u64 seed)
 {
 	struct bloom_plan plan;
 	struct bloomxdp_key key;
+	struct bloomxdp_config cfg = {};
 	struct filter f = {};
 	__u64 s = seed, i, false_neg = 0, false_pos = 0;
 	double fill, q, measured, design, sigma;
 
 	assert_int_equal(bloom_plan_compute(capacity, fpr, &plan), 0);
-	f.bits = plan.bits;
-	f.hashes = plan.hashes;
-	f.hash_key[0] = rng_next(&s);
-	f.hash_key[1] = rng_next(&s);
-	f.words = calloc(plan.bits / 64, sizeof(__u64));
-	assert_non_null(f.words);
+	cfg.bits = plan.bits;
+	cfg.hashes = plan.hashes;
+	cfg.hash_key[0] = rng_next(&s);
+	cfg.hash_key[1] = rng_next(&s);
+	assert_int_equal(filter_init_memory(&cfg, &f), 0);
 
 	for (i = 0; i < capacity; i++) {
 		random_key(&s, &key);
@@ -79,7 +79,7 @@ static void check_fpr(__u64 capacity, double fpr, __u64 queries, __u64 seed)
 	print_message("# n=%llu m=%u k=%u: measured FPR %.6f, fill^k %.6f, design %.6f, "
 		      "sigma %.6f\n", (unsigned long long)capacity, f.bits, f.hashes, measured, q,
 		      design, sigma);
-	free(f.words);
+	filter_close(&f);
 
 	if (false_neg)
 		fail_msg("%llu false negatives (seed %llu)", (unsigned long long)false_neg,

@@ -845,17 +845,15 @@ static void test_list_format_parse(void **state)
 /* A heap filter of the geometry the CLI would choose, as test_fpr.c builds it. */
 static void filter_alloc(struct filter *f, __u64 capacity, double fpr, __u64 *rng)
 {
+	struct bloomxdp_config cfg = {};
 	struct bloom_plan plan;
 
 	assert_int_equal(bloom_plan_compute(capacity, fpr, &plan), 0);
-	memset(f, 0, sizeof(*f));
-	f->map_fd = -1;
-	f->bits = plan.bits;
-	f->hashes = plan.hashes;
-	f->hash_key[0] = rng_next(rng);
-	f->hash_key[1] = rng_next(rng);
-	f->words = calloc(plan.bits / 64, sizeof(__u64));
-	assert_non_null(f->words);
+	cfg.bits = plan.bits;
+	cfg.hashes = plan.hashes;
+	cfg.hash_key[0] = rng_next(rng);
+	cfg.hash_key[1] = rng_next(rng);
+	assert_int_equal(filter_init_memory(&cfg, f), 0);
 }
 
 static int insert_cb(const struct entry *e, void *arg)
@@ -926,7 +924,7 @@ static void check_blocking(const char *const *lines, size_t nlines,
 	filter_alloc(&f, 1000, 1e-9, &rng);
 	insert_lines(&f, lines, nlines);
 	check_lookups(&f, cases, ncases);
-	free(f.words);
+	filter_close(&f);
 }
 
 #define DEEP "l17.l16.l15.l14.l13.l12.l11.l10.l9.l8.l7.l6.l5.l4.l3."
@@ -1082,6 +1080,17 @@ static void random_addr(__u64 *rng, struct entry *e)
 }
 
 /* Names do not make addresses hit, nor addresses names: only the FPR does. */
+static void insert_text(struct filter *f, const char *text)
+{
+	insert_lines(f, &text, 1);
+}
+
+/*
+ * Keys of different kinds never collide: in a filter full of names, addresses
+ * hit only at the false-positive rate of the fill (and not at all while the
+ * list holds no address of their family: the header skips the lookup); and
+ * the other way round.
+ */
 static void test_names_and_addresses_apart_fpr(void **state)
 {
 	struct entry e = {};
@@ -1096,26 +1105,63 @@ static void test_names_and_addresses_apart_fpr(void **state)
 		random_name(&rng, 2 + i % 2, e.name);
 		blocklist_insert(&f, &e);
 	}
+	for (i = hits = 0; i < 10000; i++) {
+		random_addr(&rng, &e);
+		hits += blocklist_lookup(&f, &e, why, sizeof(why));
+	}
+	assert_int_equal(hits, 0);
+	insert_text(&f, "192.0.2.1");
+	insert_text(&f, "2001:db8::1");
 	for (i = hits = 0; i < 100000; i++) {
 		random_addr(&rng, &e);
 		hits += blocklist_lookup(&f, &e, why, sizeof(why));
 	}
-	check_rate(&f, 10000, hits, 100000, "addresses in 10,000 names");
-	free(f.words);
+	check_rate(&f, 10002, hits, 100000, "addresses in 10,000 names");
+	filter_close(&f);
 
 	filter_alloc(&f, 10000, 0.01, &rng);
 	for (i = 0; i < 10000; i++) {
 		random_addr(&rng, &e);
 		blocklist_insert(&f, &e);
 	}
-	/* Single-label names: one probe each, so the rate per name is the FPR. */
+	e.kind = ENTRY_NAME;
+	for (i = hits = 0; i < 10000; i++) {
+		random_name(&rng, 1, e.name);
+		hits += blocklist_lookup(&f, &e, why, sizeof(why));
+	}
+	assert_int_equal(hits, 0);
+	/* One single-label name listed: single-label names are probed, once each. */
+	insert_text(&f, "zz");
 	e.kind = ENTRY_NAME;
 	for (i = hits = 0; i < 100000; i++) {
 		random_name(&rng, 1, e.name);
 		hits += blocklist_lookup(&f, &e, why, sizeof(why));
 	}
-	check_rate(&f, 10000, hits, 100000, "names in 10,000 addresses");
-	free(f.words);
+	check_rate(&f, 10001, hits, 100000, "names in 10,000 addresses");
+	filter_close(&f);
+}
+
+/* A list without single-label names never probes a TLD: no TLD-wide false positive. */
+static void test_tld_not_probed_without_single_labels(void **state)
+{
+	__u64 rng = 0x71d, i, hits = 0;
+	struct entry e = { .kind = ENTRY_NAME };
+	struct filter f;
+	char why[512];
+
+	(void)state;
+	/* A tiny, overfull filter: nearly every key is a false positive. */
+	filter_alloc(&f, 10, 0.5, &rng);
+	for (i = 0; i < 1000; i++) {
+		random_name(&rng, 2, e.name);
+		blocklist_insert(&f, &e);
+	}
+	for (i = 0; i < 1000; i++) {
+		random_name(&rng, 1, e.name);
+		hits += blocklist_lookup(&f, &e, why, sizeof(why));
+	}
+	assert_int_equal(hits, 0);
+	filter_close(&f);
 }
 
 int main(void)
@@ -1141,6 +1187,7 @@ int main(void)
 		cmocka_unit_test(test_block_url_empty_path),
 		cmocka_unit_test(test_block_kinds_apart),
 		cmocka_unit_test(test_names_and_addresses_apart_fpr),
+		cmocka_unit_test(test_tld_not_probed_without_single_labels),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
