@@ -105,16 +105,30 @@ static int emit_url(char *text, bool had_scheme, entry_fn fn, void *ctx, const c
 		return -EINVAL;
 	}
 	port = strrchr(text, ':');
-	if (port)
+	if (port) {
+		if (!port[1] || strspn(port + 1, "0123456789") != strlen(port + 1) ||
+		    strlen(port + 1) > 5) {
+			*why = "the port after ':' must be a number";
+			return -EINVAL;
+		}
 		*port = '\0';	/* ports are not matched: a path is blocked on every port */
+	}
 	if (name_normalize(text, e.name, why))
 		return -EINVAL;
 	return fn(&e, ctx);
 }
 
-static int parse_url_line(char *text, entry_fn fn, void *ctx, const char **why)
+/* "scheme://" only before the path: "evil.example/r?u=http://x" has none. */
+static char *url_scheme_end(const char *text)
 {
 	char *rest = strstr(text, "://");
+
+	return rest && !memchr(text, '/', rest - text) ? rest : NULL;
+}
+
+static int parse_url_line(char *text, entry_fn fn, void *ctx, const char **why)
+{
+	char *rest = url_scheme_end(text);
 
 	if (!rest)
 		return emit_url(text, false, fn, ctx, why);
@@ -154,9 +168,14 @@ static int parse_hosts_line(char *text, entry_fn fn, void *ctx, const char **why
 		return -EINVAL;
 	}
 	while ((tok = strtok_r(NULL, " \t", &save))) {
-		if (hosts_name_skipped(tok))
+		struct entry e = { .kind = ENTRY_NAME };
+
+		if (name_normalize(tok, e.name, why))
+			return -EINVAL;
+		/* After normalising: "localhost." is localhost too. */
+		if (hosts_name_skipped(e.name))
 			continue;
-		ret = emit_name(tok, fn, ctx, why);
+		ret = fn(&e, ctx);
 		if (ret)
 			return ret;
 	}
@@ -169,9 +188,12 @@ static enum list_format detect_format(const char *text)
 	char first[64];
 	size_t n;
 
-	if (!strncmp(text, "||", 2) || text[0] == '!' || text[0] == '[')
+	/* Adblock syntax, so that unsupported rules get an adblock reason. */
+	if (!strncmp(text, "||", 2) || !strncmp(text, "@@", 2) || text[0] == '!' ||
+	    text[0] == '[' || strstr(text, "##") || strstr(text, "#@#") || strchr(text, '$') ||
+	    (text[0] == '/' && text[1] != '\0'))
 		return FORMAT_ADBLOCK;
-	if (strstr(text, "://"))
+	if (url_scheme_end(text))
 		return FORMAT_URL;
 	n = strcspn(text, " \t");
 	if (text[n])

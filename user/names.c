@@ -124,6 +124,9 @@ int name_suffix_hashes(const __u64 hash_key[2], const char *name,
 	n = bloomxdp_labels_examined(&labels);
 	for (j = 0; j < n; j++) {
 		slot = bloomxdp_label_slot(&labels, j);
+		/* As the XDP program: a label it cannot hold makes the name unmatchable. */
+		if (labels.len[slot] == 0 || labels.len[slot] > BLOOMXDP_LABEL_MAX)
+			return 0;
 		s = bloomxdp_name_fold(hash_key, s,
 				       bloomxdp_hash_label(hash_key, buf.bytes, labels.off[slot],
 							   labels.len[slot]));
@@ -137,7 +140,8 @@ __u64 name_hash(const __u64 hash_key[2], const char *name)
 	__u64 suffix[BLOOMXDP_MAX_LABELS];
 	int n = name_suffix_hashes(hash_key, name, suffix);
 
-	return suffix[n - 1];
+	/* Normalised names always have labels; 0 keeps a misuse harmless. */
+	return n ? suffix[n - 1] : 0;
 }
 
 int path_prefix_hashes(const __u64 hash_key[2], const char *path, size_t len,
