@@ -66,36 +66,100 @@ static __always_inline int filter_has(void *bits, const struct bloomxdp_key *key
 	return bloomxdp_bits_test(bits, config.bits, config.hashes, hash);
 }
 
-/* kinds: the filter's header word; a family the list does not hold is not looked up. */
-static __always_inline int ipv4_listed(void *bits, __u64 kinds, const __be32 *addr)
-{
-	struct bloomxdp_key key;
+/* What the live filter holds: its header words, read once per packet. */
+struct filter_view {
+	void *bits;
+	__u64 kinds;		/* BLOOMXDP_HAS_* */
+	__u64 v4_lengths;	/* prefix lengths probed, one per byte, longest first */
+	__u64 v6_lengths;
+};
 
-	if (!(kinds & BLOOMXDP_HAS_IPV4))
-		return 0;
-	bloomxdp_key_ipv4(&key, addr, 32);
-	return filter_has(bits, &key);
+static __always_inline __u64 filter_header_word(void *bits, __u32 word)
+{
+	__u32 index = bloomxdp_header_index(config.bits, word);
+	__u64 *value = bpf_map_lookup_elem(bits, &index);
+
+	return value ? *value : 0;
 }
 
-static __always_inline int ipv6_listed(void *bits, __u64 kinds, const struct in6_addr *addr)
+static __always_inline void filter_view_read(struct filter_view *fv, void *bits)
+{
+	fv->bits = bits;
+	fv->kinds = filter_header_word(bits, BLOOMXDP_HDR_KINDS);
+	fv->v4_lengths = filter_header_word(bits, BLOOMXDP_HDR_V4_LENGTHS);
+	fv->v6_lengths = filter_header_word(bits, BLOOMXDP_HDR_V6_LENGTHS);
+}
+
+/* One address probed at each prefix length the list holds, longest first. */
+struct addr_probe {
+	void *bits;
+	__u64 lengths;		/* one per byte, BLOOMXDP_NO_LENGTH after the last */
+	__u32 addr[4];		/* network order: 4 bytes for IPv4, 16 for IPv6 */
+	__u32 ipv6;
+	int hit;		/* 0, or the matched length + 1 */
+};
+
+/*
+ * A bpf_loop callback: the verifier checks it once, where an inline loop
+ * over up to 8 lengths of k probes each was walked path by path.
+ */
+static __always_inline long addr_probe_at(struct addr_probe *p, __u32 i)
 {
 	struct bloomxdp_key key;
+	__u32 len = (p->lengths >> (8 * (i & 7))) & 0xff;
+
+	if (len == BLOOMXDP_NO_LENGTH)
+		return 1;
+	if (p->ipv6)
+		bloomxdp_key_ipv6(&key, p->addr, len);
+	else
+		bloomxdp_key_ipv4(&key, p->addr, len);
+	if (!filter_has(p->bits, &key))
+		return 0;
+	p->hit = len + 1;
+	return 1;
+}
+
+static long addr_probe_step(__u32 i, void *data)
+{
+	return addr_probe_at(data, i);
+}
+
+/*
+ * Returns 0, or the matched prefix length + 1. A family the list does not
+ * hold is not looked up at all.
+ */
+static __always_inline int ipv4_listed(const struct filter_view *fv, const __be32 *addr)
+{
+	struct addr_probe p = { .bits = fv->bits, .lengths = fv->v4_lengths };
+
+	if (!(fv->kinds & BLOOMXDP_HAS_IPV4))
+		return 0;
+	p.addr[0] = *addr;
+	/* A list of hosts only: one probe, inline, without the cost of a bpf_loop call. */
+	if (fv->v4_lengths == (BLOOMXDP_NO_LENGTHS << 8 | 32)) {
+		addr_probe_at(&p, 0);
+		return p.hit;
+	}
+	bpf_loop(BLOOMXDP_MAX_PREFIX_LENGTHS, addr_probe_step, &p, 0);
+	return p.hit;
+}
+
+static __always_inline int ipv6_listed(const struct filter_view *fv, const struct in6_addr *addr)
+{
+	struct addr_probe p = { .bits = fv->bits, .lengths = fv->v6_lengths, .ipv6 = 1 };
 
 	if (bloomxdp_ipv6_is_v4mapped(addr))
-		return ipv4_listed(bits, kinds, &addr->in6_u.u6_addr32[3]);
-	if (!(kinds & BLOOMXDP_HAS_IPV6))
+		return ipv4_listed(fv, &addr->in6_u.u6_addr32[3]);
+	if (!(fv->kinds & BLOOMXDP_HAS_IPV6))
 		return 0;
-	bloomxdp_key_ipv6(&key, addr, 128);
-	return filter_has(bits, &key);
-}
-
-/* The filter's header word (BLOOMXDP_HAS_*). */
-static __always_inline __u64 filter_kinds(void *bits)
-{
-	__u32 index = bloomxdp_header_index(config.bits);
-	__u64 *header = bpf_map_lookup_elem(bits, &index);
-
-	return header ? *header : 0;
+	__builtin_memcpy(p.addr, addr, sizeof(p.addr));
+	if (fv->v6_lengths == (BLOOMXDP_NO_LENGTHS << 8 | 128)) {
+		addr_probe_at(&p, 0);
+		return p.hit;
+	}
+	bpf_loop(BLOOMXDP_MAX_PREFIX_LENGTHS, addr_probe_step, &p, 0);
+	return p.hit;
 }
 
 static __always_inline void count_malformed(struct bloomxdp_counters *cnt, int err)
@@ -130,11 +194,16 @@ enum name_field {
 	FIELD_QUIC,		/* UDP to a TLS port: not parsed, counted */
 };
 
-/* Where the parsers left off, for the name matchers. */
+/*
+ * Where the parsers left off, for the name matchers: scalars only, no
+ * branch on them before the address lookups, so that the verifier walks
+ * those once rather than once per protocol and port.
+ */
 struct packet {
 	__u32 l3_off;
 	__u32 l4_off;
-	__u32 field;		/* enum name_field */
+	int l4_proto;		/* -1: not reached (fragment, unparsed extension headers) */
+	__u32 dport;		/* UDP/TCP destination port, host order */
 	int ipv6;
 };
 
@@ -182,11 +251,10 @@ static __always_inline void packet_set_l4(struct xdp_md *ctx, const struct curso
 
 	barrier_var(off);
 	pkt->l4_off = off & 0x3ff;
-	pkt->field = FIELD_NONE;
-	if (!(config.match & BLOOMXDP_MATCH_NAMES) || l4_proto < 0 ||
-	    (void *)(ports + 2) > c->end)
-		return;
-	pkt->field = name_field(l4_proto, bpf_ntohs(ports[1]));
+	pkt->l4_proto = l4_proto;
+	pkt->dport = 0;
+	if ((void *)(ports + 2) <= c->end)
+		pkt->dport = bpf_ntohs(ports[1]);
 }
 
 static __always_inline void name_walk_init(struct name_walk *w, void *bits, __u64 kinds)
@@ -268,7 +336,7 @@ __attribute__((noinline)) int match_names(struct xdp_md *ctx, __u32 field, __u32
 	struct bloomxdp_counters *cnt;
 	__u32 zero = 0;
 	struct scratch *s;
-	struct tcphdr tcp;
+	__u8 doff;
 	void *bits;
 
 	s = scratch_get();
@@ -283,9 +351,10 @@ __attribute__((noinline)) int match_names(struct xdp_md *ctx, __u32 field, __u32
 		return match_dns(ctx, cnt, s, bits, kinds, off, frame_len - off, &question_end) ?
 		       question_end : 0;
 	}
-	if (bpf_xdp_load_bytes(ctx, l4_off, &tcp, sizeof(tcp)) || tcp.doff < 5)
+	/* The data offset: the high nibble of TCP header byte 12. */
+	if (bpf_xdp_load_bytes(ctx, l4_off + 12, &doff, 1) || (doff >> 4) < 5)
 		return 0;
-	off = l4_off + tcp.doff * 4;
+	off = l4_off + (doff >> 4) * 4;
 	if (off >= frame_len)
 		return 0;	/* no payload: handshakes and ACKs */
 	len = frame_len - off;
@@ -320,7 +389,8 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 	__u32 zero = 0;
 	int verdict = XDP_PASS;
 	int hit = 0;
-	__u64 kinds = 0;
+	struct filter_view fv = {};
+	__u32 field;
 	void *bits;
 	int proto;
 
@@ -346,7 +416,7 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 
 	bits = bpf_map_lookup_elem(&filter, &zero);
 	if (bits)
-		kinds = filter_kinds(bits);
+		filter_view_read(&fv, bits);
 	pkt.l3_off = c.pos - (void *)(long)ctx->data;
 
 	if (proto == bpf_htons(ETH_P_IP)) {
@@ -366,9 +436,9 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 		}
 		cnt->checked_v4++;
 		if (config.match & BLOOMXDP_MATCH_SRC)
-			hit = ipv4_listed(bits, kinds, &iph->saddr);
+			hit = ipv4_listed(&fv, &iph->saddr);
 		if (!hit && (config.match & BLOOMXDP_MATCH_DST))
-			hit = ipv4_listed(bits, kinds, &iph->daddr);
+			hit = ipv4_listed(&fv, &iph->daddr);
 		if (hit)
 			cnt->hits_v4++;
 	} else {
@@ -391,20 +461,22 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 		}
 		cnt->checked_v6++;
 		if (config.match & BLOOMXDP_MATCH_SRC)
-			hit = ipv6_listed(bits, kinds, &ip6h->saddr);
+			hit = ipv6_listed(&fv, &ip6h->saddr);
 		if (!hit && (config.match & BLOOMXDP_MATCH_DST))
-			hit = ipv6_listed(bits, kinds, &ip6h->daddr);
+			hit = ipv6_listed(&fv, &ip6h->daddr);
 		if (hit)
 			cnt->hits_v6++;
 	}
 
-	if (!hit && pkt.field == FIELD_DNS_TCP) {
+	field = hit || !(config.match & BLOOMXDP_MATCH_NAMES) ? FIELD_NONE :
+		name_field(pkt.l4_proto, pkt.dport);
+	if (field == FIELD_DNS_TCP) {
 		cnt->unseen_dns_tcp++;
-	} else if (!hit && pkt.field == FIELD_QUIC) {
+	} else if (field == FIELD_QUIC) {
 		cnt->unseen_quic++;
-	} else if (!hit && pkt.field != FIELD_NONE &&
-		   (kinds & (BLOOMXDP_HAS_NAME_DEPTHS | BLOOMXDP_HAS_URLS))) {
-		hit = match_names(ctx, pkt.field, pkt.l4_off, kinds);
+	} else if (field != FIELD_NONE &&
+		   (fv.kinds & (BLOOMXDP_HAS_NAME_DEPTHS | BLOOMXDP_HAS_URLS))) {
+		hit = match_names(ctx, field, pkt.l4_off, fv.kinds);
 		if (hit > 1)
 			dns_question_end = hit;
 	}

@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* What an entry puts into the filter, and how a packet's fields are looked up. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "blocklist.h"
+#include "prefixes.h"
+
+/* More keys than this for one prefix is a mistake of plan, not a list: refuse. */
+#define BLOCKLIST_MAX_EXPANSION (1ULL << 24)
 
 static int name_labels(const char *name)
 {
@@ -14,14 +19,66 @@ static int name_labels(const char *name)
 	return n;
 }
 
-bool blocklist_insert(struct filter *f, const struct entry *e)
+static __u32 lengths_word(__u32 family)
+{
+	return family == BLOOMXDP_KEY_IPV4 ? BLOOMXDP_HDR_V4_LENGTHS : BLOOMXDP_HDR_V6_LENGTHS;
+}
+
+/* The shortest probed length >= len, or -1. */
+static int target_length(const struct filter *f, __u32 family, __u32 len)
+{
+	__u8 lengths[BLOOMXDP_MAX_PREFIX_LENGTHS];
+	__u32 n = prefix_word_lengths(filter_header_word(f, lengths_word(family)), lengths);
+	int target = -1;
+
+	while (n-- > 0)
+		if (lengths[n] >= len) {
+			target = lengths[n];
+			break;
+		}
+	return target;
+}
+
+struct expand_ctx {
+	struct filter *filter;
+	bool changed;
+};
+
+static int insert_sub(const struct bloomxdp_key *sub, void *arg)
+{
+	struct expand_ctx *ctx = arg;
+
+	ctx->changed |= filter_insert(ctx->filter, sub);
+	return 0;
+}
+
+/* A host or prefix: stored as the sub-prefixes of the shortest probed length >= its own. */
+static int insert_addr(struct filter *f, const struct bloomxdp_key *key)
+{
+	struct expand_ctx ctx = { .filter = f };
+	__u32 family = key_family(key), len = key_prefix_len(key);
+	int target = target_length(f, family, len), ret;
+
+	if (target < 0) {
+		ret = filter_length_add(f, family, len);
+		if (ret)
+			return ret;
+		target = len;
+	}
+	if (target - len >= 64 || (1ULL << (target - len)) > BLOCKLIST_MAX_EXPANSION)
+		return -E2BIG;
+	ret = prefix_expand(key, target, insert_sub, &ctx);
+	return ret < 0 ? ret : ctx.changed;
+}
+
+int blocklist_insert(struct filter *f, const struct entry *e)
 {
 	__u64 prefix[BLOOMXDP_MAX_PATH_PREFIXES], host;
 	int n;
 
 	switch (e->kind) {
 	case ENTRY_ADDR:
-		return filter_insert(f, &e->addr);
+		return insert_addr(f, &e->addr);
 	case ENTRY_NAME:
 		filter_header_set(f, BLOOMXDP_HAS_NAME_DEPTH(name_labels(e->name)));
 		return filter_insert_hash(f, name_hash(f->hash_key, e->name));
@@ -32,6 +89,32 @@ bool blocklist_insert(struct filter *f, const struct entry *e)
 		n = path_prefix_hashes(f->hash_key, e->path, strlen(e->path), prefix, NULL);
 		return filter_insert_hash(f, bloomxdp_url_host_key(f->hash_key, host)) |
 		       filter_insert_hash(f, bloomxdp_url_key(f->hash_key, host, prefix[n - 1]));
+	}
+	return 0;
+}
+
+/* As the XDP program: the address at each probed length, longest first. */
+static bool lookup_addr(const struct filter *f, const struct bloomxdp_key *key, char *why,
+			size_t len)
+{
+	__u32 family = key_family(key), plen = key_prefix_len(key), n, i;
+	__u8 lengths[BLOOMXDP_MAX_PREFIX_LENGTHS];
+	struct bloomxdp_key probe;
+	char text[64];
+
+	n = prefix_word_lengths(filter_header_word(f, lengths_word(family)), lengths);
+	for (i = 0; i < n; i++) {
+		if (lengths[i] > plen)
+			continue;
+		if (family == BLOOMXDP_KEY_IPV4)
+			bloomxdp_key_ipv4(&probe, (const __u8 *)&key->word[0] + 4, lengths[i]);
+		else
+			bloomxdp_key_ipv6(&probe, &key->word[1], lengths[i]);
+		if (filter_test(f, &probe)) {
+			if (lengths[i] < key_width(key))
+				snprintf(why, len, "%s", prefix_text(&probe, text, sizeof(text)));
+			return true;
+		}
 	}
 	return false;
 }
@@ -92,7 +175,7 @@ bool blocklist_lookup(const struct filter *f, const struct entry *e, char *why, 
 	why[0] = '\0';
 	switch (e->kind) {
 	case ENTRY_ADDR:
-		return filter_test(f, &e->addr);
+		return lookup_addr(f, &e->addr, why, len);
 	case ENTRY_NAME:
 		return lookup_name(f, e->name, why, len);
 	case ENTRY_URL:

@@ -7,12 +7,18 @@
 #include "entries.h"
 #include "filter.h"
 
-/* Inserts the keys of an entry; returns true when at least one bit was new. */
-bool blocklist_insert(struct filter *f, const struct entry *e);
+/*
+ * Inserts the keys of an entry: 1 when at least one bit was new, 0 when none,
+ * -ENOSPC when a prefix needs a length beyond BLOOMXDP_MAX_PREFIX_LENGTHS
+ * probed ones, -E2BIG when its expansion would be absurd. A prefix is stored
+ * expanded to the shortest probed length >= its own (plan the lengths with
+ * prefixes.h first when loading a whole list).
+ */
+int blocklist_insert(struct filter *f, const struct entry *e);
 
 /*
  * Decides an entry as the XDP program would decide a packet carrying it: an
- * address, a name in a DNS query / TLS SNI / HTTP Host, or a URL requested
+ * address (a prefix: its first address, probed at lengths up to its own), a name in a DNS query / TLS SNI / HTTP Host, or a URL requested
  * over HTTP. Returns true when blocked, with what matched in why (e.g. the
  * listed suffix "evil.example").
  */

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "filter.h"
 #include "blocklist.h"
+#include "listbuild.h"
 #include "listfile.h"
 #include "log.h"
 #include "sizing.h"
@@ -25,11 +26,14 @@ static const char load_help[] =
 	"One entry per line; '#' at the start or after white space starts a comment;\n"
 	"blank lines and surrounding white space are ignored; duplicates are fine.\n\n"
 	"  -F, --format FORMAT  how lines are read (default auto: decided per line):\n"
-	"        addr     203.0.113.7, 2001:db8::9\n"
+	"        addr     203.0.113.7, 2001:db8::9, 198.51.100.0/24, 2001:db8::/32\n"
 	"        domain   evil.example (blocks it and every name under it), bücher.example\n"
 	"        hosts    0.0.0.0 evil.example other.example (localhost lines skipped)\n"
 	"        adblock  ||evil.example^ ('!' comments skipped)\n"
-	"        url      http://evil.example/path, https://..., evil.example/path\n";
+	"        url      http://evil.example/path, https://..., evil.example/path\n"
+	"  -P, --prefix-probes N  prefix lengths probed per packet and family, 1 to 8\n"
+	"        (default 6): prefixes are stored expanded to N lengths chosen from the\n"
+	"        list; fewer probes cost more keys (see 'bloomxdp plan --list')\n";
 
 static const char add_help[] =
 	"Usage: bloomxdp add IFNAME ENTRY [ENTRY...]\n\n"
@@ -46,23 +50,25 @@ static const char query_help[] =
 	"listed or a false positive of the filter (see 'bloomxdp status' for the\n"
 	"estimated rate). With -v, also what matched. Exits 1 if an entry is invalid.\n";
 
-/* Progress on a terminal, every this many entries. */
-#define PROGRESS_EVERY (1U << 20)
-
-struct load_ctx {
-	struct filter *filter;
-	__u64 read;		/* entries read, duplicates included */
-	bool progress;
+struct list_opts {
+	enum list_format format;
+	__u32 prefix_probes;
 };
 
-static int load_entry(const struct entry *e, void *arg)
+/* The expansion of prefixes, for load's report. */
+static void print_prefix_plans(const struct prefix_plan plan[2])
 {
-	struct load_ctx *ctx = arg;
+	static const char *const family[2] = { "IPv4", "IPv6" };
+	int i;
 
-	blocklist_insert(ctx->filter, e);
-	if (++ctx->read % PROGRESS_EVERY == 0 && ctx->progress)
-		fprintf(stderr, "\rbloomxdp: loading... %llu entries", (unsigned long long)ctx->read);
-	return 0;
+	for (i = 0; i < 2; i++) {
+		if (!plan[i].entries || (plan[i].ntargets == 1 &&
+					 plan[i].target[0] == (i ? 128 : 32)))
+			continue;
+		printf("%s prefixes: %llu entries stored as %.0f keys, %u probes per packet\n",
+		       family[i], (unsigned long long)plan[i].entries, plan[i].expanded,
+		       plan[i].ntargets);
+	}
 }
 
 /*
@@ -90,10 +96,10 @@ static double seconds_since(const struct timespec *start)
 	return (now.tv_sec - start->tv_sec) + (now.tv_nsec - start->tv_nsec) / 1e9;
 }
 
-static int do_load(const char *ifname, enum list_format format, char **files, int nfiles)
+static int do_load(const char *ifname, const struct list_opts *o, char **files, int nfiles)
 {
 	struct filter f = { .map_fd = -1 };
-	struct load_ctx ctx = { .filter = &f, .progress = isatty(STDERR_FILENO) };
+	struct list_build build;
 	struct bloomxdp_state st = {};
 	char err[LIST_ERROR_LEN];
 	struct attachment att;
@@ -104,23 +110,22 @@ static int do_load(const char *ifname, enum list_format format, char **files, in
 	if (ret)
 		return ret;
 	clock_gettime(CLOCK_MONOTONIC, &start);
+	list_build_init(&build, &f, o->prefix_probes);
+	build.progress = isatty(STDERR_FILENO);
 	ret = filter_create(&att.config, &f);
 	if (ret) {
 		log_error("cannot create a new %u-byte filter map: %s", att.config.bits / 8,
 			  strerror(-ret));
 		goto cleanup;
 	}
-	for (i = 0; i < nfiles; i++) {
-		ret = list_read(files[i], format, load_entry, &ctx, err);
-		if (ret) {
-			if (ctx.progress && ctx.read >= PROGRESS_EVERY)
-				fputc('\n', stderr);
-			log_error("%s; the live list of %s is unchanged", err, ifname);
-			goto cleanup;
-		}
+	for (i = 0; i < nfiles && !ret; i++)
+		ret = list_build_read(&build, files[i], o->format, err);
+	if (!ret)
+		ret = list_build_finish(&build, err);
+	if (ret) {
+		log_error("%s; the live list of %s is unchanged", err, ifname);
+		goto cleanup;
 	}
-	if (ctx.progress && ctx.read >= PROGRESS_EVERY)
-		fputc('\n', stderr);
 
 	ret = filter_install(att.filter_fd, &f);
 	if (ret) {
@@ -130,15 +135,16 @@ static int do_load(const char *ifname, enum list_format format, char **files, in
 	}
 	attachment_read_state(&att, &st);
 	clock_gettime(CLOCK_REALTIME, &wall);
-	st.entries = ctx.read;
+	st.entries = build.read;
 	st.generation++;
 	st.loaded_at_ns = wall.tv_sec * 1000000000ULL + wall.tv_nsec;
 	ret = attachment_write_state(&att, &st);
 	if (ret)
 		log_warn("the new list is live, but its entry count could not be saved: %s",
 			 strerror(-ret));
-	printf("loaded %llu entries into %s in %.2f s\n", (unsigned long long)ctx.read, ifname,
+	printf("loaded %llu entries into %s in %.2f s\n", (unsigned long long)build.read, ifname,
 	       seconds_since(&start));
+	print_prefix_plans(build.plan);
 	warn_over_capacity(&f, &att.config);
 	ret = 0;
 cleanup:
@@ -181,14 +187,14 @@ static int parse_entries(char **args, int n, struct entry *entries)
 	return bad ? -EINVAL : 0;
 }
 
-static int do_add(const char *ifname, enum list_format format, char **entries, int n)
+static int do_add(const char *ifname, const struct list_opts *o, char **entries, int n)
 {
 	struct filter f = { .map_fd = -1 };
 	struct bloomxdp_state st = {};
 	struct entry *parsed;
 	struct attachment att;
 
-	(void)format;	/* always auto: one entry per argument */
+	(void)o;	/* always auto: one entry per argument */
 	__u64 inserted = 0;
 	int i, ret;
 
@@ -213,14 +219,23 @@ static int do_add(const char *ifname, enum list_format format, char **entries, i
 		log_error("cannot open the live filter of %s: %s", ifname, strerror(-ret));
 		goto cleanup;
 	}
-	for (i = 0; i < n; i++)
-		inserted += blocklist_insert(&f, &parsed[i]);
+	for (i = 0; i < n; i++) {
+		ret = blocklist_insert(&f, &parsed[i]);
+		if (ret < 0)
+			break;
+		inserted += ret;
+	}
+	if (ret < 0)
+		log_error("%s: %s; 'bloomxdp load' the whole list to re-plan the prefix lengths%s",
+			  entries[i], ret == -ENOSPC ? "a new prefix length, and all 8 are taken" :
+			  ret == -E2BIG ? "its expansion to the probed lengths is too large" :
+			  strerror(-ret), i ? " (the entries before it were added)" : "");
 	attachment_read_state(&att, &st);
-	st.entries += n;
-	ret = attachment_write_state(&att, &st);
-	if (ret)
-		log_warn("entries added, but the entry count could not be saved: %s",
-			 strerror(-ret));
+	st.entries += i;
+	if (attachment_write_state(&att, &st))
+		log_warn("entries added, but the entry count could not be saved");
+	if (ret < 0)
+		goto cleanup;
 	printf("added %d entr%s to %s (%llu not already in the filter)\n", n, n == 1 ? "y" : "ies",
 	       ifname, (unsigned long long)inserted);
 	warn_over_capacity(&f, &att.config);
@@ -232,7 +247,7 @@ cleanup:
 	return ret;
 }
 
-static int do_query(const char *ifname, enum list_format format, char **entries, int n)
+static int do_query(const char *ifname, const struct list_opts *o, char **entries, int n)
 {
 	struct filter f = { .map_fd = -1 };
 	struct attachment att;
@@ -241,7 +256,7 @@ static int do_query(const char *ifname, enum list_format format, char **entries,
 	int i, ret, bad = 0;
 	bool blocked;
 
-	(void)format;
+	(void)o;
 
 	ret = attachment_open(ifname, false, &att);
 	if (ret)
@@ -271,28 +286,41 @@ cleanup:
 
 /* load, add and query share their arguments: IFNAME then one or more items. */
 static int run_list_command(int argc, char **argv, const char *help, const char *what,
-			    int (*fn)(const char *ifname, enum list_format format, char **items,
+			    int (*fn)(const char *ifname, const struct list_opts *o, char **items,
 				      int n))
 {
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, 'F' },
+		{ "prefix-probes", required_argument, NULL, 'P' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	enum list_format format = FORMAT_AUTO;
+	struct list_opts o = { .format = FORMAT_AUTO,
+			       .prefix_probes = LIST_DEFAULT_PREFIX_PROBES };
 	const char *ifname;
+	__u64 probes;
 	int opt;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "F:vh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "F:P:vh", opts, NULL)) != -1) {
+		if ((opt == 'F' || opt == 'P') && strcmp(argv[0], "load")) {
+			log_error("--format and --prefix-probes go with 'bloomxdp load'");
+			return 2;
+		}
 		switch (opt) {
-		case 'F':
-			if (strcmp(argv[0], "load")) {
-				log_error("--format goes with 'bloomxdp load'");
+		case 'P':
+			if (parse_count("--prefix-probes", optarg, &probes))
+				return 2;
+			if (probes > BLOOMXDP_MAX_PREFIX_LENGTHS) {
+				log_error("--prefix-probes %s: at most %d", optarg,
+					  BLOOMXDP_MAX_PREFIX_LENGTHS);
 				return 2;
 			}
-			if (list_format_parse(optarg, &format)) {
+			o.prefix_probes = probes;
+			break;
+		case 'F':
+			if (list_format_parse(optarg, &o.format)) {
 				log_error("--format %s: expected auto, addr, domain, hosts, adblock "
 					  "or url", optarg);
 				return 2;
@@ -315,7 +343,7 @@ static int run_list_command(int argc, char **argv, const char *help, const char 
 			  argv[0]);
 		return 2;
 	}
-	return fn(ifname, format, argv + optind, argc - optind) ? 1 : 0;
+	return fn(ifname, &o, argv + optind, argc - optind) ? 1 : 0;
 }
 
 int cmd_load(int argc, char **argv)

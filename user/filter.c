@@ -20,7 +20,7 @@ static void filter_init(struct filter *f, const struct bloomxdp_config *cfg)
 	f->map_fd = -1;
 	f->bits = cfg->bits;
 	f->hashes = cfg->hashes;
-	f->bytes = ((size_t)cfg->bits / BLOOMXDP_WORD_BITS + 1) * sizeof(__u64);
+	f->bytes = ((size_t)cfg->bits / BLOOMXDP_WORD_BITS + BLOOMXDP_HDR_WORDS) * sizeof(__u64);
 	memcpy(f->hash_key, cfg->hash_key, sizeof(f->hash_key));
 }
 
@@ -42,12 +42,15 @@ int filter_create(const struct bloomxdp_config *cfg, struct filter *f)
 
 	filter_init(f, cfg);
 	f->map_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "bloomxdp_bits", sizeof(__u32),
-				   sizeof(__u64), cfg->bits / BLOOMXDP_WORD_BITS + 1, &opts);
+				   sizeof(__u64), cfg->bits / BLOOMXDP_WORD_BITS + BLOOMXDP_HDR_WORDS,
+				   &opts);
 	if (f->map_fd < 0)
 		return -errno;
 	ret = filter_map(f);
 	if (ret)
 		filter_close(f);
+	else
+		filter_header_clear(f);
 	return ret;
 }
 
@@ -55,7 +58,10 @@ int filter_init_memory(const struct bloomxdp_config *cfg, struct filter *f)
 {
 	filter_init(f, cfg);
 	f->words = calloc(f->bytes / sizeof(__u64), sizeof(__u64));
-	return f->words ? 0 : -ENOMEM;
+	if (!f->words)
+		return -ENOMEM;
+	filter_header_clear(f);
+	return 0;
 }
 
 int filter_open_live(int outer_fd, const struct bloomxdp_config *cfg, struct filter *f)
@@ -130,10 +136,48 @@ static __u64 key_kind(const struct bloomxdp_key *key)
 	return (key->word[0] & 0xff) == BLOOMXDP_KEY_IPV4 ? BLOOMXDP_HAS_IPV4 : BLOOMXDP_HAS_IPV6;
 }
 
+int filter_length_add(struct filter *f, __u32 family, __u32 len)
+{
+	__u32 word = family == BLOOMXDP_KEY_IPV4 ? BLOOMXDP_HDR_V4_LENGTHS :
+						   BLOOMXDP_HDR_V6_LENGTHS;
+	__u64 old = filter_header_word(f, word), next = BLOOMXDP_NO_LENGTHS;
+	__u32 i, o = 0;
+	bool placed = false;
+
+	for (i = 0; i < BLOOMXDP_MAX_PREFIX_LENGTHS; i++) {
+		__u8 have = old >> (8 * i);
+
+		if (have == len)
+			return 0;
+		if (have == BLOOMXDP_NO_LENGTH)
+			break;
+		if (!placed && have < len) {
+			next = (next & ~(0xffULL << (8 * o))) | (__u64)len << (8 * o);
+			o++;
+			placed = true;
+		}
+		if (o == BLOOMXDP_MAX_PREFIX_LENGTHS)
+			return -ENOSPC;
+		next = (next & ~(0xffULL << (8 * o))) | (__u64)have << (8 * o);
+		o++;
+	}
+	if (!placed) {
+		if (o == BLOOMXDP_MAX_PREFIX_LENGTHS)
+			return -ENOSPC;
+		next = (next & ~(0xffULL << (8 * o))) | (__u64)len << (8 * o);
+	}
+	filter_header_word_set(f, word, next);
+	return 0;
+}
+
 bool filter_insert(struct filter *f, const struct bloomxdp_key *key)
 {
-	filter_header_set(f, key_kind(key));
-	return filter_insert_hash(f, bloomxdp_siphash13(f->hash_key, key));
+	bool changed = filter_insert_hash(f, bloomxdp_siphash13(f->hash_key, key));
+
+	/* Published after the bits: a packet probes this length only once they are set. */
+	if (filter_length_add(f, key->word[0] & 0xff, (key->word[0] >> 8) & 0xff) == 0)
+		filter_header_set(f, key_kind(key));
+	return changed;
 }
 
 bool filter_test(const struct filter *f, const struct bloomxdp_key *key)
@@ -152,16 +196,33 @@ __u64 filter_popcount(const struct filter *f)
 	return set;
 }
 
+__u64 filter_header_word(const struct filter *f, __u32 word)
+{
+	return __atomic_load_n(&f->words[bloomxdp_header_index(f->bits, word)], __ATOMIC_RELAXED);
+}
+
+/* One whole-word store, as for the bits; writers hold the attachment lock. */
+void filter_header_word_set(struct filter *f, __u32 word, __u64 value)
+{
+	__atomic_store_n(&f->words[bloomxdp_header_index(f->bits, word)], value, __ATOMIC_RELAXED);
+}
+
+void filter_header_clear(struct filter *f)
+{
+	filter_header_word_set(f, BLOOMXDP_HDR_KINDS, 0);
+	filter_header_word_set(f, BLOOMXDP_HDR_V4_LENGTHS, BLOOMXDP_NO_LENGTHS);
+	filter_header_word_set(f, BLOOMXDP_HDR_V6_LENGTHS, BLOOMXDP_NO_LENGTHS);
+}
+
 __u64 filter_header(const struct filter *f)
 {
-	return __atomic_load_n(&f->words[bloomxdp_header_index(f->bits)], __ATOMIC_RELAXED);
+	return filter_header_word(f, BLOOMXDP_HDR_KINDS);
 }
 
 void filter_header_set(struct filter *f, __u64 kinds)
 {
-	__u64 *hdr = &f->words[bloomxdp_header_index(f->bits)];
+	__u64 old = filter_header(f);
 
-	/* One whole-word store, as for the bits; writers hold the attachment lock. */
-	if ((*hdr | kinds) != *hdr)
-		__atomic_store_n(hdr, *hdr | kinds, __ATOMIC_RELAXED);
+	if ((old | kinds) != old)
+		filter_header_word_set(f, BLOOMXDP_HDR_KINDS, old | kinds);
 }

@@ -36,15 +36,31 @@ bool filter_insert_hash(struct filter *f, __u64 hash);
 /* True when every bit of the hash is set: listed, or a false positive. */
 bool filter_test_hash(const struct filter *f, __u64 hash);
 
-/* The same for an address key, hashed with the filter's key; the header records its family. */
+/*
+ * The same for an address or prefix key, hashed with the filter's key; the
+ * header records its family and length (if a length slot is free: callers
+ * that insert prefixes plan the lengths first, see blocklist.c).
+ */
 bool filter_insert(struct filter *f, const struct bloomxdp_key *key);
 bool filter_test(const struct filter *f, const struct bloomxdp_key *key);
 
 /* Set bits in the filter's bit array (for the fill ratio). */
 __u64 filter_popcount(const struct filter *f);
 
-/* The header word: which kinds of keys the filter holds (BLOOMXDP_HAS_*). */
+/* The header words (BLOOMXDP_HDR_*); a new filter has no kinds and no lengths. */
+__u64 filter_header_word(const struct filter *f, __u32 word);
+void filter_header_word_set(struct filter *f, __u32 word, __u64 value);
+void filter_header_clear(struct filter *f);
+
+/* The kinds word: which kinds of keys the filter holds (BLOOMXDP_HAS_*); set adds. */
 __u64 filter_header(const struct filter *f);
 void filter_header_set(struct filter *f, __u64 kinds);
+
+/*
+ * Adds a prefix length to those probed for a family (BLOOMXDP_KEY_IPV4/6),
+ * kept longest first: 0, or -ENOSPC when BLOOMXDP_MAX_PREFIX_LENGTHS are
+ * taken already.
+ */
+int filter_length_add(struct filter *f, __u32 family, __u32 len);
 
 #endif

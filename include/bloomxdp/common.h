@@ -23,24 +23,41 @@
 
 /*
  * Inner map of layout "bits": ARRAY of __u64 words, mmap-able for fast fills:
- * bits / 64 words of the bit array, then one header word that says which
- * kinds of keys the list holds (BLOOMXDP_HAS_*). Lookups of a kind the list
- * does not hold are skipped: no cost, and no false positive. Above all, a
- * list without single-label names never probes a top-level domain, whose
- * false positive would block a whole TLD.
+ * bits / 64 words of the bit array, then BLOOMXDP_HDR_WORDS header words
+ * that say what the list holds. Lookups of a kind the list does not hold are
+ * skipped: no cost, and no false positive. Above all, a list without
+ * single-label names never probes a top-level domain, whose false positive
+ * would block a whole TLD.
  */
 #define BLOOMXDP_WORD_BITS	64
+
+#define BLOOMXDP_HDR_KINDS	0	/* BLOOMXDP_HAS_* */
+#define BLOOMXDP_HDR_V4_LENGTHS	1	/* prefix lengths probed, one per byte, longest first */
+#define BLOOMXDP_HDR_V6_LENGTHS	2
+#define BLOOMXDP_HDR_WORDS	3
+
 #define BLOOMXDP_HAS_NAME_DEPTH(labels)	(1ULL << ((labels) - 1))	/* names of 1..16 labels */
 #define BLOOMXDP_HAS_NAME_DEPTHS	0xffffULL
 #define BLOOMXDP_HAS_URLS		(1ULL << 16)
 #define BLOOMXDP_HAS_IPV4		(1ULL << 17)
 #define BLOOMXDP_HAS_IPV6		(1ULL << 18)
 
-/* Index of the header word in a filter of the given number of bits. */
-static inline __u32 bloomxdp_header_index(__u32 bits)
+/*
+ * Prefixes are stored expanded to a few target lengths chosen from the list
+ * (controlled prefix expansion); a packet's address is probed at each, so
+ * this bounds the probes per packet and family. Unused slots hold
+ * BLOOMXDP_NO_LENGTH; a host address is a prefix of length 32 or 128.
+ */
+#define BLOOMXDP_MAX_PREFIX_LENGTHS	8
+#define BLOOMXDP_NO_LENGTH		0xff
+#define BLOOMXDP_NO_LENGTHS		(~0ULL)
+
+/* Index of a header word in a filter of the given number of bits. */
+static inline __u32 bloomxdp_header_index(__u32 bits, __u32 word)
 {
-	return bits / BLOOMXDP_WORD_BITS;
+	return bits / BLOOMXDP_WORD_BITS + word;
 }
+
 /*
  * Bit positions are (h1 + i*h2) mod m with 32-bit h1, h2: m must fit in 32 bits.
  * Rounded down to a whole word, this is 512 MiB of filter, ~448M entries at 1%.

@@ -112,11 +112,31 @@ static __always_inline __u64 bloomxdp_load_le64(const void *p)
 	return bloomxdp_load_le32(b) | bloomxdp_load_le32(b + 4) << 32;
 }
 
-/* addr: 4 bytes in network order, as on the wire. */
+/*
+ * The first len bits of an address word loaded little-endian from network
+ * order bytes: the mask is built in network (big-endian) order and swapped.
+ */
+static __always_inline __u64 bloomxdp_prefix_mask32(__u32 len)
+{
+	/* len 0..32; branch-free, so that the verifier walks one path. */
+	return __builtin_bswap32((__u32)(~0ULL << (32 - (len & 63))));
+}
+
+static __always_inline __u64 bloomxdp_prefix_mask64(__u32 len)
+{
+	/* len 0..64; nonzero is 1 for len >= 1: no shift by 64, no branch. */
+	__u64 nonzero = ((__u64)len + 63) >> 6;
+
+	return __builtin_bswap64(~0ULL << ((64 - len) & 63)) & -nonzero;
+}
+
+/* addr: 4 bytes in network order, as on the wire; the key of its first prefix_len bits. */
 static __always_inline void bloomxdp_key_ipv4(struct bloomxdp_key *key, const void *addr,
 					      __u32 prefix_len)
 {
-	key->word[0] = BLOOMXDP_KEY_IPV4 | (__u64)prefix_len << 8 | bloomxdp_load_le32(addr) << 32;
+	__u64 masked = bloomxdp_load_le32(addr) & bloomxdp_prefix_mask32(prefix_len);
+
+	key->word[0] = BLOOMXDP_KEY_IPV4 | (__u64)prefix_len << 8 | masked << 32;
 	key->nwords = 1;
 }
 
@@ -124,9 +144,13 @@ static __always_inline void bloomxdp_key_ipv4(struct bloomxdp_key *key, const vo
 static __always_inline void bloomxdp_key_ipv6(struct bloomxdp_key *key, const void *addr,
 					      __u32 prefix_len)
 {
+	__u32 high_len = prefix_len > 64 ? 64 : prefix_len;
+	__u32 low_len = prefix_len - high_len;
+
 	key->word[0] = BLOOMXDP_KEY_IPV6 | (__u64)prefix_len << 8;
-	key->word[1] = bloomxdp_load_le64(addr);
-	key->word[2] = bloomxdp_load_le64((const __u8 *)addr + 8);
+	key->word[1] = bloomxdp_load_le64(addr) & bloomxdp_prefix_mask64(high_len);
+	key->word[2] = bloomxdp_load_le64((const __u8 *)addr + 8) &
+		       bloomxdp_prefix_mask64(low_len);
 	key->nwords = 3;
 }
 

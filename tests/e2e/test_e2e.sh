@@ -246,8 +246,8 @@ check_fails "add with an invalid entry fails and adds nothing" 1 \
 	bx add "$IF_SRV" 192.0.2.31 not-an-address
 check_eq "after the failed add, its valid entry is not blocked" "192.0.2.31: not blocked" \
 	"$(bx query "$IF_SRV" 192.0.2.31 2>&1)"
-check_fails "add of a CIDR prefix explains it is unsupported" 1 "CIDR prefixes are not supported" \
-	bx add "$IF_SRV" 192.0.2.0/24
+check_fails "add of a prefix with host bits set suggests the prefix" 1 \
+	"did you mean 192.0.2.0/24" bx add "$IF_SRV" 192.0.2.1/24
 st=$(status_json)
 check_eq "failed adds leave the entry count at $((LIST_ENTRIES + 1))" "$((LIST_ENTRIES + 1))" \
 	"$(json_num "$st" entries)" "$st"

@@ -264,9 +264,9 @@ static void test_bad_line_reports_file_and_line(void **state)
 	assert_string_equal(err, want);
 	assert_int_equal(c.n, 2);
 
-	assert_int_equal(read_text("198.51.100.0/24\n", FORMAT_AUTO, &c, err, path), -EINVAL);
-	snprintf(want, sizeof(want), "%s:1: 198.51.100.0/24: CIDR prefixes are not supported yet; "
-		 "list host addresses", path);
+	assert_int_equal(read_text("198.51.100.1/24\n", FORMAT_AUTO, &c, err, path), -EINVAL);
+	snprintf(want, sizeof(want), "%s:1: 198.51.100.1/24: host bits set after /24: did you "
+		 "mean 198.51.100.0/24?", path);
 	assert_string_equal(err, want);
 }
 

@@ -769,9 +769,12 @@ static void test_parse_refused(void **state)
 		enum list_format format;
 		const char *why;	/* a part of the reason; NULL: any reason */
 	} cases[] = {
-		{ "198.51.100.0/24", FORMAT_AUTO, "CIDR prefixes are not supported yet" },
-		{ "198.51.100.0/24", FORMAT_ADDR, "CIDR prefixes are not supported yet" },
-		{ "2001:db8::/32", FORMAT_AUTO, "CIDR prefixes are not supported yet" },
+		{ "198.51.100.1/24", FORMAT_AUTO, "host bits set after /24: did you mean "
+						   "198.51.100.0/24?" },
+		{ "198.51.100.0/33", FORMAT_ADDR, "a prefix length is 0 to 32" },
+		{ "2001:db8::1/32", FORMAT_AUTO, "did you mean 2001:db8::/32?" },
+		{ "2001:db8::/129", FORMAT_AUTO, "a prefix length is 0 to 128" },
+		{ "::ffff:0:0/95", FORMAT_AUTO, "an IPv4-mapped prefix is at least /96" },
 		{ "evil.example", FORMAT_ADDR, "not an IPv4 or IPv6 address" },
 		{ "0.0.0.0 evil.example", FORMAT_ADDR, "not an IPv4 or IPv6 address" },
 

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blocklist.h"
+#include "listbuild.h"
+
+#define PROGRESS_EVERY (1U << 20)
+
+void list_build_init(struct list_build *b, struct filter *filter, __u32 max_probes)
+{
+	memset(b, 0, sizeof(*b));
+	b->filter = filter;
+	b->max_probes = max_probes;
+	b->counts[0].width = 32;
+	b->counts[1].width = 128;
+}
+
+void list_build_free(struct list_build *b)
+{
+	free(b->addrs);
+	b->addrs = NULL;
+}
+
+static int family_index(const struct bloomxdp_key *key)
+{
+	return key_family(key) == BLOOMXDP_KEY_IPV4 ? 0 : 1;
+}
+
+static int keep_addr(struct list_build *b, const struct bloomxdp_key *key)
+{
+	struct bloomxdp_key *grown;
+
+	if (b->naddrs == b->cap) {
+		b->cap = b->cap ? b->cap * 2 : 4096;
+		grown = realloc(b->addrs, b->cap * sizeof(*grown));
+		if (!grown)
+			return -ENOMEM;
+		b->addrs = grown;
+	}
+	b->addrs[b->naddrs++] = *key;
+	return 0;
+}
+
+static int build_entry(const struct entry *e, void *arg)
+{
+	struct list_build *b = arg;
+	int ret = 0;
+
+	if (e->kind == ENTRY_ADDR) {
+		b->counts[family_index(&e->addr)].count[key_prefix_len(&e->addr)]++;
+		if (b->filter)
+			ret = keep_addr(b, &e->addr);
+	} else if (b->filter) {
+		ret = blocklist_insert(b->filter, e);
+	}
+	if (++b->read % PROGRESS_EVERY == 0 && b->progress)
+		fprintf(stderr, "\rbloomxdp: reading... %llu entries", (unsigned long long)b->read);
+	return ret < 0 ? ret : 0;
+}
+
+int list_build_read(struct list_build *b, const char *path, enum list_format format,
+		    char err[LIST_ERROR_LEN])
+{
+	int ret = list_read(path, format, build_entry, b, err);
+
+	if (ret == -ENOMEM)
+		snprintf(err, LIST_ERROR_LEN, "%s: out of memory", path);
+	return ret;
+}
+
+int list_build_finish(struct list_build *b, char err[LIST_ERROR_LEN])
+{
+	static const __u32 families[2] = { BLOOMXDP_KEY_IPV4, BLOOMXDP_KEY_IPV6 };
+	struct entry e = { .kind = ENTRY_ADDR };
+	size_t i;
+	int fam, ret;
+	__u32 t;
+
+	if (b->progress && b->read >= PROGRESS_EVERY)
+		fputc('\n', stderr);
+	for (fam = 0; fam < 2; fam++) {
+		prefix_plan(&b->counts[fam], b->max_probes, &b->plan[fam]);
+		if (!b->filter)
+			continue;
+		for (t = 0; t < b->plan[fam].ntargets; t++)
+			filter_length_add(b->filter, families[fam], b->plan[fam].target[t]);
+	}
+	if (!b->filter)
+		return 0;
+	for (i = 0; i < b->naddrs; i++) {
+		e.addr = b->addrs[i];
+		ret = blocklist_insert(b->filter, &e);
+		if (ret < 0) {
+			snprintf(err, LIST_ERROR_LEN, "cannot insert the prefixes: %s",
+				 strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}

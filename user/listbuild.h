@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef BLOOMXDP_LISTBUILD_H
+#define BLOOMXDP_LISTBUILD_H
+
+#include <stdbool.h>
+#include "entries.h"
+#include "filter.h"
+#include "listfile.h"
+#include "prefixes.h"
+
+/* Probes per packet and family by default: prefix lengths kept after expansion. */
+#define LIST_DEFAULT_PREFIX_PROBES 6
+
+/*
+ * Builds a whole list into a new filter: names and URLs go in as they are
+ * read; addresses and prefixes are kept until every file is read, so that
+ * the prefix lengths to probe can be planned from the whole list, then
+ * inserted expanded to them.
+ */
+struct list_build {
+	struct filter *filter;		/* NULL: only count and plan (bloomxdp plan --list) */
+	__u32 max_probes;		/* per family, 1..BLOOMXDP_MAX_PREFIX_LENGTHS */
+	bool progress;			/* on a terminal: a line every million entries */
+	__u64 read;			/* entries read, duplicates included */
+	struct prefix_counts counts[2];	/* [0] IPv4, [1] IPv6 */
+	struct prefix_plan plan[2];
+	struct bloomxdp_key *addrs;
+	size_t naddrs, cap;
+};
+
+void list_build_init(struct list_build *b, struct filter *filter, __u32 max_probes);
+void list_build_free(struct list_build *b);
+
+/* Reads one list file ('-': standard input). On error, the message is in err. */
+int list_build_read(struct list_build *b, const char *path, enum list_format format,
+		    char err[LIST_ERROR_LEN]);
+
+/* Plans the prefix lengths and, with a filter, inserts the addresses. */
+int list_build_finish(struct list_build *b, char err[LIST_ERROR_LEN]);
+
+#endif
