@@ -35,7 +35,7 @@ $(BUILD)/xdp_pass.bpf.o: tests/bpf/xdp_pass.bpf.c | $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
-	$(BPFTOOL) gen skeleton $< name $* > $@
+	$(BPFTOOL) gen skeleton $< name $* > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/user/%.o: user/%.c $(wildcard user/*.h) $(HEADERS) $(SKELS) | $(BUILD)
 	@mkdir -p $(dir $@)

@@ -196,7 +196,7 @@ int main(int argc, char **argv)
 	if (filter_create(cfg, &f))
 		return 1;
 	bpf_map__set_inner_map_fd(skel->maps.filter, f.map_fd);
-	if (bloomxdp__load(skel) || filter_install(bpf_map__fd(skel->maps.filter), &f))
+	if (bloomxdp__load(skel) || filter_install(bpf_map__fd(skel->maps.filter), 0, &f))
 		return 1;
 	/* entries - 3 random IPv4 keys, and the hot hits: two addresses, one domain. */
 	for (i = 0; i + 3 < entries; i++) {

@@ -35,10 +35,78 @@ struct filter_bits {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
-	__uint(max_entries, 1);
+	__uint(max_entries, BLOOMXDP_GENERATIONS);
 	__type(key, __u32);
 	__array(values, struct filter_bits);
 } filter SEC(".maps");
+
+/* Templates of the exact sets (--verify) and of the allowlist. */
+/* Sizes, not types: BTF of a type seen only through __array() is a bare forward. */
+struct exact_v4 {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1);
+	__uint(key_size, sizeof(struct bloomxdp_lpm_v4));
+	__uint(value_size, sizeof(__u8));
+};
+
+struct exact_v6 {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1);
+	__uint(key_size, sizeof(struct bloomxdp_lpm_v6));
+	__uint(value_size, sizeof(__u8));
+};
+
+/* Name and URL keys: their 64-bit suffix or URL hash. */
+struct exact_names {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1);
+	__type(key, __u64);
+	__type(value, __u8);
+};
+
+#define EXACT_OUTER(name, inner)					\
+	struct {							\
+		__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);		\
+		__uint(max_entries, BLOOMXDP_GENERATIONS);		\
+		__type(key, __u32);					\
+		__array(values, struct inner);				\
+	} name SEC(".maps")
+
+EXACT_OUTER(verify_v4, exact_v4);
+EXACT_OUTER(verify_v6, exact_v6);
+EXACT_OUTER(verify_names, exact_names);
+EXACT_OUTER(allow_v4, exact_v4);
+EXACT_OUTER(allow_v6, exact_v6);
+EXACT_OUTER(allow_names, exact_names);
+
+/* The live generation of the blocklist maps and of the allowlist maps. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, BLOOMXDP_ACTIVE_SLOTS);
+	__type(key, __u32);
+	__type(value, __u32);
+} active SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} events SEC(".maps");
+
+/* Per CPU: the second being counted and the events sent in it. */
+struct event_budget {
+	__u64 second;
+	__u64 sent;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct event_budget);
+} event_budgets SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -69,6 +137,8 @@ static __always_inline int filter_has(void *bits, const struct bloomxdp_key *key
 /* What the live filter holds: its header words, read once per packet. */
 struct filter_view {
 	void *bits;
+	__u32 block_slot;	/* live generation of filter and verify_* */
+	__u32 allow_slot;	/* live generation of allow_* */
 	__u64 kinds;		/* BLOOMXDP_HAS_* */
 	__u64 v4_lengths;	/* prefix lengths probed, one per byte, longest first */
 	__u64 v6_lengths;
@@ -160,6 +230,104 @@ static __always_inline int ipv6_listed(const struct filter_view *fv, const struc
 	}
 	bpf_loop(BLOOMXDP_MAX_PREFIX_LENGTHS, addr_probe_step, &p, 0);
 	return p.hit;
+}
+
+static __always_inline __u32 active_slot(__u32 which)
+{
+	__u32 *slot = bpf_map_lookup_elem(&active, &which);
+
+	return slot ? *slot & (BLOOMXDP_GENERATIONS - 1) : 0;
+}
+
+/* 1 when an exact set (LPM trie of generation slot) holds the address or a prefix of it. */
+static __always_inline int addr_exact(void *outer, __u32 slot, int ipv6, const void *addr)
+{
+	struct bloomxdp_lpm_v6 k6 = { .prefixlen = 128 };
+	struct bloomxdp_lpm_v4 k4 = { .prefixlen = 32 };
+	void *trie = bpf_map_lookup_elem(outer, &slot);
+
+	if (!trie)
+		return 0;
+	if (ipv6) {
+		__builtin_memcpy(k6.addr, addr, sizeof(k6.addr));
+		return bpf_map_lookup_elem(trie, &k6) != NULL;
+	}
+	__builtin_memcpy(k4.addr, addr, sizeof(k4.addr));
+	return bpf_map_lookup_elem(trie, &k4) != NULL;
+}
+
+/* What matched, for the drop event. */
+struct match_info {
+	__u32 field;		/* enum bloomxdp_event_field */
+	__u32 key_kind;		/* enum bloomxdp_event_key */
+	__u32 key_len;
+};
+
+/*
+ * After a Bloom hit at length len1 - 1: confirmed by the exact copy with
+ * --verify, then let through if allowlisted. 1 when the packet is blocked.
+ */
+static __always_inline int addr_verdict(const struct filter_view *fv,
+					struct bloomxdp_counters *cnt, int len1, int ipv6,
+					const void *addr, struct match_info *mi, __u32 field)
+{
+	if (!len1)
+		return 0;
+	cnt->bloom_hits++;
+	if (config.verify) {
+		if (!addr_exact(ipv6 ? (void *)&verify_v6 : (void *)&verify_v4, fv->block_slot,
+				ipv6, addr)) {
+			cnt->false_positives++;
+			return 0;
+		}
+		cnt->confirmed++;
+	}
+	if (addr_exact(ipv6 ? (void *)&allow_v6 : (void *)&allow_v4, fv->allow_slot, ipv6, addr)) {
+		cnt->allowed++;
+		return 0;
+	}
+	mi->field = field;
+	mi->key_len = len1 - 1;
+	mi->key_kind = len1 - 1 < (ipv6 ? 128 : 32) ? BLOOMXDP_EVKEY_PREFIX :
+						     BLOOMXDP_EVKEY_ADDRESS;
+	return 1;
+}
+
+/* An address to look up, and what matched: the argument of addr_lookup(). */
+struct addr_query {
+	__u32 addr[4];		/* network order: 4 bytes for IPv4, 16 for IPv6 */
+	__u32 ipv6;
+	__u32 field;		/* BLOOMXDP_FIELD_SRC or _DST */
+	struct match_info mi;	/* out */
+};
+
+/*
+ * The live filter's verdict on one address: Bloom probes at each prefix
+ * length, the exact copy with --verify, the allowlist. A global function:
+ * the verifier checks it once, not once per parse path (VLANs, IPv6
+ * extension chains) that leads to it. Returns 1 when blocked.
+ */
+__attribute__((noinline)) int addr_lookup(struct addr_query *q)
+{
+	struct bloomxdp_counters *cnt;
+	struct filter_view fv = {};
+	__u32 zero = 0;
+	int len1;
+
+	if (!q)
+		return 0;
+	cnt = bpf_map_lookup_elem(&counters, &zero);
+	fv.block_slot = active_slot(BLOOMXDP_ACTIVE_BLOCK);
+	fv.allow_slot = active_slot(BLOOMXDP_ACTIVE_ALLOW);
+	fv.bits = bpf_map_lookup_elem(&filter, &fv.block_slot);
+	if (!cnt || !fv.bits)
+		return 0;
+	filter_view_read(&fv, fv.bits);
+	if (q->ipv6)
+		len1 = ipv6_listed(&fv, (const struct in6_addr *)q->addr);
+	else
+		len1 = ipv4_listed(&fv, q->addr);
+	return addr_verdict(&fv, cnt, len1, q->ipv6, q->addr, &q->mi, q->field);
 }
 
 static __always_inline void count_malformed(struct bloomxdp_counters *cnt, int err)
@@ -257,10 +425,17 @@ static __always_inline void packet_set_l4(struct xdp_md *ctx, const struct curso
 		pkt->dport = bpf_ntohs(ports[1]);
 }
 
-static __always_inline void name_walk_init(struct name_walk *w, void *bits, __u64 kinds)
+static __always_inline void name_walk_init(struct name_walk *w, void *bits, __u64 kinds,
+					  __u32 slots)
 {
+	__u32 block_slot = slots & 1, allow_slot = (slots >> 1) & 1;
+
 	w->bits = bits;
 	w->kinds = kinds;
+	w->bloom_hits = 0;
+	w->false_positives = 0;
+	w->verify = config.verify ? bpf_map_lookup_elem(&verify_names, &block_slot) : NULL;
+	w->allow = bpf_map_lookup_elem(&allow_names, &allow_slot);
 	/* Read through the volatile: a cast would let clang fold the key to zero. */
 	w->hash_key[0] = config.hash_key[0];
 	w->hash_key[1] = config.hash_key[1];
@@ -268,10 +443,28 @@ static __always_inline void name_walk_init(struct name_walk *w, void *bits, __u6
 	w->hashes = config.hashes;
 }
 
+/* After a walk: Bloom and verify counters, and the allowlist. 1 when blocked. */
+static __always_inline int name_verdict(struct bloomxdp_counters *cnt, struct scratch *s,
+					struct name_walk *w, int hit, __u32 kind)
+{
+	cnt->bloom_hits += w->bloom_hits;
+	cnt->false_positives += w->false_positives;
+	if (!hit)
+		return 0;
+	if (config.verify)
+		cnt->confirmed++;
+	if (name_allowed(s, w)) {
+		cnt->allowed++;
+		return 0;
+	}
+	s->match_kind = kind;
+	return 1;
+}
+
 /* DNS over UDP: 1 on a hit, with *question_end set for an NXDOMAIN answer. */
 static __always_inline int match_dns(struct xdp_md *ctx, struct bloomxdp_counters *cnt,
-				     struct scratch *s, void *bits, __u64 kinds, __u32 off,
-				     __u32 len, __u32 *question_end)
+				     struct scratch *s, void *bits, __u64 kinds, __u32 slots,
+				     __u32 off, __u32 len, __u32 *question_end)
 {
 	struct name_walk w;
 
@@ -280,34 +473,41 @@ static __always_inline int match_dns(struct xdp_md *ctx, struct bloomxdp_counter
 		return 0;
 	}
 	cnt->checked_dns++;
-	name_walk_init(&w, bits, kinds);
-	if (!name_listed(s, &w))
+	name_walk_init(&w, bits, kinds, slots);
+	if (!name_verdict(cnt, s, &w, name_listed(s, &w), BLOOMXDP_EVKEY_NAME))
 		return 0;
 	cnt->hits_dns++;
 	return 1;
 }
 
 static __always_inline int match_http(struct xdp_md *ctx, struct bloomxdp_counters *cnt,
-				      struct scratch *s, void *bits, __u64 kinds, __u32 off,
-				      __u32 len)
+				      struct scratch *s, void *bits, __u64 kinds, __u32 slots,
+				      __u32 off, __u32 len)
 {
+	__u32 kind = BLOOMXDP_EVKEY_NAME;
 	struct name_walk w;
+	int hit;
 
 	if (http_parse_request(ctx, off, len, s)) {
 		cnt->unparsed_http++;
 		return 0;
 	}
 	cnt->checked_http++;
-	name_walk_init(&w, bits, kinds);
-	if (!name_listed(s, &w) && !url_listed(s, &w))
+	name_walk_init(&w, bits, kinds, slots);
+	hit = name_listed(s, &w);
+	if (!hit) {
+		hit = url_listed(s, &w);
+		kind = BLOOMXDP_EVKEY_URL;
+	}
+	if (!name_verdict(cnt, s, &w, hit, kind))
 		return 0;
 	cnt->hits_http++;
 	return 1;
 }
 
 static __always_inline int match_sni(struct xdp_md *ctx, struct bloomxdp_counters *cnt,
-				     struct scratch *s, void *bits, __u64 kinds, __u32 off,
-				     __u32 len)
+				     struct scratch *s, void *bits, __u64 kinds, __u32 slots,
+				     __u32 off, __u32 len)
 {
 	struct name_walk w;
 
@@ -316,8 +516,8 @@ static __always_inline int match_sni(struct xdp_md *ctx, struct bloomxdp_counter
 		return 0;
 	}
 	cnt->checked_sni++;
-	name_walk_init(&w, bits, kinds);
-	if (!name_listed(s, &w))
+	name_walk_init(&w, bits, kinds, slots);
+	if (!name_verdict(cnt, s, &w, name_listed(s, &w), BLOOMXDP_EVKEY_NAME))
 		return 0;
 	cnt->hits_sni++;
 	return 1;
@@ -330,7 +530,7 @@ static __always_inline int match_sni(struct xdp_md *ctx, struct bloomxdp_counter
  * (for an NXDOMAIN answer).
  */
 __attribute__((noinline)) int match_names(struct xdp_md *ctx, __u32 field, __u32 l4_off,
-					 __u64 kinds)
+					 __u64 kinds, __u32 slots)
 {
 	__u32 frame_len = ctx->data_end - ctx->data, off, len, question_end = 0;
 	struct bloomxdp_counters *cnt;
@@ -339,17 +539,19 @@ __attribute__((noinline)) int match_names(struct xdp_md *ctx, __u32 field, __u32
 	__u8 doff;
 	void *bits;
 
+	__u32 block_slot = slots & 1;
+
 	s = scratch_get();
 	cnt = bpf_map_lookup_elem(&counters, &zero);
-	bits = bpf_map_lookup_elem(&filter, &zero);
+	bits = bpf_map_lookup_elem(&filter, &block_slot);
 	if (!s || !cnt || !bits)
 		return 0;
 	if (field == FIELD_DNS) {
 		off = l4_off + sizeof(struct udphdr);
 		if (off >= frame_len)
 			return 0;
-		return match_dns(ctx, cnt, s, bits, kinds, off, frame_len - off, &question_end) ?
-		       question_end : 0;
+		return match_dns(ctx, cnt, s, bits, kinds, slots, off, frame_len - off,
+				 &question_end) ? question_end : 0;
 	}
 	/* The data offset: the high nibble of TCP header byte 12. */
 	if (bpf_xdp_load_bytes(ctx, l4_off + 12, &doff, 1) || (doff >> 4) < 5)
@@ -359,9 +561,9 @@ __attribute__((noinline)) int match_names(struct xdp_md *ctx, __u32 field, __u32
 		return 0;	/* no payload: handshakes and ACKs */
 	len = frame_len - off;
 	if (field == FIELD_HTTP)
-		return match_http(ctx, cnt, s, bits, kinds, off, len);
+		return match_http(ctx, cnt, s, bits, kinds, slots, off, len);
 	if (field == FIELD_TLS)
-		return match_sni(ctx, cnt, s, bits, kinds, off, len);
+		return match_sni(ctx, cnt, s, bits, kinds, slots, off, len);
 	return 0;
 }
 
@@ -374,6 +576,121 @@ __attribute__((noinline)) int answer_nxdomain(struct xdp_md *ctx, __u32 ipv6, __
 	if (!s)
 		return -1;
 	return dns_answer_nxdomain(ctx, s, ipv6, l3_off, l4_off, question_end);
+}
+
+/* What the name matcher found (kept in scratch), for the event. */
+static __always_inline void name_match_info(__u32 field, struct match_info *mi)
+{
+	struct scratch *s = scratch_get();
+
+	mi->field = field == FIELD_DNS ? BLOOMXDP_FIELD_DNS :
+		    field == FIELD_HTTP ? BLOOMXDP_FIELD_HTTP : BLOOMXDP_FIELD_SNI;
+	if (s) {
+		mi->key_kind = s->match_kind;
+		mi->key_len = s->match_len;
+	}
+}
+
+/* Per CPU, at most config.events_per_sec events in each second. */
+static __always_inline int event_allowed(struct bloomxdp_counters *cnt)
+{
+	__u64 second = bpf_ktime_get_ns() / 1000000000ULL;
+	struct event_budget *b;
+	__u32 zero = 0;
+
+	b = bpf_map_lookup_elem(&event_budgets, &zero);
+	if (!b)
+		return 0;
+	if (b->second != second) {
+		b->second = second;
+		b->sent = 0;
+	}
+	if (b->sent >= config.events_per_sec) {
+		cnt->events_ratelimited++;
+		return 0;
+	}
+	b->sent++;
+	return 1;
+}
+
+/*
+ * A drop event on the ring buffer. Global, so verified once. l3 and l4 pack
+ * an offset (low 16 bits) with the family (6 or 4) and the L4 protocol
+ * (0xff: none); what packs field, key kind, key length and verdict bytes.
+ */
+__attribute__((noinline)) int emit_event(struct xdp_md *ctx, __u32 l3, __u32 l4, __u32 what)
+{
+	__u32 l3_off = l3 & 0xffff, l4_off = l4 & 0xffff, zero = 0, name_len;
+	struct bloomxdp_counters *cnt;
+	struct bloomxdp_event *ev;
+	struct scratch *s;
+	int ipv6 = (l3 >> 16) == 6;
+
+	cnt = bpf_map_lookup_elem(&counters, &zero);
+	if (!cnt || !event_allowed(cnt))
+		return 0;
+	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
+	if (!ev) {
+		cnt->events_lost++;
+		return 0;
+	}
+	__builtin_memset(ev, 0, sizeof(*ev));
+	ev->ts_ns = bpf_ktime_get_ns();
+	ev->ifindex = ctx->ingress_ifindex;
+	ev->family = ipv6 ? 6 : 4;
+	ev->field = what & 0xff;
+	ev->key_kind = (what >> 8) & 0xff;
+	ev->key_len = (what >> 16) & 0xff;
+	ev->verdict = what >> 24;
+	ev->l4_proto = l4 >> 16;
+	if (ipv6) {
+		bpf_xdp_load_bytes(ctx, l3_off + 8, ev->src, 16);
+		bpf_xdp_load_bytes(ctx, l3_off + 24, ev->dst, 16);
+	} else {
+		bpf_xdp_load_bytes(ctx, l3_off + 12, ev->src, 4);
+		bpf_xdp_load_bytes(ctx, l3_off + 16, ev->dst, 4);
+	}
+	if (ev->l4_proto == IPPROTO_UDP || ev->l4_proto == IPPROTO_TCP) {
+		bpf_xdp_load_bytes(ctx, l4_off, &ev->sport, 2);
+		bpf_xdp_load_bytes(ctx, l4_off + 2, &ev->dport, 2);
+	}
+	s = scratch_get();
+	if (s && ev->field >= BLOOMXDP_FIELD_DNS) {
+		name_len = s->name_len;
+		if (name_len > BLOOMXDP_EVENT_NAME_MAX)
+			name_len = BLOOMXDP_EVENT_NAME_MAX;
+		ev->name_len = name_len;
+		ev->name_wire = s->name_wire;
+		__builtin_memcpy(ev->name, s->name, BLOOMXDP_EVENT_NAME_MAX);
+	}
+	bpf_ringbuf_submit(ev, 0);
+	cnt->events_sent++;
+	return 0;
+}
+
+static __always_inline int v4_blocked(const __be32 *addr, struct match_info *mi, __u32 field)
+{
+	struct addr_query q = { .field = field };
+
+	q.addr[0] = *addr;
+	if (!addr_lookup(&q))
+		return 0;
+	*mi = q.mi;
+	return 1;
+}
+
+static __always_inline int v6_blocked(const struct in6_addr *addr, struct match_info *mi,
+				      __u32 field)
+{
+	struct addr_query q = { .field = field, .ipv6 = 1 };
+
+	if (bloomxdp_ipv6_is_v4mapped(addr))
+		return v4_blocked(&addr->in6_u.u6_addr32[3], mi, field);
+	__builtin_memcpy(q.addr, addr, sizeof(q.addr));
+	if (!addr_lookup(&q))
+		return 0;
+	*mi = q.mi;
+	return 1;
 }
 
 SEC("xdp")
@@ -389,8 +706,9 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 	__u32 zero = 0;
 	int verdict = XDP_PASS;
 	int hit = 0;
-	struct filter_view fv = {};
-	__u32 field;
+	struct match_info mi = {};
+	__u32 field, slots;
+	__u64 kinds = 0;
 	void *bits;
 	int proto;
 
@@ -414,9 +732,11 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 		goto out;
 	}
 
-	bits = bpf_map_lookup_elem(&filter, &zero);
+	slots = active_slot(BLOOMXDP_ACTIVE_BLOCK);
+	bits = bpf_map_lookup_elem(&filter, &slots);
+	slots |= active_slot(BLOOMXDP_ACTIVE_ALLOW) << 1;
 	if (bits)
-		filter_view_read(&fv, bits);
+		kinds = filter_header_word(bits, BLOOMXDP_HDR_KINDS);
 	pkt.l3_off = c.pos - (void *)(long)ctx->data;
 
 	if (proto == bpf_htons(ETH_P_IP)) {
@@ -436,9 +756,9 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 		}
 		cnt->checked_v4++;
 		if (config.match & BLOOMXDP_MATCH_SRC)
-			hit = ipv4_listed(&fv, &iph->saddr);
+			hit = v4_blocked(&iph->saddr, &mi, BLOOMXDP_FIELD_SRC);
 		if (!hit && (config.match & BLOOMXDP_MATCH_DST))
-			hit = ipv4_listed(&fv, &iph->daddr);
+			hit = v4_blocked(&iph->daddr, &mi, BLOOMXDP_FIELD_DST);
 		if (hit)
 			cnt->hits_v4++;
 	} else {
@@ -461,9 +781,9 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 		}
 		cnt->checked_v6++;
 		if (config.match & BLOOMXDP_MATCH_SRC)
-			hit = ipv6_listed(&fv, &ip6h->saddr);
+			hit = v6_blocked(&ip6h->saddr, &mi, BLOOMXDP_FIELD_SRC);
 		if (!hit && (config.match & BLOOMXDP_MATCH_DST))
-			hit = ipv6_listed(&fv, &ip6h->daddr);
+			hit = v6_blocked(&ip6h->daddr, &mi, BLOOMXDP_FIELD_DST);
 		if (hit)
 			cnt->hits_v6++;
 	}
@@ -475,16 +795,31 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 	} else if (field == FIELD_QUIC) {
 		cnt->unseen_quic++;
 	} else if (field != FIELD_NONE &&
-		   (fv.kinds & (BLOOMXDP_HAS_NAME_DEPTHS | BLOOMXDP_HAS_URLS))) {
-		hit = match_names(ctx, field, pkt.l4_off, fv.kinds);
+		   (kinds & (BLOOMXDP_HAS_NAME_DEPTHS | BLOOMXDP_HAS_URLS))) {
+		hit = match_names(ctx, field, pkt.l4_off, kinds, slots);
 		if (hit > 1)
 			dns_question_end = hit;
+		if (hit)
+			name_match_info(field, &mi);
 	}
 
 	if (hit) {
-		if (config.action == BLOOMXDP_ACTION_MONITOR)
+		__u32 ev = BLOOMXDP_EVVERDICT_DROP;
+
+		if (config.action == BLOOMXDP_ACTION_MONITOR) {
 			cnt->would_drop++;
-		else if (dns_question_end && config.dns_reply == BLOOMXDP_DNS_REPLY_NXDOMAIN &&
+			ev = BLOOMXDP_EVVERDICT_WOULD_DROP;
+		} else if (dns_question_end && config.dns_reply == BLOOMXDP_DNS_REPLY_NXDOMAIN) {
+			ev = BLOOMXDP_EVVERDICT_NXDOMAIN;
+		}
+		/* Before an NXDOMAIN answer rewrites the addresses. */
+		if (config.events_per_sec)
+			emit_event(ctx, pkt.l3_off | (pkt.ipv6 ? 6 : 4) << 16,
+				   pkt.l4_off | (pkt.l4_proto < 0 ? 0xff : pkt.l4_proto) << 16,
+				   mi.field | mi.key_kind << 8 | (mi.key_len & 0xff) << 16 | ev << 24);
+		if (config.action == BLOOMXDP_ACTION_MONITOR)
+			;
+		else if (ev == BLOOMXDP_EVVERDICT_NXDOMAIN &&
 			 !answer_nxdomain(ctx, pkt.ipv6, pkt.l3_off, pkt.l4_off, dns_question_end))
 			verdict = XDP_TX;
 		else

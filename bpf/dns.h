@@ -91,6 +91,8 @@ static __always_inline int dns_parse_query(struct xdp_md *ctx, __u32 off, __u32 
 	if (w.done != 1)
 		return -1;
 	*question_end = sizeof(h) + w.pos + 1 + DNS_QTYPE_QCLASS_LEN;
+	s->name_len = w.pos + 1;
+	s->name_wire = 1;
 	return *question_end > len ? -1 : 0;
 }
 

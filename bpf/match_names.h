@@ -12,7 +12,11 @@
 
 struct name_walk {
 	void *bits;
+	void *verify;		/* exact name keys of this generation, NULL without --verify */
+	void *allow;		/* the allowlist's name keys */
 	__u64 kinds;		/* the filter's header: name depths and URLs listed */
+	__u32 bloom_hits;
+	__u32 false_positives;
 	__u64 hash_key[2];
 	__u32 filter_bits;
 	__u32 hashes;
@@ -20,6 +24,16 @@ struct name_walk {
 	__u32 markers;		/* bit j: host suffix j has URL entries */
 	int hit;
 };
+
+/* A Bloom hit on key: counted, and checked against the exact copy with --verify. */
+static __always_inline int name_key_confirmed(struct name_walk *w, __u64 key)
+{
+	w->bloom_hits++;
+	if (!w->verify || bpf_map_lookup_elem(w->verify, &key))
+		return 1;
+	w->false_positives++;
+	return 0;
+}
 
 static long name_walk_step(__u32 j, void *data)
 {
@@ -35,12 +49,14 @@ static long name_walk_step(__u32 j, void *data)
 							   s->labels.len[slot]));
 	s->suffix[j & (BLOOMXDP_MAX_LABELS - 1)] = w->suffix;
 	/* Suffixes as deep as no listed name are not probed: no false positive there. */
-	if ((w->kinds & (1ULL << (j & (BLOOMXDP_MAX_LABELS - 1)))) &&
-	    bloomxdp_bits_test(w->bits, w->filter_bits, w->hashes, w->suffix)) {
-		w->hit = 1;
-		return 1;
-	}
-	return 0;
+	if (!(w->kinds & (1ULL << (j & (BLOOMXDP_MAX_LABELS - 1)))) ||
+	    !bloomxdp_bits_test(w->bits, w->filter_bits, w->hashes, w->suffix))
+		return 0;
+	if (!name_key_confirmed(w, w->suffix))
+		return 0;	/* a false positive: a deeper suffix may still be listed */
+	w->hit = 1;
+	s->match_len = j + 1;
+	return 1;
 }
 
 /* 1 when the name or a suffix of it at a label boundary is listed. */
@@ -67,27 +83,39 @@ static long url_marker_step(__u32 j, void *data)
 	return 0;
 }
 
-static long url_prefix_step(__u32 i, void *data)
+/* First pass: the hash of each path prefix, once. */
+static long url_prefix_hash_step(__u32 i, void *data)
 {
 	struct name_walk *w = data;
 	struct scratch *s = scratch_get();
-	__u64 prefix, key;
-	__u32 j;
 
 	if (!s || i >= BLOOMXDP_MAX_PATH_PREFIXES)
 		return 1;
 	barrier_var(i);
-	prefix = bloomxdp_hash_path(w->hash_key, s->path, s->prefix_end[i & 15] & 0xff);
-	for (j = 0; j < BLOOMXDP_MAX_LABELS; j++) {
-		if (!(w->markers & (1U << j)))
-			continue;
-		key = bloomxdp_url_key(w->hash_key, s->suffix[j], prefix);
-		if (bloomxdp_bits_test(w->bits, w->filter_bits, w->hashes, key)) {
-			w->hit = 1;
-			return 1;
-		}
-	}
+	s->prefix_hash[i & 15] = bloomxdp_hash_path(w->hash_key, s->path,
+						     s->prefix_end[i & 15] & 0xff);
 	return 0;
+}
+
+/* Second pass: one (host suffix, path prefix) pair per step, suffixes with a marker only. */
+static long url_pair_step(__u32 n, void *data)
+{
+	__u32 i = n / BLOOMXDP_MAX_LABELS, j = n % BLOOMXDP_MAX_LABELS;
+	struct name_walk *w = data;
+	struct scratch *s = scratch_get();
+	__u64 key;
+
+	if (!s)
+		return 1;
+	if (!(w->markers & (1U << j)))
+		return 0;
+	key = bloomxdp_url_key(w->hash_key, s->suffix[j], s->prefix_hash[i & 15]);
+	if (!bloomxdp_bits_test(w->bits, w->filter_bits, w->hashes, key) ||
+	    !name_key_confirmed(w, key))
+		return 0;
+	w->hit = 1;
+	s->match_len = j + 1;
+	return 1;
 }
 
 /*
@@ -101,7 +129,35 @@ static __always_inline int url_listed(struct scratch *s, struct name_walk *w)
 	bpf_loop(bloomxdp_labels_examined(&s->labels), url_marker_step, w, 0);
 	if (!w->markers)
 		return 0;
-	bpf_loop(s->nprefixes, url_prefix_step, w, 0);
+	bpf_loop(s->nprefixes, url_prefix_hash_step, w, 0);
+	bpf_loop(s->nprefixes * BLOOMXDP_MAX_LABELS, url_pair_step, w, 0);
+	return w->hit;
+}
+
+static long allow_walk_step(__u32 j, void *data)
+{
+	struct name_walk *w = data;
+	struct scratch *s = scratch_get();
+	__u32 slot;
+
+	if (!s || !w->allow)
+		return 1;
+	slot = bloomxdp_label_slot(&s->labels, j) & (BLOOMXDP_MAX_LABELS - 1);
+	w->suffix = bloomxdp_name_fold(w->hash_key, w->suffix,
+				       bloomxdp_hash_label(w->hash_key, s->name, s->labels.off[slot],
+							   s->labels.len[slot]));
+	if (!bpf_map_lookup_elem(w->allow, &w->suffix))
+		return 0;
+	w->hit = 1;
+	return 1;
+}
+
+/* After a hit: 1 when the name or a suffix of it is on the allowlist (exact). */
+static __always_inline int name_allowed(struct scratch *s, struct name_walk *w)
+{
+	w->suffix = BLOOMXDP_NAME_SEED;
+	w->hit = 0;
+	bpf_loop(bloomxdp_labels_examined(&s->labels), allow_walk_step, w, 0);
 	return w->hit;
 }
 

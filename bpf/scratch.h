@@ -19,7 +19,12 @@ struct scratch {
 	struct bloomxdp_labels labels;
 	__u32 nprefixes;			/* path prefixes found, 0: no URL lookup */
 	__u32 prefix_end[16];			/* BLOOMXDP_MAX_PATH_PREFIXES used; indices masked */
+	__u64 prefix_hash[16];			/* their hashes, for URL keys */
 	__u64 suffix[BLOOMXDP_MAX_LABELS];	/* S_1.. of the last name walked */
+	__u32 name_len;				/* bytes of name the parser found */
+	__u32 name_wire;			/* 1: DNS wire form, 0: dotted text */
+	__u32 match_kind;			/* enum bloomxdp_event_key of the last hit */
+	__u32 match_len;			/* labels of the suffix that hit */
 };
 
 struct {
@@ -86,6 +91,8 @@ static __always_inline void name_add(struct scratch *s, struct name_builder *nb,
 /* Returns 0 when the name has at least one label and none is empty; a trailing dot is fine. */
 static __always_inline int name_finish(struct scratch *s, struct name_builder *nb)
 {
+	s->name_len = nb->len;
+	s->name_wire = 0;
 	if (nb->len > nb->label_start)
 		name_end_label(s, nb);
 	return nb->bad || s->labels.count == 0 ? -1 : 0;

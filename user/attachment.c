@@ -118,7 +118,9 @@ static void attachment_init(struct attachment *att)
 {
 	memset(att, 0, sizeof(*att));
 	att->dir_fd = att->config_fd = att->filter_fd = -1;
-	att->counters_fd = att->state_fd = -1;
+	att->counters_fd = att->state_fd = att->active_fd = att->events_fd = -1;
+	att->verify.v4_fd = att->verify.v6_fd = att->verify.names_fd = -1;
+	att->allow.v4_fd = att->allow.v6_fd = att->allow.names_fd = -1;
 }
 
 int attachment_open(const char *ifname, bool lock, struct attachment *att)
@@ -167,6 +169,28 @@ int attachment_open(const char *ifname, bool lock, struct attachment *att)
 	ret = att->state_fd = open_pin(att, BLOOMXDP_PIN_STATE);
 	if (ret < 0)
 		goto err;
+	{
+		const struct {
+			const char *name;
+			int *fd;
+		} pins[] = {
+			{ BLOOMXDP_PIN_VERIFY_V4, &att->verify.v4_fd },
+			{ BLOOMXDP_PIN_VERIFY_V6, &att->verify.v6_fd },
+			{ BLOOMXDP_PIN_VERIFY_NAMES, &att->verify.names_fd },
+			{ BLOOMXDP_PIN_ALLOW_V4, &att->allow.v4_fd },
+			{ BLOOMXDP_PIN_ALLOW_V6, &att->allow.v6_fd },
+			{ BLOOMXDP_PIN_ALLOW_NAMES, &att->allow.names_fd },
+			{ BLOOMXDP_PIN_ACTIVE, &att->active_fd },
+			{ BLOOMXDP_PIN_EVENTS, &att->events_fd },
+		};
+		size_t i;
+
+		for (i = 0; i < sizeof(pins) / sizeof(pins[0]); i++) {
+			ret = *pins[i].fd = open_pin(att, pins[i].name);
+			if (ret < 0)
+				goto err;
+		}
+	}
 	ret = check_config_layout(att);
 	if (ret)
 		goto err;
@@ -184,7 +208,9 @@ err:
 void attachment_close(struct attachment *att)
 {
 	int *fds[] = { &att->config_fd, &att->filter_fd, &att->counters_fd, &att->state_fd,
-		       &att->dir_fd };
+		       &att->dir_fd, &att->active_fd, &att->events_fd, &att->verify.v4_fd,
+		       &att->verify.v6_fd, &att->verify.names_fd, &att->allow.v4_fd,
+		       &att->allow.v6_fd, &att->allow.names_fd };
 	size_t i;
 
 	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
@@ -206,4 +232,37 @@ int attachment_write_state(const struct attachment *att, const struct bloomxdp_s
 	__u32 zero = 0;
 
 	return bpf_map_update_elem(att->state_fd, &zero, state, BPF_ANY) ? -errno : 0;
+}
+
+int attachment_active(const struct attachment *att, __u32 which, __u32 *slot)
+{
+	if (bpf_map_lookup_elem(att->active_fd, &which, slot))
+		return -errno;
+	*slot &= BLOOMXDP_GENERATIONS - 1;
+	return 0;
+}
+
+int attachment_flip(const struct attachment *att, __u32 which, __u32 slot, const int *outers,
+		    int n)
+{
+	__u32 old = slot ^ 1, id;
+	int i, fd;
+
+	if (bpf_map_update_elem(att->active_fd, &which, &slot, BPF_ANY))
+		return -errno;
+	/*
+	 * A map-in-map update returns only once every running program is done
+	 * (synchronize_rcu): rewriting the new slot with itself waits out the
+	 * packets that read the old active word. Then the old slot is unused.
+	 */
+	if (bpf_map_lookup_elem(outers[0], &slot, &id) == 0) {
+		fd = bpf_map_get_fd_by_id(id);
+		if (fd >= 0) {
+			bpf_map_update_elem(outers[0], &slot, &fd, BPF_ANY);
+			close(fd);
+		}
+	}
+	for (i = 0; i < n; i++)
+		bpf_map_delete_elem(outers[i], &old);
+	return 0;
 }

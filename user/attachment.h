@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <net/if.h>
 #include <bloomxdp/common.h>
+#include "exact.h"
 
 /* What the pins under BLOOMXDP_PIN_ROOT/<ifname>/ give a command. */
 struct attachment {
@@ -14,8 +15,12 @@ struct attachment {
 	int dir_fd;		/* holds the flock of writers */
 	int config_fd;
 	int filter_fd;		/* outer ARRAY_OF_MAPS */
+	struct exact_outer verify;
+	struct exact_outer allow;
+	int active_fd;
 	int counters_fd;
 	int state_fd;
+	int events_fd;
 	struct bloomxdp_config config;
 };
 
@@ -37,6 +42,17 @@ int pin_path(const char *dir, const char *name, char *out, size_t len);
  */
 int attachment_open(const char *ifname, bool lock, struct attachment *att);
 void attachment_close(struct attachment *att);
+
+/* The live generation slot of the blocklist or allowlist maps (BLOOMXDP_ACTIVE_*). */
+int attachment_active(const struct attachment *att, __u32 which, __u32 *slot);
+
+/*
+ * Makes generation slot live for which, then waits until no packet can still
+ * use the other one, whose maps it then frees. outers: the outer maps of
+ * that list, n of them.
+ */
+int attachment_flip(const struct attachment *att, __u32 which, __u32 slot, const int *outers,
+		    int n);
 
 int attachment_read_state(const struct attachment *att, struct bloomxdp_state *state);
 int attachment_write_state(const struct attachment *att, const struct bloomxdp_state *state);

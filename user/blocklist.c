@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "blocklist.h"
+#include "exact.h"
 #include "prefixes.h"
 
 /* More keys than this for one prefix is a mistake of plan, not a list: refuse. */
@@ -182,4 +183,47 @@ bool blocklist_lookup(const struct filter *f, const struct entry *e, char *why, 
 		return lookup_url(f, e, why, len);
 	}
 	return false;
+}
+
+/* A suffix of name (host) is in the exact set. */
+static bool exact_has_suffix(const struct exact_set *x, const __u64 hash_key[2], const char *name)
+{
+	__u64 suffix[BLOOMXDP_MAX_LABELS];
+	int n = name_suffix_hashes(hash_key, name, suffix), j;
+
+	for (j = 0; j < n; j++)
+		if (exact_set_has_key(x, suffix[j]))
+			return true;
+	return false;
+}
+
+bool blocklist_confirm(const struct exact_set *x, const __u64 hash_key[2], const struct entry *e)
+{
+	__u64 suffix[BLOOMXDP_MAX_LABELS], prefix[BLOOMXDP_MAX_PATH_PREFIXES];
+	int nlabels, nprefix, j, i;
+
+	switch (e->kind) {
+	case ENTRY_ADDR:
+		return exact_set_has(x, hash_key, e);
+	case ENTRY_NAME:
+		return exact_has_suffix(x, hash_key, e->name);
+	case ENTRY_URL:
+		if (exact_has_suffix(x, hash_key, e->name))
+			return true;
+		nlabels = name_suffix_hashes(hash_key, e->name, suffix);
+		nprefix = path_prefix_hashes(hash_key, e->path, strlen(e->path), prefix, NULL);
+		for (j = 0; j < nlabels; j++)
+			for (i = 0; i < nprefix; i++)
+				if (exact_set_has_key(x, bloomxdp_url_key(hash_key, suffix[j],
+									  prefix[i])))
+					return true;
+		return false;
+	}
+	return false;
+}
+
+bool blocklist_allowed(const struct exact_set *x, const __u64 hash_key[2], const struct entry *e)
+{
+	return e->kind == ENTRY_ADDR ? exact_set_has(x, hash_key, e) :
+				       exact_has_suffix(x, hash_key, e->name);
 }

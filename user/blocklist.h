@@ -24,4 +24,15 @@ int blocklist_insert(struct filter *f, const struct entry *e);
  */
 bool blocklist_lookup(const struct filter *f, const struct entry *e, char *why, size_t len);
 
+struct exact_set;
+
+/*
+ * As the XDP program decides after a Bloom hit: confirmed by the exact copy
+ * (--verify) when it holds the address (or a prefix of it), a suffix of the
+ * name, or the URL; allowed when the allowlist holds the address (or a prefix
+ * of it) or a suffix of the name (of the URL's host).
+ */
+bool blocklist_confirm(const struct exact_set *x, const __u64 hash_key[2], const struct entry *e);
+bool blocklist_allowed(const struct exact_set *x, const __u64 hash_key[2], const struct entry *e);
+
 #endif

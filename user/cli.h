@@ -15,6 +15,7 @@ int cmd_add(int argc, char **argv);
 int cmd_query(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_status(int argc, char **argv);
+int cmd_watch(int argc, char **argv);
 
 /* "src", "dst", "dns", "http", "sni" to BLOOMXDP_MATCH_*, 0 for others. */
 __u32 match_bit(const char *name);

@@ -17,6 +17,7 @@
 #include "attachment.h"	/* before the skeleton: it names struct bloomxdp_config */
 #include "bloomxdp.skel.h"
 #include "cli.h"
+#include "exact.h"
 #include "filter.h"
 #include "log.h"
 #include "sizing.h"
@@ -38,6 +39,11 @@ static const char attach_help[] =
 	"  -a, --action WHAT  on a hit: drop (default) or monitor (count would_drop, pass)\n"
 	"      --mode MODE    XDP mode: native, generic, or auto (default: native, and\n"
 	"                     generic with a notice when the driver has no native XDP)\n"
+	"      --verify       keep an exact copy of the list in the kernel (LPM tries,\n"
+	"                     a hash map) and drop only what it confirms: no false\n"
+	"                     positive is ever dropped; costs memory (see plan --verify)\n"
+	"      --events-per-sec N  drop events for 'bloomxdp watch', per CPU and second\n"
+	"                     (default 100; 0: none)\n"
 	"  -f, --force        replace another XDP program already on IFNAME\n";
 
 static const char detach_help[] =
@@ -49,7 +55,13 @@ static const char detach_help[] =
 static const char *const pin_names[] = {
 	BLOOMXDP_PIN_LINK, BLOOMXDP_PIN_PROG, BLOOMXDP_PIN_CONFIG,
 	BLOOMXDP_PIN_FILTER, BLOOMXDP_PIN_COUNTERS, BLOOMXDP_PIN_STATE,
+	BLOOMXDP_PIN_VERIFY_V4, BLOOMXDP_PIN_VERIFY_V6, BLOOMXDP_PIN_VERIFY_NAMES,
+	BLOOMXDP_PIN_ALLOW_V4, BLOOMXDP_PIN_ALLOW_V6, BLOOMXDP_PIN_ALLOW_NAMES,
+	BLOOMXDP_PIN_ACTIVE, BLOOMXDP_PIN_EVENTS,
 };
+
+/* Default of --events-per-sec: per CPU, enough to see a flood, not to be flooded. */
+#define DEFAULT_EVENTS_PER_SEC 100
 
 enum xdp_mode { MODE_AUTO, MODE_NATIVE, MODE_GENERIC };
 
@@ -64,6 +76,8 @@ struct attach_opts {
 	__u16 tls_ports[BLOOMXDP_MAX_PORTS];
 	enum xdp_mode mode;
 	bool force;
+	bool verify;
+	__u32 events_per_sec;
 };
 
 static int parse_match(const char *text, __u32 *match)
@@ -219,6 +233,14 @@ out:
 	return fd;
 }
 
+/* Room of each exact map: the capacity, with headroom for lists that exceed it. */
+static __u32 exact_capacity(__u64 capacity)
+{
+	__u64 room = capacity * 2;
+
+	return room > (1U << 30) ? 1U << 30 : (__u32)room;
+}
+
 static int random_key(__u64 key[2])
 {
 	if (getrandom(key, 2 * sizeof(__u64), 0) != 2 * sizeof(__u64)) {
@@ -231,6 +253,8 @@ static int random_key(__u64 key[2])
 static int do_attach(const char *ifname, const struct attach_opts *o)
 {
 	struct bloomxdp_state st = { .loaded_at_ns = 0 };
+	struct exact_outer outer_verify, outer_allow;
+	struct exact_set verify, allow;
 	struct filter f = { .map_fd = -1 };
 	struct bloomxdp *skel = NULL;
 	struct bloomxdp_config *cfg;
@@ -242,6 +266,8 @@ static int do_attach(const char *ifname, const struct attach_opts *o)
 	int ifindex;
 	int ret;
 
+	exact_set_init(&verify);
+	exact_set_init(&allow);
 	ret = check_privileges();
 	if (!ret)
 		ret = check_bpffs();
@@ -282,14 +308,26 @@ static int do_attach(const char *ifname, const struct attach_opts *o)
 	memcpy(cfg->dns_ports, o->dns_ports, sizeof(cfg->dns_ports));
 	memcpy(cfg->http_ports, o->http_ports, sizeof(cfg->http_ports));
 	memcpy(cfg->tls_ports, o->tls_ports, sizeof(cfg->tls_ports));
-	/* The first, empty filter is also the template every later one must match. */
+	cfg->verify = o->verify;
+	cfg->events_per_sec = o->events_per_sec;
+	/* The first, empty maps are also the templates every later one must match. */
 	ret = filter_create(cfg, &f);
+	if (!ret)
+		ret = exact_set_create(&verify, exact_capacity(plan.capacity));
+	if (!ret)
+		ret = exact_set_create(&allow, exact_capacity(plan.capacity));
 	if (ret) {
-		log_error("cannot create a %llu-byte filter map: %s", (unsigned long long)plan.bytes,
-			  strerror(-ret));
+		log_error("cannot create the maps of a %llu-byte filter: %s",
+			  (unsigned long long)plan.bytes, strerror(-ret));
 		goto cleanup;
 	}
 	bpf_map__set_inner_map_fd(skel->maps.filter, f.map_fd);
+	bpf_map__set_inner_map_fd(skel->maps.verify_v4, verify.v4_fd);
+	bpf_map__set_inner_map_fd(skel->maps.verify_v6, verify.v6_fd);
+	bpf_map__set_inner_map_fd(skel->maps.verify_names, verify.names_fd);
+	bpf_map__set_inner_map_fd(skel->maps.allow_v4, allow.v4_fd);
+	bpf_map__set_inner_map_fd(skel->maps.allow_v6, allow.v6_fd);
+	bpf_map__set_inner_map_fd(skel->maps.allow_names, allow.names_fd);
 
 	ret = bloomxdp__load(skel);
 	if (ret) {
@@ -297,9 +335,18 @@ static int do_attach(const char *ifname, const struct attach_opts *o)
 			  "verifier's log", strerror(-ret));
 		goto cleanup;
 	}
-	ret = filter_install(bpf_map__fd(skel->maps.filter), &f);
+	outer_verify = (struct exact_outer){ bpf_map__fd(skel->maps.verify_v4),
+		bpf_map__fd(skel->maps.verify_v6), bpf_map__fd(skel->maps.verify_names) };
+	outer_allow = (struct exact_outer){ bpf_map__fd(skel->maps.allow_v4),
+		bpf_map__fd(skel->maps.allow_v6), bpf_map__fd(skel->maps.allow_names) };
+	/* Generation 0 of everything is live: the active map starts zeroed. */
+	ret = filter_install(bpf_map__fd(skel->maps.filter), 0, &f);
+	if (!ret)
+		ret = exact_set_install(&outer_verify, 0, &verify);
+	if (!ret)
+		ret = exact_set_install(&outer_allow, 0, &allow);
 	if (ret) {
-		log_error("cannot install the empty filter: %s", strerror(-ret));
+		log_error("cannot install the empty maps: %s", strerror(-ret));
 		goto cleanup;
 	}
 	if (bpf_map_update_elem(bpf_map__fd(skel->maps.state), &zero, &st, BPF_ANY)) {
@@ -329,6 +376,25 @@ static int do_attach(const char *ifname, const struct attach_opts *o)
 		ret = pin_fd(dir, BLOOMXDP_PIN_STATE, bpf_map__fd(skel->maps.state));
 	if (!ret)
 		ret = pin_fd(dir, BLOOMXDP_PIN_PROG, bpf_program__fd(skel->progs.bloomxdp_xdp));
+	{
+		const struct {
+			const char *name;
+			struct bpf_map *map;
+		} maps[] = {
+			{ BLOOMXDP_PIN_VERIFY_V4, skel->maps.verify_v4 },
+			{ BLOOMXDP_PIN_VERIFY_V6, skel->maps.verify_v6 },
+			{ BLOOMXDP_PIN_VERIFY_NAMES, skel->maps.verify_names },
+			{ BLOOMXDP_PIN_ALLOW_V4, skel->maps.allow_v4 },
+			{ BLOOMXDP_PIN_ALLOW_V6, skel->maps.allow_v6 },
+			{ BLOOMXDP_PIN_ALLOW_NAMES, skel->maps.allow_names },
+			{ BLOOMXDP_PIN_ACTIVE, skel->maps.active },
+			{ BLOOMXDP_PIN_EVENTS, skel->maps.events },
+		};
+		size_t i;
+
+		for (i = 0; i < sizeof(maps) / sizeof(maps[0]) && !ret; i++)
+			ret = pin_fd(dir, maps[i].name, bpf_map__fd(maps[i].map));
+	}
 	/* Last: once the link is pinned the attachment outlives this process. */
 	if (!ret)
 		ret = pin_fd(dir, BLOOMXDP_PIN_LINK, link_fd);
@@ -345,6 +411,8 @@ cleanup:
 	if (link_fd >= 0)
 		close(link_fd);
 	filter_close(&f);
+	exact_set_close(&verify);
+	exact_set_close(&allow);
 	bloomxdp__destroy(skel);
 	return ret;
 }
@@ -361,6 +429,8 @@ int cmd_attach(int argc, char **argv)
 		{ "http-ports", required_argument, NULL, 'H' },
 		{ "tls-ports", required_argument, NULL, 'T' },
 		{ "dns-reply", required_argument, NULL, 'R' },
+		{ "verify", no_argument, NULL, 'V' },
+		{ "events-per-sec", required_argument, NULL, 'E' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -370,8 +440,9 @@ int cmd_attach(int argc, char **argv)
 		.capacity = DEFAULT_CAPACITY, .fpr = DEFAULT_FPR,
 		.match = BLOOMXDP_MATCH_SRC, .action = BLOOMXDP_ACTION_DROP, .mode = MODE_AUTO,
 		.dns_ports = { BLOOMXDP_DNS_PORT }, .http_ports = { BLOOMXDP_HTTP_PORT },
-		.tls_ports = { BLOOMXDP_TLS_PORT },
+		.tls_ports = { BLOOMXDP_TLS_PORT }, .events_per_sec = DEFAULT_EVENTS_PER_SEC,
 	};
+	__u64 count;
 	const char *ifname;
 	int opt;
 
@@ -433,6 +504,18 @@ int cmd_attach(int argc, char **argv)
 				log_error("--dns-reply %s: expected none or nxdomain", optarg);
 				return 2;
 			}
+			break;
+		case 'V':
+			o.verify = true;
+			break;
+		case 'E':
+			if (!strcmp(optarg, "0")) {
+				o.events_per_sec = 0;
+				break;
+			}
+			if (parse_count("--events-per-sec", optarg, &count) || count > 1000000)
+				return 2;
+			o.events_per_sec = count;
 			break;
 		case 'f':
 			o.force = true;

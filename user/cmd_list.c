@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "filter.h"
 #include "blocklist.h"
+#include "exact.h"
 #include "listbuild.h"
 #include "listfile.h"
 #include "log.h"
@@ -53,6 +54,7 @@ static const char query_help[] =
 struct list_opts {
 	enum list_format format;
 	__u32 prefix_probes;
+	bool allow;		/* load/add the allowlist */
 };
 
 /* The expansion of prefixes, for load's report. */
@@ -88,6 +90,14 @@ static void warn_over_capacity(const struct filter *f, const struct bloomxdp_con
 		 bloom_fpr_for_fill(fill, cfg->hashes), (double)cfg->fpr_ppb / BLOOMXDP_PPB);
 }
 
+/* Room of each new exact map, as attach sized the first. */
+static __u32 exact_room(const struct bloomxdp_config *cfg)
+{
+	__u64 room = cfg->capacity * 2;
+
+	return room > (1U << 30) ? 1U << 30 : (__u32)room;
+}
+
 static double seconds_since(const struct timespec *start)
 {
 	struct timespec now;
@@ -96,59 +106,138 @@ static double seconds_since(const struct timespec *start)
 	return (now.tv_sec - start->tv_sec) + (now.tv_nsec - start->tv_nsec) / 1e9;
 }
 
-static int do_load(const char *ifname, const struct list_opts *o, char **files, int nfiles)
+/* Reads the list files into the new filter (and exact set), as a whole. */
+static int build_lists(struct list_build *b, const struct list_opts *o, char **files, int nfiles,
+		       char err[LIST_ERROR_LEN])
 {
+	int i, ret = 0;
+
+	b->progress = isatty(STDERR_FILENO);
+	for (i = 0; i < nfiles && !ret; i++)
+		ret = list_build_read(b, files[i], o->format, err);
+	if (!ret)
+		ret = list_build_finish(b, err);
+	return ret;
+}
+
+/* The blocklist: a new filter (and exact copy with --verify) in the other generation. */
+static int load_blocklist(struct attachment *att, const struct list_opts *o, char **files,
+			  int nfiles)
+{
+	const int outers[] = { att->filter_fd, att->verify.v4_fd, att->verify.v6_fd,
+			       att->verify.names_fd };
+	struct exact_set exact;
 	struct filter f = { .map_fd = -1 };
-	struct list_build build;
 	struct bloomxdp_state st = {};
 	char err[LIST_ERROR_LEN];
-	struct attachment att;
 	struct timespec start, wall;
-	int i, ret;
+	struct list_build build;
+	__u32 slot;
+	int ret;
 
-	ret = attachment_open(ifname, true, &att);
-	if (ret)
-		return ret;
 	clock_gettime(CLOCK_MONOTONIC, &start);
+	exact_set_init(&exact);
 	list_build_init(&build, &f, o->prefix_probes);
-	build.progress = isatty(STDERR_FILENO);
-	ret = filter_create(&att.config, &f);
-	if (ret) {
-		log_error("cannot create a new %u-byte filter map: %s", att.config.bits / 8,
-			  strerror(-ret));
-		goto cleanup;
-	}
-	for (i = 0; i < nfiles && !ret; i++)
-		ret = list_build_read(&build, files[i], o->format, err);
+	ret = attachment_active(att, BLOOMXDP_ACTIVE_BLOCK, &slot);
 	if (!ret)
-		ret = list_build_finish(&build, err);
+		ret = filter_create(&att->config, &f);
+	if (!ret && att->config.verify) {
+		ret = exact_set_create(&exact, exact_room(&att->config));
+		build.exact = &exact;
+	}
 	if (ret) {
-		log_error("%s; the live list of %s is unchanged", err, ifname);
+		log_error("cannot create the new maps of %s: %s", att->ifname, strerror(-ret));
 		goto cleanup;
 	}
-
-	ret = filter_install(att.filter_fd, &f);
+	ret = build_lists(&build, o, files, nfiles, err);
+	if (ret) {
+		log_error("%s; the live list of %s is unchanged", err, att->ifname);
+		goto cleanup;
+	}
+	slot ^= 1;
+	ret = filter_install(att->filter_fd, slot, &f);
+	if (!ret && att->config.verify)
+		ret = exact_set_install(&att->verify, slot, &exact);
+	if (!ret)
+		ret = attachment_flip(att, BLOOMXDP_ACTIVE_BLOCK, slot, outers,
+				      att->config.verify ? 4 : 1);
 	if (ret) {
 		log_error("cannot swap in the new filter: %s; the live list is unchanged",
 			  strerror(-ret));
 		goto cleanup;
 	}
-	attachment_read_state(&att, &st);
+	attachment_read_state(att, &st);
 	clock_gettime(CLOCK_REALTIME, &wall);
 	st.entries = build.read;
 	st.generation++;
 	st.loaded_at_ns = wall.tv_sec * 1000000000ULL + wall.tv_nsec;
-	ret = attachment_write_state(&att, &st);
-	if (ret)
-		log_warn("the new list is live, but its entry count could not be saved: %s",
-			 strerror(-ret));
-	printf("loaded %llu entries into %s in %.2f s\n", (unsigned long long)build.read, ifname,
-	       seconds_since(&start));
+	if (attachment_write_state(att, &st))
+		log_warn("the new list is live, but its entry count could not be saved");
+	printf("loaded %llu entries into %s in %.2f s\n", (unsigned long long)build.read,
+	       att->ifname, seconds_since(&start));
 	print_prefix_plans(build.plan);
-	warn_over_capacity(&f, &att.config);
-	ret = 0;
+	warn_over_capacity(&f, &att->config);
 cleanup:
+	list_build_free(&build);
+	exact_set_close(&exact);
 	filter_close(&f);
+	return ret;
+}
+
+/* The allowlist: a new exact set in the other generation of allow_*. */
+static int load_allowlist(struct attachment *att, const struct list_opts *o, char **files,
+			  int nfiles)
+{
+	const int outers[] = { att->allow.v4_fd, att->allow.v6_fd, att->allow.names_fd };
+	char err[LIST_ERROR_LEN];
+	struct list_build build;
+	struct exact_set exact;
+	__u32 slot;
+	int ret;
+
+	list_build_init(&build, NULL, o->prefix_probes);
+	build.allowlist = true;
+	ret = attachment_active(att, BLOOMXDP_ACTIVE_ALLOW, &slot);
+	if (!ret)
+		ret = exact_set_create(&exact, exact_room(&att->config));
+	if (ret) {
+		log_error("cannot create the new allowlist maps of %s: %s", att->ifname,
+			  strerror(-ret));
+		return ret;
+	}
+	build.exact = &exact;
+	memcpy(build.hash_key, att->config.hash_key, sizeof(build.hash_key));
+	ret = build_lists(&build, o, files, nfiles, err);
+	if (ret) {
+		log_error("%s; the allowlist of %s is unchanged", err, att->ifname);
+		goto cleanup;
+	}
+	slot ^= 1;
+	ret = exact_set_install(&att->allow, slot, &exact);
+	if (!ret)
+		ret = attachment_flip(att, BLOOMXDP_ACTIVE_ALLOW, slot, outers, 3);
+	if (ret) {
+		log_error("cannot swap in the new allowlist: %s; it is unchanged", strerror(-ret));
+		goto cleanup;
+	}
+	printf("loaded %llu allowlist entries into %s\n", (unsigned long long)build.read,
+	       att->ifname);
+cleanup:
+	list_build_free(&build);
+	exact_set_close(&exact);
+	return ret;
+}
+
+static int do_load(const char *ifname, const struct list_opts *o, char **files, int nfiles)
+{
+	struct attachment att;
+	int ret;
+
+	ret = attachment_open(ifname, true, &att);
+	if (ret)
+		return ret;
+	ret = o->allow ? load_allowlist(&att, o, files, nfiles) :
+			 load_blocklist(&att, o, files, nfiles);
 	attachment_close(&att);
 	return ret;
 }
@@ -178,48 +267,76 @@ static int parse_arg(const char *arg, struct entry *e)
 }
 
 /* Parses every entry before touching the filter: all or nothing. */
-static int parse_entries(char **args, int n, struct entry *entries)
+static int parse_entries(char **args, int n, struct entry *entries, bool allowlist)
 {
 	int i, bad = 0;
 
-	for (i = 0; i < n; i++)
-		bad += parse_arg(args[i], &entries[i]) != 0;
+	for (i = 0; i < n; i++) {
+		if (parse_arg(args[i], &entries[i])) {
+			bad++;
+		} else if (allowlist && entries[i].kind == ENTRY_URL) {
+			log_error("%s: the allowlist takes addresses, prefixes and domains", args[i]);
+			bad++;
+		}
+	}
 	return bad ? -EINVAL : 0;
 }
 
-static int do_add(const char *ifname, const struct list_opts *o, char **entries, int n)
+/* add --allow: into the live allowlist, in place. */
+static int add_allowed(struct attachment *att, struct entry *parsed, char **entries, int n)
+{
+	struct exact_set live;
+	__u32 slot;
+	int i, ret;
+
+	ret = attachment_active(att, BLOOMXDP_ACTIVE_ALLOW, &slot);
+	if (!ret)
+		ret = exact_set_open(&att->allow, slot, &live);
+	if (ret) {
+		log_error("cannot open the live allowlist of %s: %s", att->ifname, strerror(-ret));
+		return ret;
+	}
+	for (i = 0; i < n && !ret; i++) {
+		ret = exact_set_add(&live, att->config.hash_key, &parsed[i]);
+		if (ret)
+			log_error("%s: %s%s", entries[i], ret == -E2BIG || ret == -ENOSPC ?
+				  "the allowlist is full" : strerror(-ret),
+				  i ? " (the entries before it were added)" : "");
+	}
+	if (!ret)
+		printf("added %d entr%s to the allowlist of %s\n", n, n == 1 ? "y" : "ies",
+		       att->ifname);
+	exact_set_close(&live);
+	return ret;
+}
+
+/* add: into the live filter (and exact copy) in place: Bloom inserts only set bits. */
+static int add_blocked(struct attachment *att, struct entry *parsed, char **entries, int n)
 {
 	struct filter f = { .map_fd = -1 };
 	struct bloomxdp_state st = {};
-	struct entry *parsed;
-	struct attachment att;
-
-	(void)o;	/* always auto: one entry per argument */
+	struct exact_set live;
 	__u64 inserted = 0;
+	__u32 slot;
 	int i, ret;
 
-	parsed = calloc(n, sizeof(*parsed));
-	if (!parsed) {
-		log_error("out of memory for %d entries", n);
-		return -ENOMEM;
-	}
-	ret = parse_entries(entries, n, parsed);
+	exact_set_init(&live);
+	ret = attachment_active(att, BLOOMXDP_ACTIVE_BLOCK, &slot);
+	if (!ret)
+		ret = filter_open(att->filter_fd, slot, &att->config, &f);
+	if (!ret && att->config.verify)
+		ret = exact_set_open(&att->verify, slot, &live);
 	if (ret) {
-		log_error("nothing was added");
-		free(parsed);
-		return ret;
-	}
-	ret = attachment_open(ifname, true, &att);
-	if (ret) {
-		free(parsed);
-		return ret;
-	}
-	ret = filter_open_live(att.filter_fd, &att.config, &f);
-	if (ret) {
-		log_error("cannot open the live filter of %s: %s", ifname, strerror(-ret));
+		log_error("cannot open the live filter of %s: %s", att->ifname, strerror(-ret));
 		goto cleanup;
 	}
 	for (i = 0; i < n; i++) {
+		/* The exact copy first: a packet must not see a Bloom hit it cannot confirm. */
+		if (att->config.verify) {
+			ret = exact_set_add(&live, att->config.hash_key, &parsed[i]);
+			if (ret < 0)
+				break;
+		}
 		ret = blocklist_insert(&f, &parsed[i]);
 		if (ret < 0)
 			break;
@@ -230,26 +347,64 @@ static int do_add(const char *ifname, const struct list_opts *o, char **entries,
 			  entries[i], ret == -ENOSPC ? "a new prefix length, and all 8 are taken" :
 			  ret == -E2BIG ? "its expansion to the probed lengths is too large" :
 			  strerror(-ret), i ? " (the entries before it were added)" : "");
-	attachment_read_state(&att, &st);
+	attachment_read_state(att, &st);
 	st.entries += i;
-	if (attachment_write_state(&att, &st))
+	if (attachment_write_state(att, &st))
 		log_warn("entries added, but the entry count could not be saved");
 	if (ret < 0)
 		goto cleanup;
 	printf("added %d entr%s to %s (%llu not already in the filter)\n", n, n == 1 ? "y" : "ies",
-	       ifname, (unsigned long long)inserted);
-	warn_over_capacity(&f, &att.config);
+	       att->ifname, (unsigned long long)inserted);
+	warn_over_capacity(&f, &att->config);
 	ret = 0;
 cleanup:
+	exact_set_close(&live);
 	filter_close(&f);
-	attachment_close(&att);
+	return ret;
+}
+
+static int do_add(const char *ifname, const struct list_opts *o, char **entries, int n)
+{
+	struct entry *parsed;
+	struct attachment att;
+	int ret;
+
+	parsed = calloc(n, sizeof(*parsed));
+	if (!parsed) {
+		log_error("out of memory for %d entries", n);
+		return -ENOMEM;
+	}
+	ret = parse_entries(entries, n, parsed, o->allow);
+	if (ret) {
+		log_error("nothing was added");
+		free(parsed);
+		return ret;
+	}
+	ret = attachment_open(ifname, true, &att);
+	if (!ret) {
+		ret = o->allow ? add_allowed(&att, parsed, entries, n) :
+				 add_blocked(&att, parsed, entries, n);
+		attachment_close(&att);
+	}
 	free(parsed);
 	return ret;
 }
 
+/* What query says after "blocked", for a prefix: which one matched. */
+static void print_verdict(const char *arg, const struct entry *e, bool blocked,
+			  const char *matched)
+{
+	if (blocked && e->kind == ENTRY_ADDR && strchr(matched, '/'))
+		printf("%s: blocked (listed prefix %s)\n", arg, matched);
+	else
+		printf("%s: %s\n", arg, blocked ? "blocked" : "not blocked");
+}
+
 static int do_query(const char *ifname, const struct list_opts *o, char **entries, int n)
 {
+	struct exact_set verify, allow;
 	struct filter f = { .map_fd = -1 };
+	__u32 block_slot, allow_slot;
 	struct attachment att;
 	char matched[512];
 	struct entry e;
@@ -257,13 +412,22 @@ static int do_query(const char *ifname, const struct list_opts *o, char **entrie
 	bool blocked;
 
 	(void)o;
-
+	exact_set_init(&verify);
+	exact_set_init(&allow);
 	ret = attachment_open(ifname, false, &att);
 	if (ret)
 		return ret;
-	ret = filter_open_live(att.filter_fd, &att.config, &f);
+	ret = attachment_active(&att, BLOOMXDP_ACTIVE_BLOCK, &block_slot);
+	if (!ret)
+		ret = attachment_active(&att, BLOOMXDP_ACTIVE_ALLOW, &allow_slot);
+	if (!ret)
+		ret = filter_open(att.filter_fd, block_slot, &att.config, &f);
+	if (!ret && att.config.verify)
+		ret = exact_set_open(&att.verify, block_slot, &verify);
+	if (!ret)
+		ret = exact_set_open(&att.allow, allow_slot, &allow);
 	if (ret) {
-		log_error("cannot open the live filter of %s: %s", ifname, strerror(-ret));
+		log_error("cannot open the live lists of %s: %s", ifname, strerror(-ret));
 		goto cleanup;
 	}
 	for (i = 0; i < n; i++) {
@@ -272,13 +436,26 @@ static int do_query(const char *ifname, const struct list_opts *o, char **entrie
 			continue;
 		}
 		blocked = blocklist_lookup(&f, &e, matched, sizeof(matched));
-		printf("%s: %s\n", entries[i], blocked ? "blocked" : "not blocked");
+		if (blocked && att.config.verify &&
+		    !blocklist_confirm(&verify, att.config.hash_key, &e)) {
+			log_debug("%s: a false positive of the filter, refused by --verify",
+				  entries[i]);
+			blocked = false;
+		}
+		if (blocked && blocklist_allowed(&allow, att.config.hash_key, &e)) {
+			log_debug("%s: on the allowlist", entries[i]);
+			blocked = false;
+		}
+		print_verdict(entries[i], &e, blocked, matched);
 		if (blocked && matched[0])
 			log_debug("%s: matched the listed %s %s", entries[i],
+				  e.kind == ENTRY_ADDR ? "prefix" :
 				  strchr(matched, '/') ? "URL" : "domain", matched);
 	}
 	ret = bad ? -EINVAL : 0;
 cleanup:
+	exact_set_close(&verify);
+	exact_set_close(&allow);
 	filter_close(&f);
 	attachment_close(&att);
 	return ret;
@@ -292,6 +469,7 @@ static int run_list_command(int argc, char **argv, const char *help, const char 
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, 'F' },
 		{ "prefix-probes", required_argument, NULL, 'P' },
+		{ "allow", no_argument, NULL, 'A' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
@@ -303,12 +481,19 @@ static int run_list_command(int argc, char **argv, const char *help, const char 
 	int opt;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "F:P:vh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "F:P:Avh", opts, NULL)) != -1) {
+		if (opt == 'A' && !strcmp(argv[0], "query")) {
+			log_error("--allow goes with 'bloomxdp load' and 'bloomxdp add'");
+			return 2;
+		}
 		if ((opt == 'F' || opt == 'P') && strcmp(argv[0], "load")) {
 			log_error("--format and --prefix-probes go with 'bloomxdp load'");
 			return 2;
 		}
 		switch (opt) {
+		case 'A':
+			o.allow = true;
+			break;
 		case 'P':
 			if (parse_count("--prefix-probes", optarg, &probes))
 				return 2;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* status and stats: read-only views of an attachment. */
 #include <errno.h>
+#include <stddef.h>
 #include <getopt.h>
 #include <linux/if_link.h>
 #include <math.h>
@@ -17,6 +18,7 @@
 #include "cli.h"
 #include "filter.h"
 #include "log.h"
+#include "prefixes.h"
 #include "sizing.h"
 
 static const char status_help[] =
@@ -257,6 +259,21 @@ out:
 	return ret;
 }
 
+#define COUNTER_INDEX(name) (offsetof(struct bloomxdp_counters, name) / sizeof(__u64))
+
+/* "32,24,16": the probed prefix lengths of a header word, or "none". */
+static const char *lengths_text(__u64 word, char *buf, size_t len)
+{
+	__u8 lengths[BLOOMXDP_MAX_PREFIX_LENGTHS];
+	__u32 n = prefix_word_lengths(word, lengths), i;
+	size_t used = 0;
+
+	snprintf(buf, len, "none");
+	for (i = 0; i < n && used < len; i++)
+		used += snprintf(buf + used, len - used, "%s%u", i ? "," : "", lengths[i]);
+	return buf;
+}
+
 /* "53,5353": a port list for status. */
 static const char *ports_text(const __u16 *ports, char *buf, size_t len)
 {
@@ -277,7 +294,11 @@ static int do_status(const char *ifname, bool json)
 	struct link_view link = {};
 	struct attachment att;
 	double fill, fpr_n, fpr_fill, target, distinct;
+	char l4[64], l6[64];
 	char loaded[32] = "never", match[64], dns_ports[32], http_ports[32], tls_ports[32];
+	__u64 counts[NCOUNTERS], checked, fps, v4_lengths, v6_lengths;
+	double observed_fpr;
+	__u32 slot;
 	__u64 set_bits;
 	int ret;
 
@@ -291,7 +312,9 @@ static int do_status(const char *ifname, bool json)
 			  "again", ifname, strerror(-ret), ifname);
 		goto cleanup;
 	}
-	ret = filter_open_live(att.filter_fd, cfg, &f);
+	ret = attachment_active(&att, BLOOMXDP_ACTIVE_BLOCK, &slot);
+	if (!ret)
+		ret = filter_open(att.filter_fd, slot, cfg, &f);
 	if (!ret)
 		ret = attachment_read_state(&att, &st);
 	if (ret) {
@@ -299,6 +322,16 @@ static int do_status(const char *ifname, bool json)
 		goto cleanup;
 	}
 	set_bits = filter_popcount(&f);
+	v4_lengths = filter_header_word(&f, BLOOMXDP_HDR_V4_LENGTHS);
+	v6_lengths = filter_header_word(&f, BLOOMXDP_HDR_V6_LENGTHS);
+	/* Observed with --verify: the exact copy refused these Bloom hits. */
+	memset(counts, 0, sizeof(counts));
+	read_counters(att.counters_fd, counts);
+	checked = counts[COUNTER_INDEX(checked_v4)] + counts[COUNTER_INDEX(checked_v6)] +
+		  counts[COUNTER_INDEX(checked_dns)] + counts[COUNTER_INDEX(checked_http)] +
+		  counts[COUNTER_INDEX(checked_sni)];
+	fps = counts[COUNTER_INDEX(false_positives)];
+	observed_fpr = checked ? (double)fps / checked : 0;
 	fill = (double)set_bits / cfg->bits;
 	fpr_n = bloom_fpr_for_entries(cfg->bits, cfg->hashes, st.entries);
 	fpr_fill = bloom_fpr_for_fill(fill, cfg->hashes);
@@ -320,7 +353,10 @@ static int do_status(const char *ifname, bool json)
 		       "\"dns_ports\":\"%s\",\"http_ports\":\"%s\",\"tls_ports\":\"%s\",\"layout\":\"bits\",\"capacity\":%llu,"
 		       "\"entries\":%llu,\"distinct_estimate\":%.0f,\"bits\":%u,\"hashes\":%u,\"bytes\":%llu,\"set_bits\":%llu,"
 		       "\"fill_ratio\":%.6g,\"estimated_fpr\":%.6g,\"estimated_fpr_fill\":%.6g,"
-		       "\"target_fpr\":%g,\"generation\":%llu,\"loaded_at\":\"%s\"}\n",
+		       "\"target_fpr\":%g,\"generation\":%llu,\"loaded_at\":\"%s\","
+		       "\"verify\":%s,\"observed_fpr\":%.6g,\"false_positives\":%llu,"
+		       "\"prefix_lengths_v4\":\"%s\",\"prefix_lengths_v6\":\"%s\","
+		       "\"events_per_sec\":%u}\n",
 		       ifname, link.ifindex, link.prog_id, link.mode, match,
 		       cfg->action == BLOOMXDP_ACTION_MONITOR ? "monitor" : "drop",
 		       cfg->dns_reply == BLOOMXDP_DNS_REPLY_NXDOMAIN ? "nxdomain" : "none",
@@ -328,7 +364,10 @@ static int do_status(const char *ifname, bool json)
 		       (unsigned long long)cfg->capacity, (unsigned long long)st.entries, distinct,
 		       cfg->bits,
 		       cfg->hashes, (unsigned long long)f.bytes, (unsigned long long)set_bits, fill,
-		       fpr_n, fpr_fill, target, (unsigned long long)st.generation, loaded);
+		       fpr_n, fpr_fill, target, (unsigned long long)st.generation, loaded,
+		       cfg->verify ? "true" : "false", observed_fpr, (unsigned long long)fps,
+		       lengths_text(v4_lengths, l4, sizeof(l4)),
+		       lengths_text(v6_lengths, l6, sizeof(l6)), cfg->events_per_sec);
 		goto cleanup;
 	}
 	printf("interface       %s (ifindex %u)\n", ifname, link.ifindex);
@@ -350,6 +389,15 @@ static int do_status(const char *ifname, bool json)
 	printf("fill ratio      %.6f (%llu bits set)\n", fill, (unsigned long long)set_bits);
 	printf("estimated FPR   %.3g from entries, %.3g from fill (target %g)\n", fpr_n,
 	       fpr_fill, target);
+	printf("prefix lengths  IPv4 %s, IPv6 %s (probes per packet: one per length)\n",
+	       lengths_text(v4_lengths, l4, sizeof(l4)), lengths_text(v6_lengths, l6, sizeof(l6)));
+	if (cfg->verify)
+		printf("verify          on: %llu false positives refused, observed FPR %.3g\n",
+		       (unsigned long long)fps, observed_fpr);
+	else
+		printf("verify          off (attach --verify to never drop a false positive)\n");
+	printf("events          %u per second and CPU at most%s\n", cfg->events_per_sec,
+	       cfg->events_per_sec ? " (bloomxdp watch)" : "");
 	printf("list            generation %llu, loaded %s\n", (unsigned long long)st.generation,
 	       loaded);
 cleanup:

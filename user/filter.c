@@ -64,9 +64,9 @@ int filter_init_memory(const struct bloomxdp_config *cfg, struct filter *f)
 	return 0;
 }
 
-int filter_open_live(int outer_fd, const struct bloomxdp_config *cfg, struct filter *f)
+int filter_open(int outer_fd, __u32 slot, const struct bloomxdp_config *cfg, struct filter *f)
 {
-	__u32 slot = BLOOMXDP_FILTER_SLOT, id;
+	__u32 id;
 	int ret;
 
 	filter_init(f, cfg);
@@ -81,10 +81,8 @@ int filter_open_live(int outer_fd, const struct bloomxdp_config *cfg, struct fil
 	return ret;
 }
 
-int filter_install(int outer_fd, const struct filter *f)
+int filter_install(int outer_fd, __u32 slot, const struct filter *f)
 {
-	__u32 slot = BLOOMXDP_FILTER_SLOT;
-
 	if (bpf_map_update_elem(outer_fd, &slot, &f->map_fd, BPF_ANY))
 		return -errno;
 	return 0;

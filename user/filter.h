@@ -22,11 +22,11 @@ int filter_create(const struct bloomxdp_config *cfg, struct filter *f);
 /* A filter in plain memory, for tests and tools: no map. Free with filter_close(). */
 int filter_init_memory(const struct bloomxdp_config *cfg, struct filter *f);
 
-/* Opens the filter that slot BLOOMXDP_FILTER_SLOT of the outer map holds now. */
-int filter_open_live(int outer_fd, const struct bloomxdp_config *cfg, struct filter *f);
+/* Opens the filter that generation slot of the outer map holds now. */
+int filter_open(int outer_fd, __u32 slot, const struct bloomxdp_config *cfg, struct filter *f);
 
-/* Makes f the live filter: one map-in-map slot update, atomic for every packet. */
-int filter_install(int outer_fd, const struct filter *f);
+/* Puts f in generation slot of the outer map (live once that slot is active). */
+int filter_install(int outer_fd, __u32 slot, const struct filter *f);
 
 void filter_close(struct filter *f);
 

@@ -49,6 +49,14 @@ static int build_entry(const struct entry *e, void *arg)
 	struct list_build *b = arg;
 	int ret = 0;
 
+	if (b->allowlist && e->kind == ENTRY_URL)
+		return -EPROTONOSUPPORT;
+	if (b->exact) {
+		/* The original entries: prefixes are not expanded in an LPM trie. */
+		ret = exact_set_add(b->exact, b->filter ? b->filter->hash_key : b->hash_key, e);
+		if (ret < 0)
+			return ret;
+	}
 	if (e->kind == ENTRY_ADDR) {
 		b->counts[family_index(&e->addr)].count[key_prefix_len(&e->addr)]++;
 		if (b->filter)
@@ -64,10 +72,21 @@ static int build_entry(const struct entry *e, void *arg)
 int list_build_read(struct list_build *b, const char *path, enum list_format format,
 		    char err[LIST_ERROR_LEN])
 {
-	int ret = list_read(path, format, build_entry, b, err);
+	int ret;
+
+	err[0] = '\0';
+	ret = list_read(path, format, build_entry, b, err);
 
 	if (ret == -ENOMEM)
 		snprintf(err, LIST_ERROR_LEN, "%s: out of memory", path);
+	else if (ret == -EPROTONOSUPPORT)
+		snprintf(err, LIST_ERROR_LEN, "%s: the allowlist takes addresses, prefixes and "
+			 "domains, not URLs", path);
+	else if (ret == -E2BIG || ret == -ENOSPC)
+		snprintf(err, LIST_ERROR_LEN, "%s: more entries than the exact maps hold (twice "
+			 "the capacity): attach with a larger --capacity", path);
+	else if (ret < 0 && !err[0])
+		snprintf(err, LIST_ERROR_LEN, "%s: %s", path, strerror(-ret));
 	return ret;
 }
 

@@ -7,6 +7,7 @@
 #include "filter.h"
 #include "listfile.h"
 #include "prefixes.h"
+#include "exact.h"
 
 /* Probes per packet and family by default: prefix lengths kept after expansion. */
 #define LIST_DEFAULT_PREFIX_PROBES 6
@@ -18,7 +19,10 @@
  * inserted expanded to them.
  */
 struct list_build {
-	struct filter *filter;		/* NULL: only count and plan (bloomxdp plan --list) */
+	struct filter *filter;		/* NULL: no Bloom filter (plan --list, the allowlist) */
+	struct exact_set *exact;	/* the exact copy (--verify) or the allowlist, or NULL */
+	__u64 hash_key[2];		/* of exact, when there is no filter */
+	bool allowlist;			/* refuse URL entries */
 	__u32 max_probes;		/* per family, 1..BLOOMXDP_MAX_PREFIX_LENGTHS */
 	bool progress;			/* on a terminal: a line every million entries */
 	__u64 read;			/* entries read, duplicates included */

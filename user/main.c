@@ -22,6 +22,7 @@ static const struct command commands[] = {
 	{ "query",  cmd_query,  "tell whether entries are blocked" },
 	{ "stats",  cmd_stats,  "show the packet counters" },
 	{ "status", cmd_status, "show the attachment and the filter's state" },
+	{ "watch",  cmd_watch,  "print drop events as they come" },
 	{ "detach", cmd_detach, "detach from an interface and remove every pin" },
 };
 
@@ -30,7 +31,8 @@ static void usage(FILE *out)
 	size_t i;
 
 	fprintf(out, "Usage: bloomxdp [-v] COMMAND [OPTIONS] [ARGS]\n\n"
-		     "Drops packets from blocklisted IPv4/IPv6 hosts in XDP, using a Bloom filter.\n\n"
+		     "Drops packets from blocklisted hosts, prefixes, domains and URLs in XDP, using\n"
+		     "a Bloom filter.\n\n"
 		     "Commands:\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);

@@ -14,12 +14,40 @@
 #define BLOOMXDP_PIN_LINK	"link"
 #define BLOOMXDP_PIN_PROG	"prog"
 #define BLOOMXDP_PIN_CONFIG	"config"	/* the program's frozen .rodata */
-#define BLOOMXDP_PIN_FILTER	"filter"	/* ARRAY_OF_MAPS: slot 0 is the live list */
+#define BLOOMXDP_PIN_FILTER	"filter"	/* ARRAY_OF_MAPS: a Bloom filter per generation */
+#define BLOOMXDP_PIN_VERIFY_V4	"verify_v4"	/* ARRAY_OF_MAPS: exact copies, --verify */
+#define BLOOMXDP_PIN_VERIFY_V6	"verify_v6"
+#define BLOOMXDP_PIN_VERIFY_NAMES "verify_names"
+#define BLOOMXDP_PIN_ALLOW_V4	"allow_v4"	/* ARRAY_OF_MAPS: the allowlist */
+#define BLOOMXDP_PIN_ALLOW_V6	"allow_v6"
+#define BLOOMXDP_PIN_ALLOW_NAMES "allow_names"
+#define BLOOMXDP_PIN_ACTIVE	"active"	/* which generation is live, see below */
 #define BLOOMXDP_PIN_COUNTERS	"counters"
 #define BLOOMXDP_PIN_STATE	"state"		/* user-space bookkeeping, see struct below */
+#define BLOOMXDP_PIN_EVENTS	"events"	/* ring buffer of drop events */
 
-/* The outer map has one slot; replacing it is the atomic list swap. */
-#define BLOOMXDP_FILTER_SLOT	0
+/*
+ * Generations. Every outer map (ARRAY_OF_MAPS) has two slots; the "active"
+ * array says which slot of the blocklist maps (filter, verify_*) and which
+ * of the allowlist maps (allow_*) is live. A load fills the other slot,
+ * then flips the active word, one atomic 32-bit store: a packet reads it
+ * once and uses maps of one generation only.
+ */
+#define BLOOMXDP_GENERATIONS	2
+#define BLOOMXDP_ACTIVE_BLOCK	0
+#define BLOOMXDP_ACTIVE_ALLOW	1
+#define BLOOMXDP_ACTIVE_SLOTS	2
+
+/* Keys of the exact LPM tries (BPF_MAP_TYPE_LPM_TRIE): a host is /32 or /128. */
+struct bloomxdp_lpm_v4 {
+	__u32 prefixlen;
+	__u8 addr[4];
+};
+
+struct bloomxdp_lpm_v6 {
+	__u32 prefixlen;
+	__u8 addr[16];
+};
 
 /*
  * Inner map of layout "bits": ARRAY of __u64 words, mmap-able for fast fills:
@@ -119,6 +147,8 @@ struct bloomxdp_config {
 	__u16 http_ports[BLOOMXDP_MAX_PORTS];
 	__u16 tls_ports[BLOOMXDP_MAX_PORTS];
 	__u32 dns_reply;	/* enum bloomxdp_dns_reply */
+	__u32 verify;		/* 1: drop only what the exact copy confirms */
+	__u32 events_per_sec;	/* drop events sent per second and CPU at most; 0: none */
 	__u32 reserved;
 };
 
@@ -170,7 +200,56 @@ struct bloomxdp_state {
 	X(hits_sni,		"TLS ClientHellos for a listed name")	\
 	X(unparsed_tls,		"TCP payloads to a TLS port without a whole SNI in the segment") \
 	X(unseen_dns_tcp,	"TCP payloads to a DNS port (DNS over TCP is not parsed)") \
-	X(unseen_quic,		"UDP packets to a TLS port (QUIC is not parsed)")
+	X(unseen_quic,		"UDP packets to a TLS port (QUIC is not parsed)") \
+	X(bloom_hits,		"lookups the Bloom filter said yes to")	\
+	X(confirmed,		"Bloom hits the exact copy confirmed (--verify)") \
+	X(false_positives,	"Bloom hits the exact copy refused (--verify): passed") \
+	X(allowed,		"hits on the allowlist: passed")	\
+	X(events_sent,		"drop events written to the ring buffer") \
+	X(events_ratelimited,	"drop events not sent: over --events-per-sec") \
+	X(events_lost,		"drop events not sent: ring buffer full")
+
+/* Drop events (ring buffer BLOOMXDP_PIN_EVENTS), for 'bloomxdp watch'. */
+enum bloomxdp_event_field {
+	BLOOMXDP_FIELD_SRC = 1,		/* source address */
+	BLOOMXDP_FIELD_DST,		/* destination address */
+	BLOOMXDP_FIELD_DNS,
+	BLOOMXDP_FIELD_HTTP,
+	BLOOMXDP_FIELD_SNI,
+};
+
+enum bloomxdp_event_key {
+	BLOOMXDP_EVKEY_ADDRESS = 1,	/* a host entry */
+	BLOOMXDP_EVKEY_PREFIX,		/* a prefix entry (length in key_len) */
+	BLOOMXDP_EVKEY_NAME,		/* a domain (labels of the listed suffix in key_len) */
+	BLOOMXDP_EVKEY_URL,
+};
+
+enum bloomxdp_event_verdict {
+	BLOOMXDP_EVVERDICT_DROP = 1,
+	BLOOMXDP_EVVERDICT_WOULD_DROP,	/* --action monitor */
+	BLOOMXDP_EVVERDICT_NXDOMAIN,	/* answered from XDP */
+};
+
+#define BLOOMXDP_EVENT_NAME_MAX 64
+
+struct bloomxdp_event {
+	__u64 ts_ns;			/* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
+	__u32 ifindex;
+	__u8 family;			/* 4 or 6 */
+	__u8 field;			/* enum bloomxdp_event_field */
+	__u8 key_kind;			/* enum bloomxdp_event_key */
+	__u8 verdict;			/* enum bloomxdp_event_verdict */
+	__u8 key_len;
+	__u8 l4_proto;
+	__u8 name_len;			/* bytes in name, 0 for addresses */
+	__u8 name_wire;			/* 1: name is in DNS wire form, else dotted text */
+	__be16 sport;
+	__be16 dport;
+	__u8 src[16];			/* IPv4 in the first 4 bytes */
+	__u8 dst[16];
+	__u8 name[BLOOMXDP_EVENT_NAME_MAX];	/* the start of the name looked up */
+};
 
 #define BLOOMXDP_COUNTER_FIELD(name, help) __u64 name;
 struct bloomxdp_counters {

@@ -70,9 +70,9 @@ struct xdp_case {
 #define MF6		1		/* IPv6 fragment header M flag */
 
 /* Counter deltas. */
-#define HIT4		.checked_v4 = 1, .hits_v4 = 1
+#define HIT4		.checked_v4 = 1, .hits_v4 = 1, .bloom_hits = 1
 #define MISS4		.checked_v4 = 1
-#define HIT6		.checked_v6 = 1, .hits_v6 = 1
+#define HIT6		.checked_v6 = 1, .hits_v6 = 1, .bloom_hits = 1
 #define MISS6		.checked_v6 = 1
 #define BAD(class)	.malformed = 1, .class = 1
 

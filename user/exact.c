@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+#include <bloomxdp/common.h>
+#include "exact.h"
+#include "names.h"
+#include "prefixes.h"
+
+void exact_set_init(struct exact_set *x)
+{
+	x->v4_fd = x->v6_fd = x->names_fd = -1;
+}
+
+int exact_set_create(struct exact_set *x, __u32 max_entries)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_NO_PREALLOC);
+
+	exact_set_init(x);
+	x->v4_fd = bpf_map_create(BPF_MAP_TYPE_LPM_TRIE, "bloomxdp_exact4",
+				  sizeof(struct bloomxdp_lpm_v4), 1, max_entries, &opts);
+	x->v6_fd = bpf_map_create(BPF_MAP_TYPE_LPM_TRIE, "bloomxdp_exact6",
+				  sizeof(struct bloomxdp_lpm_v6), 1, max_entries, &opts);
+	x->names_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "bloomxdp_exactn", sizeof(__u64), 1,
+				     max_entries, &opts);
+	if (x->v4_fd < 0 || x->v6_fd < 0 || x->names_fd < 0) {
+		int err = -errno;
+
+		exact_set_close(x);
+		return err;
+	}
+	return 0;
+}
+
+void exact_set_close(struct exact_set *x)
+{
+	if (x->v4_fd >= 0)
+		close(x->v4_fd);
+	if (x->v6_fd >= 0)
+		close(x->v6_fd);
+	if (x->names_fd >= 0)
+		close(x->names_fd);
+	exact_set_init(x);
+}
+
+/* The trie key of an address or prefix key; returns the trie's fd. */
+static int lpm_key(const struct exact_set *x, const struct bloomxdp_key *key, void *out)
+{
+	struct bloomxdp_lpm_v4 *k4 = out;
+	struct bloomxdp_lpm_v6 *k6 = out;
+	__u32 v4 = key->word[0] >> 32;
+
+	if (key_family(key) == BLOOMXDP_KEY_IPV4) {
+		k4->prefixlen = key_prefix_len(key);
+		memcpy(k4->addr, &v4, 4);
+		return x->v4_fd;
+	}
+	k6->prefixlen = key_prefix_len(key);
+	memcpy(k6->addr, &key->word[1], 8);
+	memcpy(k6->addr + 8, &key->word[2], 8);
+	return x->v6_fd;
+}
+
+/* The 64-bit keys a name or URL entry is known by (as in the Bloom filter). */
+static __u64 name_key(const __u64 hash_key[2], const struct entry *e)
+{
+	__u64 prefix[BLOOMXDP_MAX_PATH_PREFIXES], host = name_hash(hash_key, e->name);
+	int n;
+
+	if (e->kind == ENTRY_NAME)
+		return host;
+	n = path_prefix_hashes(hash_key, e->path, strlen(e->path), prefix, NULL);
+	return bloomxdp_url_key(hash_key, host, prefix[n - 1]);
+}
+
+int exact_set_add(struct exact_set *x, const __u64 hash_key[2], const struct entry *e)
+{
+	struct bloomxdp_lpm_v6 key;
+	__u8 one = 1;
+	__u64 nkey;
+	int fd;
+
+	if (e->kind == ENTRY_ADDR) {
+		fd = lpm_key(x, &e->addr, &key);
+		return bpf_map_update_elem(fd, &key, &one, BPF_ANY) ? -errno : 0;
+	}
+	nkey = name_key(hash_key, e);
+	return bpf_map_update_elem(x->names_fd, &nkey, &one, BPF_ANY) ? -errno : 0;
+}
+
+bool exact_set_has(const struct exact_set *x, const __u64 hash_key[2], const struct entry *e)
+{
+	struct bloomxdp_lpm_v6 key;
+	__u64 nkey;
+	__u8 v;
+	int fd;
+
+	if (e->kind == ENTRY_ADDR) {
+		fd = lpm_key(x, &e->addr, &key);
+		return bpf_map_lookup_elem(fd, &key, &v) == 0;
+	}
+	nkey = name_key(hash_key, e);
+	return bpf_map_lookup_elem(x->names_fd, &nkey, &v) == 0;
+}
+
+bool exact_set_has_key(const struct exact_set *x, __u64 key)
+{
+	__u8 v;
+
+	return bpf_map_lookup_elem(x->names_fd, &key, &v) == 0;
+}
+
+int exact_set_install(const struct exact_outer *o, __u32 slot, const struct exact_set *x)
+{
+	if (bpf_map_update_elem(o->v4_fd, &slot, &x->v4_fd, BPF_ANY) ||
+	    bpf_map_update_elem(o->v6_fd, &slot, &x->v6_fd, BPF_ANY) ||
+	    bpf_map_update_elem(o->names_fd, &slot, &x->names_fd, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+static int open_slot(int outer_fd, __u32 slot)
+{
+	__u32 id;
+
+	if (bpf_map_lookup_elem(outer_fd, &slot, &id))
+		return -errno;
+	return bpf_map_get_fd_by_id(id);
+}
+
+int exact_set_open(const struct exact_outer *o, __u32 slot, struct exact_set *x)
+{
+	exact_set_init(x);
+	x->v4_fd = open_slot(o->v4_fd, slot);
+	x->v6_fd = open_slot(o->v6_fd, slot);
+	x->names_fd = open_slot(o->names_fd, slot);
+	if (x->v4_fd < 0 || x->v6_fd < 0 || x->names_fd < 0) {
+		int err = x->v4_fd < 0 ? x->v4_fd : x->v6_fd < 0 ? x->v6_fd : x->names_fd;
+
+		exact_set_close(x);
+		return err;
+	}
+	return 0;
+}
+
+void exact_outer_clear(const struct exact_outer *o, __u32 slot)
+{
+	bpf_map_delete_elem(o->v4_fd, &slot);
+	bpf_map_delete_elem(o->v6_fd, &slot);
+	bpf_map_delete_elem(o->names_fd, &slot);
+}
+
+__u64 map_fd_bytes(int fd)
+{
+	char path[64], line[256];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "memlock: %llu", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+__u64 exact_set_bytes(const struct exact_set *x)
+{
+	return map_fd_bytes(x->v4_fd) + map_fd_bytes(x->v6_fd) + map_fd_bytes(x->names_fd);
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef BLOOMXDP_EXACT_H
+#define BLOOMXDP_EXACT_H
+
+#include <stdbool.h>
+#include "entries.h"
+
+/*
+ * An exact set: the list itself, in the kernel. Addresses and prefixes in an
+ * LPM trie per family (the original prefixes, not expanded), names and URLs
+ * as their 64-bit keys in a hash map. Used as the verify stage behind the
+ * Bloom filter (--verify) and as the allowlist.
+ */
+struct exact_set {
+	int v4_fd;
+	int v6_fd;
+	int names_fd;
+};
+
+/* The outer maps (ARRAY_OF_MAPS) of one kind of set: verify_* or allow_*. */
+struct exact_outer {
+	int v4_fd;
+	int v6_fd;
+	int names_fd;
+};
+
+void exact_set_init(struct exact_set *x);
+/* Empty maps able to hold max_entries entries each. */
+int exact_set_create(struct exact_set *x, __u32 max_entries);
+void exact_set_close(struct exact_set *x);
+
+/* Adds an entry; hash_key hashes names as the filter does. -ENOSPC when full. */
+int exact_set_add(struct exact_set *x, const __u64 hash_key[2], const struct entry *e);
+
+/* True when the set holds the entry, or (addresses) a prefix covering it. */
+bool exact_set_has(const struct exact_set *x, const __u64 hash_key[2], const struct entry *e);
+
+/* True when the names map holds a 64-bit name or URL key. */
+bool exact_set_has_key(const struct exact_set *x, __u64 key);
+
+/* Puts the set in generation slot of the outer maps, or opens the one there. */
+int exact_set_install(const struct exact_outer *o, __u32 slot, const struct exact_set *x);
+int exact_set_open(const struct exact_outer *o, __u32 slot, struct exact_set *x);
+/* Empties generation slot of the outer maps (their maps are freed when unused). */
+void exact_outer_clear(const struct exact_outer *o, __u32 slot);
+
+/* Bytes the kernel charges for the maps (memlock in /proc/self/fdinfo). */
+__u64 exact_set_bytes(const struct exact_set *x);
+__u64 map_fd_bytes(int fd);
+
+#endif
