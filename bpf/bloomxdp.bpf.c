@@ -58,13 +58,13 @@ struct exact_v6 {
 	__uint(value_size, sizeof(__u8));
 };
 
-/* Name and URL keys: their 64-bit suffix or URL hash. */
+/* Name and URL keys: their 64-bit suffix or URL hash, as /64 entries. */
 struct exact_names {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 1);
-	__type(key, __u64);
-	__type(value, __u8);
+	__uint(key_size, sizeof(struct bloomxdp_lpm_name));
+	__uint(value_size, sizeof(__u8));
 };
 
 #define EXACT_OUTER(name, inner)					\

@@ -26,10 +26,18 @@ struct name_walk {
 };
 
 /* A Bloom hit on key: counted, and checked against the exact copy with --verify. */
+/* An exact set (LPM trie of /64 name keys) holds key. */
+static __always_inline int name_key_in(void *set, __u64 key)
+{
+	struct bloomxdp_lpm_name k = { .prefixlen = 64, .key = key };
+
+	return bpf_map_lookup_elem(set, &k) != NULL;
+}
+
 static __always_inline int name_key_confirmed(struct name_walk *w, __u64 key)
 {
 	w->bloom_hits++;
-	if (!w->verify || bpf_map_lookup_elem(w->verify, &key))
+	if (!w->verify || name_key_in(w->verify, key))
 		return 1;
 	w->false_positives++;
 	return 0;
@@ -146,7 +154,7 @@ static long allow_walk_step(__u32 j, void *data)
 	w->suffix = bloomxdp_name_fold(w->hash_key, w->suffix,
 				       bloomxdp_hash_label(w->hash_key, s->name, s->labels.off[slot],
 							   s->labels.len[slot]));
-	if (!bpf_map_lookup_elem(w->allow, &w->suffix))
+	if (!name_key_in(w->allow, w->suffix))
 		return 0;
 	w->hit = 1;
 	return 1;

@@ -5,18 +5,29 @@
 #include <stdio.h>
 
 #include <bloomxdp/common.h>
+#include <string.h>
+#include "attachment.h"
 #include "cli.h"
+#include "exact.h"
+#include "listbuild.h"
 #include "log.h"
 #include "sizing.h"
 
 static const char plan_help[] =
-	"Usage: bloomxdp plan [--capacity N] [--fpr P] [--json]\n\n"
+	"Usage: bloomxdp plan [--capacity N] [--fpr P] [--list FILE]... [--verify] [--json]\n\n"
 	"Sizes a Bloom filter for N entries at a target false-positive rate P:\n"
 	"bits m = ceil(-N ln P / (ln 2)^2) (rounded up to 64), hashes k = round(m/N ln 2),\n"
-	"memory, and the expected FPR as the list fills (and overfills).\n\n"
-	"  -c, --capacity N  entries the list will hold (default 1000000; 10M, 1e6 accepted)\n"
-	"  -p, --fpr P       target false-positive rate, 0 < P < 1 (default 0.01; 1% accepted)\n"
-	"  -j, --json        one JSON object\n";
+	"memory, and the expected FPR as the list fills (and overfills). With --list,\n"
+	"for that list: prefixes before and after expansion, probes per packet, and the\n"
+	"keys the filter will hold (the capacity, unless --capacity is given).\n\n"
+	"  -c, --capacity N      entries the list will hold (default 1000000, or the list's keys)\n"
+	"  -p, --fpr P           target false-positive rate, 0 < P < 1 (default 0.01; 1%)\n"
+	"  -l, --list FILE       a list file ('-': standard input); may be repeated\n"
+	"  -F, --format FORMAT   as for load (default auto)\n"
+	"  -P, --prefix-probes N as for load (default 6)\n"
+	"  -V, --verify          also the memory of the exact copy of attach --verify, as\n"
+	"                        the kernel accounts it (builds the maps: needs root)\n"
+	"  -j, --json            one JSON object\n";
 
 /* Fill levels shown, in percent of capacity. */
 static const unsigned int plan_fill_pct[] = { 10, 25, 50, 75, 100, 125, 150, 200 };
@@ -49,7 +60,7 @@ static void plan_print_json(const struct bloom_plan *p)
 {
 	size_t i;
 
-	printf("{\"capacity\":%llu,\"fpr\":%g,\"bits\":%llu,\"hashes\":%u,\"bytes\":%llu,"
+	printf("\"capacity\":%llu,\"fpr\":%g,\"bits\":%llu,\"hashes\":%u,\"bytes\":%llu,"
 	       "\"bits_per_entry\":%.4f,\"estimated_fpr\":%.6g,\"fill\":[",
 	       (unsigned long long)p->capacity, p->fpr, (unsigned long long)p->bits, p->hashes,
 	       (unsigned long long)p->bytes, (double)p->bits / p->capacity,
@@ -79,28 +90,154 @@ int plan_or_explain(__u64 capacity, double fpr, struct bloom_plan *plan)
 	return ret;
 }
 
+/* What a list makes of the plan: counts, expansion, exact bytes. */
+struct list_report {
+	struct list_build build;
+	__u64 keys;		/* Bloom keys after expansion */
+	__u64 exact_bytes;	/* with --verify: LPM tries and hash map, kernel accounting */
+	bool verify;
+};
+
+static void report_text(const struct list_report *r)
+{
+	static const char *const family[2] = { "IPv4", "IPv6" };
+	const struct list_build *b = &r->build;
+	char lengths[64];
+	__u32 i, t;
+	size_t used;
+
+	printf("list          %llu entries: %llu addresses and prefixes, %llu domains, %llu URLs\n",
+	       (unsigned long long)b->read,
+	       (unsigned long long)(b->plan[0].entries + b->plan[1].entries),
+	       (unsigned long long)b->names, (unsigned long long)b->urls);
+	for (i = 0; i < 2; i++) {
+		if (!b->plan[i].entries)
+			continue;
+		for (t = 0, used = 0; t < b->plan[i].ntargets && used < sizeof(lengths); t++)
+			used += snprintf(lengths + used, sizeof(lengths) - used, "%s/%u",
+					 t ? "," : "", b->plan[i].target[t]);
+		printf("%s         %llu entries -> %.0f keys at lengths %s: %u probes per packet\n",
+		       family[i], (unsigned long long)b->plan[i].entries, b->plan[i].expanded,
+		       lengths, b->plan[i].ntargets);
+	}
+	printf("keys          %llu\n", (unsigned long long)r->keys);
+	if (r->verify)
+		printf("exact copy    %llu bytes (--verify; kernel accounting), %.1f bytes per entry\n",
+		       (unsigned long long)r->exact_bytes,
+		       b->read ? (double)r->exact_bytes / b->read : 0.0);
+	printf("\n");
+}
+
+static void report_json(const struct list_report *r)
+{
+	const struct list_build *b = &r->build;
+	int i;
+
+	printf("\"list\":{\"entries\":%llu,\"names\":%llu,\"urls\":%llu,\"keys\":%llu",
+	       (unsigned long long)b->read, (unsigned long long)b->names,
+	       (unsigned long long)b->urls, (unsigned long long)r->keys);
+	for (i = 0; i < 2; i++)
+		printf(",\"%s\":{\"prefixes\":%llu,\"expanded\":%.0f,\"probes\":%u}",
+		       i ? "ipv6" : "ipv4", (unsigned long long)b->plan[i].entries,
+		       b->plan[i].expanded, b->plan[i].ntargets);
+	if (r->verify)
+		printf(",\"exact_bytes\":%llu", (unsigned long long)r->exact_bytes);
+	printf("},");
+}
+
+/* Reads the lists, plans prefixes; with --verify builds the exact copy to measure it. */
+static int read_lists(struct list_report *r, char **files, int nfiles, enum list_format format,
+		      __u32 probes)
+{
+	struct exact_set exact;
+	char err[LIST_ERROR_LEN];
+	int i, ret = 0;
+
+	exact_set_init(&exact);
+	list_build_init(&r->build, NULL, probes);
+	if (r->verify) {
+		ret = check_privileges();
+		if (!ret)
+			ret = exact_set_create(&exact, 1U << 30);
+		if (ret) {
+			log_error("--verify builds the exact maps to measure them: %s",
+				  strerror(-ret));
+			return ret;
+		}
+		r->build.exact = &exact;
+	}
+	for (i = 0; i < nfiles && !ret; i++)
+		ret = list_build_read(&r->build, files[i], format, err);
+	if (!ret)
+		ret = list_build_finish(&r->build, err);
+	if (ret) {
+		log_error("%s", err);
+		goto out;
+	}
+	r->keys = (__u64)(r->build.plan[0].expanded + r->build.plan[1].expanded) +
+		  r->build.names + 2 * r->build.urls;
+	if (r->verify)
+		r->exact_bytes = exact_set_bytes(&exact);
+out:
+	exact_set_close(&exact);
+	list_build_free(&r->build);
+	return ret;
+}
+
 int cmd_plan(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "capacity", required_argument, NULL, 'c' },
 		{ "fpr", required_argument, NULL, 'p' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "list", required_argument, NULL, 'l' },
+		{ "format", required_argument, NULL, 'F' },
+		{ "prefix-probes", required_argument, NULL, 'P' },
+		{ "verify", no_argument, NULL, 'V' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	__u64 capacity = DEFAULT_CAPACITY;
+	__u64 capacity = DEFAULT_CAPACITY, probes = LIST_DEFAULT_PREFIX_PROBES;
+	enum list_format format = FORMAT_AUTO;
+	static struct list_report report;
+	bool json = false, capacity_set = false;
+	char *lists[64];
+	int nlists = 0, opt;
 	double fpr = DEFAULT_FPR;
 	struct bloom_plan plan;
-	bool json = false;
-	int opt;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "c:p:jvh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:p:l:F:P:Vjvh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			if (parse_count("--capacity", optarg, &capacity))
 				return 2;
+			capacity_set = true;
+			break;
+		case 'l':
+			if (nlists == (int)(sizeof(lists) / sizeof(lists[0]))) {
+				log_error("--list: at most 64 files");
+				return 2;
+			}
+			lists[nlists++] = optarg;
+			break;
+		case 'F':
+			if (list_format_parse(optarg, &format)) {
+				log_error("--format %s: expected auto, addr, domain, hosts, adblock "
+					  "or url", optarg);
+				return 2;
+			}
+			break;
+		case 'P':
+			if (parse_count("--prefix-probes", optarg, &probes) ||
+			    probes > BLOOMXDP_MAX_PREFIX_LENGTHS) {
+				log_error("--prefix-probes: 1 to %d", BLOOMXDP_MAX_PREFIX_LENGTHS);
+				return 2;
+			}
+			break;
+		case 'V':
+			report.verify = true;
 			break;
 		case 'p':
 			if (parse_fpr("--fpr", optarg, &fpr))
@@ -123,11 +260,28 @@ int cmd_plan(int argc, char **argv)
 		log_error("plan: unexpected argument '%s'; see 'bloomxdp plan --help'", argv[optind]);
 		return 2;
 	}
+	if (report.verify && !nlists) {
+		log_error("--verify measures the exact copy of a list: give it with --list");
+		return 2;
+	}
+	if (nlists) {
+		if (read_lists(&report, lists, nlists, format, probes))
+			return 1;
+		if (!capacity_set)
+			capacity = report.keys ? report.keys : 1;
+	}
 	if (plan_or_explain(capacity, fpr, &plan))
 		return 1;
-	if (json)
+	if (json) {
+		/* One object: the list's part first, then the plan's keys. */
+		printf("{");
+		if (nlists)
+			report_json(&report);
 		plan_print_json(&plan);
-	else
+	} else {
+		if (nlists)
+			report_text(&report);
 		plan_print_text(&plan);
+	}
 	return 0;
 }

@@ -24,8 +24,8 @@ int exact_set_create(struct exact_set *x, __u32 max_entries)
 				  sizeof(struct bloomxdp_lpm_v4), 1, max_entries, &opts);
 	x->v6_fd = bpf_map_create(BPF_MAP_TYPE_LPM_TRIE, "bloomxdp_exact6",
 				  sizeof(struct bloomxdp_lpm_v6), 1, max_entries, &opts);
-	x->names_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "bloomxdp_exactn", sizeof(__u64), 1,
-				     max_entries, &opts);
+	x->names_fd = bpf_map_create(BPF_MAP_TYPE_LPM_TRIE, "bloomxdp_exactn",
+				     sizeof(struct bloomxdp_lpm_name), 1, max_entries, &opts);
 	if (x->v4_fd < 0 || x->v6_fd < 0 || x->names_fd < 0) {
 		int err = -errno;
 
@@ -76,6 +76,13 @@ static __u64 name_key(const __u64 hash_key[2], const struct entry *e)
 	return bloomxdp_url_key(hash_key, host, prefix[n - 1]);
 }
 
+static int exact_names_update(struct exact_set *x, __u64 key, const __u8 *value)
+{
+	struct bloomxdp_lpm_name k = { .prefixlen = 64, .key = key };
+
+	return bpf_map_update_elem(x->names_fd, &k, value, BPF_ANY) ? -errno : 0;
+}
+
 int exact_set_add(struct exact_set *x, const __u64 hash_key[2], const struct entry *e)
 {
 	struct bloomxdp_lpm_v6 key;
@@ -88,7 +95,7 @@ int exact_set_add(struct exact_set *x, const __u64 hash_key[2], const struct ent
 		return bpf_map_update_elem(fd, &key, &one, BPF_ANY) ? -errno : 0;
 	}
 	nkey = name_key(hash_key, e);
-	return bpf_map_update_elem(x->names_fd, &nkey, &one, BPF_ANY) ? -errno : 0;
+	return exact_names_update(x, nkey, &one);
 }
 
 bool exact_set_has(const struct exact_set *x, const __u64 hash_key[2], const struct entry *e)
@@ -103,14 +110,15 @@ bool exact_set_has(const struct exact_set *x, const __u64 hash_key[2], const str
 		return bpf_map_lookup_elem(fd, &key, &v) == 0;
 	}
 	nkey = name_key(hash_key, e);
-	return bpf_map_lookup_elem(x->names_fd, &nkey, &v) == 0;
+	return exact_set_has_key(x, nkey);
 }
 
 bool exact_set_has_key(const struct exact_set *x, __u64 key)
 {
+	struct bloomxdp_lpm_name k = { .prefixlen = 64, .key = key };
 	__u8 v;
 
-	return bpf_map_lookup_elem(x->names_fd, &key, &v) == 0;
+	return bpf_map_lookup_elem(x->names_fd, &k, &v) == 0;
 }
 
 int exact_set_install(const struct exact_outer *o, __u32 slot, const struct exact_set *x)

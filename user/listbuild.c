@@ -57,6 +57,8 @@ static int build_entry(const struct entry *e, void *arg)
 		if (ret < 0)
 			return ret;
 	}
+	b->names += e->kind == ENTRY_NAME;
+	b->urls += e->kind == ENTRY_URL;
 	if (e->kind == ENTRY_ADDR) {
 		b->counts[family_index(&e->addr)].count[key_prefix_len(&e->addr)]++;
 		if (b->filter)

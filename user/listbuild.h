@@ -26,6 +26,8 @@ struct list_build {
 	__u32 max_probes;		/* per family, 1..BLOOMXDP_MAX_PREFIX_LENGTHS */
 	bool progress;			/* on a terminal: a line every million entries */
 	__u64 read;			/* entries read, duplicates included */
+	__u64 names;			/* of which domains */
+	__u64 urls;			/* and URLs (two keys each) */
 	struct prefix_counts counts[2];	/* [0] IPv4, [1] IPv6 */
 	struct prefix_plan plan[2];
 	struct bloomxdp_key *addrs;

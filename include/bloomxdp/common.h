@@ -50,6 +50,16 @@ struct bloomxdp_lpm_v6 {
 };
 
 /*
+ * Name and URL keys (their 64-bit hashes) in an LPM trie too, always /64: a
+ * trie allocates per entry only, where a hash map's bucket array would cost
+ * 16 bytes per possible entry from the start.
+ */
+struct bloomxdp_lpm_name {
+	__u32 prefixlen;
+	__u64 key;
+} __attribute__((packed));
+
+/*
  * Inner map of layout "bits": ARRAY of __u64 words, mmap-able for fast fills:
  * bits / 64 words of the bit array, then BLOOMXDP_HDR_WORDS header words
  * that say what the list holds. Lookups of a kind the list does not hold are
