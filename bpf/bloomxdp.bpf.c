@@ -152,14 +152,6 @@ static __always_inline __u64 filter_header_word(void *bits, __u32 word)
 	return value ? *value : 0;
 }
 
-static __always_inline void filter_view_read(struct filter_view *fv, void *bits)
-{
-	fv->bits = bits;
-	fv->kinds = filter_header_word(bits, BLOOMXDP_HDR_KINDS);
-	fv->v4_lengths = filter_header_word(bits, BLOOMXDP_HDR_V4_LENGTHS);
-	fv->v6_lengths = filter_header_word(bits, BLOOMXDP_HDR_V6_LENGTHS);
-}
-
 /* One address probed at each prefix length the list holds, longest first. */
 struct addr_probe {
 	void *bits;
@@ -298,6 +290,8 @@ struct addr_query {
 	__u32 addr[4];		/* network order: 4 bytes for IPv4, 16 for IPv6 */
 	__u32 ipv6;
 	__u32 field;		/* BLOOMXDP_FIELD_SRC or _DST */
+	__u32 slots;		/* live generations: block | allow << 1 */
+	__u64 lengths;		/* the family's header word of prefix lengths */
 	struct match_info mi;	/* out */
 };
 
@@ -309,24 +303,29 @@ struct addr_query {
  */
 __attribute__((noinline)) int addr_lookup(struct addr_query *q)
 {
+	/* The caller checked that the list holds the family: kinds need not be read. */
+	struct filter_view fv = { .kinds = BLOOMXDP_HAS_IPV4 | BLOOMXDP_HAS_IPV6 };
 	struct bloomxdp_counters *cnt;
-	struct filter_view fv = {};
 	__u32 zero = 0;
 	int len1;
 
 	if (!q)
 		return 0;
-	cnt = bpf_map_lookup_elem(&counters, &zero);
-	fv.block_slot = active_slot(BLOOMXDP_ACTIVE_BLOCK);
-	fv.allow_slot = active_slot(BLOOMXDP_ACTIVE_ALLOW);
+	fv.block_slot = q->slots & 1;
+	fv.allow_slot = (q->slots >> 1) & 1;
 	fv.bits = bpf_map_lookup_elem(&filter, &fv.block_slot);
-	if (!cnt || !fv.bits)
+	if (!fv.bits)
 		return 0;
-	filter_view_read(&fv, fv.bits);
+	fv.v4_lengths = fv.v6_lengths = q->lengths;
 	if (q->ipv6)
 		len1 = ipv6_listed(&fv, (const struct in6_addr *)q->addr);
 	else
 		len1 = ipv4_listed(&fv, q->addr);
+	if (!len1)
+		return 0;
+	cnt = bpf_map_lookup_elem(&counters, &zero);
+	if (!cnt)
+		return 0;
 	return addr_verdict(&fv, cnt, len1, q->ipv6, q->addr, &q->mi, q->field);
 }
 
@@ -668,29 +667,43 @@ __attribute__((noinline)) int emit_event(struct xdp_md *ctx, __u32 l3, __u32 l4,
 	return 0;
 }
 
-static __always_inline int v4_blocked(const __be32 *addr, struct match_info *mi, __u32 field)
-{
-	struct addr_query q = { .field = field };
-
-	q.addr[0] = *addr;
-	if (!addr_lookup(&q))
-		return 0;
-	*mi = q.mi;
-	return 1;
-}
-
-static __always_inline int v6_blocked(const struct in6_addr *addr, struct match_info *mi,
+/*
+ * q->slots and q->lengths are set by the caller (from the live filter's
+ * header); kinds gates the lookup by family. One query lives on main's stack
+ * for src and dst: the stack is short (512 bytes across three calls).
+ */
+static __always_inline int v4_blocked(struct addr_query *q, __u64 kinds, const __be32 *addr,
 				      __u32 field)
 {
-	struct addr_query q = { .field = field, .ipv6 = 1 };
-
-	if (bloomxdp_ipv6_is_v4mapped(addr))
-		return v4_blocked(&addr->in6_u.u6_addr32[3], mi, field);
-	__builtin_memcpy(q.addr, addr, sizeof(q.addr));
-	if (!addr_lookup(&q))
+	if (!(kinds & BLOOMXDP_HAS_IPV4))
 		return 0;
-	*mi = q.mi;
-	return 1;
+	q->ipv6 = 0;
+	q->field = field;
+	q->addr[0] = *addr;
+	return addr_lookup(q);
+}
+
+static __always_inline int v6_blocked(struct addr_query *q, __u64 kinds,
+				      const struct in6_addr *addr, __u32 field)
+{
+	if (!(kinds & BLOOMXDP_HAS_IPV6))
+		return 0;
+	q->ipv6 = 1;
+	q->field = field;
+	__builtin_memcpy(q->addr, addr, sizeof(q->addr));
+	return addr_lookup(q);
+}
+
+/* ::ffff:a.b.c.d is the IPv4 address a.b.c.d, probed at the IPv4 lengths. */
+static __always_inline int v6_or_mapped_blocked(struct addr_query *q, __u64 kinds, void *bits,
+						const struct in6_addr *addr, __u32 field)
+{
+	if (bloomxdp_ipv6_is_v4mapped(addr)) {
+		q->lengths = filter_header_word(bits, BLOOMXDP_HDR_V4_LENGTHS);
+		return v4_blocked(q, kinds, &addr->in6_u.u6_addr32[3], field);
+	}
+	q->lengths = filter_header_word(bits, BLOOMXDP_HDR_V6_LENGTHS);
+	return v6_blocked(q, kinds, addr, field);
 }
 
 SEC("xdp")
@@ -706,8 +719,8 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 	__u32 zero = 0;
 	int verdict = XDP_PASS;
 	int hit = 0;
-	struct match_info mi = {};
-	__u32 field, slots;
+	struct addr_query q = {};
+	__u32 field, slot;
 	__u64 kinds = 0;
 	void *bits;
 	int proto;
@@ -732,9 +745,9 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 		goto out;
 	}
 
-	slots = active_slot(BLOOMXDP_ACTIVE_BLOCK);
-	bits = bpf_map_lookup_elem(&filter, &slots);
-	slots |= active_slot(BLOOMXDP_ACTIVE_ALLOW) << 1;
+	slot = active_slot(BLOOMXDP_ACTIVE_BLOCK);
+	bits = bpf_map_lookup_elem(&filter, &slot);
+	q.slots = slot | active_slot(BLOOMXDP_ACTIVE_ALLOW) << 1;
 	if (bits)
 		kinds = filter_header_word(bits, BLOOMXDP_HDR_KINDS);
 	pkt.l3_off = c.pos - (void *)(long)ctx->data;
@@ -755,10 +768,11 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 			goto out;
 		}
 		cnt->checked_v4++;
+		q.lengths = filter_header_word(bits, BLOOMXDP_HDR_V4_LENGTHS);
 		if (config.match & BLOOMXDP_MATCH_SRC)
-			hit = v4_blocked(&iph->saddr, &mi, BLOOMXDP_FIELD_SRC);
+			hit = v4_blocked(&q, kinds, &iph->saddr, BLOOMXDP_FIELD_SRC);
 		if (!hit && (config.match & BLOOMXDP_MATCH_DST))
-			hit = v4_blocked(&iph->daddr, &mi, BLOOMXDP_FIELD_DST);
+			hit = v4_blocked(&q, kinds, &iph->daddr, BLOOMXDP_FIELD_DST);
 		if (hit)
 			cnt->hits_v4++;
 	} else {
@@ -781,9 +795,11 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 		}
 		cnt->checked_v6++;
 		if (config.match & BLOOMXDP_MATCH_SRC)
-			hit = v6_blocked(&ip6h->saddr, &mi, BLOOMXDP_FIELD_SRC);
+			hit = v6_or_mapped_blocked(&q, kinds, bits, &ip6h->saddr,
+						   BLOOMXDP_FIELD_SRC);
 		if (!hit && (config.match & BLOOMXDP_MATCH_DST))
-			hit = v6_blocked(&ip6h->daddr, &mi, BLOOMXDP_FIELD_DST);
+			hit = v6_or_mapped_blocked(&q, kinds, bits, &ip6h->daddr,
+						   BLOOMXDP_FIELD_DST);
 		if (hit)
 			cnt->hits_v6++;
 	}
@@ -796,11 +812,11 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 		cnt->unseen_quic++;
 	} else if (field != FIELD_NONE &&
 		   (kinds & (BLOOMXDP_HAS_NAME_DEPTHS | BLOOMXDP_HAS_URLS))) {
-		hit = match_names(ctx, field, pkt.l4_off, kinds, slots);
+		hit = match_names(ctx, field, pkt.l4_off, kinds, q.slots);
 		if (hit > 1)
 			dns_question_end = hit;
 		if (hit)
-			name_match_info(field, &mi);
+			name_match_info(field, &q.mi);
 	}
 
 	if (hit) {
@@ -816,7 +832,8 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 		if (config.events_per_sec)
 			emit_event(ctx, pkt.l3_off | (pkt.ipv6 ? 6 : 4) << 16,
 				   pkt.l4_off | (pkt.l4_proto < 0 ? 0xff : pkt.l4_proto) << 16,
-				   mi.field | mi.key_kind << 8 | (mi.key_len & 0xff) << 16 | ev << 24);
+				   q.mi.field | q.mi.key_kind << 8 | (q.mi.key_len & 0xff) << 16 |
+				   ev << 24);
 		if (config.action == BLOOMXDP_ACTION_MONITOR)
 			;
 		else if (ev == BLOOMXDP_EVVERDICT_NXDOMAIN &&
