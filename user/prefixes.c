@@ -133,10 +133,13 @@ int prefix_expand(const struct bloomxdp_key *key, __u32 target,
 
 	if (target < len || target > width)
 		return -EINVAL;
+	if (target - len >= 128)
+		return -E2BIG;		/* ::/0 at /128: 2^128 keys */
 	key_addr(key, addr);
 	for (i = 0; i < width / 8; i++)
 		base = base << 8 | addr[i];
-	step = (unsigned __int128)1 << (width - target);
+	/* No shift by 128: ::/0 at /0 is one sub-prefix, whose step is unused. */
+	step = width - target < 128 ? (unsigned __int128)1 << (width - target) : 0;
 	n = (unsigned __int128)1 << (target - len);
 	for (sub = 0; sub < n; sub++) {
 		unsigned __int128 a = base + sub * step;

@@ -381,7 +381,7 @@ static inline int harness_open(struct xdp_harness *h, const struct harness_confi
 	if (!ret)
 		ret = bloomxdp__load(h->skel);
 	if (!ret && !hc->no_filter)
-		ret = filter_install(bpf_map__fd(h->skel->maps.filter), &h->filter);
+		ret = filter_install(bpf_map__fd(h->skel->maps.filter), 0, &h->filter);
 	if (ret) {
 		harness_close(h);
 		return ret;
@@ -462,6 +462,91 @@ static inline int harness_run_counted(struct xdp_harness *h, const struct frame 
 		ret = harness_counters(h, delta);
 	for (i = 0; !ret && i < HARNESS_NCOUNTERS; i++)
 		*counter_at(delta, i) -= *counter_at(&before, i);
+	return ret;
+}
+
+/* ------------------------------------------------- lists as 'bloomxdp load' */
+
+#include <math.h>
+#include <stdio.h>
+#include <unistd.h>
+#include "listbuild.h"
+
+/* Writes entries, one a line, to a new temporary file; the caller unlinks path. */
+static inline int harness_write_list(const char *const *entries, size_t n, char path[64])
+{
+	FILE *out;
+	size_t i;
+	int fd;
+
+	snprintf(path, 64, "/tmp/bloomxdp-harness-list-XXXXXX");
+	fd = mkstemp(path);
+	if (fd < 0)
+		return -errno;
+	out = fdopen(fd, "w");
+	if (!out) {
+		close(fd);
+		unlink(path);
+		return -errno;
+	}
+	for (i = 0; i < n; i++)
+		fprintf(out, "%s\n", entries[i]);
+	if (fclose(out)) {
+		unlink(path);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* list_build over one file, into filter (NULL: plan only); plan receives the plans. */
+static inline int harness_build_list(const char *path, struct filter *filter, __u32 probes,
+				     struct prefix_plan plan[2], char err[LIST_ERROR_LEN])
+{
+	struct list_build b;
+	int ret;
+
+	list_build_init(&b, filter, probes);
+	ret = list_build_read(&b, path, FORMAT_AUTO, err);
+	if (!ret)
+		ret = list_build_finish(&b, err);
+	if (plan)
+		memcpy(plan, b.plan, sizeof(b.plan));
+	list_build_free(&b);
+	return ret;
+}
+
+/*
+ * Loads the program with a filter sized, unless hc->capacity says otherwise,
+ * for the keys of the list after expansion (as 'bloomxdp plan --list'
+ * counts them), then fills it as 'bloomxdp load --prefix-probes probes'
+ * does: plan the prefix lengths, insert the expanded prefixes.
+ */
+static inline int harness_open_list(struct xdp_harness *h, const struct harness_config *hc,
+				    const char *const *entries, size_t n, __u32 probes,
+				    struct prefix_plan plan[2], char err[LIST_ERROR_LEN])
+{
+	struct harness_config sized = *hc;
+	char path[64];
+	double keys;
+	int ret;
+
+	err[0] = '\0';
+	ret = harness_write_list(entries, n, path);
+	if (ret)
+		return ret;
+	ret = harness_build_list(path, NULL, probes, plan, err);
+	if (!ret && !sized.capacity) {
+		keys = ceil(plan[0].expanded + plan[1].expanded);
+		sized.capacity = keys > HARNESS_CAPACITY ? (__u64)keys : HARNESS_CAPACITY;
+	}
+	if (!ret)
+		ret = harness_open(h, &sized);
+	if (!ret) {
+		ret = harness_build_list(path, &h->filter, probes, plan, err);
+		if (ret)
+			harness_close(h);
+	}
+	unlink(path);
 	return ret;
 }
 
