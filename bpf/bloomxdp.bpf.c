@@ -135,6 +135,7 @@ struct packet {
 	__u32 l3_off;
 	__u32 l4_off;
 	__u32 field;		/* enum name_field */
+	__u32 ip_end;		/* end of the IP packet: Ethernet padding may follow */
 	int ipv6;
 };
 
@@ -262,7 +263,7 @@ static __always_inline int match_sni(struct xdp_md *ctx, struct bloomxdp_counter
  * (for an NXDOMAIN answer).
  */
 __attribute__((noinline)) int match_names(struct xdp_md *ctx, __u32 field, __u32 l4_off,
-					 __u64 kinds)
+					 __u64 kinds, __u32 ip_end)
 {
 	__u32 frame_len = ctx->data_end - ctx->data, off, len, question_end = 0;
 	struct bloomxdp_counters *cnt;
@@ -276,6 +277,8 @@ __attribute__((noinline)) int match_names(struct xdp_md *ctx, __u32 field, __u32
 	bits = bpf_map_lookup_elem(&filter, &zero);
 	if (!s || !cnt || !bits)
 		return 0;
+	if (ip_end < frame_len)
+		frame_len = ip_end;
 	if (field == FIELD_DNS) {
 		off = l4_off + sizeof(struct udphdr);
 		if (off >= frame_len)
@@ -289,6 +292,10 @@ __attribute__((noinline)) int match_names(struct xdp_md *ctx, __u32 field, __u32
 	if (off >= frame_len)
 		return 0;	/* no payload: handshakes and ACKs */
 	len = frame_len - off;
+	if (field == FIELD_DNS_TCP) {
+		cnt->unseen_dns_tcp++;
+		return 0;
+	}
 	if (field == FIELD_HTTP)
 		return match_http(ctx, cnt, s, bits, kinds, off, len);
 	if (field == FIELD_TLS)
@@ -360,6 +367,7 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 			proto = -1;	/* names are not looked for in fragments */
 		}
 		packet_set_l4(ctx, &c, proto, &pkt);
+		pkt.ip_end = pkt.l3_off + bpf_ntohs(iph->tot_len);
 		if (!bits) {
 			cnt->no_filter++;
 			goto out;
@@ -385,6 +393,7 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 		if (ext.is_fragment)
 			cnt->fragments++;
 		packet_set_l4(ctx, &c, ext.is_fragment ? -1 : ext.l4_proto, &pkt);
+		pkt.ip_end = pkt.l3_off + sizeof(*ip6h) + bpf_ntohs(ip6h->payload_len);
 		if (!bits) {
 			cnt->no_filter++;
 			goto out;
@@ -398,13 +407,13 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 			cnt->hits_v6++;
 	}
 
-	if (!hit && pkt.field == FIELD_DNS_TCP) {
-		cnt->unseen_dns_tcp++;
-	} else if (!hit && pkt.field == FIELD_QUIC) {
+	if (!hit && pkt.field == FIELD_QUIC) {
 		cnt->unseen_quic++;
-	} else if (!hit && pkt.field != FIELD_NONE &&
-		   (kinds & (BLOOMXDP_HAS_NAME_DEPTHS | BLOOMXDP_HAS_URLS))) {
-		hit = match_names(ctx, pkt.field, pkt.l4_off, kinds);
+	} else if (!hit && (pkt.field == FIELD_DNS_TCP ||
+			    (pkt.field != FIELD_NONE &&
+			     (kinds & (BLOOMXDP_HAS_NAME_DEPTHS | BLOOMXDP_HAS_URLS))))) {
+		/* DNS over TCP: counted there, when the segment has a payload. */
+		hit = match_names(ctx, pkt.field, pkt.l4_off, kinds, pkt.ip_end);
 		if (hit > 1)
 			dns_question_end = hit;
 	}
