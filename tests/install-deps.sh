@@ -9,6 +9,7 @@ PACKAGES=(
 	libc6-dev linux-libc-dev libidn2-dev						# names (IDN)
 	libcmocka-dev								# unit tests
 	iproute2 iputils-ping netcat-openbsd python3				# e2e tests, demo
+	dnsmasq-base dnsutils nginx curl openssl procps			# e2e name tests
 	util-linux coreutils							# nsenter, timeout
 )
 

@@ -66,6 +66,31 @@ static int load_entry(const struct entry *e, void *arg)
 }
 
 /*
+ * A list whose entries the attachment never looks at is most likely a
+ * mistake (a typo that made an address a domain, a names list on a src-only
+ * attachment): say so, once.
+ */
+static void warn_unmatched_kinds(const struct filter *f, const struct bloomxdp_config *cfg,
+				 const char *ifname)
+{
+	__u64 kinds = filter_header(f);
+	char match[64];
+
+	match_text(cfg->match, match, sizeof(match));
+	if ((kinds & (BLOOMXDP_HAS_NAME_DEPTHS | BLOOMXDP_HAS_URLS)) &&
+	    !(cfg->match & BLOOMXDP_MATCH_NAMES))
+		log_warn("the list holds domains or URLs, but %s matches only %s: they block "
+			 "nothing (attach with --match including dns, http or sni)", ifname, match);
+	if ((kinds & (BLOOMXDP_HAS_IPV4 | BLOOMXDP_HAS_IPV6)) &&
+	    !(cfg->match & (BLOOMXDP_MATCH_SRC | BLOOMXDP_MATCH_DST)))
+		log_warn("the list holds addresses, but %s matches only %s: they block nothing "
+			 "(attach with --match including src or dst)", ifname, match);
+	if ((kinds & BLOOMXDP_HAS_URLS) && !(cfg->match & BLOOMXDP_MATCH_HTTP))
+		log_warn("the list holds URLs, but %s does not match http: they block nothing",
+			 ifname);
+}
+
+/*
  * Judged on distinct entries estimated from the fill, so that duplicates in a
  * list do not raise a false alarm.
  */
@@ -140,6 +165,7 @@ static int do_load(const char *ifname, enum list_format format, char **files, in
 	printf("loaded %llu entries into %s in %.2f s\n", (unsigned long long)ctx.read, ifname,
 	       seconds_since(&start));
 	warn_over_capacity(&f, &att.config);
+	warn_unmatched_kinds(&f, &att.config, ifname);
 	ret = 0;
 cleanup:
 	filter_close(&f);
@@ -224,6 +250,7 @@ static int do_add(const char *ifname, enum list_format format, char **entries, i
 	printf("added %d entr%s to %s (%llu not already in the filter)\n", n, n == 1 ? "y" : "ies",
 	       ifname, (unsigned long long)inserted);
 	warn_over_capacity(&f, &att.config);
+	warn_unmatched_kinds(&f, &att.config, ifname);
 	ret = 0;
 cleanup:
 	filter_close(&f);
