@@ -371,6 +371,7 @@ struct packet {
 	__u32 l4_off;
 	int l4_proto;		/* -1: not reached (fragment, unparsed extension headers) */
 	__u32 dport;		/* UDP/TCP destination port, host order */
+	__u32 ip_end;		/* end of the IP packet: Ethernet padding may follow */
 	int ipv6;
 };
 
@@ -528,9 +529,11 @@ static __always_inline int match_sni(struct xdp_md *ctx, struct bloomxdp_counter
  * Returns 0, or on a hit 1, or for a DNS query the length of its question
  * (for an NXDOMAIN answer).
  */
-__attribute__((noinline)) int match_names(struct xdp_md *ctx, __u32 field, __u32 l4_off,
+__attribute__((noinline)) int match_names(struct xdp_md *ctx, __u32 field, __u32 l4,
 					 __u64 kinds, __u32 slots)
 {
+	/* l4: the L4 offset, and the end of the IP packet above bit 16 (five arguments at most). */
+	__u32 l4_off = l4 & 0xffff, ip_end = l4 >> 16;
 	__u32 frame_len = ctx->data_end - ctx->data, off, len, question_end = 0;
 	struct bloomxdp_counters *cnt;
 	__u32 zero = 0;
@@ -545,6 +548,8 @@ __attribute__((noinline)) int match_names(struct xdp_md *ctx, __u32 field, __u32
 	bits = bpf_map_lookup_elem(&filter, &block_slot);
 	if (!s || !cnt || !bits)
 		return 0;
+	if (ip_end < frame_len)
+		frame_len = ip_end;
 	if (field == FIELD_DNS) {
 		off = l4_off + sizeof(struct udphdr);
 		if (off >= frame_len)
@@ -559,6 +564,10 @@ __attribute__((noinline)) int match_names(struct xdp_md *ctx, __u32 field, __u32
 	if (off >= frame_len)
 		return 0;	/* no payload: handshakes and ACKs */
 	len = frame_len - off;
+	if (field == FIELD_DNS_TCP) {
+		cnt->unseen_dns_tcp++;
+		return 0;
+	}
 	if (field == FIELD_HTTP)
 		return match_http(ctx, cnt, s, bits, kinds, slots, off, len);
 	if (field == FIELD_TLS)
@@ -763,6 +772,7 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 			proto = -1;	/* names are not looked for in fragments */
 		}
 		packet_set_l4(ctx, &c, proto, &pkt);
+		pkt.ip_end = pkt.l3_off + bpf_ntohs(iph->tot_len);
 		if (!bits) {
 			cnt->no_filter++;
 			goto out;
@@ -789,6 +799,7 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 		if (ext.is_fragment)
 			cnt->fragments++;
 		packet_set_l4(ctx, &c, ext.is_fragment ? -1 : ext.l4_proto, &pkt);
+		pkt.ip_end = pkt.l3_off + sizeof(*ip6h) + bpf_ntohs(ip6h->payload_len);
 		if (!bits) {
 			cnt->no_filter++;
 			goto out;
@@ -806,13 +817,14 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 
 	field = hit || !(config.match & BLOOMXDP_MATCH_NAMES) ? FIELD_NONE :
 		name_field(pkt.l4_proto, pkt.dport);
-	if (field == FIELD_DNS_TCP) {
-		cnt->unseen_dns_tcp++;
-	} else if (field == FIELD_QUIC) {
+	if (field == FIELD_QUIC) {
 		cnt->unseen_quic++;
-	} else if (field != FIELD_NONE &&
-		   (kinds & (BLOOMXDP_HAS_NAME_DEPTHS | BLOOMXDP_HAS_URLS))) {
-		hit = match_names(ctx, field, pkt.l4_off, kinds, q.slots);
+	} else if (field == FIELD_DNS_TCP ||
+		   (field != FIELD_NONE &&
+		    (kinds & (BLOOMXDP_HAS_NAME_DEPTHS | BLOOMXDP_HAS_URLS)))) {
+		/* DNS over TCP: counted there, when the segment has a payload. */
+		hit = match_names(ctx, field, pkt.l4_off | (pkt.ip_end > 0xffff ? 0xffff : pkt.ip_end) << 16, kinds,
+				  q.slots);
 		if (hit > 1)
 			dns_question_end = hit;
 		if (hit)

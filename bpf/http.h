@@ -224,6 +224,8 @@ static __always_inline int http_parse_request(struct xdp_md *ctx, __u32 off, __u
 		return -1;
 	if (w.nb.len == 0 && w.state != HTTP_DONE)
 		return -1;	/* the Host header may be in a later segment */
+	if (w.state == HTTP_HOST)
+		return -1;	/* so may the rest of the host */
 	return name_finish(s, &w.nb);
 }
 

@@ -110,6 +110,8 @@ static __always_inline int tls_parse_client_hello(struct xdp_md *ctx, __u32 off,
 	if (tls_load_u16(ctx, pos, &v))
 		return -1;
 	ew.pos = pos + 2;				/* after the extensions length */
+	if (ew.pos + v < ew.end)
+		ew.end = ew.pos + v;			/* the walk stops at their end */
 	bpf_loop(TLS_MAX_EXTENSIONS, tls_ext_step, &ew, 0);
 	if (ew.found != 1)
 		return -1;

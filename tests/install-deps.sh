@@ -9,6 +9,7 @@ PACKAGES=(
 	libc6-dev linux-libc-dev libidn2-dev						# names (IDN)
 	libcmocka-dev								# unit tests
 	iproute2 iputils-ping netcat-openbsd python3				# e2e tests, demo
+	dnsmasq-base dnsutils nginx curl openssl procps			# e2e name tests
 	util-linux coreutils							# nsenter, timeout
 )
 
@@ -35,4 +36,17 @@ fi
 echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q
-$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+# Packages such as nginx and dnsmasq would start system services: the tests run
+# their own instances, so forbid starting services while installing.
+policy=/usr/sbin/policy-rc.d
+made_policy=
+if [ ! -e "$policy" ]; then
+	printf '#!/bin/sh\nexit 101\n' | $sudo tee "$policy" >/dev/null
+	$sudo chmod 755 "$policy"
+	made_policy=1
+fi
+status=0
+$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+	"${missing[@]}" || status=$?
+[ -n "$made_policy" ] && $sudo rm -f "$policy"
+exit "$status"

@@ -540,6 +540,28 @@ int cmd_attach(int argc, char **argv)
 	return do_attach(ifname, &o) ? 1 : 0;
 }
 
+/*
+ * Detaches the program now: the link would otherwise go with its last pin,
+ * later (an RCU callback, then a work item that waits for the RTNL), and an
+ * attach right after could still find it on the interface.
+ */
+static void detach_link(const char *dir)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (pin_path(dir, BLOOMXDP_PIN_LINK, path, sizeof(path)))
+		return;
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return;
+	/* ENOLINK: already detached, e.g. the interface is gone. */
+	if (bpf_link_detach(fd) && errno != ENOLINK && errno != ENODEV)
+		log_warn("cannot detach the link at %s now: %s; it goes with its pin",
+			 path, strerror(errno));
+	close(fd);
+}
+
 static int do_detach(const char *ifname)
 {
 	char dir[PATH_MAX];
@@ -559,8 +581,9 @@ static int do_detach(const char *ifname)
 		log_error("not attached to %s (no %s): nothing to detach", ifname, dir);
 		return -ENOENT;
 	}
-	/* Wait for a load or add in progress; the link goes with its last pin. */
+	/* Wait for a load or add in progress. */
 	flock(dir_fd, LOCK_EX);
+	detach_link(dir);
 	ret = remove_pins(dir);
 	close(dir_fd);
 	if (ret) {

@@ -74,6 +74,31 @@ static void print_prefix_plans(const struct prefix_plan plan[2])
 }
 
 /*
+ * A list whose entries the attachment never looks at is most likely a
+ * mistake (a typo that made an address a domain, a names list on a src-only
+ * attachment): say so, once.
+ */
+static void warn_unmatched_kinds(const struct filter *f, const struct bloomxdp_config *cfg,
+				 const char *ifname)
+{
+	__u64 kinds = filter_header(f);
+	char match[64];
+
+	match_text(cfg->match, match, sizeof(match));
+	if ((kinds & (BLOOMXDP_HAS_NAME_DEPTHS | BLOOMXDP_HAS_URLS)) &&
+	    !(cfg->match & BLOOMXDP_MATCH_NAMES))
+		log_warn("the list holds domains or URLs, but %s matches only %s: they block "
+			 "nothing (attach with --match including dns, http or sni)", ifname, match);
+	if ((kinds & (BLOOMXDP_HAS_IPV4 | BLOOMXDP_HAS_IPV6)) &&
+	    !(cfg->match & (BLOOMXDP_MATCH_SRC | BLOOMXDP_MATCH_DST)))
+		log_warn("the list holds addresses, but %s matches only %s: they block nothing "
+			 "(attach with --match including src or dst)", ifname, match);
+	if ((kinds & BLOOMXDP_HAS_URLS) && !(cfg->match & BLOOMXDP_MATCH_HTTP))
+		log_warn("the list holds URLs, but %s does not match http: they block nothing",
+			 ifname);
+}
+
+/*
  * Judged on distinct entries estimated from the fill, so that duplicates in a
  * list do not raise a false alarm.
  */
@@ -177,6 +202,7 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o, cha
 	       att->ifname, seconds_since(&start));
 	print_prefix_plans(build.plan);
 	warn_over_capacity(&f, &att->config);
+	warn_unmatched_kinds(&f, &att->config, att->ifname);
 cleanup:
 	list_build_free(&build);
 	exact_set_close(&exact);
@@ -356,6 +382,7 @@ static int add_blocked(struct attachment *att, struct entry *parsed, char **entr
 	printf("added %d entr%s to %s (%llu not already in the filter)\n", n, n == 1 ? "y" : "ies",
 	       att->ifname, (unsigned long long)inserted);
 	warn_over_capacity(&f, &att->config);
+	warn_unmatched_kinds(&f, &att->config, att->ifname);
 	ret = 0;
 cleanup:
 	exact_set_close(&live);

@@ -329,7 +329,23 @@ struct harness_config {
 	__u64 capacity;		/* 0: HARNESS_CAPACITY */
 	double fpr;		/* 0: HARNESS_FPR */
 	bool no_filter;		/* load, but leave the filter slot empty */
+	__u32 dns_reply;	/* enum bloomxdp_dns_reply */
+	/* Port lists as in struct bloomxdp_config; all zero: the CLI's defaults. */
+	__u16 dns_ports[BLOOMXDP_MAX_PORTS];
+	__u16 http_ports[BLOOMXDP_MAX_PORTS];
+	__u16 tls_ports[BLOOMXDP_MAX_PORTS];
 };
+
+/* A port list, or the CLI's default (one port) when the list is empty. */
+static inline void harness_ports(__u16 out[BLOOMXDP_MAX_PORTS], const __u16 in[BLOOMXDP_MAX_PORTS],
+				 __u16 dflt)
+{
+	static const __u16 none[BLOOMXDP_MAX_PORTS];
+
+	memcpy(out, in[0] ? in : none, BLOOMXDP_MAX_PORTS * sizeof(out[0]));
+	if (!in[0])
+		out[0] = dflt;
+}
 
 struct xdp_harness {
 	struct bloomxdp *skel;
@@ -373,6 +389,10 @@ static inline int harness_open(struct xdp_harness *h, const struct harness_confi
 	cfg->action = hc->action;
 	cfg->capacity = plan.capacity;
 	cfg->fpr_ppb = (__u64)(plan.fpr * BLOOMXDP_PPB + 0.5);
+	cfg->dns_reply = hc->dns_reply;
+	harness_ports(cfg->dns_ports, hc->dns_ports, BLOOMXDP_DNS_PORT);
+	harness_ports(cfg->http_ports, hc->http_ports, BLOOMXDP_HTTP_PORT);
+	harness_ports(cfg->tls_ports, hc->tls_ports, BLOOMXDP_TLS_PORT);
 	h->config = *cfg;
 	if (!ret)
 		ret = filter_create(cfg, &h->filter);

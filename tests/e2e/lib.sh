@@ -377,3 +377,54 @@ e2e_install_trap() {
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
 }
+
+# bg_forget PID: a background process of ours has been waited for; drops it
+# from the cleanup list, so that cleanup never signals a PID the kernel may
+# have handed to another process since.
+bg_forget() {
+	local pid keep=()
+	for pid in "${E2E_PIDS[@]}"; do
+		[ "$pid" = "$1" ] || keep+=("$pid")
+	done
+	E2E_PIDS=("${keep[@]}")
+}
+
+# Batches of clients run at once (each one bounded by its own timeout):
+# job_start OUTFILE COMMAND... starts one, output (stdout and stderr) to
+# OUTFILE; jobs_wait waits for all of them and sets JOB_RC[OUTFILE] to each
+# exit status.
+declare -gA JOB_RC JOB_PID
+job_start() {
+	local out=$1
+	shift
+	bg_start "$@" >"$out" 2>&1
+	JOB_PID[$out]=$BG_PID
+}
+jobs_wait() {
+	local out
+	for out in "${!JOB_PID[@]}"; do
+		wait "${JOB_PID[$out]}" 2>/dev/null
+		JOB_RC[$out]=$?
+		bg_forget "${JOB_PID[$out]}"
+	done
+	JOB_PID=()
+}
+
+# wait_no_xdp NS IFNAME [SECONDS]: waits (default at most 3 s) until IFNAME in
+# netns NS has no XDP program; prints the milliseconds it took, returns 1 on
+# timeout. 'bloomxdp detach' returns once the pins are gone, but the kernel
+# releases the XDP link later (after an RCU grace period, from a work queue
+# that needs the RTNL lock): under load the program stays a little while.
+wait_no_xdp() {
+	local ns=$1 ifname=$2 secs=${3:-3} t0 i
+	t0=$(date +%s%N)
+	for ((i = 0; i < secs * 100; i++)); do
+		if ! ip -n "$ns" -d link show dev "$ifname" 2>/dev/null | grep -q 'prog/xdp'; then
+			echo $((($(date +%s%N) - t0) / 1000000))
+			return 0
+		fi
+		sleep 0.01
+	done
+	echo $((($(date +%s%N) - t0) / 1000000))
+	return 1
+}
