@@ -9,7 +9,9 @@
 #include "prefixes.h"
 
 /* More keys than this for one prefix is a mistake of plan, not a list: refuse. */
-#define BLOCKLIST_MAX_EXPANSION (1ULL << 24)
+#define BLOCKLIST_MAX_EXPANSION (1ULL << PREFIX_MAX_EXPANSION_BITS)
+/* A query of a prefix stored longer checks its sub-prefixes, this many at most. */
+#define QUERY_MAX_EXPANSION_BITS 16
 
 static int name_labels(const char *name)
 {
@@ -94,19 +96,45 @@ int blocklist_insert(struct filter *f, const struct entry *e)
 	return 0;
 }
 
-/* As the XDP program: the address at each probed length, longest first. */
+struct cover_ctx {
+	const struct filter *filter;
+	bool all;
+};
+
+static int test_sub(const struct bloomxdp_key *sub, void *arg)
+{
+	struct cover_ctx *ctx = arg;
+
+	ctx->all &= filter_test(ctx->filter, sub);
+	return ctx->all ? 0 : -1;
+}
+
+/*
+ * As the XDP program: the address at each probed length, longest first. A
+ * queried prefix (shorter than a host) is blocked when it lies in a listed
+ * prefix, or when every sub-prefix at a longer probed length is listed.
+ */
 static bool lookup_addr(const struct filter *f, const struct bloomxdp_key *key, char *why,
 			size_t len)
 {
 	__u32 family = key_family(key), plen = key_prefix_len(key), n, i;
 	__u8 lengths[BLOOMXDP_MAX_PREFIX_LENGTHS];
+	struct cover_ctx cover = { .filter = f };
 	struct bloomxdp_key probe;
 	char text[64];
 
 	n = prefix_word_lengths(filter_header_word(f, lengths_word(family)), lengths);
 	for (i = 0; i < n; i++) {
-		if (lengths[i] > plen)
+		if (lengths[i] > plen) {
+			if (lengths[i] - plen > QUERY_MAX_EXPANSION_BITS)
+				continue;
+			cover.all = true;
+			if (prefix_expand(key, lengths[i], test_sub, &cover) == 0 && cover.all) {
+				snprintf(why, len, "%s", prefix_text(key, text, sizeof(text)));
+				return true;
+			}
 			continue;
+		}
 		if (family == BLOOMXDP_KEY_IPV4)
 			bloomxdp_key_ipv4(&probe, (const __u8 *)&key->word[0] + 4, lengths[i]);
 		else

@@ -194,6 +194,7 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o, cha
 	attachment_read_state(att, &st);
 	clock_gettime(CLOCK_REALTIME, &wall);
 	st.entries = build.read;
+	st.keys = build.keys;
 	st.generation++;
 	st.loaded_at_ns = wall.tv_sec * 1000000000ULL + wall.tv_nsec;
 	if (attachment_write_state(att, &st))
@@ -375,6 +376,7 @@ static int add_blocked(struct attachment *att, struct entry *parsed, char **entr
 			  strerror(-ret), i ? " (the entries before it were added)" : "");
 	attachment_read_state(att, &st);
 	st.entries += i;
+	st.keys += i;
 	if (attachment_write_state(att, &st))
 		log_warn("entries added, but the entry count could not be saved");
 	if (ret < 0)

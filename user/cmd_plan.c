@@ -174,8 +174,7 @@ static int read_lists(struct list_report *r, char **files, int nfiles, enum list
 		log_error("%s", err);
 		goto out;
 	}
-	r->keys = (__u64)(r->build.plan[0].expanded + r->build.plan[1].expanded) +
-		  r->build.names + 2 * r->build.urls;
+	r->keys = r->build.keys;
 	if (r->verify)
 		r->exact_bytes = exact_set_bytes(&exact);
 out:

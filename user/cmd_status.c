@@ -333,7 +333,8 @@ static int do_status(const char *ifname, bool json)
 	fps = counts[COUNTER_INDEX(false_positives)];
 	observed_fpr = checked ? (double)fps / checked : 0;
 	fill = (double)set_bits / cfg->bits;
-	fpr_n = bloom_fpr_for_entries(cfg->bits, cfg->hashes, st.entries);
+	/* Per key: a prefix stored as several keys counts as several. */
+	fpr_n = bloom_fpr_for_entries(cfg->bits, cfg->hashes, st.keys ? st.keys : st.entries);
 	fpr_fill = bloom_fpr_for_fill(fill, cfg->hashes);
 	distinct = bloom_entries_for_fill(cfg->bits, cfg->hashes, fill);
 	target = (double)cfg->fpr_ppb / BLOOMXDP_PPB;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,11 +105,19 @@ int list_build_finish(struct list_build *b, char err[LIST_ERROR_LEN])
 		fputc('\n', stderr);
 	for (fam = 0; fam < 2; fam++) {
 		prefix_plan(&b->counts[fam], b->max_probes, &b->plan[fam]);
+		if (b->plan[fam].entries && !isfinite(b->plan[fam].expanded)) {
+			snprintf(err, LIST_ERROR_LEN, "%s prefixes would expand to over 2^%d keys "
+				 "each with %u probes per packet: allow more with --prefix-probes "
+				 "(at most %d)", fam ? "IPv6" : "IPv4", PREFIX_MAX_EXPANSION_BITS,
+				 b->max_probes, BLOOMXDP_MAX_PREFIX_LENGTHS);
+			return -E2BIG;
+		}
 		if (!b->filter)
 			continue;
 		for (t = 0; t < b->plan[fam].ntargets; t++)
 			filter_length_add(b->filter, families[fam], b->plan[fam].target[t]);
 	}
+	b->keys = (__u64)(b->plan[0].expanded + b->plan[1].expanded) + b->names + 2 * b->urls;
 	if (!b->filter)
 		return 0;
 	for (i = 0; i < b->naddrs; i++) {

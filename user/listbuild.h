@@ -28,6 +28,7 @@ struct list_build {
 	__u64 read;			/* entries read, duplicates included */
 	__u64 names;			/* of which domains */
 	__u64 urls;			/* and URLs (two keys each) */
+	__u64 keys;			/* Bloom keys, after list_build_finish() */
 	struct prefix_counts counts[2];	/* [0] IPv4, [1] IPv6 */
 	struct prefix_plan plan[2];
 	struct bloomxdp_key *addrs;

@@ -43,9 +43,13 @@ void prefix_plan(const struct prefix_counts *counts, __u32 max_targets, struct p
 				if (prev == INFINITY)
 					continue;
 				cost = prev;
-				for (m = j; m <= i; m++)
+				for (m = j; m <= i; m++) {
+					/* Beyond the cap a prefix would be refused: no plan. */
+					if (present[i] - present[m] > PREFIX_MAX_EXPANSION_BITS)
+						cost = INFINITY;
 					cost += counts->count[present[m]] *
 						ldexp(1.0, present[i] - present[m]);
+				}
 				if (cost < dp[i][k]) {
 					dp[i][k] = cost;
 					from[i][k] = (int)j - 1;

@@ -6,6 +6,9 @@
 #include <bloomxdp/common.h>
 #include <bloomxdp/hash.h>
 
+/* One prefix becomes at most 2^this keys; a plan that needs more is refused. */
+#define PREFIX_MAX_EXPANSION_BITS 24
+
 /* Prefix lengths an address family has: 0..32 or 0..128. */
 #define PREFIX_WIDTH_MAX 128
 
@@ -28,7 +31,9 @@ struct prefix_plan {
  * minimise the number of keys after expansion (each prefix of length l is
  * stored as its 2^(t-l) sub-prefixes of the shortest target t >= l): the
  * controlled prefix expansion of Srinivasan and Varghese, by dynamic
- * programming over the present lengths.
+ * programming over the present lengths. No prefix is expanded by more than
+ * PREFIX_MAX_EXPANSION_BITS; when max_targets cannot achieve that, expanded
+ * is infinite and the load is refused.
  */
 void prefix_plan(const struct prefix_counts *counts, __u32 max_targets, struct prefix_plan *plan);
 

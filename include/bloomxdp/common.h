@@ -170,6 +170,7 @@ struct bloomxdp_config {
  */
 struct bloomxdp_state {
 	__u64 entries;		/* entries inserted since the last load, duplicates included */
+	__u64 keys;		/* Bloom keys they made: prefixes expand, URLs make two */
 	__u64 generation;	/* bumped on every load */
 	__u64 loaded_at_ns;	/* CLOCK_REALTIME of the last load */
 };
