@@ -99,3 +99,15 @@ const char *match_text(__u32 match, char *buf, size_t len)
 					 match_names[i].name);
 	return buf;
 }
+
+int take_only_ifname(const char *cmd, int argc, char **argv, int optind_now, const char **ifname)
+{
+	if (take_ifname(cmd, argc, argv, &optind_now, ifname))
+		return -EINVAL;
+	if (optind_now < argc) {
+		log_error("%s: unexpected argument '%s'; see 'bloomxdp %s --help'", cmd,
+			  argv[optind_now], cmd);
+		return -EINVAL;
+	}
+	return 0;
+}

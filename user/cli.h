@@ -38,5 +38,7 @@ int parse_fpr(const char *opt, const char *text, double *out);
 int usage_error(const char *cmd);
 /* The interface argument, or an error when missing. */
 int take_ifname(const char *cmd, int argc, char **argv, int *optind_io, const char **ifname);
+/* The interface argument and nothing after it. */
+int take_only_ifname(const char *cmd, int argc, char **argv, int optind_now, const char **ifname);
 
 #endif

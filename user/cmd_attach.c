@@ -618,11 +618,7 @@ int cmd_detach(int argc, char **argv)
 			return usage_error("detach");
 		}
 	}
-	if (take_ifname("detach", argc, argv, &optind, &ifname))
+	if (take_only_ifname("detach", argc, argv, optind, &ifname))
 		return 2;
-	if (optind < argc) {
-		log_error("detach: unexpected argument '%s'", argv[optind]);
-		return 2;
-	}
 	return do_detach(ifname) ? 1 : 0;
 }

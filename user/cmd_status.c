@@ -206,12 +206,8 @@ int cmd_stats(int argc, char **argv)
 			return usage_error("stats");
 		}
 	}
-	if (take_ifname("stats", argc, argv, &optind, &ifname))
+	if (take_only_ifname("stats", argc, argv, optind, &ifname))
 		return 2;
-	if (optind < argc) {
-		log_error("stats: unexpected argument '%s'", argv[optind]);
-		return 2;
-	}
 	return do_stats(ifname, json, interval, count) ? 1 : 0;
 }
 
@@ -435,11 +431,7 @@ int cmd_status(int argc, char **argv)
 			return usage_error("status");
 		}
 	}
-	if (take_ifname("status", argc, argv, &optind, &ifname))
+	if (take_only_ifname("status", argc, argv, optind, &ifname))
 		return 2;
-	if (optind < argc) {
-		log_error("status: unexpected argument '%s'", argv[optind]);
-		return 2;
-	}
 	return do_status(ifname, json) ? 1 : 0;
 }

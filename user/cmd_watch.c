@@ -206,11 +206,7 @@ int cmd_watch(int argc, char **argv)
 			return usage_error("watch");
 		}
 	}
-	if (take_ifname("watch", argc, argv, &optind, &ifname))
+	if (take_only_ifname("watch", argc, argv, optind, &ifname))
 		return 2;
-	if (optind < argc) {
-		log_error("watch: unexpected argument '%s'", argv[optind]);
-		return 2;
-	}
 	return do_watch(ifname, &w, timeout) ? 1 : 0;
 }
