@@ -8,6 +8,9 @@
 #include <linux/udp.h>
 #include "parsing.h"
 
+/* Its own section, so that the pinned map holds exactly this struct. */
+const volatile struct bloomxdp_config config SEC(".rodata.config");
+
 static __always_inline __u64 *bloomxdp_filter_word(void *filter, __u32 index)
 {
 	return bpf_map_lookup_elem(filter, &index);
@@ -20,9 +23,6 @@ static __always_inline __u64 *bloomxdp_filter_word(void *filter, __u32 index)
 #include "tls.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
-
-/* Its own section, so that the pinned map holds exactly this struct. */
-const volatile struct bloomxdp_config config SEC(".rodata.config");
 
 /* Template of the inner map; the CLI creates every real one with the same geometry. */
 struct filter_bits {
@@ -131,7 +131,7 @@ static __always_inline int filter_has(void *bits, const struct bloomxdp_key *key
 	__u64 hash_key[2] = { config.hash_key[0], config.hash_key[1] };
 	__u64 hash = bloomxdp_siphash13(hash_key, key);
 
-	return bloomxdp_bits_test(bits, config.bits, config.hashes, hash);
+	return bloomxdp_filter_test(bits, config.layout, config.bits, config.hashes, hash);
 }
 
 /* What the live filter holds: its header words, read once per packet. */

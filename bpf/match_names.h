@@ -58,7 +58,7 @@ static long name_walk_step(__u32 j, void *data)
 	s->suffix[j & (BLOOMXDP_MAX_LABELS - 1)] = w->suffix;
 	/* Suffixes as deep as no listed name are not probed: no false positive there. */
 	if (!(w->kinds & (1ULL << (j & (BLOOMXDP_MAX_LABELS - 1)))) ||
-	    !bloomxdp_bits_test(w->bits, w->filter_bits, w->hashes, w->suffix))
+	    !bloomxdp_filter_test(w->bits, config.layout, w->filter_bits, w->hashes, w->suffix))
 		return 0;
 	if (!name_key_confirmed(w, w->suffix))
 		return 0;	/* a false positive: a deeper suffix may still be listed */
@@ -86,7 +86,7 @@ static long url_marker_step(__u32 j, void *data)
 	if (!s)
 		return 1;
 	marker = bloomxdp_url_host_key(w->hash_key, s->suffix[j & (BLOOMXDP_MAX_LABELS - 1)]);
-	if (bloomxdp_bits_test(w->bits, w->filter_bits, w->hashes, marker))
+	if (bloomxdp_filter_test(w->bits, config.layout, w->filter_bits, w->hashes, marker))
 		w->markers |= 1U << (j & (BLOOMXDP_MAX_LABELS - 1));
 	return 0;
 }
@@ -118,7 +118,7 @@ static long url_pair_step(__u32 n, void *data)
 	if (!(w->markers & (1U << j)))
 		return 0;
 	key = bloomxdp_url_key(w->hash_key, s->suffix[j], s->prefix_hash[i & 15]);
-	if (!bloomxdp_bits_test(w->bits, w->filter_bits, w->hashes, key) ||
+	if (!bloomxdp_filter_test(w->bits, config.layout, w->filter_bits, w->hashes, key) ||
 	    !name_key_confirmed(w, key))
 		return 0;
 	w->hit = 1;

@@ -39,6 +39,8 @@ static const char attach_help[] =
 	"  -a, --action WHAT  on a hit: drop (default) or monitor (count would_drop, pass)\n"
 	"      --mode MODE    XDP mode: native, generic, or auto (default: native, and\n"
 	"                     generic with a notice when the driver has no native XDP)\n"
+	"      --layout L     bits (classic) or blocked (one cache line per key); see\n"
+	"                     'bloomxdp plan' for their memory side by side\n"
 	"      --verify       keep an exact copy of the list in the kernel (LPM tries,\n"
 	"                     a hash map) and drop only what it confirms: no false\n"
 	"                     positive is ever dropped; costs memory (see plan --verify)\n"
@@ -78,6 +80,7 @@ struct attach_opts {
 	bool force;
 	bool verify;
 	__u32 events_per_sec;
+	__u32 layout;
 };
 
 static int parse_match(const char *text, __u32 *match)
@@ -274,7 +277,7 @@ static int do_attach(const char *ifname, const struct attach_opts *o)
 	if (!ret)
 		ret = check_interface(ifname, &ifindex);
 	if (!ret)
-		ret = plan_or_explain(o->capacity, o->fpr, &plan);
+		ret = plan_or_explain(o->capacity, o->fpr, o->layout, &plan);
 	if (ret)
 		return ret;
 	pin_dir_path(ifname, dir, sizeof(dir));
@@ -309,6 +312,7 @@ static int do_attach(const char *ifname, const struct attach_opts *o)
 	memcpy(cfg->http_ports, o->http_ports, sizeof(cfg->http_ports));
 	memcpy(cfg->tls_ports, o->tls_ports, sizeof(cfg->tls_ports));
 	cfg->verify = o->verify;
+	cfg->layout = plan.layout;
 	cfg->events_per_sec = o->events_per_sec;
 	/* The first, empty maps are also the templates every later one must match. */
 	ret = filter_create(cfg, &f);
@@ -401,9 +405,10 @@ static int do_attach(const char *ifname, const struct attach_opts *o)
 	if (ret)
 		goto cleanup;
 
-	printf("attached to %s: %llu bits, %u hashes, %llu bytes for %llu entries at FPR %g\n",
-	       ifname, (unsigned long long)plan.bits, plan.hashes, (unsigned long long)plan.bytes,
-	       (unsigned long long)plan.capacity, plan.fpr);
+	printf("attached to %s: %s layout, %llu bits, %u hashes, %llu bytes for %llu entries at "
+	       "FPR %g\n", ifname, layout_name(plan.layout), (unsigned long long)plan.bits,
+	       plan.hashes, (unsigned long long)plan.bytes, (unsigned long long)plan.capacity,
+	       plan.fpr);
 	pinned = false;
 cleanup:
 	if (pinned)
@@ -430,6 +435,7 @@ int cmd_attach(int argc, char **argv)
 		{ "tls-ports", required_argument, NULL, 'T' },
 		{ "dns-reply", required_argument, NULL, 'R' },
 		{ "verify", no_argument, NULL, 'V' },
+		{ "layout", required_argument, NULL, 'L' },
 		{ "events-per-sec", required_argument, NULL, 'E' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -441,6 +447,7 @@ int cmd_attach(int argc, char **argv)
 		.match = BLOOMXDP_MATCH_SRC, .action = BLOOMXDP_ACTION_DROP, .mode = MODE_AUTO,
 		.dns_ports = { BLOOMXDP_DNS_PORT }, .http_ports = { BLOOMXDP_HTTP_PORT },
 		.tls_ports = { BLOOMXDP_TLS_PORT }, .events_per_sec = DEFAULT_EVENTS_PER_SEC,
+		.layout = DEFAULT_LAYOUT,
 	};
 	__u64 count;
 	const char *ifname;
@@ -507,6 +514,10 @@ int cmd_attach(int argc, char **argv)
 			break;
 		case 'V':
 			o.verify = true;
+			break;
+		case 'L':
+			if (layout_parse(optarg, &o.layout))
+				return 2;
 			break;
 		case 'E':
 			if (!strcmp(optarg, "0")) {

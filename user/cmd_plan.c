@@ -21,21 +21,75 @@ static const char plan_help[] =
 	"for that list: prefixes before and after expansion, probes per packet, and the\n"
 	"keys the filter will hold (the capacity, unless --capacity is given).\n\n"
 	"  -c, --capacity N      entries the list will hold (default 1000000, or the list's keys)\n"
-	"  -p, --fpr P           target false-positive rate, 0 < P < 1 (default 0.01; 1%)\n"
+	"  -p, --fpr P           target false-positive rate, 0 < P < 1 (default 0.01; 1%%)\n"
 	"  -l, --list FILE       a list file ('-': standard input); may be repeated\n"
 	"  -F, --format FORMAT   as for load (default auto)\n"
 	"  -P, --prefix-probes N as for load (default 6)\n"
 	"  -V, --verify          also the memory of the exact copy of attach --verify, as\n"
 	"                        the kernel accounts it (builds the maps: needs root)\n"
+	"  -L, --layout L        bits or blocked (default %s); every layout is shown\n"
+	"                        side by side, the details are for this one\n"
 	"  -j, --json            one JSON object\n";
 
 /* Fill levels shown, in percent of capacity. */
 static const unsigned int plan_fill_pct[] = { 10, 25, 50, 75, 100, 125, 150, 200 };
 
+static const char *const layout_names[] = {
+	[BLOOMXDP_LAYOUT_BITS] = "bits", [BLOOMXDP_LAYOUT_BLOCKED] = "blocked",
+};
+#define NLAYOUTS (sizeof(layout_names) / sizeof(layout_names[0]))
+
+int layout_parse(const char *name, __u32 *layout)
+{
+	__u32 i;
+
+	for (i = 0; i < NLAYOUTS; i++) {
+		if (!strcmp(name, layout_names[i])) {
+			*layout = i;
+			return 0;
+		}
+	}
+	log_error("--layout %s: expected bits or blocked", name);
+	return -EINVAL;
+}
+
+const char *layout_name(__u32 layout)
+{
+	return layout < NLAYOUTS ? layout_names[layout] : "?";
+}
+
+/* Every layout for the same capacity and FPR, side by side. */
+static void plan_print_layouts(__u64 capacity, double fpr, bool json)
+{
+	struct bloom_plan p;
+	__u32 l;
+
+	if (!json)
+		printf("%-9s %12s %12s %7s %6s %12s\n", "layout", "bits (m)", "bytes",
+		       "bits/e", "k", "design FPR");
+	for (l = 0; l < NLAYOUTS; l++) {
+		if (bloom_plan_compute_layout(capacity, fpr, l, &p))
+			continue;
+		if (json)
+			printf("%s{\"layout\":\"%s\",\"bits\":%llu,\"bytes\":%llu,"
+			       "\"bits_per_entry\":%.4f,\"hashes\":%u,\"estimated_fpr\":%.6g}",
+			       l ? "," : "", layout_names[l], (unsigned long long)p.bits,
+			       (unsigned long long)p.bytes, (double)p.bits / capacity, p.hashes,
+			       p.expected_fpr);
+		else
+			printf("%-9s %12llu %12llu %7.2f %6u %12.4g\n", layout_names[l],
+			       (unsigned long long)p.bits, (unsigned long long)p.bytes,
+			       (double)p.bits / capacity, p.hashes, p.expected_fpr);
+	}
+	if (!json)
+		printf("\n");
+}
+
 static void plan_print_text(const struct bloom_plan *p)
 {
 	size_t i;
 
+	printf("layout        %s\n", layout_name(p->layout));
 	printf("capacity      %llu entries\n", (unsigned long long)p->capacity);
 	printf("target FPR    %g\n", p->fpr);
 	printf("bits (m)      %llu\n", (unsigned long long)p->bits);
@@ -44,15 +98,14 @@ static void plan_print_text(const struct bloom_plan *p)
 	       p->bytes / 1048576.0);
 	printf("bits/entry    %.2f (bound for this FPR: log2(1/p) = %.2f)\n",
 	       (double)p->bits / p->capacity, log2(1 / p->fpr));
-	printf("design FPR    %.3g (at capacity)\n\n",
-	       bloom_fpr_for_entries(p->bits, p->hashes, p->capacity));
+	printf("design FPR    %.3g (at capacity)\n\n", p->expected_fpr);
 	printf("%9s %12s %10s %12s\n", "fill", "entries", "set bits", "est. FPR");
 	for (i = 0; i < sizeof(plan_fill_pct) / sizeof(plan_fill_pct[0]); i++) {
 		__u64 n = p->capacity * plan_fill_pct[i] / 100;
 		double set = 1 - exp(-(double)p->hashes * n / p->bits);
 
 		printf("%8u%% %12llu %9.1f%% %12.3g\n", plan_fill_pct[i], (unsigned long long)n,
-		       set * 100, bloom_fpr_for_entries(p->bits, p->hashes, n));
+		       set * 100, bloom_layout_fpr(p->layout, p->bits, p->hashes, n));
 	}
 }
 
@@ -71,15 +124,17 @@ static void plan_print_json(const struct bloom_plan *p)
 		printf("%s{\"entries\":%llu,\"fill_ratio\":%.6f,\"estimated_fpr\":%.6g}",
 		       i ? "," : "", (unsigned long long)n,
 		       1 - exp(-(double)p->hashes * n / p->bits),
-		       bloom_fpr_for_entries(p->bits, p->hashes, n));
+		       bloom_layout_fpr(p->layout, p->bits, p->hashes, n));
 	}
+	printf("],\"layout\":\"%s\",\"layouts\":[", layout_name(p->layout));
+	plan_print_layouts(p->capacity, p->fpr, true);
 	printf("]}\n");
 }
 
 /* Shared with attach: computes the plan and explains a refusal. */
-int plan_or_explain(__u64 capacity, double fpr, struct bloom_plan *plan)
+int plan_or_explain(__u64 capacity, double fpr, __u32 layout, struct bloom_plan *plan)
 {
-	int ret = bloom_plan_compute(capacity, fpr, plan);
+	int ret = bloom_plan_compute_layout(capacity, fpr, layout, plan);
 
 	if (ret == -E2BIG)
 		log_error("a filter for %llu entries at FPR %g needs more than %u MiB of bits: "
@@ -193,6 +248,7 @@ int cmd_plan(int argc, char **argv)
 		{ "format", required_argument, NULL, 'F' },
 		{ "prefix-probes", required_argument, NULL, 'P' },
 		{ "verify", no_argument, NULL, 'V' },
+		{ "layout", required_argument, NULL, 'L' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
@@ -204,10 +260,11 @@ int cmd_plan(int argc, char **argv)
 	char *lists[64];
 	int nlists = 0, opt;
 	double fpr = DEFAULT_FPR;
+	__u32 layout = DEFAULT_LAYOUT;
 	struct bloom_plan plan;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "c:p:l:F:P:Vjvh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:p:l:F:P:VL:jvh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			if (parse_count("--capacity", optarg, &capacity))
@@ -238,6 +295,10 @@ int cmd_plan(int argc, char **argv)
 		case 'V':
 			report.verify = true;
 			break;
+		case 'L':
+			if (layout_parse(optarg, &layout))
+				return 2;
+			break;
 		case 'p':
 			if (parse_fpr("--fpr", optarg, &fpr))
 				return 2;
@@ -249,7 +310,7 @@ int cmd_plan(int argc, char **argv)
 			log_verbose = true;
 			break;
 		case 'h':
-			fputs(plan_help, stdout);
+			printf(plan_help, layout_name(DEFAULT_LAYOUT));
 			return 0;
 		default:
 			return usage_error("plan");
@@ -269,7 +330,7 @@ int cmd_plan(int argc, char **argv)
 		if (!capacity_set)
 			capacity = report.keys ? report.keys : 1;
 	}
-	if (plan_or_explain(capacity, fpr, &plan))
+	if (plan_or_explain(capacity, fpr, layout, &plan))
 		return 1;
 	if (json) {
 		/* One object: the list's part first, then the plan's keys. */
@@ -280,6 +341,7 @@ int cmd_plan(int argc, char **argv)
 	} else {
 		if (nlists)
 			report_text(&report);
+		plan_print_layouts(capacity, fpr, false);
 		plan_print_text(&plan);
 	}
 	return 0;

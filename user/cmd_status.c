@@ -330,7 +330,8 @@ static int do_status(const char *ifname, bool json)
 	observed_fpr = checked ? (double)fps / checked : 0;
 	fill = (double)set_bits / cfg->bits;
 	/* Per key: a prefix stored as several keys counts as several. */
-	fpr_n = bloom_fpr_for_entries(cfg->bits, cfg->hashes, st.keys ? st.keys : st.entries);
+	fpr_n = bloom_layout_fpr(cfg->layout, cfg->bits, cfg->hashes,
+				 st.keys ? st.keys : st.entries);
 	fpr_fill = bloom_fpr_for_fill(fill, cfg->hashes);
 	distinct = bloom_entries_for_fill(cfg->bits, cfg->hashes, fill);
 	target = (double)cfg->fpr_ppb / BLOOMXDP_PPB;
@@ -346,24 +347,24 @@ static int do_status(const char *ifname, bool json)
 
 	if (json) {
 		printf("{\"ifname\":\"%s\",\"ifindex\":%u,\"prog_id\":%u,\"mode\":\"%s\","
-		       "\"match\":\"%s\",\"action\":\"%s\",\"dns_reply\":\"%s\","
-		       "\"dns_ports\":\"%s\",\"http_ports\":\"%s\",\"tls_ports\":\"%s\",\"layout\":\"bits\",\"capacity\":%llu,"
-		       "\"entries\":%llu,\"distinct_estimate\":%.0f,\"bits\":%u,\"hashes\":%u,\"bytes\":%llu,\"set_bits\":%llu,"
-		       "\"fill_ratio\":%.6g,\"estimated_fpr\":%.6g,\"estimated_fpr_fill\":%.6g,"
-		       "\"target_fpr\":%g,\"generation\":%llu,\"loaded_at\":\"%s\","
-		       "\"verify\":%s,\"observed_fpr\":%.6g,\"false_positives\":%llu,"
-		       "\"prefix_lengths_v4\":\"%s\",\"prefix_lengths_v6\":\"%s\","
-		       "\"events_per_sec\":%u}\n",
+		       "\"match\":\"%s\",\"action\":\"%s\",\"dns_reply\":\"%s\",",
 		       ifname, link.ifindex, link.prog_id, link.mode, match,
 		       cfg->action == BLOOMXDP_ACTION_MONITOR ? "monitor" : "drop",
-		       cfg->dns_reply == BLOOMXDP_DNS_REPLY_NXDOMAIN ? "nxdomain" : "none",
-		       dns_ports, http_ports, tls_ports,
-		       (unsigned long long)cfg->capacity, (unsigned long long)st.entries, distinct,
-		       cfg->bits,
+		       cfg->dns_reply == BLOOMXDP_DNS_REPLY_NXDOMAIN ? "nxdomain" : "none");
+		printf("\"dns_ports\":\"%s\",\"http_ports\":\"%s\",\"tls_ports\":\"%s\","
+		       "\"layout\":\"%s\",\"capacity\":%llu,\"entries\":%llu,"
+		       "\"distinct_estimate\":%.0f,", dns_ports, http_ports, tls_ports,
+		       layout_name(cfg->layout), (unsigned long long)cfg->capacity,
+		       (unsigned long long)st.entries, distinct);
+		printf("\"bits\":%u,\"hashes\":%u,\"bytes\":%llu,\"set_bits\":%llu,"
+		       "\"fill_ratio\":%.6g,\"estimated_fpr\":%.6g,\"estimated_fpr_fill\":%.6g,"
+		       "\"target_fpr\":%g,\"generation\":%llu,\"loaded_at\":\"%s\",", cfg->bits,
 		       cfg->hashes, (unsigned long long)f.bytes, (unsigned long long)set_bits, fill,
-		       fpr_n, fpr_fill, target, (unsigned long long)st.generation, loaded,
-		       cfg->verify ? "true" : "false", observed_fpr, (unsigned long long)fps,
-		       lengths_text(v4_lengths, l4, sizeof(l4)),
+		       fpr_n, fpr_fill, target, (unsigned long long)st.generation, loaded);
+		printf("\"verify\":%s,\"observed_fpr\":%.6g,\"false_positives\":%llu,"
+		       "\"prefix_lengths_v4\":\"%s\",\"prefix_lengths_v6\":\"%s\","
+		       "\"events_per_sec\":%u}\n", cfg->verify ? "true" : "false", observed_fpr,
+		       (unsigned long long)fps, lengths_text(v4_lengths, l4, sizeof(l4)),
 		       lengths_text(v6_lengths, l6, sizeof(l6)), cfg->events_per_sec);
 		goto cleanup;
 	}
@@ -374,7 +375,7 @@ static int do_status(const char *ifname, bool json)
 		printf("ports           dns %s, http %s, tls %s\n", dns_ports, http_ports, tls_ports);
 	printf("action          %s%s\n", cfg->action == BLOOMXDP_ACTION_MONITOR ? "monitor" : "drop",
 	       cfg->dns_reply == BLOOMXDP_DNS_REPLY_NXDOMAIN ? ", NXDOMAIN answers to DNS" : "");
-	printf("layout          bits\n");
+	printf("layout          %s\n", layout_name(cfg->layout));
 	printf("capacity        %llu\n", (unsigned long long)cfg->capacity);
 	printf("entries         %llu inserted, about %.0f distinct (from fill)%s\n",
 	       (unsigned long long)st.entries, distinct,

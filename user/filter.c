@@ -20,6 +20,7 @@ static void filter_init(struct filter *f, const struct bloomxdp_config *cfg)
 	f->map_fd = -1;
 	f->bits = cfg->bits;
 	f->hashes = cfg->hashes;
+	f->layout = cfg->layout;
 	f->bytes = ((size_t)cfg->bits / BLOOMXDP_WORD_BITS + BLOOMXDP_HDR_WORDS) * sizeof(__u64);
 	memcpy(f->hash_key, cfg->hash_key, sizeof(f->hash_key));
 }
@@ -100,25 +101,41 @@ void filter_close(struct filter *f)
 	f->map_fd = -1;
 }
 
+/*
+ * One whole-word store: the XDP program may read this word right now.
+ * Writers are serialised by the attachment lock. True when the bit was new.
+ */
+static bool set_bit(struct filter *f, __u32 word_index, __u64 mask)
+{
+	__u64 *word = &f->words[word_index];
+
+	if (*word & mask)
+		return false;
+	__atomic_store_n(word, *word | mask, __ATOMIC_RELAXED);
+	return true;
+}
+
 bool filter_insert_hash(struct filter *f, __u64 hash)
 {
 	struct bloomxdp_probe probe;
 	bool changed = false;
-	__u64 *word, mask;
-	__u32 i;
+	__u32 i, base, h, bit;
 
+	if (f->layout == BLOOMXDP_LAYOUT_BLOCKED) {
+		/* The positions of bloomxdp_blocked_test(). */
+		base = bloomxdp_block_of(hash, f->bits) * BLOOMXDP_BLOCK_WORDS;
+		h = hash >> 32;
+		for (i = 0; i < f->hashes; i++) {
+			bit = bloomxdp_block_next(&h);
+			changed |= set_bit(f, base + bit / BLOOMXDP_WORD_BITS,
+					   1ULL << (bit % BLOOMXDP_WORD_BITS));
+		}
+		return changed;
+	}
 	bloomxdp_probe_init(&probe, hash, f->bits);
 	for (i = 0; i < f->hashes; i++) {
-		word = &f->words[bloomxdp_word_index(probe.pos)];
-		mask = bloomxdp_word_mask(probe.pos);
-		if (!(*word & mask)) {
-			/*
-			 * One whole-word store: the XDP program may read this word
-			 * right now. Writers are serialised by the attachment lock.
-			 */
-			__atomic_store_n(word, *word | mask, __ATOMIC_RELAXED);
-			changed = true;
-		}
+		changed |= set_bit(f, bloomxdp_word_index(probe.pos),
+				   bloomxdp_word_mask(probe.pos));
 		bloomxdp_probe_next(&probe, f->bits);
 	}
 	return changed;
@@ -126,7 +143,7 @@ bool filter_insert_hash(struct filter *f, __u64 hash)
 
 bool filter_test_hash(const struct filter *f, __u64 hash)
 {
-	return bloomxdp_bits_test(f->words, f->bits, f->hashes, hash);
+	return bloomxdp_filter_test(f->words, f->layout, f->bits, f->hashes, hash);
 }
 
 static __u64 key_kind(const struct bloomxdp_key *key)

@@ -13,6 +13,7 @@ struct filter {
 	size_t bytes;		/* of words, header included */
 	__u32 bits;
 	__u32 hashes;
+	__u32 layout;		/* enum bloomxdp_layout */
 	__u64 hash_key[2];
 };
 

@@ -26,6 +26,75 @@ int bloom_plan_compute(__u64 capacity, double fpr, struct bloom_plan *plan)
 	plan->bits = (__u64)bits;
 	plan->hashes = (__u32)hashes;
 	plan->bytes = plan->bits / 8;
+	plan->layout = BLOOMXDP_LAYOUT_BITS;
+	plan->expected_fpr = bloom_fpr_for_entries(plan->bits, plan->hashes, capacity);
+	return 0;
+}
+
+double bloom_blocked_fpr(__u64 bits, __u32 hashes, __u64 entries)
+{
+	double lambda, pmf, sum = 0, in_block;
+	__u64 i, last;
+
+	if (bits < BLOOMXDP_BLOCK_BITS)
+		return 1.0;
+	lambda = (double)entries * BLOOMXDP_BLOCK_BITS / bits;
+	last = (__u64)(lambda + 12 * sqrt(lambda) + 40);
+	pmf = exp(-lambda);
+	for (i = 0; i <= last; i++) {
+		in_block = pow(1 - pow(1 - 1.0 / BLOOMXDP_BLOCK_BITS, (double)hashes * i), hashes);
+		sum += pmf * in_block;
+		pmf *= lambda / (i + 1);
+	}
+	return sum;
+}
+
+double bloom_layout_fpr(__u32 layout, __u64 bits, __u32 hashes, __u64 entries)
+{
+	return layout == BLOOMXDP_LAYOUT_BLOCKED ? bloom_blocked_fpr(bits, hashes, entries) :
+						   bloom_fpr_for_entries(bits, hashes, entries);
+}
+
+/* The k of fewest false positives for a blocked filter of this size. */
+static __u32 blocked_best_hashes(__u64 bits, __u64 entries, double *fpr)
+{
+	__u32 k, best_k = 1;
+	double f, best = 2;
+
+	for (k = 1; k <= 24; k++) {
+		f = bloom_blocked_fpr(bits, k, entries);
+		if (f < best) {
+			best = f;
+			best_k = k;
+		}
+	}
+	*fpr = best;
+	return best_k;
+}
+
+int bloom_plan_compute_layout(__u64 capacity, double fpr, __u32 layout, struct bloom_plan *plan)
+{
+	__u64 bits, blocks;
+	double got;
+	int ret;
+
+	ret = bloom_plan_compute(capacity, fpr, plan);
+	if (ret || layout != BLOOMXDP_LAYOUT_BLOCKED)
+		return ret;
+	/* From the classic size up, 0.5% at a time: the first size that meets the target. */
+	for (bits = plan->bits;; bits += bits / 200 + BLOOMXDP_BLOCK_BITS) {
+		blocks = (bits + BLOOMXDP_BLOCK_BITS - 1) / BLOOMXDP_BLOCK_BITS;
+		bits = blocks * BLOOMXDP_BLOCK_BITS;
+		if (bits > BLOOMXDP_MAX_BITS)
+			return -E2BIG;
+		plan->hashes = blocked_best_hashes(bits, capacity, &got);
+		if (got <= fpr)
+			break;
+	}
+	plan->bits = bits;
+	plan->bytes = bits / 8;
+	plan->layout = BLOOMXDP_LAYOUT_BLOCKED;
+	plan->expected_fpr = got;
 	return 0;
 }
 

@@ -10,6 +10,8 @@ struct bloom_plan {
 	__u64 bits;		/* m, rounded up to whole 64-bit words */
 	__u32 hashes;		/* k */
 	__u64 bytes;		/* memory of the bit array */
+	__u32 layout;		/* enum bloomxdp_layout */
+	double expected_fpr;	/* at capacity, by the layout's own formula */
 };
 
 /*
@@ -19,8 +21,24 @@ struct bloom_plan {
  */
 int bloom_plan_compute(__u64 capacity, double fpr, struct bloom_plan *plan);
 
+/*
+ * The same for a layout: "bits" as above; "blocked" is sized by its exact FPR
+ * (below): the smallest m, in whole 512-bit blocks, and the best k for it.
+ */
+int bloom_plan_compute_layout(__u64 capacity, double fpr, __u32 layout, struct bloom_plan *plan);
+
 /* (1 - e^(-k n / m))^k: expected FPR after n distinct inserts. */
 double bloom_fpr_for_entries(__u64 bits, __u32 hashes, __u64 entries);
+
+/*
+ * Expected FPR of a blocked filter (Putze, Sanders, Singler 2007): the keys
+ * per block are Poisson(n B / m) with B = 512; a block holding i keys answers
+ * yes with probability (1 - (1 - 1/B)^(k i))^k.
+ */
+double bloom_blocked_fpr(__u64 bits, __u32 hashes, __u64 entries);
+
+/* The expected FPR of a layout. */
+double bloom_layout_fpr(__u32 layout, __u64 bits, __u32 hashes, __u64 entries);
 
 /* fill^k: the FPR of a given filter, from its share of set bits. */
 double bloom_fpr_for_fill(double fill_ratio, __u32 hashes);

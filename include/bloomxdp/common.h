@@ -97,6 +97,22 @@ static inline __u32 bloomxdp_header_index(__u32 bits, __u32 word)
 }
 
 /*
+ * Filter layouts (config.layout):
+ *  bits     the classic bit array: k bits anywhere in m, k probes, the first
+ *           zero ends a lookup;
+ *  blocked  all k bits of a key in one 512-bit block (a 64-byte cache line):
+ *           one cache miss per key; needs a little more memory for the same
+ *           FPR (sized by the exact formula, see user/sizing.c).
+ */
+enum bloomxdp_layout {
+	BLOOMXDP_LAYOUT_BITS = 0,
+	BLOOMXDP_LAYOUT_BLOCKED = 1,
+};
+
+#define BLOOMXDP_BLOCK_BITS	512
+#define BLOOMXDP_BLOCK_WORDS	(BLOOMXDP_BLOCK_BITS / BLOOMXDP_WORD_BITS)
+
+/*
  * Bit positions are (h1 + i*h2) mod m with 32-bit h1, h2: m must fit in 32 bits.
  * Rounded down to a whole word, this is 512 MiB of filter, ~448M entries at 1%.
  */
@@ -158,8 +174,8 @@ struct bloomxdp_config {
 	__u16 tls_ports[BLOOMXDP_MAX_PORTS];
 	__u32 dns_reply;	/* enum bloomxdp_dns_reply */
 	__u32 verify;		/* 1: drop only what the exact copy confirms */
+	__u32 layout;		/* enum bloomxdp_layout */
 	__u32 events_per_sec;	/* drop events sent per second and CPU at most; 0: none */
-	__u32 reserved;
 };
 
 #define BLOOMXDP_PPB 1000000000ULL

@@ -382,16 +382,17 @@ static void expect_delta(const char *counter, __u64 got, __u64 want)
 }
 
 /* filter_insert() in user space, lookups by bloomxdp_xdp: every listed address drops. */
-static void test_end_to_end(void **state)
+/* Every listed address drops, other ones at the design FPR, in the given layout. */
+static void end_to_end(__u32 layout)
 {
-	struct harness_config hc = { .match = BLOOMXDP_MATCH_SRC, .capacity = E2E_ENTRIES };
+	struct harness_config hc = { .match = BLOOMXDP_MATCH_SRC, .capacity = E2E_ENTRIES,
+				     .layout = layout };
 	struct bloomxdp_counters before, after;
 	double fpr, bound;
 	struct xdp_harness h;
 	__u64 hash_key[2], set_rng;
 	__u32 fps;
 
-	(void)state;
 	rng_bytes(hash_key, sizeof(hash_key));
 	hc.hash_key = hash_key;
 	assert_int_equal(harness_open(&h, &hc), 0);
@@ -420,6 +421,18 @@ static void test_end_to_end(void **state)
 	expect_delta("checked_v6", after.checked_v6 - before.checked_v6, E2E_ENTRIES);
 }
 
+static void test_end_to_end(void **state)
+{
+	(void)state;
+	end_to_end(BLOOMXDP_LAYOUT_BITS);
+}
+
+static void test_end_to_end_blocked(void **state)
+{
+	(void)state;
+	end_to_end(BLOOMXDP_LAYOUT_BLOCKED);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -445,6 +458,7 @@ int main(void)
 		cmocka_unit_test(test_known_answers),
 		cmocka_unit_test(test_kernel_parity),
 		cmocka_unit_test(test_end_to_end),
+		cmocka_unit_test(test_end_to_end_blocked),
 	};
 	const char *env = getenv("BLOOMXDP_TEST_SEED");
 

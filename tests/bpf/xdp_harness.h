@@ -330,6 +330,7 @@ struct harness_config {
 	double fpr;		/* 0: HARNESS_FPR */
 	bool no_filter;		/* load, but leave the filter slot empty */
 	__u32 dns_reply;	/* enum bloomxdp_dns_reply */
+	__u32 layout;		/* enum bloomxdp_layout */
 	/* Port lists as in struct bloomxdp_config; all zero: the CLI's defaults. */
 	__u16 dns_ports[BLOOMXDP_MAX_PORTS];
 	__u16 http_ports[BLOOMXDP_MAX_PORTS];
@@ -371,8 +372,8 @@ static inline int harness_open(struct xdp_harness *h, const struct harness_confi
 
 	memset(h, 0, sizeof(*h));
 	h->filter.map_fd = -1;
-	ret = bloom_plan_compute(hc->capacity ? hc->capacity : HARNESS_CAPACITY,
-				 hc->fpr > 0 ? hc->fpr : HARNESS_FPR, &plan);
+	ret = bloom_plan_compute_layout(hc->capacity ? hc->capacity : HARNESS_CAPACITY,
+					hc->fpr > 0 ? hc->fpr : HARNESS_FPR, hc->layout, &plan);
 	if (ret)
 		return ret;
 	h->skel = bloomxdp__open();
@@ -390,6 +391,7 @@ static inline int harness_open(struct xdp_harness *h, const struct harness_confi
 	cfg->capacity = plan.capacity;
 	cfg->fpr_ppb = (__u64)(plan.fpr * BLOOMXDP_PPB + 0.5);
 	cfg->dns_reply = hc->dns_reply;
+	cfg->layout = plan.layout;
 	harness_ports(cfg->dns_ports, hc->dns_ports, BLOOMXDP_DNS_PORT);
 	harness_ports(cfg->http_ports, hc->http_ports, BLOOMXDP_HTTP_PORT);
 	harness_ports(cfg->tls_ports, hc->tls_ports, BLOOMXDP_TLS_PORT);

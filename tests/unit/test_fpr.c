@@ -10,6 +10,10 @@
  * 5 of those (a 1-in-1.7-million chance of a spurious failure). The design
  * formula (1 - e^(-kn/m))^k is the expectation of fill^k up to O(1/m) terms,
  * so the measurement must also lie within 5 sigma + 2% of it.
+ *
+ * Layout "blocked": a query tests k bits of one 512-bit block, so given the
+ * filter q is the mean over blocks of (block fill)^k, and the design formula
+ * is the Poisson model of bloom_blocked_fpr(); the same tolerances apply.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -18,6 +22,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
+#include <bloomxdp/common.h>
 #include "filter.h"
 #include "sizing.h"
 
@@ -38,7 +43,24 @@ static void random_key(__u64 *s, struct bloomxdp_key *key)
 	bloomxdp_key_ipv6(key, addr, 128);
 }
 
-static void check_fpr(__u64 capacity, double fpr, __u64 queries, __u64 seed)
+/* The FPR of this very filter, were positions independent within what a query covers. */
+static double filter_q(const struct filter *f)
+{
+	__u64 blocks = f->bits / BLOOMXDP_BLOCK_BITS, b, set;
+	double sum = 0;
+	__u32 w;
+
+	if (f->layout != BLOOMXDP_LAYOUT_BLOCKED)
+		return bloom_fpr_for_fill((double)filter_popcount(f) / f->bits, f->hashes);
+	for (b = 0; b < blocks; b++) {
+		for (set = 0, w = 0; w < BLOOMXDP_BLOCK_WORDS; w++)
+			set += __builtin_popcountll(f->words[b * BLOOMXDP_BLOCK_WORDS + w]);
+		sum += pow((double)set / BLOOMXDP_BLOCK_BITS, f->hashes);
+	}
+	return sum / blocks;
+}
+
+static void check_fpr(__u64 capacity, double fpr, __u64 queries, __u64 seed, __u32 layout)
 {
 	struct bloom_plan plan;
 	struct bloomxdp_key key;
@@ -47,9 +69,10 @@ static void check_fpr(__u64 capacity, double fpr, __u64 queries, __u64 seed)
 	__u64 s = seed, i, false_neg = 0, false_pos = 0;
 	double fill, q, measured, design, sigma;
 
-	assert_int_equal(bloom_plan_compute(capacity, fpr, &plan), 0);
+	assert_int_equal(bloom_plan_compute_layout(capacity, fpr, layout, &plan), 0);
 	cfg.bits = plan.bits;
 	cfg.hashes = plan.hashes;
+	cfg.layout = plan.layout;
 	cfg.hash_key[0] = rng_next(&s);
 	cfg.hash_key[1] = rng_next(&s);
 	assert_int_equal(filter_init_memory(&cfg, &f), 0);
@@ -72,20 +95,21 @@ static void check_fpr(__u64 capacity, double fpr, __u64 queries, __u64 seed)
 	}
 
 	fill = (double)filter_popcount(&f) / f.bits;
-	q = bloom_fpr_for_fill(fill, f.hashes);
-	design = bloom_fpr_for_entries(f.bits, f.hashes, capacity);
+	q = filter_q(&f);
+	design = bloom_layout_fpr(f.layout, f.bits, f.hashes, capacity);
 	measured = (double)false_pos / queries;
 	sigma = sqrt(q * (1 - q) / queries);
-	print_message("# n=%llu m=%u k=%u: measured FPR %.6f, fill^k %.6f, design %.6f, "
-		      "sigma %.6f\n", (unsigned long long)capacity, f.bits, f.hashes, measured, q,
-		      design, sigma);
+	print_message("# %s n=%llu m=%u k=%u fill %.3f: measured FPR %.6f, given the filter %.6f, "
+		      "design %.6f, sigma %.6f\n", f.layout ? "blocked" : "bits",
+		      (unsigned long long)capacity, f.bits, f.hashes, fill, measured, q, design,
+		      sigma);
 	filter_close(&f);
 
 	if (false_neg)
 		fail_msg("%llu false negatives (seed %llu)", (unsigned long long)false_neg,
 			 (unsigned long long)seed);
 	if (fabs(measured - q) > 5 * sigma)
-		fail_msg("measured FPR %.6f is more than 5 sigma from fill^k %.6f (seed %llu)",
+		fail_msg("measured FPR %.6f is more than 5 sigma from %.6f (seed %llu)",
 			 measured, q, (unsigned long long)seed);
 	if (fabs(measured - design) > 5 * sigma + 0.02 * design)
 		fail_msg("measured FPR %.6f is off the design estimate %.6f (seed %llu)", measured,
@@ -95,19 +119,31 @@ static void check_fpr(__u64 capacity, double fpr, __u64 queries, __u64 seed)
 static void test_one_million_at_one_percent(void **state)
 {
 	(void)state;
-	check_fpr(1000000, 0.01, 1000000, 0x9e3779b97f4a7c15ULL);
+	check_fpr(1000000, 0.01, 1000000, 0x9e3779b97f4a7c15ULL, BLOOMXDP_LAYOUT_BITS);
+}
+
+static void test_blocked_one_million_at_one_percent(void **state)
+{
+	(void)state;
+	check_fpr(1000000, 0.01, 1000000, 0x9e3779b97f4a7c15ULL, BLOOMXDP_LAYOUT_BLOCKED);
+}
+
+static void test_blocked_small_filter_at_one_per_mille(void **state)
+{
+	(void)state;
+	check_fpr(100000, 0.001, 1000000, 42, BLOOMXDP_LAYOUT_BLOCKED);
 }
 
 static void test_small_filter_at_one_per_mille(void **state)
 {
 	(void)state;
-	check_fpr(100000, 0.001, 1000000, 42);
+	check_fpr(100000, 0.001, 1000000, 42, BLOOMXDP_LAYOUT_BITS);
 }
 
 static void test_tiny_filter_at_ten_percent(void **state)
 {
 	(void)state;
-	check_fpr(1000, 0.1, 1000000, 7);
+	check_fpr(1000, 0.1, 1000000, 7, BLOOMXDP_LAYOUT_BITS);
 }
 
 int main(void)
@@ -116,6 +152,8 @@ int main(void)
 		cmocka_unit_test(test_one_million_at_one_percent),
 		cmocka_unit_test(test_small_filter_at_one_per_mille),
 		cmocka_unit_test(test_tiny_filter_at_ten_percent),
+		cmocka_unit_test(test_blocked_one_million_at_one_percent),
+		cmocka_unit_test(test_blocked_small_filter_at_one_per_mille),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
