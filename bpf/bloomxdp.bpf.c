@@ -231,21 +231,27 @@ static __always_inline __u32 active_slot(__u32 which)
 	return slot ? *slot & (BLOOMXDP_GENERATIONS - 1) : 0;
 }
 
-/* 1 when an exact set (LPM trie of generation slot) holds the address or a prefix of it. */
+/*
+ * An exact set (LPM trie of generation slot) holding the address or a prefix
+ * of it: 0, or 1 + the length of the longest such prefix (the trie's value).
+ */
 static __always_inline int addr_exact(void *outer, __u32 slot, int ipv6, const void *addr)
 {
 	struct bloomxdp_lpm_v6 k6 = { .prefixlen = 128 };
 	struct bloomxdp_lpm_v4 k4 = { .prefixlen = 32 };
 	void *trie = bpf_map_lookup_elem(outer, &slot);
+	__u8 *len;
 
 	if (!trie)
 		return 0;
 	if (ipv6) {
 		__builtin_memcpy(k6.addr, addr, sizeof(k6.addr));
-		return bpf_map_lookup_elem(trie, &k6) != NULL;
+		len = bpf_map_lookup_elem(trie, &k6);
+	} else {
+		__builtin_memcpy(k4.addr, addr, sizeof(k4.addr));
+		len = bpf_map_lookup_elem(trie, &k4);
 	}
-	__builtin_memcpy(k4.addr, addr, sizeof(k4.addr));
-	return bpf_map_lookup_elem(trie, &k4) != NULL;
+	return len ? *len + 1 : 0;
 }
 
 /* What matched, for the drop event. */
@@ -267,8 +273,10 @@ static __always_inline int addr_verdict(const struct filter_view *fv,
 		return 0;
 	cnt->bloom_hits++;
 	if (config.verify) {
-		if (!addr_exact(ipv6 ? (void *)&verify_v6 : (void *)&verify_v4, fv->block_slot,
-				ipv6, addr)) {
+		/* The exact match also says which listed prefix it was. */
+		len1 = addr_exact(ipv6 ? (void *)&verify_v6 : (void *)&verify_v4, fv->block_slot,
+				  ipv6, addr);
+		if (!len1) {
 			cnt->false_positives++;
 			return 0;
 		}

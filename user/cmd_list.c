@@ -14,6 +14,7 @@
 #include "blocklist.h"
 #include "exact.h"
 #include "listbuild.h"
+#include "prefixes.h"
 #include "listfile.h"
 #include "log.h"
 #include "sizing.h"
@@ -419,6 +420,28 @@ static int do_add(const char *ifname, const struct list_opts *o, char **entries,
 	return ret;
 }
 
+/*
+ * With --verify, the listed prefix the exact copy matched (the Bloom hit may
+ * have been a false positive at another length): into matched, or "" for a
+ * host entry.
+ */
+static void exact_prefix_text(const struct exact_set *x, const struct bloomxdp_key *addr,
+			      char *matched, size_t len)
+{
+	int len1 = exact_set_match_len(x, addr);
+	struct bloomxdp_key listed = *addr;
+	__u32 fam = key_family(addr);
+
+	matched[0] = '\0';
+	if (!len1 || (__u32)len1 - 1 >= key_width(addr))
+		return;
+	if (fam == BLOOMXDP_KEY_IPV4)
+		bloomxdp_key_ipv4(&listed, (const __u8 *)&addr->word[0] + 4, len1 - 1);
+	else
+		bloomxdp_key_ipv6(&listed, &addr->word[1], len1 - 1);
+	prefix_text(&listed, matched, len);
+}
+
 /* What query says after "blocked", for a prefix: which one matched. */
 static void print_verdict(const char *arg, const struct entry *e, bool blocked,
 			  const char *matched)
@@ -465,11 +488,13 @@ static int do_query(const char *ifname, const struct list_opts *o, char **entrie
 			continue;
 		}
 		blocked = blocklist_lookup(&f, &e, matched, sizeof(matched));
-		if (blocked && att.config.verify &&
-		    !blocklist_confirm(&verify, att.config.hash_key, &e)) {
-			log_debug("%s: a false positive of the filter, refused by --verify",
-				  entries[i]);
-			blocked = false;
+		if (blocked && att.config.verify) {
+			blocked = blocklist_confirm(&verify, att.config.hash_key, &e);
+			if (!blocked)
+				log_debug("%s: a false positive of the filter, refused by --verify",
+					  entries[i]);
+			else if (e.kind == ENTRY_ADDR)
+				exact_prefix_text(&verify, &e.addr, matched, sizeof(matched));
 		}
 		if (blocked && blocklist_allowed(&allow, att.config.hash_key, &e)) {
 			log_debug("%s: on the allowlist", entries[i]);

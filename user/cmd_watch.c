@@ -21,7 +21,8 @@ static const char watch_help[] =
 	"time, interface, source and destination, the field that matched (src, dst,\n"
 	"dns, http, sni) and the kind of key (address, prefix, name, url). The XDP\n"
 	"program sends at most --events-per-sec (see attach) per CPU and second; what\n"
-	"it could not send is counted in stats as events_ratelimited and events_lost.\n\n"
+	"it could not send is counted in stats as events_ratelimited and events_lost (the\n"
+	"ring buffer is full while nobody watches). Only events from now on are shown.\n\n"
 	"  -j, --json       one JSON object per line\n"
 	"  -n, --count N    stop after N events\n"
 	"  -t, --timeout S  stop after S seconds\n";
@@ -34,6 +35,7 @@ static const char *const verdict_names[] = { "?", "drop", "would_drop", "nxdomai
 
 struct watch_ctx {
 	bool json;
+	__u64 since_ns;		/* CLOCK_MONOTONIC at start: older events are stale */
 	__u64 seen;
 	__u64 count;
 	double mono_to_real;	/* CLOCK_REALTIME - CLOCK_MONOTONIC, seconds */
@@ -85,7 +87,8 @@ static int on_event(void *arg, void *data, size_t size)
 	double t;
 	time_t secs;
 
-	if (size < sizeof(*ev))
+	/* The ring keeps what nobody read: only events from now on. */
+	if (size < sizeof(*ev) || ev->ts_ns < w->since_ns)
 		return 0;
 	inet_ntop(af, ev->src, src, sizeof(src));
 	inet_ntop(af, ev->dst, dst, sizeof(dst));
@@ -136,6 +139,12 @@ static int do_watch(const char *ifname, struct watch_ctx *w, double timeout)
 	if (!att.config.events_per_sec)
 		log_warn("%s was attached with --events-per-sec 0: no event will come", ifname);
 	w->mono_to_real = clock_offset();
+	{
+		struct timespec now;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		w->since_ns = now.tv_sec * 1000000000ULL + now.tv_nsec;
+	}
 	rb = ring_buffer__new(att.events_fd, on_event, w, NULL);
 	if (!rb) {
 		ret = -errno;

@@ -91,8 +91,11 @@ int exact_set_add(struct exact_set *x, const __u64 hash_key[2], const struct ent
 	int fd;
 
 	if (e->kind == ENTRY_ADDR) {
+		/* The value is the prefix length: what a lookup matched. */
+		__u8 len = key_prefix_len(&e->addr);
+
 		fd = lpm_key(x, &e->addr, &key);
-		return bpf_map_update_elem(fd, &key, &one, BPF_ANY) ? -errno : 0;
+		return bpf_map_update_elem(fd, &key, &len, BPF_ANY) ? -errno : 0;
 	}
 	nkey = name_key(hash_key, e);
 	return exact_names_update(x, nkey, &one);
@@ -111,6 +114,15 @@ bool exact_set_has(const struct exact_set *x, const __u64 hash_key[2], const str
 	}
 	nkey = name_key(hash_key, e);
 	return exact_set_has_key(x, nkey);
+}
+
+int exact_set_match_len(const struct exact_set *x, const struct bloomxdp_key *addr)
+{
+	struct bloomxdp_lpm_v6 key;
+	__u8 len;
+	int fd = lpm_key(x, addr, &key);
+
+	return bpf_map_lookup_elem(fd, &key, &len) ? 0 : len + 1;
 }
 
 bool exact_set_has_key(const struct exact_set *x, __u64 key)

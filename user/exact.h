@@ -7,8 +7,8 @@
 
 /*
  * An exact set: the list itself, in the kernel. Addresses and prefixes in an
- * LPM trie per family (the original prefixes, not expanded), names and URLs
- * as their 64-bit keys in a hash map. Used as the verify stage behind the
+ * LPM trie per family (the original prefixes, not expanded; the value is the
+ * prefix length), names and URLs as their 64-bit keys in a third trie. Used as the verify stage behind the
  * Bloom filter (--verify) and as the allowlist.
  */
 struct exact_set {
@@ -34,6 +34,9 @@ int exact_set_add(struct exact_set *x, const __u64 hash_key[2], const struct ent
 
 /* True when the set holds the entry, or (addresses) a prefix covering it. */
 bool exact_set_has(const struct exact_set *x, const __u64 hash_key[2], const struct entry *e);
+
+/* For an address: 0, or 1 + the length of the longest listed prefix covering it. */
+int exact_set_match_len(const struct exact_set *x, const struct bloomxdp_key *addr);
 
 /* True when the names map holds a 64-bit name or URL key. */
 bool exact_set_has_key(const struct exact_set *x, __u64 key);
