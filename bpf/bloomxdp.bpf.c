@@ -16,6 +16,12 @@ static __always_inline __u64 *bloomxdp_filter_word(void *filter, __u32 index)
 	return bpf_map_lookup_elem(filter, &index);
 }
 
+/* Layout "kernel": a BPF_MAP_TYPE_BLOOM_FILTER holding the 64-bit hashes. */
+static __always_inline int bloomxdp_kernel_has(void *filter, __u64 hash)
+{
+	return bpf_map_peek_elem(filter, &hash) == 0;
+}
+
 #include <bloomxdp/bloom.h>
 #include "match_names.h"
 #include "dns.h"
@@ -41,6 +47,20 @@ struct {
 } filter SEC(".maps");
 
 /* Templates of the exact sets (--verify) and of the allowlist. */
+struct kernel_bloom {
+	__uint(type, BPF_MAP_TYPE_BLOOM_FILTER);
+	__uint(max_entries, 1);
+	__uint(value_size, sizeof(__u64));
+	__uint(map_extra, 1);		/* k: the CLI's template sets the real one */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, BLOOMXDP_GENERATIONS);
+	__type(key, __u32);
+	__array(values, struct kernel_bloom);
+} kfilter SEC(".maps");
+
 /* Sizes, not types: BTF of a type seen only through __array() is a bare forward. */
 struct exact_v4 {
 	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
@@ -231,6 +251,14 @@ static __always_inline __u32 active_slot(__u32 which)
 	return slot ? *slot & (BLOOMXDP_GENERATIONS - 1) : 0;
 }
 
+/* The map the probes read: the bit array, or the kernel's Bloom filter. */
+static __always_inline void *probe_map(__u32 slot)
+{
+	if (config.layout == BLOOMXDP_LAYOUT_KERNEL)
+		return bpf_map_lookup_elem(&kfilter, &slot);
+	return bpf_map_lookup_elem(&filter, &slot);
+}
+
 /*
  * An exact set (LPM trie of generation slot) holding the address or a prefix
  * of it: 0, or 1 + the length of the longest such prefix (the trie's value).
@@ -321,7 +349,7 @@ __attribute__((noinline)) int addr_lookup(struct addr_query *q)
 		return 0;
 	fv.block_slot = q->slots & 1;
 	fv.allow_slot = (q->slots >> 1) & 1;
-	fv.bits = bpf_map_lookup_elem(&filter, &fv.block_slot);
+	fv.bits = probe_map(fv.block_slot);
 	if (!fv.bits)
 		return 0;
 	fv.v4_lengths = fv.v6_lengths = q->lengths;
@@ -553,7 +581,7 @@ __attribute__((noinline)) int match_names(struct xdp_md *ctx, __u32 field, __u32
 
 	s = scratch_get();
 	cnt = bpf_map_lookup_elem(&counters, &zero);
-	bits = bpf_map_lookup_elem(&filter, &block_slot);
+	bits = probe_map(block_slot);
 	if (!s || !cnt || !bits)
 		return 0;
 	if (ip_end < frame_len)

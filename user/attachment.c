@@ -117,7 +117,7 @@ static int check_config_layout(const struct attachment *att)
 static void attachment_init(struct attachment *att)
 {
 	memset(att, 0, sizeof(*att));
-	att->dir_fd = att->config_fd = att->filter_fd = -1;
+	att->dir_fd = att->config_fd = att->filter_fd = att->kfilter_fd = -1;
 	att->counters_fd = att->state_fd = att->active_fd = att->events_fd = -1;
 	att->verify.v4_fd = att->verify.v6_fd = att->verify.names_fd = -1;
 	att->allow.v4_fd = att->allow.v6_fd = att->allow.names_fd = -1;
@@ -174,6 +174,7 @@ int attachment_open(const char *ifname, bool lock, struct attachment *att)
 			const char *name;
 			int *fd;
 		} pins[] = {
+			{ BLOOMXDP_PIN_KFILTER, &att->kfilter_fd },
 			{ BLOOMXDP_PIN_VERIFY_V4, &att->verify.v4_fd },
 			{ BLOOMXDP_PIN_VERIFY_V6, &att->verify.v6_fd },
 			{ BLOOMXDP_PIN_VERIFY_NAMES, &att->verify.names_fd },
@@ -207,7 +208,8 @@ err:
 
 void attachment_close(struct attachment *att)
 {
-	int *fds[] = { &att->config_fd, &att->filter_fd, &att->counters_fd, &att->state_fd,
+	int *fds[] = { &att->config_fd, &att->filter_fd, &att->kfilter_fd, &att->counters_fd,
+		       &att->state_fd,
 		       &att->dir_fd, &att->active_fd, &att->events_fd, &att->verify.v4_fd,
 		       &att->verify.v6_fd, &att->verify.names_fd, &att->allow.v4_fd,
 		       &att->allow.v6_fd, &att->allow.names_fd };

@@ -15,6 +15,7 @@ struct attachment {
 	int dir_fd;		/* holds the flock of writers */
 	int config_fd;
 	int filter_fd;		/* outer ARRAY_OF_MAPS */
+	int kfilter_fd;		/* outer ARRAY_OF_MAPS of BLOOM_FILTER maps (layout kernel) */
 	struct exact_outer verify;
 	struct exact_outer allow;
 	int active_fd;

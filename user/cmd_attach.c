@@ -39,8 +39,9 @@ static const char attach_help[] =
 	"  -a, --action WHAT  on a hit: drop (default) or monitor (count would_drop, pass)\n"
 	"      --mode MODE    XDP mode: native, generic, or auto (default: native, and\n"
 	"                     generic with a notice when the driver has no native XDP)\n"
-	"      --layout L     bits (classic) or blocked (one cache line per key); see\n"
-	"                     'bloomxdp plan' for their memory side by side\n"
+	"      --layout L     bits (classic), blocked (one cache line per key) or kernel\n"
+	"                     (BPF_MAP_TYPE_BLOOM_FILTER); see 'bloomxdp plan' for their\n"
+	"                     memory side by side\n"
 	"      --verify       keep an exact copy of the list in the kernel (LPM tries)\n"
 	"                     and drop only what it confirms: no false\n"
 	"                     positive is ever dropped; costs memory (see plan --verify)\n"
@@ -56,7 +57,7 @@ static const char detach_help[] =
 /* Every pin of an attachment; detach removes exactly these. */
 static const char *const pin_names[] = {
 	BLOOMXDP_PIN_LINK, BLOOMXDP_PIN_PROG, BLOOMXDP_PIN_CONFIG,
-	BLOOMXDP_PIN_FILTER, BLOOMXDP_PIN_COUNTERS, BLOOMXDP_PIN_STATE,
+	BLOOMXDP_PIN_FILTER, BLOOMXDP_PIN_KFILTER, BLOOMXDP_PIN_COUNTERS, BLOOMXDP_PIN_STATE,
 	BLOOMXDP_PIN_VERIFY_V4, BLOOMXDP_PIN_VERIFY_V6, BLOOMXDP_PIN_VERIFY_NAMES,
 	BLOOMXDP_PIN_ALLOW_V4, BLOOMXDP_PIN_ALLOW_V6, BLOOMXDP_PIN_ALLOW_NAMES,
 	BLOOMXDP_PIN_ACTIVE, BLOOMXDP_PIN_EVENTS,
@@ -301,7 +302,8 @@ static int do_attach(const char *ifname, const struct attach_opts *o)
 	ret = random_key(cfg->hash_key);
 	if (ret)
 		goto cleanup;
-	cfg->bits = (__u32)plan.bits;
+	/* Layout kernel: the bit array holds only the header words. */
+	cfg->bits = plan.layout == BLOOMXDP_LAYOUT_KERNEL ? 0 : (__u32)plan.bits;
 	cfg->hashes = plan.hashes;
 	cfg->match = o->match;
 	cfg->action = o->action;
@@ -326,6 +328,8 @@ static int do_attach(const char *ifname, const struct attach_opts *o)
 		goto cleanup;
 	}
 	bpf_map__set_inner_map_fd(skel->maps.filter, f.map_fd);
+	if (plan.layout == BLOOMXDP_LAYOUT_KERNEL)
+		bpf_map__set_inner_map_fd(skel->maps.kfilter, f.kbloom_fd);
 	bpf_map__set_inner_map_fd(skel->maps.verify_v4, verify.v4_fd);
 	bpf_map__set_inner_map_fd(skel->maps.verify_v6, verify.v6_fd);
 	bpf_map__set_inner_map_fd(skel->maps.verify_names, verify.names_fd);
@@ -345,6 +349,8 @@ static int do_attach(const char *ifname, const struct attach_opts *o)
 		bpf_map__fd(skel->maps.allow_v6), bpf_map__fd(skel->maps.allow_names) };
 	/* Generation 0 of everything is live: the active map starts zeroed. */
 	ret = filter_install(bpf_map__fd(skel->maps.filter), 0, &f);
+	if (!ret)
+		ret = filter_install_kernel(bpf_map__fd(skel->maps.kfilter), 0, &f);
 	if (!ret)
 		ret = exact_set_install(&outer_verify, 0, &verify);
 	if (!ret)
@@ -385,6 +391,7 @@ static int do_attach(const char *ifname, const struct attach_opts *o)
 			const char *name;
 			struct bpf_map *map;
 		} maps[] = {
+			{ BLOOMXDP_PIN_KFILTER, skel->maps.kfilter },
 			{ BLOOMXDP_PIN_VERIFY_V4, skel->maps.verify_v4 },
 			{ BLOOMXDP_PIN_VERIFY_V6, skel->maps.verify_v6 },
 			{ BLOOMXDP_PIN_VERIFY_NAMES, skel->maps.verify_names },

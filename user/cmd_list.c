@@ -105,8 +105,13 @@ static void warn_unmatched_kinds(const struct filter *f, const struct bloomxdp_c
  */
 static void warn_over_capacity(const struct filter *f, const struct bloomxdp_config *cfg)
 {
-	double fill = (double)filter_popcount(f) / cfg->bits;
-	double distinct = bloom_entries_for_fill(cfg->bits, cfg->hashes, fill);
+	double fill, distinct;
+
+	/* The kernel's Bloom filter cannot be read: it must be sized by the count. */
+	if (cfg->layout == BLOOMXDP_LAYOUT_KERNEL)
+		return;
+	fill = (double)filter_popcount(f) / cfg->bits;
+	distinct = bloom_entries_for_fill(cfg->bits, cfg->hashes, fill);
 
 	if (distinct <= cfg->capacity * 1.01)
 		return;
@@ -150,8 +155,8 @@ static int build_lists(struct list_build *b, const struct list_opts *o, char **f
 static int load_blocklist(struct attachment *att, const struct list_opts *o, char **files,
 			  int nfiles)
 {
-	const int outers[] = { att->filter_fd, att->verify.v4_fd, att->verify.v6_fd,
-			       att->verify.names_fd };
+	/* The outer maps of this generation: filter first, as attachment_flip() wants. */
+	int outers[5] = { att->filter_fd, att->kfilter_fd }, nouters = 1;
 	struct exact_set exact;
 	struct filter f = { .map_fd = -1 };
 	struct bloomxdp_state st = {};
@@ -181,12 +186,20 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o, cha
 		goto cleanup;
 	}
 	slot ^= 1;
+	if (att->config.layout == BLOOMXDP_LAYOUT_KERNEL)
+		nouters = 2;
+	if (att->config.verify) {
+		outers[nouters++] = att->verify.v4_fd;
+		outers[nouters++] = att->verify.v6_fd;
+		outers[nouters++] = att->verify.names_fd;
+	}
 	ret = filter_install(att->filter_fd, slot, &f);
+	if (!ret)
+		ret = filter_install_kernel(att->kfilter_fd, slot, &f);
 	if (!ret && att->config.verify)
 		ret = exact_set_install(&att->verify, slot, &exact);
 	if (!ret)
-		ret = attachment_flip(att, BLOOMXDP_ACTIVE_BLOCK, slot, outers,
-				      att->config.verify ? 4 : 1);
+		ret = attachment_flip(att, BLOOMXDP_ACTIVE_BLOCK, slot, outers, nouters);
 	if (ret) {
 		log_error("cannot swap in the new filter: %s; the live list is unchanged",
 			  strerror(-ret));
@@ -352,6 +365,8 @@ static int add_blocked(struct attachment *att, struct entry *parsed, char **entr
 	ret = attachment_active(att, BLOOMXDP_ACTIVE_BLOCK, &slot);
 	if (!ret)
 		ret = filter_open(att->filter_fd, slot, &att->config, &f);
+	if (!ret)
+		ret = filter_open_kernel(att->kfilter_fd, slot, &f);
 	if (!ret && att->config.verify)
 		ret = exact_set_open(&att->verify, slot, &live);
 	if (ret) {
@@ -474,6 +489,8 @@ static int do_query(const char *ifname, const struct list_opts *o, char **entrie
 		ret = attachment_active(&att, BLOOMXDP_ACTIVE_ALLOW, &allow_slot);
 	if (!ret)
 		ret = filter_open(att.filter_fd, block_slot, &att.config, &f);
+	if (!ret)
+		ret = filter_open_kernel(att.kfilter_fd, block_slot, &f);
 	if (!ret && att.config.verify)
 		ret = exact_set_open(&att.verify, block_slot, &verify);
 	if (!ret)

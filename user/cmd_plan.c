@@ -27,7 +27,7 @@ static const char plan_help[] =
 	"  -P, --prefix-probes N as for load (default 6)\n"
 	"  -V, --verify          also the memory of the exact copy of attach --verify, as\n"
 	"                        the kernel accounts it (builds the maps: needs root)\n"
-	"  -L, --layout L        bits or blocked (default %s); every layout is shown\n"
+	"  -L, --layout L        bits, blocked or kernel (default %s); every layout is shown\n"
 	"                        side by side, the details are for this one\n"
 	"  -j, --json            one JSON object\n";
 
@@ -36,6 +36,7 @@ static const unsigned int plan_fill_pct[] = { 10, 25, 50, 75, 100, 125, 150, 200
 
 static const char *const layout_names[] = {
 	[BLOOMXDP_LAYOUT_BITS] = "bits", [BLOOMXDP_LAYOUT_BLOCKED] = "blocked",
+	[BLOOMXDP_LAYOUT_KERNEL] = "kernel",
 };
 #define NLAYOUTS (sizeof(layout_names) / sizeof(layout_names[0]))
 
@@ -49,7 +50,7 @@ int layout_parse(const char *name, __u32 *layout)
 			return 0;
 		}
 	}
-	log_error("--layout %s: expected bits or blocked", name);
+	log_error("--layout %s: expected bits, blocked or kernel", name);
 	return -EINVAL;
 }
 

@@ -290,6 +290,8 @@ static int do_status(const char *ifname, bool json)
 	struct link_view link = {};
 	struct attachment att;
 	double fill, fpr_n, fpr_fill, target, distinct;
+	__u64 keys, bits_m;
+	char fill_json[32], fpr_fill_json[32];
 	char l4[64], l6[64];
 	char loaded[32] = "never", match[64], dns_ports[32], http_ports[32], tls_ports[32];
 	__u64 counts[NCOUNTERS], checked, fps, v4_lengths, v6_lengths;
@@ -312,6 +314,8 @@ static int do_status(const char *ifname, bool json)
 	if (!ret)
 		ret = filter_open(att.filter_fd, slot, cfg, &f);
 	if (!ret)
+		ret = filter_open_kernel(att.kfilter_fd, slot, &f);
+	if (!ret)
 		ret = attachment_read_state(&att, &st);
 	if (ret) {
 		log_error("cannot read the live filter of %s: %s", ifname, strerror(-ret));
@@ -328,12 +332,20 @@ static int do_status(const char *ifname, bool json)
 		  counts[COUNTER_INDEX(checked_sni)];
 	fps = counts[COUNTER_INDEX(false_positives)];
 	observed_fpr = checked ? (double)fps / checked : 0;
-	fill = (double)set_bits / cfg->bits;
 	/* Per key: a prefix stored as several keys counts as several. */
-	fpr_n = bloom_layout_fpr(cfg->layout, cfg->bits, cfg->hashes,
-				 st.keys ? st.keys : st.entries);
-	fpr_fill = bloom_fpr_for_fill(fill, cfg->hashes);
-	distinct = bloom_entries_for_fill(cfg->bits, cfg->hashes, fill);
+	keys = st.keys ? st.keys : st.entries;
+	if (cfg->layout == BLOOMXDP_LAYOUT_KERNEL) {
+		/* The kernel's map cannot be read: no fill, the entry count only. */
+		bits_m = bloom_kernel_bits(cfg->capacity, cfg->hashes);
+		fill = fpr_fill = NAN;
+		distinct = keys;
+	} else {
+		bits_m = cfg->bits;
+		fill = (double)set_bits / cfg->bits;
+		fpr_fill = bloom_fpr_for_fill(fill, cfg->hashes);
+		distinct = bloom_entries_for_fill(cfg->bits, cfg->hashes, fill);
+	}
+	fpr_n = bloom_layout_fpr(cfg->layout, bits_m, cfg->hashes, keys);
 	target = (double)cfg->fpr_ppb / BLOOMXDP_PPB;
 	match_text(cfg->match, match, sizeof(match));
 	ports_text(cfg->dns_ports, dns_ports, sizeof(dns_ports));
@@ -356,11 +368,18 @@ static int do_status(const char *ifname, bool json)
 		       "\"distinct_estimate\":%.0f,", dns_ports, http_ports, tls_ports,
 		       layout_name(cfg->layout), (unsigned long long)cfg->capacity,
 		       (unsigned long long)st.entries, distinct);
-		printf("\"bits\":%u,\"hashes\":%u,\"bytes\":%llu,\"set_bits\":%llu,"
-		       "\"fill_ratio\":%.6g,\"estimated_fpr\":%.6g,\"estimated_fpr_fill\":%.6g,"
-		       "\"target_fpr\":%g,\"generation\":%llu,\"loaded_at\":\"%s\",", cfg->bits,
-		       cfg->hashes, (unsigned long long)f.bytes, (unsigned long long)set_bits, fill,
-		       fpr_n, fpr_fill, target, (unsigned long long)st.generation, loaded);
+		/* JSON has no NaN: unknown is null. */
+		snprintf(fill_json, sizeof(fill_json), isnan(fill) ? "null" : "%.6g", fill);
+		snprintf(fpr_fill_json, sizeof(fpr_fill_json), isnan(fpr_fill) ? "null" : "%.6g",
+			 fpr_fill);
+		printf("\"bits\":%llu,\"hashes\":%u,\"bytes\":%llu,\"set_bits\":%llu,"
+		       "\"fill_ratio\":%s,\"estimated_fpr\":%.6g,\"estimated_fpr_fill\":%s,"
+		       "\"target_fpr\":%g,\"generation\":%llu,\"loaded_at\":\"%s\",",
+		       (unsigned long long)bits_m, cfg->hashes,
+		       (unsigned long long)(cfg->layout == BLOOMXDP_LAYOUT_KERNEL ? bits_m / 8 :
+					    f.bytes),
+		       (unsigned long long)set_bits, fill_json, fpr_n, fpr_fill_json, target,
+		       (unsigned long long)st.generation, loaded);
 		printf("\"verify\":%s,\"observed_fpr\":%.6g,\"false_positives\":%llu,"
 		       "\"prefix_lengths_v4\":\"%s\",\"prefix_lengths_v6\":\"%s\","
 		       "\"events_per_sec\":%u}\n", cfg->verify ? "true" : "false", observed_fpr,
@@ -377,16 +396,27 @@ static int do_status(const char *ifname, bool json)
 	       cfg->dns_reply == BLOOMXDP_DNS_REPLY_NXDOMAIN ? ", NXDOMAIN answers to DNS" : "");
 	printf("layout          %s\n", layout_name(cfg->layout));
 	printf("capacity        %llu\n", (unsigned long long)cfg->capacity);
-	printf("entries         %llu inserted, about %.0f distinct (from fill)%s\n",
-	       (unsigned long long)st.entries, distinct,
+	printf("entries         %llu inserted, about %.0f distinct (from %s)%s\n",
+	       (unsigned long long)st.entries, distinct, isnan(fill) ? "the keys" : "fill",
 	       distinct > cfg->capacity * 1.01 ? "  OVER CAPACITY" : "");
-	printf("bits (m)        %u\n", cfg->bits);
+	printf("bits (m)        %llu\n", (unsigned long long)bits_m);
 	printf("hashes (k)      %u\n", cfg->hashes);
-	printf("memory          %llu bytes (%.2f MiB)\n", (unsigned long long)f.bytes,
-	       f.bytes / 1048576.0);
-	printf("fill ratio      %.6f (%llu bits set)\n", fill, (unsigned long long)set_bits);
-	printf("estimated FPR   %.3g from entries, %.3g from fill (target %g)\n", fpr_n,
-	       fpr_fill, target);
+	{
+		__u64 bytes = cfg->layout == BLOOMXDP_LAYOUT_KERNEL ? bits_m / 8 : f.bytes;
+
+		printf("memory          %llu bytes (%.2f MiB)\n", (unsigned long long)bytes,
+		       bytes / 1048576.0);
+	}
+	if (isnan(fill))
+		printf("fill ratio      n/a (the kernel's Bloom filter map cannot be read)\n");
+	else
+		printf("fill ratio      %.6f (%llu bits set)\n", fill,
+		       (unsigned long long)set_bits);
+	if (isnan(fpr_fill))
+		printf("estimated FPR   %.3g from entries (target %g)\n", fpr_n, target);
+	else
+		printf("estimated FPR   %.3g from entries, %.3g from fill (target %g)\n", fpr_n,
+		       fpr_fill, target);
 	printf("prefix lengths  IPv4 %s, IPv6 %s (probes per packet: one per length)\n",
 	       lengths_text(v4_lengths, l4, sizeof(l4)), lengths_text(v6_lengths, l6, sizeof(l6)));
 	if (cfg->verify)

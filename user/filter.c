@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -11,6 +12,14 @@ static inline __u64 *bloomxdp_filter_word(void *filter, __u32 index)
 	return (__u64 *)filter + index;
 }
 
+/* Layout "kernel" is tested with a syscall in filter_test_hash(), never through here. */
+static inline int bloomxdp_kernel_has(void *filter, __u64 hash)
+{
+	(void)filter;
+	(void)hash;
+	return 0;
+}
+
 #include <bloomxdp/bloom.h>
 #include "filter.h"
 
@@ -18,11 +27,25 @@ static void filter_init(struct filter *f, const struct bloomxdp_config *cfg)
 {
 	memset(f, 0, sizeof(*f));
 	f->map_fd = -1;
+	f->kbloom_fd = -1;
+	f->capacity = cfg->capacity;
 	f->bits = cfg->bits;
 	f->hashes = cfg->hashes;
 	f->layout = cfg->layout;
 	f->bytes = ((size_t)cfg->bits / BLOOMXDP_WORD_BITS + BLOOMXDP_HDR_WORDS) * sizeof(__u64);
 	memcpy(f->hash_key, cfg->hash_key, sizeof(f->hash_key));
+}
+
+/* Layout "kernel": the kernel sizes it from capacity and k (map_extra). */
+static int kbloom_create(struct filter *f)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_extra = f->hashes);
+	__u64 entries = f->capacity ? f->capacity : 1;
+
+	f->kbloom_fd = bpf_map_create(BPF_MAP_TYPE_BLOOM_FILTER, "bloomxdp_kbloom", 0,
+				      sizeof(__u64), entries > UINT32_MAX ? UINT32_MAX : entries,
+				      &opts);
+	return f->kbloom_fd < 0 ? -errno : 0;
 }
 
 static int filter_map(struct filter *f)
@@ -48,11 +71,32 @@ int filter_create(const struct bloomxdp_config *cfg, struct filter *f)
 	if (f->map_fd < 0)
 		return -errno;
 	ret = filter_map(f);
+	if (!ret && f->layout == BLOOMXDP_LAYOUT_KERNEL)
+		ret = kbloom_create(f);
 	if (ret)
 		filter_close(f);
 	else
 		filter_header_clear(f);
 	return ret;
+}
+
+int filter_install_kernel(int kouter_fd, __u32 slot, const struct filter *f)
+{
+	if (f->layout != BLOOMXDP_LAYOUT_KERNEL)
+		return 0;
+	return bpf_map_update_elem(kouter_fd, &slot, &f->kbloom_fd, BPF_ANY) ? -errno : 0;
+}
+
+int filter_open_kernel(int kouter_fd, __u32 slot, struct filter *f)
+{
+	__u32 id;
+
+	if (f->layout != BLOOMXDP_LAYOUT_KERNEL)
+		return 0;
+	if (bpf_map_lookup_elem(kouter_fd, &slot, &id))
+		return -errno;
+	f->kbloom_fd = bpf_map_get_fd_by_id(id);
+	return f->kbloom_fd < 0 ? f->kbloom_fd : 0;
 }
 
 int filter_init_memory(const struct bloomxdp_config *cfg, struct filter *f)
@@ -97,6 +141,9 @@ void filter_close(struct filter *f)
 		munmap(f->words, f->bytes);
 	if (f->map_fd >= 0)
 		close(f->map_fd);
+	if (f->layout == BLOOMXDP_LAYOUT_KERNEL && f->kbloom_fd >= 0)
+		close(f->kbloom_fd);
+	f->kbloom_fd = -1;
 	f->words = NULL;
 	f->map_fd = -1;
 }
@@ -121,6 +168,12 @@ bool filter_insert_hash(struct filter *f, __u64 hash)
 	bool changed = false;
 	__u32 i, base, h, bit;
 
+	if (f->layout == BLOOMXDP_LAYOUT_KERNEL) {
+		changed = !filter_test_hash(f, hash);
+		bpf_map_update_elem(f->kbloom_fd, NULL, &hash, BPF_ANY);
+		return changed;
+	}
+
 	if (f->layout == BLOOMXDP_LAYOUT_BLOCKED) {
 		/* The positions of bloomxdp_blocked_test(). */
 		base = bloomxdp_block_of(hash, f->bits) * BLOOMXDP_BLOCK_WORDS;
@@ -143,6 +196,8 @@ bool filter_insert_hash(struct filter *f, __u64 hash)
 
 bool filter_test_hash(const struct filter *f, __u64 hash)
 {
+	if (f->layout == BLOOMXDP_LAYOUT_KERNEL)
+		return bpf_map_lookup_elem(f->kbloom_fd, NULL, &hash) == 0;
 	return bloomxdp_filter_test(f->words, f->layout, f->bits, f->hashes, hash);
 }
 

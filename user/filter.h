@@ -14,6 +14,8 @@ struct filter {
 	__u32 bits;
 	__u32 hashes;
 	__u32 layout;		/* enum bloomxdp_layout */
+	int kbloom_fd;		/* layout kernel: the BLOOM_FILTER map, else -1 */
+	__u64 capacity;		/* its max_entries */
 	__u64 hash_key[2];
 };
 
@@ -28,6 +30,10 @@ int filter_open(int outer_fd, __u32 slot, const struct bloomxdp_config *cfg, str
 
 /* Puts f in generation slot of the outer map (live once that slot is active). */
 int filter_install(int outer_fd, __u32 slot, const struct filter *f);
+
+/* The same for the kernel Bloom filter of layout "kernel" (a no-op for the others). */
+int filter_install_kernel(int kouter_fd, __u32 slot, const struct filter *f);
+int filter_open_kernel(int kouter_fd, __u32 slot, struct filter *f);
 
 void filter_close(struct filter *f);
 

@@ -72,6 +72,34 @@ static __u32 blocked_best_hashes(__u64 bits, __u64 entries, double *fpr)
 	return best_k;
 }
 
+__u64 bloom_kernel_bits(__u64 capacity, __u32 hashes)
+{
+	__u64 bits = capacity * hashes / 5 * 7, pow2 = 64;
+
+	while (pow2 < bits)
+		pow2 <<= 1;
+	return pow2;
+}
+
+/* Layout "kernel": k from the target, at most 15; the kernel chooses m. */
+static int plan_kernel(__u64 capacity, double fpr, struct bloom_plan *plan)
+{
+	double k = round(-log2(fpr));
+
+	if (k < 1)
+		k = 1;
+	if (k > BLOOMXDP_KERNEL_MAX_HASHES)
+		k = BLOOMXDP_KERNEL_MAX_HASHES;
+	plan->hashes = (__u32)k;
+	plan->bits = bloom_kernel_bits(capacity, plan->hashes);
+	if (plan->bits > (1ULL << 32))
+		return -E2BIG;
+	plan->bytes = plan->bits / 8;
+	plan->layout = BLOOMXDP_LAYOUT_KERNEL;
+	plan->expected_fpr = bloom_fpr_for_entries(plan->bits, plan->hashes, capacity);
+	return 0;
+}
+
 int bloom_plan_compute_layout(__u64 capacity, double fpr, __u32 layout, struct bloom_plan *plan)
 {
 	__u64 bits, blocks;
@@ -79,6 +107,8 @@ int bloom_plan_compute_layout(__u64 capacity, double fpr, __u32 layout, struct b
 	int ret;
 
 	ret = bloom_plan_compute(capacity, fpr, plan);
+	if (!ret && layout == BLOOMXDP_LAYOUT_KERNEL)
+		return plan_kernel(capacity, fpr, plan);
 	if (ret || layout != BLOOMXDP_LAYOUT_BLOCKED)
 		return ret;
 	/* From the classic size up, 0.5% at a time: the first size that meets the target. */

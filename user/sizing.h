@@ -27,6 +27,12 @@ int bloom_plan_compute(__u64 capacity, double fpr, struct bloom_plan *plan);
  */
 int bloom_plan_compute_layout(__u64 capacity, double fpr, __u32 layout, struct bloom_plan *plan);
 
+/*
+ * The bits the kernel gives a BPF_MAP_TYPE_BLOOM_FILTER of max_entries and k
+ * hashes: n k / ln 2 (as n k * 7 / 5), rounded up to a power of two.
+ */
+__u64 bloom_kernel_bits(__u64 capacity, __u32 hashes);
+
 /* (1 - e^(-k n / m))^k: expected FPR after n distinct inserts. */
 double bloom_fpr_for_entries(__u64 bits, __u32 hashes, __u64 entries);
 

@@ -5,7 +5,9 @@
  * The includer first defines how a word of the filter is reached:
  *   static __always_inline __u64 *bloomxdp_filter_word(void *filter, __u32 index);
  * (a map lookup in the kernel, an array index over the mmap-ed map in user space)
- * and may return NULL for an index out of range.
+ * and may return NULL for an index out of range; and, for layout "kernel",
+ *   static __always_inline int bloomxdp_kernel_has(void *filter, __u64 hash);
+ * (a BLOOM_FILTER map lookup).
  */
 #ifndef BLOOMXDP_BLOOM_H
 #define BLOOMXDP_BLOOM_H
@@ -72,6 +74,8 @@ static __always_inline int bloomxdp_filter_test(void *filter, __u32 layout, __u3
 {
 	if (layout == BLOOMXDP_LAYOUT_BLOCKED)
 		return bloomxdp_blocked_test(filter, bits, hashes, hash);
+	if (layout == BLOOMXDP_LAYOUT_KERNEL)
+		return bloomxdp_kernel_has(filter, hash);
 	return bloomxdp_bits_test(filter, bits, hashes, hash);
 }
 

@@ -15,6 +15,7 @@
 #define BLOOMXDP_PIN_PROG	"prog"
 #define BLOOMXDP_PIN_CONFIG	"config"	/* the program's frozen .rodata */
 #define BLOOMXDP_PIN_FILTER	"filter"	/* ARRAY_OF_MAPS: a Bloom filter per generation */
+#define BLOOMXDP_PIN_KFILTER	"kfilter"	/* ARRAY_OF_MAPS: BLOOM_FILTER maps, layout kernel */
 #define BLOOMXDP_PIN_VERIFY_V4	"verify_v4"	/* ARRAY_OF_MAPS: exact copies, --verify */
 #define BLOOMXDP_PIN_VERIFY_V6	"verify_v6"
 #define BLOOMXDP_PIN_VERIFY_NAMES "verify_names"
@@ -102,12 +103,19 @@ static inline __u32 bloomxdp_header_index(__u32 bits, __u32 word)
  *           zero ends a lookup;
  *  blocked  all k bits of a key in one 512-bit block (a 64-byte cache line):
  *           one cache miss per key; needs a little more memory for the same
- *           FPR (sized by the exact formula, see user/sizing.c).
+ *           FPR (sized by the exact formula, see user/sizing.c);
+ *  kernel   BPF_MAP_TYPE_BLOOM_FILTER, fed the 64-bit keyed hash of each key
+ *           (the kernel hashes that again with jhash); its bits are a power
+ *           of two and k is at most 15. The bits array then holds only the
+ *           header words.
  */
 enum bloomxdp_layout {
 	BLOOMXDP_LAYOUT_BITS = 0,
 	BLOOMXDP_LAYOUT_BLOCKED = 1,
+	BLOOMXDP_LAYOUT_KERNEL = 2,
 };
+
+#define BLOOMXDP_KERNEL_MAX_HASHES 15
 
 #define BLOOMXDP_BLOCK_BITS	512
 #define BLOOMXDP_BLOCK_WORDS	(BLOOMXDP_BLOCK_BITS / BLOOMXDP_WORD_BITS)

@@ -433,6 +433,12 @@ static void test_end_to_end_blocked(void **state)
 	end_to_end(BLOOMXDP_LAYOUT_BLOCKED);
 }
 
+static void test_end_to_end_kernel(void **state)
+{
+	(void)state;
+	end_to_end(BLOOMXDP_LAYOUT_KERNEL);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -459,6 +465,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_parity),
 		cmocka_unit_test(test_end_to_end),
 		cmocka_unit_test(test_end_to_end_blocked),
+		cmocka_unit_test(test_end_to_end_kernel),
 	};
 	const char *env = getenv("BLOOMXDP_TEST_SEED");
 

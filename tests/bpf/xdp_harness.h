@@ -384,7 +384,7 @@ static inline int harness_open(struct xdp_harness *h, const struct harness_confi
 		memcpy(cfg->hash_key, hc->hash_key, sizeof(cfg->hash_key));
 	else if (getrandom(cfg->hash_key, sizeof(cfg->hash_key), 0) != sizeof(cfg->hash_key))
 		ret = -EIO;
-	cfg->bits = (__u32)plan.bits;
+	cfg->bits = plan.layout == BLOOMXDP_LAYOUT_KERNEL ? 0 : (__u32)plan.bits;
 	cfg->hashes = plan.hashes;
 	cfg->match = hc->match;
 	cfg->action = hc->action;
@@ -400,10 +400,14 @@ static inline int harness_open(struct xdp_harness *h, const struct harness_confi
 		ret = filter_create(cfg, &h->filter);
 	if (!ret)
 		ret = bpf_map__set_inner_map_fd(h->skel->maps.filter, h->filter.map_fd);
+	if (!ret && plan.layout == BLOOMXDP_LAYOUT_KERNEL)
+		ret = bpf_map__set_inner_map_fd(h->skel->maps.kfilter, h->filter.kbloom_fd);
 	if (!ret)
 		ret = bloomxdp__load(h->skel);
 	if (!ret && !hc->no_filter)
 		ret = filter_install(bpf_map__fd(h->skel->maps.filter), 0, &h->filter);
+	if (!ret && !hc->no_filter)
+		ret = filter_install_kernel(bpf_map__fd(h->skel->maps.kfilter), 0, &h->filter);
 	if (ret) {
 		harness_close(h);
 		return ret;
