@@ -19,6 +19,7 @@
 #include <bloomxdp/common.h>
 #include "bloomxdp.skel.h"
 #include "hash_probe.skel.h"
+#include "lookup.skel.h"
 #include "blocklist.h"
 #include "hash_probe.h"
 #include "keys.h"
@@ -159,6 +160,93 @@ static void insert_text(struct filter *f, const char *text)
 	}
 }
 
+#define LOOKUP_QUERIES 1000000U
+
+/*
+ * ns per lookup (keyed hash + probes) over LOOKUP_QUERIES different IPv4
+ * keys, all listed or none listed, in a filter of n entries of a layout.
+ */
+static void lookup_row(__u32 layout, __u64 n)
+{
+	static const char *const names[] = { "bits", "blocked", "kernel" };
+	struct bloomxdp_config cfg = { .capacity = n, .layout = layout };
+	double ns[2] = { 0, 0 };
+	struct lookup *skel;
+	struct bloom_plan plan;
+	struct bloomxdp_key key;
+	struct filter f;
+	__u32 *addrs, i, *keys, count = LOOKUP_QUERIES;
+	int listed;
+
+	if (bloom_plan_compute_layout(n, 0.01, layout, &plan))
+		return;
+	cfg.bits = layout == BLOOMXDP_LAYOUT_KERNEL ? 0 : plan.bits;
+	cfg.hashes = plan.hashes;
+	cfg.hash_key[0] = 0x0706050403020100ULL;
+	cfg.hash_key[1] = 0x0f0e0d0c0b0a0908ULL;
+	if (filter_create(&cfg, &f))
+		return;
+	/* Listed: addresses i * 2654435761 | 1 << 24; other: the same with bit 0 flipped... */
+	for (i = 0; i < n; i++) {
+		__u32 a = htonl((__u32)(i * 2654435761u) | 0x01000000);
+
+		bloomxdp_key_ipv4(&key, &a, 32);
+		filter_insert(&f, &key);
+	}
+	addrs = calloc(count, sizeof(*addrs));
+	keys = calloc(count, sizeof(*keys));
+	for (listed = 1; listed >= 0 && addrs && keys; listed--) {
+		LIBBPF_OPTS(bpf_test_run_opts, opts, .repeat = 1);
+		LIBBPF_OPTS(bpf_map_batch_opts, bopts);
+		__u8 frame[64] = {};
+
+		opts.data_in = frame;
+		opts.data_size_in = sizeof(frame);
+		for (i = 0; i < count; i++) {
+			__u64 j = listed ? (i * 7919ULL) % n : n + i;
+
+			keys[i] = i;
+			addrs[i] = htonl((__u32)(j * 2654435761u) | 0x01000000);
+		}
+		skel = lookup__open();
+		if (!skel)
+			break;
+		skel->rodata_config->config = cfg;
+		bpf_map__set_max_entries(skel->maps.addrs, count);
+		if (layout == BLOOMXDP_LAYOUT_KERNEL)
+			bpf_map__reuse_fd(skel->maps.kbloom, f.kbloom_fd);
+		else
+			bpf_map__reuse_fd(skel->maps.words, f.map_fd);
+		if (lookup__load(skel) ||
+		    bpf_map_update_batch(bpf_map__fd(skel->maps.addrs), keys, addrs, &count, &bopts) ||
+		    bpf_prog_test_run_opts(bpf_program__fd(skel->progs.lookup), &opts)) {
+			fprintf(stderr, "lookup bench (%s, %llu): %s\n", names[layout],
+				(unsigned long long)n, strerror(errno));
+			lookup__destroy(skel);
+			break;
+		}
+		ns[listed] = (double)opts.duration / count;
+		lookup__destroy(skel);
+	}
+	printf("| %s | %llu | %.2f | %.1f | %.1f |\n", names[layout], (unsigned long long)n,
+	       (double)plan.bits / n, ns[1], ns[0]);
+	free(addrs);
+	free(keys);
+	filter_close(&f);
+}
+
+static void lookup_table(void)
+{
+	static const __u64 sizes[] = { 10000, 1000000, 10000000 };
+	__u32 l, i;
+
+	printf("\n| layout | entries | bits/entry | ns per lookup, listed | ns per lookup, "
+	       "not listed |\n|---|---|---|---|---|\n");
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		for (l = BLOOMXDP_LAYOUT_BITS; l <= BLOOMXDP_LAYOUT_KERNEL; l++)
+			lookup_row(l, sizes[i]);
+}
+
 int main(int argc, char **argv)
 {
 	__u64 entries = argc > 1 ? strtoull(argv[1], NULL, 0) : 1000000, i;
@@ -260,5 +348,7 @@ int main(int argc, char **argv)
 	filter_close(&f);
 	bloomxdp__destroy(skel);
 	hash_probe__destroy(hp);
+	if (!getenv("BENCH_NO_LOOKUP"))
+		lookup_table();
 	return 0;
 }
