@@ -159,6 +159,7 @@ struct filter_view {
 	void *bits;
 	__u32 block_slot;	/* live generation of filter and verify_* */
 	__u32 allow_slot;	/* live generation of allow_* */
+	__u32 allow_has;	/* BLOOMXDP_ALLOW_HAS_*: what the allowlist holds */
 	__u64 kinds;		/* BLOOMXDP_HAS_* */
 	__u64 v4_lengths;	/* prefix lengths probed, one per byte, longest first */
 	__u64 v6_lengths;
@@ -244,11 +245,16 @@ static __always_inline int ipv6_listed(const struct filter_view *fv, const struc
 	return p.hit;
 }
 
+static __always_inline __u32 active_word(__u32 which)
+{
+	__u32 *word = bpf_map_lookup_elem(&active, &which);
+
+	return word ? *word : 0;
+}
+
 static __always_inline __u32 active_slot(__u32 which)
 {
-	__u32 *slot = bpf_map_lookup_elem(&active, &which);
-
-	return slot ? *slot & (BLOOMXDP_GENERATIONS - 1) : 0;
+	return active_word(which) & (BLOOMXDP_GENERATIONS - 1);
 }
 
 /* The map the probes read: the bit array, or the kernel's Bloom filter. */
@@ -310,7 +316,8 @@ static __always_inline int addr_verdict(const struct filter_view *fv,
 		}
 		cnt->confirmed++;
 	}
-	if (addr_exact(ipv6 ? (void *)&allow_v6 : (void *)&allow_v4, fv->allow_slot, ipv6, addr)) {
+	if ((fv->allow_has & (ipv6 ? BLOOMXDP_ALLOW_HAS_V6 : BLOOMXDP_ALLOW_HAS_V4)) &&
+	    addr_exact(ipv6 ? (void *)&allow_v6 : (void *)&allow_v4, fv->allow_slot, ipv6, addr)) {
 		cnt->allowed++;
 		return 0;
 	}
@@ -326,7 +333,7 @@ struct addr_query {
 	__u32 addr[4];		/* network order: 4 bytes for IPv4, 16 for IPv6 */
 	__u32 ipv6;
 	__u32 field;		/* BLOOMXDP_FIELD_SRC or _DST */
-	__u32 slots;		/* live generations: block | allow << 1 */
+	__u32 slots;		/* block slot | the allowlist's active word << 1 */
 	__u64 lengths;		/* the family's header word of prefix lengths */
 	struct match_info mi;	/* out */
 };
@@ -349,6 +356,7 @@ __attribute__((noinline)) int addr_lookup(struct addr_query *q)
 		return 0;
 	fv.block_slot = q->slots & 1;
 	fv.allow_slot = (q->slots >> 1) & 1;
+	fv.allow_has = (q->slots >> 1) & ~1U;	/* the allowlist's active word, less its slot */
 	fv.bits = probe_map(fv.block_slot);
 	if (!fv.bits)
 		return 0;
@@ -465,13 +473,15 @@ static __always_inline void name_walk_init(struct name_walk *w, void *bits, __u6
 					  __u32 slots)
 {
 	__u32 block_slot = slots & 1, allow_slot = (slots >> 1) & 1;
+	__u32 allow_has = (slots >> 1) & ~1U;
 
 	w->bits = bits;
 	w->kinds = kinds;
 	w->bloom_hits = 0;
 	w->false_positives = 0;
 	w->verify = config.verify ? bpf_map_lookup_elem(&verify_names, &block_slot) : NULL;
-	w->allow = bpf_map_lookup_elem(&allow_names, &allow_slot);
+	w->allow = allow_has & BLOOMXDP_ALLOW_HAS_NAMES ?
+		   bpf_map_lookup_elem(&allow_names, &allow_slot) : NULL;
 	/* Read through the volatile: a cast would let clang fold the key to zero. */
 	w->hash_key[0] = config.hash_key[0];
 	w->hash_key[1] = config.hash_key[1];
@@ -792,7 +802,8 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 
 	slot = active_slot(BLOOMXDP_ACTIVE_BLOCK);
 	bits = bpf_map_lookup_elem(&filter, &slot);
-	q.slots = slot | active_slot(BLOOMXDP_ACTIVE_ALLOW) << 1;
+	/* slots: bit 0 the blocklist's slot, above it the allowlist's active word. */
+	q.slots = slot | active_word(BLOOMXDP_ACTIVE_ALLOW) << 1;
 	if (bits)
 		kinds = filter_header_word(bits, BLOOMXDP_HDR_KINDS);
 	pkt.l3_off = c.pos - (void *)(long)ctx->data;

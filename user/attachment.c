@@ -244,13 +244,13 @@ int attachment_active(const struct attachment *att, __u32 which, __u32 *slot)
 	return 0;
 }
 
-int attachment_flip(const struct attachment *att, __u32 which, __u32 slot, const int *outers,
-		    int n)
+int attachment_flip(const struct attachment *att, __u32 which, __u32 slot, __u32 flags,
+		    const int *outers, int n)
 {
-	__u32 old = slot ^ 1, id;
+	__u32 old = slot ^ 1, word = slot | flags, id;
 	int i, fd;
 
-	if (bpf_map_update_elem(att->active_fd, &which, &slot, BPF_ANY))
+	if (bpf_map_update_elem(att->active_fd, &which, &word, BPF_ANY))
 		return -errno;
 	/*
 	 * A map-in-map update returns only once every running program is done
@@ -267,4 +267,15 @@ int attachment_flip(const struct attachment *att, __u32 which, __u32 slot, const
 	for (i = 0; i < n; i++)
 		bpf_map_delete_elem(outers[i], &old);
 	return 0;
+}
+
+int attachment_allow_add_flags(const struct attachment *att, __u32 flags)
+{
+	__u32 which = BLOOMXDP_ACTIVE_ALLOW, word;
+
+	/* Writers hold the attachment lock: read, or, write is safe. */
+	if (bpf_map_lookup_elem(att->active_fd, &which, &word))
+		return -errno;
+	word |= flags;
+	return bpf_map_update_elem(att->active_fd, &which, &word, BPF_ANY) ? -errno : 0;
 }

@@ -48,12 +48,16 @@ void attachment_close(struct attachment *att);
 int attachment_active(const struct attachment *att, __u32 which, __u32 *slot);
 
 /*
- * Makes generation slot live for which, then waits until no packet can still
+ * Makes generation slot live for which (its active word: slot | flags, the
+ * BLOOMXDP_ALLOW_HAS_* of an allowlist), then waits until no packet can still
  * use the other one, whose maps it then frees. outers: the outer maps of
  * that list, n of them.
  */
-int attachment_flip(const struct attachment *att, __u32 which, __u32 slot, const int *outers,
-		    int n);
+int attachment_flip(const struct attachment *att, __u32 which, __u32 slot, __u32 flags,
+		    const int *outers, int n);
+
+/* add --allow: what the live allowlist holds now includes flags. */
+int attachment_allow_add_flags(const struct attachment *att, __u32 flags);
 
 int attachment_read_state(const struct attachment *att, struct bloomxdp_state *state);
 int attachment_write_state(const struct attachment *att, const struct bloomxdp_state *state);

@@ -199,7 +199,7 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o, cha
 	if (!ret && att->config.verify)
 		ret = exact_set_install(&att->verify, slot, &exact);
 	if (!ret)
-		ret = attachment_flip(att, BLOOMXDP_ACTIVE_BLOCK, slot, outers, nouters);
+		ret = attachment_flip(att, BLOOMXDP_ACTIVE_BLOCK, slot, 0, outers, nouters);
 	if (ret) {
 		log_error("cannot swap in the new filter: %s; the live list is unchanged",
 			  strerror(-ret));
@@ -223,6 +223,22 @@ cleanup:
 	exact_set_close(&exact);
 	filter_close(&f);
 	return ret;
+}
+
+/* What an allowlist holds, for the XDP program to skip the lookups of the rest. */
+static __u32 allow_flags(const struct list_build *b)
+{
+	return (b->plan[0].entries ? BLOOMXDP_ALLOW_HAS_V4 : 0) |
+	       (b->plan[1].entries ? BLOOMXDP_ALLOW_HAS_V6 : 0) |
+	       (b->names ? BLOOMXDP_ALLOW_HAS_NAMES : 0);
+}
+
+static __u32 entry_allow_flag(const struct entry *e)
+{
+	if (e->kind != ENTRY_ADDR)
+		return BLOOMXDP_ALLOW_HAS_NAMES;
+	return key_family(&e->addr) == BLOOMXDP_KEY_IPV4 ? BLOOMXDP_ALLOW_HAS_V4 :
+							   BLOOMXDP_ALLOW_HAS_V6;
 }
 
 /* The allowlist: a new exact set in the other generation of allow_*. */
@@ -256,7 +272,8 @@ static int load_allowlist(struct attachment *att, const struct list_opts *o, cha
 	slot ^= 1;
 	ret = exact_set_install(&att->allow, slot, &exact);
 	if (!ret)
-		ret = attachment_flip(att, BLOOMXDP_ACTIVE_ALLOW, slot, outers, 3);
+		ret = attachment_flip(att, BLOOMXDP_ACTIVE_ALLOW, slot, allow_flags(&build),
+				      outers, 3);
 	if (ret) {
 		log_error("cannot swap in the new allowlist: %s; it is unchanged", strerror(-ret));
 		goto cleanup;
@@ -339,6 +356,9 @@ static int add_allowed(struct attachment *att, struct entry *parsed, char **entr
 	}
 	for (i = 0; i < n && !ret; i++) {
 		ret = exact_set_add(&live, att->config.hash_key, &parsed[i]);
+		/* After the entry: a packet may then look it up. */
+		if (!ret)
+			ret = attachment_allow_add_flags(att, entry_allow_flag(&parsed[i]));
 		if (ret)
 			log_error("%s: %s%s", entries[i], ret == -E2BIG || ret == -ENOSPC ?
 				  "the allowlist is full" : strerror(-ret),

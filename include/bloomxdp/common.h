@@ -38,6 +38,13 @@
 #define BLOOMXDP_ACTIVE_BLOCK	0
 #define BLOOMXDP_ACTIVE_ALLOW	1
 #define BLOOMXDP_ACTIVE_SLOTS	2
+/*
+ * Above bit 0 (the slot), the allowlist's active word says what it holds, so
+ * that a hit skips the lookups of an empty allowlist (most of them).
+ */
+#define BLOOMXDP_ALLOW_HAS_V4	(1U << 1)
+#define BLOOMXDP_ALLOW_HAS_V6	(1U << 2)
+#define BLOOMXDP_ALLOW_HAS_NAMES (1U << 3)
 
 /* Keys of the exact LPM tries (BPF_MAP_TYPE_LPM_TRIE): a host is /32 or /128. */
 struct bloomxdp_lpm_v4 {

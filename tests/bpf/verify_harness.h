@@ -57,6 +57,20 @@ static inline void vh_close(struct vh *v)
 }
 
 /* do_attach() minus the attach: the skeleton with every template and slot 0 installed. */
+/* Every kind an allowlist can hold: the tests' allowlists hold them all. */
+#define VH_ALLOW_HAS_ALL (BLOOMXDP_ALLOW_HAS_V4 | BLOOMXDP_ALLOW_HAS_V6 | BLOOMXDP_ALLOW_HAS_NAMES)
+
+/*
+ * Writes the active word of which (BLOOMXDP_ACTIVE_BLOCK / _ALLOW); the
+ * allowlist's also says it holds every kind, as load_allowlist() would.
+ */
+static inline int vh_set_active(struct vh *v, __u32 which, __u32 value)
+{
+	if (which == BLOOMXDP_ACTIVE_ALLOW)
+		value |= VH_ALLOW_HAS_ALL;
+	return bpf_map_update_elem(v->active_fd, &which, &value, BPF_ANY) ? -errno : 0;
+}
+
 static inline int vh_open(struct vh *v, const struct vh_config *c)
 {
 	struct bloomxdp_config *cfg;
@@ -128,6 +142,8 @@ static inline int vh_open(struct vh *v, const struct vh_config *c)
 		ret = exact_set_install(&v->outer_verify, 0, &v->verify[0]);
 	if (!ret)
 		ret = exact_set_install(&v->outer_allow, 0, &v->allow[0]);
+	if (!ret)
+		ret = vh_set_active(v, BLOOMXDP_ACTIVE_ALLOW, 0);
 	if (ret) {
 		vh_close(v);
 		return ret;
@@ -162,11 +178,6 @@ static inline int vh_slot1_create(struct vh *v)
 	return ret;
 }
 
-/* Writes the active word of which (BLOOMXDP_ACTIVE_BLOCK / _ALLOW). */
-static inline int vh_set_active(struct vh *v, __u32 which, __u32 value)
-{
-	return bpf_map_update_elem(v->active_fd, &which, &value, BPF_ANY) ? -errno : 0;
-}
 
 /*
  * The blocklist of slot, as load_blocklist() builds it: into the slot's
