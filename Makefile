@@ -79,5 +79,36 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libbloomxdp.a $(SKELS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests/bpf $< $(BUILD)/libbloomxdp.a -o $@ $(LDLIBS)
 
-bench: all $(BUILD)/bench/prog_run
-	$(BUILD)/bench/prog_run 1000000
+# make bench (root; not part of make test): bench/run.sh installs what it needs
+# (nftables, ipset, iptables, gnuplot-nox, ethtool), runs build/bench/prog_run,
+# then the throughput, memory and load-time benchmarks through veth pairs in
+# namespaces of its own, and writes bench/results.md and bench/throughput.png.
+# BENCH_QUICK=1: 100k entries and short runs.
+BENCH_TOOLS := $(BUILD)/bench/prog_run $(BUILD)/bench/gen $(BUILD)/bench/rx \
+	       $(BUILD)/bench/mklists
+
+$(BUILD)/bench/%.bpf.o: bench/%.bpf.c $(HEADERS) | $(BUILD)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/bench/%.skel.h: $(BUILD)/bench/%.bpf.o
+	$(BPFTOOL) gen skeleton $< name $* > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/bench/gen: bench/gen.c $(BUILD)/bench/gen.skel.h
+	$(CC) $(CFLAGS) -I$(BUILD)/bench $< -o $@ -lbpf -lelf -lz -lpthread
+
+$(BUILD)/bench/rx: bench/rx.c $(BUILD)/bench/receivers.skel.h
+	$(CC) $(CFLAGS) -I$(BUILD)/bench $< -o $@ -lbpf -lelf -lz -lpthread
+
+# prog_run also measures a filter lookup over many keys (bench/lookup.bpf.c).
+$(BUILD)/bench/prog_run: bench/prog_run.c $(BUILD)/bench/lookup.skel.h $(BUILD)/libbloomxdp.a \
+			 $(SKELS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests/bpf -I$(BUILD)/bench $< $(BUILD)/libbloomxdp.a -o $@ $(LDLIBS)
+
+$(BUILD)/bench/mklists: bench/mklists.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $< -o $@
+
+bench: all $(BENCH_TOOLS)
+	bench/run.sh
