@@ -62,9 +62,21 @@ static size_t make_frame(__u8 *buf, int ipv6, const char *src, int proto, __u16 
 	}
 	th[2] = dport >> 8;
 	th[3] = dport & 0xff;
-	if (proto == 6)
+	if (proto == 6) {
 		th[12] = 5 << 4;	/* data offset */
+	} else {
+		th[4] = (l4len + len) >> 8;
+		th[5] = (l4len + len) & 0xff;
+	}
 	memcpy(th + l4len, payload, len);
+	/* The IP lengths: the program ignores bytes past them (Ethernet padding). */
+	if (ipv6) {
+		ip[4] = (l4len + len) >> 8;
+		ip[5] = (l4len + len) & 0xff;
+	} else {
+		ip[2] = (20 + l4len + len) >> 8;
+		ip[3] = (20 + l4len + len) & 0xff;
+	}
 	return l4 + l4len + len;
 }
 
