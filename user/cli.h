@@ -25,7 +25,8 @@ const char *match_text(__u32 match, char *buf, size_t len);
 /* Defaults of the sizing options, shared by plan and attach. */
 #define DEFAULT_CAPACITY 1000000ULL
 #define DEFAULT_FPR 0.01
-#define DEFAULT_LAYOUT BLOOMXDP_LAYOUT_BITS
+/* The layout `make bench` found fastest at 1M and 10M entries (bench/results.md). */
+#define DEFAULT_LAYOUT BLOOMXDP_LAYOUT_BLOCKED
 
 struct bloom_plan;
 /* bloom_plan_compute() with the error explained on stderr. */

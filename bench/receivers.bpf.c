@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Reference receivers of the throughput benchmark, attached (native XDP) to
+ * the receiving end of a veth pair by bench/rx.c:
+ *   rx_bare  reads the source address and gives the verdict the generator
+ *            stamped in the IPv4 ID (1: listed), with no lookup at all: the
+ *            limit of the receive path on this machine;
+ *   rx_hash  the list held exactly in a BPF hash map (key: the address);
+ *   rx_lpm   the list held exactly in an LPM trie (/32 entries);
+ *   rx_pass  passes everything: put in front of nftables and ipset, because
+ *            a veth receives the frames of its peer's XDP_TX only while an
+ *            XDP program is attached to it.
+ * Each counts frames and drops per CPU (rx_counters: 0 packets, 1 dropped).
+ * Listed: XDP_DROP; not listed: XDP_PASS (into the stack, the same for all).
+ */
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/ip.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, __u64);
+} rx_counters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);		/* set by rx.c */
+	__type(key, __u32);
+	__type(value, __u8);
+} list_hash SEC(".maps");
+
+struct lpm_key {
+	__u32 prefixlen;
+	__u32 addr;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1);		/* set by rx.c */
+	__type(key, struct lpm_key);
+	__type(value, __u8);
+} list_lpm SEC(".maps");
+
+static __always_inline int verdict(int listed)
+{
+	__u32 key = 0;
+	__u64 *c = bpf_map_lookup_elem(&rx_counters, &key);
+
+	if (c)
+		(*c)++;
+	if (!listed)
+		return XDP_PASS;
+	key = 1;
+	c = bpf_map_lookup_elem(&rx_counters, &key);
+	if (c)
+		(*c)++;
+	return XDP_DROP;
+}
+
+/* The IPv4 header of an untagged frame, or NULL. */
+static __always_inline struct iphdr *ipv4(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+	struct iphdr *ip = (void *)(eth + 1);
+
+	if ((void *)(ip + 1) > end || eth->h_proto != bpf_htons(ETH_P_IP))
+		return NULL;
+	return ip;
+}
+
+SEC("xdp")
+int rx_bare(struct xdp_md *ctx)
+{
+	struct iphdr *ip = ipv4(ctx);
+	volatile __u32 saddr;
+
+	if (!ip)
+		return verdict(0);
+	saddr = ip->saddr;
+	(void)saddr;
+	return verdict(ip->id != 0);
+}
+
+SEC("xdp")
+int rx_hash(struct xdp_md *ctx)
+{
+	struct iphdr *ip = ipv4(ctx);
+	__u32 saddr;
+
+	if (!ip)
+		return verdict(0);
+	saddr = ip->saddr;
+	return verdict(bpf_map_lookup_elem(&list_hash, &saddr) != NULL);
+}
+
+SEC("xdp")
+int rx_lpm(struct xdp_md *ctx)
+{
+	struct iphdr *ip = ipv4(ctx);
+	struct lpm_key key = { .prefixlen = 32 };
+
+	if (!ip)
+		return verdict(0);
+	key.addr = ip->saddr;
+	return verdict(bpf_map_lookup_elem(&list_lpm, &key) != NULL);
+}
+
+SEC("xdp")
+int rx_pass(struct xdp_md *ctx)
+{
+	(void)ctx;
+	return verdict(0);
+}

@@ -1,0 +1,553 @@
+#!/usr/bin/env bash
+# make bench: the benchmarks of bloomxdp, written to bench/results.md and
+# bench/throughput.png (raw data in build/bench/results/). Needs root. Not part
+# of make test.
+#
+#   1. per-packet cost, hot caches (build/bench/prog_run, BPF_PROG_TEST_RUN);
+#   2. throughput through a real receive path: a generator (bench/gen.c,
+#      BPF_F_TEST_XDP_LIVE_FRAMES) pinned to one CPU pushes 60-byte IPv4/UDP
+#      frames into veth pairs, each frame stamped with the next source address
+#      of a traffic file; the receiver under test sits on the peer (native
+#      XDP, veth NAPI in threaded mode, its thread pinned to the other CPU).
+#      Receivers, side by side in one run and alternating: bare (no lookup:
+#      the limit), bloomxdp in each layout, a BPF hash map, an LPM trie,
+#      nftables (a set in a prerouting chain at priority raw) and ipset +
+#      iptables (raw table), all holding the same list; three traffic mixes:
+#      all listed, none listed, 30% listed. Listed frames are dropped;
+#      unlisted ones go up the stack to a blackhole route, the same for all.
+#   3. memory: the kernel's own accounting of each (map memlock, ipset's
+#      "Size in memory") and the change of kernel memory in /proc/meminfo;
+#      bits per entry against log2(1/p);
+#   4. load time: entries per second of bloomxdp load, next to nft -f,
+#      ipset restore and the BPF maps' batch updates.
+#
+# Environment: BENCH_QUICK=1 (100k entries, short runs, for development);
+# BENCH_SIZES="1000000 10000000" (the default), BENCH_ROUNDS (10), BENCH_WINDOW
+# (seconds per measurement, 0.5), BENCH_TRAFFIC (frames in each traffic file,
+# 4194304), BENCH_GEN_CPU (0), BENCH_RX_CPU (1), BENCH_BATCH (64),
+# BENCH_GEN_THREADS (2), BENCH_RECEIVERS (a subset, e.g. "bare bits hash").
+#
+# Network safety: everything lives in namespaces of this run (bxb-ID-*; veth
+# ends bxbIDgN and bIDrN, ID from the PID and random bits), the
+# veth pairs are born in them, nothing is configured in the root namespace;
+# nft, iptables and ipset run inside those namespaces only. The EXIT trap
+# detaches bloomxdp, kills the generators this script started (by PID) and
+# deletes the namespaces (and so the veths, and the programs on them).
+# Sources come from 240.0.0.0/4 (reserved, never routed), destinations from
+# 198.18.0.0/15 (benchmarking); no frame leaves the namespaces.
+set -u
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+B=$ROOT/build
+BLOOMXDP=${BENCH_BLOOMXDP:-$B/bloomxdp}
+RAW=$B/bench/results
+PIN_ROOT=/sys/fs/bpf/bloomxdp
+
+QUICK=${BENCH_QUICK:-0}
+if [ "$QUICK" = 1 ]; then
+	SIZES=(${BENCH_SIZES:-100000})
+	ROUNDS=${BENCH_ROUNDS:-3}
+	WINDOW=${BENCH_WINDOW:-0.3}
+	TRAFFIC=${BENCH_TRAFFIC:-1048576}
+	PROG_RUN_ENTRIES=100000
+else
+	SIZES=(${BENCH_SIZES:-1000000 10000000})
+	ROUNDS=${BENCH_ROUNDS:-10}
+	WINDOW=${BENCH_WINDOW:-0.5}
+	TRAFFIC=${BENCH_TRAFFIC:-4194304}
+	PROG_RUN_ENTRIES=1000000
+fi
+GEN_CPU=${BENCH_GEN_CPU:-0}
+RX_CPU=${BENCH_RX_CPU:-1}
+BATCH=${BENCH_BATCH:-64}
+FPR=0.01
+WARMUP=0.2
+GEN_THREADS=${BENCH_GEN_THREADS:-2}
+MIXES=(all none mix30)
+
+ID=$(printf '%04x%02x' $(($$ & 0xffff)) $((RANDOM & 0xff)))
+GNS=bxb-$ID-gen
+DST=198.19.0.1		# behind a blackhole route in every receiver namespace
+WORK=
+PIDS=()
+declare -A RNS GIF RIF RMAC KIND PROG
+RXS=()			# receivers of this size, in order
+NS_MADE=()
+ATTACHED=()		# interfaces bloomxdp is attached to
+
+log() { printf '[bench %s] %s\n' "$(date +%T)" "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+now_ns() { date +%s%N; }
+
+# ---------------------------------------------------------------- setup
+
+install_deps() {
+	local missing=() cmd pkg
+	for cmd in nft:nftables ipset:ipset iptables-legacy:iptables gnuplot:gnuplot-nox \
+		ethtool:ethtool perf:linux-perf python3:python3; do
+		command -v "${cmd%%:*}" >/dev/null || missing+=("${cmd#*:}")
+	done
+	[ "${#missing[@]}" -eq 0 ] && return 0
+	log "installing ${missing[*]} (bench only)"
+	DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null &&
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+			"${missing[@]}" >/dev/null || log "could not install ${missing[*]}"
+	for pkg in nft ipset iptables-legacy gnuplot python3; do
+		command -v "$pkg" >/dev/null || die "$pkg is missing"
+	done
+}
+
+requirements() {
+	[ "$(id -u)" -eq 0 ] || die "needs root (namespaces, XDP, bpffs)"
+	[ "$(stat -f -c %T /sys/fs/bpf 2>/dev/null)" = bpf_fs ] ||
+		die "bpffs is not mounted at /sys/fs/bpf"
+	local f
+	for f in "$BLOOMXDP" "$B/bench/gen" "$B/bench/rx" "$B/bench/mklists" "$B/bench/prog_run"; do
+		[ -x "$f" ] || die "$f is missing: run 'make bench'"
+	done
+	if [ "$(nproc)" -lt 2 ]; then
+		log "one CPU only: generator and receivers share it"
+		GEN_CPU=0
+		RX_CPU=0
+	fi
+}
+
+cleanup() {
+	local pid ifname ns
+	for pid in "${PIDS[@]}"; do
+		kill "$pid" 2>/dev/null
+	done
+	for pid in "${PIDS[@]}"; do
+		wait "$pid" 2>/dev/null
+	done
+	PIDS=()
+	for ifname in "${ATTACHED[@]}"; do
+		[ -d "$PIN_ROOT/$ifname" ] && timeout 60 "$BLOOMXDP" detach "$ifname" >/dev/null 2>&1
+	done
+	ATTACHED=()
+	for ns in "${NS_MADE[@]}"; do
+		[ -e "/run/netns/$ns" ] && ip netns del "$ns" 2>/dev/null
+	done
+	NS_MADE=()
+	if [ -n "$WORK" ] && [ -d "$WORK" ]; then
+		rm -rf -- "$WORK"
+	fi
+}
+
+# forget_pid PID: a generator of ours has been waited for; cleanup must not
+# signal a PID the kernel may hand to another process.
+forget_pid() {
+	local p keep=()
+	for p in "${PIDS[@]}"; do
+		[ "$p" = "$1" ] || keep+=("$p")
+	done
+	PIDS=("${keep[@]}")
+}
+
+in_ns() { local ns=$1; shift; nsenter --net="/run/netns/$ns" -- "$@"; }
+
+# A network namespace of this run: no IPv6 (no RS/ND/MLD frames), no reverse
+# path filter, loopback up.
+make_ns() {
+	local ns=$1
+	ip netns add "$ns" || return 1
+	NS_MADE+=("$ns")
+	in_ns "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+		net.ipv6.conf.default.disable_ipv6=1 net.ipv4.conf.all.rp_filter=0 \
+		net.ipv4.conf.default.rp_filter=0 >/dev/null || return 1
+	ip -n "$ns" link set lo up
+}
+
+# kernel memory now, in bytes: slab + vmalloc + per-CPU (/proc/meminfo)
+kmem() { awk '/^(Slab|VmallocUsed|Percpu):/ { s += $2 } END { printf "%.0f", s * 1024 }' /proc/meminfo; }
+
+# Runs COMMAND..., prints "SECONDS PEAK_RSS_KB" (its stdout and stderr go to FILE).
+timed() {
+	local out=$1 t0 t1 rss
+	shift
+	t0=$(now_ns)
+	/usr/bin/time -f '%M' -o "$out.rss" "$@" >"$out" 2>&1 || { cat "$out" >&2; return 1; }
+	t1=$(now_ns)
+	rss=$(tail -n 1 "$out.rss")
+	awk -v a="$t0" -v b="$t1" -v r="$rss" 'BEGIN { printf "%.3f %s\n", (b - a) / 1e9, r }'
+}
+
+# ---------------------------------------------------------------- receivers
+
+# rx_up I NAME KIND: namespace bxb-ID-I with the receiving end of veth pair I,
+# the sending end in the generator's namespace.
+rx_up() {
+	local i=$1 name=$2 kind=$3 ns=bxb-$ID-$1
+	RNS[$name]=$ns
+	GIF[$name]=bxb${ID}g$i
+	# Short: the NAPI thread's name, "napi/IFNAME-ID", must show "napi/IFNAME-"
+	# within the 15 characters of a task name (see rx_threaded).
+	RIF[$name]=b${ID}r$i
+	KIND[$name]=$kind
+	make_ns "$ns" || return 1
+	ip -n "$GNS" link add "${GIF[$name]}" type veth peer name "${RIF[$name]}" netns "$ns" ||
+		return 1
+	ip -n "$GNS" link set "${GIF[$name]}" up || return 1
+	ip -n "$ns" link set "${RIF[$name]}" up || return 1
+	ip -n "$ns" addr add 198.18.0.1/24 dev "${RIF[$name]}" || return 1
+	ip -n "$ns" route add blackhole 198.19.0.0/16 || return 1
+	RMAC[$name]=$(ip -n "$ns" -br link show dev "${RIF[$name]}" | awk '{print $3}')
+	[ -n "${RMAC[$name]}" ]
+}
+
+# Threaded NAPI on the receiving veth (it exists once an XDP program is
+# attached), its thread pinned to RX_CPU: the receiver runs on a CPU of its
+# own, apart from the generator.
+rx_threaded() {
+	local name=$1 pid found=0
+	ip netns exec "${RNS[$name]}" sh -c "echo 1 > /sys/class/net/${RIF[$name]}/threaded" ||
+		return 1
+	sleep 0.1
+	for pid in $(ps -eo pid=,comm= | awk -v p="napi/${RIF[$name]}-" 'index($2, p) == 1 { print $1 }'); do
+		taskset -pc "$RX_CPU" "$pid" >/dev/null || return 1
+		found=1
+	done
+	[ "$found" = 1 ] || { log "no NAPI thread found for ${RIF[$name]}"; return 1; }
+}
+
+# Appends "SIZE RECEIVER WHAT SECONDS ENTRIES PEAK_RSS_KB" to load.tsv.
+record_load() { printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$RAW/load.tsv"; }
+# Appends "SIZE RECEIVER OWN_BYTES KMEM_DELTA LAYOUT NOTE" to memory.tsv.
+record_mem() { printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$RAW/memory.tsv"; }
+
+# setup_rx N NAME: attaches receiver NAME and loads the list of N entries.
+setup_rx() {
+	local n=$1 name=$2 ns=${RNS[$2]} r=${RIF[$2]} dir=$WORK/$1 k0 k1 out tr own layout
+	local sec rss
+	k0=$(kmem)
+	case ${KIND[$name]} in
+	bare | hash | lpm)
+		if [ "${KIND[$name]}" = bare ]; then
+			out=$(in_ns "$ns" "$B/bench/rx" attach bare "$r") || return 1
+		else
+			tr=$(timed "$WORK/rx.out" nsenter --net="/run/netns/$ns" -- "$B/bench/rx" attach "${KIND[$name]}" "$r" \
+				"$dir/list.bin") || return 1
+			out=$(cat "$WORK/rx.out")
+			record_load "$n" "$name" "batch update" \
+				"$(awk '{ for (i = 1; i < NF; i++) if ($i == "load_seconds") print $(i + 1) }' <<<"$out")" \
+				"$n" "${tr#* }"
+		fi
+		PROG[$name]=$(awk '{ print $2 }' <<<"$out")
+		own=$(awk '{ print $6 }' <<<"$out")
+		sleep 0.3
+		k1=$(kmem)
+		record_mem "$n" "$name" "$own" "$((k1 - k0))" "-" "map memlock"
+		;;
+	bloom)
+		layout=${name#bloom-}
+		local args=(attach "$r" --capacity "$n" --fpr "$FPR" --match src --mode native)
+		if [ "${layout%-ev0}" != "$layout" ]; then
+			args+=(--events-per-sec 0)	# no drop events: what they cost
+			layout=${layout%-ev0}
+		fi
+		[ "$layout" != default ] && args+=(--layout "$layout")
+		out=$(timeout 120 nsenter --net="/run/netns/$ns" -- "$BLOOMXDP" "${args[@]}" 2>&1) || {
+			log "bloomxdp ${args[*]}: $out"
+			return 2
+		}
+		ATTACHED+=("$r")
+		tr=$(timed "$WORK/load.out" timeout 600 nsenter --net="/run/netns/$ns" -- "$BLOOMXDP" \
+			load "$r" "$dir/list.txt") || return 1
+		record_load "$n" "$name" "load" "${tr% *}" "$n" "${tr#* }"
+		# The same list again: a swap of a full filter for a new one (skipped
+		# when the first load took more than 10 s).
+		if awk -v s="${tr% *}" 'BEGIN { exit !(s < 10) }'; then
+			tr=$(timed "$WORK/load.out" timeout 600 nsenter --net="/run/netns/$ns" -- \
+				"$BLOOMXDP" load "$r" "$dir/list.txt") || return 1
+			record_load "$n" "$name" "reload (swap)" "${tr% *}" "$n" "${tr#* }"
+		fi
+		out=$(nsenter --net="/run/netns/$ns" -- "$BLOOMXDP" status "$r" --json) || return 1
+		printf '%s\n' "$out" >"$RAW/status-$n-$name.json"
+		PROG[$name]=$(sed -n 's/.*"prog_id":\([0-9]*\).*/\1/p' <<<"$out")
+		layout=$(sed -n 's/.*"layout":"\([^"]*\)".*/\1/p' <<<"$out")
+		sleep 0.3
+		k1=$(kmem)
+		"$B/bench/rx" maps "${PROG[$name]}" >"$RAW/maps-$n-$name.txt"
+		# Own accounting: the inner maps of the outer maps of the filter ("filter",
+		# and "kfilter" of layout kernel): the live filter.
+		own=$(awk '$1 == "map" && $6 ~ /filter/ && $14 == 0 { outer[$2] = 1 }
+			$1 == "map" && ($14 in outer) { s += $8 } END { print s + 0 }' \
+			"$RAW/maps-$n-$name.txt")
+		record_mem "$n" "$name" "$own" "$((k1 - k0))" "$layout" \
+			"filter map memlock; all maps $(awk '$1 == "map" { s += $8 } END { print s + 0 }' \
+			"$RAW/maps-$n-$name.txt") B"
+		;;
+	nft)
+		out=$(in_ns "$ns" "$B/bench/rx" attach pass "$r") || return 1
+		PROG[$name]=$(awk '{ print $2 }' <<<"$out")
+		ip netns exec "$ns" nft "add table ip bxb; add set ip bxb bl { type ipv4_addr; size $n; };
+			add chain ip bxb pre { type filter hook prerouting priority raw; policy accept; };
+			add rule ip bxb pre ip saddr @bl counter drop" || return 1
+		tr=$(timed "$WORK/nft.out" ip netns exec "$ns" nft -f "$dir/nft.txt") || return 1
+		record_load "$n" "$name" "nft -f" "${tr% *}" "$n" "${tr#* }"
+		sleep 0.3
+		k1=$(kmem)
+		record_mem "$n" "$name" "" "$((k1 - k0))" "-" "nft reports no memory figure"
+		;;
+	ipset)
+		out=$(in_ns "$ns" "$B/bench/rx" attach pass "$r") || return 1
+		PROG[$name]=$(awk '{ print $2 }' <<<"$out")
+		local hs=1024
+		while [ "$hs" -lt "$n" ]; do hs=$((hs * 2)); done
+		ip netns exec "$ns" ipset create bxb hash:ip family inet hashsize "$hs" \
+			maxelem "$n" || return 1
+		tr=$(timed "$WORK/ipset.out" ip netns exec "$ns" ipset restore -f "$dir/ipset.txt") ||
+			return 1
+		record_load "$n" "$name" "ipset restore" "${tr% *}" "$n" "${tr#* }"
+		ip netns exec "$ns" iptables-legacy -t raw -A PREROUTING -m set --match-set bxb src \
+			-j DROP || return 1
+		own=$(ip netns exec "$ns" ipset list bxb -t | sed -n 's/^Size in memory: //p')
+		sleep 0.3
+		k1=$(kmem)
+		record_mem "$n" "$name" "$own" "$((k1 - k0))" "-" "ipset: Size in memory"
+		;;
+	esac
+	rx_threaded "$name" || return 1
+}
+
+# counters NAME: "PACKETS DROPPED" as the receiver counts them.
+counters() {
+	local name=$1 ns=${RNS[$1]} out p d
+	case ${KIND[$name]} in
+	bloom)
+		out=$(nsenter --net="/run/netns/$ns" -- "$BLOOMXDP" stats "${RIF[$name]}" --json)
+		p=$(sed -n 's/.*"packets":\([0-9]*\).*/\1/p' <<<"$out")
+		d=$(sed -n 's/.*"dropped":\([0-9]*\).*/\1/p' <<<"$out")
+		echo "${p:-0} ${d:-0}"
+		;;
+	nft | ipset)
+		# The stack's own counters: IP packets received (before the prerouting
+		# hooks), less those that reached the blackhole route (InAddrErrors).
+		# (Reading the nft rule's counter would list the whole set: minutes at
+		# 10M entries.)
+		nsenter --net="/run/netns/$ns" -- awk '$1 == "Ip:" && $4 ~ /^[0-9]+$/ {
+			printf "%.0f %.0f\n", $4, $4 - $6 }' /proc/net/snmp
+		;;
+	*)
+		"$B/bench/rx" counters "${PROG[$name]}" | awk '{ print $2, $4 }'
+		;;
+	esac
+}
+
+# rx_stats NAME: "NS_TIMESTAMP RX_PACKETS RX_DROPPED" of the receiving veth
+# (rx_packets counts every frame its XDP program saw, rx_dropped the frames
+# the generator could not queue because the receiver's ring was full).
+rx_stats() {
+	local name=$1 t0 t1 s
+	t0=$(now_ns)
+	s=$(ip -n "${RNS[$name]}" -s link show dev "${RIF[$name]}" |
+		awk '/RX:/ { getline; print $2, $4; exit }')
+	t1=$(now_ns)
+	echo "$(((t0 + t1) / 2)) $s"
+}
+
+# gen_args N NAME...: the generator's options for receivers NAME... (every mix).
+gen_args() {
+	local n=$1 name mix
+	shift
+	printf '%s\n' --dst "$DST" --cpu "$GEN_CPU" --batch "$BATCH" --threads "$GEN_THREADS"
+	for mix in "${MIXES[@]}"; do
+		printf '%s\n' --mix "$mix=$WORK/$n/traffic-$mix.bin"
+	done
+	for name in "$@"; do
+		printf '%s\n' --target "$name=${GIF[$name]}=${RMAC[$name]}"
+	done
+}
+
+# verify N: each receiver and mix for a short while, its own counters read
+# before and after: the share of frames it dropped (all listed: 100%, none:
+# 0%, or the FPR for bloomxdp, 30% listed: 30%). Also warms every receiver up.
+verify() {
+	local n=$1 name mix c0 c1 args
+	for name in "${RXS[@]}"; do
+		for mix in "${MIXES[@]}"; do
+			c0=$(counters "$name")
+			timeout 60 nsenter --net="/run/netns/$GNS" -- "$B/bench/gen" --dst "$DST" \
+				--cpu "$GEN_CPU" --batch "$BATCH" --threads "$GEN_THREADS" --warmup 0.1 \
+				--window 0.4 --mix "$mix=$WORK/$n/traffic-$mix.bin" \
+				--target "$name=${GIF[$name]}=${RMAC[$name]}" >/dev/null ||
+				die "generator failed ($name, $mix)"
+			c1=$(counters "$name")
+			awk -v n="$n" -v rx="$name" -v mix="$mix" -v a="$c0" -v b="$c1" 'BEGIN {
+				split(a, x, " "); split(b, y, " "); p = y[1] - x[1]; d = y[2] - x[2];
+				printf "%s\t%s\t%s\t%.0f\t%.0f\t%.6f\n", n, rx, mix, p, d, (p > 0 ? d / p : -1) }' \
+				>>"$RAW/verify.tsv"
+		done
+	done
+	awk -F'\t' -v n="$n" '$1 == n { printf "  %-14s %-6s dropped %6.2f%% of %.0f frames\n", $2, $3,
+		$6 * 100, $4 }' "$RAW/verify.tsv" >&2
+}
+
+# throughput N: ROUNDS rounds of every mix against every receiver, in turn, by
+# one generator process (bench/gen.c); appends "N ROUND MIX RECEIVER MPPS
+# GEN_MPPS REFUSED" lines to throughput.tsv.
+throughput() {
+	local n=$1 line args
+	mapfile -t args < <(gen_args "$n" "${RXS[@]}")
+	timeout $((ROUNDS * ${#RXS[@]} * ${#MIXES[@]} * 5 + 60)) \
+		nsenter --net="/run/netns/$GNS" -- "$B/bench/gen" "${args[@]}" --rounds "$ROUNDS" \
+		--window "$WINDOW" --warmup "$WARMUP" >"$WORK/gen.out" 2>&1 &
+	GEN_PID=$!
+	PIDS+=("$GEN_PID")
+	tail -f --pid="$GEN_PID" "$WORK/gen.out" 2>/dev/null | while read -r line; do
+		printf '  %s\n' "$line" >&2
+	done
+	wait "$GEN_PID" || die "generator failed: $(tail -n 3 "$WORK/gen.out")"
+	forget_pid "$GEN_PID"
+	awk -v n="$n" 'NF == 6 { printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", n, $1, $2, $3, $4, $5, $6 }' \
+		"$WORK/gen.out" >>"$RAW/throughput.tsv"
+}
+
+# perf_profile N NAME MIX: where the receiving CPU spends its time.
+perf_profile() {
+	local n=$1 name=$2 mix=$3 pid
+	command -v perf >/dev/null || return 0
+	timeout 60 nsenter --net="/run/netns/$GNS" -- "$B/bench/gen" --dst "$DST" --cpu "$GEN_CPU" \
+		--batch "$BATCH" --threads "$GEN_THREADS" --warmup 0.3 --window 1.5 \
+		--mix "$mix=$WORK/$n/traffic-$mix.bin" --target "$name=${GIF[$name]}=${RMAC[$name]}" \
+		>/dev/null 2>&1 &
+	pid=$!
+	PIDS+=("$pid")
+	sleep 0.5
+	timeout 30 perf record -q -C "$RX_CPU" -e cpu-clock -F 4999 -o "$WORK/perf.data" \
+		-- sleep 1 >/dev/null 2>&1
+	wait "$pid"
+	forget_pid "$pid"
+	perf report -i "$WORK/perf.data" --stdio --no-children --sort sym --percent-limit 1.5 \
+		2>/dev/null | grep -v '^#' | grep -v '^$' | head -n 25 >"$RAW/perf-$n-$name-$mix.txt"
+}
+
+teardown() {
+	local name ns
+	for name in "${RXS[@]}"; do
+		if [ "${KIND[$name]}" = bloom ] && [ -d "$PIN_ROOT/${RIF[$name]}" ]; then
+			timeout 60 "$BLOOMXDP" detach "${RIF[$name]}" >/dev/null 2>&1 ||
+				log "detach ${RIF[$name]} failed"
+		fi
+	done
+	ATTACHED=()
+	for ns in "${NS_MADE[@]}"; do
+		ip netns del "$ns" 2>/dev/null
+	done
+	NS_MADE=()
+	RXS=()
+}
+
+# ---------------------------------------------------------------- main
+
+# The bloomxdp receivers: one per layout the CLI knows (attach --layout), or
+# one with its default layout.
+bloom_receivers() {
+	local help l out=()
+	help=$("$BLOOMXDP" attach --help 2>&1)
+	if grep -q -- '--layout' <<<"$help"; then
+		for l in bits blocked kernel; do
+			grep -q -- "$l" <<<"$(grep -A3 -- '--layout' <<<"$help")" && out+=("bloom-$l")
+		done
+	fi
+	[ "${#out[@]}" -eq 0 ] && out=(bloom-default)
+	# The first (the default layout) once more, without drop events.
+	out+=("${out[0]}-ev0")
+	echo "${out[@]}"
+}
+
+run_size() {
+	local n=$1 i=0 name k all_rx=() t0 t1
+	mkdir -p "$WORK/$n"
+	t0=$(now_ns)
+	"$B/bench/mklists" "$WORK/$n" "$n" "$TRAFFIC" "$((n + 7))" || die "mklists failed"
+	t1=$(now_ns)
+	log "$n entries: lists written in $(((t1 - t0) / 1000000)) ms"
+	make_ns "$GNS" || die "cannot create namespace $GNS"
+	# shellcheck disable=SC2207
+	all_rx=(bare $(bloom_receivers) hash lpm nft ipset)
+	if [ -n "${BENCH_RECEIVERS:-}" ]; then
+		local want=() x
+		for x in "${all_rx[@]}"; do
+			grep -qw -- "${x#bloom-}" <<<"$BENCH_RECEIVERS" && want+=("$x")
+		done
+		all_rx=("${want[@]}")
+	fi
+	for name in "${all_rx[@]}"; do
+		case $name in bloom-*) k=bloom ;; *) k=$name ;; esac
+		rx_up "$i" "$name" "$k" || die "cannot build the veth pair for $name"
+		i=$((i + 1))
+		t0=$(now_ns)
+		setup_rx "$n" "$name"
+		case $? in
+		0) RXS+=("$name") ;;
+		2) log "$name: skipped (attach refused)"
+		   printf '%s\t%s\t%s\n' "$n" "$name" "attach refused" >>"$RAW/skipped.tsv" ;;
+		*) die "setup of $name failed" ;;
+		esac
+		t1=$(now_ns)
+		log "$n entries: $name ready in $(((t1 - t0) / 1000000)) ms"
+	done
+	log "$n entries: verdicts (each receiver's own counters)"
+	verify "$n"
+	log "$n entries: $ROUNDS rounds of ${#MIXES[@]} mixes x ${#RXS[@]} receivers, ${WINDOW} s each"
+	throughput "$n"
+	if [ "$n" = "${SIZES[-1]}" ]; then
+		for name in "${RXS[@]}"; do
+			case $name in *-ev0) ;; bare | bloom-*) perf_profile "$n" "$name" all ;; esac
+		done
+		[ -n "${GIF[bare]:-}" ] && perf_profile "$n" bare none
+		for name in "${RXS[@]}"; do
+			case $name in bloom-*) perf_profile "$n" "$name" none; break ;; esac
+		done
+	fi
+	teardown
+	rm -rf -- "${WORK:?}/$n"
+}
+
+main() {
+	local t_start t_end n
+	requirements
+	install_deps
+	t_start=$(now_ns)
+	rm -rf -- "$RAW"
+	mkdir -p "$RAW"
+	WORK=$(mktemp -d "/tmp/bxb-$ID.XXXXXX") || die "mktemp"
+	trap cleanup EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+
+	{
+		echo "date $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+		echo "kernel $(uname -r)"
+		echo "cpu $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //') x $(nproc)"
+		echo "memory $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
+		echo "commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)$(git -C "$ROOT" diff --quiet 2>/dev/null || echo ' (with uncommitted changes)')"
+		echo "quick $QUICK"
+		echo "sizes ${SIZES[*]}"
+		echo "rounds $ROUNDS"
+		echo "window $WINDOW"
+		echo "traffic $TRAFFIC"
+		echo "batch $BATCH"
+		echo "gen_threads $GEN_THREADS"
+		echo "warmup $WARMUP"
+		echo "gen_cpu $GEN_CPU"
+		echo "rx_cpu $RX_CPU"
+		echo "fpr $FPR"
+		echo "versions nft $(nft --version | awk '{ print $2 }'), ipset $(ipset --version | awk '{ print $2 }'), $(iptables-legacy --version)"
+	} >"$RAW/meta.txt"
+
+	log "per-packet cost, hot (prog_run, $PROG_RUN_ENTRIES entries)"
+	"$B/bench/prog_run" "$PROG_RUN_ENTRIES" >"$RAW/prog_run.md" || die "prog_run failed"
+	cat "$RAW/prog_run.md" >&2
+
+	for n in "${SIZES[@]}"; do
+		run_size "$n"
+	done
+	t_end=$(now_ns)
+	echo "seconds $(((t_end - t_start) / 1000000000))" >>"$RAW/meta.txt"
+	python3 "$ROOT/bench/report.py" "$RAW" "$ROOT/bench/results.md" "$ROOT/bench/throughput.png" ||
+		die "report failed"
+	log "done in $(((t_end - t_start) / 1000000000)) s: bench/results.md, bench/throughput.png"
+}
+
+main "$@"
