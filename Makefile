@@ -80,7 +80,7 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libbloomxdp.a $(SKELS)
 	$(CC) $(CFLAGS) -Itests/bpf $< $(BUILD)/libbloomxdp.a -o $@ $(LDLIBS)
 
 # make bench (root; not part of make test): bench/run.sh installs what it needs
-# (nftables, ipset, iptables, gnuplot-nox, ethtool), runs build/bench/prog_run,
+# (nftables, ipset, iptables, gnuplot-nox, linux-perf, time), runs build/bench/prog_run,
 # then the throughput, memory and load-time benchmarks through veth pairs in
 # namespaces of its own, and writes bench/results.md and bench/throughput.png.
 # BENCH_QUICK=1: 100k entries and short runs.

@@ -22,13 +22,18 @@ DESC = {
     "bloom-bits": "bloomxdp, layout bits",
     "bloom-blocked": "bloomxdp, layout blocked",
     "bloom-kernel": "bloomxdp, layout kernel",
-    "bloom-default-ev0": "bloomxdp (default layout), no drop events",
-    "bloom-bits-ev0": "bloomxdp, layout bits, no drop events",
     "hash": "BPF hash map (exact)",
     "lpm": "BPF LPM trie (exact, /32)",
     "nft": "nftables set, prerouting priority raw",
     "ipset": "ipset hash:ip + iptables raw",
 }
+
+
+# Each bloomxdp layout once more without drop events, right after the layouts.
+DESC = dict([(k, v) for k, v in DESC.items() if k.startswith(("bare", "bloom-"))] +
+            [(k + "-ev0", v + ", no drop events") for k, v in DESC.items()
+             if k.startswith("bloom-")] +
+            [(k, v) for k, v in DESC.items() if not k.startswith(("bare", "bloom-"))])
 
 
 def read_tsv(path):
@@ -116,7 +121,8 @@ def main():
     # The default layout: the receiver without --layout, or the layout that
     # 'attach' picks by itself (as 'bloomxdp plan --json' says), else the first.
     default_rx = None
-    for cand in ("bloom-default", "bloom-" + cli_default_layout()):
+    for cand in ("bloom-" + meta.get("default_layout", "default"), "bloom-default",
+                 "bloom-" + cli_default_layout()):
         if cand in bloom_rx:
             default_rx = cand
             break
@@ -146,7 +152,10 @@ def main():
     w("| runs | %s rounds x %s s per receiver and mix, receivers alternating; "
       "medians |" % (meta.get("rounds"), meta.get("window")))
     w("| `make bench` took | %s s |" % meta.get("seconds", "?"))
-    w("| tools | %s |" % meta.get("versions", "?"))
+    w("| load average (1, 5, 15 min) | %s at the start, %s at the end (anything above "
+      "0 is someone else's work on this 2-CPU machine) |" % (meta.get("load_start", "?"),
+                                                               meta.get("load_end", "?")))
+    w("| tools | %s |" % meta.get("versions", "?").replace(",,", ","))
     w("")
 
     # ------------------------------------------------------ targets summary
@@ -273,7 +282,7 @@ def main():
         w("Skipped: " + "; ".join("%s at %s entries (%s)" % (rx, fmt_n(n), why)
                                   for n, rx, why in skipped) + ".")
         w("")
-    w("![throughput](throughput.png)")
+    w("![throughput](%s)" % os.path.basename(out_png))
     w("")
 
     # ---------------------------------------------------------------- memory
@@ -378,8 +387,8 @@ def main():
               "random accesses to a 12 MB array on 4 KiB vmalloc pages: each is a cache miss "
               "and a TLB miss (a two-dimensional page walk in this guest), about 100 ns, "
               "which the profiles below put under `addr_lookup` (`bloom_map_peek_elem` for "
-              "layout kernel). The prog_run lookup table shows the same step: about 40 ns "
-              "per lookup at 1M entries, 90-125 ns at 10M." % (fmt_n(big), "; ".join(parts)))
+              "layout kernel). The lookup table of prog_run (below) shows the same step from "
+              "1M to 10M entries." % (fmt_n(big), "; ".join(parts)))
         ev = [r for r in bloom_rx if r.endswith("-ev0")]
         for rx in ev:
             base = rx[:-len("-ev0")]
@@ -419,6 +428,10 @@ def main():
         w("Per packet on the receiving CPU, split by the profiles below (perf samples over "
           "1.5%, shares of 1/rate; what is left is under 1.5% each or elsewhere in the "
           "stack):")
+        w("")
+        w("The profiles are taken in a window of their own; when the machine is busy the "
+          "veth and page-pool share grows (spin-lock contention with the generator's CPU), so "
+          "read the columns as a split, not as exact costs.")
         w("")
         w("| profile | ns/packet | " + " | ".join(c[0] for c in cats) + " | other |")
         w("|---|---|" + "---|" * (len(cats) + 1))
@@ -470,8 +483,9 @@ def main():
     w("")
     w("```")
     w("make bench                 # as root; about 12 minutes here; installs nftables, "
-      "ipset, iptables, gnuplot-nox, ethtool, linux-perf if missing")
-    w("BENCH_QUICK=1 make bench   # 100k entries, short runs: about 2 minutes")
+      "ipset, iptables, gnuplot-nox, linux-perf, time if missing")
+    w("BENCH_QUICK=1 make bench   # 100k entries, short runs: about 2 minutes; writes "
+      "build/bench/results-quick.md")
     w("BENCH_SIZES=1000000 BENCH_ROUNDS=3 BENCH_RECEIVERS='bare bits hash' make bench")
     w("```")
     w("")

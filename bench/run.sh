@@ -25,7 +25,9 @@
 # BENCH_SIZES="1000000 10000000" (the default), BENCH_ROUNDS (10), BENCH_WINDOW
 # (seconds per measurement, 0.5), BENCH_TRAFFIC (frames in each traffic file,
 # 4194304), BENCH_GEN_CPU (0), BENCH_RX_CPU (1), BENCH_BATCH (64),
-# BENCH_GEN_THREADS (2), BENCH_RECEIVERS (a subset, e.g. "bare bits hash").
+# BENCH_GEN_THREADS (2), BENCH_RECEIVERS (a subset, e.g. "bare bits hash"),
+# BENCH_OUT (the results file; default bench/results.md, with BENCH_QUICK=1
+# build/bench/results-quick.md; the plot goes beside it).
 #
 # Network safety: everything lives in namespaces of this run (bxb-ID-*; veth
 # ends bxbIDgN and bIDrN, ID from the PID and random bits), the
@@ -56,6 +58,15 @@ else
 	TRAFFIC=${BENCH_TRAFFIC:-4194304}
 	PROG_RUN_ENTRIES=1000000
 fi
+# A quick run is for development: it leaves bench/results.md as it is.
+if [ "$QUICK" = 1 ]; then
+	OUT_MD=${BENCH_OUT:-$B/bench/results-quick.md}
+	RAW=$B/bench/results-quick
+else
+	OUT_MD=${BENCH_OUT:-$ROOT/bench/results.md}
+fi
+OUT_PNG=${OUT_MD%.md}.png
+[ "$OUT_MD" = "$ROOT/bench/results.md" ] && OUT_PNG=$ROOT/bench/throughput.png
 GEN_CPU=${BENCH_GEN_CPU:-0}
 RX_CPU=${BENCH_RX_CPU:-1}
 BATCH=${BENCH_BATCH:-64}
@@ -73,6 +84,7 @@ declare -A RNS GIF RIF RMAC KIND PROG
 RXS=()			# receivers of this size, in order
 NS_MADE=()
 ATTACHED=()		# interfaces bloomxdp is attached to
+DEFAULT_LAYOUT=		# what 'attach' uses without --layout
 
 log() { printf '[bench %s] %s\n' "$(date +%T)" "$*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -83,7 +95,7 @@ now_ns() { date +%s%N; }
 install_deps() {
 	local missing=() cmd pkg
 	for cmd in nft:nftables ipset:ipset iptables-legacy:iptables gnuplot:gnuplot-nox \
-		ethtool:ethtool perf:linux-perf python3:python3; do
+		perf:linux-perf python3:python3 /usr/bin/time:time; do
 		command -v "${cmd%%:*}" >/dev/null || missing+=("${cmd#*:}")
 	done
 	[ "${#missing[@]}" -eq 0 ] && return 0
@@ -91,7 +103,7 @@ install_deps() {
 	DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null &&
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
 			"${missing[@]}" >/dev/null || log "could not install ${missing[*]}"
-	for pkg in nft ipset iptables-legacy gnuplot python3; do
+	for pkg in nft ipset iptables-legacy gnuplot python3 /usr/bin/time; do
 		command -v "$pkg" >/dev/null || die "$pkg is missing"
 	done
 }
@@ -441,16 +453,19 @@ teardown() {
 
 # The bloomxdp receivers: one per layout the CLI knows (attach --layout), or
 # one with its default layout.
+# The default layout first (the one 'plan' reports without --layout), and it
+# once more without drop events.
 bloom_receivers() {
 	local help l out=()
 	help=$("$BLOOMXDP" attach --help 2>&1)
 	if grep -q -- '--layout' <<<"$help"; then
+		[ -n "$DEFAULT_LAYOUT" ] && out+=("bloom-$DEFAULT_LAYOUT")
 		for l in bits blocked kernel; do
+			[ "$l" = "$DEFAULT_LAYOUT" ] && continue
 			grep -q -- "$l" <<<"$(grep -A3 -- '--layout' <<<"$help")" && out+=("bloom-$l")
 		done
 	fi
 	[ "${#out[@]}" -eq 0 ] && out=(bloom-default)
-	# The first (the default layout) once more, without drop events.
 	out+=("${out[0]}-ev0")
 	echo "${out[@]}"
 }
@@ -509,6 +524,8 @@ main() {
 	requirements
 	install_deps
 	t_start=$(now_ns)
+	DEFAULT_LAYOUT=$("$BLOOMXDP" plan --json 2>/dev/null |
+		sed -n 's/.*"layout":"\([a-z]*\)","layouts".*/\1/p')
 	rm -rf -- "$RAW"
 	mkdir -p "$RAW"
 	WORK=$(mktemp -d "/tmp/bxb-$ID.XXXXXX") || die "mktemp"
@@ -533,7 +550,9 @@ main() {
 		echo "gen_cpu $GEN_CPU"
 		echo "rx_cpu $RX_CPU"
 		echo "fpr $FPR"
-		echo "versions nft $(nft --version | awk '{ print $2 }'), ipset $(ipset --version | awk '{ print $2 }'), $(iptables-legacy --version)"
+		echo "default_layout ${DEFAULT_LAYOUT:-default}"
+		echo "load_start $(cut -d' ' -f1-3 /proc/loadavg)"
+		echo "versions nft $(nft --version | awk '{ print $2 }'), ipset $(ipset --version | awk '{ print $2 }' | tr -d ,), $(iptables-legacy --version)"
 	} >"$RAW/meta.txt"
 
 	log "per-packet cost, hot (prog_run, $PROG_RUN_ENTRIES entries)"
@@ -545,9 +564,9 @@ main() {
 	done
 	t_end=$(now_ns)
 	echo "seconds $(((t_end - t_start) / 1000000000))" >>"$RAW/meta.txt"
-	python3 "$ROOT/bench/report.py" "$RAW" "$ROOT/bench/results.md" "$ROOT/bench/throughput.png" ||
-		die "report failed"
-	log "done in $(((t_end - t_start) / 1000000000)) s: bench/results.md, bench/throughput.png"
+	echo "load_end $(cut -d' ' -f1-3 /proc/loadavg)" >>"$RAW/meta.txt"
+	python3 "$ROOT/bench/report.py" "$RAW" "$OUT_MD" "$OUT_PNG" || die "report failed"
+	log "done in $(((t_end - t_start) / 1000000000)) s: $OUT_MD, $OUT_PNG"
 }
 
 main "$@"
