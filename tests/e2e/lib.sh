@@ -259,6 +259,38 @@ ping_many() {
 json_num() { sed -n "s/.*\"$2\":\([-0-9.e+]*\).*/\1/p" <<<"$1"; }
 json_str() { sed -n "s/.*\"$2\":\"\([^\"]*\)\".*/\1/p" <<<"$1"; }
 
+# The server side's counters and status, as the CLI prints them with --json.
+stats_json() { bx stats "$IF_SRV" --json 2>&1; }
+status_json() { bx status "$IF_SRV" --json 2>&1; }
+# delta BEFORE_JSON AFTER_JSON COUNTER: the growth, or "?" if a value is missing
+delta() {
+	local b a
+	b=$(json_num "$1" "$3")
+	a=$(json_num "$2" "$3")
+	if [ -n "$a" ] && [ -n "$b" ]; then echo $((a - b)); else echo "?"; fi
+}
+xdp_on_if() { ip -n "$NS_SRV" -d link show dev "$IF_SRV" | grep -oE 'prog/xdp[a-z]* id [0-9]+'; }
+# tcp_try SRC: an nc connection from SRC to the server on $port (then $port + 1):
+# prints "rc=N data=..." (rc 0 and the token when it got through).
+tcp_try() {
+	local src=$1 dst out=$E2E_TMP/tcp.$port srv rc
+	case $src in *:*) dst=$SRV6 ;; *) dst=$SRV4 ;; esac
+	bg_start timeout 6 nsenter --net="/run/netns/$NS_SRV" -- nc -l "$dst" "$port" >"$out"
+	srv=$BG_PID
+	if ! wait_listen tcp "$port"; then
+		echo "(no TCP listener on $port)"
+		stop_pid "$srv"
+		return
+	fi
+	printf 'token-%s\n' "$src" | timeout 5 nsenter --net="/run/netns/$NS_CLI" -- \
+		nc -N -w 2 -s "$src" "$dst" "$port" >/dev/null 2>&1
+	rc=$?
+	wait_pid "$srv" 1 >/dev/null
+	stop_pid "$srv"
+	echo "rc=$rc data=$(cat "$out")"
+	port=$((port + 1))
+}
+
 # ---------------------------------------------------------------- topology
 
 # Checks what the tests need; prints the reason and returns 1 if one is missing.

@@ -57,11 +57,6 @@ $C4_BLOCK
 EOF
 LIST_ENTRIES=7
 
-stats_json() { bx stats "$IF_SRV" --json 2>&1; }
-status_json() { bx status "$IF_SRV" --json 2>&1; }
-# delta BEFORE_JSON AFTER_JSON COUNTER
-delta() { echo $(($(json_num "$2" "$3") - $(json_num "$1" "$3"))); }
-xdp_on_if() { ip -n "$NS_SRV" -d link show dev "$IF_SRV" | grep -oE 'prog/xdp[a-z]* id [0-9]+'; }
 
 # ------------------------------------------------------------ not attached yet
 check_fails "status on a not-attached interface" 1 "not attached" bx status "$IF_SRV"
@@ -196,24 +191,6 @@ check_eq "stats: dropped grew by exactly the 2 blocked datagrams" 2 \
 
 # TCP with nc: the allowed client connects and its data arrives; the blocked
 # one never gets a SYN-ACK and times out (-w 2).
-tcp_try() { # SRC -> prints "rc=N data=..."
-	local src=$1 dst out=$E2E_TMP/tcp.$port srv rc
-	case $src in *:*) dst=$SRV6 ;; *) dst=$SRV4 ;; esac
-	bg_start timeout 6 nsenter --net="/run/netns/$NS_SRV" -- nc -l "$dst" "$port" >"$out"
-	srv=$BG_PID
-	if ! wait_listen tcp "$port"; then
-		echo "(no TCP listener on $port)"
-		stop_pid "$srv"
-		return
-	fi
-	printf 'token-%s\n' "$src" | timeout 5 nsenter --net="/run/netns/$NS_CLI" -- \
-		nc -N -w 2 -s "$src" "$dst" "$port" >/dev/null 2>&1
-	rc=$?
-	wait_pid "$srv" 1 >/dev/null
-	stop_pid "$srv"
-	echo "rc=$rc data=$(cat "$out")"
-	port=$((port + 1))
-}
 before=$(stats_json)
 for a in "$C4_ALLOW" "$C6_ALLOW"; do
 	check_eq "TCP (nc) from unlisted $a connects and delivers" "rc=0 data=token-$a" \

@@ -71,15 +71,6 @@ EOF
 LIST_ENTRIES=9
 
 # ------------------------------------------------------------ helpers
-stats_json() { bx stats "$IF_SRV" --json 2>&1; }
-status_json() { bx status "$IF_SRV" --json 2>&1; }
-# delta BEFORE_JSON AFTER_JSON COUNTER: the growth, or "?" if a value is missing
-delta() {
-	local b a
-	b=$(json_num "$1" "$3")
-	a=$(json_num "$2" "$3")
-	if [ -n "$a" ] && [ -n "$b" ]; then echo $((a - b)); else echo "?"; fi
-}
 # sub A B: A - B, or "?" unless both are numbers
 sub() {
 	case "$1$2" in *[!0-9-]* | "") echo "?" ;; *) echo $(($1 - $2)) ;; esac

@@ -74,10 +74,6 @@ EOF
 ALLOW=$E2E_TMP/allow.txt
 printf '# allowlist\n%s\n%s\n' "$P_ALLOW1" "$V_ALLOW" >"$ALLOW"
 
-stats_json() { bx stats "$IF_SRV" --json 2>&1; }
-status_json() { bx status "$IF_SRV" --json 2>&1; }
-delta() { echo $(($(json_num "$2" "$3") - $(json_num "$1" "$3"))); }
-xdp_on_if() { ip -n "$NS_SRV" -d link show dev "$IF_SRV" | grep -oE 'prog/xdp[a-z]* id [0-9]+'; }
 
 # expect_replies NAME WANT_RX SRC...: every SRC got WANT_RX of N replies (ping_many ran).
 N=3
@@ -190,24 +186,6 @@ check_eq "stats: events_sent $NEVENTS, none rate-limited or lost" "$NEVENTS 0 0"
 
 # TCP with nc: the blocked client never gets a SYN-ACK (-w 2); the others connect.
 port=41000
-tcp_try() { # SRC -> prints "rc=N data=..."
-	local src=$1 dst out=$E2E_TMP/tcp.$port srv rc
-	case $src in *:*) dst=$SRV6 ;; *) dst=$SRV4 ;; esac
-	bg_start timeout 6 nsenter --net="/run/netns/$NS_SRV" -- nc -l "$dst" "$port" >"$out"
-	srv=$BG_PID
-	if ! wait_listen tcp "$port"; then
-		echo "(no TCP listener on $port)"
-		stop_pid "$srv"
-		return
-	fi
-	printf 'token-%s\n' "$src" | timeout 5 nsenter --net="/run/netns/$NS_CLI" -- \
-		nc -N -w 2 -s "$src" "$dst" "$port" >/dev/null 2>&1
-	rc=$?
-	wait_pid "$srv" 1 >/dev/null
-	stop_pid "$srv"
-	echo "rc=$rc data=$(cat "$out")"
-	port=$((port + 1))
-}
 before=$(stats_json)
 for a in "$P_ALLOW2" "$V_ALLOW" "$P_OUT"; do
 	check_eq "TCP (nc) from $a connects and delivers" "rc=0 data=token-$a" "$(tcp_try "$a")"
