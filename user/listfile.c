@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "listfile.h"
 
@@ -46,19 +49,69 @@ static void quote_entry(const char *entry, char *out, size_t out_len)
 	out[o] = '\0';
 }
 
-static int read_stream(FILE *in, const char *name, enum list_format format, entry_fn fn,
-		       void *ctx, char err[LIST_ERROR_LEN])
+/* Reads a list from a descriptor in blocks; every line is bounded by LIST_LINE_MAX. */
+struct line_reader {
+	int fd;
+	size_t start, end;	/* unread bytes: buf[start, end) */
+	bool eof;
+	char buf[LIST_READ_BLOCK];
+};
+
+/*
+ * The next line, NUL-terminated in place, its newline cut: 1 and *line, *len;
+ * 0 at the end of the input; -E2BIG for a line over LIST_LINE_MAX; -errno
+ * when the read fails. A failed read is never taken for the end of the input.
+ */
+static int next_line(struct line_reader *r, char **line, size_t *len)
+{
+	char *nl;
+	ssize_t got;
+
+	for (;;) {
+		nl = memchr(r->buf + r->start, '\n', r->end - r->start);
+		if (nl || (r->eof && r->start < r->end)) {
+			*line = r->buf + r->start;
+			*len = (nl ? nl : r->buf + r->end) - *line;
+			if (*len > LIST_LINE_MAX)
+				return -E2BIG;
+			(*line)[*len] = '\0';
+			r->start += *len + (nl ? 1 : 0);
+			return 1;
+		}
+		if (r->eof)
+			return 0;
+		if (r->end - r->start > LIST_LINE_MAX)
+			return -E2BIG;
+		memmove(r->buf, r->buf + r->start, r->end - r->start);
+		r->end -= r->start;
+		r->start = 0;
+		/* One byte kept for the NUL of a last line without newline. */
+		got = read(r->fd, r->buf + r->end, sizeof(r->buf) - 1 - r->end);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return -errno;
+		r->eof = got == 0;
+		r->end += got;
+	}
+}
+
+static int read_fd(int fd, const char *name, enum list_format format, entry_fn fn, void *ctx,
+		   char err[LIST_ERROR_LEN])
 {
 	char quoted[LIST_QUOTE_MAX * 4 + 8];
+	struct line_reader *r;
 	unsigned long lineno = 0;
-	char *line = NULL;
-	size_t cap = 0;
 	const char *why;
-	ssize_t len;
-	char *entry;
-	int ret = 0;
+	char *line = NULL, *entry;
+	size_t len = 0;
+	int ret;
 
-	while ((len = getline(&line, &cap, in)) >= 0) {
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->fd = fd;
+	while ((ret = next_line(r, &line, &len)) > 0) {
 		lineno++;
 		if (memchr(line, '\0', len)) {
 			snprintf(err, LIST_ERROR_LEN, "%s:%lu: NUL byte in line: not a text list",
@@ -79,31 +132,34 @@ static int read_stream(FILE *in, const char *name, enum list_format format, entr
 		if (ret < 0)
 			goto out;
 	}
-	if (ferror(in)) {
-		ret = -errno;
-		snprintf(err, LIST_ERROR_LEN, "%s: read failed: %s", name, strerror(errno));
+	if (ret == -E2BIG) {
+		snprintf(err, LIST_ERROR_LEN, "%s:%lu: line longer than %d bytes: not a list entry",
+			 name, lineno + 1, LIST_LINE_MAX);
+		ret = -EINVAL;
+	} else if (ret < 0) {
+		snprintf(err, LIST_ERROR_LEN, "%s: read failed after line %lu: %s", name, lineno,
+			 strerror(-ret));
 	}
 out:
-	free(line);
+	free(r);
 	return ret < 0 ? ret : 0;
 }
 
 int list_read(const char *path, enum list_format format, entry_fn fn, void *ctx,
 	      char err[LIST_ERROR_LEN])
 {
-	FILE *in;
-	int ret;
+	int fd, ret;
 
 	if (!strcmp(path, LIST_STDIN))
-		return read_stream(stdin, "(standard input)", format, fn, ctx, err);
+		return read_fd(STDIN_FILENO, "(standard input)", format, fn, ctx, err);
 
-	in = fopen(path, "r");
-	if (!in) {
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
 		ret = -errno;
-		snprintf(err, LIST_ERROR_LEN, "%s: cannot open: %s", path, strerror(errno));
+		snprintf(err, LIST_ERROR_LEN, "%s: cannot open: %s", path, strerror(-ret));
 		return ret;
 	}
-	ret = read_stream(in, path, format, fn, ctx, err);
-	fclose(in);
+	ret = read_fd(fd, path, format, fn, ctx, err);
+	close(fd);
 	return ret;
 }

@@ -360,6 +360,80 @@ static void test_callback_einval_is_not_a_bad_line(void **state)
 	assert_string_equal(err, "");
 }
 
+/* A line longer than any entry is an error at that line: memory stays bounded. */
+static void test_overlong_line_is_refused(void **state)
+{
+	size_t long_len = 3 * LIST_READ_BLOCK, len = 8 + long_len + 1 + 8;
+	char err[LIST_ERROR_LEN], path[32];
+	struct collected c = {};
+	char *text = malloc(len);
+
+	(void)state;
+	assert_non_null(text);
+	memcpy(text, "1.1.1.1\n", 8);
+	memset(text + 8, 'a', long_len);
+	memcpy(text + 8 + long_len, "\n2.2.2.2\n", 9);
+	write_list(path, text, len);
+	assert_int_equal(list_read(path, FORMAT_AUTO, collect, &c, err), -EINVAL);
+	unlink(path);
+	free(text);
+	assert_int_equal(c.n, 1);
+	assert_non_null(strstr(err, ":2: line longer than 8192 bytes"));
+
+	/* At the limit itself a line is read (here: a comment). */
+	text = malloc(LIST_LINE_MAX + 16);
+	assert_non_null(text);
+	text[0] = '#';
+	memset(text + 1, 'b', LIST_LINE_MAX - 1);
+	memcpy(text + LIST_LINE_MAX, "\n3.3.3.3", 8);
+	write_list(path, text, LIST_LINE_MAX + 8);
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(list_read(path, FORMAT_AUTO, collect, &c, err), 0);
+	unlink(path);
+	free(text);
+	assert_int_equal(c.n, 1);
+	assert_addr_entry(&c.entries[0], "3.3.3.3");
+}
+
+/* Lines that straddle the read blocks, and a last line without a newline. */
+static void test_lines_across_blocks(void **state)
+{
+	char err[LIST_ERROR_LEN], path[32], *text;
+	size_t used = 0, cap = 3 * LIST_READ_BLOCK;
+	struct collected c = {};
+	int i;
+
+	(void)state;
+	text = malloc(cap);
+	assert_non_null(text);
+	/* Comments of odd lengths push the entries across block boundaries. */
+	for (i = 0; used + 8200 < cap; i++) {
+		memset(text + used, '#', 4093 + i);
+		used += 4093 + i;
+		text[used++] = '\n';
+	}
+	used += sprintf(text + used, "10.0.0.1\n10.0.0.2");
+	write_list(path, text, used);
+	assert_int_equal(list_read(path, FORMAT_AUTO, collect, &c, err), 0);
+	unlink(path);
+	free(text);
+	assert_int_equal(c.n, 2);
+	assert_addr_entry(&c.entries[0], "10.0.0.1");
+	assert_addr_entry(&c.entries[1], "10.0.0.2");
+}
+
+/* A read that fails is an error, never the end of the list. */
+static void test_read_error_is_not_eof(void **state)
+{
+	char err[LIST_ERROR_LEN];
+	struct collected c = {};
+
+	(void)state;
+	/* open() of a directory succeeds; read() then fails with EISDIR. */
+	assert_int_equal(list_read("/tmp", FORMAT_AUTO, collect, &c, err), -EISDIR);
+	assert_non_null(strstr(err, "/tmp: read failed after line 0: Is a directory"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -375,6 +449,9 @@ int main(void)
 		cmocka_unit_test(test_bad_line_is_quoted_safely),
 		cmocka_unit_test(test_nul_byte_is_refused),
 		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_overlong_line_is_refused),
+		cmocka_unit_test(test_lines_across_blocks),
+		cmocka_unit_test(test_read_error_is_not_eof),
 		cmocka_unit_test(test_callback_error_stops_the_read),
 		cmocka_unit_test(test_callback_einval_is_not_a_bad_line),
 	};
