@@ -31,18 +31,31 @@ int bloom_plan_compute(__u64 capacity, double fpr, struct bloom_plan *plan)
 	return 0;
 }
 
+/*
+ * Beyond this many keys per block on average, every bit of every block is set
+ * but with probability below e^-40: the FPR is 1 to double precision.
+ */
+#define BLOCKED_SATURATED_KEYS (40.0 * BLOOMXDP_BLOCK_BITS)
+
 double bloom_blocked_fpr(__u64 bits, __u32 hashes, __u64 entries)
 {
-	double lambda, pmf, sum = 0, in_block;
-	__u64 i, last;
+	double lambda, spread, pmf, sum = 0, in_block, log_unset;
+	__u64 i, first, last;
 
 	if (bits < BLOOMXDP_BLOCK_BITS)
 		return 1.0;
 	lambda = (double)entries * BLOOMXDP_BLOCK_BITS / bits;
-	last = (__u64)(lambda + 12 * sqrt(lambda) + 40);
-	pmf = exp(-lambda);
-	for (i = 0; i <= last; i++) {
-		in_block = pow(1 - pow(1 - 1.0 / BLOOMXDP_BLOCK_BITS, (double)hashes * i), hashes);
+	if (lambda > BLOCKED_SATURATED_KEYS)
+		return 1.0;
+	/* The Poisson mass within 12 sigma (and 40 keys) of the mean: O(sqrt(lambda)) terms. */
+	spread = 12 * sqrt(lambda) + 40;
+	first = lambda > spread ? (__u64)(lambda - spread) : 0;
+	last = (__u64)(lambda + spread);
+	pmf = lambda > 0 ? exp(first * log(lambda) - lambda - lgamma(first + 1.0)) :
+			   (first == 0);
+	log_unset = log1p(-1.0 / BLOOMXDP_BLOCK_BITS);
+	for (i = first; i <= last; i++) {
+		in_block = pow(-expm1(log_unset * hashes * (double)i), hashes);
 		sum += pmf * in_block;
 		pmf *= lambda / (i + 1);
 	}
@@ -102,7 +115,7 @@ static int plan_kernel(__u64 capacity, double fpr, struct bloom_plan *plan)
 
 int bloom_plan_compute_layout(__u64 capacity, double fpr, __u32 layout, struct bloom_plan *plan)
 {
-	__u64 bits, blocks;
+	__u64 bits, blocks, lo, hi;
 	double got;
 	int ret;
 
@@ -111,16 +124,28 @@ int bloom_plan_compute_layout(__u64 capacity, double fpr, __u32 layout, struct b
 		return plan_kernel(capacity, fpr, plan);
 	if (ret || layout != BLOOMXDP_LAYOUT_BLOCKED)
 		return ret;
-	/* From the classic size up, 0.5% at a time: the first size that meets the target. */
-	for (bits = plan->bits;; bits += bits / 200 + BLOOMXDP_BLOCK_BITS) {
-		blocks = (bits + BLOOMXDP_BLOCK_BITS - 1) / BLOOMXDP_BLOCK_BITS;
-		bits = blocks * BLOOMXDP_BLOCK_BITS;
-		if (bits > BLOOMXDP_MAX_BITS)
-			return -E2BIG;
-		plan->hashes = blocked_best_hashes(bits, capacity, &got);
+	/*
+	 * The fewest whole blocks that meet the target, by bisection: the best
+	 * FPR falls as blocks are added. Bounded for any input: ~26 steps of 24
+	 * k, each a sum of O(sqrt(keys per block)) terms, at most ~2,500.
+	 */
+	lo = plan->bits / BLOOMXDP_BLOCK_BITS;
+	hi = BLOOMXDP_MAX_BITS / BLOOMXDP_BLOCK_BITS;
+	if (lo < 1)
+		lo = 1;
+	blocked_best_hashes(hi * BLOOMXDP_BLOCK_BITS, capacity, &got);
+	if (got > fpr)
+		return -E2BIG;
+	while (lo < hi) {
+		blocks = lo + (hi - lo) / 2;
+		blocked_best_hashes(blocks * BLOOMXDP_BLOCK_BITS, capacity, &got);
 		if (got <= fpr)
-			break;
+			hi = blocks;
+		else
+			lo = blocks + 1;
 	}
+	bits = lo * BLOOMXDP_BLOCK_BITS;
+	plan->hashes = blocked_best_hashes(bits, capacity, &got);
 	plan->bits = bits;
 	plan->bytes = bits / 8;
 	plan->layout = BLOOMXDP_LAYOUT_BLOCKED;
