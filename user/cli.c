@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,9 +55,23 @@ int parse_fpr(const char *opt, const char *text, double *out)
 	return 0;
 }
 
-int usage_error(const char *cmd)
+int usage_error(const char *cmd, char **argv)
 {
-	log_error("see 'bloomxdp %s --help'", cmd);
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+	int len = strcspn(arg, "=");
+
+	/* getopt itself prints nothing (opterr = 0): one line, said here. */
+	if (!strncmp(arg, "--", 2) && optopt)
+		log_error("%s: option '%.*s' needs a value; see 'bloomxdp %s --help'", cmd, len,
+			  arg, cmd);
+	else if (!strncmp(arg, "--", 2))
+		log_error("%s: unknown option '%.*s'; see 'bloomxdp %s --help'", cmd, len, arg,
+			  cmd);
+	else if (optopt)
+		log_error("%s: option '-%c' is unknown or needs a value; see 'bloomxdp %s --help'",
+			  cmd, optopt, cmd);
+	else
+		log_error("%s: bad option '%s'; see 'bloomxdp %s --help'", cmd, arg, cmd);
 	return 2;
 }
 

@@ -39,8 +39,8 @@ const char *layout_name(__u32 layout);
 int parse_count(const char *opt, const char *text, __u64 *out);
 /* A rate strictly between 0 and 1, or a percentage "1%". Prints the error. */
 int parse_fpr(const char *opt, const char *text, double *out);
-/* Prints the error for a bad option (getopt already named it) and the help hint. */
-int usage_error(const char *cmd);
+/* Prints the one-line error for the option getopt refused, with the help hint. */
+int usage_error(const char *cmd, char **argv);
 /* The interface argument, or an error when missing. */
 int take_ifname(const char *cmd, int argc, char **argv, int *optind_io, const char **ifname);
 /* The interface argument and nothing after it. */

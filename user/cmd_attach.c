@@ -63,6 +63,8 @@ static const char *const pin_names[] = {
 	BLOOMXDP_PIN_ACTIVE, BLOOMXDP_PIN_EVENTS,
 };
 
+/* More would be a packet capture, not a log of drops. */
+#define MAX_EVENTS_PER_SEC 1000000
 /* Default of --events-per-sec: per CPU, enough to see a flood, not to be flooded. */
 #define DEFAULT_EVENTS_PER_SEC 100
 
@@ -531,8 +533,13 @@ int cmd_attach(int argc, char **argv)
 				o.events_per_sec = 0;
 				break;
 			}
-			if (parse_count("--events-per-sec", optarg, &count) || count > 1000000)
+			if (parse_count("--events-per-sec", optarg, &count))
 				return 2;
+			if (count > MAX_EVENTS_PER_SEC) {
+				log_error("--events-per-sec %s: at most %d per CPU and second", optarg,
+					  MAX_EVENTS_PER_SEC);
+				return 2;
+			}
 			o.events_per_sec = count;
 			break;
 		case 'f':
@@ -545,7 +552,7 @@ int cmd_attach(int argc, char **argv)
 			fputs(attach_help, stdout);
 			return 0;
 		default:
-			return usage_error("attach");
+			return usage_error("attach", argv);
 		}
 	}
 	if (take_ifname("attach", argc, argv, &optind, &ifname))
@@ -633,7 +640,7 @@ int cmd_detach(int argc, char **argv)
 			fputs(detach_help, stdout);
 			return 0;
 		default:
-			return usage_error("detach");
+			return usage_error("detach", argv);
 		}
 	}
 	if (take_only_ifname("detach", argc, argv, optind, &ifname))

@@ -212,9 +212,11 @@ static int read_lists(struct list_report *r, char **files, int nfiles, enum list
 	exact_set_init(&exact);
 	list_build_init(&r->build, NULL, probes);
 	if (r->verify) {
+		/* It says why, on its own line. */
 		ret = check_privileges();
-		if (!ret)
-			ret = exact_set_create(&exact, 1U << 30);
+		if (ret)
+			return ret;
+		ret = exact_set_create(&exact, 1U << 30);
 		if (ret) {
 			log_error("--verify builds the exact maps to measure them: %s",
 				  strerror(-ret));
@@ -314,7 +316,7 @@ int cmd_plan(int argc, char **argv)
 			printf(plan_help, layout_name(DEFAULT_LAYOUT));
 			return 0;
 		default:
-			return usage_error("plan");
+			return usage_error("plan", argv);
 		}
 	}
 	if (optind < argc) {

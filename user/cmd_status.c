@@ -203,56 +203,12 @@ int cmd_stats(int argc, char **argv)
 			fputs(stats_help, stdout);
 			return 0;
 		default:
-			return usage_error("stats");
+			return usage_error("stats", argv);
 		}
 	}
 	if (take_only_ifname("stats", argc, argv, optind, &ifname))
 		return 2;
 	return do_stats(ifname, json, interval, count) ? 1 : 0;
-}
-
-struct link_view {
-	__u32 prog_id;
-	__u32 ifindex;		/* 0 once the interface is gone */
-	const char *mode;
-};
-
-static int read_link(const struct attachment *att, struct link_view *view)
-{
-	LIBBPF_OPTS(bpf_xdp_query_opts, q);
-	struct bpf_link_info info = {};
-	__u32 len = sizeof(info);
-	char path[PATH_MAX];
-	int fd, ret = 0;
-
-	view->mode = "unknown";
-	pin_path(att->dir, BLOOMXDP_PIN_LINK, path, sizeof(path));
-	fd = bpf_obj_get(path);
-	if (fd < 0)
-		return -errno;
-	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
-		ret = -errno;
-		goto out;
-	}
-	view->prog_id = info.prog_id;
-	view->ifindex = info.xdp.ifindex;
-	if (!view->ifindex) {
-		view->mode = "detached (interface gone)";
-		goto out;
-	}
-	/* The link holds an ifindex of its own namespace; this one may differ. */
-	view->mode = "unknown (attached from another network namespace?)";
-	if (bpf_xdp_query(view->ifindex, 0, &q) == 0) {
-		if (q.drv_prog_id == view->prog_id)
-			view->mode = "native";
-		else if (q.skb_prog_id == view->prog_id)
-			view->mode = "generic";
-		else if (q.hw_prog_id == view->prog_id)
-			view->mode = "offload";
-	}
-out:
-	close(fd);
-	return ret;
 }
 
 #define COUNTER_INDEX(name) (offsetof(struct bloomxdp_counters, name) / sizeof(__u64))
@@ -304,7 +260,7 @@ static int do_status(const char *ifname, bool json)
 	if (ret)
 		return ret;
 	cfg = &att.config;
-	ret = read_link(&att, &link);
+	ret = attachment_read_link(&att, &link);
 	if (ret) {
 		log_error("cannot read the XDP link of %s: %s; 'bloomxdp detach %s' and attach "
 			  "again", ifname, strerror(-ret), ifname);
@@ -316,7 +272,7 @@ static int do_status(const char *ifname, bool json)
 	if (!ret)
 		ret = filter_open_kernel(att.kfilter_fd, slot, &f);
 	if (!ret)
-		ret = attachment_read_state(&att, &st);
+		ret = attachment_read_state(&att, slot, &st);
 	if (ret) {
 		log_error("cannot read the live filter of %s: %s", ifname, strerror(-ret));
 		goto cleanup;
@@ -459,7 +415,7 @@ int cmd_status(int argc, char **argv)
 			fputs(status_help, stdout);
 			return 0;
 		default:
-			return usage_error("status");
+			return usage_error("status", argv);
 		}
 	}
 	if (take_only_ifname("status", argc, argv, optind, &ifname))

@@ -15,6 +15,9 @@
 #include "cli.h"
 #include "log.h"
 
+/* A year: longer is a mistake, and "inf" no number. */
+#define MAX_WATCH_SECONDS (365 * 86400)
+
 static const char watch_help[] =
 	"Usage: bloomxdp watch IFNAME [--json] [--count N] [--timeout S]\n\n"
 	"Prints the drop (or would-drop, or NXDOMAIN) events of IFNAME as they come:\n"
@@ -199,9 +202,12 @@ int cmd_watch(int argc, char **argv)
 				return 2;
 			break;
 		case 't':
+			/* Bounded: "inf" or "nan" would make a script's timeout a no-op. */
 			timeout = strtod(optarg, &end);
-			if (end == optarg || *end || !(timeout > 0)) {
-				log_error("--timeout %s: expected seconds above 0", optarg);
+			if (end == optarg || *end || !(timeout > 0 && timeout <= MAX_WATCH_SECONDS)) {
+				log_error("--timeout %s: expected seconds above 0 and at most %d "
+					  "(without --timeout, watch runs until interrupted)", optarg,
+					  MAX_WATCH_SECONDS);
 				return 2;
 			}
 			break;
@@ -212,7 +218,7 @@ int cmd_watch(int argc, char **argv)
 			fputs(watch_help, stdout);
 			return 0;
 		default:
-			return usage_error("watch");
+			return usage_error("watch", argv);
 		}
 	}
 	if (take_only_ifname("watch", argc, argv, optind, &ifname))

@@ -2,6 +2,7 @@
 /*
  * bloomxdp: drop traffic of blocklisted hosts in XDP with a Bloom filter.
  */
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -49,6 +50,7 @@ int main(int argc, char **argv)
 	size_t c;
 
 	log_setup_libbpf();
+	opterr = 0;	/* usage_error() says it, on one line */
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
 			log_verbose = true;
