@@ -137,7 +137,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, BLOOMXDP_GENERATIONS);
 	__type(key, __u32);
 	__type(value, struct bloomxdp_state);
 } state SEC(".maps");

@@ -5,10 +5,12 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "attachment.h"
 #include "log.h"
@@ -106,11 +108,21 @@ static int check_config_layout(const struct attachment *att)
 
 	if (bpf_obj_get_info_by_fd(att->config_fd, &info, &len))
 		return -errno;
-	if (info.value_size == sizeof(struct bloomxdp_config))
+	if (info.value_size != sizeof(struct bloomxdp_config)) {
+		log_error("%s was attached by another version of bloomxdp (config of %u bytes, "
+			  "not %zu): 'bloomxdp detach %s' and attach again", att->ifname,
+			  info.value_size, sizeof(struct bloomxdp_config), att->ifname);
+		return -EPROTO;
+	}
+	memset(&info, 0, sizeof(info));
+	len = sizeof(info);
+	if (bpf_obj_get_info_by_fd(att->state_fd, &info, &len))
+		return -errno;
+	if (info.max_entries == BLOOMXDP_GENERATIONS)
 		return 0;
-	log_error("%s was attached by another version of bloomxdp (config of %u bytes, not %zu): "
-		  "'bloomxdp detach %s' and attach again", att->ifname, info.value_size,
-		  sizeof(struct bloomxdp_config), att->ifname);
+	log_error("%s was attached by another version of bloomxdp (state of %u slots, not %d): "
+		  "'bloomxdp detach %s' and attach again", att->ifname, info.max_entries,
+		  BLOOMXDP_GENERATIONS, att->ifname);
 	return -EPROTO;
 }
 
@@ -222,18 +234,15 @@ void attachment_close(struct attachment *att)
 	}
 }
 
-int attachment_read_state(const struct attachment *att, struct bloomxdp_state *state)
+int attachment_read_state(const struct attachment *att, __u32 slot, struct bloomxdp_state *state)
 {
-	__u32 zero = 0;
-
-	return bpf_map_lookup_elem(att->state_fd, &zero, state) ? -errno : 0;
+	return bpf_map_lookup_elem(att->state_fd, &slot, state) ? -errno : 0;
 }
 
-int attachment_write_state(const struct attachment *att, const struct bloomxdp_state *state)
+int attachment_write_state(const struct attachment *att, __u32 slot,
+			   const struct bloomxdp_state *state)
 {
-	__u32 zero = 0;
-
-	return bpf_map_update_elem(att->state_fd, &zero, state, BPF_ANY) ? -errno : 0;
+	return bpf_map_update_elem(att->state_fd, &slot, state, BPF_ANY) ? -errno : 0;
 }
 
 int attachment_active(const struct attachment *att, __u32 which, __u32 *slot)
@@ -278,4 +287,84 @@ int attachment_allow_add_flags(const struct attachment *att, __u32 flags)
 		return -errno;
 	word |= flags;
 	return bpf_map_update_elem(att->active_fd, &which, &word, BPF_ANY) ? -errno : 0;
+}
+
+int attachment_read_link(const struct attachment *att, struct link_view *view)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	struct bpf_link_info info = {};
+	__u32 len = sizeof(info);
+	char path[PATH_MAX];
+	int fd, ret = 0;
+
+	view->mode = "unknown";
+	ret = pin_path(att->dir, BLOOMXDP_PIN_LINK, path, sizeof(path));
+	if (ret)
+		return ret;
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
+		ret = -errno;
+		goto out;
+	}
+	view->prog_id = info.prog_id;
+	view->ifindex = info.xdp.ifindex;
+	if (!view->ifindex) {
+		view->mode = "detached (interface gone)";
+		goto out;
+	}
+	/* The link holds an ifindex of its own namespace; this one may differ. */
+	view->mode = "unknown (attached from another network namespace?)";
+	if (bpf_xdp_query(view->ifindex, 0, &q) == 0) {
+		if (q.drv_prog_id == view->prog_id)
+			view->mode = "native";
+		else if (q.skb_prog_id == view->prog_id)
+			view->mode = "generic";
+		else if (q.hw_prog_id == view->prog_id)
+			view->mode = "offload";
+	}
+out:
+	close(fd);
+	return ret;
+}
+
+int attachment_lock(struct attachment *att)
+{
+	struct stat held, now;
+	int ret;
+
+	if (flock(att->dir_fd, LOCK_EX)) {
+		ret = -errno;
+		log_error("%s: cannot lock: %s", att->dir, strerror(-ret));
+		return ret;
+	}
+	if (fstat(att->dir_fd, &held) || stat(att->dir, &now) || held.st_dev != now.st_dev ||
+	    held.st_ino != now.st_ino) {
+		log_error("%s was detached (or attached again) meanwhile: nothing was changed; "
+			  "run the command again", att->ifname);
+		return -ESTALE;
+	}
+	return 0;
+}
+
+int attachment_check_enforced(const struct attachment *att)
+{
+	struct link_view link = {};
+	int ret;
+
+	ret = attachment_read_link(att, &link);
+	if (ret) {
+		log_error("the list of %s is written, but nothing enforces it: its XDP link pin "
+			  "cannot be read (%s); 'bloomxdp detach %s' and attach again",
+			  att->ifname, strerror(-ret), att->ifname);
+		return ret;
+	}
+	if (!link.ifindex) {
+		log_error("the list of %s is written, but nothing enforces it: the interface is "
+			  "gone; 'bloomxdp detach %s', and attach again once it is back",
+			  att->ifname, att->ifname);
+		return -ENODEV;
+	}
+	return 0;
 }

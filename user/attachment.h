@@ -59,7 +59,30 @@ int attachment_flip(const struct attachment *att, __u32 which, __u32 slot, __u32
 /* add --allow: what the live allowlist holds now includes flags. */
 int attachment_allow_add_flags(const struct attachment *att, __u32 flags);
 
-int attachment_read_state(const struct attachment *att, struct bloomxdp_state *state);
-int attachment_write_state(const struct attachment *att, const struct bloomxdp_state *state);
+struct link_view {
+	__u32 prog_id;
+	__u32 ifindex;		/* 0 once the interface is gone */
+	const char *mode;
+};
+
+/* What the pinned XDP link says: its program, interface and XDP mode. */
+int attachment_read_link(const struct attachment *att, struct link_view *view);
+
+/*
+ * Takes the writers' lock of an attachment opened without it, then checks
+ * that the pins are still those it opened (no detach and attach came between).
+ */
+int attachment_lock(struct attachment *att);
+
+/*
+ * After a change of the list: fails, with the error printed, when nothing
+ * enforces it (the link pin is gone, or its interface is).
+ */
+int attachment_check_enforced(const struct attachment *att);
+
+/* The bookkeeping of generation slot (see struct bloomxdp_state). */
+int attachment_read_state(const struct attachment *att, __u32 slot, struct bloomxdp_state *state);
+int attachment_write_state(const struct attachment *att, __u32 slot,
+			   const struct bloomxdp_state *state);
 
 #endif

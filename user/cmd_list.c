@@ -35,7 +35,10 @@ static const char load_help[] =
 	"        url      http://evil.example/path, https://..., evil.example/path\n"
 	"  -P, --prefix-probes N  prefix lengths probed per packet and family, 1 to 8\n"
 	"        (default 6): prefixes are stored expanded to N lengths chosen from the\n"
-	"        list; fewer probes cost more keys (see 'bloomxdp plan --list')\n";
+	"        list; fewer probes cost more keys (see 'bloomxdp plan --list')\n"
+	"      --allow-empty  accept an input without any entry, which empties the list\n"
+	"        (refused by default: an empty feed must not remove all blocking)\n"
+	"      --allow        the FILEs are the allowlist (replaced as a whole)\n";
 
 static const char add_help[] =
 	"Usage: bloomxdp add IFNAME ENTRY [ENTRY...]\n\n"
@@ -56,6 +59,7 @@ struct list_opts {
 	enum list_format format;
 	__u32 prefix_probes;
 	bool allow;		/* load/add the allowlist */
+	bool allow_empty;	/* load: an input without entries may empty the list */
 };
 
 /* The expansion of prefixes, for load's report. */
@@ -137,7 +141,11 @@ static double seconds_since(const struct timespec *start)
 	return (now.tv_sec - start->tv_sec) + (now.tv_nsec - start->tv_nsec) / 1e9;
 }
 
-/* Reads the list files into the new filter (and exact set), as a whole. */
+/*
+ * Reads the list files into the new filter (and exact set), as a whole. An
+ * input without a single entry (an empty file, a feed that failed upstream)
+ * would silently remove all blocking: refused unless --allow-empty.
+ */
 static int build_lists(struct list_build *b, const struct list_opts *o, char **files, int nfiles,
 		       char err[LIST_ERROR_LEN])
 {
@@ -148,10 +156,20 @@ static int build_lists(struct list_build *b, const struct list_opts *o, char **f
 		ret = list_build_read(b, files[i], o->format, err);
 	if (!ret)
 		ret = list_build_finish(b, err);
+	if (!ret && !b->read && !o->allow_empty) {
+		snprintf(err, LIST_ERROR_LEN, "no entry in %s%s (give --allow-empty to empty the "
+			 "list on purpose)", strcmp(files[0], LIST_STDIN) ? files[0] :
+			 "the standard input", nfiles > 1 ? " nor in the other files" : "");
+		ret = -ENODATA;
+	}
 	return ret;
 }
 
-/* The blocklist: a new filter (and exact copy with --verify) in the other generation. */
+/*
+ * The blocklist: a new filter (and exact copy with --verify) in the other
+ * generation. The input is read before the writers' lock is taken, so that a
+ * slow feed holds up no other writer; the lock covers only the swap.
+ */
 static int load_blocklist(struct attachment *att, const struct list_opts *o, char **files,
 			  int nfiles)
 {
@@ -169,9 +187,7 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o, cha
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	exact_set_init(&exact);
 	list_build_init(&build, &f, o->prefix_probes);
-	ret = attachment_active(att, BLOOMXDP_ACTIVE_BLOCK, &slot);
-	if (!ret)
-		ret = filter_create(&att->config, &f);
+	ret = filter_create(&att->config, &f);
 	if (!ret && att->config.verify) {
 		ret = exact_set_create(&exact, exact_room(&att->config));
 		build.exact = &exact;
@@ -185,6 +201,17 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o, cha
 		log_error("%s; the live list of %s is unchanged", err, att->ifname);
 		goto cleanup;
 	}
+	ret = attachment_lock(att);
+	if (ret)
+		goto cleanup;
+	ret = attachment_active(att, BLOOMXDP_ACTIVE_BLOCK, &slot);
+	if (!ret)
+		ret = attachment_read_state(att, slot, &st);
+	if (ret) {
+		log_error("cannot read the live generation of %s: %s; the live list is unchanged",
+			  att->ifname, strerror(-ret));
+		goto cleanup;
+	}
 	slot ^= 1;
 	if (att->config.layout == BLOOMXDP_LAYOUT_KERNEL)
 		nouters = 2;
@@ -193,7 +220,15 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o, cha
 		outers[nouters++] = att->verify.v6_fd;
 		outers[nouters++] = att->verify.names_fd;
 	}
-	ret = filter_install(att->filter_fd, slot, &f);
+	clock_gettime(CLOCK_REALTIME, &wall);
+	st.entries = build.read;
+	st.keys = build.keys;
+	st.generation++;
+	st.loaded_at_ns = wall.tv_sec * 1000000000ULL + wall.tv_nsec;
+	/* The new slot's bookkeeping before the flip: status then never lags the filter. */
+	ret = attachment_write_state(att, slot, &st);
+	if (!ret)
+		ret = filter_install(att->filter_fd, slot, &f);
 	if (!ret)
 		ret = filter_install_kernel(att->kfilter_fd, slot, &f);
 	if (!ret && att->config.verify)
@@ -205,19 +240,12 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o, cha
 			  strerror(-ret));
 		goto cleanup;
 	}
-	attachment_read_state(att, &st);
-	clock_gettime(CLOCK_REALTIME, &wall);
-	st.entries = build.read;
-	st.keys = build.keys;
-	st.generation++;
-	st.loaded_at_ns = wall.tv_sec * 1000000000ULL + wall.tv_nsec;
-	if (attachment_write_state(att, &st))
-		log_warn("the new list is live, but its entry count could not be saved");
 	printf("loaded %llu entries into %s in %.2f s\n", (unsigned long long)build.read,
 	       att->ifname, seconds_since(&start));
 	print_prefix_plans(build.plan);
 	warn_over_capacity(&f, &att->config);
 	warn_unmatched_kinds(&f, &att->config, att->ifname);
+	ret = attachment_check_enforced(att);
 cleanup:
 	list_build_free(&build);
 	exact_set_close(&exact);
@@ -254,9 +282,8 @@ static int load_allowlist(struct attachment *att, const struct list_opts *o, cha
 
 	list_build_init(&build, NULL, o->prefix_probes);
 	build.allowlist = true;
-	ret = attachment_active(att, BLOOMXDP_ACTIVE_ALLOW, &slot);
-	if (!ret)
-		ret = exact_set_create(&exact, exact_room(&att->config));
+	exact_set_init(&exact);
+	ret = exact_set_create(&exact, exact_room(&att->config));
 	if (ret) {
 		log_error("cannot create the new allowlist maps of %s: %s", att->ifname,
 			  strerror(-ret));
@@ -267,6 +294,15 @@ static int load_allowlist(struct attachment *att, const struct list_opts *o, cha
 	ret = build_lists(&build, o, files, nfiles, err);
 	if (ret) {
 		log_error("%s; the allowlist of %s is unchanged", err, att->ifname);
+		goto cleanup;
+	}
+	ret = attachment_lock(att);
+	if (ret)
+		goto cleanup;
+	ret = attachment_active(att, BLOOMXDP_ACTIVE_ALLOW, &slot);
+	if (ret) {
+		log_error("cannot read the live allowlist generation of %s: %s; it is unchanged",
+			  att->ifname, strerror(-ret));
 		goto cleanup;
 	}
 	slot ^= 1;
@@ -280,6 +316,7 @@ static int load_allowlist(struct attachment *att, const struct list_opts *o, cha
 	}
 	printf("loaded %llu allowlist entries into %s\n", (unsigned long long)build.read,
 	       att->ifname);
+	ret = attachment_check_enforced(att);
 cleanup:
 	list_build_free(&build);
 	exact_set_close(&exact);
@@ -291,7 +328,7 @@ static int do_load(const char *ifname, const struct list_opts *o, char **files, 
 	struct attachment att;
 	int ret;
 
-	ret = attachment_open(ifname, true, &att);
+	ret = attachment_open(ifname, false, &att);
 	if (ret)
 		return ret;
 	ret = o->allow ? load_allowlist(&att, o, files, nfiles) :
@@ -306,19 +343,19 @@ static int take_entry(const struct entry *e, void *arg)
 	return 0;
 }
 
-/* One command-line argument, one entry (format auto). */
-static int parse_arg(const char *arg, struct entry *e)
+/* One command-line argument, one entry (format auto); after ends the error line. */
+static int parse_arg(const char *arg, struct entry *e, const char *after)
 {
 	char text[1024];
 	const char *why = NULL;
 
 	if (strlen(arg) >= sizeof(text) || strpbrk(arg, " \t")) {
-		log_error("%s: one address, domain or URL per argument", arg);
+		log_error("%s: one address, domain or URL per argument%s", arg, after);
 		return -EINVAL;
 	}
 	strcpy(text, arg);
 	if (entry_parse_line(text, FORMAT_AUTO, take_entry, e, &why)) {
-		log_error("%s: %s", arg, why ? why : "not an entry");
+		log_error("%s: %s%s", arg, why ? why : "not an entry", after);
 		return -EINVAL;
 	}
 	return 0;
@@ -330,10 +367,11 @@ static int parse_entries(char **args, int n, struct entry *entries, bool allowli
 	int i, bad = 0;
 
 	for (i = 0; i < n; i++) {
-		if (parse_arg(args[i], &entries[i])) {
+		if (parse_arg(args[i], &entries[i], "; nothing was added")) {
 			bad++;
 		} else if (allowlist && entries[i].kind == ENTRY_URL) {
-			log_error("%s: the allowlist takes addresses, prefixes and domains", args[i]);
+			log_error("%s: the allowlist takes addresses, prefixes and domains; nothing "
+				  "was added", args[i]);
 			bad++;
 		}
 	}
@@ -364,9 +402,11 @@ static int add_allowed(struct attachment *att, struct entry *parsed, char **entr
 				  "the allowlist is full" : strerror(-ret),
 				  i ? " (the entries before it were added)" : "");
 	}
-	if (!ret)
+	if (!ret) {
 		printf("added %d entr%s to the allowlist of %s\n", n, n == 1 ? "y" : "ies",
 		       att->ifname);
+		ret = attachment_check_enforced(att);
+	}
 	exact_set_close(&live);
 	return ret;
 }
@@ -410,18 +450,19 @@ static int add_blocked(struct attachment *att, struct entry *parsed, char **entr
 			  entries[i], ret == -ENOSPC ? "a new prefix length, and all 8 are taken" :
 			  ret == -E2BIG ? "its expansion to the probed lengths is too large" :
 			  strerror(-ret), i ? " (the entries before it were added)" : "");
-	attachment_read_state(att, &st);
-	st.entries += i;
-	st.keys += i;
-	if (attachment_write_state(att, &st))
-		log_warn("entries added, but the entry count could not be saved");
+	if (attachment_read_state(att, slot, &st) == 0) {
+		st.entries += i;
+		st.keys += i;
+		if (attachment_write_state(att, slot, &st))
+			log_warn("entries added, but the entry count could not be saved");
+	}
 	if (ret < 0)
 		goto cleanup;
 	printf("added %d entr%s to %s (%llu not already in the filter)\n", n, n == 1 ? "y" : "ies",
 	       att->ifname, (unsigned long long)inserted);
 	warn_over_capacity(&f, &att->config);
 	warn_unmatched_kinds(&f, &att->config, att->ifname);
-	ret = 0;
+	ret = attachment_check_enforced(att);
 cleanup:
 	exact_set_close(&live);
 	filter_close(&f);
@@ -441,7 +482,6 @@ static int do_add(const char *ifname, const struct list_opts *o, char **entries,
 	}
 	ret = parse_entries(entries, n, parsed, o->allow);
 	if (ret) {
-		log_error("nothing was added");
 		free(parsed);
 		return ret;
 	}
@@ -520,7 +560,7 @@ static int do_query(const char *ifname, const struct list_opts *o, char **entrie
 		goto cleanup;
 	}
 	for (i = 0; i < n; i++) {
-		if (parse_arg(entries[i], &e)) {
+		if (parse_arg(entries[i], &e, "")) {
 			bad++;
 			continue;
 		}
@@ -561,6 +601,7 @@ static int run_list_command(int argc, char **argv, const char *help, const char 
 		{ "format", required_argument, NULL, 'F' },
 		{ "prefix-probes", required_argument, NULL, 'P' },
 		{ "allow", no_argument, NULL, 'A' },
+		{ "allow-empty", no_argument, NULL, 'e' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
@@ -577,13 +618,17 @@ static int run_list_command(int argc, char **argv, const char *help, const char 
 			log_error("--allow goes with 'bloomxdp load' and 'bloomxdp add'");
 			return 2;
 		}
-		if ((opt == 'F' || opt == 'P') && strcmp(argv[0], "load")) {
-			log_error("--format and --prefix-probes go with 'bloomxdp load'");
+		if ((opt == 'F' || opt == 'P' || opt == 'e') && strcmp(argv[0], "load")) {
+			log_error("--format, --prefix-probes and --allow-empty go with "
+				  "'bloomxdp load'");
 			return 2;
 		}
 		switch (opt) {
 		case 'A':
 			o.allow = true;
+			break;
+		case 'e':
+			o.allow_empty = true;
 			break;
 		case 'P':
 			if (parse_count("--prefix-probes", optarg, &probes))
@@ -609,7 +654,7 @@ static int run_list_command(int argc, char **argv, const char *help, const char 
 			fputs(help, stdout);
 			return 0;
 		default:
-			return usage_error(argv[0]);
+			return usage_error(argv[0], argv);
 		}
 	}
 	if (take_ifname(argv[0], argc, argv, &optind, &ifname))

@@ -196,8 +196,11 @@ struct bloomxdp_config {
 #define BLOOMXDP_PPB 1000000000ULL
 
 /*
- * User-space bookkeeping, one element, written by the CLI after each change of
- * the list. The XDP program never reads it.
+ * User-space bookkeeping, one element per generation slot, indexed like the
+ * outer maps. A load writes the new slot's element before it flips the active
+ * word, so that what the active word selects (the filter) and what status
+ * reports of it change in the same store, whenever the CLI is killed. The XDP
+ * program never reads it.
  */
 struct bloomxdp_state {
 	__u64 entries;		/* entries inserted since the last load, duplicates included */
