@@ -5,8 +5,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <sys/resource.h>
 #include <cmocka.h>
 
+#include <bloomxdp/common.h>
 #include "cli.h"
 #include "sizing.h"
 
@@ -106,6 +108,50 @@ static void test_parse_fpr(void **state)
 	assert_int_equal(parse_fpr("--fpr", "0.01x", &v), -EINVAL);
 }
 
+/*
+ * Every valid input is planned at once: the blocked search is bounded (it
+ * took 63 s at 1e14 entries and FPR 0.99999). The CPU-time alarm turns a
+ * regression into a failure, not a hang; the bound is 100x what it needs.
+ */
+static void test_plan_is_bounded_for_every_input(void **state)
+{
+	static const struct { double n, p; int want; } cases[] = {
+		{ 1e14, 0.99999, -E2BIG }, { 1e15, 0.999999, -E2BIG }, { 1e15, 1e-9, -E2BIG },
+		{ 1e9, 0.5, 0 }, { 3e8, 0.01, 0 }, { 1, 0.999999, 0 }, { 1, 1e-12, 0 },
+		{ 4e8, 0.3, 0 }, { 123457, 0.0001, 0 },
+	};
+	struct bloom_plan plan;
+	struct rlimit cpu = { .rlim_cur = 10, .rlim_max = 11 };
+	size_t i;
+	int ret;
+
+	(void)state;
+	assert_int_equal(setrlimit(RLIMIT_CPU, &cpu), 0);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ret = bloom_plan_compute_layout((__u64)cases[i].n, cases[i].p,
+						BLOOMXDP_LAYOUT_BLOCKED, &plan);
+		if (ret != cases[i].want)
+			fail_msg("n %g p %g: %d, want %d", cases[i].n, cases[i].p, ret,
+				 cases[i].want);
+		if (ret)
+			continue;
+		/* The fewest whole blocks: one block less misses the target. */
+		assert_true(plan.expected_fpr <= cases[i].p);
+		assert_int_equal(plan.bits % BLOOMXDP_BLOCK_BITS, 0);
+		if (plan.bits > BLOOMXDP_BLOCK_BITS) {
+			double fewer = 2;
+			__u32 k;
+
+			for (k = 1; k <= 24; k++)
+				fewer = fmin(fewer, bloom_blocked_fpr(plan.bits - BLOOMXDP_BLOCK_BITS,
+								     k, (__u64)cases[i].n));
+			assert_true(fewer > cases[i].p);
+		}
+	}
+	cpu.rlim_cur = cpu.rlim_max = RLIM_INFINITY;
+	setrlimit(RLIMIT_CPU, &cpu);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -115,6 +161,7 @@ int main(void)
 		cmocka_unit_test(test_fpr_estimates),
 		cmocka_unit_test(test_parse_count),
 		cmocka_unit_test(test_parse_fpr),
+		cmocka_unit_test(test_plan_is_bounded_for_every_input),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
