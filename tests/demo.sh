@@ -30,6 +30,11 @@ die() {
 	exit 1
 }
 
+# On a fresh machine bpffs is not mounted: mount it, as .ci/run does.
+if [ "$(id -u)" -eq 0 ] && [ "$(stat -f -c %T /sys/fs/bpf 2>/dev/null)" != bpf_fs ]; then
+	echo "demo: mounting bpffs at /sys/fs/bpf (mount -t bpf bpf /sys/fs/bpf)"
+	mount -t bpf bpf /sys/fs/bpf || die "cannot mount bpffs at /sys/fs/bpf"
+fi
 if ! why=$(e2e_requirements); then
 	die "$why"
 fi
