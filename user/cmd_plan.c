@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "exact.h"
 #include "listbuild.h"
+#include "json.h"
 #include "log.h"
 #include "sizing.h"
 
@@ -59,30 +60,34 @@ const char *layout_name(__u32 layout)
 	return layout < NLAYOUTS ? layout_names[layout] : "?";
 }
 
-/* Every layout for the same capacity and FPR, side by side. */
-static void plan_print_layouts(__u64 capacity, double fpr, bool json)
+/* Every layout for the same capacity and FPR, side by side; into j if not NULL. */
+static void plan_print_layouts(__u64 capacity, double fpr, struct json *j)
 {
 	struct bloom_plan p;
 	__u32 l;
 
-	if (!json)
+	if (!j)
 		printf("%-9s %12s %12s %7s %6s %12s\n", "layout", "bits (m)", "bytes",
 		       "bits/e", "k", "design FPR");
 	for (l = 0; l < NLAYOUTS; l++) {
 		if (bloom_plan_compute_layout(capacity, fpr, l, &p))
 			continue;
-		if (json)
-			printf("%s{\"layout\":\"%s\",\"bits\":%llu,\"bytes\":%llu,"
-			       "\"bits_per_entry\":%.4f,\"hashes\":%u,\"estimated_fpr\":%.6g}",
-			       l ? "," : "", layout_names[l], (unsigned long long)p.bits,
-			       (unsigned long long)p.bytes, (double)p.bits / capacity, p.hashes,
-			       p.expected_fpr);
-		else
+		if (j) {
+			json_object_start(j);
+			json_kv_string(j, "layout", layout_names[l]);
+			json_kv_u64(j, "bits", p.bits);
+			json_kv_u64(j, "bytes", p.bytes);
+			json_kv_double(j, "bits_per_entry", "%.4f", (double)p.bits / capacity);
+			json_kv_u64(j, "hashes", p.hashes);
+			json_kv_double(j, "estimated_fpr", "%.6g", p.expected_fpr);
+			json_object_end(j);
+		} else {
 			printf("%-9s %12llu %12llu %7.2f %6u %12.4g\n", layout_names[l],
 			       (unsigned long long)p.bits, (unsigned long long)p.bytes,
 			       (double)p.bits / capacity, p.hashes, p.expected_fpr);
+		}
 	}
-	if (!json)
+	if (!j)
 		printf("\n");
 }
 
@@ -110,26 +115,36 @@ static void plan_print_text(const struct bloom_plan *p)
 	}
 }
 
-static void plan_print_json(const struct bloom_plan *p)
+static void plan_print_json(struct json *j, const struct bloom_plan *p)
 {
 	size_t i;
 
-	printf("\"capacity\":%llu,\"fpr\":%g,\"bits\":%llu,\"hashes\":%u,\"bytes\":%llu,"
-	       "\"bits_per_entry\":%.4f,\"estimated_fpr\":%.6g,\"fill\":[",
-	       (unsigned long long)p->capacity, p->fpr, (unsigned long long)p->bits, p->hashes,
-	       (unsigned long long)p->bytes, (double)p->bits / p->capacity,
-	       bloom_fpr_for_entries(p->bits, p->hashes, p->capacity));
+	json_kv_u64(j, "capacity", p->capacity);
+	json_kv_double(j, "fpr", "%g", p->fpr);
+	json_kv_u64(j, "bits", p->bits);
+	json_kv_u64(j, "hashes", p->hashes);
+	json_kv_u64(j, "bytes", p->bytes);
+	json_kv_double(j, "bits_per_entry", "%.4f", (double)p->bits / p->capacity);
+	json_kv_double(j, "estimated_fpr", "%.6g",
+		       bloom_fpr_for_entries(p->bits, p->hashes, p->capacity));
+	json_key(j, "fill");
+	json_array_start(j);
 	for (i = 0; i < sizeof(plan_fill_pct) / sizeof(plan_fill_pct[0]); i++) {
 		__u64 n = p->capacity * plan_fill_pct[i] / 100;
 
-		printf("%s{\"entries\":%llu,\"fill_ratio\":%.6f,\"estimated_fpr\":%.6g}",
-		       i ? "," : "", (unsigned long long)n,
-		       1 - exp(-(double)p->hashes * n / p->bits),
-		       bloom_layout_fpr(p->layout, p->bits, p->hashes, n));
+		json_object_start(j);
+		json_kv_u64(j, "entries", n);
+		json_kv_double(j, "fill_ratio", "%.6f", 1 - exp(-(double)p->hashes * n / p->bits));
+		json_kv_double(j, "estimated_fpr", "%.6g",
+			       bloom_layout_fpr(p->layout, p->bits, p->hashes, n));
+		json_object_end(j);
 	}
-	printf("],\"layout\":\"%s\",\"layouts\":[", layout_name(p->layout));
-	plan_print_layouts(p->capacity, p->fpr, true);
-	printf("]}\n");
+	json_array_end(j);
+	json_kv_string(j, "layout", layout_name(p->layout));
+	json_key(j, "layouts");
+	json_array_start(j);
+	plan_print_layouts(p->capacity, p->fpr, j);
+	json_array_end(j);
 }
 
 /* Shared with attach: computes the plan and explains a refusal. */
@@ -184,21 +199,28 @@ static void report_text(const struct list_report *r)
 	printf("\n");
 }
 
-static void report_json(const struct list_report *r)
+static void report_json(struct json *j, const struct list_report *r)
 {
 	const struct list_build *b = &r->build;
 	int i;
 
-	printf("\"list\":{\"entries\":%llu,\"names\":%llu,\"urls\":%llu,\"keys\":%llu",
-	       (unsigned long long)b->read, (unsigned long long)b->names,
-	       (unsigned long long)b->urls, (unsigned long long)r->keys);
-	for (i = 0; i < 2; i++)
-		printf(",\"%s\":{\"prefixes\":%llu,\"expanded\":%.0f,\"probes\":%u}",
-		       i ? "ipv6" : "ipv4", (unsigned long long)b->plan[i].entries,
-		       b->plan[i].expanded, b->plan[i].ntargets);
+	json_key(j, "list");
+	json_object_start(j);
+	json_kv_u64(j, "entries", b->read);
+	json_kv_u64(j, "names", b->names);
+	json_kv_u64(j, "urls", b->urls);
+	json_kv_u64(j, "keys", r->keys);
+	for (i = 0; i < 2; i++) {
+		json_key(j, i ? "ipv6" : "ipv4");
+		json_object_start(j);
+		json_kv_u64(j, "prefixes", b->plan[i].entries);
+		json_kv_double(j, "expanded", "%.0f", b->plan[i].expanded);
+		json_kv_u64(j, "probes", b->plan[i].ntargets);
+		json_object_end(j);
+	}
 	if (r->verify)
-		printf(",\"exact_bytes\":%llu", (unsigned long long)r->exact_bytes);
-	printf("},");
+		json_kv_u64(j, "exact_bytes", r->exact_bytes);
+	json_object_end(j);
 }
 
 /* Reads the lists, plans prefixes; with --verify builds the exact copy to measure it. */
@@ -336,15 +358,20 @@ int cmd_plan(int argc, char **argv)
 	if (plan_or_explain(capacity, fpr, layout, &plan))
 		return 1;
 	if (json) {
+		struct json j;
+
 		/* One object: the list's part first, then the plan's keys. */
-		printf("{");
+		json_start(&j, stdout);
+		json_object_start(&j);
 		if (nlists)
-			report_json(&report);
-		plan_print_json(&plan);
+			report_json(&j, &report);
+		plan_print_json(&j, &plan);
+		json_object_end(&j);
+		json_end(&j);
 	} else {
 		if (nlists)
 			report_text(&report);
-		plan_print_layouts(capacity, fpr, false);
+		plan_print_layouts(capacity, fpr, NULL);
 		plan_print_text(&plan);
 	}
 	return 0;

@@ -17,6 +17,7 @@
 #include "attachment.h"
 #include "cli.h"
 #include "filter.h"
+#include "json.h"
 #include "log.h"
 #include "prefixes.h"
 #include "sizing.h"
@@ -76,18 +77,23 @@ static void print_counters(const __u64 *now, const __u64 *before, double secs, b
 	size_t i;
 
 	if (json) {
-		printf("{");
+		struct json j;
+
+		json_start(&j, stdout);
+		json_object_start(&j);
 		for (i = 0; i < NCOUNTERS; i++)
-			printf("%s\"%s\":%llu", i ? "," : "", counter_names[i],
-			       (unsigned long long)now[i]);
+			json_kv_u64(&j, counter_names[i], now[i]);
 		if (before) {
-			printf(",\"interval\":%.3f,\"rates\":{", secs);
+			json_kv_double(&j, "interval", "%.3f", secs);
+			json_key(&j, "rates");
+			json_object_start(&j);
 			for (i = 0; i < NCOUNTERS; i++)
-				printf("%s\"%s\":%.1f", i ? "," : "", counter_names[i],
-				       (now[i] - before[i]) / secs);
-			printf("}");
+				json_kv_double(&j, counter_names[i], "%.1f",
+					       (now[i] - before[i]) / secs);
+			json_object_end(&j);
 		}
-		printf("}\n");
+		json_object_end(&j);
+		json_end(&j);
 	} else {
 		for (i = 0; i < NCOUNTERS; i++) {
 			printf("%-18s %20llu", counter_names[i], (unsigned long long)now[i]);
@@ -247,7 +253,6 @@ static int do_status(const char *ifname, bool json)
 	struct attachment att;
 	double fill, fpr_n, fpr_fill, target, distinct;
 	__u64 keys, bits_m;
-	char fill_json[32], fpr_fill_json[32];
 	char l4[64], l6[64];
 	char loaded[32] = "never", match[64], dns_ports[32], http_ports[32], tls_ports[32];
 	__u64 counts[NCOUNTERS], checked, fps, v4_lengths, v6_lengths;
@@ -314,33 +319,46 @@ static int do_status(const char *ifname, bool json)
 	}
 
 	if (json) {
-		printf("{\"ifname\":\"%s\",\"ifindex\":%u,\"prog_id\":%u,\"mode\":\"%s\","
-		       "\"match\":\"%s\",\"action\":\"%s\",\"dns_reply\":\"%s\",",
-		       ifname, link.ifindex, link.prog_id, link.mode, match,
-		       cfg->action == BLOOMXDP_ACTION_MONITOR ? "monitor" : "drop",
-		       cfg->dns_reply == BLOOMXDP_DNS_REPLY_NXDOMAIN ? "nxdomain" : "none");
-		printf("\"dns_ports\":\"%s\",\"http_ports\":\"%s\",\"tls_ports\":\"%s\","
-		       "\"layout\":\"%s\",\"capacity\":%llu,\"entries\":%llu,"
-		       "\"distinct_estimate\":%.0f,", dns_ports, http_ports, tls_ports,
-		       layout_name(cfg->layout), (unsigned long long)cfg->capacity,
-		       (unsigned long long)st.entries, distinct);
-		/* JSON has no NaN: unknown is null. */
-		snprintf(fill_json, sizeof(fill_json), isnan(fill) ? "null" : "%.6g", fill);
-		snprintf(fpr_fill_json, sizeof(fpr_fill_json), isnan(fpr_fill) ? "null" : "%.6g",
-			 fpr_fill);
-		printf("\"bits\":%llu,\"hashes\":%u,\"bytes\":%llu,\"set_bits\":%llu,"
-		       "\"fill_ratio\":%s,\"estimated_fpr\":%.6g,\"estimated_fpr_fill\":%s,"
-		       "\"target_fpr\":%g,\"generation\":%llu,\"loaded_at\":\"%s\",",
-		       (unsigned long long)bits_m, cfg->hashes,
-		       (unsigned long long)(cfg->layout == BLOOMXDP_LAYOUT_KERNEL ? bits_m / 8 :
-					    f.bytes),
-		       (unsigned long long)set_bits, fill_json, fpr_n, fpr_fill_json, target,
-		       (unsigned long long)st.generation, loaded);
-		printf("\"verify\":%s,\"observed_fpr\":%.6g,\"false_positives\":%llu,"
-		       "\"prefix_lengths_v4\":\"%s\",\"prefix_lengths_v6\":\"%s\","
-		       "\"events_per_sec\":%u}\n", cfg->verify ? "true" : "false", observed_fpr,
-		       (unsigned long long)fps, lengths_text(v4_lengths, l4, sizeof(l4)),
-		       lengths_text(v6_lengths, l6, sizeof(l6)), cfg->events_per_sec);
+		struct json j;
+
+		json_start(&j, stdout);
+		json_object_start(&j);
+		json_kv_string(&j, "ifname", ifname);
+		json_kv_u64(&j, "ifindex", link.ifindex);
+		json_kv_u64(&j, "prog_id", link.prog_id);
+		json_kv_string(&j, "mode", link.mode);
+		json_kv_string(&j, "match", match);
+		json_kv_string(&j, "action",
+			       cfg->action == BLOOMXDP_ACTION_MONITOR ? "monitor" : "drop");
+		json_kv_string(&j, "dns_reply",
+			       cfg->dns_reply == BLOOMXDP_DNS_REPLY_NXDOMAIN ? "nxdomain" : "none");
+		json_kv_string(&j, "dns_ports", dns_ports);
+		json_kv_string(&j, "http_ports", http_ports);
+		json_kv_string(&j, "tls_ports", tls_ports);
+		json_kv_string(&j, "layout", layout_name(cfg->layout));
+		json_kv_u64(&j, "capacity", cfg->capacity);
+		json_kv_u64(&j, "entries", st.entries);
+		/* JSON has no NaN nor infinity: unknown (or past counting) is null. */
+		json_kv_double(&j, "distinct_estimate", "%.0f", distinct);
+		json_kv_u64(&j, "bits", bits_m);
+		json_kv_u64(&j, "hashes", cfg->hashes);
+		json_kv_u64(&j, "bytes", cfg->layout == BLOOMXDP_LAYOUT_KERNEL ? bits_m / 8 :
+					 f.bytes);
+		json_kv_u64(&j, "set_bits", set_bits);
+		json_kv_double(&j, "fill_ratio", "%.6g", fill);
+		json_kv_double(&j, "estimated_fpr", "%.6g", fpr_n);
+		json_kv_double(&j, "estimated_fpr_fill", "%.6g", fpr_fill);
+		json_kv_double(&j, "target_fpr", "%g", target);
+		json_kv_u64(&j, "generation", st.generation);
+		json_kv_string(&j, "loaded_at", loaded);
+		json_kv_bool(&j, "verify", cfg->verify);
+		json_kv_double(&j, "observed_fpr", "%.6g", observed_fpr);
+		json_kv_u64(&j, "false_positives", fps);
+		json_kv_string(&j, "prefix_lengths_v4", lengths_text(v4_lengths, l4, sizeof(l4)));
+		json_kv_string(&j, "prefix_lengths_v6", lengths_text(v6_lengths, l6, sizeof(l6)));
+		json_kv_u64(&j, "events_per_sec", cfg->events_per_sec);
+		json_object_end(&j);
+		json_end(&j);
 		goto cleanup;
 	}
 	printf("interface       %s (ifindex %u)\n", ifname, link.ifindex);

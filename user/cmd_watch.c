@@ -13,6 +13,7 @@
 
 #include "attachment.h"
 #include "cli.h"
+#include "json.h"
 #include "log.h"
 
 /* A year: longer is a mistake, and "inf" no number. */
@@ -100,16 +101,29 @@ static int on_event(void *arg, void *data, size_t size)
 	secs = (time_t)t;
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", gmtime(&secs));
 	event_name(ev, name, sizeof(name));
-	if (w->json)
-		printf("{\"time\":\"%s.%06dZ\",\"ifname\":\"%s\",\"ifindex\":%u,\"verdict\":\"%s\","
-		       "\"field\":\"%s\",\"key\":\"%s\",\"key_len\":%u,\"src\":\"%s\",\"dst\":\"%s\","
-		       "\"proto\":%u,\"sport\":%u,\"dport\":%u,\"name\":\"%s\"}\n", when,
-		       (int)((t - secs) * 1e6), ifname, ev->ifindex,
-		       NAME_OF(verdict_names, ev->verdict), NAME_OF(field_names, ev->field),
-		       NAME_OF(kind_names, ev->key_kind), ev->key_len, src, dst,
-		       ev->l4_proto == 0xff ? 0 : ev->l4_proto, ntohs(ev->sport), ntohs(ev->dport),
-		       name);
-	else
+	if (w->json) {
+		struct json j;
+		char stamp[64];
+
+		snprintf(stamp, sizeof(stamp), "%s.%06dZ", when, (int)((t - secs) * 1e6));
+		json_start(&j, stdout);
+		json_object_start(&j);
+		json_kv_string(&j, "time", stamp);
+		json_kv_string(&j, "ifname", ifname);
+		json_kv_u64(&j, "ifindex", ev->ifindex);
+		json_kv_string(&j, "verdict", NAME_OF(verdict_names, ev->verdict));
+		json_kv_string(&j, "field", NAME_OF(field_names, ev->field));
+		json_kv_string(&j, "key", NAME_OF(kind_names, ev->key_kind));
+		json_kv_u64(&j, "key_len", ev->key_len);
+		json_kv_string(&j, "src", src);
+		json_kv_string(&j, "dst", dst);
+		json_kv_u64(&j, "proto", ev->l4_proto == 0xff ? 0 : ev->l4_proto);
+		json_kv_u64(&j, "sport", ntohs(ev->sport));
+		json_kv_u64(&j, "dport", ntohs(ev->dport));
+		json_kv_string(&j, "name", name);
+		json_object_end(&j);
+		json_end(&j);
+	} else
 		printf("%s.%06dZ %s %s %s %s -> %s %s %s%s%s\n", when, (int)((t - secs) * 1e6),
 		       ifname, NAME_OF(verdict_names, ev->verdict), src, dst,
 		       NAME_OF(field_names, ev->field), NAME_OF(kind_names, ev->key_kind),
