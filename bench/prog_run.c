@@ -23,6 +23,7 @@
 #include "blocklist.h"
 #include "hash_probe.h"
 #include "keys.h"
+#include "layout.h"
 #include "sizing.h"
 
 #define REPEAT 1000000
@@ -180,7 +181,6 @@ static void insert_text(struct filter *f, const char *text)
  */
 static void lookup_row(__u32 layout, __u64 n)
 {
-	static const char *const names[] = { "bits", "blocked", "kernel" };
 	struct bloomxdp_config cfg = { .capacity = n, .layout = layout };
 	double ns[2] = { 0, 0 };
 	struct lookup *skel;
@@ -192,7 +192,7 @@ static void lookup_row(__u32 layout, __u64 n)
 
 	if (bloom_plan_compute_layout(n, 0.01, layout, &plan))
 		return;
-	cfg.bits = layout == BLOOMXDP_LAYOUT_KERNEL ? 0 : plan.bits;
+	cfg.bits = layout_config_bits(&plan);
 	cfg.hashes = plan.hashes;
 	cfg.hash_key[0] = 0x0706050403020100ULL;
 	cfg.hash_key[1] = 0x0f0e0d0c0b0a0908ULL;
@@ -225,14 +225,14 @@ static void lookup_row(__u32 layout, __u64 n)
 			break;
 		skel->rodata_config->config = cfg;
 		bpf_map__set_max_entries(skel->maps.addrs, count);
-		if (layout == BLOOMXDP_LAYOUT_KERNEL)
+		if (f.kbloom_fd >= 0)
 			bpf_map__reuse_fd(skel->maps.kbloom, f.kbloom_fd);
 		else
 			bpf_map__reuse_fd(skel->maps.words, f.map_fd);
 		if (lookup__load(skel) ||
 		    bpf_map_update_batch(bpf_map__fd(skel->maps.addrs), keys, addrs, &count, &bopts) ||
 		    bpf_prog_test_run_opts(bpf_program__fd(skel->progs.lookup), &opts)) {
-			fprintf(stderr, "lookup bench (%s, %llu): %s\n", names[layout],
+			fprintf(stderr, "lookup bench (%s, %llu): %s\n", layout_name(layout),
 				(unsigned long long)n, strerror(errno));
 			lookup__destroy(skel);
 			break;
@@ -240,7 +240,7 @@ static void lookup_row(__u32 layout, __u64 n)
 		ns[listed] = (double)opts.duration / count;
 		lookup__destroy(skel);
 	}
-	printf("| %s | %llu | %.2f | %.1f | %.1f |\n", names[layout], (unsigned long long)n,
+	printf("| %s | %llu | %.2f | %.1f | %.1f |\n", layout_name(layout), (unsigned long long)n,
 	       (double)plan.bits / n, ns[1], ns[0]);
 	free(addrs);
 	free(keys);
@@ -255,7 +255,7 @@ static void lookup_table(void)
 	printf("\n| layout | entries | bits/entry | ns per lookup, listed | ns per lookup, "
 	       "not listed |\n|---|---|---|---|---|\n");
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
-		for (l = BLOOMXDP_LAYOUT_BITS; l <= BLOOMXDP_LAYOUT_KERNEL; l++)
+		for (l = 0; l < LAYOUT_COUNT; l++)
 			lookup_row(l, sizes[i]);
 }
 

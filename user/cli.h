@@ -31,9 +31,6 @@ const char *match_text(__u32 match, char *buf, size_t len);
 struct bloom_plan;
 /* bloom_plan_compute() with the error explained on stderr. */
 int plan_or_explain(__u64 capacity, double fpr, __u32 layout, struct bloom_plan *plan);
-/* "bits", "blocked" to enum bloomxdp_layout; prints the error. */
-int layout_parse(const char *name, __u32 *layout);
-const char *layout_name(__u32 layout);
 
 /* "1000000", "1e6", "10M", "2k": a positive count. Prints the error. */
 int parse_count(const char *opt, const char *text, __u64 *out);

@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "exact.h"
 #include "filter.h"
+#include "layout.h"
 #include "log.h"
 #include "sizing.h"
 
@@ -304,8 +305,7 @@ static int do_attach(const char *ifname, const struct attach_opts *o)
 	ret = random_key(cfg->hash_key);
 	if (ret)
 		goto cleanup;
-	/* Layout kernel: the bit array holds only the header words. */
-	cfg->bits = plan.layout == BLOOMXDP_LAYOUT_KERNEL ? 0 : (__u32)plan.bits;
+	cfg->bits = layout_config_bits(&plan);
 	cfg->hashes = plan.hashes;
 	cfg->match = o->match;
 	cfg->action = o->action;
@@ -330,7 +330,7 @@ static int do_attach(const char *ifname, const struct attach_opts *o)
 		goto cleanup;
 	}
 	bpf_map__set_inner_map_fd(skel->maps.filter, f.map_fd);
-	if (plan.layout == BLOOMXDP_LAYOUT_KERNEL)
+	if (f.kbloom_fd >= 0)
 		bpf_map__set_inner_map_fd(skel->maps.kfilter, f.kbloom_fd);
 	bpf_map__set_inner_map_fd(skel->maps.verify_v4, verify.v4_fd);
 	bpf_map__set_inner_map_fd(skel->maps.verify_v6, verify.v6_fd);

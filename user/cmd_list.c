@@ -16,6 +16,7 @@
 #include "listbuild.h"
 #include "prefixes.h"
 #include "listfile.h"
+#include "layout.h"
 #include "log.h"
 #include "sizing.h"
 
@@ -111,8 +112,8 @@ static void warn_over_capacity(const struct filter *f, const struct bloomxdp_con
 {
 	double fill, distinct;
 
-	/* The kernel's Bloom filter cannot be read: it must be sized by the count. */
-	if (cfg->layout == BLOOMXDP_LAYOUT_KERNEL)
+	/* A filter that cannot be read is judged by the count, in status. */
+	if (!f->ops->readable)
 		return;
 	fill = (double)filter_popcount(f) / cfg->bits;
 	distinct = bloom_entries_for_fill(cfg->bits, cfg->hashes, fill);
@@ -213,7 +214,7 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o, cha
 		goto cleanup;
 	}
 	slot ^= 1;
-	if (att->config.layout == BLOOMXDP_LAYOUT_KERNEL)
+	if (f.kbloom_fd >= 0)
 		nouters = 2;
 	if (att->config.verify) {
 		outers[nouters++] = att->verify.v4_fd;

@@ -11,6 +11,7 @@
 #include "exact.h"
 #include "listbuild.h"
 #include "json.h"
+#include "layout.h"
 #include "log.h"
 #include "sizing.h"
 
@@ -28,37 +29,12 @@ static const char plan_help[] =
 	"  -P, --prefix-probes N as for load (default 6)\n"
 	"  -V, --verify          also the memory of the exact copy of attach --verify, as\n"
 	"                        the kernel accounts it (builds the maps: needs root)\n"
-	"  -L, --layout L        bits, blocked or kernel (default %s); every layout is shown\n"
+	"  -L, --layout L        %s (default %s); every layout is shown\n"
 	"                        side by side, the details are for this one\n"
 	"  -j, --json            one JSON object\n";
 
 /* Fill levels shown, in percent of capacity. */
 static const unsigned int plan_fill_pct[] = { 10, 25, 50, 75, 100, 125, 150, 200 };
-
-static const char *const layout_names[] = {
-	[BLOOMXDP_LAYOUT_BITS] = "bits", [BLOOMXDP_LAYOUT_BLOCKED] = "blocked",
-	[BLOOMXDP_LAYOUT_KERNEL] = "kernel",
-};
-#define NLAYOUTS (sizeof(layout_names) / sizeof(layout_names[0]))
-
-int layout_parse(const char *name, __u32 *layout)
-{
-	__u32 i;
-
-	for (i = 0; i < NLAYOUTS; i++) {
-		if (!strcmp(name, layout_names[i])) {
-			*layout = i;
-			return 0;
-		}
-	}
-	log_error("--layout %s: expected bits, blocked or kernel", name);
-	return -EINVAL;
-}
-
-const char *layout_name(__u32 layout)
-{
-	return layout < NLAYOUTS ? layout_names[layout] : "?";
-}
 
 /* Every layout for the same capacity and FPR, side by side; into j if not NULL. */
 static void plan_print_layouts(__u64 capacity, double fpr, struct json *j)
@@ -69,12 +45,12 @@ static void plan_print_layouts(__u64 capacity, double fpr, struct json *j)
 	if (!j)
 		printf("%-9s %12s %12s %7s %6s %12s\n", "layout", "bits (m)", "bytes",
 		       "bits/e", "k", "design FPR");
-	for (l = 0; l < NLAYOUTS; l++) {
+	for (l = 0; l < LAYOUT_COUNT; l++) {
 		if (bloom_plan_compute_layout(capacity, fpr, l, &p))
 			continue;
 		if (j) {
 			json_object_start(j);
-			json_kv_string(j, "layout", layout_names[l]);
+			json_kv_string(j, "layout", layout_name(l));
 			json_kv_u64(j, "bits", p.bits);
 			json_kv_u64(j, "bytes", p.bytes);
 			json_kv_double(j, "bits_per_entry", "%.4f", (double)p.bits / capacity);
@@ -82,7 +58,7 @@ static void plan_print_layouts(__u64 capacity, double fpr, struct json *j)
 			json_kv_double(j, "estimated_fpr", "%.6g", p.expected_fpr);
 			json_object_end(j);
 		} else {
-			printf("%-9s %12llu %12llu %7.2f %6u %12.4g\n", layout_names[l],
+			printf("%-9s %12llu %12llu %7.2f %6u %12.4g\n", layout_name(l),
 			       (unsigned long long)p.bits, (unsigned long long)p.bytes,
 			       (double)p.bits / capacity, p.hashes, p.expected_fpr);
 		}
@@ -335,7 +311,7 @@ int cmd_plan(int argc, char **argv)
 			log_verbose = true;
 			break;
 		case 'h':
-			printf(plan_help, layout_name(DEFAULT_LAYOUT));
+			printf(plan_help, layout_choices(), layout_name(DEFAULT_LAYOUT));
 			return 0;
 		default:
 			return usage_error("plan", argv);

@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "filter.h"
 #include "json.h"
+#include "layout.h"
 #include "log.h"
 #include "prefixes.h"
 #include "sizing.h"
@@ -295,13 +296,12 @@ static int do_status(const char *ifname, bool json)
 	observed_fpr = checked ? (double)fps / checked : 0;
 	/* Per key: a prefix stored as several keys counts as several. */
 	keys = st.keys ? st.keys : st.entries;
-	if (cfg->layout == BLOOMXDP_LAYOUT_KERNEL) {
-		/* The kernel's map cannot be read: no fill, the entry count only. */
-		bits_m = bloom_kernel_bits(cfg->capacity, cfg->hashes);
+	bits_m = f.ops->bits(cfg);
+	if (!f.ops->readable) {
+		/* No fill to read: the entry count only. */
 		fill = fpr_fill = NAN;
 		distinct = keys;
 	} else {
-		bits_m = cfg->bits;
 		fill = (double)set_bits / cfg->bits;
 		fpr_fill = bloom_fpr_for_fill(fill, cfg->hashes);
 		distinct = bloom_entries_for_fill(cfg->bits, cfg->hashes, fill);
@@ -342,8 +342,7 @@ static int do_status(const char *ifname, bool json)
 		json_kv_double(&j, "distinct_estimate", "%.0f", distinct);
 		json_kv_u64(&j, "bits", bits_m);
 		json_kv_u64(&j, "hashes", cfg->hashes);
-		json_kv_u64(&j, "bytes", cfg->layout == BLOOMXDP_LAYOUT_KERNEL ? bits_m / 8 :
-					 f.bytes);
+		json_kv_u64(&j, "bytes", f.ops->readable ? f.bytes : bits_m / 8);
 		json_kv_u64(&j, "set_bits", set_bits);
 		json_kv_double(&j, "fill_ratio", "%.6g", fill);
 		json_kv_double(&j, "estimated_fpr", "%.6g", fpr_n);
@@ -376,7 +375,7 @@ static int do_status(const char *ifname, bool json)
 	printf("bits (m)        %llu\n", (unsigned long long)bits_m);
 	printf("hashes (k)      %u\n", cfg->hashes);
 	{
-		__u64 bytes = cfg->layout == BLOOMXDP_LAYOUT_KERNEL ? bits_m / 8 : f.bytes;
+		__u64 bytes = f.ops->readable ? f.bytes : bits_m / 8;
 
 		printf("memory          %llu bytes (%.2f MiB)\n", (unsigned long long)bytes,
 		       bytes / 1048576.0);

@@ -12,7 +12,7 @@ static inline __u64 *bloomxdp_filter_word(void *filter, __u32 index)
 	return (__u64 *)filter + index;
 }
 
-/* Layout "kernel" is tested with a syscall in filter_test_hash(), never through here. */
+/* Layout "kernel" is tested by its own ops (layout_kernel.c), never through here. */
 static inline int bloomxdp_kernel_has(void *filter, __u64 hash)
 {
 	(void)filter;
@@ -22,8 +22,9 @@ static inline int bloomxdp_kernel_has(void *filter, __u64 hash)
 
 #include <bloomxdp/bloom.h>
 #include "filter.h"
+#include "layout.h"
 
-static void filter_init(struct filter *f, const struct bloomxdp_config *cfg)
+static int filter_init(struct filter *f, const struct bloomxdp_config *cfg)
 {
 	memset(f, 0, sizeof(*f));
 	f->map_fd = -1;
@@ -34,18 +35,8 @@ static void filter_init(struct filter *f, const struct bloomxdp_config *cfg)
 	f->layout = cfg->layout;
 	f->bytes = ((size_t)cfg->bits / BLOOMXDP_WORD_BITS + BLOOMXDP_HDR_WORDS) * sizeof(__u64);
 	memcpy(f->hash_key, cfg->hash_key, sizeof(f->hash_key));
-}
-
-/* Layout "kernel": the kernel sizes it from capacity and k (map_extra). */
-static int kbloom_create(struct filter *f)
-{
-	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_extra = f->hashes);
-	__u64 entries = f->capacity ? f->capacity : 1;
-
-	f->kbloom_fd = bpf_map_create(BPF_MAP_TYPE_BLOOM_FILTER, "bloomxdp_kbloom", 0,
-				      sizeof(__u64), entries > UINT32_MAX ? UINT32_MAX : entries,
-				      &opts);
-	return f->kbloom_fd < 0 ? -errno : 0;
+	f->ops = layout_get(cfg->layout);
+	return f->ops ? 0 : -EPROTO;
 }
 
 static int filter_map(struct filter *f)
@@ -64,15 +55,17 @@ int filter_create(const struct bloomxdp_config *cfg, struct filter *f)
 	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_MMAPABLE);
 	int ret;
 
-	filter_init(f, cfg);
+	ret = filter_init(f, cfg);
+	if (ret)
+		return ret;
 	f->map_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "bloomxdp_bits", sizeof(__u32),
 				   sizeof(__u64), cfg->bits / BLOOMXDP_WORD_BITS + BLOOMXDP_HDR_WORDS,
 				   &opts);
 	if (f->map_fd < 0)
 		return -errno;
 	ret = filter_map(f);
-	if (!ret && f->layout == BLOOMXDP_LAYOUT_KERNEL)
-		ret = kbloom_create(f);
+	if (!ret && f->ops->create)
+		ret = f->ops->create(f);
 	if (ret)
 		filter_close(f);
 	else
@@ -82,7 +75,7 @@ int filter_create(const struct bloomxdp_config *cfg, struct filter *f)
 
 int filter_install_kernel(int kouter_fd, __u32 slot, const struct filter *f)
 {
-	if (f->layout != BLOOMXDP_LAYOUT_KERNEL)
+	if (!f->ops->create)
 		return 0;
 	return bpf_map_update_elem(kouter_fd, &slot, &f->kbloom_fd, BPF_ANY) ? -errno : 0;
 }
@@ -91,7 +84,7 @@ int filter_open_kernel(int kouter_fd, __u32 slot, struct filter *f)
 {
 	__u32 id;
 
-	if (f->layout != BLOOMXDP_LAYOUT_KERNEL)
+	if (!f->ops->create)
 		return 0;
 	if (bpf_map_lookup_elem(kouter_fd, &slot, &id))
 		return -errno;
@@ -101,7 +94,10 @@ int filter_open_kernel(int kouter_fd, __u32 slot, struct filter *f)
 
 int filter_init_memory(const struct bloomxdp_config *cfg, struct filter *f)
 {
-	filter_init(f, cfg);
+	int ret = filter_init(f, cfg);
+
+	if (ret)
+		return ret;
 	f->words = calloc(f->bytes / sizeof(__u64), sizeof(__u64));
 	if (!f->words)
 		return -ENOMEM;
@@ -114,7 +110,9 @@ int filter_open(int outer_fd, __u32 slot, const struct bloomxdp_config *cfg, str
 	__u32 id;
 	int ret;
 
-	filter_init(f, cfg);
+	ret = filter_init(f, cfg);
+	if (ret)
+		return ret;
 	if (bpf_map_lookup_elem(outer_fd, &slot, &id))
 		return -errno;
 	f->map_fd = bpf_map_get_fd_by_id(id);
@@ -141,7 +139,7 @@ void filter_close(struct filter *f)
 		munmap(f->words, f->bytes);
 	if (f->map_fd >= 0)
 		close(f->map_fd);
-	if (f->layout == BLOOMXDP_LAYOUT_KERNEL && f->kbloom_fd >= 0)
+	if (f->kbloom_fd >= 0)
 		close(f->kbloom_fd);
 	f->kbloom_fd = -1;
 	f->words = NULL;
@@ -162,43 +160,39 @@ static bool set_bit(struct filter *f, __u32 word_index, __u64 mask)
 	return true;
 }
 
-bool filter_insert_hash(struct filter *f, __u64 hash)
+bool layout_array_insert(struct filter *f, __u64 hash)
 {
-	struct bloomxdp_probe probe;
+	struct bloomxdp_positions p;
 	bool changed = false;
-	__u32 i, base, h, bit;
+	__u32 i, word;
+	__u64 mask;
 
-	if (f->layout == BLOOMXDP_LAYOUT_KERNEL) {
-		changed = !filter_test_hash(f, hash);
-		bpf_map_update_elem(f->kbloom_fd, NULL, &hash, BPF_ANY);
-		return changed;
-	}
-
-	if (f->layout == BLOOMXDP_LAYOUT_BLOCKED) {
-		/* The positions of bloomxdp_blocked_test(). */
-		base = bloomxdp_block_of(hash, f->bits) * BLOOMXDP_BLOCK_WORDS;
-		h = hash >> 32;
-		for (i = 0; i < f->hashes; i++) {
-			bit = bloomxdp_block_next(&h);
-			changed |= set_bit(f, base + bit / BLOOMXDP_WORD_BITS,
-					   1ULL << (bit % BLOOMXDP_WORD_BITS));
-		}
-		return changed;
-	}
-	bloomxdp_probe_init(&probe, hash, f->bits);
+	bloomxdp_positions_init(&p, f->layout, f->bits, hash);
 	for (i = 0; i < f->hashes; i++) {
-		changed |= set_bit(f, bloomxdp_word_index(probe.pos),
-				   bloomxdp_word_mask(probe.pos));
-		bloomxdp_probe_next(&probe, f->bits);
+		bloomxdp_positions_next(&p, f->layout, f->bits, &word, &mask);
+		changed |= set_bit(f, word, mask);
 	}
 	return changed;
 }
 
+bool layout_array_test(const struct filter *f, __u64 hash)
+{
+	return bloomxdp_filter_test(f->words, f->layout, f->bits, f->hashes, hash);
+}
+
+__u64 layout_array_bits(const struct bloomxdp_config *cfg)
+{
+	return cfg->bits;
+}
+
+bool filter_insert_hash(struct filter *f, __u64 hash)
+{
+	return f->ops->insert(f, hash);
+}
+
 bool filter_test_hash(const struct filter *f, __u64 hash)
 {
-	if (f->layout == BLOOMXDP_LAYOUT_KERNEL)
-		return bpf_map_lookup_elem(f->kbloom_fd, NULL, &hash) == 0;
-	return bloomxdp_filter_test(f->words, f->layout, f->bits, f->hashes, hash);
+	return f->ops->test(f, hash);
 }
 
 static __u64 key_kind(const struct bloomxdp_key *key)

@@ -14,7 +14,8 @@ struct filter {
 	__u32 bits;
 	__u32 hashes;
 	__u32 layout;		/* enum bloomxdp_layout */
-	int kbloom_fd;		/* layout kernel: the BLOOM_FILTER map, else -1 */
+	const struct layout_ops *ops;	/* of layout */
+	int kbloom_fd;		/* the map of a layout that is not readable, else -1 */
 	__u64 capacity;		/* its max_entries */
 	__u64 hash_key[2];
 };

@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include <bloomxdp/common.h>
+#include "layout.h"
 #include "sizing.h"
 
 int bloom_plan_compute(__u64 capacity, double fpr, struct bloom_plan *plan)
@@ -64,25 +65,9 @@ double bloom_blocked_fpr(__u64 bits, __u32 hashes, __u64 entries)
 
 double bloom_layout_fpr(__u32 layout, __u64 bits, __u32 hashes, __u64 entries)
 {
-	return layout == BLOOMXDP_LAYOUT_BLOCKED ? bloom_blocked_fpr(bits, hashes, entries) :
-						   bloom_fpr_for_entries(bits, hashes, entries);
-}
+	const struct layout_ops *ops = layout_get(layout);
 
-/* The k of fewest false positives for a blocked filter of this size. */
-static __u32 blocked_best_hashes(__u64 bits, __u64 entries, double *fpr)
-{
-	__u32 k, best_k = 1;
-	double f, best = 2;
-
-	for (k = 1; k <= 24; k++) {
-		f = bloom_blocked_fpr(bits, k, entries);
-		if (f < best) {
-			best = f;
-			best_k = k;
-		}
-	}
-	*fpr = best;
-	return best_k;
+	return ops ? ops->fpr(bits, hashes, entries) : 1.0;
 }
 
 __u64 bloom_kernel_bits(__u64 capacity, __u32 hashes)
@@ -94,63 +79,16 @@ __u64 bloom_kernel_bits(__u64 capacity, __u32 hashes)
 	return pow2;
 }
 
-/* Layout "kernel": k from the target, at most 15; the kernel chooses m. */
-static int plan_kernel(__u64 capacity, double fpr, struct bloom_plan *plan)
-{
-	double k = round(-log2(fpr));
-
-	if (k < 1)
-		k = 1;
-	if (k > BLOOMXDP_KERNEL_MAX_HASHES)
-		k = BLOOMXDP_KERNEL_MAX_HASHES;
-	plan->hashes = (__u32)k;
-	plan->bits = bloom_kernel_bits(capacity, plan->hashes);
-	if (plan->bits > (1ULL << 32))
-		return -E2BIG;
-	plan->bytes = plan->bits / 8;
-	plan->layout = BLOOMXDP_LAYOUT_KERNEL;
-	plan->expected_fpr = bloom_fpr_for_entries(plan->bits, plan->hashes, capacity);
-	return 0;
-}
-
 int bloom_plan_compute_layout(__u64 capacity, double fpr, __u32 layout, struct bloom_plan *plan)
 {
-	__u64 bits, blocks, lo, hi;
-	double got;
+	const struct layout_ops *ops = layout_get(layout);
 	int ret;
 
-	ret = bloom_plan_compute(capacity, fpr, plan);
-	if (!ret && layout == BLOOMXDP_LAYOUT_KERNEL)
-		return plan_kernel(capacity, fpr, plan);
-	if (ret || layout != BLOOMXDP_LAYOUT_BLOCKED)
-		return ret;
-	/*
-	 * The fewest whole blocks that meet the target, by bisection: the best
-	 * FPR falls as blocks are added. Bounded for any input: ~26 steps of 24
-	 * k, each a sum of O(sqrt(keys per block)) terms, at most ~2,500.
-	 */
-	lo = plan->bits / BLOOMXDP_BLOCK_BITS;
-	hi = BLOOMXDP_MAX_BITS / BLOOMXDP_BLOCK_BITS;
-	if (lo < 1)
-		lo = 1;
-	blocked_best_hashes(hi * BLOOMXDP_BLOCK_BITS, capacity, &got);
-	if (got > fpr)
-		return -E2BIG;
-	while (lo < hi) {
-		blocks = lo + (hi - lo) / 2;
-		blocked_best_hashes(blocks * BLOOMXDP_BLOCK_BITS, capacity, &got);
-		if (got <= fpr)
-			hi = blocks;
-		else
-			lo = blocks + 1;
-	}
-	bits = lo * BLOOMXDP_BLOCK_BITS;
-	plan->hashes = blocked_best_hashes(bits, capacity, &got);
-	plan->bits = bits;
-	plan->bytes = bits / 8;
-	plan->layout = BLOOMXDP_LAYOUT_BLOCKED;
-	plan->expected_fpr = got;
-	return 0;
+	if (!ops)
+		return -EINVAL;
+	ret = ops->plan(capacity, fpr, plan);
+	plan->layout = layout;
+	return ret;
 }
 
 double bloom_fpr_for_entries(__u64 bits, __u32 hashes, __u64 entries)

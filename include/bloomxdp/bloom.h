@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The probe of layout "bits", shared by the XDP program and the CLI.
+ * The probes of the filter layouts, shared by the XDP program and the CLI.
  *
  * The includer first defines how a word of the filter is reached:
  *   static __always_inline __u64 *bloomxdp_filter_word(void *filter, __u32 index);
@@ -13,26 +13,6 @@
 #define BLOOMXDP_BLOOM_H
 
 #include "hash.h"
-
-/* 1 when all k bits of the key are set (listed, or a false positive), else 0. */
-static __always_inline int bloomxdp_bits_test(void *filter, __u32 bits, __u32 hashes,
-					      __u64 hash)
-{
-	struct bloomxdp_probe probe;
-	__u64 *word;
-	__u32 i;
-
-	bloomxdp_probe_init(&probe, hash, bits);
-	for (i = 0; i < BLOOMXDP_MAX_HASHES; i++) {
-		if (i >= hashes)
-			break;
-		word = bloomxdp_filter_word(filter, bloomxdp_word_index(probe.pos));
-		if (!word || !(*word & bloomxdp_word_mask(probe.pos)))
-			return 0;
-		bloomxdp_probe_next(&probe, bits);
-	}
-	return 1;
-}
 
 /*
  * Layout "blocked": the block from the low half of the hash (multiply-shift,
@@ -50,33 +30,73 @@ static __always_inline __u32 bloomxdp_block_next(__u32 *h)
 	return *h >> 23;	/* 0..511: the bit in the block */
 }
 
-static __always_inline int bloomxdp_blocked_test(void *filter, __u32 bits, __u32 hashes,
-						 __u64 hash)
-{
-	__u32 base = bloomxdp_block_of(hash, bits) * BLOOMXDP_BLOCK_WORDS;
-	__u32 h = hash >> 32, i, bit;
-	__u64 *word;
+/*
+ * The k bit positions of a hash in the bit array of layout "bits" or
+ * "blocked", one after the other: the single sequence that user space sets
+ * and the XDP program tests. The layout is a constant in the XDP program, so
+ * the verifier keeps one branch.
+ */
+struct bloomxdp_positions {
+	struct bloomxdp_probe probe;	/* bits: (h1 + i h2) mod m */
+	__u32 base;			/* blocked: the block's first word */
+	__u32 h;			/* blocked: the state of bloomxdp_block_next() */
+};
 
-	for (i = 0; i < BLOOMXDP_MAX_HASHES; i++) {
-		if (i >= hashes)
-			break;
-		bit = bloomxdp_block_next(&h);
-		word = bloomxdp_filter_word(filter, base + bit / BLOOMXDP_WORD_BITS);
-		if (!word || !(*word & (1ULL << (bit % BLOOMXDP_WORD_BITS))))
-			return 0;
+static __always_inline void bloomxdp_positions_init(struct bloomxdp_positions *p, __u32 layout,
+						    __u32 bits, __u64 hash)
+{
+	/* Every field set, whatever the layout: compilers that cannot see it is constant warn. */
+	p->base = 0;
+	p->h = 0;
+	p->probe.pos = p->probe.step = 0;
+	if (layout == BLOOMXDP_LAYOUT_BLOCKED) {
+		p->base = bloomxdp_block_of(hash, bits) * BLOOMXDP_BLOCK_WORDS;
+		p->h = hash >> 32;
+	} else {
+		bloomxdp_probe_init(&p->probe, hash, bits);
 	}
-	return 1;
 }
 
-/* The test of the given layout (a constant in the XDP program: the other is pruned). */
+/* The next position: its word in the array and the bit's mask in that word. */
+static __always_inline void bloomxdp_positions_next(struct bloomxdp_positions *p, __u32 layout,
+						    __u32 bits, __u32 *word, __u64 *mask)
+{
+	__u32 bit;
+
+	if (layout == BLOOMXDP_LAYOUT_BLOCKED) {
+		bit = bloomxdp_block_next(&p->h);
+		*word = p->base + bit / BLOOMXDP_WORD_BITS;
+		*mask = 1ULL << (bit % BLOOMXDP_WORD_BITS);
+	} else {
+		*word = bloomxdp_word_index(p->probe.pos);
+		*mask = bloomxdp_word_mask(p->probe.pos);
+		bloomxdp_probe_next(&p->probe, bits);
+	}
+}
+
+/*
+ * 1 when all k bits of the hash are set (listed, or a false positive), else
+ * 0; layout "kernel" asks its own map.
+ */
 static __always_inline int bloomxdp_filter_test(void *filter, __u32 layout, __u32 bits,
 						__u32 hashes, __u64 hash)
 {
-	if (layout == BLOOMXDP_LAYOUT_BLOCKED)
-		return bloomxdp_blocked_test(filter, bits, hashes, hash);
+	struct bloomxdp_positions p;
+	__u64 *word, mask;
+	__u32 i, index;
+
 	if (layout == BLOOMXDP_LAYOUT_KERNEL)
 		return bloomxdp_kernel_has(filter, hash);
-	return bloomxdp_bits_test(filter, bits, hashes, hash);
+	bloomxdp_positions_init(&p, layout, bits, hash);
+	for (i = 0; i < BLOOMXDP_MAX_HASHES; i++) {
+		if (i >= hashes)
+			break;
+		bloomxdp_positions_next(&p, layout, bits, &index, &mask);
+		word = bloomxdp_filter_word(filter, index);
+		if (!word || !(*word & mask))
+			return 0;
+	}
+	return 1;
 }
 
 #endif /* BLOOMXDP_BLOOM_H */

@@ -23,6 +23,7 @@
 
 #include <bloomxdp/common.h>
 #include "filter.h"
+#include "layout.h"
 #include "sizing.h"
 
 #define ENTRIES 1000000ULL
@@ -53,7 +54,7 @@ static void check_layout(__u32 layout, double fpr, __u64 seed)
 	struct filter f;
 
 	assert_int_equal(bloom_plan_compute_layout(ENTRIES, fpr, layout, &plan), 0);
-	cfg.bits = layout == BLOOMXDP_LAYOUT_KERNEL ? 0 : plan.bits;
+	cfg.bits = layout_config_bits(&plan);
 	cfg.hashes = plan.hashes;
 	cfg.hash_key[0] = rng_next(&s);
 	cfg.hash_key[1] = rng_next(&s);

@@ -30,6 +30,7 @@
 #include <bloomxdp/common.h>	/* before the skeleton: it names struct bloomxdp_config */
 #include "bloomxdp.skel.h"
 #include "filter.h"
+#include "layout.h"
 #include "keys.h"
 #include "sizing.h"
 
@@ -384,7 +385,7 @@ static inline int harness_open(struct xdp_harness *h, const struct harness_confi
 		memcpy(cfg->hash_key, hc->hash_key, sizeof(cfg->hash_key));
 	else if (getrandom(cfg->hash_key, sizeof(cfg->hash_key), 0) != sizeof(cfg->hash_key))
 		ret = -EIO;
-	cfg->bits = plan.layout == BLOOMXDP_LAYOUT_KERNEL ? 0 : (__u32)plan.bits;
+	cfg->bits = layout_config_bits(&plan);
 	cfg->hashes = plan.hashes;
 	cfg->match = hc->match;
 	cfg->action = hc->action;
@@ -400,7 +401,7 @@ static inline int harness_open(struct xdp_harness *h, const struct harness_confi
 		ret = filter_create(cfg, &h->filter);
 	if (!ret)
 		ret = bpf_map__set_inner_map_fd(h->skel->maps.filter, h->filter.map_fd);
-	if (!ret && plan.layout == BLOOMXDP_LAYOUT_KERNEL)
+	if (!ret && h->filter.kbloom_fd >= 0)
 		ret = bpf_map__set_inner_map_fd(h->skel->maps.kfilter, h->filter.kbloom_fd);
 	if (!ret)
 		ret = bloomxdp__load(h->skel);

@@ -1,0 +1,14 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Layout "bits": the classic bit array, k bits anywhere in m. */
+#include "layout.h"
+#include "sizing.h"
+
+const struct layout_ops layout_bits = {
+	.name = "bits",
+	.plan = bloom_plan_compute,
+	.fpr = bloom_fpr_for_entries,
+	.readable = true,
+	.bits = layout_array_bits,
+	.insert = layout_array_insert,
+	.test = layout_array_test,
+};

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Layout "kernel": BPF_MAP_TYPE_BLOOM_FILTER, fed the keyed 64-bit hash of
+ * each key (the kernel hashes that again with jhash). The kernel chooses m:
+ * a power of two; k is at most 15. Its bits cannot be read back.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <bpf/bpf.h>
+
+#include "filter.h"
+#include "layout.h"
+#include "sizing.h"
+
+static int plan_kernel(__u64 capacity, double fpr, struct bloom_plan *plan)
+{
+	double k;
+
+	if (capacity == 0 || !(fpr > 0.0 && fpr < 1.0))
+		return -EINVAL;
+	k = round(-log2(fpr));
+	if (k < 1)
+		k = 1;
+	if (k > BLOOMXDP_KERNEL_MAX_HASHES)
+		k = BLOOMXDP_KERNEL_MAX_HASHES;
+	plan->capacity = capacity;
+	plan->fpr = fpr;
+	plan->hashes = (__u32)k;
+	plan->bits = bloom_kernel_bits(capacity, plan->hashes);
+	if (plan->bits > (1ULL << 32))
+		return -E2BIG;
+	plan->bytes = plan->bits / 8;
+	plan->expected_fpr = bloom_fpr_for_entries(plan->bits, plan->hashes, capacity);
+	return 0;
+}
+
+/* The kernel sizes it from max_entries and k (map_extra). */
+static int create_kernel(struct filter *f)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_extra = f->hashes);
+	__u64 entries = f->capacity ? f->capacity : 1;
+
+	f->kbloom_fd = bpf_map_create(BPF_MAP_TYPE_BLOOM_FILTER, "bloomxdp_kbloom", 0,
+				      sizeof(__u64), entries > UINT32_MAX ? UINT32_MAX : entries,
+				      &opts);
+	return f->kbloom_fd < 0 ? -errno : 0;
+}
+
+static __u64 bits_kernel(const struct bloomxdp_config *cfg)
+{
+	return bloom_kernel_bits(cfg->capacity, cfg->hashes);
+}
+
+static bool test_kernel(const struct filter *f, __u64 hash)
+{
+	return bpf_map_lookup_elem(f->kbloom_fd, NULL, &hash) == 0;
+}
+
+static bool insert_kernel(struct filter *f, __u64 hash)
+{
+	bool changed = !test_kernel(f, hash);
+
+	/*
+	 * A BLOOM_FILTER push fails only for a bad fd, flags or value size, all
+	 * fixed here (the kernel's bloom_map_push_elem()): nothing to check.
+	 */
+	(void)bpf_map_update_elem(f->kbloom_fd, NULL, &hash, BPF_ANY);
+	return changed;
+}
+
+const struct layout_ops layout_kernel = {
+	.name = "kernel",
+	.plan = plan_kernel,
+	.fpr = bloom_fpr_for_entries,
+	.readable = false,
+	.create = create_kernel,
+	.bits = bits_kernel,
+	.insert = insert_kernel,
+	.test = test_kernel,
+};
