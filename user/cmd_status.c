@@ -222,14 +222,12 @@ static int read_link(const struct attachment *att, struct link_view *view)
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
 	struct bpf_link_info info = {};
 	__u32 len = sizeof(info);
-	char path[PATH_MAX];
 	int fd, ret = 0;
 
 	view->mode = "unknown";
-	pin_path(att->dir, BLOOMXDP_PIN_LINK, path, sizeof(path));
-	fd = bpf_obj_get(path);
+	fd = pin_get(att->dir_fd, BLOOMXDP_PIN_LINK);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
 		ret = -errno;
 		goto out;
