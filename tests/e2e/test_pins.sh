@@ -108,22 +108,23 @@ refused() {
 	after=$(snapshot)
 	lines=$(wc -l <"$E2E_TMP/err")
 	# One newline, and it ends the output: exactly one line.
-	if [ "$rc" = "$want" ] && [ "$lines" = 1 ] && [ -z "$(tail -c 1 "$E2E_TMP/err" | tr -d '\n')" ] &&
-		[ ! -s "$E2E_TMP/out" ] && grep -qE -- "$regex" "$E2E_TMP/err" &&
-		[ "$before" = "$after" ]; then
+	if [ "$rc" = "$want" ] && [ "$lines" = 1 ] &&
+		[ -z "$(tail -c 1 "$E2E_TMP/err" | tr -d '\n')" ] && [ ! -s "$E2E_TMP/out" ] &&
+		grep -qE -- "$regex" "$E2E_TMP/err" && [ "$before" = "$after" ]; then
 		ok "$name"
 		return 0
 	fi
 	not_ok "$name" "exit status $rc (want $want), $lines line(s) on stderr (want 1):" \
 		"$(od -c "$E2E_TMP/err" | head -n 6)" "stdout: $(head -c 200 "$E2E_TMP/out")" \
-		"want /$regex/" "bpffs changed: $(diff <(echo "$before") <(echo "$after") | head -n 8)"
+		"want /$regex/" \
+		"bpffs changed: $(diff <(echo "$before") <(echo "$after") | head -n 8)"
 	return 1
 }
 
 # ------------------------------------------------------------ root's own directories work
 check "attach $IF (creates $PIN_ROOT)" bxp attach "$IF" --capacity 1000
 check_eq "$PIN_ROOT and $PIN_ROOT/$IF are root's, mode 700" "d 0 700 d 0 700" \
-	"$(stat -c '%F %u %a' "$PIN_ROOT" "$PIN_ROOT/$IF" | sed 's/^directory/d/' | tr '\n' ' ' | sed 's/ $//')"
+	"$(stat -c '%F %u %a' "$PIN_ROOT" "$PIN_ROOT/$IF" | sed 's/^directory/d/' | paste -sd ' ')"
 modes=$(find "$PIN_ROOT/$IF" -mindepth 1 -printf '%U %m\n' | sort -u)
 check_eq "every pin is root's, mode 600" "0 600" "$modes"
 check "load, through the checked directory" bxp load "$IF" "$LIST"
@@ -152,9 +153,11 @@ for name in "${HOSTILE[@]}"; do
 			bxp "$cmd" "${args[@]}"
 	done
 done
-refused "a newline in the name is shown escaped" 2 "^bloomxdp: 'a\\\\x0ab' is not an interface name" \
+refused "a newline in the name is shown escaped" 2 \
+	"^bloomxdp: 'a\\\\x0ab' is not an interface name" \
 	bxp detach $'a\nb'
-refused "detach ../other: exit 2, says why" 2 "'\.\./other' is not an interface name: it contains '/'" \
+refused "detach ../other: exit 2, says why" 2 \
+	"'\.\./other' is not an interface name: it contains '/'" \
 	bxp detach ../other
 refused "detach ..: exit 2, says why" 2 "'\.\.' is not an interface name: it is '\.' or '\.\.'" \
 	bxp detach ..
@@ -187,7 +190,8 @@ check_eq "the decoys survive detach too" "$decoys_before" "$(others)"
 
 # ------------------------------------------------------------ a bloomxdp made by someone else
 reset_root
-OWNED="is owned by uid $NOBODY with mode 0777, not root's with 0700: someone else may have made it; check its contents, remove it, and attach again"
+OWNED="is owned by uid $NOBODY with mode 0777, not root's with 0700: someone else may have made"
+OWNED+=" it; check its contents, remove it, and attach again"
 as_nobody mkdir -m 0777 "$PIN_ROOT"
 check_eq "nobody made $PIN_ROOT, mode 777" "$NOBODY 777" "$(stat -c '%u %a' "$PIN_ROOT")"
 refused "attach refuses a $PIN_ROOT made by uid $NOBODY (exit 1, one line, why and what to do)" 1 \
