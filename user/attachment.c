@@ -13,6 +13,7 @@
 #include <bpf/libbpf.h>
 
 #include "attachment.h"
+#include "ifname.h"
 #include "log.h"
 
 #ifndef BPF_FS_MAGIC
@@ -40,25 +41,29 @@ int check_privileges(void)
 	return -EPERM;
 }
 
+static void bpffs_missing(void)
+{
+	log_error("bpffs is not mounted at " BLOOMXDP_BPFFS ": mount it with 'mount -t bpf bpf "
+		  BLOOMXDP_BPFFS "' (inside a netns use 'nsenter --net=/run/netns/NAME', not "
+		  "'ip netns exec', which remounts /sys)");
+}
+
 int check_bpffs(void)
 {
 	struct statfs st;
 
-	if (statfs("/sys/fs/bpf", &st) == 0 && st.f_type == BPF_FS_MAGIC)
+	if (statfs(BLOOMXDP_BPFFS, &st) == 0 && st.f_type == BPF_FS_MAGIC)
 		return 0;
-	log_error("bpffs is not mounted at /sys/fs/bpf: mount it with 'mount -t bpf bpf /sys/fs/bpf' "
-		  "(inside a netns use 'nsenter --net=/run/netns/NAME', not 'ip netns exec', "
-		  "which remounts /sys)");
+	bpffs_missing();
 	return -ENOENT;
 }
 
 int check_interface(const char *ifname, int *ifindex)
 {
-	if (strlen(ifname) >= IF_NAMESIZE) {
-		log_error("%s: interface names have at most %d characters", ifname,
-			  IF_NAMESIZE - 1);
-		return -EINVAL;
-	}
+	int ret = ifname_check(ifname);
+
+	if (ret)
+		return ret;
 	*ifindex = if_nametoindex(ifname);
 	if (!*ifindex) {
 		log_error("%s: no such interface in this network namespace (see 'ip link')",
@@ -68,35 +73,193 @@ int check_interface(const char *ifname, int *ifindex)
 	return 0;
 }
 
-int pin_dir_path(const char *ifname, char *out, size_t len)
+/*
+ * name as a directory of ours in parent_fd (path names it in messages), or
+ * -ENOENT unprinted. With create, makes it when missing.
+ */
+static int open_own_dir(int parent_fd, const char *name, const char *path, bool create)
 {
-	int n = snprintf(out, len, "%s/%s", BLOOMXDP_PIN_ROOT, ifname);
+	struct stat st;
+	char owner[32];
+	int fd, ret;
+
+	fd = openat(parent_fd, name, O_RDONLY | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT && create) {
+		if (mkdirat(parent_fd, name, 0700) && errno != EEXIST) {
+			ret = -errno;
+			log_error("cannot create %s: %s", path, strerror(-ret));
+			return ret;
+		}
+		/* Whoever made it, mkdirat or a racing process, the checks below judge it. */
+		fd = openat(parent_fd, name, O_RDONLY | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+	}
+	if (fd < 0) {
+		ret = -errno;
+		if (ret == -ENOENT)
+			return ret;
+		if ((ret == -ENOTDIR || ret == -ELOOP) &&
+		    !fstatat(parent_fd, name, &st, AT_SYMLINK_NOFOLLOW))
+			log_error("%s is %s: someone else may have made it; check it, remove it "
+				  "(not what it may point to), and attach again", path,
+				  S_ISLNK(st.st_mode) ? "a symbolic link, not a directory" :
+				  "not a directory");
+		else
+			log_error("cannot open %s: %s", path, strerror(-ret));
+		return ret;
+	}
+	if (fstat(fd, &st)) {
+		ret = -errno;
+		log_error("cannot stat %s: %s", path, strerror(-ret));
+		goto err;
+	}
+	/* Nobody else may add, rename or replace what is in it. */
+	if (st.st_uid != geteuid() || (st.st_mode & 077)) {
+		if (geteuid() == 0)
+			snprintf(owner, sizeof(owner), "root's");
+		else
+			snprintf(owner, sizeof(owner), "uid %u's", (unsigned)geteuid());
+		log_error("%s is owned by uid %u with mode %04o, not %s with 0700: someone else "
+			  "may have made it; check its contents, remove it, and attach again",
+			  path, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), owner);
+		ret = -EPERM;
+		goto err;
+	}
+	return fd;
+err:
+	close(fd);
+	return ret;
+}
+
+/*
+ * bpf_obj_get() and bpf_obj_pin() take a path: /proc/self/fd/<dir_fd>/<name>
+ * reaches name in the very directory dir_fd holds, without resolving its path
+ * again. (BPF_F_PATH_FD, which takes the descriptor itself, needs kernel 6.5:
+ * Debian 12's is 6.1, and neither libbpf 1.1 nor its headers know the flag.)
+ */
+static int fd_path(int dir_fd, const char *name, char *out, size_t len)
+{
+	int n = snprintf(out, len, "/proc/self/fd/%d/%s", dir_fd, name);
 
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-int pin_path(const char *dir, const char *name, char *out, size_t len)
+/* fd_path() needs /proc: check that it leads to fd itself. */
+static int check_fd_path(int fd, const char *path)
 {
-	int n = snprintf(out, len, "%s/%s", dir, name);
+	struct stat held, reached;
+	char proc[PATH_MAX];
 
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+	if (!fd_path(fd, ".", proc, sizeof(proc)) && !fstat(fd, &held) && !stat(proc, &reached) &&
+	    held.st_dev == reached.st_dev && held.st_ino == reached.st_ino)
+		return 0;
+	log_error("cannot reach %s through /proc/self/fd, which bloomxdp opens its pins by: "
+		  "mount /proc ('mount -t proc proc /proc')", path);
+	return -EIO;
 }
 
-static int open_pin(const struct attachment *att, const char *name)
+int pin_get(int dir_fd, const char *name)
 {
 	char path[PATH_MAX];
 	int fd, ret;
 
-	ret = pin_path(att->dir, name, path, sizeof(path));
+	ret = fd_path(dir_fd, name, path, sizeof(path));
 	if (ret)
 		return ret;
 	fd = bpf_obj_get(path);
-	if (fd < 0) {
-		ret = -errno;
-		log_error("%s: cannot open pin: %s; 'bloomxdp detach %s' and attach again",
-			  path, strerror(-ret), att->ifname);
+	return fd < 0 ? -errno : fd;
+}
+
+int pin_put(int dir_fd, const char *name, int fd)
+{
+	char path[PATH_MAX];
+	int ret;
+
+	ret = fd_path(dir_fd, name, path, sizeof(path));
+	if (ret)
 		return ret;
+	if (bpf_obj_pin(fd, path) || fchmodat(dir_fd, name, 0600, 0))
+		return -errno;
+	return 0;
+}
+
+void pin_dir_close(struct pin_dir *pd)
+{
+	int *fds[] = { &pd->fd, &pd->root_fd, &pd->bpffs_fd };
+	size_t i;
+
+	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+		*fds[i] = -1;
 	}
+}
+
+int pin_dir_open(const char *ifname, bool create, struct pin_dir *pd)
+{
+	struct statfs sf;
+	int tries, ret;
+
+	pd->bpffs_fd = pd->root_fd = pd->fd = -1;
+	pd->path[0] = '\0';
+	/* The name becomes one path component: never "..", never "a/b". */
+	ret = ifname_check(ifname);
+	if (ret)
+		return ret;
+	snprintf(pd->path, sizeof(pd->path), "%s/%s", BLOOMXDP_PIN_ROOT, ifname);
+	pd->bpffs_fd = open(BLOOMXDP_BPFFS, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pd->bpffs_fd < 0 || fstatfs(pd->bpffs_fd, &sf) || sf.f_type != BPF_FS_MAGIC) {
+		bpffs_missing();
+		ret = -ENODEV;
+		goto err;
+	}
+	for (tries = 0;; tries++) {
+		ret = pd->root_fd = open_own_dir(pd->bpffs_fd, BLOOMXDP_PIN_ROOT_NAME,
+						 BLOOMXDP_PIN_ROOT, create);
+		if (ret < 0)
+			goto err;
+		if (!create || mkdirat(pd->root_fd, ifname, 0700) == 0)
+			break;
+		ret = -errno;
+		if (ret == -EEXIST)
+			goto err;
+		/* ENOENT: a detach removed the root, empty, since we opened it. */
+		if (ret != -ENOENT || tries == 2) {
+			log_error("cannot create %s: %s", pd->path, strerror(-ret));
+			goto err;
+		}
+		close(pd->root_fd);
+		pd->root_fd = -1;
+	}
+	ret = pd->fd = open_own_dir(pd->root_fd, ifname, pd->path, false);
+	if (ret < 0)
+		goto err;
+	ret = check_fd_path(pd->fd, pd->path);
+	if (ret)
+		goto err;
+	return 0;
+err:
+	pin_dir_close(pd);
+	return ret;
+}
+
+int pin_dir_remove(struct pin_dir *pd, const char *ifname)
+{
+	int ret = 0;
+
+	if (unlinkat(pd->root_fd, ifname, AT_REMOVEDIR) && errno != ENOENT)
+		ret = -errno;
+	/* The root too, once the last interface is gone; busy means others remain. */
+	unlinkat(pd->bpffs_fd, BLOOMXDP_PIN_ROOT_NAME, AT_REMOVEDIR);
+	return ret;
+}
+
+static int open_pin(const struct attachment *att, const char *name)
+{
+	int fd = pin_get(att->dir_fd, name);
+
+	if (fd < 0)
+		log_error("%s/%s: cannot open pin: %s; 'bloomxdp detach %s' and attach again",
+			  att->dir, name, strerror(-fd), att->ifname);
 	return fd;
 }
 
@@ -137,6 +300,7 @@ static void attachment_init(struct attachment *att)
 
 int attachment_open(const char *ifname, bool lock, struct attachment *att)
 {
+	struct pin_dir pd;
 	__u32 zero = 0;
 	int ret;
 
@@ -144,25 +308,20 @@ int attachment_open(const char *ifname, bool lock, struct attachment *att)
 	ret = check_privileges();
 	if (ret)
 		return ret;
-	ret = check_bpffs();
-	if (ret)
-		return ret;
-	if (strlen(ifname) >= IF_NAMESIZE || pin_dir_path(ifname, att->dir, sizeof(att->dir))) {
-		log_error("%s: not an interface name", ifname);
-		return -EINVAL;
-	}
-	strcpy(att->ifname, ifname);
-
-	att->dir_fd = open(att->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (att->dir_fd < 0) {
-		ret = -errno;
+	ret = pin_dir_open(ifname, false, &pd);
+	if (ret) {
 		if (ret == -ENOENT)
 			log_error("not attached to %s: attach it first with "
 				  "'bloomxdp attach %s'", ifname, ifname);
-		else
-			log_error("%s: %s", att->dir, strerror(-ret));
-		goto err;
+		return ret;
 	}
+	/* Only the pins' directory is needed from now on. */
+	att->dir_fd = pd.fd;
+	pd.fd = -1;
+	pin_dir_close(&pd);
+	strcpy(att->ifname, ifname);
+	strcpy(att->dir, pd.path);
+
 	if (lock && flock(att->dir_fd, LOCK_EX)) {
 		ret = -errno;
 		log_error("%s: cannot lock: %s", att->dir, strerror(-ret));
@@ -294,16 +453,12 @@ int attachment_read_link(const struct attachment *att, struct link_view *view)
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
 	struct bpf_link_info info = {};
 	__u32 len = sizeof(info);
-	char path[PATH_MAX];
 	int fd, ret = 0;
 
 	view->mode = "unknown";
-	ret = pin_path(att->dir, BLOOMXDP_PIN_LINK, path, sizeof(path));
-	if (ret)
-		return ret;
-	fd = bpf_obj_get(path);
+	fd = pin_get(att->dir_fd, BLOOMXDP_PIN_LINK);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
 		ret = -errno;
 		goto out;
@@ -332,6 +487,8 @@ out:
 int attachment_lock(struct attachment *att)
 {
 	struct stat held, now;
+	struct pin_dir pd;
+	bool same;
 	int ret;
 
 	if (flock(att->dir_fd, LOCK_EX)) {
@@ -339,8 +496,15 @@ int attachment_lock(struct attachment *att)
 		log_error("%s: cannot lock: %s", att->dir, strerror(-ret));
 		return ret;
 	}
-	if (fstat(att->dir_fd, &held) || stat(att->dir, &now) || held.st_dev != now.st_dev ||
-	    held.st_ino != now.st_ino) {
+	/* The directory by its name now, checked as attachment_open() checked it. */
+	ret = pin_dir_open(att->ifname, false, &pd);
+	if (ret && ret != -ENOENT)
+		return ret;
+	same = !ret && !fstat(att->dir_fd, &held) && !fstat(pd.fd, &now) &&
+	       held.st_dev == now.st_dev && held.st_ino == now.st_ino;
+	if (!ret)
+		pin_dir_close(&pd);
+	if (!same) {
 		log_error("%s was detached (or attached again) meanwhile: nothing was changed; "
 			  "run the command again", att->ifname);
 		return -ESTALE;

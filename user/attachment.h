@@ -11,8 +11,8 @@
 /* What the pins under BLOOMXDP_PIN_ROOT/<ifname>/ give a command. */
 struct attachment {
 	char ifname[IF_NAMESIZE];
-	char dir[PATH_MAX];
-	int dir_fd;		/* holds the flock of writers */
+	char dir[PATH_MAX];	/* for messages */
+	int dir_fd;		/* the pins' directory; holds the flock of writers */
 	int config_fd;
 	int filter_fd;		/* outer ARRAY_OF_MAPS */
 	int kfilter_fd;		/* outer ARRAY_OF_MAPS of BLOOM_FILTER maps (layout kernel) */
@@ -28,14 +28,41 @@ struct attachment {
 /* Who may run: root, or CAP_BPF + CAP_NET_ADMIN. Prints the error. */
 int check_privileges(void);
 
-/* bpffs must be mounted at /sys/fs/bpf. Prints the error. */
+/* bpffs must be mounted at BLOOMXDP_BPFFS. Prints the error. */
 int check_bpffs(void);
 
-/* ifname must exist in this network namespace. Prints the error. */
+/* ifname must be valid and exist in this network namespace. Prints the error. */
 int check_interface(const char *ifname, int *ifindex);
 
-int pin_dir_path(const char *ifname, char *out, size_t len);
-int pin_path(const char *dir, const char *name, char *out, size_t len);
+/*
+ * The directories of an attachment's pins, each opened without following a
+ * symbolic link and checked to be ours: on a bpffs of mode 1777 (what
+ * 'mount -t bpf bpf /sys/fs/bpf' makes) anyone may create BLOOMXDP_PIN_ROOT
+ * before us, and put links or other pins in it.
+ */
+struct pin_dir {
+	int bpffs_fd;		/* BLOOMXDP_BPFFS */
+	int root_fd;		/* BLOOMXDP_PIN_ROOT */
+	int fd;			/* BLOOMXDP_PIN_ROOT/<ifname> */
+	char path[PATH_MAX];	/* of fd, for messages */
+};
+
+/*
+ * Opens BLOOMXDP_PIN_ROOT/<ifname>/ one level at a time with O_NOFOLLOW, and
+ * refuses a level that is not a directory owned by the effective uid with no
+ * group or other permissions. With create, makes what is missing (mode 0700),
+ * and returns -EEXIST if the interface's directory was there already.
+ * Returns -ENOENT, unprinted, when it is not there (not attached); prints the
+ * other errors.
+ */
+int pin_dir_open(const char *ifname, bool create, struct pin_dir *pd);
+void pin_dir_close(struct pin_dir *pd);
+/* Removes the directory (it must be empty) and BLOOMXDP_PIN_ROOT if it is empty. */
+int pin_dir_remove(struct pin_dir *pd, const char *ifname);
+
+/* bpf_obj_get() and bpf_obj_pin() (mode 0600) of name in the directory dir_fd. */
+int pin_get(int dir_fd, const char *name);
+int pin_put(int dir_fd, const char *name, int fd);
 
 /*
  * Opens an existing attachment's pins; with lock, takes the writers' lock

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <bloomxdp/common.h>
 #include "cli.h"
+#include "ifname.h"
 #include "log.h"
 
 int parse_count(const char *opt, const char *text, __u64 *out)
@@ -82,7 +83,8 @@ int take_ifname(const char *cmd, int argc, char **argv, int *optind_io, const ch
 		return -EINVAL;
 	}
 	*ifname = argv[(*optind_io)++];
-	return 0;
+	/* Every command: the name becomes a directory under the bpffs. */
+	return ifname_check(*ifname);
 }
 
 static const struct {

@@ -134,55 +134,26 @@ static int parse_ports(const char *opt, const char *text, __u16 ports[BLOOMXDP_M
 	return -EINVAL;
 }
 
-static int remove_pins(const char *dir)
+/* Removes our pins only, by name: anything else makes the directory stay, and says so. */
+static int remove_pins(struct pin_dir *pd, const char *ifname)
 {
-	char path[PATH_MAX];
-	int ret = 0;
+	int ret = 0, err;
 	size_t i;
 
-	for (i = 0; i < sizeof(pin_names) / sizeof(pin_names[0]); i++) {
-		if (pin_path(dir, pin_names[i], path, sizeof(path)))
-			continue;
-		if (unlink(path) && errno != ENOENT && !ret)
+	for (i = 0; i < sizeof(pin_names) / sizeof(pin_names[0]); i++)
+		if (unlinkat(pd->fd, pin_names[i], 0) && errno != ENOENT && !ret)
 			ret = -errno;
-	}
-	if (rmdir(dir) && errno != ENOENT && !ret)
-		ret = -errno;
-	/* The root too, once the last interface is gone; busy means others remain. */
-	rmdir(BLOOMXDP_PIN_ROOT);
-	return ret;
+	err = pin_dir_remove(pd, ifname);
+	return ret ? ret : err;
 }
 
-static int pin_fd(const char *dir, const char *name, int fd)
+static int pin_fd(const struct pin_dir *pd, const char *name, int fd)
 {
-	char path[PATH_MAX];
-	int ret;
+	int ret = pin_put(pd->fd, name, fd);
 
-	ret = pin_path(dir, name, path, sizeof(path));
 	if (ret)
-		return ret;
-	if (bpf_obj_pin(fd, path) || chmod(path, 0600)) {
-		ret = -errno;
-		log_error("cannot pin %s: %s", path, strerror(-ret));
-		return ret;
-	}
-	return 0;
-}
-
-/* The root may vanish under us: a concurrent detach removes it once empty. */
-static int make_pin_dir(const char *dir)
-{
-	int tries;
-
-	for (tries = 0; tries < 3; tries++) {
-		if (mkdir(BLOOMXDP_PIN_ROOT, 0700) && errno != EEXIST)
-			return -1;
-		if (mkdir(dir, 0700) == 0)
-			return 0;
-		if (errno != ENOENT)
-			return -1;
-	}
-	return -1;
+		log_error("cannot pin %s/%s: %s", pd->path, name, strerror(-ret));
+	return ret;
 }
 
 /* Refuses, or with --force removes, an XDP program that is not ours. */
@@ -257,8 +228,16 @@ static int random_key(__u64 key[2])
 	return 0;
 }
 
+static int already_attached(const char *ifname)
+{
+	log_error("already attached to %s: change its list with 'bloomxdp load %s FILE', or "
+		  "'bloomxdp detach %s' first", ifname, ifname, ifname);
+	return -EEXIST;
+}
+
 static int do_attach(const char *ifname, const struct attach_opts *o)
 {
+	struct pin_dir pd = { .bpffs_fd = -1, .root_fd = -1, .fd = -1 };
 	struct bloomxdp_state st = { .loaded_at_ns = 0 };
 	struct exact_outer outer_verify, outer_allow;
 	struct exact_set verify, allow;
@@ -266,7 +245,6 @@ static int do_attach(const char *ifname, const struct attach_opts *o)
 	struct bloomxdp *skel = NULL;
 	struct bloomxdp_config *cfg;
 	struct bloom_plan plan;
-	char dir[PATH_MAX];
 	bool pinned = false;
 	int link_fd = -1;
 	__u32 zero = 0;
@@ -284,13 +262,13 @@ static int do_attach(const char *ifname, const struct attach_opts *o)
 		ret = plan_or_explain(o->capacity, o->fpr, o->layout, &plan);
 	if (ret)
 		return ret;
-	pin_dir_path(ifname, dir, sizeof(dir));
-	if (access(dir, F_OK) == 0) {
-		log_error("already attached to %s: change its list with "
-			  "'bloomxdp load %s FILE', or 'bloomxdp detach %s' first", ifname, ifname,
-			  ifname);
-		return -EEXIST;
-	}
+	/* Before anything is made: refuses a pin directory that is not ours. */
+	ret = pin_dir_open(ifname, false, &pd);
+	pin_dir_close(&pd);
+	if (ret == 0)
+		return already_attached(ifname);
+	if (ret != -ENOENT)
+		return ret;
 	ret = clear_foreign_xdp(ifname, ifindex, o->force);
 	if (ret)
 		return ret;
@@ -373,21 +351,22 @@ static int do_attach(const char *ifname, const struct attach_opts *o)
 		goto cleanup;
 	}
 
-	if (make_pin_dir(dir)) {
-		ret = -errno;
-		log_error("cannot create %s: %s", dir, strerror(-ret));
+	ret = pin_dir_open(ifname, true, &pd);
+	if (ret) {
+		if (ret == -EEXIST)
+			already_attached(ifname);
 		goto cleanup;
 	}
 	pinned = true;
-	ret = pin_fd(dir, BLOOMXDP_PIN_CONFIG, bpf_map__fd(skel->maps.rodata_config));
+	ret = pin_fd(&pd, BLOOMXDP_PIN_CONFIG, bpf_map__fd(skel->maps.rodata_config));
 	if (!ret)
-		ret = pin_fd(dir, BLOOMXDP_PIN_FILTER, bpf_map__fd(skel->maps.filter));
+		ret = pin_fd(&pd, BLOOMXDP_PIN_FILTER, bpf_map__fd(skel->maps.filter));
 	if (!ret)
-		ret = pin_fd(dir, BLOOMXDP_PIN_COUNTERS, bpf_map__fd(skel->maps.counters));
+		ret = pin_fd(&pd, BLOOMXDP_PIN_COUNTERS, bpf_map__fd(skel->maps.counters));
 	if (!ret)
-		ret = pin_fd(dir, BLOOMXDP_PIN_STATE, bpf_map__fd(skel->maps.state));
+		ret = pin_fd(&pd, BLOOMXDP_PIN_STATE, bpf_map__fd(skel->maps.state));
 	if (!ret)
-		ret = pin_fd(dir, BLOOMXDP_PIN_PROG, bpf_program__fd(skel->progs.bloomxdp_xdp));
+		ret = pin_fd(&pd, BLOOMXDP_PIN_PROG, bpf_program__fd(skel->progs.bloomxdp_xdp));
 	{
 		const struct {
 			const char *name;
@@ -406,11 +385,11 @@ static int do_attach(const char *ifname, const struct attach_opts *o)
 		size_t i;
 
 		for (i = 0; i < sizeof(maps) / sizeof(maps[0]) && !ret; i++)
-			ret = pin_fd(dir, maps[i].name, bpf_map__fd(maps[i].map));
+			ret = pin_fd(&pd, maps[i].name, bpf_map__fd(maps[i].map));
 	}
 	/* Last: once the link is pinned the attachment outlives this process. */
 	if (!ret)
-		ret = pin_fd(dir, BLOOMXDP_PIN_LINK, link_fd);
+		ret = pin_fd(&pd, BLOOMXDP_PIN_LINK, link_fd);
 	if (ret)
 		goto cleanup;
 
@@ -421,7 +400,8 @@ static int do_attach(const char *ifname, const struct attach_opts *o)
 	pinned = false;
 cleanup:
 	if (pinned)
-		remove_pins(dir);
+		remove_pins(&pd, ifname);
+	pin_dir_close(&pd);
 	if (link_fd >= 0)
 		close(link_fd);
 	filter_close(&f);
@@ -570,54 +550,44 @@ int cmd_attach(int argc, char **argv)
  * later (an RCU callback, then a work item that waits for the RTNL), and an
  * attach right after could still find it on the interface.
  */
-static void detach_link(const char *dir)
+static void detach_link(const struct pin_dir *pd)
 {
-	char path[PATH_MAX];
-	int fd;
+	int fd = pin_get(pd->fd, BLOOMXDP_PIN_LINK);
 
-	if (pin_path(dir, BLOOMXDP_PIN_LINK, path, sizeof(path)))
-		return;
-	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return;
 	/* ENOLINK: already detached, e.g. the interface is gone. */
 	if (bpf_link_detach(fd) && errno != ENOLINK && errno != ENODEV)
-		log_warn("cannot detach the link at %s now: %s; it goes with its pin",
-			 path, strerror(errno));
+		log_warn("cannot detach the link at %s/%s now: %s; it goes with its pin",
+			 pd->path, BLOOMXDP_PIN_LINK, strerror(errno));
 	close(fd);
 }
 
 static int do_detach(const char *ifname)
 {
-	char dir[PATH_MAX];
-	int dir_fd, ret;
+	struct pin_dir pd;
+	int ret;
 
 	ret = check_privileges();
-	if (!ret)
-		ret = check_bpffs();
 	if (ret)
 		return ret;
-	if (strlen(ifname) >= IF_NAMESIZE || pin_dir_path(ifname, dir, sizeof(dir))) {
-		log_error("%s: not an interface name", ifname);
-		return -EINVAL;
-	}
-	dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dir_fd < 0) {
-		log_error("not attached to %s (no %s): nothing to detach", ifname, dir);
-		return -ENOENT;
-	}
-	/* Wait for a load or add in progress. */
-	flock(dir_fd, LOCK_EX);
-	detach_link(dir);
-	ret = remove_pins(dir);
-	close(dir_fd);
-	if (ret) {
-		log_error("cannot remove all of %s: %s; see what is left with 'ls %s'", dir,
-			  strerror(-ret), dir);
+	ret = pin_dir_open(ifname, false, &pd);
+	if (ret == -ENOENT)
+		log_error("not attached to %s (no %s/%s): nothing to detach", ifname,
+			  BLOOMXDP_PIN_ROOT, ifname);
+	if (ret)
 		return ret;
-	}
-	printf("detached from %s\n", ifname);
-	return 0;
+	/* Wait for a load or add in progress. */
+	flock(pd.fd, LOCK_EX);
+	detach_link(&pd);
+	ret = remove_pins(&pd, ifname);
+	if (ret)
+		log_error("cannot remove all of %s: %s; see what is left with 'ls %s'", pd.path,
+			  strerror(-ret), pd.path);
+	else
+		printf("detached from %s\n", ifname);
+	pin_dir_close(&pd);
+	return ret;
 }
 
 int cmd_detach(int argc, char **argv)

@@ -1,17 +1,45 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <bpf/libbpf.h>
 
 #include "log.h"
 
 bool log_verbose;
 
+/*
+ * One line whatever the arguments hold (an interface name, a list line):
+ * control bytes are written as \xNN, so that nothing echoed can end the
+ * line early or drive the terminal.
+ */
 static void log_line(const char *prefix, const char *fmt, va_list ap)
 {
+	char buf[1024], *text = buf;
+	const unsigned char *p;
+	va_list again;
+	int n;
+
+	va_copy(again, ap);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	if (n >= (int)sizeof(buf)) {
+		text = malloc(n + 1);
+		if (text)
+			vsnprintf(text, n + 1, fmt, again);
+		else
+			text = buf;
+	}
+	va_end(again);
 	fprintf(stderr, "bloomxdp: %s", prefix);
-	vfprintf(stderr, fmt, ap);
+	for (p = (const unsigned char *)text; n > 0 && *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			fprintf(stderr, "\\x%02x", *p);
+		else
+			fputc(*p, stderr);
+	}
 	fputc('\n', stderr);
+	if (text != buf)
+		free(text);
 }
 
 void log_error(const char *fmt, ...)

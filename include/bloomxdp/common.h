@@ -10,7 +10,9 @@
 #include <linux/types.h>
 
 /* Pins live in BLOOMXDP_PIN_ROOT/<ifname>/<name>. */
-#define BLOOMXDP_PIN_ROOT	"/sys/fs/bpf/bloomxdp"
+#define BLOOMXDP_BPFFS		"/sys/fs/bpf"
+#define BLOOMXDP_PIN_ROOT_NAME	"bloomxdp"
+#define BLOOMXDP_PIN_ROOT	BLOOMXDP_BPFFS "/" BLOOMXDP_PIN_ROOT_NAME
 #define BLOOMXDP_PIN_LINK	"link"
 #define BLOOMXDP_PIN_PROG	"prog"
 #define BLOOMXDP_PIN_CONFIG	"config"	/* the program's frozen .rodata */
