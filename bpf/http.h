@@ -82,9 +82,9 @@ static __always_inline void http_path_add(struct scratch *s, struct http_walk *w
 /* The whole path is a prefix too, unless it ends in '/' or was cut short. */
 static __always_inline void http_path_end(struct scratch *s, struct http_walk *w)
 {
-	__u8 last = s->path[(w->path_len - 1) & (BLOOMXDP_NAME_BUF - 1)];
-
-	if (w->path_len && !w->path_truncated && last != '/')
+	/* path_len <= BLOOMXDP_PATH_MAX once checked non-zero: the mask is a no-op. */
+	if (w->path_len && !w->path_truncated &&
+	    s->path[(w->path_len - 1) & (BLOOMXDP_NAME_BUF - 1)] != '/')
 		http_prefix_add(s, w->path_len);
 }
 

@@ -302,6 +302,7 @@ struct pkt {
 	const __u8 *ext;	/* IPv6 extension headers (xdp_harness.h types) */
 	__u32 n_ext;
 	__u16 dstopts_len;	/* IPv6: first, one destination options header this long */
+	const char *dstopts_dns; /* a DNS query for this name in it, at its byte 8 (an option) */
 	__u8 l4;		/* IPPROTO_UDP/TCP; 0: UDP for DNS, else TCP */
 	__u16 dport;		/* 0: 53, 80, 443 by app */
 	__u8 tcp_flags;		/* 0: PSH|ACK with a payload, ACK without */
@@ -338,29 +339,45 @@ static inline __u8 pkt_proto(const struct pkt *p)
 	return p->app == APP_DNS ? IPPROTO_UDP : IPPROTO_TCP;
 }
 
-/* A destination options header of len bytes (a multiple of 8), PadN-filled. */
-static inline void frame_ipv6_dstopts(struct frame *f, __u8 nexthdr, __u32 len)
+/*
+ * A destination options header of len bytes (a multiple of 8), PadN-filled;
+ * opt (opt_len bytes, one whole option) at its byte 8 unless NULL.
+ */
+static inline void frame_ipv6_dstopts(struct frame *f, __u8 nexthdr, __u32 len, const __u8 *opt,
+				      __u32 opt_len)
 {
 	__u8 *h = frame_put(f, len);
-	__u32 pos = 2, n;
 
 	h[0] = nexthdr;
 	h[1] = len / 8 - 1;
-	while (pos < len) {
-		if (len - pos == 1)
-			break;		/* Pad1 is a zero byte */
-		n = len - pos - 2 > 255 ? 255 : len - pos - 2;
-		h[pos] = 1;		/* PadN */
-		h[pos + 1] = n;
-		pos += 2 + n;
+	if (!opt) {
+		ipv6_padn(h, 2, len);
+		return;
 	}
+	assert(8 + opt_len <= len);
+	ipv6_padn(h, 2, 8);
+	memcpy(h + 8, opt, opt_len);
+	ipv6_padn(h, 8 + opt_len, len);
+}
+
+/*
+ * A DNS query for name that is also an IPv6 option: its ID is the option's
+ * type (0x1e, skipped by whoever does not know it) and data length.
+ */
+static inline void dns_query_option(struct frame *q, const char *name)
+{
+	q->len = 0;
+	dns_put_query(q, &(struct dns_desc){ .qname = name });
+	assert(q->len - 2 <= 255);
+	q->data[0] = 0x1e;
+	q->data[1] = q->len - 2;
 }
 
 static inline int pkt_build(const struct pkt *p, struct built *b)
 {
 	__u16 ethertype = p->v6 ? ETH_P_IPV6 : ETH_P_IP;
 	int af = p->v6 ? AF_INET6 : AF_INET;
-	struct frame *f = &b->f;
+	struct frame *f = &b->f, opt = { .len = 0 };
 	__u8 src[16], dst[16], first, *h;
 	__u32 i, sni_ext, sni_name;
 
@@ -383,8 +400,11 @@ static inline int pkt_build(const struct pkt *p, struct built *b)
 	} else {
 		first = p->dstopts_len ? IPPROTO_DSTOPTS : p->n_ext ? p->ext[0] : b->proto;
 		frame_ipv6(f, src, dst, first)->ip6_hlim = p->ttl ? p->ttl : 64;
+		if (p->dstopts_dns)
+			dns_query_option(&opt, p->dstopts_dns);
 		if (p->dstopts_len)
-			frame_ipv6_dstopts(f, p->n_ext ? p->ext[0] : b->proto, p->dstopts_len);
+			frame_ipv6_dstopts(f, p->n_ext ? p->ext[0] : b->proto, p->dstopts_len,
+					   p->dstopts_dns ? opt.data : NULL, opt.len);
 		for (i = 0; i < p->n_ext; i++)
 			frame_ipv6_ext(f, p->ext[i], i + 1 < p->n_ext ? p->ext[i + 1] : b->proto,
 				       0);

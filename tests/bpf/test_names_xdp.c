@@ -294,6 +294,31 @@ static const struct name_case cases[] = {
 	     DNS("evil.example", EXT(IPPROTO_HOPOPTS, IPPROTO_DSTOPTS), V6_ONLY), XDP_DROP,
 	     DNS_HIT),
 
+	/*
+	 * L4 at byte 1,024 and beyond, behind one large destination options
+	 * header (2,048 bytes is the most one can be): the names are found there,
+	 * and nothing in the extension header is read as the payload.
+	 */
+	CASE("dns: listed, behind 1,024 bytes of dstopts", NAMES,
+	     DNS("evil.example", .dstopts_len = 1024, V6_ONLY), XDP_DROP, DNS_HIT),
+	CASE("dns: listed, behind 2,048 bytes of dstopts", NAMES,
+	     DNS("evil.example", .dstopts_len = 2048, V6_ONLY), XDP_DROP, DNS_HIT),
+	CASE("dns: unlisted, behind 1,024 bytes of dstopts", NAMES,
+	     DNS("fine.example", .dstopts_len = 1024, V6_ONLY), XDP_PASS, DNS_MISS),
+	CASE("http: listed, behind 1,024 bytes of dstopts", NAMES,
+	     HTTP(GET("/", "evil.example"), .dstopts_len = 1024, V6_ONLY), XDP_DROP, HTTP_HIT),
+	CASE("tls: listed, behind 1,504 bytes of dstopts", NAMES,
+	     TLS("evil.example", .dstopts_len = 1504, V6_ONLY), XDP_DROP, SNI_HIT),
+	/* A listed query inside the header, where an offset taken modulo 1,024 would look. */
+	CASE("dns: unlisted, listed query smuggled in 1,024 bytes of dstopts", NAMES,
+	     DNS("fine.example", .dstopts_len = 1024, .dstopts_dns = "evil.example", V6_ONLY),
+	     XDP_PASS, DNS_MISS),
+	CASE("dns: unlisted, listed query smuggled in 2,048 bytes of dstopts", NAMES,
+	     DNS("fine.example", .dstopts_len = 2048, .dstopts_dns = "evil.example", V6_ONLY),
+	     XDP_PASS, DNS_MISS),
+	CASE("nxdomain: listed, behind 1,024 bytes of dstopts, dropped", NXDOMAIN,
+	     DNS("evil.example", .dstopts_len = 1024, V6_ONLY), XDP_DROP, DNS_HIT),
+
 	/* Addresses come first. */
 	CASE("src,dns: listed source, listed name", SRC_DNS,
 	     DNS("evil.example", LISTED_SRC4, V4_ONLY), XDP_DROP, .hits_v4 = 1, .bloom_hits = 1),
