@@ -607,11 +607,11 @@ __attribute__((noinline)) int match_names(struct xdp_md *ctx, __u32 field, __u32
 	if (ip_end < frame_len)
 		frame_len = ip_end;
 	if (field == FIELD_DNS) {
+		/* An empty datagram is no query either: counted as unparsed. */
 		off = l4_off + sizeof(struct udphdr);
-		if (off >= frame_len)
-			return 0;
-		return match_dns(ctx, cnt, s, bits, kinds, slots, off, frame_len - off,
-				 &question_end) ? question_end : 0;
+		len = off < frame_len ? frame_len - off : 0;
+		return match_dns(ctx, cnt, s, bits, kinds, slots, off, len, &question_end) ?
+		       question_end : 0;
 	}
 	/* The data offset: the high nibble of TCP header byte 12. */
 	if (bpf_xdp_load_bytes(ctx, l4_off + 12, &doff, 1) || (doff >> 4) < 5)

@@ -264,8 +264,12 @@ static const struct name_case cases[] = {
 	     DNS("evil.example", KEEP(DNS_HDR_LEN + EVIL_WIRE + 3)), XDP_PASS, DNS_BAD),
 	CASE("dns: 16 bytes, shorter than any question", NAMES, DNS("", KEEP(16)), XDP_PASS,
 	     DNS_BAD),
-	/* No payload is no DNS packet: nothing to count, as for TCP. */
-	CASE("dns: empty datagram", NAMES, NO_PAYLOAD(OVER_UDP, TO(53)), XDP_PASS, NOTHING),
+	/* Unlike a TCP segment without payload, a datagram is a message: an empty one is no query. */
+	CASE("dns: empty datagram", NAMES, NO_PAYLOAD(OVER_UDP, TO(53)), XDP_PASS, DNS_BAD),
+	CASE("dns: empty datagram, padded to 60 bytes", NAMES,
+	     NO_PAYLOAD(OVER_UDP, TO(53), .trailer = 18, V4_ONLY), XDP_PASS, DNS_BAD),
+	CASE("dns: 11 bytes, shorter than a DNS header", NAMES, DNS("evil.example", KEEP(11)),
+	     XDP_PASS, DNS_BAD),
 	CASE("dns: response (QR=1)", NAMES,
 	     DNS("evil.example", .dns.flags = DNS_FLAG_QR | DNS_FLAG_RA), XDP_PASS, DNS_BAD),
 	CASE("dns: opcode NOTIFY", NAMES, DNS("evil.example", .dns.flags = DNS_OPCODE(4)),
