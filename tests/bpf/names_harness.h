@@ -197,21 +197,27 @@ struct tls_desc {
 	__u8 type;		/* record content type; 0: handshake */
 	__u16 version;		/* record version; 0: 0x0301 (TLS 1.0, as TLS 1.3 sends) */
 	__u8 hs_type;		/* handshake type; 0: ClientHello */
-	__u8 before, after;	/* other extensions before and after server_name */
+	__u16 before, after;	/* other extensions before and after server_name */
+	bool empty;		/* those extensions carry no data: 4 bytes each */
+	bool fill;		/* before: as many empty ones as fill the frame to FRAME_MAX */
 	bool no_session_id;
 	enum tls_cut cut;
 	const char *tail;	/* bytes after the record, in the same segment */
 	__u32 tail_len;
 };
 
-/* Extension i: GREASE values first (RFC 8701), then other unassigned ones; i % 5 data bytes. */
-static inline void tls_put_filler_ext(struct frame *f, __u32 i)
+/*
+ * Extension i: GREASE values first (RFC 8701), then other unassigned ones;
+ * i % 5 data bytes, or none when empty.
+ */
+static inline void tls_put_filler_ext(struct frame *f, __u32 i, bool empty)
 {
-	__u8 *e = frame_put(f, 4 + i % 5);
+	__u32 n = empty ? 0 : i % 5;
+	__u8 *e = frame_put(f, 4 + n);
 
 	put_be16(e, i < 16 ? 0x0a0a + 0x1010 * i : 0x3000 + i);
-	put_be16(e + 2, i % 5);
-	memset(e + 4, i, i % 5);
+	put_be16(e + 2, n);
+	memset(e + 4, i, n);
 }
 
 /* A ClientHello record, cut as asked; *sni_name at the name's offset in f (0: none). */
@@ -219,7 +225,7 @@ static inline void tls_put_client_hello(struct frame *f, const struct tls_desc *
 					__u32 *sni_ext, __u32 *sni_name)
 {
 	static const __u8 suites[] = { 0, 6, 0x13, 0x01, 0x13, 0x02, 0x13, 0x03 };
-	__u32 start = f->len, hs, exts, i, n;
+	__u32 start = f->len, hs, exts, i, n, before = d->before;
 	__u8 *p;
 
 	*sni_ext = *sni_name = 0;
@@ -238,8 +244,10 @@ static inline void tls_put_client_hello(struct frame *f, const struct tls_desc *
 	memcpy(frame_put(f, 2), "\x01\x00", 2);			/* compression: null */
 	exts = f->len;
 	frame_put(f, 2);
-	for (i = 0; i < d->before; i++)
-		tls_put_filler_ext(f, i);
+	if (d->fill)
+		before = (FRAME_MAX - f->len - (d->sni ? 9 + strlen(d->sni) : 0)) / 4;
+	for (i = 0; i < before; i++)
+		tls_put_filler_ext(f, i, d->empty || d->fill);
 	if (d->sni) {
 		n = strlen(d->sni);
 		*sni_ext = f->len;
@@ -251,7 +259,7 @@ static inline void tls_put_client_hello(struct frame *f, const struct tls_desc *
 		memcpy(frame_put(f, n), d->sni, n);
 	}
 	for (i = 0; i < d->after; i++)
-		tls_put_filler_ext(f, 100 + i);
+		tls_put_filler_ext(f, 1000 + i, d->empty);
 	put_be16(f->data + exts, f->len - exts - 2);
 	put_be16(f->data + start + 3, f->len - hs);		/* record length */
 	f->data[hs + 1] = (f->len - hs - 4) >> 16;		/* handshake length */
