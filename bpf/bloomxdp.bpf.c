@@ -450,6 +450,16 @@ static __always_inline __u32 name_field(int l4_proto, __u16 dport)
 }
 
 /*
+ * The furthest L4 can start: two VLAN tags, then IPv6 and its extension
+ * headers at their longest (2,048 bytes each). The offset is then whole in
+ * the 16 bits it is packed into for the global functions, which read the
+ * packet at any offset with bpf_xdp_load_bytes().
+ */
+#define L4_OFF_MAX (ETH_HLEN + BLOOMXDP_MAX_VLANS * sizeof(struct vlan_tag) + \
+		    sizeof(struct ipv6hdr) + BLOOMXDP_MAX_IPV6_EXT * 2048)
+_Static_assert(L4_OFF_MAX <= 0xffff, "L4 offsets are packed in 16 bits");
+
+/*
  * Records where L4 starts and which name matcher applies, as soon as the IP
  * headers are parsed. Only scalars leave: the packet pointer is then dead,
  * and the verifier can merge the many parse paths (VLANs, IPv6 extension
@@ -462,7 +472,7 @@ static __always_inline void packet_set_l4(struct xdp_md *ctx, const struct curso
 	__u32 off = c->pos - (void *)(long)ctx->data;
 
 	barrier_var(off);
-	pkt->l4_off = off & 0x3ff;
+	pkt->l4_off = off;	/* at most L4_OFF_MAX: never masked, never wrapped */
 	pkt->l4_proto = l4_proto;
 	pkt->dport = 0;
 	if ((void *)(ports + 2) <= c->end)
@@ -597,11 +607,11 @@ __attribute__((noinline)) int match_names(struct xdp_md *ctx, __u32 field, __u32
 	if (ip_end < frame_len)
 		frame_len = ip_end;
 	if (field == FIELD_DNS) {
+		/* An empty datagram is no query either: counted as unparsed. */
 		off = l4_off + sizeof(struct udphdr);
-		if (off >= frame_len)
-			return 0;
-		return match_dns(ctx, cnt, s, bits, kinds, slots, off, frame_len - off,
-				 &question_end) ? question_end : 0;
+		len = off < frame_len ? frame_len - off : 0;
+		return match_dns(ctx, cnt, s, bits, kinds, slots, off, len, &question_end) ?
+		       question_end : 0;
 	}
 	/* The data offset: the high nibble of TCP header byte 12. */
 	if (bpf_xdp_load_bytes(ctx, l4_off + 12, &doff, 1) || (doff >> 4) < 5)

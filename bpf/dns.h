@@ -190,8 +190,12 @@ static __always_inline int dns_answer_nxdomain(struct xdp_md *ctx, struct scratc
 	__be16 port;
 	int delta;
 
-	/* A question is at most 12 + 255 + 4 bytes. */
-	if (udp_len < sizeof(struct udphdr) + sizeof(struct dnshdr) || udp_len > 300 || l4_off > 256)
+	/*
+	 * A question is at most 12 + 255 + 4 bytes. The bounds make the masks
+	 * below no-ops: l3_off < l4_off <= 256.
+	 */
+	if (udp_len < sizeof(struct udphdr) + sizeof(struct dnshdr) || udp_len > 300 ||
+	    l4_off > 256 || l3_off >= l4_off)
 		return -1;
 	delta = (int)(l4_off + udp_len) - (int)(ctx->data_end - ctx->data);
 	if (delta && bpf_xdp_adjust_tail(ctx, delta))

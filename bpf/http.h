@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * HTTP/1.x: the host (absolute-form target, else the Host header) and the
- * path of a request that starts in this segment, read by one bounded pass
- * over the payload.
+ * HTTP/1.x: the host (absolute-form target, http:// or https://, after any
+ * userinfo; else the Host header) and the path of a request that starts in
+ * this segment, read by one bounded pass over the payload.
  */
 #ifndef BLOOMXDP_HTTP_H
 #define BLOOMXDP_HTTP_H
@@ -27,8 +27,10 @@ enum http_state {
 
 /* Little-endian words of the lower-cased tokens looked for. */
 #define HTTP_TOKEN_HTTP_SLASHES	0x2f2f3a70747468ULL	/* "http://" */
+#define HTTP_TOKEN_HTTPS_SLASHES 0x2f2f3a7370747468ULL	/* "https://" */
 #define HTTP_TOKEN_VERSION	0x2e312f50545448ULL	/* "HTTP/1." */
 #define HTTP_TOKEN_HOST		0x3a74736f68ULL		/* "host:" */
+#define HTTP_MASK_8		0xffffffffffffffffULL
 #define HTTP_MASK_7		0xffffffffffffffULL
 #define HTTP_MASK_5		0xffffffffffULL
 #define HTTP_METHOD_MAX		7			/* "OPTIONS" */
@@ -82,9 +84,9 @@ static __always_inline void http_path_add(struct scratch *s, struct http_walk *w
 /* The whole path is a prefix too, unless it ends in '/' or was cut short. */
 static __always_inline void http_path_end(struct scratch *s, struct http_walk *w)
 {
-	__u8 last = s->path[(w->path_len - 1) & (BLOOMXDP_NAME_BUF - 1)];
-
-	if (w->path_len && !w->path_truncated && last != '/')
+	/* path_len <= BLOOMXDP_PATH_MAX once checked non-zero: the mask is a no-op. */
+	if (w->path_len && !w->path_truncated &&
+	    s->path[(w->path_len - 1) & (BLOOMXDP_NAME_BUF - 1)] != '/')
 		http_prefix_add(s, w->path_len);
 }
 
@@ -125,23 +127,35 @@ static long http_step(__u32 i, void *data)
 			w->skip = 6;
 			w->host_from_target = 1;
 			w->state = HTTP_ABS_HOST;
+		} else if (http_token_at(s, w, i, HTTP_TOKEN_HTTPS_SLASHES, HTTP_MASK_8, 8, 1)) {
+			w->skip = 7;	/* as a proxy may be asked */
+			w->host_from_target = 1;
+			w->state = HTTP_ABS_HOST;
 		} else {
 			w->state = HTTP_TARGET_REST;	/* "*", or CONNECT's authority */
 		}
 		break;
+	/*
+	 * The authority (RFC 3986 3.2). Userinfo ends at its last '@': the host
+	 * after it, payload[host_start, host_end), is named after the walk.
+	 */
 	case HTTP_ABS_HOST:
+		if (c == '/' || c == ':' || c == ' ' || c == '?' || c == '#')
+			s->host_end = i;
 		if (c == '/') {
 			/* The absolute path starts with this '/'. */
 			http_path_add(s, w, c);
 			w->state = HTTP_PATH;
 		} else if (c == ':') {
-			w->state = HTTP_ABS_PORT;
+			w->state = HTTP_ABS_PORT;	/* or a password, until an '@' */
 		} else if (c == ' ') {
 			http_path_add(s, w, '/');
 			w->state = http_target_end(s, w, i);
 		} else if (c == '?' || c == '#') {
 			http_path_add(s, w, '/');
 			w->state = HTTP_TARGET_REST;
+		} else if (c == '@') {
+			s->host_start = i + 1;
 		} else {
 			name_add(s, &w->nb, c);
 		}
@@ -153,6 +167,12 @@ static long http_step(__u32 i, void *data)
 		} else if (c == ' ') {
 			http_path_add(s, w, '/');
 			w->state = http_target_end(s, w, i);
+		} else if (c == '?' || c == '#') {
+			http_path_add(s, w, '/');
+			w->state = HTTP_TARGET_REST;
+		} else if (c == '@') {
+			s->host_start = i + 1;
+			w->state = HTTP_ABS_HOST;
 		}
 		break;
 	case HTTP_PATH:
@@ -201,6 +221,27 @@ static long http_step(__u32 i, void *data)
 }
 
 /*
+ * The host after the userinfo of an absolute-form target, one byte a step.
+ * Restarting the name at each '@' during the walk, or keeping these bounds
+ * on the stack, makes the verifier's walk of http_step exceed its limit.
+ */
+static long http_host_step(__u32 i, void *data)
+{
+	struct name_builder *nb = data;
+	struct scratch *s = scratch_get();
+	__u32 at;
+
+	if (!s)
+		return 1;
+	at = s->host_start + i;
+	if (at >= s->host_end)
+		return 1;
+	/* host_end < len < PAYLOAD_MAX: the mask is a no-op. */
+	name_add(s, nb, s->payload[at & (PAYLOAD_MAX - 1)]);
+	return 0;
+}
+
+/*
  * Reads a request from the TCP payload at off (len bytes) into s: the host's
  * labels, and the path prefixes (s->nprefixes). Returns 0, or -1 when the
  * payload is not the start of an HTTP/1.x request or has no usable host.
@@ -219,9 +260,15 @@ static __always_inline int http_parse_request(struct xdp_md *ctx, __u32 off, __u
 	w.len = len;
 	name_reset(s, &w.nb);
 	s->nprefixes = 0;
+	s->host_start = 0;	/* no userinfo */
 	bpf_loop(PAYLOAD_MAX, http_step, &w, 0);
 	if (w.state < HTTP_VERSION || w.state == HTTP_FAIL)
 		return -1;
+	if (w.host_from_target && s->host_start) {
+		/* A name longer than BLOOMXDP_NAME_MAX is refused at its next byte. */
+		name_reset(s, &w.nb);
+		bpf_loop(BLOOMXDP_NAME_MAX + 1, http_host_step, &w.nb, 0);
+	}
 	if (w.nb.len == 0 && w.state != HTTP_DONE)
 		return -1;	/* the Host header may be in a later segment */
 	if (w.state == HTTP_HOST)

@@ -13,7 +13,7 @@
 #define TLS_HANDSHAKE_HDR_LEN		4
 #define TLS_RANDOM_LEN			32
 #define TLS_MAX_SESSION_ID		32
-#define TLS_MAX_EXTENSIONS		48	/* browsers send about 20, GREASE included */
+#define TLS_EXT_HDR_LEN			4	/* type, length */
 
 static __always_inline int tls_load_u8(struct xdp_md *ctx, __u32 off, __u32 *out)
 {
@@ -62,19 +62,19 @@ struct tls_ext_walk {
 static long tls_ext_step(__u32 i, void *data)
 {
 	struct tls_ext_walk *w = data;
-	__u32 type, len;
+	__be16 hdr[2];		/* type, length */
 
 	(void)i;
-	if (w->pos + 4 > w->end || tls_load_u16(w->ctx, w->pos, &type) ||
-	    tls_load_u16(w->ctx, w->pos + 2, &len)) {
+	if (w->pos + TLS_EXT_HDR_LEN > w->end ||
+	    bpf_xdp_load_bytes(w->ctx, w->pos, hdr, sizeof(hdr))) {
 		w->found = -1;
 		return 1;
 	}
-	if (type == TLS_EXT_SERVER_NAME) {
+	if (hdr[0] == bpf_htons(TLS_EXT_SERVER_NAME)) {
 		w->found = 1;
 		return 1;
 	}
-	w->pos += 4 + len;
+	w->pos += TLS_EXT_HDR_LEN + bpf_ntohs(hdr[1]);
 	return 0;
 }
 
@@ -112,7 +112,10 @@ static __always_inline int tls_parse_client_hello(struct xdp_md *ctx, __u32 off,
 	ew.pos = pos + 2;				/* after the extensions length */
 	if (ew.pos + v < ew.end)
 		ew.end = ew.pos + v;			/* the walk stops at their end */
-	bpf_loop(TLS_MAX_EXTENSIONS, tls_ext_step, &ew, 0);
+	if (ew.pos + TLS_EXT_HDR_LEN > ew.end)
+		return -1;
+	/* As many steps as extensions fit in what the segment holds of them: all. */
+	bpf_loop((ew.end - ew.pos) / TLS_EXT_HDR_LEN, tls_ext_step, &ew, 0);
 	if (ew.found != 1)
 		return -1;
 	pos = ew.pos;

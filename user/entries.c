@@ -69,13 +69,13 @@ static size_t path_segments(const char *path)
 }
 
 /*
- * "host[:port]/path[?query][#fragment]", the scheme already cut. Without a
- * scheme the '/' is what makes it a URL and is required.
+ * "[userinfo@]host[:port]/path[?query][#fragment]", the scheme already cut.
+ * Without a scheme the '/' is what makes it a URL and is required.
  */
 static int emit_url(char *text, bool had_scheme, entry_fn fn, void *ctx, const char **why)
 {
 	struct entry e = { .kind = ENTRY_URL };
-	char *path, *port, *end;
+	char *path, *port, *end, *at;
 	size_t len = 0;
 
 	path = text + strcspn(text, "/?#");
@@ -100,10 +100,10 @@ static int emit_url(char *text, bool had_scheme, entry_fn fn, void *ctx, const c
 		return -EINVAL;
 	}
 	*path = '\0';
-	if (strchr(text, '@')) {
-		*why = "user information in URLs is not supported";
-		return -EINVAL;
-	}
+	/* Userinfo ends at the last '@' (RFC 3986 3.2), as the XDP program reads it. */
+	at = strrchr(text, '@');
+	if (at)
+		text = at + 1;
 	port = strrchr(text, ':');
 	if (port) {
 		if (!port[1] || strspn(port + 1, "0123456789") != strlen(port + 1) ||

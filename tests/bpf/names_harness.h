@@ -197,21 +197,27 @@ struct tls_desc {
 	__u8 type;		/* record content type; 0: handshake */
 	__u16 version;		/* record version; 0: 0x0301 (TLS 1.0, as TLS 1.3 sends) */
 	__u8 hs_type;		/* handshake type; 0: ClientHello */
-	__u8 before, after;	/* other extensions before and after server_name */
+	__u16 before, after;	/* other extensions before and after server_name */
+	bool empty;		/* those extensions carry no data: 4 bytes each */
+	bool fill;		/* before: as many empty ones as fill the frame to FRAME_MAX */
 	bool no_session_id;
 	enum tls_cut cut;
 	const char *tail;	/* bytes after the record, in the same segment */
 	__u32 tail_len;
 };
 
-/* Extension i: GREASE values first (RFC 8701), then other unassigned ones; i % 5 data bytes. */
-static inline void tls_put_filler_ext(struct frame *f, __u32 i)
+/*
+ * Extension i: GREASE values first (RFC 8701), then other unassigned ones;
+ * i % 5 data bytes, or none when empty.
+ */
+static inline void tls_put_filler_ext(struct frame *f, __u32 i, bool empty)
 {
-	__u8 *e = frame_put(f, 4 + i % 5);
+	__u32 n = empty ? 0 : i % 5;
+	__u8 *e = frame_put(f, 4 + n);
 
 	put_be16(e, i < 16 ? 0x0a0a + 0x1010 * i : 0x3000 + i);
-	put_be16(e + 2, i % 5);
-	memset(e + 4, i, i % 5);
+	put_be16(e + 2, n);
+	memset(e + 4, i, n);
 }
 
 /* A ClientHello record, cut as asked; *sni_name at the name's offset in f (0: none). */
@@ -219,7 +225,7 @@ static inline void tls_put_client_hello(struct frame *f, const struct tls_desc *
 					__u32 *sni_ext, __u32 *sni_name)
 {
 	static const __u8 suites[] = { 0, 6, 0x13, 0x01, 0x13, 0x02, 0x13, 0x03 };
-	__u32 start = f->len, hs, exts, i, n;
+	__u32 start = f->len, hs, exts, i, n, before = d->before;
 	__u8 *p;
 
 	*sni_ext = *sni_name = 0;
@@ -238,8 +244,10 @@ static inline void tls_put_client_hello(struct frame *f, const struct tls_desc *
 	memcpy(frame_put(f, 2), "\x01\x00", 2);			/* compression: null */
 	exts = f->len;
 	frame_put(f, 2);
-	for (i = 0; i < d->before; i++)
-		tls_put_filler_ext(f, i);
+	if (d->fill)
+		before = (FRAME_MAX - f->len - (d->sni ? 9 + strlen(d->sni) : 0)) / 4;
+	for (i = 0; i < before; i++)
+		tls_put_filler_ext(f, i, d->empty || d->fill);
 	if (d->sni) {
 		n = strlen(d->sni);
 		*sni_ext = f->len;
@@ -251,7 +259,7 @@ static inline void tls_put_client_hello(struct frame *f, const struct tls_desc *
 		memcpy(frame_put(f, n), d->sni, n);
 	}
 	for (i = 0; i < d->after; i++)
-		tls_put_filler_ext(f, 100 + i);
+		tls_put_filler_ext(f, 1000 + i, d->empty);
 	put_be16(f->data + exts, f->len - exts - 2);
 	put_be16(f->data + start + 3, f->len - hs);		/* record length */
 	f->data[hs + 1] = (f->len - hs - 4) >> 16;		/* handshake length */
@@ -302,6 +310,7 @@ struct pkt {
 	const __u8 *ext;	/* IPv6 extension headers (xdp_harness.h types) */
 	__u32 n_ext;
 	__u16 dstopts_len;	/* IPv6: first, one destination options header this long */
+	const char *dstopts_dns; /* a DNS query for this name in it, at its byte 8 (an option) */
 	__u8 l4;		/* IPPROTO_UDP/TCP; 0: UDP for DNS, else TCP */
 	__u16 dport;		/* 0: 53, 80, 443 by app */
 	__u8 tcp_flags;		/* 0: PSH|ACK with a payload, ACK without */
@@ -338,29 +347,45 @@ static inline __u8 pkt_proto(const struct pkt *p)
 	return p->app == APP_DNS ? IPPROTO_UDP : IPPROTO_TCP;
 }
 
-/* A destination options header of len bytes (a multiple of 8), PadN-filled. */
-static inline void frame_ipv6_dstopts(struct frame *f, __u8 nexthdr, __u32 len)
+/*
+ * A destination options header of len bytes (a multiple of 8), PadN-filled;
+ * opt (opt_len bytes, one whole option) at its byte 8 unless NULL.
+ */
+static inline void frame_ipv6_dstopts(struct frame *f, __u8 nexthdr, __u32 len, const __u8 *opt,
+				      __u32 opt_len)
 {
 	__u8 *h = frame_put(f, len);
-	__u32 pos = 2, n;
 
 	h[0] = nexthdr;
 	h[1] = len / 8 - 1;
-	while (pos < len) {
-		if (len - pos == 1)
-			break;		/* Pad1 is a zero byte */
-		n = len - pos - 2 > 255 ? 255 : len - pos - 2;
-		h[pos] = 1;		/* PadN */
-		h[pos + 1] = n;
-		pos += 2 + n;
+	if (!opt) {
+		ipv6_padn(h, 2, len);
+		return;
 	}
+	assert(8 + opt_len <= len);
+	ipv6_padn(h, 2, 8);
+	memcpy(h + 8, opt, opt_len);
+	ipv6_padn(h, 8 + opt_len, len);
+}
+
+/*
+ * A DNS query for name that is also an IPv6 option: its ID is the option's
+ * type (0x1e, skipped by whoever does not know it) and data length.
+ */
+static inline void dns_query_option(struct frame *q, const char *name)
+{
+	q->len = 0;
+	dns_put_query(q, &(struct dns_desc){ .qname = name });
+	assert(q->len - 2 <= 255);
+	q->data[0] = 0x1e;
+	q->data[1] = q->len - 2;
 }
 
 static inline int pkt_build(const struct pkt *p, struct built *b)
 {
 	__u16 ethertype = p->v6 ? ETH_P_IPV6 : ETH_P_IP;
 	int af = p->v6 ? AF_INET6 : AF_INET;
-	struct frame *f = &b->f;
+	struct frame *f = &b->f, opt = { .len = 0 };
 	__u8 src[16], dst[16], first, *h;
 	__u32 i, sni_ext, sni_name;
 
@@ -383,8 +408,11 @@ static inline int pkt_build(const struct pkt *p, struct built *b)
 	} else {
 		first = p->dstopts_len ? IPPROTO_DSTOPTS : p->n_ext ? p->ext[0] : b->proto;
 		frame_ipv6(f, src, dst, first)->ip6_hlim = p->ttl ? p->ttl : 64;
+		if (p->dstopts_dns)
+			dns_query_option(&opt, p->dstopts_dns);
 		if (p->dstopts_len)
-			frame_ipv6_dstopts(f, p->n_ext ? p->ext[0] : b->proto, p->dstopts_len);
+			frame_ipv6_dstopts(f, p->n_ext ? p->ext[0] : b->proto, p->dstopts_len,
+					   p->dstopts_dns ? opt.data : NULL, opt.len);
 		for (i = 0; i < p->n_ext; i++)
 			frame_ipv6_ext(f, p->ext[i], i + 1 < p->n_ext ? p->ext[i + 1] : b->proto,
 				       0);

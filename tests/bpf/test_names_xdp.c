@@ -264,8 +264,12 @@ static const struct name_case cases[] = {
 	     DNS("evil.example", KEEP(DNS_HDR_LEN + EVIL_WIRE + 3)), XDP_PASS, DNS_BAD),
 	CASE("dns: 16 bytes, shorter than any question", NAMES, DNS("", KEEP(16)), XDP_PASS,
 	     DNS_BAD),
-	/* No payload is no DNS packet: nothing to count, as for TCP. */
-	CASE("dns: empty datagram", NAMES, NO_PAYLOAD(OVER_UDP, TO(53)), XDP_PASS, NOTHING),
+	/* Unlike a TCP segment without payload, a datagram is a message: an empty one is no query. */
+	CASE("dns: empty datagram", NAMES, NO_PAYLOAD(OVER_UDP, TO(53)), XDP_PASS, DNS_BAD),
+	CASE("dns: empty datagram, padded to 60 bytes", NAMES,
+	     NO_PAYLOAD(OVER_UDP, TO(53), .trailer = 18, V4_ONLY), XDP_PASS, DNS_BAD),
+	CASE("dns: 11 bytes, shorter than a DNS header", NAMES, DNS("evil.example", KEEP(11)),
+	     XDP_PASS, DNS_BAD),
 	CASE("dns: response (QR=1)", NAMES,
 	     DNS("evil.example", .dns.flags = DNS_FLAG_QR | DNS_FLAG_RA), XDP_PASS, DNS_BAD),
 	CASE("dns: opcode NOTIFY", NAMES, DNS("evil.example", .dns.flags = DNS_OPCODE(4)),
@@ -293,6 +297,31 @@ static const struct name_case cases[] = {
 	CASE("dns: IPv6 hop-by-hop and dstopts, listed", NAMES,
 	     DNS("evil.example", EXT(IPPROTO_HOPOPTS, IPPROTO_DSTOPTS), V6_ONLY), XDP_DROP,
 	     DNS_HIT),
+
+	/*
+	 * L4 at byte 1,024 and beyond, behind one large destination options
+	 * header (2,048 bytes is the most one can be): the names are found there,
+	 * and nothing in the extension header is read as the payload.
+	 */
+	CASE("dns: listed, behind 1,024 bytes of dstopts", NAMES,
+	     DNS("evil.example", .dstopts_len = 1024, V6_ONLY), XDP_DROP, DNS_HIT),
+	CASE("dns: listed, behind 2,048 bytes of dstopts", NAMES,
+	     DNS("evil.example", .dstopts_len = 2048, V6_ONLY), XDP_DROP, DNS_HIT),
+	CASE("dns: unlisted, behind 1,024 bytes of dstopts", NAMES,
+	     DNS("fine.example", .dstopts_len = 1024, V6_ONLY), XDP_PASS, DNS_MISS),
+	CASE("http: listed, behind 1,024 bytes of dstopts", NAMES,
+	     HTTP(GET("/", "evil.example"), .dstopts_len = 1024, V6_ONLY), XDP_DROP, HTTP_HIT),
+	CASE("tls: listed, behind 1,504 bytes of dstopts", NAMES,
+	     TLS("evil.example", .dstopts_len = 1504, V6_ONLY), XDP_DROP, SNI_HIT),
+	/* A listed query inside the header, where an offset taken modulo 1,024 would look. */
+	CASE("dns: unlisted, listed query smuggled in 1,024 bytes of dstopts", NAMES,
+	     DNS("fine.example", .dstopts_len = 1024, .dstopts_dns = "evil.example", V6_ONLY),
+	     XDP_PASS, DNS_MISS),
+	CASE("dns: unlisted, listed query smuggled in 2,048 bytes of dstopts", NAMES,
+	     DNS("fine.example", .dstopts_len = 2048, .dstopts_dns = "evil.example", V6_ONLY),
+	     XDP_PASS, DNS_MISS),
+	CASE("nxdomain: listed, behind 1,024 bytes of dstopts, dropped", NXDOMAIN,
+	     DNS("evil.example", .dstopts_len = 1024, V6_ONLY), XDP_DROP, DNS_HIT),
 
 	/* Addresses come first. */
 	CASE("src,dns: listed source, listed name", SRC_DNS,
@@ -432,6 +461,39 @@ static const struct name_case cases[] = {
 	     HTTP(GET("http://evil.example?q", "fine.example")), XDP_DROP, HTTP_HIT),
 	CASE("http: absolute form unlisted, Host listed", NAMES,
 	     HTTP(GET("http://fine.example/", "evil.example")), XDP_PASS, HTTP_MISS),
+	/* Userinfo (RFC 3986): the host follows the last '@' of the authority. */
+	CASE("http: absolute form, userinfo, Host listed too", NAMES,
+	     HTTP(GET("http://u@evil.example/", "evil.example")), XDP_DROP, HTTP_HIT),
+	CASE("http: absolute form, userinfo", NAMES,
+	     HTTP(GET("http://u@evil.example/x", "fine.example")), XDP_DROP, HTTP_HIT),
+	CASE("http: absolute form, user and password", NAMES,
+	     HTTP(GET("http://u:p@evil.example/", "fine.example")), XDP_DROP, HTTP_HIT),
+	CASE("http: absolute form, two '@'", NAMES,
+	     HTTP(GET("http://a@b@evil.example/", "fine.example")), XDP_DROP, HTTP_HIT),
+	CASE("http: absolute form, '@' in the password", NAMES,
+	     HTTP(GET("http://u:p@q@evil.example/", "fine.example")), XDP_DROP, HTTP_HIT),
+	CASE("http: absolute form, upper case, userinfo, port", NAMES,
+	     HTTP(GET("HTTP://U:P@EVIL.EXAMPLE:8080/x", "fine.example")), XDP_DROP, HTTP_HIT),
+	CASE("http: absolute form, userinfo, port, no path", NAMES,
+	     HTTP(GET("http://u@evil.example:8080", "fine.example")), XDP_DROP, HTTP_HIT),
+	CASE("http: absolute form, userinfo, query only", NAMES,
+	     HTTP(GET("http://u:p@evil.example?q", "fine.example")), XDP_DROP, HTTP_HIT),
+	CASE("http: absolute form, listed name as userinfo", NAMES,
+	     HTTP(GET("http://evil.example@fine.example/", "evil.example")), XDP_PASS, HTTP_MISS),
+	CASE("http: absolute form, '@' in the path", NAMES,
+	     HTTP(GET("http://fine.example/@evil.example", "evil.example")), XDP_PASS, HTTP_MISS),
+	/* An http URI without a host is invalid (RFC 9110 4.2.1): refused, whatever Host says. */
+	CASE("http: absolute form, empty host after userinfo", NAMES,
+	     HTTP(GET("http://u@/", "evil.example")), XDP_PASS, HTTP_BAD),
+	CASE("http: absolute form, empty host", NAMES,
+	     HTTP(GET("http:///x", "evil.example")), XDP_PASS, HTTP_BAD),
+	/* A proxy takes https:// targets too. */
+	CASE("http: absolute form https://, listed", NAMES,
+	     HTTP(GET("https://evil.example/", "fine.example")), XDP_DROP, HTTP_HIT),
+	CASE("http: absolute form HTTPS://, userinfo, port", NAMES,
+	     HTTP(GET("HTTPS://u:p@evil.example:443/x", "fine.example")), XDP_DROP, HTTP_HIT),
+	CASE("http: absolute form https://, unlisted, Host listed", NAMES,
+	     HTTP(GET("https://fine.example/", "evil.example")), XDP_PASS, HTTP_MISS),
 
 	/* HTTP: what is not a request with a host. */
 	CASE("http: no Host header", NAMES, HTTP("GET / HTTP/1.1\r\nAccept: */*\r\n\r\n"),
@@ -487,6 +549,15 @@ static const struct name_case cases[] = {
 	     HTTP(GET("/malware/?q=1", "sub.good.example")), XDP_DROP, HTTP_HIT),
 	CASE("url: absolute form", NAMES,
 	     HTTP(GET("http://good.example/malware/x", "fine.example")), XDP_DROP, HTTP_HIT),
+	CASE("url: absolute form, userinfo and port", NAMES,
+	     HTTP(GET("http://u:p@good.example:80/malware/x", "fine.example")), XDP_DROP,
+	     HTTP_HIT),
+	/* The query string is no path, after a port as after a host. */
+	CASE("url: absolute form, listed path in the query after a port", NAMES,
+	     HTTP(GET("http://good.example:80?u=/malware/x", "fine.example")), XDP_PASS,
+	     HTTP_MISS),
+	CASE("url: absolute form, listed path in the query", NAMES,
+	     HTTP(GET("http://good.example?u=/malware/x", "fine.example")), XDP_PASS, HTTP_MISS),
 	CASE("url: /malwarex", NAMES, HTTP(GET("/malwarex", "good.example")), XDP_PASS,
 	     HTTP_MISS),
 	CASE("url: /other", NAMES, HTTP(GET("/other", "good.example")), XDP_PASS, HTTP_MISS),
@@ -548,8 +619,22 @@ static const struct name_case cases[] = {
 	     TLS("evil.example", .tls.before = 5, .tls.after = 5), XDP_DROP, SNI_HIT),
 	CASE("tls: SNI 48th extension", NAMES, TLS("evil.example", .tls.before = 47), XDP_DROP,
 	     SNI_HIT),
-	CASE("tls: SNI 49th extension (not reached)", NAMES,
-	     TLS("evil.example", .tls.before = 48), XDP_PASS, TLS_BAD),
+	CASE("tls: SNI 49th extension", NAMES, TLS("evil.example", .tls.before = 48), XDP_DROP,
+	     SNI_HIT),
+	CASE("tls: SNI 200th extension", NAMES, TLS("evil.example", .tls.before = 199), XDP_DROP,
+	     SNI_HIT),
+	/* Empty extensions (4 bytes each): the most a segment can hold. */
+	CASE("tls: SNI 49th of 60 empty extensions", NAMES,
+	     TLS("evil.example", .tls.before = 48, .tls.after = 11, .tls.empty = true), XDP_DROP,
+	     SNI_HIT),
+	CASE("tls: SNI 60th of 60 empty extensions", NAMES,
+	     TLS("evil.example", .tls.before = 59, .tls.empty = true), XDP_DROP, SNI_HIT),
+	CASE("tls: SNI last of as many empty extensions as the frame holds", NAMES,
+	     TLS("evil.example", .tls.fill = true), XDP_DROP, SNI_HIT),
+	CASE("tls: unlisted SNI last of as many empty extensions as the frame holds", NAMES,
+	     TLS("fine.example", .tls.fill = true), XDP_PASS, SNI_MISS),
+	CASE("tls: no SNI in as many empty extensions as the frame holds", NAMES,
+	     TLS(NULL, .tls.fill = true), XDP_PASS, TLS_BAD),
 	CASE("tls: no session id", NAMES, TLS("evil.example", .tls.no_session_id = true),
 	     XDP_DROP, SNI_HIT),
 	CASE("tls: TCP options", NAMES, TLS("evil.example", .tcp_opt = 12, .tls.before = 3),
@@ -1167,6 +1252,74 @@ static void test_url_parity(void **state)
 	parity_close(&par, "url parity");
 }
 
+/* ------------------------------------------------- query and the program */
+
+static int take_entry(const struct entry *e, void *arg)
+{
+	*(struct entry *)arg = *e;
+	return 0;
+}
+
+/*
+ * `bloomxdp query URL` and the program on a request for URL: the same
+ * verdict. query parses its argument as a list line (entry_parse_line) and
+ * looks it up with blocklist_lookup; the program reads the absolute-form
+ * target, whatever Host says.
+ */
+static void test_query_agrees(void **state)
+{
+	static const struct {
+		const char *url;
+		bool listed;
+	} urls[] = {
+		{ "http://u@evil.example/", true },
+		{ "http://u:p@evil.example/x", true },
+		{ "http://a@b@evil.example/", true },
+		{ "http://u:p@q@evil.example/", true },
+		{ "HTTP://U:P@EVIL.EXAMPLE:8080/x", true },
+		{ "http://u@evil.example:8080", true },
+		{ "https://u:p@evil.example/", true },
+		{ "http://evil.example@fine.example/", false },
+		{ "http://fine.example/@evil.example", false },
+		{ "http://u:p@good.example:80/malware/x", true },
+		{ "http://u@good.example/other", false },
+		{ "http://good.example:80?u=/malware/x", false },
+		{ "http://good.example?u=/malware/x", false },
+		{ "http://u@x.whole.example/a", true },
+		{ "http://evil.example:80@whole.example/", true },
+	};
+	struct xdp_harness *h = &harnesses[NAMES];
+	char text[512], http[1024], why[512];
+	const char *err = NULL;
+	__u32 verdict = ~0U;
+	struct entry e;
+	struct built b;
+	struct pkt p;
+	int bad = 0;
+	bool want;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(urls); i++) {
+		snprintf(text, sizeof(text), "%s", urls[i].url);
+		if (entry_parse_line(text, FORMAT_AUTO, take_entry, &e, &err))
+			fail_msg("query %s: refused: %s", urls[i].url, err);
+		want = blocklist_lookup(&h->filter, &e, why, sizeof(why));
+		snprintf(http, sizeof(http), GET("%s", "fine.example"), urls[i].url);
+		p = (struct pkt)HTTP(http);
+		if (pkt_build(&p, &b) || harness_run_frame(h, &b.f, NULL, &verdict, NULL))
+			fail_msg("%s: cannot run the request", urls[i].url);
+		if (want != urls[i].listed || verdict != (want ? XDP_DROP : XDP_PASS)) {
+			print_error("%s: query says %s, the program %s, expected %s\n",
+				    urls[i].url, want ? "blocked" : "not blocked",
+				    verdict_name(verdict), urls[i].listed ? "blocked" : "not blocked");
+			bad++;
+		}
+	}
+	if (bad)
+		fail_msg("%d of %zu URLs: query and the program disagree", bad, ARRAY_SIZE(urls));
+}
+
 /* ----------------------------------------------------------------- main */
 
 static int setup(void **state)
@@ -1226,7 +1379,7 @@ static void add_runs(struct CMUnitTest *tests, size_t *n, struct run *runs, size
 int main(void)
 {
 	static struct run runs[(N_CASES + N_NX) * N_FAMS];
-	static struct CMUnitTest tests[ARRAY_SIZE(runs) + 2];
+	static struct CMUnitTest tests[ARRAY_SIZE(runs) + 3];
 	const char *env = getenv("BLOOMXDP_TEST_SEED");
 	size_t i, n = 0, nr = 0;
 
@@ -1238,6 +1391,7 @@ int main(void)
 			 test_nx, NULL, &nx_cases[i]);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_name_parity);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_url_parity);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_query_agrees);
 
 	if (env)
 		seed = strtoull(env, NULL, 0);

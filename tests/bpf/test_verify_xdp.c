@@ -227,6 +227,7 @@ struct row {
 	const char *src;	/* NULL: the unlisted default of the family */
 	const char *dst;
 	const char *qname;	/* a DNS query for it; NULL: a UDP datagram to port 9 */
+	__u16 dstopts;		/* IPv6: the datagram behind destination options this long */
 	enum outcome o;
 	struct ev_want ev;	/* the event of a drop (without verify for O_FP_THEN_HIT) */
 	struct ev_want ev_on;	/* with verify, when it differs (O_FP_THEN_HIT, O_HIT) */
@@ -271,6 +272,9 @@ static const struct row rows[] = {
 	DNS("DNS: 3-label listed domain, a name under it", "x.tracker.example.org", O_HIT,
 	    .ev = EV(DNS, NAME, 3)),
 	DNS("DNS: its parent is not listed", "example.org", O_MISS),
+	/* The event's ports and name are read at L4's offset, byte 1,078 here. */
+	DNS("DNS: listed domain behind 1,024 bytes of IPv6 dstopts", "evil.example", O_HIT,
+	    .src = SRC6, .dstopts = 1024, .ev = EV(DNS, NAME, 2)),
 	DNS("DNS: no label boundary", "notevil.example", O_MISS),
 
 	/* (b) forced false positives. */
@@ -327,18 +331,38 @@ static const struct row rows[] = {
 
 #define N_ROWS ARRAY_SIZE(rows)
 
+/* Moves the datagram of an IPv6 frame without tags behind destination options of len bytes. */
+static void frame_add_dstopts(struct frame *f, __u32 len)
+{
+	struct ip6_hdr *ip6h = (struct ip6_hdr *)(f->data + ETH_HLEN);
+	__u32 l4 = ETH_HLEN + IP6_HLEN, n = f->len - l4;
+	__u8 *h;
+
+	frame_put(f, len);
+	h = f->data + l4;
+	memmove(h + len, h, n);
+	memset(h, 0, len);
+	h[0] = ip6h->ip6_nxt;
+	h[1] = len / 8 - 1;
+	ipv6_padn(h, 2, len);
+	ip6h->ip6_nxt = IPPROTO_DSTOPTS;
+	frame_finish(f, ETH_P_IPV6, ETH_HLEN);
+}
+
 static int frame_of_row(const struct row *r, struct frame *f, bool *v6)
 {
 	const char *src = r->src, *dst = r->dst;
+	int ret;
 
 	*v6 = (src && strchr(src, ':')) || (dst && strchr(dst, ':'));
 	if (!src)
 		src = *v6 ? SRC6 : SRC4;
 	if (!dst)
 		dst = *v6 ? DST6 : DST4;
-	if (r->qname)
-		return frame_dns_query(f, *v6, src, dst, r->qname);
-	return frame_udp(f, src, dst);
+	ret = r->qname ? frame_dns_query(f, *v6, src, dst, r->qname) : frame_udp(f, src, dst);
+	if (!ret && r->dstopts)
+		frame_add_dstopts(f, r->dstopts);
+	return ret;
 }
 
 /* What a row must do under a configuration: verdict, counters, event. */

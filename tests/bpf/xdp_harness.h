@@ -36,7 +36,8 @@
 
 /* ---------------------------------------------------------------- frames */
 
-#define FRAME_MAX	1024
+/* Below the 3,520 linear bytes BPF_PROG_TEST_RUN gives a program without frags (4 KiB pages). */
+#define FRAME_MAX	3072
 #define VLAN_HLEN	4
 #define IP4_HLEN	20
 #define IP6_HLEN	40
@@ -131,6 +132,21 @@ static inline __u32 ipv6_ext_len(__u8 type)
 		return 16;
 	default:		/* hop-by-hop, fragment */
 		return 8;
+	}
+}
+
+/* Options bytes [pos, end) of header h as PadN options (a Pad1 for a single byte). */
+static inline void ipv6_padn(__u8 *h, __u32 pos, __u32 end)
+{
+	__u32 n;
+
+	while (pos < end) {
+		if (end - pos == 1)
+			break;		/* Pad1 is a zero byte */
+		n = end - pos - 2 > 255 ? 255 : end - pos - 2;
+		h[pos] = 1;		/* PadN */
+		h[pos + 1] = n;
+		pos += 2 + n;
 	}
 }
 
