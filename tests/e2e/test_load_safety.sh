@@ -19,8 +19,12 @@ fi
 # A second interface of ours, deleted while attached (see the last tests).
 IF_GONE=bxe${E2E_ID}g
 IF_GONE_PEER=bxe${E2E_ID}h
+# An interface name Linux allows and JSON must escape: a quote and a backslash.
+IF_QUOTE="bx\"${E2E_ID}\\q"
 safety_cleanup() {
 	[ -d "$PIN_ROOT/$IF_GONE" ] && timeout 30 "$BLOOMXDP" detach "$IF_GONE" >/dev/null 2>&1
+	[ -d "$PIN_ROOT/$IF_QUOTE" ] && timeout 30 nsenter --net="/run/netns/$NS_SRV" -- \
+		"$BLOOMXDP" detach "$IF_QUOTE" >/dev/null 2>&1
 	e2e_cleanup
 }
 e2e_install_trap
@@ -170,6 +174,28 @@ if ip -n "$NS_SRV" link add "$IF_GONE" type veth peer name "$IF_GONE_PEER" &&
 	check "detach $IF_GONE after its interface is gone" bx detach "$IF_GONE"
 else
 	not_ok "create $IF_GONE in $NS_SRV"
+fi
+
+# ------------------------------------------------------------ JSON
+# Every --json output parses, for an interface named bx"<id>\q.
+json_ok() { python3 -c 'import json, sys; [json.loads(l) for l in sys.stdin if l.strip()]'; }
+if ip -n "$NS_SRV" link add "$IF_QUOTE" type veth peer name "${IF_GONE_PEER}q" &&
+	ip -n "$NS_SRV" link set "$IF_QUOTE" up && ip -n "$NS_SRV" link set "${IF_GONE_PEER}q" up
+then
+	check "attach an interface named $IF_QUOTE" bx attach "$IF_QUOTE" --mode generic
+	check "load into it" bx load "$IF_QUOTE" "$LIST_A"
+	out=$(bx status "$IF_QUOTE" --json)
+	check "status --json parses" json_ok <<<"$out"
+	check_eq "... and gives the name back" "$IF_QUOTE" \
+		"$(python3 -c 'import json, sys; print(json.load(sys.stdin)["ifname"])' <<<"$out")"
+	check "stats --json parses" json_ok < <(bx stats "$IF_QUOTE" --json)
+	check "stats --json --interval parses" json_ok \
+		< <(bx stats "$IF_QUOTE" --json --interval 0.1 --count 2)
+	check "plan --json parses" json_ok < <(bx plan --json --list "$LIST_A")
+	check "detach $IF_QUOTE" bx detach "$IF_QUOTE"
+	ip -n "$NS_SRV" link del "$IF_QUOTE" 2>/dev/null
+else
+	not_ok "create an interface named $IF_QUOTE in $NS_SRV"
 fi
 
 # ------------------------------------------------------------ one-line errors
