@@ -5,20 +5,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
+#include "options.h"
 
-/* Each command parses its own options from argv[0] == its name; returns the exit code. */
-int cmd_plan(int argc, char **argv);
-int cmd_attach(int argc, char **argv);
-int cmd_detach(int argc, char **argv);
-int cmd_load(int argc, char **argv);
-int cmd_add(int argc, char **argv);
-int cmd_query(int argc, char **argv);
-int cmd_stats(int argc, char **argv);
-int cmd_status(int argc, char **argv);
-int cmd_watch(int argc, char **argv);
+/* The commands, each in its cmd_*.c: its options table and its handler (see options.h). */
+extern const struct command command_plan, command_attach, command_detach, command_load,
+	command_add, command_query, command_stats, command_status,
+	command_watch;
 
-/* "src", "dst", "dns", "http", "sni" to BLOOMXDP_MATCH_*, 0 for others. */
-__u32 match_bit(const char *name);
+/* The values of --match: "src", "dst", "dns", "http", "sni" (BLOOMXDP_MATCH_*). */
+extern const struct enum_value match_values[];
 /* The comma list of a match mask, e.g. "src,dns", into buf. */
 const char *match_text(__u32 match, char *buf, size_t len);
 
@@ -32,15 +27,13 @@ struct bloom_plan;
 /* bloom_plan_compute() with the error explained on stderr. */
 int plan_or_explain(__u64 capacity, double fpr, __u32 layout, struct bloom_plan *plan);
 
-/* "1000000", "1e6", "10M", "2k": a positive count. Prints the error. */
+/* The largest count an option takes: 10^15. */
+#define COUNT_MAX 1e15
+/* "1000000", "1e6", "10M", "2k": a whole number in [min, max]. Prints the error. */
+int parse_count_range(const char *opt, const char *text, double min, double max, __u64 *out);
+/* The same in [1, COUNT_MAX]. */
 int parse_count(const char *opt, const char *text, __u64 *out);
 /* A rate strictly between 0 and 1, or a percentage "1%". Prints the error. */
 int parse_fpr(const char *opt, const char *text, double *out);
-/* Prints the one-line error for the option getopt refused, with the help hint. */
-int usage_error(const char *cmd, char **argv);
-/* The interface argument, or an error when missing. */
-int take_ifname(const char *cmd, int argc, char **argv, int *optind_io, const char **ifname);
-/* The interface argument and nothing after it. */
-int take_only_ifname(const char *cmd, int argc, char **argv, int optind_now, const char **ifname);
 
 #endif

@@ -2,7 +2,7 @@
 /* attach and detach: the lifetime of an attachment and of its pins. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <linux/if_link.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,43 +17,12 @@
 #include "attachment.h"	/* before the skeleton: it names struct bloomxdp_config */
 #include "bloomxdp.skel.h"
 #include "cli.h"
+#include "options.h"
 #include "exact.h"
 #include "filter.h"
 #include "layout.h"
 #include "log.h"
 #include "sizing.h"
-
-static const char attach_help[] =
-	"Usage: bloomxdp attach IFNAME [OPTIONS]\n\n"
-	"Loads the XDP program on IFNAME with an empty filter sized for --capacity at\n"
-	"--fpr, and pins it under /sys/fs/bpf/bloomxdp/IFNAME/. Fill it with 'load'.\n\n"
-	"  -c, --capacity N   entries the filter is sized for (default 1000000)\n"
-	"  -p, --fpr P        target false-positive rate at capacity (default 0.01)\n"
-	"  -m, --match WHAT   what is looked up, a comma list of: src, dst (addresses),\n"
-	"                     dns (DNS query names), http (HTTP Host and URL), sni (TLS\n"
-	"                     server name); default src\n"
-	"      --dns-ports P  UDP ports of DNS queries, comma list of up to 4 (default 53)\n"
-	"      --http-ports P TCP ports of HTTP requests (default 80)\n"
-	"      --tls-ports P  TCP ports of TLS ClientHellos (default 443)\n"
-	"      --dns-reply R  on a blocked DNS query: none (follow --action, default) or\n"
-	"                     nxdomain (answer NXDOMAIN from XDP at once)\n"
-	"  -a, --action WHAT  on a hit: drop (default) or monitor (count would_drop, pass)\n"
-	"      --mode MODE    XDP mode: native, generic, or auto (default: native, and\n"
-	"                     generic with a notice when the driver has no native XDP)\n"
-	"      --layout L     bits (classic), blocked (one cache line per key) or kernel\n"
-	"                     (BPF_MAP_TYPE_BLOOM_FILTER); see 'bloomxdp plan' for their\n"
-	"                     memory side by side\n"
-	"      --verify       keep an exact copy of the list in the kernel (LPM tries)\n"
-	"                     and drop only what it confirms: no false\n"
-	"                     positive is ever dropped; costs memory (see plan --verify)\n"
-	"      --events-per-sec N  drop events for 'bloomxdp watch', per CPU and second\n"
-	"                     (default 100; 0: none)\n"
-	"  -f, --force        replace another XDP program already on IFNAME\n";
-
-static const char detach_help[] =
-	"Usage: bloomxdp detach IFNAME\n\n"
-	"Detaches the XDP program from IFNAME and removes every pin under\n"
-	"/sys/fs/bpf/bloomxdp/IFNAME/. Works also when IFNAME no longer exists.\n";
 
 /* Every pin of an attachment; detach removes exactly these. */
 static const char *const pin_names[] = {
@@ -80,59 +49,12 @@ struct attach_opts {
 	__u16 dns_ports[BLOOMXDP_MAX_PORTS];
 	__u16 http_ports[BLOOMXDP_MAX_PORTS];
 	__u16 tls_ports[BLOOMXDP_MAX_PORTS];
-	enum xdp_mode mode;
+	__u32 mode;		/* enum xdp_mode */
 	bool force;
 	bool verify;
-	__u32 events_per_sec;
+	__u64 events_per_sec;
 	__u32 layout;
 };
-
-static int parse_match(const char *text, __u32 *match)
-{
-	char buf[128], *save, *tok;
-	__u32 bit;
-
-	if (strlen(text) >= sizeof(buf))
-		goto bad;
-	strcpy(buf, text);
-	*match = 0;
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		bit = match_bit(tok);
-		if (!bit)
-			goto bad;
-		*match |= bit;
-	}
-	if (*match)
-		return 0;
-bad:
-	log_error("--match %s: expected a comma list of src, dst, dns, http, sni", text);
-	return -EINVAL;
-}
-
-static int parse_ports(const char *opt, const char *text, __u16 ports[BLOOMXDP_MAX_PORTS])
-{
-	const char *p = text;
-	unsigned long v;
-	char *end;
-	int n = 0;
-
-	memset(ports, 0, BLOOMXDP_MAX_PORTS * sizeof(ports[0]));
-	for (;;) {
-		errno = 0;
-		v = strtoul(p, &end, 10);
-		if (end == p || errno || v == 0 || v > 65535 || n == BLOOMXDP_MAX_PORTS)
-			break;
-		ports[n++] = v;
-		if (*end == '\0')
-			return 0;
-		if (*end != ',')
-			break;
-		p = end + 1;
-	}
-	log_error("%s %s: expected a comma list of up to %d ports from 1 to 65535", opt, text,
-		  BLOOMXDP_MAX_PORTS);
-	return -EINVAL;
-}
 
 /* Removes our pins only, by name: anything else makes the directory stay, and says so. */
 static int remove_pins(struct pin_dir *pd, const char *ifname)
@@ -411,139 +333,82 @@ cleanup:
 	return ret;
 }
 
-int cmd_attach(int argc, char **argv)
+static int run_attach(const struct cli_call *call)
 {
-	static const struct option opts[] = {
-		{ "capacity", required_argument, NULL, 'c' },
-		{ "fpr", required_argument, NULL, 'p' },
-		{ "match", required_argument, NULL, 'm' },
-		{ "action", required_argument, NULL, 'a' },
-		{ "mode", required_argument, NULL, 'M' },
-		{ "dns-ports", required_argument, NULL, 'D' },
-		{ "http-ports", required_argument, NULL, 'H' },
-		{ "tls-ports", required_argument, NULL, 'T' },
-		{ "dns-reply", required_argument, NULL, 'R' },
-		{ "verify", no_argument, NULL, 'V' },
-		{ "layout", required_argument, NULL, 'L' },
-		{ "events-per-sec", required_argument, NULL, 'E' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
-	struct attach_opts o = {
-		.capacity = DEFAULT_CAPACITY, .fpr = DEFAULT_FPR,
-		.match = BLOOMXDP_MATCH_SRC, .action = BLOOMXDP_ACTION_DROP, .mode = MODE_AUTO,
-		.dns_ports = { BLOOMXDP_DNS_PORT }, .http_ports = { BLOOMXDP_HTTP_PORT },
-		.tls_ports = { BLOOMXDP_TLS_PORT }, .events_per_sec = DEFAULT_EVENTS_PER_SEC,
-		.layout = DEFAULT_LAYOUT,
-	};
-	__u64 count;
-	const char *ifname;
-	int opt;
-
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "c:p:m:a:fvh", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'c':
-			if (parse_count("--capacity", optarg, &o.capacity))
-				return 2;
-			break;
-		case 'p':
-			if (parse_fpr("--fpr", optarg, &o.fpr))
-				return 2;
-			break;
-		case 'm':
-			if (parse_match(optarg, &o.match))
-				return 2;
-			break;
-		case 'a':
-			if (!strcmp(optarg, "drop")) {
-				o.action = BLOOMXDP_ACTION_DROP;
-			} else if (!strcmp(optarg, "monitor")) {
-				o.action = BLOOMXDP_ACTION_MONITOR;
-			} else {
-				log_error("--action %s: expected drop or monitor", optarg);
-				return 2;
-			}
-			break;
-		case 'M':
-			if (!strcmp(optarg, "native")) {
-				o.mode = MODE_NATIVE;
-			} else if (!strcmp(optarg, "generic") || !strcmp(optarg, "skb")) {
-				o.mode = MODE_GENERIC;
-			} else if (!strcmp(optarg, "auto")) {
-				o.mode = MODE_AUTO;
-			} else {
-				log_error("--mode %s: expected native, generic or auto", optarg);
-				return 2;
-			}
-			break;
-		case 'D':
-			if (parse_ports("--dns-ports", optarg, o.dns_ports))
-				return 2;
-			break;
-		case 'H':
-			if (parse_ports("--http-ports", optarg, o.http_ports))
-				return 2;
-			break;
-		case 'T':
-			if (parse_ports("--tls-ports", optarg, o.tls_ports))
-				return 2;
-			break;
-		case 'R':
-			if (!strcmp(optarg, "nxdomain")) {
-				o.dns_reply = BLOOMXDP_DNS_REPLY_NXDOMAIN;
-			} else if (!strcmp(optarg, "none")) {
-				o.dns_reply = BLOOMXDP_DNS_REPLY_NONE;
-			} else {
-				log_error("--dns-reply %s: expected none or nxdomain", optarg);
-				return 2;
-			}
-			break;
-		case 'V':
-			o.verify = true;
-			break;
-		case 'L':
-			if (layout_parse(optarg, &o.layout))
-				return 2;
-			break;
-		case 'E':
-			if (!strcmp(optarg, "0")) {
-				o.events_per_sec = 0;
-				break;
-			}
-			if (parse_count("--events-per-sec", optarg, &count))
-				return 2;
-			if (count > MAX_EVENTS_PER_SEC) {
-				log_error("--events-per-sec %s: at most %d per CPU and second", optarg,
-					  MAX_EVENTS_PER_SEC);
-				return 2;
-			}
-			o.events_per_sec = count;
-			break;
-		case 'f':
-			o.force = true;
-			break;
-		case 'v':
-			log_verbose = true;
-			break;
-		case 'h':
-			fputs(attach_help, stdout);
-			return 0;
-		default:
-			return usage_error("attach", argv);
-		}
-	}
-	if (take_ifname("attach", argc, argv, &optind, &ifname))
-		return 2;
-	if (optind < argc) {
-		log_error("attach: unexpected argument '%s'; lists go to 'bloomxdp load'",
-			  argv[optind]);
-		return 2;
-	}
-	return do_attach(ifname, &o) ? 1 : 0;
+	return do_attach(call->ifname, call->opts);
 }
+
+static const struct enum_value action_values[] = {
+	ENUM_VALUE("drop", BLOOMXDP_ACTION_DROP, "drop the packet"),
+	ENUM_VALUE("monitor", BLOOMXDP_ACTION_MONITOR, "count it as would_drop, and pass it"),
+	{}
+};
+
+static const struct enum_value dns_reply_values[] = {
+	ENUM_VALUE("none", BLOOMXDP_DNS_REPLY_NONE, "follow --action"),
+	ENUM_VALUE("nxdomain", BLOOMXDP_DNS_REPLY_NXDOMAIN, "answer NXDOMAIN from XDP at once"),
+	{}
+};
+
+static const struct enum_value mode_values[] = {
+	ENUM_VALUE("native", MODE_NATIVE, "in the driver"),
+	ENUM_VALUE("generic", MODE_GENERIC, "after the driver (skb), for any interface"),
+	ENUM_VALUE("auto", MODE_AUTO, "native; generic, with a notice, where the driver has none"),
+	ENUM_ALIAS("skb", MODE_GENERIC),
+	{}
+};
+
+#define A(field) offsetof(struct attach_opts, field)
+static const struct option_spec attach_options[] = {
+	OPTION("capacity", 'c', OPT_COUNT, A(capacity), "N", "entries the filter is sized for",
+	       .min = 1, .max = COUNT_MAX),
+	OPTION("fpr", 'p', OPT_RATE, A(fpr), "P", "target false-positive rate at capacity"),
+	OPTION("match", 'm', OPT_ENUM_SET, A(match), "WHAT", "what is looked up, a comma list",
+	       .values = match_values),
+	OPTION("dns-ports", 0, OPT_PORTS, A(dns_ports), "P",
+	       "UDP ports of DNS queries, a comma list of up to 4"),
+	OPTION("http-ports", 0, OPT_PORTS, A(http_ports), "P", "TCP ports of HTTP requests"),
+	OPTION("tls-ports", 0, OPT_PORTS, A(tls_ports), "P", "TCP ports of TLS ClientHellos"),
+	OPTION("dns-reply", 0, OPT_ENUM, A(dns_reply), "R", "on a blocked DNS query",
+	       .values = dns_reply_values),
+	OPTION("action", 'a', OPT_ENUM, A(action), "WHAT", "on a hit", .values = action_values),
+	OPTION("mode", 0, OPT_ENUM, A(mode), "MODE", "XDP mode", .values = mode_values),
+	OPTION("layout", 0, OPT_ENUM, A(layout), "L",
+	       "how the filter lies in memory ('bloomxdp plan' shows\nthem side by side)",
+	       .values_fn = layout_values),
+	OPTION("verify", 0, OPT_FLAG, A(verify), NULL,
+	       "keep an exact copy of the list in the kernel (LPM\n"
+	       "tries) and drop only what it confirms: no false\n"
+	       "positive is ever dropped; costs memory (plan --verify)"),
+	OPTION("events-per-sec", 0, OPT_COUNT, A(events_per_sec), "N",
+	       "drop events for 'bloomxdp watch', per CPU and\nsecond (0: none)",
+	       .min = 0, .max = MAX_EVENTS_PER_SEC),
+	OPTION("force", 'f', OPT_FLAG, A(force), NULL,
+	       "replace another XDP program already on IFNAME"),
+	{}
+};
+#undef A
+
+static const struct attach_opts attach_defaults = {
+	.capacity = DEFAULT_CAPACITY, .fpr = DEFAULT_FPR,
+	.match = BLOOMXDP_MATCH_SRC, .action = BLOOMXDP_ACTION_DROP, .mode = MODE_AUTO,
+	.dns_ports = { BLOOMXDP_DNS_PORT }, .http_ports = { BLOOMXDP_HTTP_PORT },
+	.tls_ports = { BLOOMXDP_TLS_PORT }, .events_per_sec = DEFAULT_EVENTS_PER_SEC,
+	.layout = DEFAULT_LAYOUT,
+};
+
+const struct command command_attach = {
+	.name = "attach",
+	.args = "IFNAME",
+	.summary = "load the XDP program on an interface with an empty filter",
+	.description = "Loads the XDP program on IFNAME with an empty filter sized for --capacity at\n"
+		       "--fpr, and pins it under " BLOOMXDP_PIN_ROOT "/IFNAME/. Fill it with 'load'.\n",
+	.options = attach_options,
+	.opts_size = sizeof(struct attach_opts),
+	.defaults = &attach_defaults,
+	.ifname = true,
+	.run = run_attach,
+};
 
 /*
  * Detaches the program now: the link would otherwise go with its last pin,
@@ -590,30 +455,17 @@ static int do_detach(const char *ifname)
 	return ret;
 }
 
-int cmd_detach(int argc, char **argv)
+static int run_detach(const struct cli_call *call)
 {
-	static const struct option opts[] = {
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
-	const char *ifname;
-	int opt;
-
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'v':
-			log_verbose = true;
-			break;
-		case 'h':
-			fputs(detach_help, stdout);
-			return 0;
-		default:
-			return usage_error("detach", argv);
-		}
-	}
-	if (take_only_ifname("detach", argc, argv, optind, &ifname))
-		return 2;
-	return do_detach(ifname) ? 1 : 0;
+	return do_detach(call->ifname);
 }
+
+const struct command command_detach = {
+	.name = "detach",
+	.args = "IFNAME",
+	.summary = "detach from an interface and remove every pin",
+	.description = "Detaches the XDP program from IFNAME and removes every pin under\n"
+		       BLOOMXDP_PIN_ROOT "/IFNAME/. Works also when IFNAME no longer exists.\n",
+	.ifname = true,
+	.run = run_detach,
+};

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* load, add, query: the commands that write or read the live list. */
 #include <errno.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,45 +20,9 @@
 #include "log.h"
 #include "sizing.h"
 
-static const char load_help[] =
-	"Usage: bloomxdp load IFNAME [--format FORMAT] FILE [FILE...]\n\n"
-	"Replaces the live list of IFNAME with the entries of the FILEs ('-' reads\n"
-	"standard input). The new filter is built aside and swapped in with one atomic\n"
-	"map update: packets see the old list or the new one, never a mix. On any bad\n"
-	"line the live list stays as it was.\n\n"
-	"One entry per line; '#' at the start or after white space starts a comment;\n"
-	"blank lines and surrounding white space are ignored; duplicates are fine.\n\n"
-	"  -F, --format FORMAT  how lines are read (default auto: decided per line):\n"
-	"        addr     203.0.113.7, 2001:db8::9, 198.51.100.0/24, 2001:db8::/32\n"
-	"        domain   evil.example (blocks it and every name under it), bücher.example\n"
-	"        hosts    0.0.0.0 evil.example other.example (localhost lines skipped)\n"
-	"        adblock  ||evil.example^ ('!' comments skipped)\n"
-	"        url      http://evil.example/path, https://..., evil.example/path\n"
-	"  -P, --prefix-probes N  prefix lengths probed per packet and family, 1 to 8\n"
-	"        (default 6): prefixes are stored expanded to N lengths chosen from the\n"
-	"        list; fewer probes cost more keys (see 'bloomxdp plan --list')\n"
-	"      --allow-empty  accept an input without any entry, which empties the list\n"
-	"        (refused by default: an empty feed must not remove all blocking)\n"
-	"      --allow        the FILEs are the allowlist (replaced as a whole)\n";
-
-static const char add_help[] =
-	"Usage: bloomxdp add IFNAME ENTRY [ENTRY...]\n\n"
-	"Inserts entries (addresses, domains, URLs) into the live list of IFNAME, in\n"
-	"place. Nothing is inserted if\n"
-	"any entry is invalid. A Bloom filter cannot delete: to remove entries, 'load'\n"
-	"the list without them.\n";
-
-static const char query_help[] =
-	"Usage: bloomxdp query IFNAME ENTRY [ENTRY...]\n\n"
-	"Prints 'ENTRY: blocked' or 'ENTRY: not blocked' for each entry, as the XDP\n"
-	"program would decide: an address as a packet's address, a name as a DNS\n"
-	"query, TLS SNI or HTTP Host, host/path as an HTTP request. 'blocked' is either\n"
-	"listed or a false positive of the filter (see 'bloomxdp status' for the\n"
-	"estimated rate). With -v, also what matched. Exits 1 if an entry is invalid.\n";
-
 struct list_opts {
-	enum list_format format;
-	__u32 prefix_probes;
+	__u32 format;		/* enum list_format */
+	__u64 prefix_probes;
 	bool allow;		/* load/add the allowlist */
 	bool allow_empty;	/* load: an input without entries may empty the list */
 };
@@ -593,92 +557,106 @@ cleanup:
 	return ret;
 }
 
-/* load, add and query share their arguments: IFNAME then one or more items. */
-static int run_list_command(int argc, char **argv, const char *help, const char *what,
-			    int (*fn)(const char *ifname, const struct list_opts *o, char **items,
-				      int n))
+static int run_load(const struct cli_call *call)
 {
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, 'F' },
-		{ "prefix-probes", required_argument, NULL, 'P' },
-		{ "allow", no_argument, NULL, 'A' },
-		{ "allow-empty", no_argument, NULL, 'e' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
-	struct list_opts o = { .format = FORMAT_AUTO,
-			       .prefix_probes = LIST_DEFAULT_PREFIX_PROBES };
-	const char *ifname;
-	__u64 probes;
-	int opt;
-
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "F:P:Avh", opts, NULL)) != -1) {
-		if (opt == 'A' && !strcmp(argv[0], "query")) {
-			log_error("--allow goes with 'bloomxdp load' and 'bloomxdp add'");
-			return 2;
-		}
-		if ((opt == 'F' || opt == 'P' || opt == 'e') && strcmp(argv[0], "load")) {
-			log_error("--format, --prefix-probes and --allow-empty go with "
-				  "'bloomxdp load'");
-			return 2;
-		}
-		switch (opt) {
-		case 'A':
-			o.allow = true;
-			break;
-		case 'e':
-			o.allow_empty = true;
-			break;
-		case 'P':
-			if (parse_count("--prefix-probes", optarg, &probes))
-				return 2;
-			if (probes > BLOOMXDP_MAX_PREFIX_LENGTHS) {
-				log_error("--prefix-probes %s: at most %d", optarg,
-					  BLOOMXDP_MAX_PREFIX_LENGTHS);
-				return 2;
-			}
-			o.prefix_probes = probes;
-			break;
-		case 'F':
-			if (list_format_parse(optarg, &o.format)) {
-				log_error("--format %s: expected auto, addr, domain, hosts, adblock "
-					  "or url", optarg);
-				return 2;
-			}
-			break;
-		case 'v':
-			log_verbose = true;
-			break;
-		case 'h':
-			fputs(help, stdout);
-			return 0;
-		default:
-			return usage_error(argv[0], argv);
-		}
-	}
-	if (take_ifname(argv[0], argc, argv, &optind, &ifname))
-		return 2;
-	if (optind >= argc) {
-		log_error("%s: give at least one %s; see 'bloomxdp %s --help'", argv[0], what,
-			  argv[0]);
-		return 2;
-	}
-	return fn(ifname, &o, argv + optind, argc - optind) ? 1 : 0;
+	return do_load(call->ifname, call->opts, call->argv, call->argc);
 }
 
-int cmd_load(int argc, char **argv)
+static int run_add(const struct cli_call *call)
 {
-	return run_list_command(argc, argv, load_help, "FILE (or - for standard input)", do_load);
+	return do_add(call->ifname, call->opts, call->argv, call->argc);
 }
 
-int cmd_add(int argc, char **argv)
+static int run_query(const struct cli_call *call)
 {
-	return run_list_command(argc, argv, add_help, "ENTRY", do_add);
+	return do_query(call->ifname, call->opts, call->argv, call->argc);
 }
 
-int cmd_query(int argc, char **argv)
-{
-	return run_list_command(argc, argv, query_help, "ENTRY", do_query);
-}
+static const struct list_opts list_defaults = {
+	.format = FORMAT_AUTO, .prefix_probes = LIST_DEFAULT_PREFIX_PROBES,
+};
+
+#define L(field) offsetof(struct list_opts, field)
+#define OPTION_ALLOW(what)								\
+	OPTION("allow", 'A', OPT_FLAG, L(allow), NULL, what)
+
+static const struct option_spec load_options[] = {
+	OPTION("format", 'F', OPT_ENUM, L(format), "FORMAT", "how lines are read",
+	       .values = list_format_values),
+	OPTION("prefix-probes", 'P', OPT_COUNT, L(prefix_probes), "N",
+	       "prefix lengths probed per packet and family:\n"
+	       "prefixes are stored expanded to N lengths chosen\n"
+	       "from the list; fewer probes cost more keys (see\n"
+	       "'bloomxdp plan --list')", .min = 1, .max = BLOOMXDP_MAX_PREFIX_LENGTHS),
+	OPTION_ALLOW("the FILEs are the allowlist (replaced as a whole)"),
+	OPTION("allow-empty", 0, OPT_FLAG, L(allow_empty), NULL,
+	       "accept an input without any entry, which empties\n"
+	       "the list (refused by default: an empty feed must\n"
+	       "not remove all blocking)"),
+	{}
+};
+
+static const struct option_spec add_options[] = {
+	OPTION_ALLOW("the ENTRYs go to the allowlist: never dropped"),
+	{}
+};
+#undef OPTION_ALLOW
+#undef L
+
+const struct command command_load = {
+	.name = "load",
+	.args = "IFNAME FILE...",
+	.summary = "replace the live list with list files, atomically",
+	.description =
+		"Replaces the live list of IFNAME with the entries of the FILEs ('-' reads\n"
+		"standard input). The new filter is built aside and swapped in with one atomic\n"
+		"map update: packets see the old list or the new one, never a mix. On any bad\n"
+		"line, read error or empty input the live list stays as it was.\n\n"
+		"One entry per line; '#' at the start or after white space starts a comment;\n"
+		"blank lines and surrounding white space are ignored; duplicates are fine.\n",
+	.options = load_options,
+	.opts_size = sizeof(struct list_opts),
+	.defaults = &list_defaults,
+	.ifname = true,
+	.min_args = 1,
+	.max_args = -1,
+	.what_args = "FILE (or - for standard input)",
+	.run = run_load,
+};
+
+const struct command command_add = {
+	.name = "add",
+	.args = "IFNAME ENTRY...",
+	.summary = "insert entries into the live list",
+	.description =
+		"Inserts entries (addresses, domains, URLs) into the live list of IFNAME, in\n"
+		"place. Nothing is inserted if any entry is invalid. A Bloom filter cannot\n"
+		"delete: to remove entries, 'load' the list without them.\n",
+	.options = add_options,
+	.opts_size = sizeof(struct list_opts),
+	.defaults = &list_defaults,
+	.ifname = true,
+	.min_args = 1,
+	.max_args = -1,
+	.what_args = "ENTRY",
+	.run = run_add,
+};
+
+const struct command command_query = {
+	.name = "query",
+	.args = "IFNAME ENTRY...",
+	.summary = "tell whether entries are blocked",
+	.description =
+		"Prints 'ENTRY: blocked' or 'ENTRY: not blocked' for each entry, as the XDP\n"
+		"program would decide: an address as a packet's address, a name as a DNS\n"
+		"query, TLS SNI or HTTP Host, host/path as an HTTP request. 'blocked' is either\n"
+		"listed or a false positive of the filter (see 'bloomxdp status' for the\n"
+		"estimated rate). With -v, also what matched. Exits 1 if an entry is invalid.\n",
+	.opts_size = sizeof(struct list_opts),
+	.defaults = &list_defaults,
+	.ifname = true,
+	.min_args = 1,
+	.max_args = -1,
+	.what_args = "ENTRY",
+	.run = run_query,
+};

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdio.h>
 
@@ -14,24 +14,6 @@
 #include "layout.h"
 #include "log.h"
 #include "sizing.h"
-
-static const char plan_help[] =
-	"Usage: bloomxdp plan [--capacity N] [--fpr P] [--list FILE]... [--verify] [--json]\n\n"
-	"Sizes a Bloom filter for N entries at a target false-positive rate P:\n"
-	"bits m = ceil(-N ln P / (ln 2)^2) (rounded up to 64), hashes k = round(m/N ln 2),\n"
-	"memory, and the expected FPR as the list fills (and overfills). With --list,\n"
-	"for that list: prefixes before and after expansion, probes per packet, and the\n"
-	"keys the filter will hold (the capacity, unless --capacity is given).\n\n"
-	"  -c, --capacity N      entries the list will hold (default 1000000, or the list's keys)\n"
-	"  -p, --fpr P           target false-positive rate, 0 < P < 1 (default 0.01; 1%%)\n"
-	"  -l, --list FILE       a list file ('-': standard input); may be repeated\n"
-	"  -F, --format FORMAT   as for load (default auto)\n"
-	"  -P, --prefix-probes N as for load (default 6)\n"
-	"  -V, --verify          also the memory of the exact copy of attach --verify, as\n"
-	"                        the kernel accounts it (builds the maps: needs root)\n"
-	"  -L, --layout L        %s (default %s); every layout is shown\n"
-	"                        side by side, the details are for this one\n"
-	"  -j, --json            one JSON object\n";
 
 /* Fill levels shown, in percent of capacity. */
 static const unsigned int plan_fill_pct[] = { 10, 25, 50, 75, 100, 125, 150, 200 };
@@ -200,8 +182,8 @@ static void report_json(struct json *j, const struct list_report *r)
 }
 
 /* Reads the lists, plans prefixes; with --verify builds the exact copy to measure it. */
-static int read_lists(struct list_report *r, char **files, int nfiles, enum list_format format,
-		      __u32 probes)
+static int read_lists(struct list_report *r, const char **files, int nfiles,
+		      enum list_format format, __u32 probes)
 {
 	struct exact_set exact;
 	char err[LIST_ERROR_LEN];
@@ -239,116 +221,105 @@ out:
 	return ret;
 }
 
-int cmd_plan(int argc, char **argv)
+struct plan_opts {
+	__u64 capacity;
+	bool capacity_given;
+	double fpr;
+	struct file_list lists;
+	__u32 format;		/* enum list_format */
+	__u64 prefix_probes;
+	bool verify;
+	__u32 layout;
+};
+
+static int check_plan(const struct cli_call *call)
 {
-	static const struct option opts[] = {
-		{ "capacity", required_argument, NULL, 'c' },
-		{ "fpr", required_argument, NULL, 'p' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "list", required_argument, NULL, 'l' },
-		{ "format", required_argument, NULL, 'F' },
-		{ "prefix-probes", required_argument, NULL, 'P' },
-		{ "verify", no_argument, NULL, 'V' },
-		{ "layout", required_argument, NULL, 'L' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
-	__u64 capacity = DEFAULT_CAPACITY, probes = LIST_DEFAULT_PREFIX_PROBES;
-	enum list_format format = FORMAT_AUTO;
+	const struct plan_opts *o = call->opts;
+
+	if (o->verify && !o->lists.count) {
+		log_error("--verify measures the exact copy of a list: give it with --list");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int run_plan(const struct cli_call *call)
+{
+	const struct plan_opts *o = call->opts;
 	static struct list_report report;
-	bool json = false, capacity_set = false;
-	char *lists[64];
-	int nlists = 0, opt;
-	double fpr = DEFAULT_FPR;
-	__u32 layout = DEFAULT_LAYOUT;
+	__u64 capacity = o->capacity;
 	struct bloom_plan plan;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "c:p:l:F:P:VL:jvh", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'c':
-			if (parse_count("--capacity", optarg, &capacity))
-				return 2;
-			capacity_set = true;
-			break;
-		case 'l':
-			if (nlists == (int)(sizeof(lists) / sizeof(lists[0]))) {
-				log_error("--list: at most 64 files");
-				return 2;
-			}
-			lists[nlists++] = optarg;
-			break;
-		case 'F':
-			if (list_format_parse(optarg, &format)) {
-				log_error("--format %s: expected auto, addr, domain, hosts, adblock "
-					  "or url", optarg);
-				return 2;
-			}
-			break;
-		case 'P':
-			if (parse_count("--prefix-probes", optarg, &probes) ||
-			    probes > BLOOMXDP_MAX_PREFIX_LENGTHS) {
-				log_error("--prefix-probes: 1 to %d", BLOOMXDP_MAX_PREFIX_LENGTHS);
-				return 2;
-			}
-			break;
-		case 'V':
-			report.verify = true;
-			break;
-		case 'L':
-			if (layout_parse(optarg, &layout))
-				return 2;
-			break;
-		case 'p':
-			if (parse_fpr("--fpr", optarg, &fpr))
-				return 2;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'v':
-			log_verbose = true;
-			break;
-		case 'h':
-			printf(plan_help, layout_choices(), layout_name(DEFAULT_LAYOUT));
-			return 0;
-		default:
-			return usage_error("plan", argv);
-		}
-	}
-	if (optind < argc) {
-		log_error("plan: unexpected argument '%s'; see 'bloomxdp plan --help'", argv[optind]);
-		return 2;
-	}
-	if (report.verify && !nlists) {
-		log_error("--verify measures the exact copy of a list: give it with --list");
-		return 2;
-	}
-	if (nlists) {
-		if (read_lists(&report, lists, nlists, format, probes))
-			return 1;
-		if (!capacity_set)
+	report.verify = o->verify;
+	if (o->lists.count) {
+		if (read_lists(&report, o->lists.items, o->lists.count, o->format,
+			       o->prefix_probes))
+			return -EINVAL;
+		if (!o->capacity_given)
 			capacity = report.keys ? report.keys : 1;
 	}
-	if (plan_or_explain(capacity, fpr, layout, &plan))
-		return 1;
-	if (json) {
+	if (plan_or_explain(capacity, o->fpr, o->layout, &plan))
+		return -EINVAL;
+	if (call->json) {
 		struct json j;
 
 		/* One object: the list's part first, then the plan's keys. */
 		json_start(&j, stdout);
 		json_object_start(&j);
-		if (nlists)
+		if (o->lists.count)
 			report_json(&j, &report);
 		plan_print_json(&j, &plan);
 		json_object_end(&j);
 		json_end(&j);
 	} else {
-		if (nlists)
+		if (o->lists.count)
 			report_text(&report);
-		plan_print_layouts(capacity, fpr, NULL);
+		plan_print_layouts(capacity, o->fpr, NULL);
 		plan_print_text(&plan);
 	}
 	return 0;
 }
+
+#define P(field) offsetof(struct plan_opts, field)
+static const struct option_spec plan_options[] = {
+	OPTION("capacity", 'c', OPT_COUNT, P(capacity), "N",
+	       "entries the list will hold (with --list: the\nlist's keys)",
+	       .min = 1, .max = COUNT_MAX, .given = OPTION_GIVEN(struct plan_opts, capacity_given)),
+	OPTION("fpr", 'p', OPT_RATE, P(fpr), "P", "target false-positive rate, 0 < P < 1 (1% too)"),
+	OPTION("list", 'l', OPT_FILES, P(lists), "FILE",
+	       "a list file ('-': standard input); may be repeated"),
+	OPTION("format", 'F', OPT_ENUM, P(format), "FORMAT", "as for load",
+	       .values = list_format_values),
+	OPTION("prefix-probes", 'P', OPT_COUNT, P(prefix_probes), "N", "as for load",
+	       .min = 1, .max = BLOOMXDP_MAX_PREFIX_LENGTHS),
+	OPTION("verify", 'V', OPT_FLAG, P(verify), NULL,
+	       "also the memory of the exact copy of attach\n"
+	       "--verify, as the kernel accounts it (builds the\nmaps: needs root)"),
+	OPTION("layout", 'L', OPT_ENUM, P(layout), "L",
+	       "every layout is shown side by side, the details\nare for this one",
+	       .values_fn = layout_values),
+	{}
+};
+#undef P
+
+static const struct plan_opts plan_defaults = {
+	.capacity = DEFAULT_CAPACITY, .fpr = DEFAULT_FPR, .format = FORMAT_AUTO,
+	.prefix_probes = LIST_DEFAULT_PREFIX_PROBES, .layout = DEFAULT_LAYOUT,
+};
+
+const struct command command_plan = {
+	.name = "plan",
+	.summary = "size a filter: bits, hashes, memory, FPR as it fills",
+	.description =
+		"Sizes a Bloom filter for N entries at a target false-positive rate P:\n"
+		"bits m = ceil(-N ln P / (ln 2)^2) (rounded up to 64), hashes k = round(m/N ln 2),\n"
+		"memory, and the expected FPR as the list fills (and overfills). With --list,\n"
+		"for that list: prefixes before and after expansion, probes per packet, and the\n"
+		"keys the filter will hold (the capacity, unless --capacity is given).\n",
+	.options = plan_options,
+	.opts_size = sizeof(struct plan_opts),
+	.defaults = &plan_defaults,
+	.json = true,
+	.check = check_plan,
+	.run = run_plan,
+};

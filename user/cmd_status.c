@@ -2,7 +2,6 @@
 /* status and stats: read-only views of an attachment. */
 #include <errno.h>
 #include <stddef.h>
-#include <getopt.h>
 #include <linux/if_link.h>
 #include <math.h>
 #include <signal.h>
@@ -22,22 +21,6 @@
 #include "log.h"
 #include "prefixes.h"
 #include "sizing.h"
-
-static const char status_help[] =
-	"Usage: bloomxdp status IFNAME [--json]\n\n"
-	"Shows the attachment (program id, XDP mode) and the filter: capacity, entries,\n"
-	"bits m, hashes k, memory, fill ratio, and the estimated false-positive rate both\n"
-	"from the entry count, (1 - e^(-kn/m))^k, and from the fill ratio, fill^k.\n\n"
-	"  -j, --json  one JSON object\n";
-
-static const char stats_help[] =
-	"Usage: bloomxdp stats IFNAME [--json] [--interval S [--count N]]\n\n"
-	"Shows the packet counters of IFNAME summed over all CPUs. With --interval,\n"
-	"prints every S seconds the counters and their rates per second, until\n"
-	"interrupted or N times.\n\n"
-	"  -j, --json        JSON (one object per line with --interval)\n"
-	"  -i, --interval S  seconds between samples (e.g. 1, 0.5)\n"
-	"  -n, --count N     stop after N samples\n";
 
 #define COUNTER_NAME(name, help) #name,
 static const char *const counter_names[] = { BLOOMXDP_COUNTERS(COUNTER_NAME) };
@@ -168,55 +151,44 @@ cleanup:
 	return ret;
 }
 
-int cmd_stats(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "count", required_argument, NULL, 'n' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
-	double interval = 0;
-	const char *ifname;
-	bool json = false;
-	__u64 count = 0;
-	char *end;
-	int opt;
+struct stats_opts {
+	double interval;
+	__u64 count;
+};
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "ji:n:vh", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'j':
-			json = true;
-			break;
-		case 'i':
-			interval = strtod(optarg, &end);
-			if (end == optarg || *end || !(interval >= 0.01 && interval <= 86400)) {
-				log_error("--interval %s: expected seconds between 0.01 and 86400",
-					  optarg);
-				return 2;
-			}
-			break;
-		case 'n':
-			if (parse_count("--count", optarg, &count))
-				return 2;
-			break;
-		case 'v':
-			log_verbose = true;
-			break;
-		case 'h':
-			fputs(stats_help, stdout);
-			return 0;
-		default:
-			return usage_error("stats", argv);
-		}
-	}
-	if (take_only_ifname("stats", argc, argv, optind, &ifname))
-		return 2;
-	return do_stats(ifname, json, interval, count) ? 1 : 0;
+static int run_stats(const struct cli_call *call)
+{
+	const struct stats_opts *o = call->opts;
+
+	return do_stats(call->ifname, call->json, o->interval, o->count);
 }
+
+static const struct option_spec stats_options[] = {
+	OPTION("interval", 'i', OPT_SECONDS, offsetof(struct stats_opts, interval), "S",
+	       "print every S seconds (e.g. 1, 0.5) the counters\nand their rates per second",
+	       .min = 0.01, .max = 86400),
+	OPTION("count", 'n', OPT_COUNT, offsetof(struct stats_opts, count), "N",
+	       "stop after N samples", .min = 1, .max = COUNT_MAX),
+	{}
+};
+
+static const struct stats_opts stats_defaults;
+
+const struct command command_stats = {
+	.name = "stats",
+	.args = "IFNAME",
+	.summary = "show the packet counters",
+	.description =
+		"Shows the packet counters of IFNAME summed over all CPUs. With --interval,\n"
+		"prints every S seconds the counters and their rates per second, until\n"
+		"interrupted or N times.\n",
+	.options = stats_options,
+	.opts_size = sizeof(struct stats_opts),
+	.defaults = &stats_defaults,
+	.json = true,
+	.ifname = true,
+	.run = run_stats,
+};
 
 #define COUNTER_INDEX(name) (offsetof(struct bloomxdp_counters, name) / sizeof(__u64))
 
@@ -407,35 +379,20 @@ cleanup:
 	return ret;
 }
 
-int cmd_status(int argc, char **argv)
+static int run_status(const struct cli_call *call)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
-	const char *ifname;
-	bool json = false;
-	int opt;
-
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "jvh", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'j':
-			json = true;
-			break;
-		case 'v':
-			log_verbose = true;
-			break;
-		case 'h':
-			fputs(status_help, stdout);
-			return 0;
-		default:
-			return usage_error("status", argv);
-		}
-	}
-	if (take_only_ifname("status", argc, argv, optind, &ifname))
-		return 2;
-	return do_status(ifname, json) ? 1 : 0;
+	return do_status(call->ifname, call->json);
 }
+
+const struct command command_status = {
+	.name = "status",
+	.args = "IFNAME",
+	.summary = "show the attachment and the filter's state",
+	.description =
+		"Shows the attachment (program id, XDP mode) and the filter: capacity, entries,\n"
+		"bits m, hashes k, memory, fill ratio, and the estimated false-positive rate both\n"
+		"from the entry count, (1 - e^(-kn/m))^k, and from the fill ratio, fill^k.\n",
+	.json = true,
+	.ifname = true,
+	.run = run_status,
+};

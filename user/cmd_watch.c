@@ -2,7 +2,7 @@
 /* watch: drop events from the ring buffer, as they come. */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <net/if.h>
 #include <signal.h>
 #include <stdio.h>
@@ -19,23 +19,29 @@
 /* A year: longer is a mistake, and "inf" no number. */
 #define MAX_WATCH_SECONDS (365 * 86400)
 
-static const char watch_help[] =
-	"Usage: bloomxdp watch IFNAME [--json] [--count N] [--timeout S]\n\n"
-	"Prints the drop (or would-drop, or NXDOMAIN) events of IFNAME as they come:\n"
-	"time, interface, source and destination, the field that matched (src, dst,\n"
-	"dns, http, sni) and the kind of key (address, prefix, name, url). The XDP\n"
-	"program sends at most --events-per-sec (see attach) per CPU and second; what\n"
-	"it could not send is counted in stats as events_ratelimited and events_lost (the\n"
-	"ring buffer is full while nobody watches). Only events from now on are shown.\n\n"
-	"  -j, --json       one JSON object per line\n"
-	"  -n, --count N    stop after N events\n"
-	"  -t, --timeout S  stop after S seconds\n";
+static const struct enum_value field_values[] = {
+	ENUM_VALUE("src", BLOOMXDP_FIELD_SRC, NULL),
+	ENUM_VALUE("dst", BLOOMXDP_FIELD_DST, NULL),
+	ENUM_VALUE("dns", BLOOMXDP_FIELD_DNS, NULL),
+	ENUM_VALUE("http", BLOOMXDP_FIELD_HTTP, NULL),
+	ENUM_VALUE("sni", BLOOMXDP_FIELD_SNI, NULL),
+	{}
+};
 
-static const char *const field_names[] = { "?", "src", "dst", "dns", "http", "sni" };
-static const char *const kind_names[] = { "?", "address", "prefix", "name", "url" };
-static const char *const verdict_names[] = { "?", "drop", "would_drop", "nxdomain" };
+static const struct enum_value key_values[] = {
+	ENUM_VALUE("address", BLOOMXDP_EVKEY_ADDRESS, NULL),
+	ENUM_VALUE("prefix", BLOOMXDP_EVKEY_PREFIX, NULL),
+	ENUM_VALUE("name", BLOOMXDP_EVKEY_NAME, NULL),
+	ENUM_VALUE("url", BLOOMXDP_EVKEY_URL, NULL),
+	{}
+};
 
-#define NAME_OF(table, i) ((i) < sizeof(table) / sizeof(table[0]) ? table[i] : "?")
+static const struct enum_value verdict_values[] = {
+	ENUM_VALUE("drop", BLOOMXDP_EVVERDICT_DROP, NULL),
+	ENUM_VALUE("would_drop", BLOOMXDP_EVVERDICT_WOULD_DROP, NULL),
+	ENUM_VALUE("nxdomain", BLOOMXDP_EVVERDICT_NXDOMAIN, NULL),
+	{}
+};
 
 struct watch_ctx {
 	bool json;
@@ -111,9 +117,9 @@ static int on_event(void *arg, void *data, size_t size)
 		json_kv_string(&j, "time", stamp);
 		json_kv_string(&j, "ifname", ifname);
 		json_kv_u64(&j, "ifindex", ev->ifindex);
-		json_kv_string(&j, "verdict", NAME_OF(verdict_names, ev->verdict));
-		json_kv_string(&j, "field", NAME_OF(field_names, ev->field));
-		json_kv_string(&j, "key", NAME_OF(kind_names, ev->key_kind));
+		json_kv_string(&j, "verdict", enum_value_name(verdict_values, ev->verdict));
+		json_kv_string(&j, "field", enum_value_name(field_values, ev->field));
+		json_kv_string(&j, "key", enum_value_name(key_values, ev->key_kind));
 		json_kv_u64(&j, "key_len", ev->key_len);
 		json_kv_string(&j, "src", src);
 		json_kv_string(&j, "dst", dst);
@@ -125,8 +131,8 @@ static int on_event(void *arg, void *data, size_t size)
 		json_end(&j);
 	} else
 		printf("%s.%06dZ %s %s %s %s -> %s %s %s%s%s\n", when, (int)((t - secs) * 1e6),
-		       ifname, NAME_OF(verdict_names, ev->verdict), src, dst,
-		       NAME_OF(field_names, ev->field), NAME_OF(kind_names, ev->key_kind),
+		       ifname, enum_value_name(verdict_values, ev->verdict), src, dst,
+		       enum_value_name(field_values, ev->field), enum_value_name(key_values, ev->key_kind),
 		       name[0] ? "\"" : "", name, name[0] ? "\"" : "");
 	fflush(stdout);
 	if (w->count && ++w->seen >= w->count)
@@ -189,53 +195,46 @@ cleanup:
 	return ret;
 }
 
-int cmd_watch(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "count", required_argument, NULL, 'n' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
-	struct watch_ctx w = {};
-	double timeout = 0;
-	const char *ifname;
-	char *end;
-	int opt;
+struct watch_opts {
+	__u64 count;
+	double timeout;
+};
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "jn:t:vh", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'j':
-			w.json = true;
-			break;
-		case 'n':
-			if (parse_count("--count", optarg, &w.count))
-				return 2;
-			break;
-		case 't':
-			/* Bounded: "inf" or "nan" would make a script's timeout a no-op. */
-			timeout = strtod(optarg, &end);
-			if (end == optarg || *end || !(timeout > 0 && timeout <= MAX_WATCH_SECONDS)) {
-				log_error("--timeout %s: expected seconds above 0 and at most %d "
-					  "(without --timeout, watch runs until interrupted)", optarg,
-					  MAX_WATCH_SECONDS);
-				return 2;
-			}
-			break;
-		case 'v':
-			log_verbose = true;
-			break;
-		case 'h':
-			fputs(watch_help, stdout);
-			return 0;
-		default:
-			return usage_error("watch", argv);
-		}
-	}
-	if (take_only_ifname("watch", argc, argv, optind, &ifname))
-		return 2;
-	return do_watch(ifname, &w, timeout) ? 1 : 0;
+static int run_watch(const struct cli_call *call)
+{
+	const struct watch_opts *o = call->opts;
+	struct watch_ctx w = { .json = call->json, .count = o->count };
+
+	return do_watch(call->ifname, &w, o->timeout);
 }
+
+static const struct option_spec watch_options[] = {
+	OPTION("count", 'n', OPT_COUNT, offsetof(struct watch_opts, count), "N",
+	       "stop after N events", .min = 1, .max = COUNT_MAX),
+	/* Bounded: "inf" or "nan" would make a script's timeout a no-op. */
+	OPTION("timeout", 't', OPT_SECONDS, offsetof(struct watch_opts, timeout), "S",
+	       "stop after S seconds (without it: when interrupted)",
+	       .min = 0.001, .max = MAX_WATCH_SECONDS),
+	{}
+};
+
+static const struct watch_opts watch_defaults;
+
+const struct command command_watch = {
+	.name = "watch",
+	.args = "IFNAME",
+	.summary = "print drop events as they come",
+	.description =
+		"Prints the drop (or would-drop, or NXDOMAIN) events of IFNAME as they come:\n"
+		"time, interface, source and destination, the field that matched (src, dst,\n"
+		"dns, http, sni) and the kind of key (address, prefix, name, url). The XDP\n"
+		"program sends at most --events-per-sec (see attach) per CPU and second; what\n"
+		"it could not send is counted in stats as events_ratelimited and events_lost (the\n"
+		"ring buffer is full while nobody watches). Only events from now on are shown.\n",
+	.options = watch_options,
+	.opts_size = sizeof(struct watch_opts),
+	.defaults = &watch_defaults,
+	.json = true,
+	.ifname = true,
+	.run = run_watch,
+};

@@ -6,23 +6,26 @@
 
 #include "entries.h"
 #include "keys.h"
+#include "options.h"
 
-static const char *const format_names[] = {
-	[FORMAT_AUTO] = "auto", [FORMAT_ADDR] = "addr", [FORMAT_DOMAIN] = "domain",
-	[FORMAT_HOSTS] = "hosts", [FORMAT_ADBLOCK] = "adblock", [FORMAT_URL] = "url",
+const struct enum_value list_format_values[] = {
+	ENUM_VALUE("auto", FORMAT_AUTO, "decided per line (the default)"),
+	ENUM_VALUE("addr", FORMAT_ADDR, "203.0.113.7, 2001:db8::9, 198.51.100.0/24"),
+	ENUM_VALUE("domain", FORMAT_DOMAIN, "evil.example: it and every name under it"),
+	ENUM_VALUE("hosts", FORMAT_HOSTS, "0.0.0.0 evil.example (localhost skipped)"),
+	ENUM_VALUE("adblock", FORMAT_ADBLOCK, "||evil.example^ ('!' comments skipped)"),
+	ENUM_VALUE("url", FORMAT_URL, "http://evil.example/path, evil.example/path"),
+	{}
 };
 
 int list_format_parse(const char *name, enum list_format *format)
 {
-	size_t i;
+	__u32 value;
 
-	for (i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++) {
-		if (!strcmp(name, format_names[i])) {
-			*format = i;
-			return 0;
-		}
-	}
-	return -EINVAL;
+	if (enum_value_parse(list_format_values, name, &value))
+		return -EINVAL;
+	*format = value;
+	return 0;
 }
 
 /* Names that hosts files map to themselves: never list them. */

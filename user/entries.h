@@ -4,6 +4,7 @@
 
 #include <bloomxdp/name.h>
 #include "names.h"
+#include "options.h"
 
 /* What one list entry is. */
 enum entry_kind {
@@ -40,6 +41,8 @@ typedef int (*entry_fn)(const struct entry *e, void *ctx);
 int entry_parse_line(char *text, enum list_format format, entry_fn fn, void *ctx,
 		     const char **why);
 
+/* The names of the formats, as the values of --format. */
+extern const struct enum_value list_format_values[];
 /* "auto", "addr", "domain", "hosts", "adblock", "url": -EINVAL for others. */
 int list_format_parse(const char *name, enum list_format *format);
 

@@ -8,8 +8,8 @@
 /*
  * An exact set: the list itself, in the kernel. Addresses and prefixes in an
  * LPM trie per family (the original prefixes, not expanded; the value is the
- * prefix length), names and URLs as their 64-bit keys in a third trie. Used as the verify stage behind the
- * Bloom filter (--verify) and as the allowlist.
+ * prefix length), names and URLs as their 64-bit keys in a third trie. Used
+ * as the verify stage behind the Bloom filter (--verify) and as the allowlist.
  */
 struct exact_set {
 	int v4_fd;

@@ -5,6 +5,7 @@
 
 #include "layout.h"
 #include "log.h"
+#include "options.h"
 #include "sizing.h"
 
 static const struct layout_ops *const layouts[LAYOUT_COUNT] = {
@@ -30,6 +31,19 @@ const char *layout_name(__u32 layout)
 	const struct layout_ops *ops = layout_get(layout);
 
 	return ops ? ops->name : "?";
+}
+
+const struct enum_value *layout_values(void)
+{
+	static struct enum_value values[LAYOUT_COUNT + 1];
+	__u32 i;
+
+	for (i = 0; i < LAYOUT_COUNT && !values[i].name; i++) {
+		values[i].name = layouts[i]->name;
+		values[i].value = i;
+		values[i].help = layouts[i]->help;
+	}
+	return values;
 }
 
 const char *layout_choices(void)

@@ -17,6 +17,7 @@ struct filter;
  */
 struct layout_ops {
 	const char *name;
+	const char *help;	/* a few words for --help */
 	/* The smallest filter for capacity at fpr: plan->bits, hashes, bytes, expected_fpr. */
 	int (*plan)(__u64 capacity, double fpr, struct bloom_plan *plan);
 	/* The expected FPR after entries distinct keys. */
@@ -45,6 +46,9 @@ const struct layout_ops *layout_get(__u32 layout);
 /* The name of a layout to its enum value; prints the error, naming the choices. */
 int layout_parse(const char *name, __u32 *layout);
 const char *layout_name(__u32 layout);
+/* The names as the values of an option (--layout). */
+struct enum_value;
+const struct enum_value *layout_values(void);
 /* "bits, blocked or kernel": for help and errors. */
 const char *layout_choices(void);
 

@@ -5,6 +5,7 @@
 
 const struct layout_ops layout_bits = {
 	.name = "bits",
+	.help = "the classic bit array: k bits anywhere in m",
 	.plan = bloom_plan_compute,
 	.fpr = bloom_fpr_for_entries,
 	.readable = true,

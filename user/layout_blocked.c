@@ -63,6 +63,7 @@ static int plan_blocked(__u64 capacity, double fpr, struct bloom_plan *plan)
 
 const struct layout_ops layout_blocked = {
 	.name = "blocked",
+	.help = "all k bits of a key in one 64-byte cache line",
 	.plan = plan_blocked,
 	.fpr = bloom_blocked_fpr,
 	.readable = true,

@@ -71,6 +71,7 @@ static bool insert_kernel(struct filter *f, __u64 hash)
 
 const struct layout_ops layout_kernel = {
 	.name = "kernel",
+	.help = "BPF_MAP_TYPE_BLOOM_FILTER",
 	.plan = plan_kernel,
 	.fpr = bloom_fpr_for_entries,
 	.readable = false,

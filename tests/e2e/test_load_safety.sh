@@ -73,7 +73,7 @@ check "list A is still enforced" a_still_live
 check "--allow-empty empties the list on purpose" \
 	bx load "$IF_SRV" --allow-empty "$E2E_TMP/empty.txt"
 check_eq "... and then nothing is blocked" "$C4_A: not blocked" "$(bx query "$IF_SRV" "$C4_A")"
-check_fails "--allow-empty goes with load only" 2 "go with 'bloomxdp load'" \
+check_fails "--allow-empty goes with load only" 2 "goes with 'bloomxdp load'" \
 	bx add "$IF_SRV" --allow-empty "$C4_A"
 check "load list A again" bx load "$IF_SRV" "$LIST_A"
 

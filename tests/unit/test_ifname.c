@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "ifname.h"
+#include "options.h"
 #include "log.h"
 
 /* The bytes the kernel refuses anywhere in a name: '/', ':' and its isspace(). */
@@ -114,22 +115,39 @@ static void test_length_limit(void **state)
 	}
 }
 
+static const char *ran_with;
+
+static int record_ifname(const struct cli_call *call)
+{
+	ran_with = call->ifname;
+	return 0;
+}
+
 /* The entry point of every command that takes an interface refuses them too. */
 static void test_take_ifname_refuses(void **state)
 {
+	static const struct command detach = {
+		.name = "detach", .ifname = true, .run = record_ifname,
+	};
+	static const struct command load = {
+		.name = "load", .ifname = true, .min_args = 1, .max_args = -1,
+		.what_args = "FILE", .run = record_ifname,
+	};
+	static const struct command *const all[] = { &detach, &load, NULL };
 	char cmd[] = "detach", dots[] = "..", path[] = "../other", good[] = "eth0", extra[] = "x";
+	char lcmd[] = "load", file[] = "f";
 	char *argv_dots[] = { cmd, dots, NULL }, *argv_path[] = { cmd, path, NULL };
 	char *argv_good[] = { cmd, good, NULL }, *argv_extra[] = { cmd, good, extra, NULL };
-	const char *ifname = NULL;
-	int optind_now = 1;
+	char *argv_load[] = { lcmd, path, file, NULL };
 
 	(void)state;
-	assert_int_equal(take_only_ifname("detach", 2, argv_dots, 1, &ifname), -EINVAL);
-	assert_int_equal(take_only_ifname("detach", 2, argv_path, 1, &ifname), -EINVAL);
-	assert_int_equal(take_ifname("load", 2, argv_path, &optind_now, &ifname), -EINVAL);
-	assert_int_equal(take_only_ifname("detach", 2, argv_good, 1, &ifname), 0);
-	assert_string_equal(ifname, "eth0");
-	assert_int_equal(take_only_ifname("detach", 3, argv_extra, 1, &ifname), -EINVAL);
+	assert_int_equal(command_main(all, &detach, 2, argv_dots), 2);
+	assert_int_equal(command_main(all, &detach, 2, argv_path), 2);
+	assert_int_equal(command_main(all, &load, 3, argv_load), 2);
+	assert_null(ran_with);
+	assert_int_equal(command_main(all, &detach, 2, argv_good), 0);
+	assert_string_equal(ran_with, "eth0");
+	assert_int_equal(command_main(all, &detach, 3, argv_extra), 2);
 }
 
 static void test_text_escape(void **state)
