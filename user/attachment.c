@@ -13,6 +13,7 @@
 #include <bpf/libbpf.h>
 
 #include "attachment.h"
+#include "bloomxdp.skel.h"
 #include "ifname.h"
 #include "log.h"
 
@@ -263,6 +264,83 @@ static int open_pin(const struct attachment *att, const char *name)
 	return fd;
 }
 
+/*
+ * Every object an attachment pins, one row each: its file in the pin
+ * directory, the map in the skeleton that attach pins (PIN_PROG, PIN_LINK:
+ * not a map), and its fd in struct attachment (PIN_UNOPENED: commands do not
+ * open it). attach pins in this order, the link last; attachment_open()
+ * opens, attachment_close() closes and detach unlinks exactly these.
+ */
+#define PIN_PROG	((size_t)-1)
+#define PIN_LINK	((size_t)-2)
+#define PIN_UNOPENED	((size_t)-1)
+#define SKEL(map)	offsetof(struct bloomxdp, maps.map)
+#define ATT(fd)		offsetof(struct attachment, fd)
+
+static const struct pin_spec {
+	const char *name;
+	size_t skel_map;
+	size_t att_fd;
+} pin_table[] = {
+	{ BLOOMXDP_PIN_CONFIG, SKEL(rodata_config), ATT(config_fd) },
+	{ BLOOMXDP_PIN_FILTER, SKEL(filter), ATT(filter_fd) },
+	{ BLOOMXDP_PIN_KFILTER, SKEL(kfilter), ATT(kfilter_fd) },
+	{ BLOOMXDP_PIN_VERIFY_V4, SKEL(verify_v4), ATT(verify.v4_fd) },
+	{ BLOOMXDP_PIN_VERIFY_V6, SKEL(verify_v6), ATT(verify.v6_fd) },
+	{ BLOOMXDP_PIN_VERIFY_NAMES, SKEL(verify_names), ATT(verify.names_fd) },
+	{ BLOOMXDP_PIN_ALLOW_V4, SKEL(allow_v4), ATT(allow.v4_fd) },
+	{ BLOOMXDP_PIN_ALLOW_V6, SKEL(allow_v6), ATT(allow.v6_fd) },
+	{ BLOOMXDP_PIN_ALLOW_NAMES, SKEL(allow_names), ATT(allow.names_fd) },
+	{ BLOOMXDP_PIN_ACTIVE, SKEL(active), ATT(active_fd) },
+	{ BLOOMXDP_PIN_COUNTERS, SKEL(counters), ATT(counters_fd) },
+	{ BLOOMXDP_PIN_STATE, SKEL(state), ATT(state_fd) },
+	{ BLOOMXDP_PIN_EVENTS, SKEL(events), ATT(events_fd) },
+	{ BLOOMXDP_PIN_PROG, PIN_PROG, PIN_UNOPENED },
+	{ BLOOMXDP_PIN_LINK, PIN_LINK, PIN_UNOPENED },
+};
+#undef ATT
+#undef SKEL
+#define NPINS (sizeof(pin_table) / sizeof(pin_table[0]))
+
+static int *pin_att_fd(struct attachment *att, const struct pin_spec *p)
+{
+	return p->att_fd == PIN_UNOPENED ? NULL : (int *)((char *)att + p->att_fd);
+}
+
+int attachment_pin_all(const struct pin_dir *pd, const struct bloomxdp *skel, int link_fd)
+{
+	const struct pin_spec *p;
+	int fd, ret;
+
+	for (p = pin_table; p < pin_table + NPINS; p++) {
+		if (p->skel_map == PIN_LINK)
+			fd = link_fd;
+		else if (p->skel_map == PIN_PROG)
+			fd = bpf_program__fd(skel->progs.bloomxdp_xdp);
+		else
+			fd = bpf_map__fd(*(struct bpf_map *const *)((const char *)skel + p->skel_map));
+		ret = pin_put(pd->fd, p->name, fd);
+		if (ret) {
+			log_error("cannot pin %s/%s: %s", pd->path, p->name, strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+int attachment_unpin_all(struct pin_dir *pd, const char *ifname)
+{
+	int ret = 0, err;
+	size_t i;
+
+	/* By name, ours only: anything else makes the directory stay, and says so. */
+	for (i = 0; i < NPINS; i++)
+		if (unlinkat(pd->fd, pin_table[i].name, 0) && errno != ENOENT && !ret)
+			ret = -errno;
+	err = pin_dir_remove(pd, ifname);
+	return ret ? ret : err;
+}
+
 /* Pins made by another version of bloomxdp may hold another layout. */
 static int check_config_layout(const struct attachment *att)
 {
@@ -291,18 +369,21 @@ static int check_config_layout(const struct attachment *att)
 
 static void attachment_init(struct attachment *att)
 {
+	size_t i;
+
 	memset(att, 0, sizeof(*att));
-	att->dir_fd = att->config_fd = att->filter_fd = att->kfilter_fd = -1;
-	att->counters_fd = att->state_fd = att->active_fd = att->events_fd = -1;
-	att->verify.v4_fd = att->verify.v6_fd = att->verify.names_fd = -1;
-	att->allow.v4_fd = att->allow.v6_fd = att->allow.names_fd = -1;
+	att->dir_fd = -1;
+	for (i = 0; i < NPINS; i++)
+		if (pin_att_fd(att, &pin_table[i]))
+			*pin_att_fd(att, &pin_table[i]) = -1;
 }
 
 int attachment_open(const char *ifname, bool lock, struct attachment *att)
 {
 	struct pin_dir pd;
 	__u32 zero = 0;
-	int ret;
+	size_t i;
+	int ret, *fd;
 
 	attachment_init(att);
 	ret = check_privileges();
@@ -328,40 +409,13 @@ int attachment_open(const char *ifname, bool lock, struct attachment *att)
 		goto err;
 	}
 
-	ret = att->config_fd = open_pin(att, BLOOMXDP_PIN_CONFIG);
-	if (ret < 0)
-		goto err;
-	ret = att->filter_fd = open_pin(att, BLOOMXDP_PIN_FILTER);
-	if (ret < 0)
-		goto err;
-	ret = att->counters_fd = open_pin(att, BLOOMXDP_PIN_COUNTERS);
-	if (ret < 0)
-		goto err;
-	ret = att->state_fd = open_pin(att, BLOOMXDP_PIN_STATE);
-	if (ret < 0)
-		goto err;
-	{
-		const struct {
-			const char *name;
-			int *fd;
-		} pins[] = {
-			{ BLOOMXDP_PIN_KFILTER, &att->kfilter_fd },
-			{ BLOOMXDP_PIN_VERIFY_V4, &att->verify.v4_fd },
-			{ BLOOMXDP_PIN_VERIFY_V6, &att->verify.v6_fd },
-			{ BLOOMXDP_PIN_VERIFY_NAMES, &att->verify.names_fd },
-			{ BLOOMXDP_PIN_ALLOW_V4, &att->allow.v4_fd },
-			{ BLOOMXDP_PIN_ALLOW_V6, &att->allow.v6_fd },
-			{ BLOOMXDP_PIN_ALLOW_NAMES, &att->allow.names_fd },
-			{ BLOOMXDP_PIN_ACTIVE, &att->active_fd },
-			{ BLOOMXDP_PIN_EVENTS, &att->events_fd },
-		};
-		size_t i;
-
-		for (i = 0; i < sizeof(pins) / sizeof(pins[0]); i++) {
-			ret = *pins[i].fd = open_pin(att, pins[i].name);
-			if (ret < 0)
-				goto err;
-		}
+	for (i = 0; i < NPINS; i++) {
+		fd = pin_att_fd(att, &pin_table[i]);
+		if (!fd)
+			continue;
+		ret = *fd = open_pin(att, pin_table[i].name);
+		if (ret < 0)
+			goto err;
 	}
 	ret = check_config_layout(att);
 	if (ret)
@@ -379,18 +433,19 @@ err:
 
 void attachment_close(struct attachment *att)
 {
-	int *fds[] = { &att->config_fd, &att->filter_fd, &att->kfilter_fd, &att->counters_fd,
-		       &att->state_fd,
-		       &att->dir_fd, &att->active_fd, &att->events_fd, &att->verify.v4_fd,
-		       &att->verify.v6_fd, &att->verify.names_fd, &att->allow.v4_fd,
-		       &att->allow.v6_fd, &att->allow.names_fd };
 	size_t i;
+	int *fd;
 
-	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
-		if (*fds[i] >= 0)
-			close(*fds[i]);
-		*fds[i] = -1;
+	for (i = 0; i < NPINS; i++) {
+		fd = pin_att_fd(att, &pin_table[i]);
+		if (fd && *fd >= 0)
+			close(*fd);
+		if (fd)
+			*fd = -1;
 	}
+	if (att->dir_fd >= 0)
+		close(att->dir_fd);
+	att->dir_fd = -1;
 }
 
 int attachment_read_state(const struct attachment *att, __u32 slot, struct bloomxdp_state *state)

@@ -65,6 +65,15 @@ int pin_get(int dir_fd, const char *name);
 int pin_put(int dir_fd, const char *name, int fd);
 
 /*
+ * Every pinned object of an attachment, one table in attachment.c: attach
+ * pins them all from the loaded skeleton and its link (the link last), detach
+ * unlinks exactly these names, then removes the directory.
+ */
+struct bloomxdp;
+int attachment_pin_all(const struct pin_dir *pd, const struct bloomxdp *skel, int link_fd);
+int attachment_unpin_all(struct pin_dir *pd, const char *ifname);
+
+/*
  * Opens an existing attachment's pins; with lock, takes the writers' lock
  * (load, add, detach). Prints the error, e.g. "not attached".
  */

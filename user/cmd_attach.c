@@ -24,15 +24,6 @@
 #include "log.h"
 #include "sizing.h"
 
-/* Every pin of an attachment; detach removes exactly these. */
-static const char *const pin_names[] = {
-	BLOOMXDP_PIN_LINK, BLOOMXDP_PIN_PROG, BLOOMXDP_PIN_CONFIG,
-	BLOOMXDP_PIN_FILTER, BLOOMXDP_PIN_KFILTER, BLOOMXDP_PIN_COUNTERS, BLOOMXDP_PIN_STATE,
-	BLOOMXDP_PIN_VERIFY_V4, BLOOMXDP_PIN_VERIFY_V6, BLOOMXDP_PIN_VERIFY_NAMES,
-	BLOOMXDP_PIN_ALLOW_V4, BLOOMXDP_PIN_ALLOW_V6, BLOOMXDP_PIN_ALLOW_NAMES,
-	BLOOMXDP_PIN_ACTIVE, BLOOMXDP_PIN_EVENTS,
-};
-
 /* More would be a packet capture, not a log of drops. */
 #define MAX_EVENTS_PER_SEC 1000000
 /* Default of --events-per-sec: per CPU, enough to see a flood, not to be flooded. */
@@ -55,28 +46,6 @@ struct attach_opts {
 	__u64 events_per_sec;
 	__u32 layout;
 };
-
-/* Removes our pins only, by name: anything else makes the directory stay, and says so. */
-static int remove_pins(struct pin_dir *pd, const char *ifname)
-{
-	int ret = 0, err;
-	size_t i;
-
-	for (i = 0; i < sizeof(pin_names) / sizeof(pin_names[0]); i++)
-		if (unlinkat(pd->fd, pin_names[i], 0) && errno != ENOENT && !ret)
-			ret = -errno;
-	err = pin_dir_remove(pd, ifname);
-	return ret ? ret : err;
-}
-
-static int pin_fd(const struct pin_dir *pd, const char *name, int fd)
-{
-	int ret = pin_put(pd->fd, name, fd);
-
-	if (ret)
-		log_error("cannot pin %s/%s: %s", pd->path, name, strerror(-ret));
-	return ret;
-}
 
 /* Refuses, or with --force removes, an XDP program that is not ours. */
 static int clear_foreign_xdp(const char *ifname, int ifindex, bool force)
@@ -280,38 +249,8 @@ static int do_attach(const char *ifname, const struct attach_opts *o)
 		goto cleanup;
 	}
 	pinned = true;
-	ret = pin_fd(&pd, BLOOMXDP_PIN_CONFIG, bpf_map__fd(skel->maps.rodata_config));
-	if (!ret)
-		ret = pin_fd(&pd, BLOOMXDP_PIN_FILTER, bpf_map__fd(skel->maps.filter));
-	if (!ret)
-		ret = pin_fd(&pd, BLOOMXDP_PIN_COUNTERS, bpf_map__fd(skel->maps.counters));
-	if (!ret)
-		ret = pin_fd(&pd, BLOOMXDP_PIN_STATE, bpf_map__fd(skel->maps.state));
-	if (!ret)
-		ret = pin_fd(&pd, BLOOMXDP_PIN_PROG, bpf_program__fd(skel->progs.bloomxdp_xdp));
-	{
-		const struct {
-			const char *name;
-			struct bpf_map *map;
-		} maps[] = {
-			{ BLOOMXDP_PIN_KFILTER, skel->maps.kfilter },
-			{ BLOOMXDP_PIN_VERIFY_V4, skel->maps.verify_v4 },
-			{ BLOOMXDP_PIN_VERIFY_V6, skel->maps.verify_v6 },
-			{ BLOOMXDP_PIN_VERIFY_NAMES, skel->maps.verify_names },
-			{ BLOOMXDP_PIN_ALLOW_V4, skel->maps.allow_v4 },
-			{ BLOOMXDP_PIN_ALLOW_V6, skel->maps.allow_v6 },
-			{ BLOOMXDP_PIN_ALLOW_NAMES, skel->maps.allow_names },
-			{ BLOOMXDP_PIN_ACTIVE, skel->maps.active },
-			{ BLOOMXDP_PIN_EVENTS, skel->maps.events },
-		};
-		size_t i;
-
-		for (i = 0; i < sizeof(maps) / sizeof(maps[0]) && !ret; i++)
-			ret = pin_fd(&pd, maps[i].name, bpf_map__fd(maps[i].map));
-	}
-	/* Last: once the link is pinned the attachment outlives this process. */
-	if (!ret)
-		ret = pin_fd(&pd, BLOOMXDP_PIN_LINK, link_fd);
+	/* The link last: once it is pinned the attachment outlives this process. */
+	ret = attachment_pin_all(&pd, skel, link_fd);
 	if (ret)
 		goto cleanup;
 
@@ -322,7 +261,7 @@ static int do_attach(const char *ifname, const struct attach_opts *o)
 	pinned = false;
 cleanup:
 	if (pinned)
-		remove_pins(&pd, ifname);
+		attachment_unpin_all(&pd, ifname);
 	pin_dir_close(&pd);
 	if (link_fd >= 0)
 		close(link_fd);
@@ -445,7 +384,7 @@ static int do_detach(const char *ifname)
 	/* Wait for a load or add in progress. */
 	flock(pd.fd, LOCK_EX);
 	detach_link(&pd);
-	ret = remove_pins(&pd, ifname);
+	ret = attachment_unpin_all(&pd, ifname);
 	if (ret)
 		log_error("cannot remove all of %s: %s; see what is left with 'ls %s'", pd.path,
 			  strerror(-ret), pd.path);
