@@ -14,13 +14,13 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "attachment.h"	/* before the skeleton: it names struct bloomxdp_config */
-#include "bloomxdp.skel.h"
+#include "attachment.h"
 #include "cli.h"
 #include "options.h"
 #include "exact.h"
 #include "filter.h"
 #include "layout.h"
+#include "loader.h"
 #include "log.h"
 #include "sizing.h"
 
@@ -102,14 +102,6 @@ out:
 	return fd;
 }
 
-/* Room of each exact map: the capacity, with headroom for lists that exceed it. */
-static __u32 exact_capacity(__u64 capacity)
-{
-	__u64 room = capacity * 2;
-
-	return room > (1U << 30) ? 1U << 30 : (__u32)room;
-}
-
 static int random_key(__u64 key[2])
 {
 	if (getrandom(key, 2 * sizeof(__u64), 0) != 2 * sizeof(__u64)) {
@@ -129,21 +121,14 @@ static int already_attached(const char *ifname)
 static int do_attach(const char *ifname, const struct attach_opts *o)
 {
 	struct pin_dir pd = { .bpffs_fd = -1, .root_fd = -1, .fd = -1 };
-	struct bloomxdp_state st = { .loaded_at_ns = 0 };
-	struct exact_outer outer_verify, outer_allow;
-	struct exact_set verify, allow;
-	struct filter f = { .map_fd = -1 };
-	struct bloomxdp *skel = NULL;
-	struct bloomxdp_config *cfg;
+	struct loaded_prog lp = { .skel = NULL };
+	struct bloomxdp_config cfg = {};
 	struct bloom_plan plan;
-	bool pinned = false;
+	bool loaded = false, pinned = false;
 	int link_fd = -1;
-	__u32 zero = 0;
 	int ifindex;
 	int ret;
 
-	exact_set_init(&verify);
-	exact_set_init(&allow);
 	ret = check_privileges();
 	if (!ret)
 		ret = check_bpffs();
@@ -164,79 +149,24 @@ static int do_attach(const char *ifname, const struct attach_opts *o)
 	if (ret)
 		return ret;
 
-	skel = bloomxdp__open();
-	if (!skel) {
-		ret = -errno;
-		log_error("cannot open the BPF object: %s", strerror(-ret));
-		goto cleanup;
-	}
-	cfg = &skel->rodata_config->config;
-	ret = random_key(cfg->hash_key);
+	ret = random_key(cfg.hash_key);
 	if (ret)
-		goto cleanup;
-	cfg->bits = layout_config_bits(&plan);
-	cfg->hashes = plan.hashes;
-	cfg->match = o->match;
-	cfg->action = o->action;
-	cfg->capacity = plan.capacity;
-	cfg->fpr_ppb = (__u64)(plan.fpr * BLOOMXDP_PPB + 0.5);
-	cfg->dns_reply = o->dns_reply;
-	memcpy(cfg->dns_ports, o->dns_ports, sizeof(cfg->dns_ports));
-	memcpy(cfg->http_ports, o->http_ports, sizeof(cfg->http_ports));
-	memcpy(cfg->tls_ports, o->tls_ports, sizeof(cfg->tls_ports));
-	cfg->verify = o->verify;
-	cfg->layout = plan.layout;
-	cfg->events_per_sec = o->events_per_sec;
-	/* The first, empty maps are also the templates every later one must match. */
-	ret = filter_create(cfg, &f);
-	if (!ret)
-		ret = exact_set_create(&verify, exact_capacity(plan.capacity));
-	if (!ret)
-		ret = exact_set_create(&allow, exact_capacity(plan.capacity));
-	if (ret) {
-		log_error("cannot create the maps of a %llu-byte filter: %s",
-			  (unsigned long long)plan.bytes, strerror(-ret));
-		goto cleanup;
-	}
-	bpf_map__set_inner_map_fd(skel->maps.filter, f.map_fd);
-	if (f.kbloom_fd >= 0)
-		bpf_map__set_inner_map_fd(skel->maps.kfilter, f.kbloom_fd);
-	bpf_map__set_inner_map_fd(skel->maps.verify_v4, verify.v4_fd);
-	bpf_map__set_inner_map_fd(skel->maps.verify_v6, verify.v6_fd);
-	bpf_map__set_inner_map_fd(skel->maps.verify_names, verify.names_fd);
-	bpf_map__set_inner_map_fd(skel->maps.allow_v4, allow.v4_fd);
-	bpf_map__set_inner_map_fd(skel->maps.allow_v6, allow.v6_fd);
-	bpf_map__set_inner_map_fd(skel->maps.allow_names, allow.names_fd);
+		return ret;
+	loader_config_plan(&cfg, &plan);
+	cfg.match = o->match;
+	cfg.action = o->action;
+	cfg.dns_reply = o->dns_reply;
+	memcpy(cfg.dns_ports, o->dns_ports, sizeof(cfg.dns_ports));
+	memcpy(cfg.http_ports, o->http_ports, sizeof(cfg.http_ports));
+	memcpy(cfg.tls_ports, o->tls_ports, sizeof(cfg.tls_ports));
+	cfg.verify = o->verify;
+	cfg.events_per_sec = o->events_per_sec;
+	ret = loader_load(&cfg, &lp);
+	if (ret)
+		return ret;
+	loaded = true;
 
-	ret = bloomxdp__load(skel);
-	if (ret) {
-		log_error("the kernel refused the XDP program (%s); rerun with -v for the "
-			  "verifier's log", strerror(-ret));
-		goto cleanup;
-	}
-	outer_verify = (struct exact_outer){ bpf_map__fd(skel->maps.verify_v4),
-		bpf_map__fd(skel->maps.verify_v6), bpf_map__fd(skel->maps.verify_names) };
-	outer_allow = (struct exact_outer){ bpf_map__fd(skel->maps.allow_v4),
-		bpf_map__fd(skel->maps.allow_v6), bpf_map__fd(skel->maps.allow_names) };
-	/* Generation 0 of everything is live: the active map starts zeroed. */
-	ret = filter_install(bpf_map__fd(skel->maps.filter), 0, &f);
-	if (!ret)
-		ret = filter_install_kernel(bpf_map__fd(skel->maps.kfilter), 0, &f);
-	if (!ret)
-		ret = exact_set_install(&outer_verify, 0, &verify);
-	if (!ret)
-		ret = exact_set_install(&outer_allow, 0, &allow);
-	if (ret) {
-		log_error("cannot install the empty maps: %s", strerror(-ret));
-		goto cleanup;
-	}
-	if (bpf_map_update_elem(bpf_map__fd(skel->maps.state), &zero, &st, BPF_ANY)) {
-		ret = -errno;
-		goto cleanup;
-	}
-
-	link_fd = attach_link(ifname, bpf_program__fd(skel->progs.bloomxdp_xdp), ifindex,
-			      o->mode);
+	link_fd = attach_link(ifname, loader_prog_fd(&lp), ifindex, o->mode);
 	if (link_fd < 0) {
 		ret = link_fd;
 		goto cleanup;
@@ -250,7 +180,7 @@ static int do_attach(const char *ifname, const struct attach_opts *o)
 	}
 	pinned = true;
 	/* The link last: once it is pinned the attachment outlives this process. */
-	ret = attachment_pin_all(&pd, skel, link_fd);
+	ret = attachment_pin_all(&pd, lp.skel, link_fd);
 	if (ret)
 		goto cleanup;
 
@@ -265,10 +195,8 @@ cleanup:
 	pin_dir_close(&pd);
 	if (link_fd >= 0)
 		close(link_fd);
-	filter_close(&f);
-	exact_set_close(&verify);
-	exact_set_close(&allow);
-	bloomxdp__destroy(skel);
+	if (loaded)
+		loader_close(&lp);
 	return ret;
 }
 

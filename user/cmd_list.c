@@ -90,14 +90,6 @@ static void warn_over_capacity(const struct filter *f, const struct bloomxdp_con
 		 bloom_fpr_for_fill(fill, cfg->hashes), (double)cfg->fpr_ppb / BLOOMXDP_PPB);
 }
 
-/* Room of each new exact map, as attach sized the first. */
-static __u32 exact_room(const struct bloomxdp_config *cfg)
-{
-	__u64 room = cfg->capacity * 2;
-
-	return room > (1U << 30) ? 1U << 30 : (__u32)room;
-}
-
 static double seconds_since(const struct timespec *start)
 {
 	struct timespec now;
@@ -154,7 +146,7 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o, cha
 	list_build_init(&build, &f, o->prefix_probes);
 	ret = filter_create(&att->config, &f);
 	if (!ret && att->config.verify) {
-		ret = exact_set_create(&exact, exact_room(&att->config));
+		ret = exact_set_create(&exact, exact_room(att->config.capacity));
 		build.exact = &exact;
 	}
 	if (ret) {
@@ -248,7 +240,7 @@ static int load_allowlist(struct attachment *att, const struct list_opts *o, cha
 	list_build_init(&build, NULL, o->prefix_probes);
 	build.allowlist = true;
 	exact_set_init(&exact);
-	ret = exact_set_create(&exact, exact_room(&att->config));
+	ret = exact_set_create(&exact, exact_room(att->config.capacity));
 	if (ret) {
 		log_error("cannot create the new allowlist maps of %s: %s", att->ifname,
 			  strerror(-ret));

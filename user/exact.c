@@ -35,6 +35,13 @@ int exact_set_create(struct exact_set *x, __u32 max_entries)
 	return 0;
 }
 
+__u32 exact_room(__u64 capacity)
+{
+	__u64 room = capacity * 2;
+
+	return room > (1U << 30) ? 1U << 30 : (__u32)room;
+}
+
 void exact_set_close(struct exact_set *x)
 {
 	if (x->v4_fd >= 0)

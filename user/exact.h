@@ -27,6 +27,9 @@ struct exact_outer {
 void exact_set_init(struct exact_set *x);
 /* Empty maps able to hold max_entries entries each. */
 int exact_set_create(struct exact_set *x, __u32 max_entries);
+
+/* Room of each exact map for a filter of capacity: twice it, for lists that exceed it. */
+__u32 exact_room(__u64 capacity);
 void exact_set_close(struct exact_set *x);
 
 /* Adds an entry; hash_key hashes names as the filter does. -ENOSPC when full. */

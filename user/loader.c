@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* open -> rodata config -> inner-map templates -> load -> generation 0, for attach and tests. */
+#include <errno.h>
+#include <string.h>
+#include <bpf/libbpf.h>
+
+#include "loader.h"
+#include "bloomxdp.skel.h"
+#include "layout.h"
+#include "log.h"
+#include "sizing.h"
+
+void loader_config_plan(struct bloomxdp_config *cfg, const struct bloom_plan *plan)
+{
+	cfg->bits = layout_config_bits(plan);
+	cfg->hashes = plan->hashes;
+	cfg->capacity = plan->capacity;
+	cfg->fpr_ppb = (__u64)(plan->fpr * BLOOMXDP_PPB + 0.5);
+	cfg->layout = plan->layout;
+}
+
+/* Each list's outer maps of the skeleton, with the first inner maps as their templates. */
+static int set_templates(struct loaded_prog *lp)
+{
+	struct bloomxdp *skel = lp->skel;
+	const struct {
+		struct bpf_map *outer;
+		int inner;
+	} outers[] = {
+		{ skel->maps.filter, lp->filter.map_fd },
+		{ skel->maps.kfilter, lp->filter.kbloom_fd },
+		{ skel->maps.verify_v4, lp->verify.v4_fd },
+		{ skel->maps.verify_v6, lp->verify.v6_fd },
+		{ skel->maps.verify_names, lp->verify.names_fd },
+		{ skel->maps.allow_v4, lp->allow.v4_fd },
+		{ skel->maps.allow_v6, lp->allow.v6_fd },
+		{ skel->maps.allow_names, lp->allow.names_fd },
+	};
+	size_t i;
+	int ret;
+
+	for (i = 0; i < sizeof(outers) / sizeof(outers[0]); i++) {
+		/* A layout without a map of its own keeps the object's template. */
+		if (outers[i].inner < 0)
+			continue;
+		ret = bpf_map__set_inner_map_fd(outers[i].outer, outers[i].inner);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int install_generation0(struct loaded_prog *lp)
+{
+	struct bloomxdp *skel = lp->skel;
+	struct exact_outer verify = { bpf_map__fd(skel->maps.verify_v4),
+				      bpf_map__fd(skel->maps.verify_v6),
+				      bpf_map__fd(skel->maps.verify_names) };
+	struct exact_outer allow = { bpf_map__fd(skel->maps.allow_v4),
+				     bpf_map__fd(skel->maps.allow_v6),
+				     bpf_map__fd(skel->maps.allow_names) };
+	int ret;
+
+	/* The active words start at 0: generation 0 of everything is live. */
+	ret = filter_install(bpf_map__fd(skel->maps.filter), 0, &lp->filter);
+	if (!ret)
+		ret = filter_install_kernel(bpf_map__fd(skel->maps.kfilter), 0, &lp->filter);
+	if (!ret)
+		ret = exact_set_install(&verify, 0, &lp->verify);
+	if (!ret)
+		ret = exact_set_install(&allow, 0, &lp->allow);
+	return ret;
+}
+
+int loader_load(const struct bloomxdp_config *cfg, struct loaded_prog *lp)
+{
+	int ret;
+
+	memset(lp, 0, sizeof(*lp));
+	lp->filter.map_fd = lp->filter.kbloom_fd = -1;
+	exact_set_init(&lp->verify);
+	exact_set_init(&lp->allow);
+	lp->skel = bloomxdp__open();
+	if (!lp->skel) {
+		ret = -errno;
+		log_error("cannot open the BPF object: %s", strerror(-ret));
+		return ret;
+	}
+	lp->skel->rodata_config->config = *cfg;
+	ret = filter_create(cfg, &lp->filter);
+	if (!ret)
+		ret = exact_set_create(&lp->verify, exact_room(cfg->capacity));
+	if (!ret)
+		ret = exact_set_create(&lp->allow, exact_room(cfg->capacity));
+	if (ret) {
+		log_error("cannot create the maps of a %u-bit filter: %s", cfg->bits,
+			  strerror(-ret));
+		goto err;
+	}
+	ret = set_templates(lp);
+	if (!ret)
+		ret = bloomxdp__load(lp->skel);
+	if (ret) {
+		log_error("the kernel refused the XDP program (%s); rerun with -v for the "
+			  "verifier's log", strerror(-ret));
+		goto err;
+	}
+	ret = install_generation0(lp);
+	if (ret) {
+		log_error("cannot install the empty maps: %s", strerror(-ret));
+		goto err;
+	}
+	return 0;
+err:
+	loader_close(lp);
+	return ret;
+}
+
+void loader_close(struct loaded_prog *lp)
+{
+	filter_close(&lp->filter);
+	exact_set_close(&lp->verify);
+	exact_set_close(&lp->allow);
+	bloomxdp__destroy(lp->skel);
+	lp->skel = NULL;
+}
+
+int loader_prog_fd(const struct loaded_prog *lp)
+{
+	return bpf_program__fd(lp->skel->progs.bloomxdp_xdp);
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef BLOOMXDP_LOADER_H
+#define BLOOMXDP_LOADER_H
+
+#include <bloomxdp/common.h>
+#include "exact.h"
+#include "filter.h"
+
+struct bloom_plan;
+
+/*
+ * The XDP program loaded, not attached: what attach pins, and what the tests
+ * run with BPF_PROG_TEST_RUN, loaded the one same way. Generation 0 of every
+ * list is installed and live (empty); its first maps are also the templates
+ * every later generation must match.
+ */
+struct loaded_prog {
+	struct bloomxdp *skel;
+	struct filter filter;
+	struct exact_set verify;
+	struct exact_set allow;
+};
+
+/* The geometry of a plan into cfg: bits, hashes, capacity, fpr_ppb, layout. */
+void loader_config_plan(struct bloomxdp_config *cfg, const struct bloom_plan *plan);
+
+/*
+ * Opens the BPF object, freezes cfg (its hash key included) as the program's
+ * .rodata, creates the first maps, sets them as the inner-map templates,
+ * loads, and installs them as generation 0. Prints the error.
+ */
+int loader_load(const struct bloomxdp_config *cfg, struct loaded_prog *lp);
+void loader_close(struct loaded_prog *lp);
+
+/* The fd of the XDP program, for attaching or BPF_PROG_TEST_RUN. */
+int loader_prog_fd(const struct loaded_prog *lp);
+
+#endif
