@@ -35,7 +35,10 @@
 
 /* ---------------------------------------------------------------- frames */
 
+/* A test may define it larger (up to ~3500: the linear part of a test-run frame) first. */
+#ifndef FRAME_MAX
 #define FRAME_MAX	1024
+#endif
 #define VLAN_HLEN	4
 #define IP4_HLEN	20
 #define IP6_HLEN	40
