@@ -1077,7 +1077,7 @@ static inline void fz_gen_tls(struct rng *r, const struct fz_gen_cfg *g, struct 
 	static const char tail[] = "\x17\x03\x03\x00\x05hello";
 	char name[NAME_TEXT_MAX], carried[NAME_TEXT_MAX + 2];
 	struct tls_desc d = { 0 };
-	__u32 u = rng_below(r, 100), start = fr->f.len, sni_ext, sni_name;
+	__u32 u = rng_below(r, 100), start = fr->f.len, sni_ext, sni_name, pos;
 	static const __u16 versions[] = { 0x0301, 0x0302, 0x0303, 0x0300 };
 
 	fz_gen_name(r, g, name, NAME_TEXT_MAX - 1);
@@ -1126,6 +1126,18 @@ static inline void fz_gen_tls(struct rng *r, const struct fz_gen_cfg *g, struct 
 	fz_lenf(fr, start + 3, 2);
 	fz_lenf(fr, start + 7, 2);
 	fz_lenf(fr, start + 43, 1);		/* session id length */
+	/* Cipher suites, compression methods and extensions lengths, after the session id. */
+	pos = start + 44 + (d.no_session_id ? 0 : 32);
+	if (pos + 2 <= fr->f.len) {
+		fz_lenf(fr, pos, 2);
+		pos += 2 + get_be16(fr->f.data + pos);
+	}
+	if (pos + 1 <= fr->f.len) {
+		fz_lenf(fr, pos, 1);
+		pos += 1 + fr->f.data[pos];
+	}
+	if (pos + 2 <= fr->f.len)
+		fz_lenf(fr, pos, 2);
 	if (sni_ext && sni_ext + 9 <= fr->f.len) {
 		fz_lenf(fr, sni_ext + 2, 2);
 		fz_lenf(fr, sni_ext + 4, 2);
