@@ -200,4 +200,51 @@ static inline bool model_tcp_payload(const struct model *m, const __u8 *d)
 	return doff >= 5 && m->l4 + doff * 4 < model_payload_end(m);
 }
 
+/*
+ * The DNS matcher after the README: one standard query (QR 0, opcode 0),
+ * QDCOUNT 1, a QNAME of labels of 1 to 63 bytes ending in the root label
+ * within 255 bytes, then QTYPE and QCLASS, all inside the payload. When it
+ * parses: name is the QNAME as dotted text, ASCII lower case (*text_ok false
+ * when a label holds a dot or a NUL: the text would then misstate its
+ * labels), and *question_end the length of header and question.
+ */
+static inline bool model_dns(const __u8 *d, const struct model *m, char name[BLOOMXDP_NAME_BUF],
+			     bool *text_ok, __u32 *question_end)
+{
+	__u32 off = m->l4 + UDP_HLEN, end = model_payload_end(m), len, n, pos = 0, l, i;
+	const __u8 *q;
+	char *t = name;
+	__u8 c;
+
+	*text_ok = true;
+	name[0] = '\0';
+	if (off >= end || end - off < DNS_HDR_LEN + 1 + 4)
+		return false;
+	len = end - off;
+	if ((get_be16(d + off + 2) & 0xf800) || get_be16(d + off + 4) != 1)
+		return false;
+	n = len - DNS_HDR_LEN < BLOOMXDP_NAME_MAX ? len - DNS_HDR_LEN : BLOOMXDP_NAME_MAX;
+	q = d + off + DNS_HDR_LEN;
+	for (;;) {
+		if (pos >= n)
+			return false;
+		l = q[pos];
+		if (l == 0)
+			break;
+		if (l > BLOOMXDP_LABEL_MAX || pos + 1 + l > n)
+			return false;
+		if (t != name)
+			*t++ = '.';
+		for (i = 0; i < l; i++) {
+			c = q[pos + 1 + i];
+			*text_ok &= c != '.' && c != '\0';
+			*t++ = c >= 'A' && c <= 'Z' ? c + 'a' - 'A' : c;
+		}
+		pos += 1 + l;
+	}
+	*t = '\0';
+	*question_end = DNS_HDR_LEN + pos + 1 + 4;
+	return *question_end <= len;
+}
+
 #endif /* FUZZ_MODEL_H */

@@ -268,25 +268,24 @@ static bool oracle_addr(struct fz_prog *p, int v6, const __u8 *a, bool *allowed,
 }
 
 /* The same for the name (and path) a parser found, in field. */
-static bool oracle_name(struct fz_prog *p, enum m_field field, const struct fz_frame *fr,
-			bool *allowed, char *err, size_t errlen)
+static bool oracle_name(struct fz_prog *p, const char *name, const char *path, bool *allowed,
+			char *err, size_t errlen)
 {
-	bool url = field == F_HTTP && fr->has_path, member, allow, bloom;
+	bool url = path != NULL, member, allow, bloom;
 	struct entry e = { .kind = url ? ENTRY_URL : ENTRY_NAME };
 	char why[300];
 
-	member = fz_name_in(&world.block, fr->name) ||
-		 (url && fz_url_in(&world.block, fr->name, fr->path));
-	allow = p->c->allowlist && fz_name_in(&world.allow, fr->name);
-	snprintf(e.name, sizeof(e.name), "%.253s", fr->name);
+	member = fz_name_in(&world.block, name) || (url && fz_url_in(&world.block, name, path));
+	allow = p->c->allowlist && fz_name_in(&world.allow, name);
+	snprintf(e.name, sizeof(e.name), "%.253s", name);
 	if (url)
-		snprintf(e.path, sizeof(e.path), "%.255s", fr->path);
+		snprintf(e.path, sizeof(e.path), "%.255s", path);
 	bloom = blocklist_lookup(&p->hp->filter, &e, why, sizeof(why));
 	if (member && !bloom)
 		snprintf(err, errlen, "user space: listed name not in the filter");
 	if (!member && bloom && !p->st.fp_name++ && !p->st.fp_first[0])
 		snprintf(p->st.fp_first, sizeof(p->st.fp_first), "frame %llu: %.60s (as %.60s)",
-			 CNT(p->cur), fr->name, why);
+			 CNT(p->cur), name, why);
 	*allowed = p->c->verify && member && allow;
 	return p->c->verify ? member && !allow : bloom;
 }
@@ -400,7 +399,11 @@ static void check_frame(struct fz_prog *p, struct fz_frame_ctx *x, __u32 verdict
 	const struct fz_frame *fr = x->fr;
 	const struct model *m = &x->m;
 	bool ip = m->cls == M_IPV4 || m->cls == M_IPV6, allowed = false, a2 = false;
-	bool monitor = cfg->action == BLOOMXDP_ACTION_MONITOR, names_listed;
+	bool monitor = cfg->action == BLOOMXDP_ACTION_MONITOR, names_listed, text_ok = true;
+	const char *name = fr->name, *path = fr->has_path ? fr->path : NULL;
+	char dns_name[BLOOMXDP_NAME_BUF];
+	enum fz_parse parse;
+	__u32 qend = 0;
 	__u64 hits = d->hits_v4 + d->hits_v6 + d->hits_dns + d->hits_http + d->hits_sni;
 	__u64 n_allowed = 0;
 	char err[128] = "";
@@ -511,40 +514,59 @@ static void check_frame(struct fz_prog *p, struct fz_frame_ctx *x, __u32 verdict
 		       "TLS: checked_sni +%llu, unparsed_tls +%llu, payload %d",
 		       CNT(d->checked_sni), CNT(d->unparsed_tls), x->payload);
 
-	/* A frame built to be parsed (or refused) in the field it was sent to: its outcome. */
-	x->name_known = x->examined && x->payload && !fr->mutated && fr->parse != FZ_UNKNOWN &&
-			((fr->app == APP_DNS && x->field == F_DNS) ||
-			 (fr->app == APP_HTTP && x->field == F_HTTP) ||
-			 (fr->app == APP_TLS && x->field == F_TLS));
+	/*
+	 * What the matcher must make of the payload: a frame built to be parsed
+	 * (or refused) in the field it was sent to says so; for DNS, the model
+	 * says so for every frame, mutated or not.
+	 */
+	parse = FZ_UNKNOWN;
+	if (x->examined && x->payload && !fr->mutated &&
+	    ((fr->app == APP_DNS && x->field == F_DNS) ||
+	     (fr->app == APP_HTTP && x->field == F_HTTP) ||
+	     (fr->app == APP_TLS && x->field == F_TLS)))
+		parse = fr->parse;
+	if (x->examined && x->payload && x->field == F_DNS) {
+		enum fz_parse dns = model_dns(fr->f.data, m, dns_name, &text_ok, &qend) ?
+				    FZ_PARSED : FZ_UNPARSED;
+
+		EXPECT(G_CORE, parse == FZ_UNKNOWN || parse == dns,
+		       "fuzzer: the DNS model and the generator disagree");
+		parse = dns;
+		name = dns_name;
+		path = NULL;
+	}
+	x->name_known = parse == FZ_UNPARSED || (parse == FZ_PARSED && text_ok);
 	x->name_block = false;
-	if (x->name_known && fr->defect)
+	if (x->name_known && fr->defect && !fr->mutated)
 		x->classes |= CLASS(fr->defect);
-	if (x->name_known) {
+	if (parse != FZ_UNKNOWN) {
 		__u64 checked = x->field == F_DNS ? d->checked_dns : x->field == F_HTTP ?
 				d->checked_http : d->checked_sni;
-		__u64 name_hits = x->field == F_DNS ? d->hits_dns : x->field == F_HTTP ?
-				  d->hits_http : d->hits_sni;
 
 		p->st.known_names++;
-		if (fr->parse == FZ_UNPARSED) {
-			EXPECT(G_NAME, !checked, "%s: parsed, though built not to be (%s)",
+		if (parse == FZ_UNPARSED) {
+			EXPECT(G_NAME, !checked, "%s: parsed, though it must not be (%s)",
 			       m_field_names[x->field], fr->what);
 		} else {
 			EXPECT(G_NAME, checked == 1, "%s: not parsed: name \"%s\"",
-			       m_field_names[x->field], fr->name);
-			err[0] = '\0';
-			x->name_block = oracle_name(p, x->field, fr, &allowed, err, sizeof(err));
-			n_allowed += allowed;
-			EXPECT(G_CORE, !err[0], "%s", err);
-			EXPECT(G_NAME, name_hits == x->name_block,
-			       "%s: name \"%s\"%s%s %s, hits +%llu", m_field_names[x->field],
-			       fr->name, fr->has_path ? " path " : "", fr->has_path ? fr->path : "",
-			       x->name_block ? "must be blocked" : "must pass", CNT(name_hits));
-			if (x->name_block)
-				p->st.listed_dropped++;
-			else
-				p->st.unlisted_passed++;
+			       m_field_names[x->field], name);
 		}
+	}
+	if (parse == FZ_PARSED && text_ok) {
+		__u64 name_hits = x->field == F_DNS ? d->hits_dns : x->field == F_HTTP ?
+				  d->hits_http : d->hits_sni;
+
+		err[0] = '\0';
+		x->name_block = oracle_name(p, name, path, &allowed, err, sizeof(err));
+		n_allowed += allowed;
+		EXPECT(G_CORE, !err[0], "%s", err);
+		EXPECT(G_NAME, name_hits == x->name_block, "%s: name \"%s\"%s%s %s, hits +%llu",
+		       m_field_names[x->field], name, path ? " path " : "", path ? path : "",
+		       x->name_block ? "must be blocked" : "must pass", CNT(name_hits));
+		if (x->name_block)
+			p->st.listed_dropped++;
+		else
+			p->st.unlisted_passed++;
 		/* The answer needs UDP in the first 256 bytes; further in, the query is dropped. */
 		if (x->name_block && x->field == F_DNS && !monitor &&
 		    cfg->dns_reply == BLOOMXDP_DNS_REPLY_NXDOMAIN)
@@ -603,6 +625,9 @@ static void check_frame(struct fz_prog *p, struct fz_frame_ctx *x, __u32 verdict
 
 	if (verdict == XDP_TX && out) {
 		check_reply(res, m, &fr->f, out);
+		EXPECT(G_NAME, !qend || out->len == m->l4 + UDP_HLEN + qend,
+		       "answer of %u bytes, not cut after the question (%u bytes)", out->len,
+		       m->l4 + UDP_HLEN + qend);
 		p->st.replies++;
 	}
 }
@@ -637,7 +662,7 @@ static void print_deltas(const struct bloomxdp_counters *d)
 
 static void print_frame(const struct fz_prog *p, __u64 index, const struct fz_frame_ctx *x,
 			__u32 verdict, const struct bloomxdp_counters *d,
-			const struct fz_result *res, const char *why)
+			const struct fz_result *res, const char *why, bool dump)
 {
 	const struct fz_frame *fr = x->fr;
 	int i;
@@ -658,7 +683,8 @@ static void print_frame(const struct fz_prog *p, __u64 index, const struct fz_fr
 	print_deltas(d);
 	for (i = 0; res && i < res->n; i++)
 		printf("#   check: %s\n", res->msgs[i]);
-	hexdump(fr->f.data, fr->f.len);
+	if (dump)
+		hexdump(fr->f.data, fr->f.len);
 }
 
 /* ---------------------------------------------------------------- run */
@@ -721,7 +747,7 @@ static int run_frame(struct fz_prog *p, __u64 index, bool show)
 		excused |= CLASS(k);
 	}
 	if (show) {
-		print_frame(p, index, &x, verdict, &d, &res, res.n ? "failed" : "passed");
+		print_frame(p, index, &x, verdict, &d, &res, res.n ? "failed" : "passed", true);
 		if (out_buf.len && verdict == XDP_TX) {
 			printf("#   answer:\n");
 			hexdump(out_buf.data, out_buf.len);
@@ -735,9 +761,9 @@ static int run_frame(struct fz_prog *p, __u64 index, bool show)
 			if (!defects[k].failed++) {
 				snprintf(defects[k].first, sizeof(defects[k].first),
 					 "config %s frame %llu", p->c->name, index);
-				if (!show)
+				if (!show)	/* no dump: the command above repeats it */
 					print_frame(p, index, &x, verdict, &d, &res,
-						    "known defect, first frame");
+						    "known defect, first frame", false);
 			}
 			break;
 		}
@@ -745,7 +771,7 @@ static int run_frame(struct fz_prog *p, __u64 index, bool show)
 	}
 	if (res.n) {
 		if (p->st.failed++ < 3 && !show)
-			print_frame(p, index, &x, verdict, &d, &res, "FAILED");
+			print_frame(p, index, &x, verdict, &d, &res, "FAILED", true);
 		return 1;
 	}
 	return 0;
