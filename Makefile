@@ -75,8 +75,8 @@ test: deps
 	$(MAKE) all $(UNIT_TESTS) $(BPF_TESTS) $(FUZZ_TESTS)
 	tests/run.sh
 
-# make fuzz (root; not part of make test): FUZZ_FRAMES frames in all, over every configuration
-# of tests/fuzz/test_fuzz.c; FUZZ_SEED repeats a run (default: a random seed, printed).
+# make fuzz (root; not part of make test): FUZZ_FRAMES frames in each configuration of
+# tests/fuzz/test_fuzz.c; FUZZ_SEED repeats a run (default: a random seed, printed).
 FUZZ_FRAMES ?= 1000000
 FUZZ_SEED   ?=
 fuzz: deps
