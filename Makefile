@@ -22,7 +22,7 @@ CLI_OBJS  := $(CLI_SRCS:user/%.c=$(BUILD)/user/%.o)
 SKELS     := $(BUILD)/bloomxdp.skel.h $(BUILD)/hash_probe.skel.h
 
 .SECONDARY:
-.PHONY: all deps test test-unit test-bpf test-e2e demo bench clean
+.PHONY: all deps test test-unit test-bpf test-e2e demo bench fuzz clean
 all: $(BUILD)/bloomxdp $(BUILD)/xdp_pass.bpf.o
 
 $(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(HEADERS) | $(BUILD)
@@ -57,6 +57,13 @@ $(BUILD)/tests/%: tests/bpf/%.c $(wildcard tests/bpf/*.h) $(BUILD)/libbloomxdp.a
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 BPF_TESTS  := $(patsubst tests/bpf/%.c,$(BUILD)/tests/%,$(wildcard tests/bpf/test_*.c))
+FUZZ_TESTS := $(BUILD)/tests/test_fuzz
+
+# The fuzzer of the XDP program (tests/fuzz): a short run in make test, a long one in make fuzz.
+$(BUILD)/tests/test_fuzz: tests/fuzz/test_fuzz.c $(wildcard tests/fuzz/*.h) \
+			  $(wildcard tests/bpf/*.h) $(BUILD)/libbloomxdp.a $(SKELS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests/bpf -Itests/fuzz $< $(BUILD)/libbloomxdp.a -o $@ $(LDLIBS)
 
 $(BUILD):
 	mkdir -p $@
@@ -65,8 +72,16 @@ deps:
 	tests/install-deps.sh
 
 test: deps
-	$(MAKE) all $(UNIT_TESTS) $(BPF_TESTS)
+	$(MAKE) all $(UNIT_TESTS) $(BPF_TESTS) $(FUZZ_TESTS)
 	tests/run.sh
+
+# make fuzz (root; not part of make test): FUZZ_FRAMES frames in each configuration of
+# tests/fuzz/test_fuzz.c; FUZZ_SEED repeats a run (default: a random seed, printed).
+FUZZ_FRAMES ?= 1000000
+FUZZ_SEED   ?=
+fuzz: deps
+	$(MAKE) $(FUZZ_TESTS)
+	$(FUZZ_TESTS) --frames $(FUZZ_FRAMES) $(if $(FUZZ_SEED),--seed $(FUZZ_SEED))
 
 demo: deps
 	$(MAKE) all

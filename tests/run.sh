@@ -2,23 +2,27 @@
 # Runs every test tier and ends with "N passed, N failed".
 # Each test program speaks TAP: lines "ok N - name" / "not ok N - name".
 # A program that exits non-zero without reporting a failure counts one failure.
+# "not ok N - name # TODO ..." is a known defect (TAP's TODO directive): counted
+# and listed apart, not as a failure.
 set -u
 cd "$(dirname "$0")/.."
 
 export CMOCKA_MESSAGE_OUTPUT=TAP
 passed=0
 failed=0
+todo=0
 failed_names=()
 
 run_one() {
 	local name=$1; shift
-	local out rc ok bad
+	local out rc ok bad todos
 	echo "=== $name"
 	out=$("$@" 2>&1)
 	rc=$?
 	printf '%s\n' "$out"
 	ok=$(grep -cE '^ok [0-9]+' <<<"$out")
-	bad=$(grep -cE '^not ok [0-9]+' <<<"$out")
+	bad=$(grep -E '^not ok [0-9]+' <<<"$out" | grep -cvE '# TODO')
+	todos=$(grep -cE '^not ok [0-9]+.*# TODO' <<<"$out")
 	if [ "$rc" -ne 0 ] && [ "$bad" -eq 0 ]; then
 		bad=1
 		echo "not ok - $name exited with status $rc"
@@ -29,6 +33,7 @@ run_one() {
 	fi
 	passed=$((passed + ok))
 	failed=$((failed + bad))
+	todo=$((todo + todos))
 	[ "$bad" -gt 0 ] && failed_names+=("$name")
 }
 
@@ -41,5 +46,6 @@ done
 
 echo
 [ "${#failed_names[@]}" -gt 0 ] && echo "failing: ${failed_names[*]}"
+[ "$todo" -gt 0 ] && echo "$todo known defects (not ok # TODO), not counted as failures"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -27,6 +27,8 @@ struct vh_config {
 	__u64 capacity;		/* 0: HARNESS_CAPACITY */
 	double fpr;		/* 0: HARNESS_FPR */
 	__u32 exact_room;	/* entries of each exact map; 0: 2 * capacity, as attach */
+	__u32 layout;		/* enum bloomxdp_layout */
+	__u32 dns_reply;	/* enum bloomxdp_dns_reply */
 };
 
 /* Generation slots of everything; the h.filter of xdp_harness is slot 0's. */
@@ -85,8 +87,8 @@ static inline int vh_open(struct vh *v, const struct vh_config *c)
 		exact_set_init(&v->verify[i]);
 		exact_set_init(&v->allow[i]);
 	}
-	ret = bloom_plan_compute(c->capacity ? c->capacity : HARNESS_CAPACITY,
-				 c->fpr > 0 ? c->fpr : HARNESS_FPR, &plan);
+	ret = bloom_plan_compute_layout(c->capacity ? c->capacity : HARNESS_CAPACITY,
+					c->fpr > 0 ? c->fpr : HARNESS_FPR, c->layout, &plan);
 	if (ret)
 		return ret;
 	v->room = c->exact_room ? c->exact_room : (__u32)(2 * plan.capacity);
@@ -98,8 +100,10 @@ static inline int vh_open(struct vh *v, const struct vh_config *c)
 		memcpy(cfg->hash_key, c->hash_key, sizeof(cfg->hash_key));
 	else if (getrandom(cfg->hash_key, sizeof(cfg->hash_key), 0) != sizeof(cfg->hash_key))
 		ret = -EIO;
-	cfg->bits = (__u32)plan.bits;
+	cfg->bits = plan.layout == BLOOMXDP_LAYOUT_KERNEL ? 0 : (__u32)plan.bits;
 	cfg->hashes = plan.hashes;
+	cfg->layout = plan.layout;
+	cfg->dns_reply = c->dns_reply;
 	cfg->match = c->match;
 	cfg->action = c->action;
 	cfg->capacity = plan.capacity;
@@ -123,7 +127,9 @@ static inline int vh_open(struct vh *v, const struct vh_config *c)
 	     bpf_map__set_inner_map_fd(skel->maps.verify_names, v->verify[0].names_fd) ||
 	     bpf_map__set_inner_map_fd(skel->maps.allow_v4, v->allow[0].v4_fd) ||
 	     bpf_map__set_inner_map_fd(skel->maps.allow_v6, v->allow[0].v6_fd) ||
-	     bpf_map__set_inner_map_fd(skel->maps.allow_names, v->allow[0].names_fd)))
+	     bpf_map__set_inner_map_fd(skel->maps.allow_names, v->allow[0].names_fd) ||
+	     (plan.layout == BLOOMXDP_LAYOUT_KERNEL &&
+	      bpf_map__set_inner_map_fd(skel->maps.kfilter, v->h.filter.kbloom_fd))))
 		ret = -EINVAL;
 	if (!ret)
 		ret = bloomxdp__load(skel);
@@ -138,6 +144,8 @@ static inline int vh_open(struct vh *v, const struct vh_config *c)
 		v->budgets_fd = bpf_map__fd(skel->maps.event_budgets);
 		ret = filter_install(v->filter_outer_fd, 0, &v->h.filter);
 	}
+	if (!ret)
+		ret = filter_install_kernel(bpf_map__fd(skel->maps.kfilter), 0, &v->h.filter);
 	if (!ret)
 		ret = exact_set_install(&v->outer_verify, 0, &v->verify[0]);
 	if (!ret)
@@ -171,6 +179,8 @@ static inline int vh_slot1_create(struct vh *v)
 		ret = exact_set_create(&v->allow[1], v->room);
 	if (!ret)
 		ret = filter_install(v->filter_outer_fd, 1, &v->filter1);
+	if (!ret)
+		ret = filter_install_kernel(bpf_map__fd(v->h.skel->maps.kfilter), 1, &v->filter1);
 	if (!ret)
 		ret = exact_set_install(&v->outer_verify, 1, &v->verify[1]);
 	if (!ret)

@@ -36,8 +36,13 @@
 
 /* ---------------------------------------------------------------- frames */
 
-/* Below the 3,520 linear bytes BPF_PROG_TEST_RUN gives a program without frags (4 KiB pages). */
+/*
+ * Below the 3,520 linear bytes BPF_PROG_TEST_RUN gives a program without frags
+ * (4 KiB pages); a test may define it otherwise first.
+ */
+#ifndef FRAME_MAX
 #define FRAME_MAX	3072
+#endif
 #define VLAN_HLEN	4
 #define IP4_HLEN	20
 #define IP6_HLEN	40

@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * A reference model of the XDP program's parse path, written from the README
+ * ("Parsing and verdicts", "Matching names") and not from bpf/parsing.h:
+ * which of the classes that partition the frames a frame falls in (malformed
+ * and why, a third VLAN tag, not IP, IPv4, IPv6), fragments, an IPv6 chain
+ * not walked to its end, where L4 starts, and which name matcher the
+ * destination port sends the frame to, with or without a payload.
+ *
+ * Header-only, static inline throughout.
+ */
+#ifndef FUZZ_MODEL_H
+#define FUZZ_MODEL_H
+
+#include "fuzz_gen.h"
+
+enum m_class {
+	M_BAD_ETH,		/* shorter than an Ethernet header */
+	M_BAD_VLAN,		/* a tag cut short */
+	M_VLAN_TOO_DEEP,	/* a third tag: passed unchecked */
+	M_NON_IP,
+	M_BAD_IPV4,		/* IPv4 header cut short, or version not 4 */
+	M_BAD_IPV4_IHL,		/* IHL below 5 or beyond the frame */
+	M_BAD_IPV6,		/* IPv6 header cut short, or version not 6 */
+	M_IPV4,
+	M_IPV6,
+};
+
+static const char *const m_class_names[] = {
+	"bad_eth", "bad_vlan", "vlan_too_deep", "non_ip", "bad_ipv4", "bad_ipv4_ihl", "bad_ipv6",
+	"ipv4", "ipv6",
+};
+
+/* The name matcher a frame goes to (bpf/bloomxdp.bpf.c has the same five). */
+enum m_field { F_NONE, F_DNS, F_HTTP, F_TLS, F_DNS_TCP, F_QUIC };
+
+static const char *const m_field_names[] = { "none", "dns", "http", "tls", "dns-tcp", "quic" };
+
+struct model {
+	enum m_class cls;
+	__u32 len;
+	__u32 l3, l4;		/* offsets of the IP and L4 headers */
+	__u32 ip_end;		/* l3 + the IP packet's length: no payload past it */
+	int l4_proto;		/* -1: not reached (fragment, chain not walked to its end) */
+	bool fragment;
+	bool ext_unparsed;	/* IPv6 extension chain cut short or deeper than the walk */
+	__u32 n_ext;		/* IPv6 extension headers walked */
+	__u16 dport;		/* 0 when the ports are not in the frame */
+	const __u8 *src, *dst;
+};
+
+static inline bool m_is_vlan(__u16 type)
+{
+	return type == ETH_P_8021Q || type == ETH_P_8021AD;
+}
+
+/* The extension headers the README lists: hop-by-hop, routing, fragment, dstopts, mobility, AH. */
+static inline bool m_is_ext(int next)
+{
+	return next == IPPROTO_HOPOPTS || next == IPPROTO_ROUTING || next == IPPROTO_FRAGMENT ||
+	       next == IPPROTO_DSTOPTS || next == IPPROTO_MH || next == IPPROTO_AH;
+}
+
+static inline void model_parse(const __u8 *d, __u32 len, struct model *m)
+{
+	__u32 pos = ETH_HLEN, i, hl;
+	__u16 type;
+	int next;
+
+	memset(m, 0, sizeof(*m));
+	m->len = len;
+	m->l4_proto = -1;
+	if (len < ETH_HLEN) {
+		m->cls = M_BAD_ETH;
+		return;
+	}
+	type = get_be16(d + 12);
+	for (i = 0; i < BLOOMXDP_MAX_VLANS && m_is_vlan(type); i++) {
+		if (pos + VLAN_HLEN > len) {
+			m->cls = M_BAD_VLAN;
+			return;
+		}
+		type = get_be16(d + pos + 2);
+		pos += VLAN_HLEN;
+	}
+	if (m_is_vlan(type)) {
+		m->cls = M_VLAN_TOO_DEEP;
+		return;
+	}
+	if (type != ETH_P_IP && type != ETH_P_IPV6) {
+		m->cls = M_NON_IP;
+		return;
+	}
+	m->l3 = pos;
+	if (type == ETH_P_IP) {
+		if (pos + IP4_HLEN > len || d[pos] >> 4 != 4) {
+			m->cls = M_BAD_IPV4;
+			return;
+		}
+		hl = (d[pos] & 15) * 4;
+		if (hl < IP4_HLEN || pos + hl > len) {
+			m->cls = M_BAD_IPV4_IHL;
+			return;
+		}
+		m->cls = M_IPV4;
+		m->src = d + pos + 12;
+		m->dst = d + pos + 16;
+		m->ip_end = pos + get_be16(d + pos + 2);
+		m->fragment = (get_be16(d + pos + 6) & 0x3fff) != 0;	/* MF or an offset */
+		m->l4 = pos + hl;
+		m->l4_proto = m->fragment ? -1 : d[pos + 9];
+	} else {
+		if (pos + IP6_HLEN > len || d[pos] >> 4 != 6) {
+			m->cls = M_BAD_IPV6;
+			return;
+		}
+		m->cls = M_IPV6;
+		m->src = d + pos + 8;
+		m->dst = d + pos + 24;
+		m->ip_end = pos + IP6_HLEN + get_be16(d + pos + 4);
+		next = d[pos + 6];
+		pos += IP6_HLEN;
+		/* Up to BLOOMXDP_MAX_IPV6_EXT headers, each whole in the frame. */
+		for (i = 0; i < BLOOMXDP_MAX_IPV6_EXT && m_is_ext(next); i++) {
+			if (pos + 2 > len)
+				break;
+			hl = next == IPPROTO_FRAGMENT ? 8 :
+			     next == IPPROTO_AH ? (d[pos + 1] + 2) * 4u : (d[pos + 1] + 1) * 8u;
+			if (pos + hl > len)
+				break;
+			if (next == IPPROTO_FRAGMENT)
+				m->fragment = true;
+			next = d[pos];
+			pos += hl;
+		}
+		m->n_ext = i;
+		m->l4 = pos;
+		m->ext_unparsed = m_is_ext(next);
+		m->l4_proto = m->fragment || m->ext_unparsed ? -1 : next;
+	}
+	if (m->l4 + 4 <= len)
+		m->dport = get_be16(d + m->l4 + 2);
+}
+
+static inline bool m_port_in(const __u16 ports[BLOOMXDP_MAX_PORTS], __u16 port)
+{
+	int i;
+
+	for (i = 0; i < BLOOMXDP_MAX_PORTS; i++)
+		if (port && ports[i] == port)
+			return true;
+	return false;
+}
+
+/* The matcher for a protocol and port: each protocol's own ports first (README, --*-ports). */
+static inline enum m_field model_field(const struct bloomxdp_config *cfg, const struct model *m)
+{
+	__u32 match = cfg->match;
+
+	if (m->l4_proto == IPPROTO_UDP) {
+		if ((match & BLOOMXDP_MATCH_DNS) && m_port_in(cfg->dns_ports, m->dport))
+			return F_DNS;
+		if ((match & BLOOMXDP_MATCH_SNI) && m_port_in(cfg->tls_ports, m->dport))
+			return F_QUIC;
+	} else if (m->l4_proto == IPPROTO_TCP) {
+		if ((match & BLOOMXDP_MATCH_HTTP) && m_port_in(cfg->http_ports, m->dport))
+			return F_HTTP;
+		if ((match & BLOOMXDP_MATCH_SNI) && m_port_in(cfg->tls_ports, m->dport))
+			return F_TLS;
+		if ((match & BLOOMXDP_MATCH_DNS) && m_port_in(cfg->dns_ports, m->dport))
+			return F_DNS_TCP;
+	}
+	return F_NONE;
+}
+
+/* The end of what a name parser may read: the frame, or the IP packet if shorter. */
+static inline __u32 model_payload_end(const struct model *m)
+{
+	return m->ip_end < m->len ? m->ip_end : m->len;
+}
+
+/* A UDP datagram with at least one payload byte in the IP packet. */
+static inline bool model_udp_payload(const struct model *m)
+{
+	return m->l4 + UDP_HLEN < model_payload_end(m);
+}
+
+/*
+ * A TCP segment with a payload: a data offset of 5 or more whose end lies
+ * inside the IP packet. A data offset below 5, or a header cut before it,
+ * is passed without moving any name counter, by the program as here.
+ */
+static inline bool model_tcp_payload(const struct model *m, const __u8 *d)
+{
+	__u32 doff;
+
+	if (m->l4 + 13 > m->len)
+		return false;
+	doff = d[m->l4 + 12] >> 4;
+	return doff >= 5 && m->l4 + doff * 4 < model_payload_end(m);
+}
+
+/*
+ * The DNS matcher after the README: one standard query (QR 0, opcode 0),
+ * QDCOUNT 1, a QNAME of labels of 1 to 63 bytes ending in the root label
+ * within 255 bytes, then QTYPE and QCLASS, all inside the payload. When it
+ * parses: name is the QNAME as dotted text, ASCII lower case (*text_ok false
+ * when a label holds a dot or a NUL: the text would then misstate its
+ * labels), and *question_end the length of header and question.
+ */
+static inline bool model_dns(const __u8 *d, const struct model *m, char name[BLOOMXDP_NAME_BUF],
+			     bool *text_ok, __u32 *question_end)
+{
+	__u32 off = m->l4 + UDP_HLEN, end = model_payload_end(m), len, n, pos = 0, l, i;
+	const __u8 *q;
+	char *t = name;
+	__u8 c;
+
+	*text_ok = true;
+	name[0] = '\0';
+	if (off >= end || end - off < DNS_HDR_LEN + 1 + 4)
+		return false;
+	len = end - off;
+	if ((get_be16(d + off + 2) & 0xf800) || get_be16(d + off + 4) != 1)
+		return false;
+	n = len - DNS_HDR_LEN < BLOOMXDP_NAME_MAX ? len - DNS_HDR_LEN : BLOOMXDP_NAME_MAX;
+	q = d + off + DNS_HDR_LEN;
+	for (;;) {
+		if (pos >= n)
+			return false;
+		l = q[pos];
+		if (l == 0)
+			break;
+		if (l > BLOOMXDP_LABEL_MAX || pos + 1 + l > n)
+			return false;
+		if (t != name)
+			*t++ = '.';
+		for (i = 0; i < l; i++) {
+			c = q[pos + 1 + i];
+			*text_ok &= c != '.' && c != '\0';
+			*t++ = c >= 'A' && c <= 'Z' ? c + 'a' - 'A' : c;
+		}
+		pos += 1 + l;
+	}
+	*t = '\0';
+	*question_end = DNS_HDR_LEN + pos + 1 + 4;
+	return *question_end <= len;
+}
+
+#endif /* FUZZ_MODEL_H */
