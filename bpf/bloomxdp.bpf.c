@@ -7,9 +7,7 @@
 #include <linux/tcp.h>
 #include <linux/udp.h>
 #include "parsing.h"
-
-/* Its own section, so that the pinned map holds exactly this struct. */
-const volatile struct bloomxdp_config config SEC(".rodata.config");
+#include "maps.h"
 
 static __always_inline __u64 *bloomxdp_filter_word(void *filter, __u32 index)
 {
@@ -29,118 +27,6 @@ static __always_inline int bloomxdp_kernel_has(void *filter, __u64 hash)
 #include "tls.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
-
-/* Template of the inner map; the CLI creates every real one with the same geometry. */
-struct filter_bits {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
-	__uint(max_entries, BLOOMXDP_GENERATIONS);
-	__type(key, __u32);
-	__array(values, struct filter_bits);
-} filter SEC(".maps");
-
-/* Templates of the exact sets (--verify) and of the allowlist. */
-struct kernel_bloom {
-	__uint(type, BPF_MAP_TYPE_BLOOM_FILTER);
-	__uint(max_entries, 1);
-	__uint(value_size, sizeof(__u64));
-	__uint(map_extra, 1);		/* k: the CLI's template sets the real one */
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
-	__uint(max_entries, BLOOMXDP_GENERATIONS);
-	__type(key, __u32);
-	__array(values, struct kernel_bloom);
-} kfilter SEC(".maps");
-
-/* Sizes, not types: BTF of a type seen only through __array() is a bare forward. */
-struct exact_v4 {
-	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, 1);
-	__uint(key_size, sizeof(struct bloomxdp_lpm_v4));
-	__uint(value_size, sizeof(__u8));
-};
-
-struct exact_v6 {
-	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, 1);
-	__uint(key_size, sizeof(struct bloomxdp_lpm_v6));
-	__uint(value_size, sizeof(__u8));
-};
-
-/* Name and URL keys: their 64-bit suffix or URL hash, as /64 entries. */
-struct exact_names {
-	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, 1);
-	__uint(key_size, sizeof(struct bloomxdp_lpm_name));
-	__uint(value_size, sizeof(__u8));
-};
-
-#define EXACT_OUTER(name, inner)					\
-	struct {							\
-		__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);		\
-		__uint(max_entries, BLOOMXDP_GENERATIONS);		\
-		__type(key, __u32);					\
-		__array(values, struct inner);				\
-	} name SEC(".maps")
-
-EXACT_OUTER(verify_v4, exact_v4);
-EXACT_OUTER(verify_v6, exact_v6);
-EXACT_OUTER(verify_names, exact_names);
-EXACT_OUTER(allow_v4, exact_v4);
-EXACT_OUTER(allow_v6, exact_v6);
-EXACT_OUTER(allow_names, exact_names);
-
-/* The live generation of the blocklist maps and of the allowlist maps. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, BLOOMXDP_ACTIVE_SLOTS);
-	__type(key, __u32);
-	__type(value, __u32);
-} active SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 256 * 1024);
-} events SEC(".maps");
-
-/* Per CPU: the second being counted and the events sent in it. */
-struct event_budget {
-	__u64 second;
-	__u64 sent;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct event_budget);
-} event_budgets SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct bloomxdp_counters);
-} counters SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, BLOOMXDP_GENERATIONS);
-	__type(key, __u32);
-	__type(value, struct bloomxdp_state);
-} state SEC(".maps");
 
 static __always_inline int filter_has(void *bits, const struct bloomxdp_key *key)
 {
