@@ -25,7 +25,6 @@ struct name_walk {
 	int hit;
 };
 
-/* A Bloom hit on key: counted, and checked against the exact copy with --verify. */
 /* An exact set (LPM trie of /64 name keys) holds key. */
 static __always_inline int name_key_in(void *set, __u64 key)
 {
@@ -34,6 +33,7 @@ static __always_inline int name_key_in(void *set, __u64 key)
 	return bpf_map_lookup_elem(set, &k) != NULL;
 }
 
+/* A Bloom hit on key: counted, and checked against the exact copy with --verify. */
 static __always_inline int name_key_confirmed(struct name_walk *w, __u64 key)
 {
 	w->bloom_hits++;
@@ -47,14 +47,10 @@ static long name_walk_step(__u32 j, void *data)
 {
 	struct name_walk *w = data;
 	struct scratch *s = scratch_get();
-	__u32 slot;
 
 	if (!s)
 		return 1;
-	slot = bloomxdp_label_slot(&s->labels, j) & (BLOOMXDP_MAX_LABELS - 1);
-	w->suffix = bloomxdp_name_fold(w->hash_key, w->suffix,
-				       bloomxdp_hash_label(w->hash_key, s->name, s->labels.off[slot],
-							   s->labels.len[slot]));
+	w->suffix = bloomxdp_suffix_fold(w->hash_key, s->name, &s->labels, j, w->suffix);
 	s->suffix[j & (BLOOMXDP_MAX_LABELS - 1)] = w->suffix;
 	/* Suffixes as deep as no listed name are not probed: no false positive there. */
 	if (!(w->kinds & (1ULL << (j & (BLOOMXDP_MAX_LABELS - 1)))) ||
@@ -146,14 +142,10 @@ static long allow_walk_step(__u32 j, void *data)
 {
 	struct name_walk *w = data;
 	struct scratch *s = scratch_get();
-	__u32 slot;
 
 	if (!s || !w->allow)
 		return 1;
-	slot = bloomxdp_label_slot(&s->labels, j) & (BLOOMXDP_MAX_LABELS - 1);
-	w->suffix = bloomxdp_name_fold(w->hash_key, w->suffix,
-				       bloomxdp_hash_label(w->hash_key, s->name, s->labels.off[slot],
-							   s->labels.len[slot]));
+	w->suffix = bloomxdp_suffix_fold(w->hash_key, s->name, &s->labels, j, w->suffix);
 	if (!name_key_in(w->allow, w->suffix))
 		return 0;
 	w->hit = 1;
