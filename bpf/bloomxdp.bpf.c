@@ -176,7 +176,7 @@ static __always_inline int addr_exact(void *outer, __u32 slot, int ipv6, const v
 
 /* What matched, for the drop event. */
 struct match_info {
-	__u32 field;		/* enum bloomxdp_event_field */
+	__u32 field;		/* enum bloomxdp_field */
 	__u32 key_kind;		/* enum bloomxdp_event_key */
 	__u32 key_len;
 };
@@ -281,16 +281,6 @@ static __always_inline void count_malformed(struct bloomxdp_counters *cnt, int e
 	}
 }
 
-/* Which name matcher a packet goes to, from its L4 protocol and destination port. */
-enum name_field {
-	FIELD_NONE,
-	FIELD_DNS,		/* UDP to a DNS port */
-	FIELD_HTTP,		/* TCP to an HTTP port */
-	FIELD_TLS,		/* TCP to a TLS port */
-	FIELD_DNS_TCP,		/* TCP to a DNS port: not parsed, counted */
-	FIELD_QUIC,		/* UDP to a TLS port: not parsed, counted */
-};
-
 /*
  * Where the parsers left off, for the name matchers: scalars only, no
  * branch on them before the address lookups, so that the verifier walks
@@ -315,24 +305,25 @@ static __always_inline int port_listed(const volatile __u16 *ports, __u16 port)
 	return 0;
 }
 
+/* Which name matcher a packet goes to (enum bloomxdp_field), from its L4 protocol and port. */
 static __always_inline __u32 name_field(int l4_proto, __u16 dport)
 {
 	__u32 match = config.match;
 
 	if (l4_proto == IPPROTO_UDP) {
 		if ((match & BLOOMXDP_MATCH_DNS) && port_listed(config.dns_ports, dport))
-			return FIELD_DNS;
+			return BLOOMXDP_FIELD_DNS;
 		if ((match & BLOOMXDP_MATCH_SNI) && port_listed(config.tls_ports, dport))
-			return FIELD_QUIC;
+			return BLOOMXDP_FIELD_QUIC;
 	} else if (l4_proto == IPPROTO_TCP) {
 		if ((match & BLOOMXDP_MATCH_HTTP) && port_listed(config.http_ports, dport))
-			return FIELD_HTTP;
+			return BLOOMXDP_FIELD_HTTP;
 		if ((match & BLOOMXDP_MATCH_SNI) && port_listed(config.tls_ports, dport))
-			return FIELD_TLS;
+			return BLOOMXDP_FIELD_SNI;
 		if ((match & BLOOMXDP_MATCH_DNS) && port_listed(config.dns_ports, dport))
-			return FIELD_DNS_TCP;
+			return BLOOMXDP_FIELD_DNS_TCP;
 	}
-	return FIELD_NONE;
+	return BLOOMXDP_FIELD_NONE;
 }
 
 /*
@@ -492,7 +483,7 @@ __attribute__((noinline)) int match_names(struct xdp_md *ctx, __u32 field, __u32
 		return 0;
 	if (ip_end < frame_len)
 		frame_len = ip_end;
-	if (field == FIELD_DNS) {
+	if (field == BLOOMXDP_FIELD_DNS) {
 		/* An empty datagram is no query either: counted as unparsed. */
 		off = l4_off + sizeof(struct udphdr);
 		len = off < frame_len ? frame_len - off : 0;
@@ -506,13 +497,13 @@ __attribute__((noinline)) int match_names(struct xdp_md *ctx, __u32 field, __u32
 	if (off >= frame_len)
 		return 0;	/* no payload: handshakes and ACKs */
 	len = frame_len - off;
-	if (field == FIELD_DNS_TCP) {
+	if (field == BLOOMXDP_FIELD_DNS_TCP) {
 		cnt->unseen_dns_tcp++;
 		return 0;
 	}
-	if (field == FIELD_HTTP)
+	if (field == BLOOMXDP_FIELD_HTTP)
 		return match_http(ctx, cnt, s, bits, kinds, slots, off, len);
-	if (field == FIELD_TLS)
+	if (field == BLOOMXDP_FIELD_SNI)
 		return match_sni(ctx, cnt, s, bits, kinds, slots, off, len);
 	return 0;
 }
@@ -533,8 +524,7 @@ static __always_inline void name_match_info(__u32 field, struct match_info *mi)
 {
 	struct scratch *s = scratch_get();
 
-	mi->field = field == FIELD_DNS ? BLOOMXDP_FIELD_DNS :
-		    field == FIELD_HTTP ? BLOOMXDP_FIELD_HTTP : BLOOMXDP_FIELD_SNI;
+	mi->field = field;
 	if (s) {
 		mi->key_kind = s->match_kind;
 		mi->key_len = s->match_len;
@@ -606,7 +596,7 @@ __attribute__((noinline)) int emit_event(struct xdp_md *ctx, __u32 l3, __u32 l4,
 		bpf_xdp_load_bytes(ctx, l4_off + 2, &ev->dport, 2);
 	}
 	s = scratch_get();
-	if (s && ev->field >= BLOOMXDP_FIELD_DNS) {
+	if (s && ev->field >= BLOOMXDP_FIELD_DNS && ev->field <= BLOOMXDP_FIELD_SNI) {
 		name_len = s->name_len;
 		if (name_len > BLOOMXDP_EVENT_NAME_MAX)
 			name_len = BLOOMXDP_EVENT_NAME_MAX;
@@ -759,12 +749,12 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 			cnt->hits_v6++;
 	}
 
-	field = hit || !(config.match & BLOOMXDP_MATCH_NAMES) ? FIELD_NONE :
+	field = hit || !(config.match & BLOOMXDP_MATCH_NAMES) ? BLOOMXDP_FIELD_NONE :
 		name_field(pkt.l4_proto, pkt.dport);
-	if (field == FIELD_QUIC) {
+	if (field == BLOOMXDP_FIELD_QUIC) {
 		cnt->unseen_quic++;
-	} else if (field == FIELD_DNS_TCP ||
-		   (field != FIELD_NONE &&
+	} else if (field == BLOOMXDP_FIELD_DNS_TCP ||
+		   (field != BLOOMXDP_FIELD_NONE &&
 		    (kinds & (BLOOMXDP_HAS_NAME_DEPTHS | BLOOMXDP_HAS_URLS)))) {
 		/* DNS over TCP: counted there, when the segment has a payload. */
 		hit = match_names(ctx, field, pkt.l4_off | (pkt.ip_end > 0xffff ? 0xffff : pkt.ip_end) << 16, kinds,

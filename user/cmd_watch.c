@@ -31,7 +31,11 @@ static const char watch_help[] =
 	"  -n, --count N    stop after N events\n"
 	"  -t, --timeout S  stop after S seconds\n";
 
-static const char *const field_names[] = { "?", "src", "dst", "dns", "http", "sni" };
+/* The fields an event carries; the others of enum bloomxdp_field never match. */
+static const char *const field_names[] = {
+	[BLOOMXDP_FIELD_NONE] = "?", [BLOOMXDP_FIELD_SRC] = "src", [BLOOMXDP_FIELD_DST] = "dst",
+	[BLOOMXDP_FIELD_DNS] = "dns", [BLOOMXDP_FIELD_HTTP] = "http", [BLOOMXDP_FIELD_SNI] = "sni",
+};
 static const char *const kind_names[] = { "?", "address", "prefix", "name", "url" };
 static const char *const verdict_names[] = { "?", "drop", "would_drop", "nxdomain" };
 
