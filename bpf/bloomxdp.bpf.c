@@ -282,9 +282,11 @@ static __always_inline void count_malformed(struct bloomxdp_counters *cnt, int e
 }
 
 /*
- * Where the parsers left off, for the name matchers: scalars only, no
- * branch on them before the address lookups, so that the verifier walks
- * those once rather than once per protocol and port.
+ * Where the parsers left off, for the name matchers, the event and the
+ * NXDOMAIN answer: scalars only, no branch on them before the address
+ * lookups, so that the verifier walks those once rather than once per
+ * protocol and port. Scalars only also let the global functions take it by
+ * pointer (the verifier checks such an argument as memory of its size).
  */
 struct packet {
 	__u32 l3_off;
@@ -327,16 +329,6 @@ static __always_inline __u32 name_field(int l4_proto, __u16 dport)
 }
 
 /*
- * The furthest L4 can start: two VLAN tags, then IPv6 and its extension
- * headers at their longest (2,048 bytes each). The offset is then whole in
- * the 16 bits it is packed into for the global functions, which read the
- * packet at any offset with bpf_xdp_load_bytes().
- */
-#define L4_OFF_MAX (ETH_HLEN + BLOOMXDP_MAX_VLANS * sizeof(struct vlan_tag) + \
-		    sizeof(struct ipv6hdr) + BLOOMXDP_MAX_IPV6_EXT * 2048)
-_Static_assert(L4_OFF_MAX <= 0xffff, "L4 offsets are packed in 16 bits");
-
-/*
  * Records where L4 starts and which name matcher applies, as soon as the IP
  * headers are parsed. Only scalars leave: the packet pointer is then dead,
  * and the verifier can merge the many parse paths (VLANs, IPv6 extension
@@ -349,7 +341,7 @@ static __always_inline void packet_set_l4(struct xdp_md *ctx, const struct curso
 	__u32 off = c->pos - (void *)(long)ctx->data;
 
 	barrier_var(off);
-	pkt->l4_off = off;	/* at most L4_OFF_MAX: never masked, never wrapped */
+	pkt->l4_off = off;	/* the global functions read the packet at any offset */
 	pkt->l4_proto = l4_proto;
 	pkt->dport = 0;
 	if ((void *)(ports + 2) <= c->end)
@@ -457,17 +449,15 @@ static __always_inline int match_sni(struct xdp_md *ctx, struct bloomxdp_counter
 }
 
 /*
- * Looks up the name a packet carries in the given field. A global function:
- * the verifier checks it once, not once per path through the parsers above.
- * Returns 0, or on a hit 1, or for a DNS query the length of its question
- * (for an NXDOMAIN answer).
+ * Looks up the name a packet carries in the given field (enum bloomxdp_field).
+ * A global function: the verifier checks it once, not once per path through
+ * the parsers above. Returns 0, or on a hit 1, or for a DNS query the length
+ * of its question (for an NXDOMAIN answer).
  */
-__attribute__((noinline)) int match_names(struct xdp_md *ctx, __u32 field, __u32 l4,
-					 __u64 kinds, __u32 slots)
+__attribute__((noinline)) int match_names(struct xdp_md *ctx, const struct packet *pkt,
+					 __u32 field, __u64 kinds, __u32 slots)
 {
-	/* l4: the L4 offset, and the end of the IP packet above bit 16 (five arguments at most). */
-	__u32 l4_off = l4 & 0xffff, ip_end = l4 >> 16;
-	__u32 frame_len = ctx->data_end - ctx->data, off, len, question_end = 0;
+	__u32 frame_len = ctx->data_end - ctx->data, off, len, question_end = 0, l4_off;
 	struct bloomxdp_counters *cnt;
 	__u32 zero = 0;
 	struct scratch *s;
@@ -476,13 +466,16 @@ __attribute__((noinline)) int match_names(struct xdp_md *ctx, __u32 field, __u32
 
 	__u32 block_slot = slots & 1;
 
+	if (!pkt)
+		return 0;	/* the verifier's due: a global function's pointer may be NULL */
 	s = scratch_get();
 	cnt = bpf_map_lookup_elem(&counters, &zero);
 	bits = probe_map(block_slot);
 	if (!s || !cnt || !bits)
 		return 0;
-	if (ip_end < frame_len)
-		frame_len = ip_end;
+	l4_off = pkt->l4_off;
+	if (pkt->ip_end < frame_len)
+		frame_len = pkt->ip_end;
 	if (field == BLOOMXDP_FIELD_DNS) {
 		/* An empty datagram is no query either: counted as unparsed. */
 		off = l4_off + sizeof(struct udphdr);
@@ -509,14 +502,14 @@ __attribute__((noinline)) int match_names(struct xdp_md *ctx, __u32 field, __u32
 }
 
 /* Global for the same reason; 0 when the query became its answer. */
-__attribute__((noinline)) int answer_nxdomain(struct xdp_md *ctx, __u32 ipv6, __u32 l3_off,
-					     __u32 l4_off, __u32 question_end)
+__attribute__((noinline)) int answer_nxdomain(struct xdp_md *ctx, const struct packet *pkt,
+					     __u32 question_end)
 {
 	struct scratch *s = scratch_get();
 
-	if (!s)
+	if (!s || !pkt)
 		return -1;
-	return dns_answer_nxdomain(ctx, s, ipv6, l3_off, l4_off, question_end);
+	return dns_answer_nxdomain(ctx, s, pkt->ipv6, pkt->l3_off, pkt->l4_off, question_end);
 }
 
 /* What the name matcher found (kept in scratch), for the event. */
@@ -555,18 +548,24 @@ static __always_inline int event_allowed(struct bloomxdp_counters *cnt)
 }
 
 /*
- * A drop event on the ring buffer. Global, so verified once. l3 and l4 pack
- * an offset (low 16 bits) with the family (6 or 4) and the L4 protocol
- * (0xff: none); what packs field, key kind, key length and verdict bytes.
+ * A drop event on the ring buffer: the packet's addresses and ports, what
+ * matched, and the verdict (enum bloomxdp_event_verdict). Global, so
+ * verified once.
  */
-__attribute__((noinline)) int emit_event(struct xdp_md *ctx, __u32 l3, __u32 l4, __u32 what)
+__attribute__((noinline)) int emit_event(struct xdp_md *ctx, const struct packet *pkt,
+					const struct match_info *mi, __u32 verdict)
 {
-	__u32 l3_off = l3 & 0xffff, l4_off = l4 & 0xffff, zero = 0, name_len;
+	__u32 l3_off, l4_off, zero = 0, name_len;
 	struct bloomxdp_counters *cnt;
 	struct bloomxdp_event *ev;
 	struct scratch *s;
-	int ipv6 = (l3 >> 16) == 6;
+	int ipv6;
 
+	if (!pkt || !mi)
+		return 0;	/* the verifier's due: a global function's pointer may be NULL */
+	l3_off = pkt->l3_off;
+	l4_off = pkt->l4_off;
+	ipv6 = pkt->ipv6;
 	cnt = bpf_map_lookup_elem(&counters, &zero);
 	if (!cnt || !event_allowed(cnt))
 		return 0;
@@ -579,11 +578,11 @@ __attribute__((noinline)) int emit_event(struct xdp_md *ctx, __u32 l3, __u32 l4,
 	ev->ts_ns = bpf_ktime_get_ns();
 	ev->ifindex = ctx->ingress_ifindex;
 	ev->family = ipv6 ? 6 : 4;
-	ev->field = what & 0xff;
-	ev->key_kind = (what >> 8) & 0xff;
-	ev->key_len = (what >> 16) & 0xff;
-	ev->verdict = what >> 24;
-	ev->l4_proto = l4 >> 16;
+	ev->field = mi->field;
+	ev->key_kind = mi->key_kind;
+	ev->key_len = mi->key_len;
+	ev->verdict = verdict;
+	ev->l4_proto = pkt->l4_proto < 0 ? 0xff : pkt->l4_proto;	/* 0xff: none */
 	if (ipv6) {
 		bpf_xdp_load_bytes(ctx, l3_off + 8, ev->src, 16);
 		bpf_xdp_load_bytes(ctx, l3_off + 24, ev->dst, 16);
@@ -757,8 +756,7 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 		   (field != BLOOMXDP_FIELD_NONE &&
 		    (kinds & (BLOOMXDP_HAS_NAME_DEPTHS | BLOOMXDP_HAS_URLS)))) {
 		/* DNS over TCP: counted there, when the segment has a payload. */
-		hit = match_names(ctx, field, pkt.l4_off | (pkt.ip_end > 0xffff ? 0xffff : pkt.ip_end) << 16, kinds,
-				  q.slots);
+		hit = match_names(ctx, &pkt, field, kinds, q.slots);
 		if (hit > 1)
 			dns_question_end = hit;
 		if (hit)
@@ -776,14 +774,11 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 		}
 		/* Before an NXDOMAIN answer rewrites the addresses. */
 		if (config.events_per_sec)
-			emit_event(ctx, pkt.l3_off | (pkt.ipv6 ? 6 : 4) << 16,
-				   pkt.l4_off | (pkt.l4_proto < 0 ? 0xff : pkt.l4_proto) << 16,
-				   q.mi.field | q.mi.key_kind << 8 | (q.mi.key_len & 0xff) << 16 |
-				   ev << 24);
+			emit_event(ctx, &pkt, &q.mi, ev);
 		if (config.action == BLOOMXDP_ACTION_MONITOR)
 			;
 		else if (ev == BLOOMXDP_EVVERDICT_NXDOMAIN &&
-			 !answer_nxdomain(ctx, pkt.ipv6, pkt.l3_off, pkt.l4_off, dns_question_end))
+			 !answer_nxdomain(ctx, &pkt, dns_question_end))
 			verdict = XDP_TX;
 		else
 			verdict = XDP_DROP;
