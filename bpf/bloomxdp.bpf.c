@@ -40,12 +40,17 @@ static __always_inline int filter_has(void *bits, const struct bloomxdp_key *key
 	return bloomxdp_filter_test(bits, config.layout, config.bits, config.hashes, hash);
 }
 
+/* The live generations (the active map), read once per packet for every lookup. */
+struct generations {
+	__u32 block_slot;	/* of filter, kfilter and verify_* */
+	__u32 allow_slot;	/* of allow_* */
+	__u32 allow_has;	/* BLOOMXDP_ALLOW_HAS_*: what the allowlist holds */
+};
+
 /* What the live filter holds: its header words, read once per packet. */
 struct filter_view {
 	void *bits;
-	__u32 block_slot;	/* live generation of filter and verify_* */
-	__u32 allow_slot;	/* live generation of allow_* */
-	__u32 allow_has;	/* BLOOMXDP_ALLOW_HAS_*: what the allowlist holds */
+	struct generations gen;
 	__u64 kinds;		/* BLOOMXDP_HAS_* */
 	__u64 v4_lengths;	/* prefix lengths probed, one per byte, longest first */
 	__u64 v6_lengths;
@@ -194,16 +199,17 @@ static __always_inline int addr_verdict(const struct filter_view *fv,
 	cnt->bloom_hits++;
 	if (config.verify) {
 		/* The exact match also says which listed prefix it was. */
-		len1 = addr_exact(ipv6 ? (void *)&verify_v6 : (void *)&verify_v4, fv->block_slot,
-				  ipv6, addr);
+		len1 = addr_exact(ipv6 ? (void *)&verify_v6 : (void *)&verify_v4,
+				  fv->gen.block_slot, ipv6, addr);
 		if (!len1) {
 			cnt->false_positives++;
 			return 0;
 		}
 		cnt->confirmed++;
 	}
-	if ((fv->allow_has & (ipv6 ? BLOOMXDP_ALLOW_HAS_V6 : BLOOMXDP_ALLOW_HAS_V4)) &&
-	    addr_exact(ipv6 ? (void *)&allow_v6 : (void *)&allow_v4, fv->allow_slot, ipv6, addr)) {
+	if ((fv->gen.allow_has & (ipv6 ? BLOOMXDP_ALLOW_HAS_V6 : BLOOMXDP_ALLOW_HAS_V4)) &&
+	    addr_exact(ipv6 ? (void *)&allow_v6 : (void *)&allow_v4, fv->gen.allow_slot, ipv6,
+		       addr)) {
 		cnt->allowed++;
 		return 0;
 	}
@@ -219,7 +225,7 @@ struct addr_query {
 	__u32 addr[4];		/* network order: 4 bytes for IPv4, 16 for IPv6 */
 	__u32 ipv6;
 	__u32 field;		/* BLOOMXDP_FIELD_SRC or _DST */
-	__u32 slots;		/* block slot | the allowlist's active word << 1 */
+	struct generations gen;
 	__u64 lengths;		/* the family's header word of prefix lengths */
 	struct match_info mi;	/* out */
 };
@@ -240,10 +246,8 @@ __attribute__((noinline)) int addr_lookup(struct addr_query *q)
 
 	if (!q)
 		return 0;
-	fv.block_slot = q->slots & 1;
-	fv.allow_slot = (q->slots >> 1) & 1;
-	fv.allow_has = (q->slots >> 1) & ~1U;	/* the allowlist's active word, less its slot */
-	fv.bits = probe_map(fv.block_slot);
+	fv.gen = q->gen;
+	fv.bits = probe_map(fv.gen.block_slot);
 	if (!fv.bits)
 		return 0;
 	fv.v4_lengths = fv.v6_lengths = q->lengths;
@@ -349,17 +353,16 @@ static __always_inline void packet_set_l4(struct xdp_md *ctx, const struct curso
 }
 
 static __always_inline void name_walk_init(struct name_walk *w, void *bits, __u64 kinds,
-					  __u32 slots)
+					  const struct generations *gen)
 {
-	__u32 block_slot = slots & 1, allow_slot = (slots >> 1) & 1;
-	__u32 allow_has = (slots >> 1) & ~1U;
+	__u32 block_slot = gen->block_slot, allow_slot = gen->allow_slot;
 
 	w->bits = bits;
 	w->kinds = kinds;
 	w->bloom_hits = 0;
 	w->false_positives = 0;
 	w->verify = config.verify ? bpf_map_lookup_elem(&verify_names, &block_slot) : NULL;
-	w->allow = allow_has & BLOOMXDP_ALLOW_HAS_NAMES ?
+	w->allow = gen->allow_has & BLOOMXDP_ALLOW_HAS_NAMES ?
 		   bpf_map_lookup_elem(&allow_names, &allow_slot) : NULL;
 	/* Read through the volatile: a cast would let clang fold the key to zero. */
 	w->hash_key[0] = config.hash_key[0];
@@ -388,8 +391,9 @@ static __always_inline int name_verdict(struct bloomxdp_counters *cnt, struct sc
 
 /* DNS over UDP: 1 on a hit, with *question_end set for an NXDOMAIN answer. */
 static __always_inline int match_dns(struct xdp_md *ctx, struct bloomxdp_counters *cnt,
-				     struct scratch *s, void *bits, __u64 kinds, __u32 slots,
-				     __u32 off, __u32 len, __u32 *question_end)
+				     struct scratch *s, void *bits, __u64 kinds,
+				     const struct generations *gen, __u32 off, __u32 len,
+				     __u32 *question_end)
 {
 	struct name_walk w;
 
@@ -398,7 +402,7 @@ static __always_inline int match_dns(struct xdp_md *ctx, struct bloomxdp_counter
 		return 0;
 	}
 	cnt->checked_dns++;
-	name_walk_init(&w, bits, kinds, slots);
+	name_walk_init(&w, bits, kinds, gen);
 	if (!name_verdict(cnt, s, &w, name_listed(s, &w), BLOOMXDP_EVKEY_NAME))
 		return 0;
 	cnt->hits_dns++;
@@ -406,8 +410,8 @@ static __always_inline int match_dns(struct xdp_md *ctx, struct bloomxdp_counter
 }
 
 static __always_inline int match_http(struct xdp_md *ctx, struct bloomxdp_counters *cnt,
-				      struct scratch *s, void *bits, __u64 kinds, __u32 slots,
-				      __u32 off, __u32 len)
+				      struct scratch *s, void *bits, __u64 kinds,
+				      const struct generations *gen, __u32 off, __u32 len)
 {
 	__u32 kind = BLOOMXDP_EVKEY_NAME;
 	struct name_walk w;
@@ -418,7 +422,7 @@ static __always_inline int match_http(struct xdp_md *ctx, struct bloomxdp_counte
 		return 0;
 	}
 	cnt->checked_http++;
-	name_walk_init(&w, bits, kinds, slots);
+	name_walk_init(&w, bits, kinds, gen);
 	hit = name_listed(s, &w);
 	if (!hit) {
 		hit = url_listed(s, &w);
@@ -431,8 +435,8 @@ static __always_inline int match_http(struct xdp_md *ctx, struct bloomxdp_counte
 }
 
 static __always_inline int match_sni(struct xdp_md *ctx, struct bloomxdp_counters *cnt,
-				     struct scratch *s, void *bits, __u64 kinds, __u32 slots,
-				     __u32 off, __u32 len)
+				     struct scratch *s, void *bits, __u64 kinds,
+				     const struct generations *gen, __u32 off, __u32 len)
 {
 	struct name_walk w;
 
@@ -441,7 +445,7 @@ static __always_inline int match_sni(struct xdp_md *ctx, struct bloomxdp_counter
 		return 0;
 	}
 	cnt->checked_sni++;
-	name_walk_init(&w, bits, kinds, slots);
+	name_walk_init(&w, bits, kinds, gen);
 	if (!name_verdict(cnt, s, &w, name_listed(s, &w), BLOOMXDP_EVKEY_NAME))
 		return 0;
 	cnt->hits_sni++;
@@ -455,7 +459,7 @@ static __always_inline int match_sni(struct xdp_md *ctx, struct bloomxdp_counter
  * of its question (for an NXDOMAIN answer).
  */
 __attribute__((noinline)) int match_names(struct xdp_md *ctx, const struct packet *pkt,
-					 __u32 field, __u64 kinds, __u32 slots)
+					 __u32 field, __u64 kinds, const struct generations *gen)
 {
 	__u32 frame_len = ctx->data_end - ctx->data, off, len, question_end = 0, l4_off;
 	struct bloomxdp_counters *cnt;
@@ -464,13 +468,11 @@ __attribute__((noinline)) int match_names(struct xdp_md *ctx, const struct packe
 	__u8 doff;
 	void *bits;
 
-	__u32 block_slot = slots & 1;
-
-	if (!pkt)
+	if (!pkt || !gen)
 		return 0;	/* the verifier's due: a global function's pointer may be NULL */
 	s = scratch_get();
 	cnt = bpf_map_lookup_elem(&counters, &zero);
-	bits = probe_map(block_slot);
+	bits = probe_map(gen->block_slot);
 	if (!s || !cnt || !bits)
 		return 0;
 	l4_off = pkt->l4_off;
@@ -480,7 +482,7 @@ __attribute__((noinline)) int match_names(struct xdp_md *ctx, const struct packe
 		/* An empty datagram is no query either: counted as unparsed. */
 		off = l4_off + sizeof(struct udphdr);
 		len = off < frame_len ? frame_len - off : 0;
-		return match_dns(ctx, cnt, s, bits, kinds, slots, off, len, &question_end) ?
+		return match_dns(ctx, cnt, s, bits, kinds, gen, off, len, &question_end) ?
 		       question_end : 0;
 	}
 	/* The data offset: the high nibble of TCP header byte 12. */
@@ -495,9 +497,9 @@ __attribute__((noinline)) int match_names(struct xdp_md *ctx, const struct packe
 		return 0;
 	}
 	if (field == BLOOMXDP_FIELD_HTTP)
-		return match_http(ctx, cnt, s, bits, kinds, slots, off, len);
+		return match_http(ctx, cnt, s, bits, kinds, gen, off, len);
 	if (field == BLOOMXDP_FIELD_SNI)
-		return match_sni(ctx, cnt, s, bits, kinds, slots, off, len);
+		return match_sni(ctx, cnt, s, bits, kinds, gen, off, len);
 	return 0;
 }
 
@@ -609,7 +611,7 @@ __attribute__((noinline)) int emit_event(struct xdp_md *ctx, const struct packet
 }
 
 /*
- * q->slots and q->lengths are set by the caller (from the live filter's
+ * q->gen and q->lengths are set by the caller (from the live filter's
  * header); kinds gates the lookup by family. One query lives on main's stack
  * for src and dst: the stack is short (512 bytes across three calls).
  */
@@ -661,7 +663,7 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 	int verdict = XDP_PASS;
 	int hit = 0;
 	struct addr_query q = {};
-	__u32 field, slot;
+	__u32 field, allow;
 	__u64 kinds = 0;
 	void *bits;
 	int proto;
@@ -686,10 +688,11 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 		goto out;
 	}
 
-	slot = active_slot(BLOOMXDP_ACTIVE_BLOCK);
-	bits = bpf_map_lookup_elem(&filter, &slot);
-	/* slots: bit 0 the blocklist's slot, above it the allowlist's active word. */
-	q.slots = slot | active_word(BLOOMXDP_ACTIVE_ALLOW) << 1;
+	q.gen.block_slot = active_slot(BLOOMXDP_ACTIVE_BLOCK);
+	allow = active_word(BLOOMXDP_ACTIVE_ALLOW);
+	q.gen.allow_slot = allow & (BLOOMXDP_GENERATIONS - 1);
+	q.gen.allow_has = allow & ~(BLOOMXDP_GENERATIONS - 1);
+	bits = bpf_map_lookup_elem(&filter, &q.gen.block_slot);
 	if (bits)
 		kinds = filter_header_word(bits, BLOOMXDP_HDR_KINDS);
 	pkt.l3_off = c.pos - (void *)(long)ctx->data;
@@ -756,7 +759,7 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 		   (field != BLOOMXDP_FIELD_NONE &&
 		    (kinds & (BLOOMXDP_HAS_NAME_DEPTHS | BLOOMXDP_HAS_URLS)))) {
 		/* DNS over TCP: counted there, when the segment has a payload. */
-		hit = match_names(ctx, &pkt, field, kinds, q.slots);
+		hit = match_names(ctx, &pkt, field, kinds, &q.gen);
 		if (hit > 1)
 			dns_question_end = hit;
 		if (hit)
