@@ -4,7 +4,8 @@
  * every way the packet reaches it: HTTP host and URL, SNI, DNS answered with
  * NXDOMAIN (the event shows the query, written before the answer rewrites
  * it), addresses of fragments (no L4 protocol: 0xff, no ports), TCP behind
- * IPv6 extension headers and a VLAN tag. One frame, one event, every field
+ * IPv6 extension headers and a VLAN tag, ports cut off by the end of the
+ * frame (zero in the event). One frame, one event, every field
  * of it checked. test_verify_xdp.c covers addresses and DNS over UDP under
  * --verify, the allowlist and the rate limit.
  */
@@ -43,6 +44,7 @@ struct row {
 	__u8 l4_proto;
 	const char *ev_name;	/* the name the event carries (dotted); NULL: none */
 	bool wire;		/* ... in DNS wire form */
+	__u32 l4_kept;		/* the frame cut this many bytes into L4; 0: whole */
 };
 
 #define REQ(target, host) "GET " target " HTTP/1.1\r\nHost: " host "\r\n\r\n"
@@ -80,6 +82,8 @@ static const struct row rows[] = {
 	    .pkt = { .src = LISTED4 }),
 	ROW("address: listed destination, IPv6", XDP_DROP, 6, DST, ADDRESS, 128, DROP,
 	    IPPROTO_TCP, .pkt = { .dst = LISTED6, .v6 = true }),
+	ROW("address: listed source, the frame ends in the TCP source port", XDP_DROP, 4, SRC,
+	    ADDRESS, 32, DROP, IPPROTO_TCP, .pkt = { .src = LISTED4 }, .l4_kept = 1),
 	ROW("address: IPv4 fragment from a listed source", XDP_DROP, 4, SRC, ADDRESS, 32, DROP,
 	    NO_L4, .pkt = { .src = LISTED4, .frag_off = 0x2000 }),
 	ROW("address: IPv6 fragment to a listed destination", XDP_DROP, 6, DST, ADDRESS, 128, DROP,
@@ -130,6 +134,8 @@ static void test_row(void **state)
 	__u32 verdict, name_len;
 
 	assert_int_equal(pkt_build(&r->pkt, &b), 0);
+	if (r->l4_kept)
+		frame_truncate(&b.f, b.l4 + r->l4_kept);
 	evlog.n = 0;
 	assert_true(ring_buffer__consume(rb) >= 0);
 	assert_int_equal(evlog.n, 0);		/* none left over */
@@ -157,7 +163,7 @@ static void test_row(void **state)
 	addr_bytes(r->pkt.dst, FRAME_DST4, FRAME_DST6, r->pkt.v6, dst);
 	assert_memory_equal(ev->src, src, 16);
 	assert_memory_equal(ev->dst, dst, 16);
-	if (r->l4_proto == NO_L4) {
+	if (r->l4_proto == NO_L4 || r->l4_kept) {
 		assert_int_equal(ev->sport, 0);
 		assert_int_equal(ev->dport, 0);
 	} else {
