@@ -7,6 +7,7 @@
 #include <linux/tcp.h>
 #include <linux/udp.h>
 #include "parsing.h"
+#include "loop.h"
 #include "maps.h"
 
 static __always_inline __u64 *bloomxdp_filter_word(void *filter, __u32 index)
@@ -110,12 +111,15 @@ static __always_inline int ipv4_listed(const struct filter_view *fv, const __be3
 	if (!(fv->kinds & BLOOMXDP_HAS_IPV4))
 		return 0;
 	p.addr[0] = *addr;
-	/* A list of hosts only: one probe, inline, without the cost of a bpf_loop call. */
+	/*
+	 * A list of hosts only: one probe, inline, without the cost of a bpf_loop
+	 * call. The step's result only stops a loop: the answer is p.hit.
+	 */
 	if (fv->v4_lengths == (BLOOMXDP_NO_LENGTHS << 8 | 32)) {
-		addr_probe_at(&p, 0);
+		(void)addr_probe_at(&p, 0);
 		return p.hit;
 	}
-	bpf_loop(BLOOMXDP_MAX_PREFIX_LENGTHS, addr_probe_step, &p, 0);
+	bpf_loop_bounded(BLOOMXDP_MAX_PREFIX_LENGTHS, addr_probe_step, &p);
 	return p.hit;
 }
 
@@ -129,10 +133,10 @@ static __always_inline int ipv6_listed(const struct filter_view *fv, const struc
 		return 0;
 	__builtin_memcpy(p.addr, addr, sizeof(p.addr));
 	if (fv->v6_lengths == (BLOOMXDP_NO_LENGTHS << 8 | 128)) {
-		addr_probe_at(&p, 0);
+		(void)addr_probe_at(&p, 0);	/* as for IPv4 */
 		return p.hit;
 	}
-	bpf_loop(BLOOMXDP_MAX_PREFIX_LENGTHS, addr_probe_step, &p, 0);
+	bpf_loop_bounded(BLOOMXDP_MAX_PREFIX_LENGTHS, addr_probe_step, &p);
 	return p.hit;
 }
 
@@ -552,7 +556,8 @@ static __always_inline int event_allowed(struct bloomxdp_counters *cnt)
 /*
  * A drop event on the ring buffer: the packet's addresses and ports, what
  * matched, and the verdict (enum bloomxdp_event_verdict). Global, so
- * verified once.
+ * verified once. Returns 0: an event not sent is counted (events_ratelimited,
+ * events_lost), and the verdict does not depend on it.
  */
 __attribute__((noinline)) int emit_event(struct xdp_md *ctx, const struct packet *pkt,
 					const struct match_info *mi, __u32 verdict)
@@ -585,16 +590,20 @@ __attribute__((noinline)) int emit_event(struct xdp_md *ctx, const struct packet
 	ev->key_len = mi->key_len;
 	ev->verdict = verdict;
 	ev->l4_proto = pkt->l4_proto < 0 ? 0xff : pkt->l4_proto;	/* 0xff: none */
+	/*
+	 * Results ignored: the IP header was parsed whole, so its addresses are
+	 * there; ports cut off by the frame's end fail to load and stay zero.
+	 */
 	if (ipv6) {
-		bpf_xdp_load_bytes(ctx, l3_off + 8, ev->src, 16);
-		bpf_xdp_load_bytes(ctx, l3_off + 24, ev->dst, 16);
+		(void)bpf_xdp_load_bytes(ctx, l3_off + 8, ev->src, 16);
+		(void)bpf_xdp_load_bytes(ctx, l3_off + 24, ev->dst, 16);
 	} else {
-		bpf_xdp_load_bytes(ctx, l3_off + 12, ev->src, 4);
-		bpf_xdp_load_bytes(ctx, l3_off + 16, ev->dst, 4);
+		(void)bpf_xdp_load_bytes(ctx, l3_off + 12, ev->src, 4);
+		(void)bpf_xdp_load_bytes(ctx, l3_off + 16, ev->dst, 4);
 	}
 	if (ev->l4_proto == IPPROTO_UDP || ev->l4_proto == IPPROTO_TCP) {
-		bpf_xdp_load_bytes(ctx, l4_off, &ev->sport, 2);
-		bpf_xdp_load_bytes(ctx, l4_off + 2, &ev->dport, 2);
+		(void)bpf_xdp_load_bytes(ctx, l4_off, &ev->sport, 2);
+		(void)bpf_xdp_load_bytes(ctx, l4_off + 2, &ev->dport, 2);
 	}
 	s = scratch_get();
 	if (s && ev->field >= BLOOMXDP_FIELD_DNS && ev->field <= BLOOMXDP_FIELD_SNI) {
@@ -777,7 +786,7 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 		}
 		/* Before an NXDOMAIN answer rewrites the addresses. */
 		if (config.events_per_sec)
-			emit_event(ctx, &pkt, &q.mi, ev);
+			(void)emit_event(ctx, &pkt, &q.mi, ev);	/* always 0 */
 		if (config.action == BLOOMXDP_ACTION_MONITOR)
 			;
 		else if (ev == BLOOMXDP_EVVERDICT_NXDOMAIN &&

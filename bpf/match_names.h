@@ -8,6 +8,7 @@
 #ifndef BLOOMXDP_MATCH_NAMES_H
 #define BLOOMXDP_MATCH_NAMES_H
 
+#include "loop.h"
 #include "scratch.h"
 
 struct name_walk {
@@ -69,7 +70,7 @@ static __always_inline int name_listed(struct scratch *s, struct name_walk *w)
 	w->suffix = BLOOMXDP_NAME_SEED;
 	w->hit = 0;
 	w->markers = 0;
-	bpf_loop(bloomxdp_labels_examined(&s->labels), name_walk_step, w, 0);
+	bpf_loop_bounded(bloomxdp_labels_examined(&s->labels), name_walk_step, w);
 	return w->hit;
 }
 
@@ -130,11 +131,11 @@ static __always_inline int url_listed(struct scratch *s, struct name_walk *w)
 {
 	if (!s->nprefixes || !(w->kinds & BLOOMXDP_HAS_URLS))
 		return 0;
-	bpf_loop(bloomxdp_labels_examined(&s->labels), url_marker_step, w, 0);
+	bpf_loop_bounded(bloomxdp_labels_examined(&s->labels), url_marker_step, w);
 	if (!w->markers)
 		return 0;
-	bpf_loop(s->nprefixes, url_prefix_hash_step, w, 0);
-	bpf_loop(s->nprefixes * BLOOMXDP_MAX_LABELS, url_pair_step, w, 0);
+	bpf_loop_bounded(s->nprefixes, url_prefix_hash_step, w);
+	bpf_loop_bounded(s->nprefixes * BLOOMXDP_MAX_LABELS, url_pair_step, w);
 	return w->hit;
 }
 
@@ -157,7 +158,7 @@ static __always_inline int name_allowed(struct scratch *s, struct name_walk *w)
 {
 	w->suffix = BLOOMXDP_NAME_SEED;
 	w->hit = 0;
-	bpf_loop(bloomxdp_labels_examined(&s->labels), allow_walk_step, w, 0);
+	bpf_loop_bounded(bloomxdp_labels_examined(&s->labels), allow_walk_step, w);
 	return w->hit;
 }
 
