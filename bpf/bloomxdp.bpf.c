@@ -226,13 +226,13 @@ static __always_inline int addr_verdict(const struct filter_view *fv,
 
 /* An address to look up, and what matched: the argument of addr_lookup(). */
 struct addr_query {
+	__u64 lengths;		/* the family's header word of prefix lengths */
 	__u32 addr[4];		/* network order: 4 bytes for IPv4, 16 for IPv6 */
 	__u32 ipv6;
 	__u32 field;		/* BLOOMXDP_FIELD_SRC or _DST */
 	struct generations gen;
-	__u64 lengths;		/* the family's header word of prefix lengths */
 	struct match_info mi;	/* out */
-};
+};	/* no padding: main's stack is short (see v4_blocked()) */
 
 /*
  * The live filter's verdict on one address: Bloom probes at each prefix
