@@ -7,9 +7,8 @@
 #include <linux/tcp.h>
 #include <linux/udp.h>
 #include "parsing.h"
-
-/* Its own section, so that the pinned map holds exactly this struct. */
-const volatile struct bloomxdp_config config SEC(".rodata.config");
+#include "loop.h"
+#include "maps.h"
 
 static __always_inline __u64 *bloomxdp_filter_word(void *filter, __u32 index)
 {
@@ -30,118 +29,6 @@ static __always_inline int bloomxdp_kernel_has(void *filter, __u64 hash)
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-/* Template of the inner map; the CLI creates every real one with the same geometry. */
-struct filter_bits {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
-	__uint(max_entries, BLOOMXDP_GENERATIONS);
-	__type(key, __u32);
-	__array(values, struct filter_bits);
-} filter SEC(".maps");
-
-/* Templates of the exact sets (--verify) and of the allowlist. */
-struct kernel_bloom {
-	__uint(type, BPF_MAP_TYPE_BLOOM_FILTER);
-	__uint(max_entries, 1);
-	__uint(value_size, sizeof(__u64));
-	__uint(map_extra, 1);		/* k: the CLI's template sets the real one */
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
-	__uint(max_entries, BLOOMXDP_GENERATIONS);
-	__type(key, __u32);
-	__array(values, struct kernel_bloom);
-} kfilter SEC(".maps");
-
-/* Sizes, not types: BTF of a type seen only through __array() is a bare forward. */
-struct exact_v4 {
-	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, 1);
-	__uint(key_size, sizeof(struct bloomxdp_lpm_v4));
-	__uint(value_size, sizeof(__u8));
-};
-
-struct exact_v6 {
-	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, 1);
-	__uint(key_size, sizeof(struct bloomxdp_lpm_v6));
-	__uint(value_size, sizeof(__u8));
-};
-
-/* Name and URL keys: their 64-bit suffix or URL hash, as /64 entries. */
-struct exact_names {
-	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, 1);
-	__uint(key_size, sizeof(struct bloomxdp_lpm_name));
-	__uint(value_size, sizeof(__u8));
-};
-
-#define EXACT_OUTER(name, inner)					\
-	struct {							\
-		__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);		\
-		__uint(max_entries, BLOOMXDP_GENERATIONS);		\
-		__type(key, __u32);					\
-		__array(values, struct inner);				\
-	} name SEC(".maps")
-
-EXACT_OUTER(verify_v4, exact_v4);
-EXACT_OUTER(verify_v6, exact_v6);
-EXACT_OUTER(verify_names, exact_names);
-EXACT_OUTER(allow_v4, exact_v4);
-EXACT_OUTER(allow_v6, exact_v6);
-EXACT_OUTER(allow_names, exact_names);
-
-/* The live generation of the blocklist maps and of the allowlist maps. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, BLOOMXDP_ACTIVE_SLOTS);
-	__type(key, __u32);
-	__type(value, __u32);
-} active SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 256 * 1024);
-} events SEC(".maps");
-
-/* Per CPU: the second being counted and the events sent in it. */
-struct event_budget {
-	__u64 second;
-	__u64 sent;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct event_budget);
-} event_budgets SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct bloomxdp_counters);
-} counters SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, BLOOMXDP_GENERATIONS);
-	__type(key, __u32);
-	__type(value, struct bloomxdp_state);
-} state SEC(".maps");
-
 static __always_inline int filter_has(void *bits, const struct bloomxdp_key *key)
 {
 	/*
@@ -154,12 +41,17 @@ static __always_inline int filter_has(void *bits, const struct bloomxdp_key *key
 	return bloomxdp_filter_test(bits, config.layout, config.bits, config.hashes, hash);
 }
 
+/* The live generations (the active map), read once per packet for every lookup. */
+struct generations {
+	__u32 block_slot;	/* of filter, kfilter and verify_* */
+	__u32 allow_slot;	/* of allow_* */
+	__u32 allow_has;	/* BLOOMXDP_ALLOW_HAS_*: what the allowlist holds */
+};
+
 /* What the live filter holds: its header words, read once per packet. */
 struct filter_view {
 	void *bits;
-	__u32 block_slot;	/* live generation of filter and verify_* */
-	__u32 allow_slot;	/* live generation of allow_* */
-	__u32 allow_has;	/* BLOOMXDP_ALLOW_HAS_*: what the allowlist holds */
+	struct generations gen;
 	__u64 kinds;		/* BLOOMXDP_HAS_* */
 	__u64 v4_lengths;	/* prefix lengths probed, one per byte, longest first */
 	__u64 v6_lengths;
@@ -219,12 +111,15 @@ static __always_inline int ipv4_listed(const struct filter_view *fv, const __be3
 	if (!(fv->kinds & BLOOMXDP_HAS_IPV4))
 		return 0;
 	p.addr[0] = *addr;
-	/* A list of hosts only: one probe, inline, without the cost of a bpf_loop call. */
+	/*
+	 * A list of hosts only: one probe, inline, without the cost of a bpf_loop
+	 * call. The step's result only stops a loop: the answer is p.hit.
+	 */
 	if (fv->v4_lengths == (BLOOMXDP_NO_LENGTHS << 8 | 32)) {
-		addr_probe_at(&p, 0);
+		(void)addr_probe_at(&p, 0);
 		return p.hit;
 	}
-	bpf_loop(BLOOMXDP_MAX_PREFIX_LENGTHS, addr_probe_step, &p, 0);
+	bpf_loop_bounded(BLOOMXDP_MAX_PREFIX_LENGTHS, addr_probe_step, &p);
 	return p.hit;
 }
 
@@ -238,10 +133,10 @@ static __always_inline int ipv6_listed(const struct filter_view *fv, const struc
 		return 0;
 	__builtin_memcpy(p.addr, addr, sizeof(p.addr));
 	if (fv->v6_lengths == (BLOOMXDP_NO_LENGTHS << 8 | 128)) {
-		addr_probe_at(&p, 0);
+		(void)addr_probe_at(&p, 0);	/* as for IPv4 */
 		return p.hit;
 	}
-	bpf_loop(BLOOMXDP_MAX_PREFIX_LENGTHS, addr_probe_step, &p, 0);
+	bpf_loop_bounded(BLOOMXDP_MAX_PREFIX_LENGTHS, addr_probe_step, &p);
 	return p.hit;
 }
 
@@ -290,7 +185,7 @@ static __always_inline int addr_exact(void *outer, __u32 slot, int ipv6, const v
 
 /* What matched, for the drop event. */
 struct match_info {
-	__u32 field;		/* enum bloomxdp_event_field */
+	__u32 field;		/* enum bloomxdp_field */
 	__u32 key_kind;		/* enum bloomxdp_event_key */
 	__u32 key_len;
 };
@@ -308,16 +203,17 @@ static __always_inline int addr_verdict(const struct filter_view *fv,
 	cnt->bloom_hits++;
 	if (config.verify) {
 		/* The exact match also says which listed prefix it was. */
-		len1 = addr_exact(ipv6 ? (void *)&verify_v6 : (void *)&verify_v4, fv->block_slot,
-				  ipv6, addr);
+		len1 = addr_exact(ipv6 ? (void *)&verify_v6 : (void *)&verify_v4,
+				  fv->gen.block_slot, ipv6, addr);
 		if (!len1) {
 			cnt->false_positives++;
 			return 0;
 		}
 		cnt->confirmed++;
 	}
-	if ((fv->allow_has & (ipv6 ? BLOOMXDP_ALLOW_HAS_V6 : BLOOMXDP_ALLOW_HAS_V4)) &&
-	    addr_exact(ipv6 ? (void *)&allow_v6 : (void *)&allow_v4, fv->allow_slot, ipv6, addr)) {
+	if ((fv->gen.allow_has & (ipv6 ? BLOOMXDP_ALLOW_HAS_V6 : BLOOMXDP_ALLOW_HAS_V4)) &&
+	    addr_exact(ipv6 ? (void *)&allow_v6 : (void *)&allow_v4, fv->gen.allow_slot, ipv6,
+		       addr)) {
 		cnt->allowed++;
 		return 0;
 	}
@@ -330,13 +226,13 @@ static __always_inline int addr_verdict(const struct filter_view *fv,
 
 /* An address to look up, and what matched: the argument of addr_lookup(). */
 struct addr_query {
+	__u64 lengths;		/* the family's header word of prefix lengths */
 	__u32 addr[4];		/* network order: 4 bytes for IPv4, 16 for IPv6 */
 	__u32 ipv6;
 	__u32 field;		/* BLOOMXDP_FIELD_SRC or _DST */
-	__u32 slots;		/* block slot | the allowlist's active word << 1 */
-	__u64 lengths;		/* the family's header word of prefix lengths */
+	struct generations gen;
 	struct match_info mi;	/* out */
-};
+};	/* no padding: main's stack is short (see v4_blocked()) */
 
 /*
  * The live filter's verdict on one address: Bloom probes at each prefix
@@ -354,10 +250,8 @@ __attribute__((noinline)) int addr_lookup(struct addr_query *q)
 
 	if (!q)
 		return 0;
-	fv.block_slot = q->slots & 1;
-	fv.allow_slot = (q->slots >> 1) & 1;
-	fv.allow_has = (q->slots >> 1) & ~1U;	/* the allowlist's active word, less its slot */
-	fv.bits = probe_map(fv.block_slot);
+	fv.gen = q->gen;
+	fv.bits = probe_map(fv.gen.block_slot);
 	if (!fv.bits)
 		return 0;
 	fv.v4_lengths = fv.v6_lengths = q->lengths;
@@ -395,20 +289,12 @@ static __always_inline void count_malformed(struct bloomxdp_counters *cnt, int e
 	}
 }
 
-/* Which name matcher a packet goes to, from its L4 protocol and destination port. */
-enum name_field {
-	FIELD_NONE,
-	FIELD_DNS,		/* UDP to a DNS port */
-	FIELD_HTTP,		/* TCP to an HTTP port */
-	FIELD_TLS,		/* TCP to a TLS port */
-	FIELD_DNS_TCP,		/* TCP to a DNS port: not parsed, counted */
-	FIELD_QUIC,		/* UDP to a TLS port: not parsed, counted */
-};
-
 /*
- * Where the parsers left off, for the name matchers: scalars only, no
- * branch on them before the address lookups, so that the verifier walks
- * those once rather than once per protocol and port.
+ * Where the parsers left off, for the name matchers, the event and the
+ * NXDOMAIN answer: scalars only, no branch on them before the address
+ * lookups, so that the verifier walks those once rather than once per
+ * protocol and port. Scalars only also let the global functions take it by
+ * pointer (the verifier checks such an argument as memory of its size).
  */
 struct packet {
 	__u32 l3_off;
@@ -429,35 +315,26 @@ static __always_inline int port_listed(const volatile __u16 *ports, __u16 port)
 	return 0;
 }
 
+/* Which name matcher a packet goes to (enum bloomxdp_field), from its L4 protocol and port. */
 static __always_inline __u32 name_field(int l4_proto, __u16 dport)
 {
 	__u32 match = config.match;
 
 	if (l4_proto == IPPROTO_UDP) {
 		if ((match & BLOOMXDP_MATCH_DNS) && port_listed(config.dns_ports, dport))
-			return FIELD_DNS;
+			return BLOOMXDP_FIELD_DNS;
 		if ((match & BLOOMXDP_MATCH_SNI) && port_listed(config.tls_ports, dport))
-			return FIELD_QUIC;
+			return BLOOMXDP_FIELD_QUIC;
 	} else if (l4_proto == IPPROTO_TCP) {
 		if ((match & BLOOMXDP_MATCH_HTTP) && port_listed(config.http_ports, dport))
-			return FIELD_HTTP;
+			return BLOOMXDP_FIELD_HTTP;
 		if ((match & BLOOMXDP_MATCH_SNI) && port_listed(config.tls_ports, dport))
-			return FIELD_TLS;
+			return BLOOMXDP_FIELD_SNI;
 		if ((match & BLOOMXDP_MATCH_DNS) && port_listed(config.dns_ports, dport))
-			return FIELD_DNS_TCP;
+			return BLOOMXDP_FIELD_DNS_TCP;
 	}
-	return FIELD_NONE;
+	return BLOOMXDP_FIELD_NONE;
 }
-
-/*
- * The furthest L4 can start: two VLAN tags, then IPv6 and its extension
- * headers at their longest (2,048 bytes each). The offset is then whole in
- * the 16 bits it is packed into for the global functions, which read the
- * packet at any offset with bpf_xdp_load_bytes().
- */
-#define L4_OFF_MAX (ETH_HLEN + BLOOMXDP_MAX_VLANS * sizeof(struct vlan_tag) + \
-		    sizeof(struct ipv6hdr) + BLOOMXDP_MAX_IPV6_EXT * 2048)
-_Static_assert(L4_OFF_MAX <= 0xffff, "L4 offsets are packed in 16 bits");
 
 /*
  * Records where L4 starts and which name matcher applies, as soon as the IP
@@ -472,7 +349,7 @@ static __always_inline void packet_set_l4(struct xdp_md *ctx, const struct curso
 	__u32 off = c->pos - (void *)(long)ctx->data;
 
 	barrier_var(off);
-	pkt->l4_off = off;	/* at most L4_OFF_MAX: never masked, never wrapped */
+	pkt->l4_off = off;	/* the global functions read the packet at any offset */
 	pkt->l4_proto = l4_proto;
 	pkt->dport = 0;
 	if ((void *)(ports + 2) <= c->end)
@@ -480,17 +357,16 @@ static __always_inline void packet_set_l4(struct xdp_md *ctx, const struct curso
 }
 
 static __always_inline void name_walk_init(struct name_walk *w, void *bits, __u64 kinds,
-					  __u32 slots)
+					  const struct generations *gen)
 {
-	__u32 block_slot = slots & 1, allow_slot = (slots >> 1) & 1;
-	__u32 allow_has = (slots >> 1) & ~1U;
+	__u32 block_slot = gen->block_slot, allow_slot = gen->allow_slot;
 
 	w->bits = bits;
 	w->kinds = kinds;
 	w->bloom_hits = 0;
 	w->false_positives = 0;
 	w->verify = config.verify ? bpf_map_lookup_elem(&verify_names, &block_slot) : NULL;
-	w->allow = allow_has & BLOOMXDP_ALLOW_HAS_NAMES ?
+	w->allow = gen->allow_has & BLOOMXDP_ALLOW_HAS_NAMES ?
 		   bpf_map_lookup_elem(&allow_names, &allow_slot) : NULL;
 	/* Read through the volatile: a cast would let clang fold the key to zero. */
 	w->hash_key[0] = config.hash_key[0];
@@ -519,8 +395,9 @@ static __always_inline int name_verdict(struct bloomxdp_counters *cnt, struct sc
 
 /* DNS over UDP: 1 on a hit, with *question_end set for an NXDOMAIN answer. */
 static __always_inline int match_dns(struct xdp_md *ctx, struct bloomxdp_counters *cnt,
-				     struct scratch *s, void *bits, __u64 kinds, __u32 slots,
-				     __u32 off, __u32 len, __u32 *question_end)
+				     struct scratch *s, void *bits, __u64 kinds,
+				     const struct generations *gen, __u32 off, __u32 len,
+				     __u32 *question_end)
 {
 	struct name_walk w;
 
@@ -529,7 +406,7 @@ static __always_inline int match_dns(struct xdp_md *ctx, struct bloomxdp_counter
 		return 0;
 	}
 	cnt->checked_dns++;
-	name_walk_init(&w, bits, kinds, slots);
+	name_walk_init(&w, bits, kinds, gen);
 	if (!name_verdict(cnt, s, &w, name_listed(s, &w), BLOOMXDP_EVKEY_NAME))
 		return 0;
 	cnt->hits_dns++;
@@ -537,8 +414,8 @@ static __always_inline int match_dns(struct xdp_md *ctx, struct bloomxdp_counter
 }
 
 static __always_inline int match_http(struct xdp_md *ctx, struct bloomxdp_counters *cnt,
-				      struct scratch *s, void *bits, __u64 kinds, __u32 slots,
-				      __u32 off, __u32 len)
+				      struct scratch *s, void *bits, __u64 kinds,
+				      const struct generations *gen, __u32 off, __u32 len)
 {
 	__u32 kind = BLOOMXDP_EVKEY_NAME;
 	struct name_walk w;
@@ -549,7 +426,7 @@ static __always_inline int match_http(struct xdp_md *ctx, struct bloomxdp_counte
 		return 0;
 	}
 	cnt->checked_http++;
-	name_walk_init(&w, bits, kinds, slots);
+	name_walk_init(&w, bits, kinds, gen);
 	hit = name_listed(s, &w);
 	if (!hit) {
 		hit = url_listed(s, &w);
@@ -562,8 +439,8 @@ static __always_inline int match_http(struct xdp_md *ctx, struct bloomxdp_counte
 }
 
 static __always_inline int match_sni(struct xdp_md *ctx, struct bloomxdp_counters *cnt,
-				     struct scratch *s, void *bits, __u64 kinds, __u32 slots,
-				     __u32 off, __u32 len)
+				     struct scratch *s, void *bits, __u64 kinds,
+				     const struct generations *gen, __u32 off, __u32 len)
 {
 	struct name_walk w;
 
@@ -572,7 +449,7 @@ static __always_inline int match_sni(struct xdp_md *ctx, struct bloomxdp_counter
 		return 0;
 	}
 	cnt->checked_sni++;
-	name_walk_init(&w, bits, kinds, slots);
+	name_walk_init(&w, bits, kinds, gen);
 	if (!name_verdict(cnt, s, &w, name_listed(s, &w), BLOOMXDP_EVKEY_NAME))
 		return 0;
 	cnt->hits_sni++;
@@ -580,37 +457,36 @@ static __always_inline int match_sni(struct xdp_md *ctx, struct bloomxdp_counter
 }
 
 /*
- * Looks up the name a packet carries in the given field. A global function:
- * the verifier checks it once, not once per path through the parsers above.
- * Returns 0, or on a hit 1, or for a DNS query the length of its question
- * (for an NXDOMAIN answer).
+ * Looks up the name a packet carries in the given field (enum bloomxdp_field).
+ * A global function: the verifier checks it once, not once per path through
+ * the parsers above. Returns 0, or on a hit 1, or for a DNS query the length
+ * of its question (for an NXDOMAIN answer).
  */
-__attribute__((noinline)) int match_names(struct xdp_md *ctx, __u32 field, __u32 l4,
-					 __u64 kinds, __u32 slots)
+__attribute__((noinline)) int match_names(struct xdp_md *ctx, const struct packet *pkt,
+					 __u32 field, __u64 kinds, const struct generations *gen)
 {
-	/* l4: the L4 offset, and the end of the IP packet above bit 16 (five arguments at most). */
-	__u32 l4_off = l4 & 0xffff, ip_end = l4 >> 16;
-	__u32 frame_len = ctx->data_end - ctx->data, off, len, question_end = 0;
+	__u32 frame_len = ctx->data_end - ctx->data, off, len, question_end = 0, l4_off;
 	struct bloomxdp_counters *cnt;
 	__u32 zero = 0;
 	struct scratch *s;
 	__u8 doff;
 	void *bits;
 
-	__u32 block_slot = slots & 1;
-
+	if (!pkt || !gen)
+		return 0;	/* the verifier's due: a global function's pointer may be NULL */
 	s = scratch_get();
 	cnt = bpf_map_lookup_elem(&counters, &zero);
-	bits = probe_map(block_slot);
+	bits = probe_map(gen->block_slot);
 	if (!s || !cnt || !bits)
 		return 0;
-	if (ip_end < frame_len)
-		frame_len = ip_end;
-	if (field == FIELD_DNS) {
+	l4_off = pkt->l4_off;
+	if (pkt->ip_end < frame_len)
+		frame_len = pkt->ip_end;
+	if (field == BLOOMXDP_FIELD_DNS) {
 		/* An empty datagram is no query either: counted as unparsed. */
 		off = l4_off + sizeof(struct udphdr);
 		len = off < frame_len ? frame_len - off : 0;
-		return match_dns(ctx, cnt, s, bits, kinds, slots, off, len, &question_end) ?
+		return match_dns(ctx, cnt, s, bits, kinds, gen, off, len, &question_end) ?
 		       question_end : 0;
 	}
 	/* The data offset: the high nibble of TCP header byte 12. */
@@ -620,26 +496,26 @@ __attribute__((noinline)) int match_names(struct xdp_md *ctx, __u32 field, __u32
 	if (off >= frame_len)
 		return 0;	/* no payload: handshakes and ACKs */
 	len = frame_len - off;
-	if (field == FIELD_DNS_TCP) {
+	if (field == BLOOMXDP_FIELD_DNS_TCP) {
 		cnt->unseen_dns_tcp++;
 		return 0;
 	}
-	if (field == FIELD_HTTP)
-		return match_http(ctx, cnt, s, bits, kinds, slots, off, len);
-	if (field == FIELD_TLS)
-		return match_sni(ctx, cnt, s, bits, kinds, slots, off, len);
+	if (field == BLOOMXDP_FIELD_HTTP)
+		return match_http(ctx, cnt, s, bits, kinds, gen, off, len);
+	if (field == BLOOMXDP_FIELD_SNI)
+		return match_sni(ctx, cnt, s, bits, kinds, gen, off, len);
 	return 0;
 }
 
 /* Global for the same reason; 0 when the query became its answer. */
-__attribute__((noinline)) int answer_nxdomain(struct xdp_md *ctx, __u32 ipv6, __u32 l3_off,
-					     __u32 l4_off, __u32 question_end)
+__attribute__((noinline)) int answer_nxdomain(struct xdp_md *ctx, const struct packet *pkt,
+					     __u32 question_end)
 {
 	struct scratch *s = scratch_get();
 
-	if (!s)
+	if (!s || !pkt)
 		return -1;
-	return dns_answer_nxdomain(ctx, s, ipv6, l3_off, l4_off, question_end);
+	return dns_answer_nxdomain(ctx, s, pkt->ipv6, pkt->l3_off, pkt->l4_off, question_end);
 }
 
 /* What the name matcher found (kept in scratch), for the event. */
@@ -647,8 +523,7 @@ static __always_inline void name_match_info(__u32 field, struct match_info *mi)
 {
 	struct scratch *s = scratch_get();
 
-	mi->field = field == FIELD_DNS ? BLOOMXDP_FIELD_DNS :
-		    field == FIELD_HTTP ? BLOOMXDP_FIELD_HTTP : BLOOMXDP_FIELD_SNI;
+	mi->field = field;
 	if (s) {
 		mi->key_kind = s->match_kind;
 		mi->key_len = s->match_len;
@@ -679,18 +554,25 @@ static __always_inline int event_allowed(struct bloomxdp_counters *cnt)
 }
 
 /*
- * A drop event on the ring buffer. Global, so verified once. l3 and l4 pack
- * an offset (low 16 bits) with the family (6 or 4) and the L4 protocol
- * (0xff: none); what packs field, key kind, key length and verdict bytes.
+ * A drop event on the ring buffer: the packet's addresses and ports, what
+ * matched, and the verdict (enum bloomxdp_event_verdict). Global, so
+ * verified once. Returns 0: an event not sent is counted (events_ratelimited,
+ * events_lost), and the verdict does not depend on it.
  */
-__attribute__((noinline)) int emit_event(struct xdp_md *ctx, __u32 l3, __u32 l4, __u32 what)
+__attribute__((noinline)) int emit_event(struct xdp_md *ctx, const struct packet *pkt,
+					const struct match_info *mi, __u32 verdict)
 {
-	__u32 l3_off = l3 & 0xffff, l4_off = l4 & 0xffff, zero = 0, name_len;
+	__u32 l3_off, l4_off, zero = 0, name_len;
 	struct bloomxdp_counters *cnt;
 	struct bloomxdp_event *ev;
 	struct scratch *s;
-	int ipv6 = (l3 >> 16) == 6;
+	int ipv6;
 
+	if (!pkt || !mi)
+		return 0;	/* the verifier's due: a global function's pointer may be NULL */
+	l3_off = pkt->l3_off;
+	l4_off = pkt->l4_off;
+	ipv6 = pkt->ipv6;
 	cnt = bpf_map_lookup_elem(&counters, &zero);
 	if (!cnt || !event_allowed(cnt))
 		return 0;
@@ -703,24 +585,28 @@ __attribute__((noinline)) int emit_event(struct xdp_md *ctx, __u32 l3, __u32 l4,
 	ev->ts_ns = bpf_ktime_get_ns();
 	ev->ifindex = ctx->ingress_ifindex;
 	ev->family = ipv6 ? 6 : 4;
-	ev->field = what & 0xff;
-	ev->key_kind = (what >> 8) & 0xff;
-	ev->key_len = (what >> 16) & 0xff;
-	ev->verdict = what >> 24;
-	ev->l4_proto = l4 >> 16;
+	ev->field = mi->field;
+	ev->key_kind = mi->key_kind;
+	ev->key_len = mi->key_len;
+	ev->verdict = verdict;
+	ev->l4_proto = pkt->l4_proto < 0 ? 0xff : pkt->l4_proto;	/* 0xff: none */
+	/*
+	 * Results ignored: the IP header was parsed whole, so its addresses are
+	 * there; ports cut off by the frame's end fail to load and stay zero.
+	 */
 	if (ipv6) {
-		bpf_xdp_load_bytes(ctx, l3_off + 8, ev->src, 16);
-		bpf_xdp_load_bytes(ctx, l3_off + 24, ev->dst, 16);
+		(void)bpf_xdp_load_bytes(ctx, l3_off + 8, ev->src, 16);
+		(void)bpf_xdp_load_bytes(ctx, l3_off + 24, ev->dst, 16);
 	} else {
-		bpf_xdp_load_bytes(ctx, l3_off + 12, ev->src, 4);
-		bpf_xdp_load_bytes(ctx, l3_off + 16, ev->dst, 4);
+		(void)bpf_xdp_load_bytes(ctx, l3_off + 12, ev->src, 4);
+		(void)bpf_xdp_load_bytes(ctx, l3_off + 16, ev->dst, 4);
 	}
 	if (ev->l4_proto == IPPROTO_UDP || ev->l4_proto == IPPROTO_TCP) {
-		bpf_xdp_load_bytes(ctx, l4_off, &ev->sport, 2);
-		bpf_xdp_load_bytes(ctx, l4_off + 2, &ev->dport, 2);
+		(void)bpf_xdp_load_bytes(ctx, l4_off, &ev->sport, 2);
+		(void)bpf_xdp_load_bytes(ctx, l4_off + 2, &ev->dport, 2);
 	}
 	s = scratch_get();
-	if (s && ev->field >= BLOOMXDP_FIELD_DNS) {
+	if (s && ev->field >= BLOOMXDP_FIELD_DNS && ev->field <= BLOOMXDP_FIELD_SNI) {
 		name_len = s->name_len;
 		if (name_len > BLOOMXDP_EVENT_NAME_MAX)
 			name_len = BLOOMXDP_EVENT_NAME_MAX;
@@ -734,7 +620,7 @@ __attribute__((noinline)) int emit_event(struct xdp_md *ctx, __u32 l3, __u32 l4,
 }
 
 /*
- * q->slots and q->lengths are set by the caller (from the live filter's
+ * q->gen and q->lengths are set by the caller (from the live filter's
  * header); kinds gates the lookup by family. One query lives on main's stack
  * for src and dst: the stack is short (512 bytes across three calls).
  */
@@ -786,7 +672,7 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 	int verdict = XDP_PASS;
 	int hit = 0;
 	struct addr_query q = {};
-	__u32 field, slot;
+	__u32 field, allow;
 	__u64 kinds = 0;
 	void *bits;
 	int proto;
@@ -811,10 +697,11 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 		goto out;
 	}
 
-	slot = active_slot(BLOOMXDP_ACTIVE_BLOCK);
-	bits = bpf_map_lookup_elem(&filter, &slot);
-	/* slots: bit 0 the blocklist's slot, above it the allowlist's active word. */
-	q.slots = slot | active_word(BLOOMXDP_ACTIVE_ALLOW) << 1;
+	q.gen.block_slot = active_slot(BLOOMXDP_ACTIVE_BLOCK);
+	allow = active_word(BLOOMXDP_ACTIVE_ALLOW);
+	q.gen.allow_slot = allow & (BLOOMXDP_GENERATIONS - 1);
+	q.gen.allow_has = allow & ~(BLOOMXDP_GENERATIONS - 1);
+	bits = bpf_map_lookup_elem(&filter, &q.gen.block_slot);
 	if (bits)
 		kinds = filter_header_word(bits, BLOOMXDP_HDR_KINDS);
 	pkt.l3_off = c.pos - (void *)(long)ctx->data;
@@ -873,16 +760,15 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 			cnt->hits_v6++;
 	}
 
-	field = hit || !(config.match & BLOOMXDP_MATCH_NAMES) ? FIELD_NONE :
+	field = hit || !(config.match & BLOOMXDP_MATCH_NAMES) ? BLOOMXDP_FIELD_NONE :
 		name_field(pkt.l4_proto, pkt.dport);
-	if (field == FIELD_QUIC) {
+	if (field == BLOOMXDP_FIELD_QUIC) {
 		cnt->unseen_quic++;
-	} else if (field == FIELD_DNS_TCP ||
-		   (field != FIELD_NONE &&
+	} else if (field == BLOOMXDP_FIELD_DNS_TCP ||
+		   (field != BLOOMXDP_FIELD_NONE &&
 		    (kinds & (BLOOMXDP_HAS_NAME_DEPTHS | BLOOMXDP_HAS_URLS)))) {
 		/* DNS over TCP: counted there, when the segment has a payload. */
-		hit = match_names(ctx, field, pkt.l4_off | (pkt.ip_end > 0xffff ? 0xffff : pkt.ip_end) << 16, kinds,
-				  q.slots);
+		hit = match_names(ctx, &pkt, field, kinds, &q.gen);
 		if (hit > 1)
 			dns_question_end = hit;
 		if (hit)
@@ -900,14 +786,11 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 		}
 		/* Before an NXDOMAIN answer rewrites the addresses. */
 		if (config.events_per_sec)
-			emit_event(ctx, pkt.l3_off | (pkt.ipv6 ? 6 : 4) << 16,
-				   pkt.l4_off | (pkt.l4_proto < 0 ? 0xff : pkt.l4_proto) << 16,
-				   q.mi.field | q.mi.key_kind << 8 | (q.mi.key_len & 0xff) << 16 |
-				   ev << 24);
+			(void)emit_event(ctx, &pkt, &q.mi, ev);	/* always 0 */
 		if (config.action == BLOOMXDP_ACTION_MONITOR)
 			;
 		else if (ev == BLOOMXDP_EVVERDICT_NXDOMAIN &&
-			 !answer_nxdomain(ctx, pkt.ipv6, pkt.l3_off, pkt.l4_off, dns_question_end))
+			 !answer_nxdomain(ctx, &pkt, dns_question_end))
 			verdict = XDP_TX;
 		else
 			verdict = XDP_DROP;

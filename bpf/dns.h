@@ -4,6 +4,7 @@
 #define BLOOMXDP_DNS_H
 
 #include <linux/udp.h>
+#include "loop.h"
 #include "scratch.h"
 
 struct dnshdr {
@@ -87,7 +88,7 @@ static __always_inline int dns_parse_query(struct xdp_md *ctx, __u32 off, __u32 
 
 	s->labels.count = 0;
 	w.n = n;
-	bpf_loop(DNS_MAX_WIRE_LABELS, dns_label_step, &w, 0);
+	bpf_loop_bounded(DNS_MAX_WIRE_LABELS, dns_label_step, &w);
 	if (w.done != 1)
 		return -1;
 	*question_end = sizeof(h) + w.pos + 1 + DNS_QTYPE_QCLASS_LEN;

@@ -7,6 +7,7 @@
 #ifndef BLOOMXDP_HTTP_H
 #define BLOOMXDP_HTTP_H
 
+#include "loop.h"
 #include "scratch.h"
 
 enum http_state {
@@ -261,13 +262,13 @@ static __always_inline int http_parse_request(struct xdp_md *ctx, __u32 off, __u
 	name_reset(s, &w.nb);
 	s->nprefixes = 0;
 	s->host_start = 0;	/* no userinfo */
-	bpf_loop(PAYLOAD_MAX, http_step, &w, 0);
+	bpf_loop_bounded(PAYLOAD_MAX, http_step, &w);
 	if (w.state < HTTP_VERSION || w.state == HTTP_FAIL)
 		return -1;
 	if (w.host_from_target && s->host_start) {
 		/* A name longer than BLOOMXDP_NAME_MAX is refused at its next byte. */
 		name_reset(s, &w.nb);
-		bpf_loop(BLOOMXDP_NAME_MAX + 1, http_host_step, &w.nb, 0);
+		bpf_loop_bounded(BLOOMXDP_NAME_MAX + 1, http_host_step, &w.nb);
 	}
 	if (w.nb.len == 0 && w.state != HTTP_DONE)
 		return -1;	/* the Host header may be in a later segment */

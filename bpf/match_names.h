@@ -8,6 +8,7 @@
 #ifndef BLOOMXDP_MATCH_NAMES_H
 #define BLOOMXDP_MATCH_NAMES_H
 
+#include "loop.h"
 #include "scratch.h"
 
 struct name_walk {
@@ -25,7 +26,6 @@ struct name_walk {
 	int hit;
 };
 
-/* A Bloom hit on key: counted, and checked against the exact copy with --verify. */
 /* An exact set (LPM trie of /64 name keys) holds key. */
 static __always_inline int name_key_in(void *set, __u64 key)
 {
@@ -34,6 +34,7 @@ static __always_inline int name_key_in(void *set, __u64 key)
 	return bpf_map_lookup_elem(set, &k) != NULL;
 }
 
+/* A Bloom hit on key: counted, and checked against the exact copy with --verify. */
 static __always_inline int name_key_confirmed(struct name_walk *w, __u64 key)
 {
 	w->bloom_hits++;
@@ -47,14 +48,10 @@ static long name_walk_step(__u32 j, void *data)
 {
 	struct name_walk *w = data;
 	struct scratch *s = scratch_get();
-	__u32 slot;
 
 	if (!s)
 		return 1;
-	slot = bloomxdp_label_slot(&s->labels, j) & (BLOOMXDP_MAX_LABELS - 1);
-	w->suffix = bloomxdp_name_fold(w->hash_key, w->suffix,
-				       bloomxdp_hash_label(w->hash_key, s->name, s->labels.off[slot],
-							   s->labels.len[slot]));
+	w->suffix = bloomxdp_suffix_fold(w->hash_key, s->name, &s->labels, j, w->suffix);
 	s->suffix[j & (BLOOMXDP_MAX_LABELS - 1)] = w->suffix;
 	/* Suffixes as deep as no listed name are not probed: no false positive there. */
 	if (!(w->kinds & (1ULL << (j & (BLOOMXDP_MAX_LABELS - 1)))) ||
@@ -73,7 +70,7 @@ static __always_inline int name_listed(struct scratch *s, struct name_walk *w)
 	w->suffix = BLOOMXDP_NAME_SEED;
 	w->hit = 0;
 	w->markers = 0;
-	bpf_loop(bloomxdp_labels_examined(&s->labels), name_walk_step, w, 0);
+	bpf_loop_bounded(bloomxdp_labels_examined(&s->labels), name_walk_step, w);
 	return w->hit;
 }
 
@@ -134,11 +131,11 @@ static __always_inline int url_listed(struct scratch *s, struct name_walk *w)
 {
 	if (!s->nprefixes || !(w->kinds & BLOOMXDP_HAS_URLS))
 		return 0;
-	bpf_loop(bloomxdp_labels_examined(&s->labels), url_marker_step, w, 0);
+	bpf_loop_bounded(bloomxdp_labels_examined(&s->labels), url_marker_step, w);
 	if (!w->markers)
 		return 0;
-	bpf_loop(s->nprefixes, url_prefix_hash_step, w, 0);
-	bpf_loop(s->nprefixes * BLOOMXDP_MAX_LABELS, url_pair_step, w, 0);
+	bpf_loop_bounded(s->nprefixes, url_prefix_hash_step, w);
+	bpf_loop_bounded(s->nprefixes * BLOOMXDP_MAX_LABELS, url_pair_step, w);
 	return w->hit;
 }
 
@@ -146,14 +143,10 @@ static long allow_walk_step(__u32 j, void *data)
 {
 	struct name_walk *w = data;
 	struct scratch *s = scratch_get();
-	__u32 slot;
 
 	if (!s || !w->allow)
 		return 1;
-	slot = bloomxdp_label_slot(&s->labels, j) & (BLOOMXDP_MAX_LABELS - 1);
-	w->suffix = bloomxdp_name_fold(w->hash_key, w->suffix,
-				       bloomxdp_hash_label(w->hash_key, s->name, s->labels.off[slot],
-							   s->labels.len[slot]));
+	w->suffix = bloomxdp_suffix_fold(w->hash_key, s->name, &s->labels, j, w->suffix);
 	if (!name_key_in(w->allow, w->suffix))
 		return 0;
 	w->hit = 1;
@@ -165,7 +158,7 @@ static __always_inline int name_allowed(struct scratch *s, struct name_walk *w)
 {
 	w->suffix = BLOOMXDP_NAME_SEED;
 	w->hit = 0;
-	bpf_loop(bloomxdp_labels_examined(&s->labels), allow_walk_step, w, 0);
+	bpf_loop_bounded(bloomxdp_labels_examined(&s->labels), allow_walk_step, w);
 	return w->hit;
 }
 

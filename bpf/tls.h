@@ -3,6 +3,7 @@
 #ifndef BLOOMXDP_TLS_H
 #define BLOOMXDP_TLS_H
 
+#include "loop.h"
 #include "scratch.h"
 
 #define TLS_CONTENT_HANDSHAKE		22
@@ -115,7 +116,7 @@ static __always_inline int tls_parse_client_hello(struct xdp_md *ctx, __u32 off,
 	if (ew.pos + TLS_EXT_HDR_LEN > ew.end)
 		return -1;
 	/* As many steps as extensions fit in what the segment holds of them: all. */
-	bpf_loop((ew.end - ew.pos) / TLS_EXT_HDR_LEN, tls_ext_step, &ew, 0);
+	bpf_loop_bounded((ew.end - ew.pos) / TLS_EXT_HDR_LEN, tls_ext_step, &ew);
 	if (ew.found != 1)
 		return -1;
 	pos = ew.pos;
@@ -132,7 +133,7 @@ static __always_inline int tls_parse_client_hello(struct xdp_md *ctx, __u32 off,
 		return -1;
 	sp.len = name_len;
 	name_reset(s, &sp.nb);
-	bpf_loop(BLOOMXDP_NAME_MAX, sni_split_step, &sp, 0);
+	bpf_loop_bounded(BLOOMXDP_NAME_MAX, sni_split_step, &sp);
 	return name_finish(s, &sp.nb);
 }
 

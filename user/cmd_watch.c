@@ -19,6 +19,7 @@
 /* A year: longer is a mistake, and "inf" no number. */
 #define MAX_WATCH_SECONDS (365 * 86400)
 
+/* The fields an event carries; the others of enum bloomxdp_field never match. */
 static const struct enum_value field_values[] = {
 	ENUM_VALUE("src", BLOOMXDP_FIELD_SRC, NULL),
 	ENUM_VALUE("dst", BLOOMXDP_FIELD_DST, NULL),

@@ -257,14 +257,24 @@ struct bloomxdp_state {
 	X(events_ratelimited,	"drop events not sent: over --events-per-sec") \
 	X(events_lost,		"drop events not sent: ring buffer full")
 
-/* Drop events (ring buffer BLOOMXDP_PIN_EVENTS), for 'bloomxdp watch'. */
-enum bloomxdp_event_field {
+/*
+ * The field of a packet looked up: the XDP program picks a name field from
+ * the L4 protocol and destination port, and a drop event says which field
+ * matched (SRC to SNI only).
+ */
+enum bloomxdp_field {
+	BLOOMXDP_FIELD_NONE = 0,
 	BLOOMXDP_FIELD_SRC = 1,		/* source address */
 	BLOOMXDP_FIELD_DST,		/* destination address */
-	BLOOMXDP_FIELD_DNS,
-	BLOOMXDP_FIELD_HTTP,
-	BLOOMXDP_FIELD_SNI,
+	BLOOMXDP_FIELD_DNS,		/* QNAME of a query over UDP to a DNS port */
+	BLOOMXDP_FIELD_HTTP,		/* host and URL of a request to an HTTP port */
+	BLOOMXDP_FIELD_SNI,		/* server_name of a ClientHello over TCP to a TLS port */
+	/* A name protocol that is not parsed: the packet is counted, never matched. */
+	BLOOMXDP_FIELD_DNS_TCP,		/* TCP to a DNS port */
+	BLOOMXDP_FIELD_QUIC,		/* UDP to a TLS port */
 };
+
+/* Drop events (ring buffer BLOOMXDP_PIN_EVENTS), for 'bloomxdp watch'. */
 
 enum bloomxdp_event_key {
 	BLOOMXDP_EVKEY_ADDRESS = 1,	/* a host entry */
@@ -285,7 +295,7 @@ struct bloomxdp_event {
 	__u64 ts_ns;			/* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
 	__u32 ifindex;
 	__u8 family;			/* 4 or 6 */
-	__u8 field;			/* enum bloomxdp_event_field */
+	__u8 field;			/* enum bloomxdp_field, SRC to SNI */
 	__u8 key_kind;			/* enum bloomxdp_event_key */
 	__u8 verdict;			/* enum bloomxdp_event_verdict */
 	__u8 key_len;

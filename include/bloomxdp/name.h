@@ -166,4 +166,19 @@ static __always_inline __u32 bloomxdp_label_slot(const struct bloomxdp_labels *l
 	return (l->count - 1 - j) % BLOOMXDP_MAX_LABELS;
 }
 
+/*
+ * S_{j+1} from S_j: suffix folded with label j counted from the right, of a
+ * name whose labels were found in buf. The mask keeps the index in bounds
+ * for the verifier.
+ */
+static __always_inline __u64 bloomxdp_suffix_fold(const __u64 hash_key[2], const __u8 *buf,
+						  const struct bloomxdp_labels *l, __u32 j,
+						  __u64 suffix)
+{
+	__u32 slot = bloomxdp_label_slot(l, j) & (BLOOMXDP_MAX_LABELS - 1);
+
+	return bloomxdp_name_fold(hash_key, suffix,
+				  bloomxdp_hash_label(hash_key, buf, l->off[slot], l->len[slot]));
+}
+
 #endif /* BLOOMXDP_NAME_H */

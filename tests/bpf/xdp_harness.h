@@ -353,6 +353,8 @@ struct harness_config {
 	bool no_filter;		/* load, but leave the filter slot empty */
 	__u32 dns_reply;	/* enum bloomxdp_dns_reply */
 	__u32 layout;		/* enum bloomxdp_layout */
+	__u32 verify;		/* config.verify (the exact sets are left empty) */
+	__u32 events_per_sec;	/* config.events_per_sec; 0: no events */
 	/* Port lists as in struct bloomxdp_config; all zero: the CLI's defaults. */
 	__u16 dns_ports[BLOOMXDP_MAX_PORTS];
 	__u16 http_ports[BLOOMXDP_MAX_PORTS];
@@ -414,6 +416,8 @@ static inline int harness_open(struct xdp_harness *h, const struct harness_confi
 	cfg->fpr_ppb = (__u64)(plan.fpr * BLOOMXDP_PPB + 0.5);
 	cfg->dns_reply = hc->dns_reply;
 	cfg->layout = plan.layout;
+	cfg->verify = hc->verify;
+	cfg->events_per_sec = hc->events_per_sec;
 	harness_ports(cfg->dns_ports, hc->dns_ports, BLOOMXDP_DNS_PORT);
 	harness_ports(cfg->http_ports, hc->http_ports, BLOOMXDP_HTTP_PORT);
 	harness_ports(cfg->tls_ports, hc->tls_ports, BLOOMXDP_TLS_PORT);

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The maps of the XDP program, in one place. The CLI reaches them by name
+ * (the skeleton's skel->maps.X) and pins them under the BLOOMXDP_PIN_*
+ * names of include/bloomxdp/common.h: a name or type here is part of that
+ * contract. The per-CPU scratch space of the name matchers is in scratch.h,
+ * beside its struct.
+ */
+#ifndef BLOOMXDP_MAPS_H
+#define BLOOMXDP_MAPS_H
+
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <bloomxdp/common.h>
+
+/*
+ * The configuration the CLI sets before load (pinned as BLOOMXDP_PIN_CONFIG).
+ * Its own section, so that the pinned map holds exactly this struct.
+ */
+const volatile struct bloomxdp_config config SEC(".rodata.config");
+
+/* Template of the inner map; the CLI creates every real one with the same geometry. */
+struct filter_bits {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+};
+
+/* Layouts "bits" and "blocked": the bit array and its header, one per generation. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, BLOOMXDP_GENERATIONS);
+	__type(key, __u32);
+	__array(values, struct filter_bits);
+} filter SEC(".maps");
+
+/* Template of layout "kernel"'s inner map. */
+struct kernel_bloom {
+	__uint(type, BPF_MAP_TYPE_BLOOM_FILTER);
+	__uint(max_entries, 1);
+	__uint(value_size, sizeof(__u64));
+	__uint(map_extra, 1);		/* k: the CLI's template sets the real one */
+};
+
+/* Layout "kernel": the kernel's Bloom filter, one per generation (header words stay in filter). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, BLOOMXDP_GENERATIONS);
+	__type(key, __u32);
+	__array(values, struct kernel_bloom);
+} kfilter SEC(".maps");
+
+/*
+ * Templates of the exact sets (--verify) and of the allowlist. Sizes, not
+ * types: BTF of a type seen only through __array() is a bare forward.
+ */
+struct exact_v4 {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1);
+	__uint(key_size, sizeof(struct bloomxdp_lpm_v4));
+	__uint(value_size, sizeof(__u8));
+};
+
+struct exact_v6 {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1);
+	__uint(key_size, sizeof(struct bloomxdp_lpm_v6));
+	__uint(value_size, sizeof(__u8));
+};
+
+/* Name and URL keys: their 64-bit suffix or URL hash, as /64 entries. */
+struct exact_names {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1);
+	__uint(key_size, sizeof(struct bloomxdp_lpm_name));
+	__uint(value_size, sizeof(__u8));
+};
+
+#define EXACT_OUTER(name, inner)					\
+	struct {							\
+		__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);		\
+		__uint(max_entries, BLOOMXDP_GENERATIONS);		\
+		__type(key, __u32);					\
+		__array(values, struct inner);				\
+	} name SEC(".maps")
+
+/* The exact copies of the blocklist, read after a Bloom hit with --verify. */
+EXACT_OUTER(verify_v4, exact_v4);
+EXACT_OUTER(verify_v6, exact_v6);
+EXACT_OUTER(verify_names, exact_names);
+/* The allowlist (exact): a hit it holds is passed. */
+EXACT_OUTER(allow_v4, exact_v4);
+EXACT_OUTER(allow_v6, exact_v6);
+EXACT_OUTER(allow_names, exact_names);
+
+/* The live generation of the blocklist maps and of the allowlist maps. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, BLOOMXDP_ACTIVE_SLOTS);
+	__type(key, __u32);
+	__type(value, __u32);
+} active SEC(".maps");
+
+/* Drop events (struct bloomxdp_event), for 'bloomxdp watch'. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} events SEC(".maps");
+
+/* Per CPU: the second being counted and the events sent in it. */
+struct event_budget {
+	__u64 second;
+	__u64 sent;
+};
+
+/* The events budget of each CPU (config.events_per_sec). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct event_budget);
+} event_budgets SEC(".maps");
+
+/* What every packet did, per CPU: BLOOMXDP_COUNTERS. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct bloomxdp_counters);
+} counters SEC(".maps");
+
+/* The CLI's bookkeeping per generation; the program never reads it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, BLOOMXDP_GENERATIONS);
+	__type(key, __u32);
+	__type(value, struct bloomxdp_state);
+} state SEC(".maps");
+
+#endif /* BLOOMXDP_MAPS_H */
