@@ -74,6 +74,11 @@ static int install_generation0(struct loaded_prog *lp)
 
 int loader_load(const struct bloomxdp_config *cfg, struct loaded_prog *lp)
 {
+	return loader_load_room(cfg, exact_room(cfg->capacity), lp);
+}
+
+int loader_load_room(const struct bloomxdp_config *cfg, __u32 room, struct loaded_prog *lp)
+{
 	int ret;
 
 	memset(lp, 0, sizeof(*lp));
@@ -89,9 +94,9 @@ int loader_load(const struct bloomxdp_config *cfg, struct loaded_prog *lp)
 	lp->skel->rodata_config->config = *cfg;
 	ret = filter_create(cfg, &lp->filter);
 	if (!ret)
-		ret = exact_set_create(&lp->verify, exact_room(cfg->capacity));
+		ret = exact_set_create(&lp->verify, room);
 	if (!ret)
-		ret = exact_set_create(&lp->allow, exact_room(cfg->capacity));
+		ret = exact_set_create(&lp->allow, room);
 	if (ret) {
 		log_error("cannot create the maps of a %u-bit filter: %s", cfg->bits,
 			  strerror(-ret));

@@ -30,6 +30,9 @@ void loader_config_plan(struct bloomxdp_config *cfg, const struct bloom_plan *pl
  * loads, and installs them as generation 0. Prints the error.
  */
 int loader_load(const struct bloomxdp_config *cfg, struct loaded_prog *lp);
+
+/* The same with exact maps of room entries each (tests that fill them up). */
+int loader_load_room(const struct bloomxdp_config *cfg, __u32 room, struct loaded_prog *lp);
 void loader_close(struct loaded_prog *lp);
 
 /* The fd of the XDP program, for attaching or BPF_PROG_TEST_RUN. */

@@ -33,7 +33,7 @@ static inline int harness_insert_entry(struct xdp_harness *h, const char *line, 
 		*why = "line too long for the harness";
 		return -EINVAL;
 	}
-	return entry_parse_line(text, FORMAT_AUTO, harness_entry_cb, &h->filter, why);
+	return entry_parse_line(text, FORMAT_AUTO, harness_entry_cb, &h->lp.filter, why);
 }
 
 /* -------------------------------------------------------------- checksums */

@@ -210,7 +210,7 @@ static int setup(void **state)
 			return -1;
 		}
 	}
-	rb = ring_buffer__new(bpf_map__fd(harness.skel->maps.events), ev_collect, &evlog, NULL);
+	rb = ring_buffer__new(bpf_map__fd(harness.lp.skel->maps.events), ev_collect, &evlog, NULL);
 	return rb ? 0 : -1;
 }
 

@@ -1057,7 +1057,7 @@ static bool lookup_name(const struct xdp_harness *h, const char *name)
 	char why[512];
 
 	lower(e.name, name);
-	return blocklist_lookup(&h->filter, &e, why, sizeof(why));
+	return blocklist_lookup(&h->lp.filter, &e, why, sizeof(why));
 }
 
 /* The name in a DNS query, an HTTP Host and an SNI. */
@@ -1189,7 +1189,7 @@ static void parity_url_request(struct parity *par, const char *host, const char 
 	snprintf(e.path, sizeof(e.path), "%.*s", (int)strcspn(target, "?"), target);
 	if (strlen(target) > BLOOMXDP_PATH_MAX)	/* the lookup cuts as the program does */
 		e.path[BLOOMXDP_PATH_MAX] = '\0';
-	want = blocklist_lookup(&par->h->filter, &e, why, sizeof(why));
+	want = blocklist_lookup(&par->h->lp.filter, &e, why, sizeof(why));
 	snprintf(http, sizeof(http), "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", target, host);
 	snprintf(shown, sizeof(shown), "%s%s", host, target);
 	parity_run(par, &p, want, what, shown);
@@ -1304,7 +1304,7 @@ static void test_query_agrees(void **state)
 		snprintf(text, sizeof(text), "%s", urls[i].url);
 		if (entry_parse_line(text, FORMAT_AUTO, take_entry, &e, &err))
 			fail_msg("query %s: refused: %s", urls[i].url, err);
-		want = blocklist_lookup(&h->filter, &e, why, sizeof(why));
+		want = blocklist_lookup(&h->lp.filter, &e, why, sizeof(why));
 		snprintf(http, sizeof(http), GET("%s", "fine.example"), urls[i].url);
 		p = (struct pkt)HTTP(http);
 		if (pkt_build(&p, &b) || harness_run_frame(h, &b.f, NULL, &verdict, NULL))

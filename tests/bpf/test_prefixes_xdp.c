@@ -339,8 +339,8 @@ static void test_header_words(void **state)
 
 	(void)state;
 	for (id = 0; id < N_CFGS; id++) {
-		v4 = filter_header_word(&harnesses[id].filter, BLOOMXDP_HDR_V4_LENGTHS);
-		v6 = filter_header_word(&harnesses[id].filter, BLOOMXDP_HDR_V6_LENGTHS);
+		v4 = filter_header_word(&harnesses[id].lp.filter, BLOOMXDP_HDR_V4_LENGTHS);
+		v6 = filter_header_word(&harnesses[id].lp.filter, BLOOMXDP_HDR_V6_LENGTHS);
 		if (v4 != prefix_plan_word(&plans[id][0]) || v6 != prefix_plan_word(&plans[id][1]))
 			fail_msg("%s: header words %016llx %016llx are not the plan's", cfgs[id].name,
 				 (unsigned long long)v4, (unsigned long long)v6);
@@ -353,18 +353,18 @@ static void test_header_words(void **state)
 			      plans[id][1].expanded, plans[id][1].ntargets);
 	}
 	/* One probe and hosts only: the program's inline single-length path. */
-	assert_true(filter_header_word(&harnesses[P1_SRC].filter, BLOOMXDP_HDR_V4_LENGTHS) ==
+	assert_true(filter_header_word(&harnesses[P1_SRC].lp.filter, BLOOMXDP_HDR_V4_LENGTHS) ==
 		    (BLOOMXDP_NO_LENGTHS << 8 | 32));
-	assert_true(filter_header_word(&harnesses[P1_SRC].filter, BLOOMXDP_HDR_V6_LENGTHS) ==
+	assert_true(filter_header_word(&harnesses[P1_SRC].lp.filter, BLOOMXDP_HDR_V6_LENGTHS) ==
 		    (BLOOMXDP_NO_LENGTHS << 8 | 128));
-	assert_true(filter_header_word(&harnesses[HOSTS_ONLY].filter, BLOOMXDP_HDR_V4_LENGTHS) ==
+	assert_true(filter_header_word(&harnesses[HOSTS_ONLY].lp.filter, BLOOMXDP_HDR_V4_LENGTHS) ==
 		    (BLOOMXDP_NO_LENGTHS << 8 | 32));
-	assert_true(filter_header_word(&harnesses[HOSTS_ONLY].filter, BLOOMXDP_HDR_V6_LENGTHS) ==
+	assert_true(filter_header_word(&harnesses[HOSTS_ONLY].lp.filter, BLOOMXDP_HDR_V6_LENGTHS) ==
 		    (BLOOMXDP_NO_LENGTHS << 8 | 128));
 	/* The others: bpf_loop over several lengths. */
 	assert_true(plans[MIXED][0].ntargets > 1 && plans[MIXED][1].ntargets > 1);
 	assert_true(plans[P8_SRC][0].ntargets == 4 && plans[P8_SRC][1].ntargets == 3);
-	assert_true(filter_header_word(&harnesses[EVERYTHING].filter, BLOOMXDP_HDR_V4_LENGTHS) ==
+	assert_true(filter_header_word(&harnesses[EVERYTHING].lp.filter, BLOOMXDP_HDR_V4_LENGTHS) ==
 		    (BLOOMXDP_NO_LENGTHS << 8 | 0));
 }
 

@@ -581,7 +581,7 @@ static void test_table_lengths(void **state)
 {
 	__u8 lengths[BLOOMXDP_MAX_PREFIX_LENGTHS];
 	static const __u8 want4[] = { 32, 26, 24 }, want6[] = { 128, 48 };
-	struct filter *f = &progs[ON].v.h.filter;
+	struct filter *f = &progs[ON].v.h.lp.filter;
 	__u32 n;
 
 	(void)state;
@@ -627,7 +627,7 @@ static void test_table_query(void **state)
 			continue;	/* two fields: not one query */
 		snprintf(text, sizeof(text), "%s", r->qname ? r->qname : r->src ? r->src : r->dst);
 		assert_int_equal(vh_parse_entry(text, &e), 0);
-		blocked = blocklist_lookup(&v->h.filter, &e, why, sizeof(why));
+		blocked = blocklist_lookup(&v->h.lp.filter, &e, why, sizeof(why));
 		if (blocked)
 			blocked = blocklist_confirm(&v->verify[0], v->h.config.hash_key, &e);
 		allowed = blocked && blocklist_allowed(&v->allow[0], v->h.config.hash_key, &e);
@@ -695,7 +695,7 @@ static void test_natural_false_positive(void **state)
 	for (tries = 0; tries < 100000 && !found[0]; tries++) {
 		snprintf(found, sizeof(found), "10.2.%u.%u", tries / 250, tries % 250);
 		assert_int_equal(vh_parse_entry(found, &e), 0);
-		if (!blocklist_lookup(&on.v.h.filter, &e, why, sizeof(why)))
+		if (!blocklist_lookup(&on.v.h.lp.filter, &e, why, sizeof(why)))
 			found[0] = '\0';
 	}
 	assert_true(found[0]);
@@ -1096,7 +1096,7 @@ static void stat_one(struct prog *off, struct prog *on, __u32 a, struct stat_cou
 	__u32 be = htonl(a);
 
 	bloomxdp_key_ipv4(&e.addr, &be, 32);
-	bloom = blocklist_lookup(&off->v.h.filter, &e, why, sizeof(why));
+	bloom = blocklist_lookup(&off->v.h.lp.filter, &e, why, sizeof(why));
 	confirmed = bloom && blocklist_confirm(&off->v.verify[0], off->v.h.config.hash_key, &e);
 	addr_text(a, text);
 	assert_int_equal(frame_udp(&f, text, DST4), 0);
@@ -1215,11 +1215,11 @@ static void test_statistics(void **state)
 	assert_int_equal(vh_load_blocklist(&off.v, 0, entries, STAT_PREFIXES,
 					   LIST_DEFAULT_PREFIX_PROBES, plan, err), 0);
 	/* One filter and one exact copy, live in both programs. */
-	assert_int_equal(filter_install(on.v.filter_outer_fd, 0, &off.v.h.filter), 0);
+	assert_int_equal(filter_install(on.v.filter_outer_fd, 0, &off.v.h.lp.filter), 0);
 	assert_int_equal(exact_set_install(&on.v.outer_verify, 0, &off.v.verify[0]), 0);
 
 	probes = plan[0].ntargets;
-	fill = (double)filter_popcount(&off.v.h.filter) / off.v.h.config.bits;
+	fill = (double)filter_popcount(&off.v.h.lp.filter) / off.v.h.config.bits;
 	q = pow(fill, off.v.h.config.hashes);
 	p = 1 - pow(1 - q, probes);
 	print_message("# seed %#llx: %d prefixes /16../32 (%zu disjoint ranges) -> %llu keys "

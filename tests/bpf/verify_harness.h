@@ -31,7 +31,7 @@ struct vh_config {
 	__u32 dns_reply;	/* enum bloomxdp_dns_reply */
 };
 
-/* Generation slots of everything; the h.filter of xdp_harness is slot 0's. */
+/* Generation slots of everything; the h.lp.filter of xdp_harness is slot 0's. */
 struct vh {
 	struct xdp_harness h;		/* skel, slot 0 filter, config, prog and counters fds */
 	struct filter filter1;		/* slot 1's filter, once vh_slot1_create() made it */
@@ -75,96 +75,54 @@ static inline int vh_set_active(struct vh *v, __u32 which, __u32 value)
 
 static inline int vh_open(struct vh *v, const struct vh_config *c)
 {
-	struct bloomxdp_config *cfg;
+	const struct harness_config hc = {
+		.match = c->match, .action = c->action, .verify = c->verify,
+		.events_per_sec = c->events_per_sec, .hash_key = c->hash_key,
+		.capacity = c->capacity, .fpr = c->fpr, .layout = c->layout,
+		.dns_reply = c->dns_reply,
+	};
+	struct bloomxdp_config cfg;
 	struct bloomxdp *skel;
-	struct bloom_plan plan;
 	int i, ret;
 
 	memset(v, 0, sizeof(*v));
-	v->h.filter.map_fd = -1;
-	v->filter1.map_fd = -1;
+	v->filter1.map_fd = v->filter1.kbloom_fd = -1;
 	for (i = 0; i < BLOOMXDP_GENERATIONS; i++) {
 		exact_set_init(&v->verify[i]);
 		exact_set_init(&v->allow[i]);
 	}
-	ret = bloom_plan_compute_layout(c->capacity ? c->capacity : HARNESS_CAPACITY,
-					c->fpr > 0 ? c->fpr : HARNESS_FPR, c->layout, &plan);
+	ret = harness_config(&hc, &cfg);
 	if (ret)
 		return ret;
-	v->room = c->exact_room ? c->exact_room : (__u32)(2 * plan.capacity);
-	skel = v->h.skel = bloomxdp__open();
-	if (!skel)
-		return -errno;
-	cfg = &skel->rodata_config->config;
-	if (c->hash_key)
-		memcpy(cfg->hash_key, c->hash_key, sizeof(cfg->hash_key));
-	else if (getrandom(cfg->hash_key, sizeof(cfg->hash_key), 0) != sizeof(cfg->hash_key))
-		ret = -EIO;
-	cfg->bits = plan.layout == BLOOMXDP_LAYOUT_KERNEL ? 0 : (__u32)plan.bits;
-	cfg->hashes = plan.hashes;
-	cfg->layout = plan.layout;
-	cfg->dns_reply = c->dns_reply;
-	cfg->match = c->match;
-	cfg->action = c->action;
-	cfg->capacity = plan.capacity;
-	cfg->fpr_ppb = (__u64)(plan.fpr * BLOOMXDP_PPB + 0.5);
-	cfg->dns_ports[0] = BLOOMXDP_DNS_PORT;
-	cfg->http_ports[0] = BLOOMXDP_HTTP_PORT;
-	cfg->tls_ports[0] = BLOOMXDP_TLS_PORT;
-	cfg->verify = c->verify;
-	cfg->events_per_sec = c->events_per_sec;
-	v->h.config = *cfg;
-	if (!ret)
-		ret = filter_create(cfg, &v->h.filter);
-	if (!ret)
-		ret = exact_set_create(&v->verify[0], v->room);
-	if (!ret)
-		ret = exact_set_create(&v->allow[0], v->room);
-	if (!ret &&
-	    (bpf_map__set_inner_map_fd(skel->maps.filter, v->h.filter.map_fd) ||
-	     bpf_map__set_inner_map_fd(skel->maps.verify_v4, v->verify[0].v4_fd) ||
-	     bpf_map__set_inner_map_fd(skel->maps.verify_v6, v->verify[0].v6_fd) ||
-	     bpf_map__set_inner_map_fd(skel->maps.verify_names, v->verify[0].names_fd) ||
-	     bpf_map__set_inner_map_fd(skel->maps.allow_v4, v->allow[0].v4_fd) ||
-	     bpf_map__set_inner_map_fd(skel->maps.allow_v6, v->allow[0].v6_fd) ||
-	     bpf_map__set_inner_map_fd(skel->maps.allow_names, v->allow[0].names_fd) ||
-	     (plan.layout == BLOOMXDP_LAYOUT_KERNEL &&
-	      bpf_map__set_inner_map_fd(skel->maps.kfilter, v->h.filter.kbloom_fd))))
-		ret = -EINVAL;
-	if (!ret)
-		ret = bloomxdp__load(skel);
-	if (!ret) {
-		v->outer_verify = (struct exact_outer){ bpf_map__fd(skel->maps.verify_v4),
-			bpf_map__fd(skel->maps.verify_v6), bpf_map__fd(skel->maps.verify_names) };
-		v->outer_allow = (struct exact_outer){ bpf_map__fd(skel->maps.allow_v4),
-			bpf_map__fd(skel->maps.allow_v6), bpf_map__fd(skel->maps.allow_names) };
-		v->filter_outer_fd = bpf_map__fd(skel->maps.filter);
-		v->active_fd = bpf_map__fd(skel->maps.active);
-		v->events_fd = bpf_map__fd(skel->maps.events);
-		v->budgets_fd = bpf_map__fd(skel->maps.event_budgets);
-		ret = filter_install(v->filter_outer_fd, 0, &v->h.filter);
-	}
-	if (!ret)
-		ret = filter_install_kernel(bpf_map__fd(skel->maps.kfilter), 0, &v->h.filter);
-	if (!ret)
-		ret = exact_set_install(&v->outer_verify, 0, &v->verify[0]);
-	if (!ret)
-		ret = exact_set_install(&v->outer_allow, 0, &v->allow[0]);
-	if (!ret)
-		ret = vh_set_active(v, BLOOMXDP_ACTIVE_ALLOW, 0);
-	if (ret) {
-		vh_close(v);
+	v->room = c->exact_room ? c->exact_room : exact_room(cfg.capacity);
+	/* As attach loads it: generation 0 of every list installed. */
+	ret = harness_load(&v->h, &cfg, v->room, false);
+	if (ret)
 		return ret;
-	}
-	v->h.prog_fd = bpf_program__fd(skel->progs.bloomxdp_xdp);
-	v->h.counters_fd = bpf_map__fd(skel->maps.counters);
-	return 0;
+	/* Slot 0's exact sets are the harness's from now on (vh_close closes them). */
+	v->verify[0] = v->h.lp.verify;
+	v->allow[0] = v->h.lp.allow;
+	exact_set_init(&v->h.lp.verify);
+	exact_set_init(&v->h.lp.allow);
+	skel = v->h.lp.skel;
+	v->outer_verify = (struct exact_outer){ bpf_map__fd(skel->maps.verify_v4),
+		bpf_map__fd(skel->maps.verify_v6), bpf_map__fd(skel->maps.verify_names) };
+	v->outer_allow = (struct exact_outer){ bpf_map__fd(skel->maps.allow_v4),
+		bpf_map__fd(skel->maps.allow_v6), bpf_map__fd(skel->maps.allow_names) };
+	v->filter_outer_fd = bpf_map__fd(skel->maps.filter);
+	v->active_fd = bpf_map__fd(skel->maps.active);
+	v->events_fd = bpf_map__fd(skel->maps.events);
+	v->budgets_fd = bpf_map__fd(skel->maps.event_budgets);
+	ret = vh_set_active(v, BLOOMXDP_ACTIVE_ALLOW, 0);
+	if (ret)
+		vh_close(v);
+	return ret;
 }
 
 /* The filter of a generation slot (slot 1 once vh_slot1_create() made it). */
 static inline struct filter *vh_filter(struct vh *v, __u32 slot)
 {
-	return slot ? &v->filter1 : &v->h.filter;
+	return slot ? &v->filter1 : &v->h.lp.filter;
 }
 
 /* A new, empty filter and exact sets for slot 1, installed there (not yet live). */
@@ -180,7 +138,7 @@ static inline int vh_slot1_create(struct vh *v)
 	if (!ret)
 		ret = filter_install(v->filter_outer_fd, 1, &v->filter1);
 	if (!ret)
-		ret = filter_install_kernel(bpf_map__fd(v->h.skel->maps.kfilter), 1, &v->filter1);
+		ret = filter_install_kernel(bpf_map__fd(v->h.lp.skel->maps.kfilter), 1, &v->filter1);
 	if (!ret)
 		ret = exact_set_install(&v->outer_verify, 1, &v->verify[1]);
 	if (!ret)

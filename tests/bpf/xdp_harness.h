@@ -31,6 +31,7 @@
 #include "bloomxdp.skel.h"
 #include "filter.h"
 #include "layout.h"
+#include "loader.h"
 #include "keys.h"
 #include "sizing.h"
 
@@ -373,8 +374,7 @@ static inline void harness_ports(__u16 out[BLOOMXDP_MAX_PORTS], const __u16 in[B
 }
 
 struct xdp_harness {
-	struct bloomxdp *skel;
-	struct filter filter;
+	struct loaded_prog lp;		/* skeleton, generation 0's filter and exact sets */
 	struct bloomxdp_config config;	/* as loaded */
 	int prog_fd;
 	int counters_fd;
@@ -382,65 +382,75 @@ struct xdp_harness {
 
 static inline void harness_close(struct xdp_harness *h)
 {
-	filter_close(&h->filter);
-	bloomxdp__destroy(h->skel);
-	h->skel = NULL;
+	if (h->lp.skel)
+		loader_close(&h->lp);
 }
 
-/* Opens, configures and loads the skeleton, as do_attach() does, minus the attach. */
-static inline int harness_open(struct xdp_harness *h, const struct harness_config *hc)
+/* The configuration attach would freeze for hc (hash key: hc's, or random). */
+static inline int harness_config(const struct harness_config *hc, struct bloomxdp_config *cfg)
 {
-	struct bloomxdp_config *cfg;
 	struct bloom_plan plan;
 	int ret;
 
-	memset(h, 0, sizeof(*h));
-	h->filter.map_fd = -1;
+	memset(cfg, 0, sizeof(*cfg));
 	ret = bloom_plan_compute_layout(hc->capacity ? hc->capacity : HARNESS_CAPACITY,
 					hc->fpr > 0 ? hc->fpr : HARNESS_FPR, hc->layout, &plan);
 	if (ret)
 		return ret;
-	h->skel = bloomxdp__open();
-	if (!h->skel)
-		return -errno;
-	cfg = &h->skel->rodata_config->config;
 	if (hc->hash_key)
 		memcpy(cfg->hash_key, hc->hash_key, sizeof(cfg->hash_key));
 	else if (getrandom(cfg->hash_key, sizeof(cfg->hash_key), 0) != sizeof(cfg->hash_key))
-		ret = -EIO;
-	cfg->bits = layout_config_bits(&plan);
-	cfg->hashes = plan.hashes;
+		return -EIO;
+	loader_config_plan(cfg, &plan);
 	cfg->match = hc->match;
 	cfg->action = hc->action;
-	cfg->capacity = plan.capacity;
-	cfg->fpr_ppb = (__u64)(plan.fpr * BLOOMXDP_PPB + 0.5);
 	cfg->dns_reply = hc->dns_reply;
-	cfg->layout = plan.layout;
 	cfg->verify = hc->verify;
 	cfg->events_per_sec = hc->events_per_sec;
 	harness_ports(cfg->dns_ports, hc->dns_ports, BLOOMXDP_DNS_PORT);
 	harness_ports(cfg->http_ports, hc->http_ports, BLOOMXDP_HTTP_PORT);
 	harness_ports(cfg->tls_ports, hc->tls_ports, BLOOMXDP_TLS_PORT);
-	h->config = *cfg;
-	if (!ret)
-		ret = filter_create(cfg, &h->filter);
-	if (!ret)
-		ret = bpf_map__set_inner_map_fd(h->skel->maps.filter, h->filter.map_fd);
-	if (!ret && h->filter.kbloom_fd >= 0)
-		ret = bpf_map__set_inner_map_fd(h->skel->maps.kfilter, h->filter.kbloom_fd);
-	if (!ret)
-		ret = bloomxdp__load(h->skel);
-	if (!ret && !hc->no_filter)
-		ret = filter_install(bpf_map__fd(h->skel->maps.filter), 0, &h->filter);
-	if (!ret && !hc->no_filter)
-		ret = filter_install_kernel(bpf_map__fd(h->skel->maps.kfilter), 0, &h->filter);
-	if (ret) {
+	return 0;
+}
+
+/*
+ * Loads cfg with the CLI's loader (user/loader.c), as attach does; room: of
+ * each exact map (0: as attach). no_filter: then takes generation 0's filter
+ * out again, for the tests of a program without one.
+ */
+static inline int harness_load(struct xdp_harness *h, const struct bloomxdp_config *cfg,
+			       __u32 room, bool no_filter)
+{
+	__u32 zero = 0;
+	int ret;
+
+	memset(h, 0, sizeof(*h));
+	ret = loader_load_room(cfg, room ? room : exact_room(cfg->capacity), &h->lp);
+	if (ret)
+		return ret;
+	if (no_filter && (bpf_map_delete_elem(bpf_map__fd(h->lp.skel->maps.filter), &zero) ||
+			  (h->lp.filter.kbloom_fd >= 0 &&
+			   bpf_map_delete_elem(bpf_map__fd(h->lp.skel->maps.kfilter), &zero)))) {
+		ret = -errno;
 		harness_close(h);
 		return ret;
 	}
-	h->prog_fd = bpf_program__fd(h->skel->progs.bloomxdp_xdp);
-	h->counters_fd = bpf_map__fd(h->skel->maps.counters);
+	h->config = *cfg;
+	h->prog_fd = loader_prog_fd(&h->lp);
+	h->counters_fd = bpf_map__fd(h->lp.skel->maps.counters);
 	return 0;
+}
+
+static inline int harness_open(struct xdp_harness *h, const struct harness_config *hc)
+{
+	struct bloomxdp_config cfg;
+	int ret;
+
+	memset(h, 0, sizeof(*h));
+	ret = harness_config(hc, &cfg);
+	if (ret)
+		return ret;
+	return harness_load(h, &cfg, 0, hc->no_filter);
 }
 
 /* Parses a list entry as the CLI does and sets its bits. */
@@ -451,7 +461,7 @@ static inline int harness_insert(struct xdp_harness *h, const char *text)
 
 	if (key_parse(text, &key, &why))
 		return -EINVAL;
-	filter_insert(&h->filter, &key);
+	filter_insert(&h->lp.filter, &key);
 	return 0;
 }
 
@@ -594,7 +604,7 @@ static inline int harness_open_list(struct xdp_harness *h, const struct harness_
 	if (!ret)
 		ret = harness_open(h, &sized);
 	if (!ret) {
-		ret = harness_build_list(path, &h->filter, probes, plan, err);
+		ret = harness_build_list(path, &h->lp.filter, probes, plan, err);
 		if (ret)
 			harness_close(h);
 	}

@@ -211,7 +211,7 @@ static int prog_open(struct fz_prog *p, const struct fz_config *c, int index)
 		printf("# %s: cannot load: %s %s\n", c->name, strerror(-ret), err);
 		return ret;
 	}
-	p->kinds = filter_header(&p->hp->filter);
+	p->kinds = filter_header(&p->hp->lp.filter);
 	p->gen.world = &world;
 	p->gen.allowlist = c->allowlist;
 	memcpy(p->gen.dns_ports, p->hp->config.dns_ports, sizeof(p->gen.dns_ports));
@@ -253,7 +253,7 @@ static bool oracle_addr(struct fz_prog *p, int v6, const __u8 *a, bool *allowed,
 		bloomxdp_key_ipv6(&e.addr, a, 128);
 	else
 		bloomxdp_key_ipv4(&e.addr, a, 32);
-	bloom = blocklist_lookup(&p->hp->filter, &e, why, sizeof(why));
+	bloom = blocklist_lookup(&p->hp->lp.filter, &e, why, sizeof(why));
 	if (member && !bloom)
 		snprintf(err, errlen, "user space: listed address not in the filter");
 	if (!member && bloom && !p->st.fp_addr++) {
@@ -280,7 +280,7 @@ static bool oracle_name(struct fz_prog *p, const char *name, const char *path, b
 	snprintf(e.name, sizeof(e.name), "%.253s", name);
 	if (url)
 		snprintf(e.path, sizeof(e.path), "%.255s", path);
-	bloom = blocklist_lookup(&p->hp->filter, &e, why, sizeof(why));
+	bloom = blocklist_lookup(&p->hp->lp.filter, &e, why, sizeof(why));
 	if (member && !bloom)
 		snprintf(err, errlen, "user space: listed name not in the filter");
 	if (!member && bloom && !p->st.fp_name++ && !p->st.fp_first[0])
