@@ -99,6 +99,32 @@ static __always_inline __u32 http_target_end(struct scratch *s, struct http_walk
 	return HTTP_VERSION;
 }
 
+/*
+ * What ends the authority (the path, the target's end, a query or fragment),
+ * or an '@' that ends userinfo, in the host or the port: 1 if c was one.
+ */
+static __always_inline int http_authority_delim(struct scratch *s, struct http_walk *w, __u8 c,
+						__u32 i)
+{
+	if (c == '/') {
+		/* The absolute path starts with this '/'. */
+		http_path_add(s, w, c);
+		w->state = HTTP_PATH;
+	} else if (c == ' ') {
+		http_path_add(s, w, '/');
+		w->state = http_target_end(s, w, i);
+	} else if (c == '?' || c == '#') {
+		http_path_add(s, w, '/');
+		w->state = HTTP_TARGET_REST;
+	} else if (c == '@') {
+		s->host_start = i + 1;
+		w->state = HTTP_ABS_HOST;
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
 static long http_step(__u32 i, void *data)
 {
 	struct http_walk *w = data;
@@ -143,38 +169,13 @@ static long http_step(__u32 i, void *data)
 	case HTTP_ABS_HOST:
 		if (c == '/' || c == ':' || c == ' ' || c == '?' || c == '#')
 			s->host_end = i;
-		if (c == '/') {
-			/* The absolute path starts with this '/'. */
-			http_path_add(s, w, c);
-			w->state = HTTP_PATH;
-		} else if (c == ':') {
+		if (c == ':')
 			w->state = HTTP_ABS_PORT;	/* or a password, until an '@' */
-		} else if (c == ' ') {
-			http_path_add(s, w, '/');
-			w->state = http_target_end(s, w, i);
-		} else if (c == '?' || c == '#') {
-			http_path_add(s, w, '/');
-			w->state = HTTP_TARGET_REST;
-		} else if (c == '@') {
-			s->host_start = i + 1;
-		} else {
+		else if (!http_authority_delim(s, w, c, i))
 			name_add(s, &w->nb, c);
-		}
 		break;
 	case HTTP_ABS_PORT:
-		if (c == '/') {
-			http_path_add(s, w, c);
-			w->state = HTTP_PATH;
-		} else if (c == ' ') {
-			http_path_add(s, w, '/');
-			w->state = http_target_end(s, w, i);
-		} else if (c == '?' || c == '#') {
-			http_path_add(s, w, '/');
-			w->state = HTTP_TARGET_REST;
-		} else if (c == '@') {
-			s->host_start = i + 1;
-			w->state = HTTP_ABS_HOST;
-		}
+		http_authority_delim(s, w, c, i);
 		break;
 	case HTTP_PATH:
 		if (c == ' ' || c == '?' || c == '#') {

@@ -56,30 +56,19 @@ struct {
  * Templates of the exact sets (--verify) and of the allowlist. Sizes, not
  * types: BTF of a type seen only through __array() is a bare forward.
  */
-struct exact_v4 {
-	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, 1);
-	__uint(key_size, sizeof(struct bloomxdp_lpm_v4));
-	__uint(value_size, sizeof(__u8));
-};
+#define EXACT_INNER(name, key)						\
+	struct name {							\
+		__uint(type, BPF_MAP_TYPE_LPM_TRIE);			\
+		__uint(map_flags, BPF_F_NO_PREALLOC);			\
+		__uint(max_entries, 1);					\
+		__uint(key_size, sizeof(key));				\
+		__uint(value_size, sizeof(__u8));			\
+	}
 
-struct exact_v6 {
-	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, 1);
-	__uint(key_size, sizeof(struct bloomxdp_lpm_v6));
-	__uint(value_size, sizeof(__u8));
-};
-
+EXACT_INNER(exact_v4, struct bloomxdp_lpm_v4);
+EXACT_INNER(exact_v6, struct bloomxdp_lpm_v6);
 /* Name and URL keys: their 64-bit suffix or URL hash, as /64 entries. */
-struct exact_names {
-	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, 1);
-	__uint(key_size, sizeof(struct bloomxdp_lpm_name));
-	__uint(value_size, sizeof(__u8));
-};
+EXACT_INNER(exact_names, struct bloomxdp_lpm_name);
 
 #define EXACT_OUTER(name, inner)					\
 	struct {							\

@@ -595,6 +595,12 @@ static const struct option_spec add_options[] = {
 #undef OPTION_ALLOW
 #undef L
 
+/* add and query: an interface, then entries. */
+#define ENTRY_COMMAND								\
+	.args = "IFNAME ENTRY...", .opts_size = sizeof(struct list_opts),		\
+	.defaults = &list_defaults, .ifname = true, .min_args = 1, .max_args = -1,	\
+	.what_args = "ENTRY"
+
 const struct command command_load = {
 	.name = "load",
 	.args = "IFNAME FILE...",
@@ -618,25 +624,19 @@ const struct command command_load = {
 
 const struct command command_add = {
 	.name = "add",
-	.args = "IFNAME ENTRY...",
+	ENTRY_COMMAND,
 	.summary = "insert entries into the live list",
 	.description =
 		"Inserts entries (addresses, domains, URLs) into the live list of IFNAME, in\n"
 		"place. Nothing is inserted if any entry is invalid. A Bloom filter cannot\n"
 		"delete: to remove entries, 'load' the list without them.\n",
 	.options = add_options,
-	.opts_size = sizeof(struct list_opts),
-	.defaults = &list_defaults,
-	.ifname = true,
-	.min_args = 1,
-	.max_args = -1,
-	.what_args = "ENTRY",
 	.run = run_add,
 };
 
 const struct command command_query = {
 	.name = "query",
-	.args = "IFNAME ENTRY...",
+	ENTRY_COMMAND,
 	.summary = "tell whether entries are blocked",
 	.description =
 		"Prints 'ENTRY: blocked' or 'ENTRY: not blocked' for each entry, as the XDP\n"
@@ -644,11 +644,5 @@ const struct command command_query = {
 		"query, TLS SNI or HTTP Host, host/path as an HTTP request. 'blocked' is either\n"
 		"listed or a false positive of the filter (see 'bloomxdp status' for the\n"
 		"estimated rate). With -v, also what matched. Exits 1 if an entry is invalid.\n",
-	.opts_size = sizeof(struct list_opts),
-	.defaults = &list_defaults,
-	.ifname = true,
-	.min_args = 1,
-	.max_args = -1,
-	.what_args = "ENTRY",
 	.run = run_query,
 };

@@ -16,16 +16,17 @@
 static int plan_kernel(__u64 capacity, double fpr, struct bloom_plan *plan)
 {
 	double k;
+	int ret;
 
-	if (capacity == 0 || !(fpr > 0.0 && fpr < 1.0))
-		return -EINVAL;
+	/* The classic plan checks the arguments; the kernel's map is larger still. */
+	ret = bloom_plan_compute(capacity, fpr, plan);
+	if (ret)
+		return ret;
 	k = round(-log2(fpr));
 	if (k < 1)
 		k = 1;
 	if (k > BLOOMXDP_KERNEL_MAX_HASHES)
 		k = BLOOMXDP_KERNEL_MAX_HASHES;
-	plan->capacity = capacity;
-	plan->fpr = fpr;
 	plan->hashes = (__u32)k;
 	plan->bits = bloom_kernel_bits(capacity, plan->hashes);
 	if (plan->bits > (1ULL << 32))
