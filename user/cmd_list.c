@@ -300,8 +300,8 @@ static int take_entry(const struct entry *e, void *arg)
 	return 0;
 }
 
-/* One command-line argument, one entry (format auto); after ends the error line. */
-static int parse_arg(const char *arg, struct entry *e, const char *after)
+/* One command-line argument, one entry; after ends the error line. */
+static int parse_arg(const char *arg, enum list_format format, struct entry *e, const char *after)
 {
 	char text[1024];
 	const char *why = NULL;
@@ -311,7 +311,7 @@ static int parse_arg(const char *arg, struct entry *e, const char *after)
 		return -EINVAL;
 	}
 	strcpy(text, arg);
-	if (entry_parse_line(text, FORMAT_AUTO, take_entry, e, &why)) {
+	if (entry_parse_line(text, format, take_entry, e, &why)) {
 		log_error("%s: %s%s", arg, why ? why : "not an entry", after);
 		return -EINVAL;
 	}
@@ -319,12 +319,13 @@ static int parse_arg(const char *arg, struct entry *e, const char *after)
 }
 
 /* Parses every entry before touching the filter: all or nothing. */
-static int parse_entries(char **args, int n, struct entry *entries, bool allowlist)
+static int parse_entries(char **args, int n, enum list_format format, struct entry *entries,
+			 bool allowlist)
 {
 	int i, bad = 0;
 
 	for (i = 0; i < n; i++) {
-		if (parse_arg(args[i], &entries[i], "; nothing was added")) {
+		if (parse_arg(args[i], format, &entries[i], "; nothing was added")) {
 			bad++;
 		} else if (allowlist && entries[i].kind == ENTRY_URL) {
 			log_error("%s: the allowlist takes addresses, prefixes and domains; nothing "
@@ -437,7 +438,7 @@ static int do_add(const char *ifname, const struct list_opts *o, char **entries,
 		log_error("out of memory for %d entries", n);
 		return -ENOMEM;
 	}
-	ret = parse_entries(entries, n, parsed, o->allow);
+	ret = parse_entries(entries, n, o->format, parsed, o->allow);
 	if (ret) {
 		free(parsed);
 		return ret;
@@ -517,7 +518,7 @@ static int do_query(const char *ifname, const struct list_opts *o, char **entrie
 		goto cleanup;
 	}
 	for (i = 0; i < n; i++) {
-		if (parse_arg(entries[i], &e, "")) {
+		if (parse_arg(entries[i], FORMAT_AUTO, &e, "")) {
 			bad++;
 			continue;
 		}
@@ -590,6 +591,8 @@ static const struct option_spec load_options[] = {
 
 static const struct option_spec add_options[] = {
 	OPTION_ALLOW("the ENTRYs go to the allowlist: never dropped"),
+	OPTION("format", 'F', OPT_ENUM, L(format), "FORMAT", "how each ENTRY is read, as for load",
+	       .values = list_format_values),
 	{}
 };
 #undef OPTION_ALLOW

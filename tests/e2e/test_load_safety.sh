@@ -77,6 +77,14 @@ check_fails "--allow-empty goes with load only" 2 "goes with 'bloomxdp load'" \
 	bx add "$IF_SRV" --allow-empty "$C4_A"
 check "load list A again" bx load "$IF_SRV" "$LIST_A"
 
+# add --format: entries read as a list line of that format.
+check "add --format adblock '||ads.example^'" bx add "$IF_SRV" --format adblock '||ads.example^'
+check_eq "... blocks ads.example and names under it" "x.ads.example: blocked" \
+	"$(bx query "$IF_SRV" x.ads.example)"
+check_fails "add --format addr refuses a domain, and adds nothing" 1 \
+	"evil.example: .*nothing was added" bx add "$IF_SRV" --format addr evil.example
+check "load list A again" bx load "$IF_SRV" "$LIST_A"
+
 # ------------------------------------------------------------ bad reads
 check_fails "/dev/zero is refused at its first line" 1 "/dev/zero:1: .*unchanged" \
 	bx load "$IF_SRV" /dev/zero
