@@ -10,7 +10,7 @@ PACKAGES=(
 	libcmocka-dev								# unit tests
 	iproute2 iputils-ping netcat-openbsd python3				# e2e tests, demo
 	dnsmasq-base dnsutils nginx curl openssl procps			# e2e name tests
-	util-linux coreutils							# nsenter, timeout
+	util-linux coreutils strace						# nsenter, prlimit, setpriv, timeout
 )
 
 missing=()
