@@ -489,9 +489,20 @@ __attribute__((noinline)) int match_names(struct xdp_md *ctx, const struct packe
 		return match_dns(ctx, cnt, s, bits, kinds, gen, off, len, &question_end) ?
 		       question_end : 0;
 	}
-	/* The data offset: the high nibble of TCP header byte 12. */
-	if (bpf_xdp_load_bytes(ctx, l4_off + 12, &doff, 1) || (doff >> 4) < 5)
+	/*
+	 * The data offset: the high nibble of TCP header byte 12. A header cut
+	 * before it, or shorter than its own fields, is a malformed segment:
+	 * passed, and counted where the field counts what it cannot parse.
+	 */
+	if (bpf_xdp_load_bytes(ctx, l4_off + 12, &doff, 1) || (doff >> 4) < 5) {
+		if (field == BLOOMXDP_FIELD_HTTP)
+			cnt->unparsed_http++;
+		else if (field == BLOOMXDP_FIELD_SNI)
+			cnt->unparsed_tls++;
+		else if (field == BLOOMXDP_FIELD_DNS_TCP)
+			cnt->unseen_dns_tcp++;
 		return 0;
+	}
 	off = l4_off + (doff >> 4) * 4;
 	if (off >= frame_len)
 		return 0;	/* no payload: handshakes and ACKs */

@@ -315,6 +315,7 @@ struct pkt {
 	__u16 dport;		/* 0: 53, 80, 443 by app */
 	__u8 tcp_flags;		/* 0: PSH|ACK with a payload, ACK without */
 	__u8 tcp_opt;		/* bytes of TCP options (NOPs), a multiple of 4 */
+	__u8 tcp_doff;		/* a data offset of its own (a malformed one); 0: the header's */
 	struct dns_desc dns;
 	const char *http;
 	struct tls_desc tls;
@@ -425,7 +426,7 @@ static inline int pkt_build(const struct pkt *p, struct built *b)
 	if (b->proto == IPPROTO_TCP) {
 		put_be16(h + 4, 0x1000);		/* sequence number */
 		put_be16(h + 10, 0x2000);		/* acknowledgment number */
-		h[12] = (TCP_HLEN + p->tcp_opt) / 4 << 4;
+		h[12] = (p->tcp_doff ? p->tcp_doff : (TCP_HLEN + p->tcp_opt) / 4) << 4;
 		h[13] = p->tcp_flags ? p->tcp_flags :
 			p->app == APP_NONE ? 0x10 : 0x18;
 		put_be16(h + 14, 0xffff);		/* window */

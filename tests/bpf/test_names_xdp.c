@@ -389,6 +389,14 @@ static const struct name_case cases[] = {
 	CASE("addresses listed: DNS over TCP still counted", ADDRS_ONLY,
 	     DNS("evil.example", OVER_TCP), XDP_PASS, .unseen_dns_tcp = 1),
 
+	/* A TCP data offset below 5 (a header shorter than its own fields): passed, counted. */
+	CASE("http: TCP data offset 4", NAMES, HTTP(GET("/", "evil.example"), .tcp_doff = 4),
+	     XDP_PASS, HTTP_BAD),
+	CASE("tls: TCP data offset 1", NAMES, TLS("evil.example", .tcp_doff = 1), XDP_PASS,
+	     TLS_BAD),
+	CASE("dns over tcp: TCP data offset 3", NAMES, DNS("evil.example", OVER_TCP, .tcp_doff = 3),
+	     XDP_PASS, .unseen_dns_tcp = 1),
+
 	/* Port lists. */
 	CASE("ports: DNS to the 4th DNS port", PORTS, DNS("evil.example", TO(5353)), XDP_DROP,
 	     DNS_HIT),

@@ -190,6 +190,12 @@ static inline bool model_udp_payload(const struct model *m)
  * inside the IP packet. A data offset below 5, or a header cut before it,
  * is passed without moving any name counter, by the program as here.
  */
+/* A TCP header cut before its data offset, or with one below 5: counted as unparsed. */
+static inline bool model_tcp_malformed(const struct model *m, const __u8 *d)
+{
+	return m->l4 + 13 > m->len || (d[m->l4 + 12] >> 4) < 5;
+}
+
 static inline bool model_tcp_payload(const struct model *m, const __u8 *d)
 {
 	__u32 doff;

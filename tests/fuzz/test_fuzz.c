@@ -387,6 +387,7 @@ struct fz_frame_ctx {
 	enum m_field field;
 	bool examined;		/* the name matcher of field ran */
 	bool payload;		/* ... on a payload */
+	bool bad_tcp;		/* ... on a malformed TCP header: counted as unparsed */
 	bool addr_block, name_known, name_block;
 	unsigned int classes;	/* known-defect classes */
 };
@@ -472,6 +473,8 @@ static void check_frame(struct fz_prog *p, struct fz_frame_ctx *x, __u32 verdict
 					x->field == F_TLS));
 	x->payload = x->field == F_DNS ? model_udp_payload(m) :
 		     x->field != F_NONE && x->field != F_QUIC && model_tcp_payload(m, fr->f.data);
+	x->bad_tcp = x->field != F_NONE && x->field != F_QUIC && x->field != F_DNS &&
+		     model_tcp_malformed(m, fr->f.data);
 	p->st.fields[x->field]++;
 
 	/* Known-defect classes of the frame. */
@@ -483,7 +486,7 @@ static void check_frame(struct fz_prog *p, struct fz_frame_ctx *x, __u32 verdict
 
 	EXPECT(G_CORE, d->unseen_quic == (x->field == F_QUIC), "unseen_quic +%llu, field %s",
 	       CNT(d->unseen_quic), m_field_names[x->field]);
-	EXPECT(G_NAME, d->unseen_dns_tcp == (x->field == F_DNS_TCP && x->payload),
+	EXPECT(G_NAME, d->unseen_dns_tcp == (x->field == F_DNS_TCP && (x->payload || x->bad_tcp)),
 	       "unseen_dns_tcp +%llu, field %s", CNT(d->unseen_dns_tcp),
 	       m_field_names[x->field]);
 
@@ -503,16 +506,16 @@ static void check_frame(struct fz_prog *p, struct fz_frame_ctx *x, __u32 verdict
 		EXPECT(G_CORE, !d->checked_http && !d->unparsed_http && !d->hits_http,
 		       "HTTP counters moved, field %s", m_field_names[x->field]);
 	else
-		EXPECT(G_NAME, d->checked_http + d->unparsed_http == x->payload,
-		       "HTTP: checked_http +%llu, unparsed_http +%llu, payload %d",
-		       CNT(d->checked_http), CNT(d->unparsed_http), x->payload);
+		EXPECT(G_NAME, d->checked_http + d->unparsed_http == (x->payload || x->bad_tcp),
+		       "HTTP: checked_http +%llu, unparsed_http +%llu, payload %d, bad TCP %d",
+		       CNT(d->checked_http), CNT(d->unparsed_http), x->payload, x->bad_tcp);
 	if (!(x->examined && x->field == F_TLS))
 		EXPECT(G_CORE, !d->checked_sni && !d->unparsed_tls && !d->hits_sni,
 		       "TLS counters moved, field %s", m_field_names[x->field]);
 	else
-		EXPECT(G_NAME, d->checked_sni + d->unparsed_tls == x->payload,
-		       "TLS: checked_sni +%llu, unparsed_tls +%llu, payload %d",
-		       CNT(d->checked_sni), CNT(d->unparsed_tls), x->payload);
+		EXPECT(G_NAME, d->checked_sni + d->unparsed_tls == (x->payload || x->bad_tcp),
+		       "TLS: checked_sni +%llu, unparsed_tls +%llu, payload %d, bad TCP %d",
+		       CNT(d->checked_sni), CNT(d->unparsed_tls), x->payload, x->bad_tcp);
 
 	/*
 	 * What the matcher must make of the payload: a frame built to be parsed
