@@ -187,8 +187,12 @@ fi
 # ------------------------------------------------------------ JSON
 # Every --json output parses, for an interface named bx"<id>\q.
 json_ok() { python3 -c 'import json, sys; [json.loads(l) for l in sys.stdin if l.strip()]'; }
-if ip -n "$NS_SRV" link add "$IF_QUOTE" type veth peer name "${IF_GONE_PEER}q" &&
-	ip -n "$NS_SRV" link set "$IF_QUOTE" up && ip -n "$NS_SRV" link set "${IF_GONE_PEER}q" up
+# Its peer is in the client's namespace, with 198.51.100.1 (listed in A) to send from.
+Q_PEER=${IF_GONE_PEER}q
+if ip -n "$NS_SRV" link add "$IF_QUOTE" type veth peer name "$Q_PEER" netns "$NS_CLI" &&
+	ip -n "$NS_SRV" addr add 198.51.100.254/24 dev "$IF_QUOTE" &&
+	ip -n "$NS_CLI" addr add 198.51.100.1/24 dev "$Q_PEER" &&
+	ip -n "$NS_SRV" link set "$IF_QUOTE" up && ip -n "$NS_CLI" link set "$Q_PEER" up
 then
 	check "attach an interface named $IF_QUOTE" bx attach "$IF_QUOTE" --mode generic
 	check "load into it" bx load "$IF_QUOTE" "$LIST_A"
@@ -200,6 +204,17 @@ then
 	check "stats --json --interval parses" json_ok \
 		< <(bx stats "$IF_QUOTE" --json --interval 0.1 --count 2)
 	check "plan --json parses" json_ok < <(bx plan --json --list "$LIST_A")
+	bg_start timeout 10 nsenter --net="/run/netns/$NS_SRV" -- "$BLOOMXDP" watch "$IF_QUOTE" \
+		--json --count 1 >"$E2E_TMP/watch.json" 2>&1
+	WATCH_PID=$BG_PID
+	sleep 0.5
+	in_cli ping -c 3 -i 0.2 -W 1 -I 198.51.100.1 198.51.100.254 >/dev/null 2>&1
+	wait_pid "$WATCH_PID" 10
+	bg_forget "$WATCH_PID"
+	check "watch --json parses" json_ok <"$E2E_TMP/watch.json"
+	check_eq "... and names the interface and the dropped source" "$IF_QUOTE 198.51.100.1" \
+		"$(python3 -c 'import json, sys; e = json.load(sys.stdin); print(e["ifname"], e["src"])' \
+		<"$E2E_TMP/watch.json" 2>&1)"
 	check "detach $IF_QUOTE" bx detach "$IF_QUOTE"
 	ip -n "$NS_SRV" link del "$IF_QUOTE" 2>/dev/null
 else
