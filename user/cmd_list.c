@@ -475,12 +475,19 @@ static void exact_prefix_text(const struct exact_set *x, const struct bloomxdp_k
 	prefix_text(&listed, matched, len);
 }
 
-/* What query says after "blocked", for a prefix: which one matched. */
+/*
+ * What query says after "blocked", for a prefix: which one matched. Only the
+ * exact copy (--verify) knows a prefix is listed; the filter alone matches a
+ * key that may be a false positive, and says so.
+ */
 static void print_verdict(const char *arg, const struct entry *e, bool blocked,
-			  const char *matched)
+			  const char *matched, bool exact)
 {
-	if (blocked && e->kind == ENTRY_ADDR && strchr(matched, '/'))
+	if (blocked && e->kind == ENTRY_ADDR && strchr(matched, '/') && exact)
 		printf("%s: blocked (listed prefix %s)\n", arg, matched);
+	else if (blocked && e->kind == ENTRY_ADDR && strchr(matched, '/'))
+		printf("%s: blocked (the filter matches %s: listed, or a false positive)\n", arg,
+		       matched);
 	else
 		printf("%s: %s\n", arg, blocked ? "blocked" : "not blocked");
 }
@@ -535,11 +542,15 @@ static int do_query(const char *ifname, const struct list_opts *o, char **entrie
 			log_debug("%s: on the allowlist", entries[i]);
 			blocked = false;
 		}
-		print_verdict(entries[i], &e, blocked, matched);
+		print_verdict(entries[i], &e, blocked, matched, att.config.verify);
 		if (blocked && matched[0])
-			log_debug("%s: matched the listed %s %s", entries[i],
+			log_debug("%s: matched the %s %s %s", entries[i],
+				  att.config.verify ? "listed" : "filter's key of a",
 				  e.kind == ENTRY_ADDR ? "prefix" :
 				  strchr(matched, '/') ? "URL" : "domain", matched);
+		if (blocked && !att.config.verify)
+			log_debug("%s: the filter alone cannot tell a listed entry from a false "
+				  "positive (attach --verify can)", entries[i]);
 	}
 	ret = bad ? -EINVAL : 0;
 cleanup:

@@ -85,6 +85,14 @@ check_fails "add --format addr refuses a domain, and adds nothing" 1 \
 	"evil.example: .*nothing was added" bx add "$IF_SRV" --format addr evil.example
 check "load list A again" bx load "$IF_SRV" "$LIST_A"
 
+# Without --verify, a prefix match is the filter's: listed, or a false positive.
+printf '%s\n203.0.113.0/24\n' "$C4_A" >"$E2E_TMP/prefix.txt"
+check "load a list with 203.0.113.0/24" bx load "$IF_SRV" "$E2E_TMP/prefix.txt"
+check_eq "query of an address under it names the filter's match, not a listed prefix" \
+	"203.0.113.77: blocked (the filter matches 203.0.113.0/24: listed, or a false positive)" \
+	"$(bx query "$IF_SRV" 203.0.113.77)"
+check "load list A again" bx load "$IF_SRV" "$LIST_A"
+
 # ------------------------------------------------------------ bad reads
 check_fails "/dev/zero is refused at its first line" 1 "/dev/zero:1: .*unchanged" \
 	bx load "$IF_SRV" /dev/zero
