@@ -6,6 +6,7 @@
  * regular expressions, wildcards) is refused with the reason, so that a
  * list is never read as blocking less, or more, than bloomxdp can honour.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -81,11 +82,17 @@ static bool is_cosmetic(const char *text)
 	return false;
 }
 
-/* A bare host in an adblock list ("evil.example", as uBlock Origin reads it). */
+/*
+ * A bare host in an adblock list ("evil.example", as uBlock Origin reads it);
+ * not "-ad-banner." or ".ads.", which are patterns found anywhere in a URL.
+ */
 static bool is_bare_host(const char *text)
 {
-	return *text && strspn(text, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-				     "0123456789.-_:") == strlen(text);
+	size_t len = strlen(text);
+
+	return len && strspn(text, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				   "0123456789.-_:") == len &&
+	       isalnum((unsigned char)text[0]) && isalnum((unsigned char)text[len - 1]);
 }
 
 int adblock_parse_line(char *text, struct list_parse *p, entry_fn fn, void *ctx,

@@ -298,8 +298,9 @@ static enum list_format detect_format(const char *text, const struct list_parse 
 		return FORMAT_RPZ;
 	/* Adblock syntax, so that unsupported rules get an adblock reason. */
 	if (starts_with(text, "||") || starts_with(text, "@@") || text[0] == '!' ||
-	    text[0] == '[' || text[0] == '|' || strstr(text, "##") || strstr(text, "#@#") ||
-	    strstr(text, "#?#") || strstr(text, "#$#") || strchr(text, '$') ||
+	    text[0] == '[' || text[0] == '|' || strstr(text, "##") || strstr(text, "#@") ||
+	    strstr(text, "#?#") || strstr(text, "#$#") || strstr(text, "#%#") ||
+	    strchr(text, '$') ||
 	    (text[0] == '/' && text[1] != '\0'))
 		return FORMAT_ADBLOCK;
 	if (rpz_line_is(text))

@@ -542,9 +542,14 @@ int csv_parse_line(char *text, struct list_parse *p, entry_fn fn, void *ctx, con
 		if (!ok)
 			return 0;
 	}
+	/*
+	 * A first row without an entry is the header ("start,end,country"), and
+	 * so is one whose entry would be a single label ("domain", "hostname").
+	 */
+	if (first && !s->column[1] && !strpbrk(field[s->column[0] - 1], ".:"))
+		return 0;
 	ret = entry_emit_csv_field(field[s->column[0] - 1],
 				   s->column[1] ? field[s->column[1] - 1] : NULL, p, fn, ctx, why);
-	/* A first row without an entry is the header ("start,end,country"). */
 	if (ret == -EINVAL && first)
 		return 0;
 	return ret;
