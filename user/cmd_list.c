@@ -443,7 +443,8 @@ static int parse_arg(const char *arg, enum list_format format, struct parsed_arg
 		log_error("%s: %s%s", arg, why ? why : "not an entry", after);
 		return -EINVAL;
 	}
-	if (parse.widened)
+	/* What add stores; query looks up what the XDP program examines, the same. */
+	if (parse.widened && *after)
 		log_warn("%s: %s", arg, parse.widened);
 	return 0;
 }
