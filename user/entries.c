@@ -223,26 +223,30 @@ static int parse_addr_line(char *text, entry_fn fn, void *ctx, const char **why)
 /* "IP name [name...]": the names; localhost and the like are skipped. */
 static int parse_hosts_line(char *text, entry_fn fn, void *ctx, const char **why)
 {
+	struct entry e = { .kind = ENTRY_NAME };
 	struct bloomxdp_key unused;
-	char *save, *tok;
-	int ret;
+	char *save, *tok, *name, *end, c;
+	int pass, ret;
 
 	tok = strtok_r(text, " \t", &save);
 	if (!tok || key_parse(tok, &unused, why)) {
 		*why = "a hosts line starts with an address";
 		return -EINVAL;
 	}
-	while ((tok = strtok_r(NULL, " \t", &save))) {
-		struct entry e = { .kind = ENTRY_NAME };
-
-		if (name_normalize(tok, e.name, why))
-			return -EINVAL;
-		/* After normalising: "localhost." is localhost too. */
-		if (hosts_name_skipped(e.name))
-			continue;
-		ret = fn(&e, ctx);
-		if (ret)
-			return ret;
+	/* Every name checked before the first is handed on: a line is taken whole or not. */
+	for (pass = 0; pass < 2; pass++) {
+		for (name = save; *(name += strspn(name, " \t")); name = end) {
+			end = name + strcspn(name, " \t");
+			c = *end;
+			*end = '\0';
+			ret = name_normalize(name, e.name, why) ? -EINVAL : 0;
+			/* After normalising: "localhost." is localhost too. */
+			if (!ret && pass && !hosts_name_skipped(e.name))
+				ret = fn(&e, ctx);
+			*end = c;
+			if (ret)
+				return ret;
+		}
 	}
 	return 0;
 }

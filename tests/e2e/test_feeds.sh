@@ -264,4 +264,41 @@ EOF
 		"$AU1: blocked" "$AU1_END: blocked" "$CN1: not blocked" "${AU6}1: blocked"
 fi
 
+# ------------------------------------------------------------ resolver formats, by hand
+# No Debian or npm package ships a dnsmasq, Unbound or RPZ blocklist: lines as their
+# manuals give them, in one file read in auto format.
+MIXED=$E2E_TMP/mixed.txt
+cat >"$MIXED" <<'EOF'
+address=/dnsmasq.example/0.0.0.0
+server=/nx.example/
+server=/corp.example/192.0.2.53
+local-zone: "unbound.example" always_nxdomain
+local-zone: "seen.example" transparent
+$TTL 300
+$ORIGIN rpz.example.
+@ IN SOA localhost. root.localhost. ( 1 3600
+	900 604800 300 )
+rpz.example.rpz.example. CNAME .
+*.rpz.example CNAME .
+24.0.100.51.198.rpz-ip CNAME .
+passthru.rpz.example CNAME rpz-passthru.
+1.10.16.0/20 ; SBL256894
+203.0.113.10-203.0.113.13
+EOF
+load_out --lenient "$MIXED"
+check_eq "dnsmasq, Unbound, RPZ, DROP and a range in one file: what blocks is loaded" \
+	"0 9 2 1" "$RC $(loaded) $(skipped) $(grep -c '^added 1 exception' <<<"$OUT")" "$OUT"
+expect_query "... and blocks; forwarders, transparent zones and the passthru do not" \
+	"a.dnsmasq.example: blocked" "nx.example: blocked" "corp.example: not blocked" \
+	"unbound.example: blocked" "seen.example: not blocked" "x.rpz.example: blocked" \
+	"passthru.rpz.example: not blocked" "198.51.100.77: blocked" "1.10.31.255: blocked" \
+	"203.0.113.9: not blocked" "203.0.113.10: blocked" "203.0.113.13: blocked" \
+	"203.0.113.14: not blocked"
+# 192.0.2.100/30, .104/30, .108/31.
+OUT=$(bx add "$IF_SRV" 192.0.2.100-192.0.2.109 2>&1)
+check_eq "add takes a range as the prefixes that cover it" \
+	"added 3 entries to $IF_SRV (3 not already in the filter)" "$OUT"
+expect_query "... which block it exactly" "192.0.2.99: not blocked" "192.0.2.100: blocked" \
+	"192.0.2.109: blocked" "192.0.2.110: not blocked"
+
 tap_finish

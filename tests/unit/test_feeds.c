@@ -214,6 +214,14 @@ static void test_adblock_refused(void **state)
 	refused("&ad_id=", FORMAT_ADBLOCK, "not anchored at a host");
 }
 
+/* A hosts line with a bad name hands on none of its names: --lenient skips it whole. */
+static void test_hosts_whole_line(void **state)
+{
+	(void)state;
+	expect_both("0.0.0.0 a.example localhost b.example", FORMAT_HOSTS, "N a.example, N b.example");
+	refused_both("0.0.0.0 a.example b..example", FORMAT_HOSTS, "empty label");
+}
+
 /* ---- dnsmasq ------------------------------------------------------------ */
 
 static void test_dnsmasq(void **state)
@@ -693,6 +701,7 @@ int main(void)
 		cmocka_unit_test(test_adblock_blocks),
 		cmocka_unit_test(test_adblock_exceptions),
 		cmocka_unit_test(test_adblock_refused),
+		cmocka_unit_test(test_hosts_whole_line),
 		cmocka_unit_test(test_dnsmasq),
 		cmocka_unit_test(test_unbound),
 		cmocka_unit_test(test_ranges),
