@@ -307,7 +307,8 @@ static enum list_format detect_format(const char *text, const struct list_parse 
 	    strchr(text, '$') ||
 	    (text[0] == '/' && text[1] != '\0'))
 		return FORMAT_ADBLOCK;
-	if (rpz_line_is(text))
+	/* A zone record has white space between its fields. */
+	if (text[strcspn(text, " \t")] && rpz_line_is(text))
 		return FORMAT_RPZ;
 	if (starts_with(text, "address=") || starts_with(text, "server=") ||
 	    starts_with(text, "local="))
