@@ -55,13 +55,15 @@ static int check_options(const char *opts, bool exception, struct list_parse *p,
 				 "adblock exception with option $%.*s: only whole-host exceptions "
 				 "go to the allowlist" :
 				 "adblock option $%.*s narrows the rule to some requests: bloomxdp "
-				 "blocks all or nothing", (int)(name_len > 40 ? 40 : name_len), opts);
+				 "blocks all or nothing", (int)(name_len > 40 ? 40 : name_len),
+				 opts);
 			*why = entry_why;
 			p->reason = exception ?
-				"adblock exception with an option ($domain=, $generichide...): only "
-				"whole-host exceptions go to the allowlist" :
-				"adblock option that narrows the rule to some requests ($third-party, "
-				"$script, $domain=...): bloomxdp blocks all or nothing";
+				"adblock exception with an option ($domain=, $generichide...): "
+				"only whole-host exceptions go to the allowlist" :
+				"adblock option that narrows the rule to some requests "
+				"($third-party, $script, $domain=...): bloomxdp blocks all or "
+				"nothing";
 			return -EINVAL;
 		}
 		opts += len + (opts[len] == ',');

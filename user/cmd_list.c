@@ -466,17 +466,17 @@ static int parse_entries(char **args, int n, const struct list_opts *o, struct p
 			const struct entry *e = &p->e[first];
 
 			if (o->allow && e->kind == ENTRY_URL) {
-				log_error("%s: the allowlist takes addresses, prefixes and domains; "
-					  "nothing was added", args[i]);
+				log_error("%s: the allowlist takes addresses, prefixes and "
+					  "domains; nothing was added", args[i]);
 			} else if (!o->allow && e->allow) {
-				log_error("%s: an exception: add it with --allow; nothing was added",
-					  args[i]);
+				log_error("%s: an exception: add it with --allow; nothing was "
+					  "added", args[i]);
 			} else if (!o->allow && e->kind == ENTRY_NAME && !o->allow_public_suffix &&
 				   public_suffix_is(e->name)) {
-				log_error("%s: a public suffix, under which others register their "
-					  "domains: blocking it blocks every one of them; give "
-					  "--allow-public-suffix to add it anyway; nothing was added",
-					  args[i]);
+				log_error("%s: a public suffix, under which others register "
+					  "their domains: blocking it blocks every one of them; "
+					  "give --allow-public-suffix to add it anyway; nothing "
+					  "was added", args[i]);
 			} else {
 				continue;
 			}
@@ -542,7 +542,8 @@ static int add_blocked(struct attachment *att, const struct parsed_args *p, char
 	}
 	if (ret < 0)
 		log_error("%s: %s; 'bloomxdp load' the whole list to re-plan the prefix lengths%s",
-			  entries[p->arg[i]], ret == -ENOSPC ? "a new prefix length, and all 8 are taken" :
+			  entries[p->arg[i]],
+			  ret == -ENOSPC ? "a new prefix length, and all 8 are taken" :
 			  ret == -E2BIG ? "its expansion to the probed lengths is too large" :
 			  strerror(-ret), i ? " (the entries before it were added)" : "");
 	if (attachment_read_state(att, slot, &st) == 0) {
@@ -653,7 +654,8 @@ static int do_query(const char *ifname, const struct list_opts *o, char **entrie
 			continue;
 		}
 		if (args.n != 1) {
-			log_error("%s: query one address, prefix, domain or URL at a time", entries[i]);
+			log_error("%s: query one address, prefix, domain or URL at a time",
+				  entries[i]);
 			bad++;
 			continue;
 		}

@@ -18,9 +18,11 @@ const struct enum_value list_format_values[] = {
 	ENUM_VALUE("addr", FORMAT_ADDR, "203.0.113.7, 198.51.100.0/24, 192.0.2.1-192.0.2.9"),
 	ENUM_VALUE("domain", FORMAT_DOMAIN, "evil.example: it and every name under it"),
 	ENUM_VALUE("hosts", FORMAT_HOSTS, "0.0.0.0 evil.example (localhost skipped)"),
-	ENUM_VALUE("adblock", FORMAT_ADBLOCK, "||evil.example^, ||evil.example/path^, @@||ok.example^"),
+	ENUM_VALUE("adblock", FORMAT_ADBLOCK,
+		   "||evil.example^, ||evil.example/path^, @@||ok.example^"),
 	ENUM_VALUE("url", FORMAT_URL, "http://evil.example/path, evil.example/path"),
-	ENUM_VALUE("dnsmasq", FORMAT_DNSMASQ, "address=/evil.example/0.0.0.0, server=/evil.example/"),
+	ENUM_VALUE("dnsmasq", FORMAT_DNSMASQ,
+		   "address=/evil.example/0.0.0.0, server=/evil.example/"),
 	ENUM_VALUE("unbound", FORMAT_UNBOUND, "local-zone: \"evil.example\" always_nxdomain"),
 	ENUM_VALUE("rpz", FORMAT_RPZ, "evil.example CNAME . (a response policy zone)"),
 	ENUM_VALUE("csv", FORMAT_CSV, "rows of comma-separated values: see --column, --where"),
@@ -137,8 +139,9 @@ static size_t path_fit(const char *path, size_t len, struct list_parse *p)
 			;
 	}
 	if (cut < len) {
-		p->widened = "URL path beyond the 8 segments or 254 bytes the XDP program examines: "
-			     "stored by its first segments, which blocks every path under them";
+		p->widened = "URL path beyond the 8 segments or 254 bytes the XDP program "
+			     "examines: stored by its first segments, which blocks every path "
+			     "under them";
 	}
 	return cut;
 }

@@ -30,7 +30,7 @@ enum list_format {
 
 struct entry {
 	enum entry_kind kind;
-	bool allow;				/* an exception (@@, rpz-passthru): allowlist it */
+	bool allow;				/* an exception (@@, rpz-passthru) */
 	struct bloomxdp_key addr;		/* ENTRY_ADDR */
 	char name[NAME_TEXT_MAX];		/* ENTRY_NAME, and the host of ENTRY_URL */
 	char path[BLOOMXDP_PATH_MAX + 1];	/* ENTRY_URL: "" or "/a/b", no trailing '/' */

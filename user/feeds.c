@@ -91,7 +91,8 @@ int dnsmasq_parse_line(char *text, struct list_parse *p, entry_fn fn, void *ctx,
 				return -EINVAL;
 			}
 			if (!name[0]) {
-				*why = "dnsmasq empty domain (//, unqualified names): not supported";
+				*why = "dnsmasq empty domain (//, unqualified names): not "
+				       "supported";
 				return -EINVAL;
 			}
 			/* "/.evil.example/" is the older spelling of the same. */
@@ -378,7 +379,8 @@ int rpz_parse_line(char *text, struct list_parse *p, entry_fn fn, void *ctx, con
 	if (!strcasecmp(tok[t], "CNAME")) {
 		if (!strcmp(rdata, "rpz-passthru.")) {
 			allow = true;
-		} else if (strcmp(rdata, ".") && strcmp(rdata, "*.") && strcmp(rdata, "rpz-drop.")) {
+		} else if (strcmp(rdata, ".") && strcmp(rdata, "*.") &&
+			   strcmp(rdata, "rpz-drop.")) {
 			snprintf(entry_why, sizeof(entry_why), strcmp(rdata, "rpz-tcp-only.") ?
 				 "RPZ CNAME to %.60s: a redirect to another name, not a block" :
 				 "RPZ %.60s: not a block", rdata);

@@ -23,7 +23,8 @@ char *list_line_entry(char *line)
 	 * ';' for zone files and Spamhaus DROP ("192.0.2.0/24 ; SBL1").
 	 */
 	for (end = line; *end; end++)
-		if ((*end == '#' || *end == ';') && (end == line || isspace((unsigned char)end[-1])))
+		if ((*end == '#' || *end == ';') &&
+		    (end == line || isspace((unsigned char)end[-1])))
 			break;
 	while (end > line && isspace((unsigned char)end[-1]))
 		end--;

@@ -17,7 +17,8 @@ cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/e2e/lib.sh
 . tests/e2e/lib.sh
 
-UBO=/usr/share/mozilla/extensions/{ec8030f7-c20a-464f-9b0e-13a3a9e97384}/uBlock0@raymondhill.net/assets
+UBO=/usr/share/mozilla/extensions/{ec8030f7-c20a-464f-9b0e-13a3a9e97384}
+UBO=$UBO/uBlock0@raymondhill.net/assets
 URLHAUS=$UBO/thirdparties/urlhaus-filter/urlhaus-filter-online.txt
 EASYLIST=$UBO/thirdparties/easylist/easylist.txt
 EASYPRIVACY=$UBO/thirdparties/easylist/easyprivacy.txt
@@ -49,7 +50,12 @@ load_out() {
 }
 # The entries 'loaded N entries' says, and the lines every 'skipped N lines' adds up to.
 loaded() { sed -n 's/^loaded \([0-9]*\) entries.*/\1/p' <<<"$OUT"; }
-skipped() { sed -n 's/.*warning: skipped \([0-9]*\) line.*/\1/p' <<<"$OUT" | awk '{s += $1} END {print s + 0}'; }
+skipped() {
+	sed -n 's/.*warning: skipped \([0-9]*\) line.*/\1/p' <<<"$OUT" |
+		awk '{s += $1} END {print s + 0}'
+}
+# has REGEX: "yes" when the output of the last load matches.
+has() { grep -qE "$1" <<<"$OUT" && echo yes; }
 # expect_query NAME "ENTRY: blocked" ...: each line of query's answer, in order.
 expect_query() {
 	local name=$1 want got entries=()
@@ -87,18 +93,18 @@ else
 
 	load_out --format adblock "$URLHAUS"
 	FIRST_QUERY=$(grep -nE '^\|\|[^/^]+/[^^]*[?=&]' "$URLHAUS" | head -n 1 | cut -d: -f1)
+	U_AT="urlhaus-filter-online.txt:$FIRST_QUERY"
 	check_eq "urlhaus without --lenient: refused at its first query-string rule, list kept" \
-		"1 yes" "$RC $(grep -qE "urlhaus-filter-online.txt:$FIRST_QUERY: .*query string.*unchanged" \
-		<<<"$OUT" && echo yes)" "$OUT"
+		"1 yes" "$RC $(has "$U_AT: .*query string.*unchanged")" "$OUT"
 
 	load_out --format adblock --lenient "$URLHAUS"
 	check_eq "urlhaus --lenient: loaded = addresses + hosts + URLs (awk)" \
 		"0 $((U_IP + U_NAME + U_URL))" "$RC $(loaded)" "$OUT"
 	check_eq "... skipped = the query-string rules, on one line naming the first" \
-		"$U_QUERY yes" "$(skipped) $(grep -qE "skipped $U_QUERY lines \(.*urlhaus-filter-online.txt:$FIRST_QUERY, .*query string" \
-		<<<"$OUT" && echo yes)" "$OUT"
+		"$U_QUERY yes" "$(skipped) $(has "skipped $U_QUERY lines \(.*$U_AT, .*query")" "$OUT"
 	check_eq "... widened = the paths beyond 8 segments, said so" "$U_WIDE" \
-		"$(sed -n 's/.*warning: widened \([0-9]*\) lines.*first segments.*/\1/p' <<<"$OUT")" "$OUT"
+		"$(sed -n 's/.*warning: widened \([0-9]*\) lines.*first segments.*/\1/p' \
+		<<<"$OUT")" "$OUT"
 
 	# Known entries of the file, and near misses.
 	IP1=$(grep -m1 -E '^[0-9.]+$' "$URLHAUS")
@@ -111,7 +117,8 @@ else
 		"$IP1: blocked" "x.$HOST1: blocked" "$URL1: blocked" "$URL1/more: blocked" \
 		"${URL1}x: not blocked" "${URL1%/*}/other: not blocked" "$HOST1.other: not blocked"
 	expect_query "urlhaus: a URL beyond 8 segments blocks its first 8 and what is under them" \
-		"$WIDE1: blocked" "$WIDE1_CUT/elsewhere: blocked" "${WIDE1_CUT%/*}/other: not blocked"
+		"$WIDE1: blocked" "$WIDE1_CUT/elsewhere: blocked" \
+		"${WIDE1_CUT%/*}/other: not blocked"
 fi
 
 # ------------------------------------------------------------ EasyList, EasyPrivacy
@@ -151,8 +158,7 @@ if [ -r "$EASYPRIVACY" ]; then
 	P_EXC1=$(grep -m1 -E '^@@\|\|[a-z0-9.-]+\^$' "$EASYPRIVACY" | sed 's/^@@||//;s/\^$//')
 	load_out --format adblock --lenient "$EASYPRIVACY"
 	check_eq "easyprivacy: its $P_EXC @@||host^ exceptions are added to the allowlist" \
-		"0 yes" "$RC $(grep -qE "^added $P_EXC exceptions .* allowlist of $IF_SRV" <<<"$OUT" &&
-		echo yes)" "$OUT"
+		"0 yes" "$RC $(has "^added $P_EXC exceptions .* allowlist of $IF_SRV")" "$OUT"
 	check "... then blocking $P_EXC1 itself" bx add "$IF_SRV" "$P_EXC1"
 	expect_query "... leaves it passed by the allowlist" "$P_EXC1: not blocked"
 fi
@@ -217,10 +223,11 @@ EOF
 		"$(tr '\n' ' ' <"$E2E_TMP/suffixes.txt")"
 	check_eq "disposable-email-domains holds public suffixes, edu.pl among them" "yes yes" \
 		"$([ "$D_SUFFIXES" -gt 0 ] && echo yes) $([ -n "$EDU_PL_LINE" ] && echo yes)"
+	D_AT="disposable.txt:$S1_LINE \\($S1_NAME\\)"
 	load_out "$D_LIST"
 	check_eq "... its load is refused, naming the count and the first line" "1 yes" \
-		"$RC $(grep -qE "$D_SUFFIXES public suffixes in the list.*disposable.txt:$S1_LINE \($S1_NAME\).*--allow-public-suffix.*unchanged" \
-		<<<"$OUT" && echo yes)" "$OUT"
+		"$RC $(has "$D_SUFFIXES public suffixes in the list.*$D_AT.*--allow-public-suffix")" \
+		"$OUT"
 	expect_query "... and the live list stays as it was" "www.uw.edu.pl: not blocked"
 	check_fails "plan --list warns about them" 0 "warning: $D_SUFFIXES public suffixes" \
 		bx plan --list "$D_LIST"

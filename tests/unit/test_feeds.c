@@ -151,7 +151,8 @@ static void test_adblock_blocks(void **state)
 	/* An address host is an address. */
 	expect_both("||192.0.2.7^", FORMAT_ADBLOCK, "A 192.0.2.7/32");
 	/* URL rules: at a '/' boundary, as bloomxdp matches paths. */
-	expect_both("||evil.example/malware/x.exe^", FORMAT_ADBLOCK, "U evil.example/malware/x.exe");
+	expect_both("||evil.example/malware/x.exe^", FORMAT_ADBLOCK,
+		    "U evil.example/malware/x.exe");
 	expect_both("||evil.example/malware/x.exe^$all", FORMAT_ADBLOCK,
 		    "U evil.example/malware/x.exe");
 	expect_both("||evil.example/dl/|", FORMAT_ADBLOCK, "U evil.example/dl");
@@ -176,7 +177,8 @@ static void test_adblock_exceptions(void **state)
 		     "exception with option $generichide");
 	refused_both("@@||good.example^$domain=a.example", FORMAT_ADBLOCK,
 		     "exception with option $domain");
-	refused_both("@@||good.example^$document", FORMAT_ADBLOCK, "exception with option $document");
+	refused_both("@@||good.example^$document", FORMAT_ADBLOCK,
+		     "exception with option $document");
 	refused_both("@@||good.example/ads.js^", FORMAT_ADBLOCK, "URL exception");
 	refused_both("@@||192.0.2.7^", FORMAT_ADBLOCK, "exception of an address");
 	refused_both("@@/ads/", FORMAT_ADBLOCK, "regular expression");
@@ -218,7 +220,8 @@ static void test_adblock_refused(void **state)
 static void test_hosts_whole_line(void **state)
 {
 	(void)state;
-	expect_both("0.0.0.0 a.example localhost b.example", FORMAT_HOSTS, "N a.example, N b.example");
+	expect_both("0.0.0.0 a.example localhost b.example", FORMAT_HOSTS,
+		    "N a.example, N b.example");
 	refused_both("0.0.0.0 a.example b..example", FORMAT_HOSTS, "empty label");
 }
 
@@ -363,7 +366,8 @@ static void test_ranges_are_exact_and_minimal(void **state)
 			assert_int_equal(start & (size - 1), 0);
 			/* Siblings of one length would be one prefix of the next shorter. */
 			if (n && len == prev_len && !(prev_start & size))
-				fail_msg("%s: %s/%u and its sibling are not merged", line, addr, len);
+				fail_msg("%s: %s/%u and its sibling are not merged", line,
+					 addr, len);
 			prev_start = start;
 			prev_len = len;
 			next = start + size;
@@ -554,7 +558,8 @@ static void test_lenient(void **state)
 
 		for (i = 0; i < LIST_NOTE_REASONS + 5; i++)
 			snprintf(text + strlen(text), sizeof(text) - strlen(text),
-				 "address=/a.example/192.0.2.%d\nlocal-zone: a.example x%d\n", i, i);
+				 "address=/a.example/192.0.2.%d\n"
+				 "local-zone: a.example x%d\n", i, i);
 		assert_int_equal(read_file(text, &o, &r, &notes, err, path), 0);
 	}
 	/* dnsmasq redirects are one reason, unknown local-zone types another. */
