@@ -101,7 +101,8 @@ else
 	check_eq "urlhaus --lenient: loaded = addresses + hosts + URLs (awk)" \
 		"0 $((U_IP + U_NAME + U_URL))" "$RC $(loaded)" "$OUT"
 	check_eq "... skipped = the query-string rules, on one line naming the first" \
-		"$U_QUERY yes" "$(skipped) $(has "skipped $U_QUERY lines \(.*$U_AT, .*query")" "$OUT"
+		"$U_QUERY yes" "$(skipped) $(has "skipped $U_QUERY lines \(.*$U_AT, .*query")" \
+		"$OUT"
 	check_eq "... widened = the paths beyond 8 segments, said so" "$U_WIDE" \
 		"$(sed -n 's/.*warning: widened \([0-9]*\) lines.*first segments.*/\1/p' \
 		<<<"$OUT")" "$OUT"
@@ -226,7 +227,7 @@ EOF
 	D_AT="disposable.txt:$S1_LINE \\($S1_NAME\\)"
 	load_out "$D_LIST"
 	check_eq "... its load is refused, naming the count and the first line" "1 yes" \
-		"$RC $(has "$D_SUFFIXES public suffixes in the list.*$D_AT.*--allow-public-suffix")" \
+		"$RC $(has "$D_SUFFIXES public suffixes in the list.*$D_AT.*allow-public-suffix")" \
 		"$OUT"
 	expect_query "... and the live list stays as it was" "www.uw.edu.pl: not blocked"
 	check_fails "plan --list warns about them" 0 "warning: $D_SUFFIXES public suffixes" \
