@@ -7,6 +7,8 @@ set -eu
 PACKAGES=(
 	clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config gcc make	# build
 	libc6-dev linux-libc-dev libidn2-dev						# names (IDN)
+	libpsl-dev publicsuffix							# public suffixes
+	webext-ublock-origin-firefox						# real filter lists (feed tests)
 	libcmocka-dev								# unit tests
 	iproute2 iputils-ping netcat-openbsd python3				# e2e tests, demo
 	dnsmasq-base dnsutils nginx curl openssl procps			# e2e name tests
@@ -19,6 +21,11 @@ for p in "${PACKAGES[@]}"; do
 		missing+=("$p")
 	fi
 done
+# npm fetches the feed tests' real lists (npm pack): Debian's, unless a Node.js
+# that brings its own npm (and conflicts with Debian's) is installed.
+if ! command -v npm >/dev/null; then
+	missing+=(nodejs npm)
+fi
 [ "${#missing[@]}" -eq 0 ] && exit 0
 
 if ! command -v apt-get >/dev/null; then

@@ -19,12 +19,17 @@
 #include "layout.h"
 #include "log.h"
 #include "sizing.h"
+#include "suffixes.h"
 
 struct list_opts {
 	__u32 format;		/* enum list_format */
 	__u64 prefix_probes;
 	bool allow;		/* load/add the allowlist */
 	bool allow_empty;	/* load: an input without entries may empty the list */
+	bool lenient;		/* load: skip the lines that cannot be honoured, and say so */
+	bool allow_public_suffix;	/* load/add: block public suffixes (edu.pl) too */
+	const char *column;	/* --format csv: "N" or "N,M" */
+	struct file_list where;	/* --format csv: "COL=VALUE", repeatable */
 };
 
 /* The expansion of prefixes, for load's report. */
@@ -106,11 +111,36 @@ static double seconds_since(const struct timespec *start)
 static int build_lists(struct list_build *b, const struct list_opts *o, char **files, int nfiles,
 		       char err[LIST_ERROR_LEN])
 {
+	char places[LIST_ERROR_LEN / 2];
+	struct csv_spec csv;
+	const char *why;
 	int i, ret = 0;
 
+	if (csv_spec_parse(o->column, o->where.items, o->where.count, &csv, &why)) {
+		snprintf(err, LIST_ERROR_LEN, "%s", why);
+		return -EINVAL;
+	}
 	b->progress = isatty(STDERR_FILENO);
+	b->opts.csv = &csv;
+	b->opts.lenient = o->lenient;
 	for (i = 0; i < nfiles && !ret; i++)
 		ret = list_build_read(b, files[i], o->format, err);
+	list_notes_print(&b->notes);
+	if (!ret && b->suffixes.count && !o->allow_public_suffix) {
+		snprintf(err, LIST_ERROR_LEN, "%llu public suffix%s in the list, which would block "
+			 "every domain registered under %s: %s; remove %s or give "
+			 "--allow-public-suffix", (unsigned long long)b->suffixes.count,
+			 b->suffixes.count == 1 ? "" : "es", b->suffixes.count == 1 ? "it" : "them",
+			 list_suffixes_text(&b->suffixes, places, sizeof(places)),
+			 b->suffixes.count == 1 ? "it" : "them");
+		ret = -EPERM;
+	}
+	if (!ret && b->allowed_suffixes.count)
+		log_warn("%llu public suffix%s in the allowlist: nothing under %s is ever dropped: "
+			 "%s", (unsigned long long)b->allowed_suffixes.count,
+			 b->allowed_suffixes.count == 1 ? "" : "es",
+			 b->allowed_suffixes.count == 1 ? "it" : "them",
+			 list_suffixes_text(&b->allowed_suffixes, places, sizeof(places)));
 	if (!ret)
 		ret = list_build_finish(b, err);
 	if (!ret && !b->read && !o->allow_empty) {
@@ -120,6 +150,70 @@ static int build_lists(struct list_build *b, const struct list_opts *o, char **f
 		ret = -ENODATA;
 	}
 	return ret;
+}
+
+static __u32 entry_allow_flag(const struct entry *e)
+{
+	if (e->kind != ENTRY_ADDR)
+		return BLOOMXDP_ALLOW_HAS_NAMES;
+	return key_family(&e->addr) == BLOOMXDP_KEY_IPV4 ? BLOOMXDP_ALLOW_HAS_V4 :
+							   BLOOMXDP_ALLOW_HAS_V6;
+}
+
+/*
+ * Inserts entries into the live allowlist, in place; *added says how many
+ * made it when one fails (the allowlist is full).
+ */
+static int allowlist_insert(struct attachment *att, const struct entry *e, size_t n,
+			    size_t *added)
+{
+	struct exact_set live;
+	__u32 slot;
+	int ret;
+
+	*added = 0;
+	ret = attachment_active(att, BLOOMXDP_ACTIVE_ALLOW, &slot);
+	if (!ret)
+		ret = exact_set_open(&att->allow, slot, &live);
+	if (ret)
+		return ret;
+	for (; *added < n && !ret; ++*added) {
+		ret = exact_set_add(&live, att->config.hash_key, &e[*added]);
+		/* After the entry: a packet may then look it up. */
+		if (!ret)
+			ret = attachment_allow_add_flags(att, entry_allow_flag(&e[*added]));
+		if (ret)
+			break;
+	}
+	exact_set_close(&live);
+	return ret;
+}
+
+/*
+ * A blocklist's exceptions (@@||host^, rpz-passthru) go into the live
+ * allowlist before its blocks go live, so that an excepted name is never
+ * dropped in between. They stay there until 'load --allow' replaces the
+ * allowlist: a blocklist and its exceptions cannot be swapped in one step.
+ */
+static int allow_exceptions(struct attachment *att, const struct list_build *b)
+{
+	size_t added;
+	int ret;
+
+	if (!b->nexceptions)
+		return 0;
+	ret = allowlist_insert(att, b->exceptions, b->nexceptions, &added);
+	if (ret) {
+		log_error("cannot add the list's exceptions to the allowlist of %s: %s (%zu of %zu "
+			  "were added); the live list is unchanged", att->ifname,
+			  ret == -E2BIG || ret == -ENOSPC ? "it is full" : strerror(-ret), added,
+			  b->nexceptions);
+		return ret;
+	}
+	printf("added %zu exception%s of the list (@@, rpz-passthru) to the allowlist of %s; "
+	       "they stay until 'load --allow' replaces it\n", b->nexceptions,
+	       b->nexceptions == 1 ? "" : "s", att->ifname);
+	return 0;
 }
 
 /*
@@ -169,6 +263,9 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o, cha
 			  att->ifname, strerror(-ret));
 		goto cleanup;
 	}
+	ret = allow_exceptions(att, &build);
+	if (ret)
+		goto cleanup;
 	slot ^= 1;
 	if (f.kbloom_fd >= 0)
 		nouters = 2;
@@ -216,14 +313,6 @@ static __u32 allow_flags(const struct list_build *b)
 	return (b->plan[0].entries ? BLOOMXDP_ALLOW_HAS_V4 : 0) |
 	       (b->plan[1].entries ? BLOOMXDP_ALLOW_HAS_V6 : 0) |
 	       (b->names ? BLOOMXDP_ALLOW_HAS_NAMES : 0);
-}
-
-static __u32 entry_allow_flag(const struct entry *e)
-{
-	if (e->kind != ENTRY_ADDR)
-		return BLOOMXDP_ALLOW_HAS_NAMES;
-	return key_family(&e->addr) == BLOOMXDP_KEY_IPV4 ? BLOOMXDP_ALLOW_HAS_V4 :
-							   BLOOMXDP_ALLOW_HAS_V6;
 }
 
 /* The allowlist: a new exact set in the other generation of allow_*. */
@@ -294,90 +383,138 @@ static int do_load(const char *ifname, const struct list_opts *o, char **files, 
 	return ret;
 }
 
-static int take_entry(const struct entry *e, void *arg)
+/* The entries of command-line arguments (a range is several), and the argument of each. */
+struct parsed_args {
+	struct entry *e;
+	int *arg;
+	size_t n, cap;
+	int current;
+};
+
+static int take_entry(const struct entry *e, void *ctx)
 {
-	*(struct entry *)arg = *e;
+	struct parsed_args *p = ctx;
+	struct entry *grown_e;
+	int *grown_a;
+
+	if (p->n == p->cap) {
+		p->cap = p->cap ? p->cap * 2 : 16;
+		grown_e = realloc(p->e, p->cap * sizeof(*grown_e));
+		if (grown_e)
+			p->e = grown_e;
+		grown_a = realloc(p->arg, p->cap * sizeof(*grown_a));
+		if (grown_a)
+			p->arg = grown_a;
+		if (!grown_e || !grown_a)
+			return -ENOMEM;
+	}
+	p->e[p->n] = *e;
+	p->arg[p->n++] = p->current;
 	return 0;
 }
 
-/* One command-line argument, one entry; after ends the error line. */
-static int parse_arg(const char *arg, enum list_format format, struct entry *e, const char *after)
+static void parsed_args_free(struct parsed_args *p)
 {
-	char text[1024];
+	free(p->e);
+	free(p->arg);
+}
+
+/* One command-line argument, its entries into p; after ends the error line. */
+static int parse_arg(const char *arg, enum list_format format, struct parsed_args *p,
+		     const char *after)
+{
+	struct list_parse parse;
 	const char *why = NULL;
+	char text[1024];
+	int ret;
 
 	if (strlen(arg) >= sizeof(text) || strpbrk(arg, " \t")) {
 		log_error("%s: one address, domain or URL per argument%s", arg, after);
 		return -EINVAL;
 	}
 	strcpy(text, arg);
-	if (entry_parse_line(text, format, take_entry, e, &why)) {
+	list_parse_init(&parse, format, NULL);
+	ret = list_parse_line(&parse, text, take_entry, p, &why);
+	if (ret == -ENOMEM) {
+		log_error("%s: out of memory%s", arg, after);
+		return ret;
+	}
+	if (ret) {
 		log_error("%s: %s%s", arg, why ? why : "not an entry", after);
 		return -EINVAL;
 	}
+	/* What add stores; query looks up what the XDP program examines, the same. */
+	if (parse.widened && *after)
+		log_warn("%s: %s", arg, parse.widened);
 	return 0;
 }
 
 /* Parses every entry before touching the filter: all or nothing. */
-static int parse_entries(char **args, int n, enum list_format format, struct entry *entries,
-			 bool allowlist)
+static int parse_entries(char **args, int n, const struct list_opts *o, struct parsed_args *p)
 {
+	size_t first;
 	int i, bad = 0;
 
 	for (i = 0; i < n; i++) {
-		if (parse_arg(args[i], format, &entries[i], "; nothing was added")) {
+		first = p->n;
+		p->current = i;
+		if (parse_arg(args[i], o->format, p, "; nothing was added")) {
 			bad++;
-		} else if (allowlist && entries[i].kind == ENTRY_URL) {
-			log_error("%s: the allowlist takes addresses, prefixes and domains; nothing "
-				  "was added", args[i]);
+			continue;
+		}
+		for (; first < p->n; first++) {
+			const struct entry *e = &p->e[first];
+
+			if (o->allow && e->kind == ENTRY_URL) {
+				log_error("%s: the allowlist takes addresses, prefixes and "
+					  "domains; nothing was added", args[i]);
+			} else if (!o->allow && e->allow) {
+				log_error("%s: an exception: add it with --allow; nothing was "
+					  "added", args[i]);
+			} else if (!o->allow && e->kind == ENTRY_NAME && !o->allow_public_suffix &&
+				   public_suffix_is(e->name)) {
+				log_error("%s: a public suffix, under which others register "
+					  "their domains: blocking it blocks every one of them; "
+					  "give --allow-public-suffix to add it anyway; nothing "
+					  "was added", args[i]);
+			} else {
+				continue;
+			}
 			bad++;
+			break;
 		}
 	}
 	return bad ? -EINVAL : 0;
 }
 
 /* add --allow: into the live allowlist, in place. */
-static int add_allowed(struct attachment *att, struct entry *parsed, char **entries, int n)
+static int add_allowed(struct attachment *att, const struct parsed_args *p)
 {
-	struct exact_set live;
-	__u32 slot;
-	int i, ret;
+	size_t added;
+	int ret;
 
-	ret = attachment_active(att, BLOOMXDP_ACTIVE_ALLOW, &slot);
-	if (!ret)
-		ret = exact_set_open(&att->allow, slot, &live);
+	ret = allowlist_insert(att, p->e, p->n, &added);
 	if (ret) {
-		log_error("cannot open the live allowlist of %s: %s", att->ifname, strerror(-ret));
+		log_error("cannot add to the allowlist of %s: %s (%zu of %zu entries were added)",
+			  att->ifname, ret == -E2BIG || ret == -ENOSPC ? "it is full" :
+			  strerror(-ret), added, p->n);
 		return ret;
 	}
-	for (i = 0; i < n && !ret; i++) {
-		ret = exact_set_add(&live, att->config.hash_key, &parsed[i]);
-		/* After the entry: a packet may then look it up. */
-		if (!ret)
-			ret = attachment_allow_add_flags(att, entry_allow_flag(&parsed[i]));
-		if (ret)
-			log_error("%s: %s%s", entries[i], ret == -E2BIG || ret == -ENOSPC ?
-				  "the allowlist is full" : strerror(-ret),
-				  i ? " (the entries before it were added)" : "");
-	}
-	if (!ret) {
-		printf("added %d entr%s to the allowlist of %s\n", n, n == 1 ? "y" : "ies",
-		       att->ifname);
-		ret = attachment_check_enforced(att);
-	}
-	exact_set_close(&live);
-	return ret;
+	printf("added %zu entr%s to the allowlist of %s\n", p->n, p->n == 1 ? "y" : "ies",
+	       att->ifname);
+	return attachment_check_enforced(att);
 }
 
 /* add: into the live filter (and exact copy) in place: Bloom inserts only set bits. */
-static int add_blocked(struct attachment *att, struct entry *parsed, char **entries, int n)
+static int add_blocked(struct attachment *att, const struct parsed_args *p, char **entries)
 {
+	const struct entry *parsed = p->e;
 	struct filter f = { .map_fd = -1 };
 	struct bloomxdp_state st = {};
 	struct exact_set live;
 	__u64 inserted = 0;
+	int i, ret, n = p->n;
 	__u32 slot;
-	int i, ret;
 
 	exact_set_init(&live);
 	ret = attachment_active(att, BLOOMXDP_ACTIVE_BLOCK, &slot);
@@ -405,7 +542,8 @@ static int add_blocked(struct attachment *att, struct entry *parsed, char **entr
 	}
 	if (ret < 0)
 		log_error("%s: %s; 'bloomxdp load' the whole list to re-plan the prefix lengths%s",
-			  entries[i], ret == -ENOSPC ? "a new prefix length, and all 8 are taken" :
+			  entries[p->arg[i]],
+			  ret == -ENOSPC ? "a new prefix length, and all 8 are taken" :
 			  ret == -E2BIG ? "its expansion to the probed lengths is too large" :
 			  strerror(-ret), i ? " (the entries before it were added)" : "");
 	if (attachment_read_state(att, slot, &st) == 0) {
@@ -429,27 +567,18 @@ cleanup:
 
 static int do_add(const char *ifname, const struct list_opts *o, char **entries, int n)
 {
-	struct entry *parsed;
+	struct parsed_args parsed = {};
 	struct attachment att;
 	int ret;
 
-	parsed = calloc(n, sizeof(*parsed));
-	if (!parsed) {
-		log_error("out of memory for %d entries", n);
-		return -ENOMEM;
-	}
-	ret = parse_entries(entries, n, o->format, parsed, o->allow);
-	if (ret) {
-		free(parsed);
-		return ret;
-	}
-	ret = attachment_open(ifname, true, &att);
+	ret = parse_entries(entries, n, o, &parsed);
+	if (!ret)
+		ret = attachment_open(ifname, true, &att);
 	if (!ret) {
-		ret = o->allow ? add_allowed(&att, parsed, entries, n) :
-				 add_blocked(&att, parsed, entries, n);
+		ret = o->allow ? add_allowed(&att, &parsed) : add_blocked(&att, &parsed, entries);
 		attachment_close(&att);
 	}
-	free(parsed);
+	parsed_args_free(&parsed);
 	return ret;
 }
 
@@ -497,6 +626,7 @@ static int do_query(const char *ifname, const struct list_opts *o, char **entrie
 	struct exact_set verify, allow;
 	struct filter f = { .map_fd = -1 };
 	__u32 block_slot, allow_slot;
+	struct parsed_args args = {};
 	struct attachment att;
 	char matched[512];
 	struct entry e;
@@ -525,10 +655,18 @@ static int do_query(const char *ifname, const struct list_opts *o, char **entrie
 		goto cleanup;
 	}
 	for (i = 0; i < n; i++) {
-		if (parse_arg(entries[i], FORMAT_AUTO, &e, "")) {
+		args.n = 0;
+		if (parse_arg(entries[i], FORMAT_AUTO, &args, "")) {
 			bad++;
 			continue;
 		}
+		if (args.n != 1) {
+			log_error("%s: query one address, prefix, domain or URL at a time",
+				  entries[i]);
+			bad++;
+			continue;
+		}
+		e = args.e[0];
 		blocked = blocklist_lookup(&f, &e, matched, sizeof(matched));
 		if (blocked && att.config.verify) {
 			blocked = blocklist_confirm(&verify, att.config.hash_key, &e);
@@ -554,11 +692,30 @@ static int do_query(const char *ifname, const struct list_opts *o, char **entrie
 	}
 	ret = bad ? -EINVAL : 0;
 cleanup:
+	parsed_args_free(&args);
 	exact_set_close(&verify);
 	exact_set_close(&allow);
 	filter_close(&f);
 	attachment_close(&att);
 	return ret;
+}
+
+/* --column and --where go with --format csv; their syntax is checked before any work. */
+static int check_load(const struct cli_call *call)
+{
+	const struct list_opts *o = call->opts;
+	struct csv_spec csv;
+	const char *why;
+
+	if ((o->column || o->where.count) && o->format != FORMAT_CSV) {
+		log_error("--column and --where go with --format csv");
+		return -EINVAL;
+	}
+	if (csv_spec_parse(o->column, o->where.items, o->where.count, &csv, &why)) {
+		log_error("%s", why);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static int run_load(const struct cli_call *call)
@@ -583,6 +740,20 @@ static const struct list_opts list_defaults = {
 #define L(field) offsetof(struct list_opts, field)
 #define OPTION_ALLOW(what)								\
 	OPTION("allow", 'A', OPT_FLAG, L(allow), NULL, what)
+#define OPTION_PUBLIC_SUFFIX								\
+	OPTION("allow-public-suffix", 0, OPT_FLAG, L(allow_public_suffix), NULL,	\
+	       "block public suffixes too (edu.pl, github.io:\n"			\
+	       "every domain registered under them); refused by\n"			\
+	       "default, naming the lines")
+#define OPTION_CSV									\
+	OPTION("column", 0, OPT_TEXT, L(column), "N[,M]",				\
+	       "--format csv: the entry's column (from 1), or\n"			\
+	       "N,M: a range from the address in column N to\n"			\
+	       "the one in M (default 1)"),						\
+	OPTION("where", 0, OPT_FILES, L(where), "COL=VALUE",				\
+	       "--format csv: only rows whose column COL is VALUE;\n"			\
+	       "repeatable: values of one column are alternatives,\n"		\
+	       "different columns must all match")
 
 static const struct option_spec load_options[] = {
 	OPTION("format", 'F', OPT_ENUM, L(format), "FORMAT", "how lines are read",
@@ -597,6 +768,13 @@ static const struct option_spec load_options[] = {
 	       "accept an input without any entry, which empties\n"
 	       "the list (refused by default: an empty feed must\n"
 	       "not remove all blocking)"),
+	OPTION("lenient", 0, OPT_FLAG, L(lenient), NULL,
+	       "skip the lines that cannot be read or honoured\n"
+	       "(cosmetic rules, narrowing options, forwarders...)\n"
+	       "and say, per reason, how many and where; without\n"
+	       "it such a line stops the load"),
+	OPTION_PUBLIC_SUFFIX,
+	OPTION_CSV,
 	{}
 };
 
@@ -604,9 +782,12 @@ static const struct option_spec add_options[] = {
 	OPTION_ALLOW("the ENTRYs go to the allowlist: never dropped"),
 	OPTION("format", 'F', OPT_ENUM, L(format), "FORMAT", "how each ENTRY is read, as for load",
 	       .values = list_format_values),
+	OPTION_PUBLIC_SUFFIX,
 	{}
 };
 #undef OPTION_ALLOW
+#undef OPTION_PUBLIC_SUFFIX
+#undef OPTION_CSV
 #undef L
 
 /* add and query: an interface, then entries. */
@@ -624,8 +805,12 @@ const struct command command_load = {
 		"standard input). The new filter is built aside and swapped in with one atomic\n"
 		"map update: packets see the old list or the new one, never a mix. On any bad\n"
 		"line, read error or empty input the live list stays as it was.\n\n"
-		"One entry per line; '#' at the start or after white space starts a comment;\n"
-		"blank lines and surrounding white space are ignored; duplicates are fine.\n",
+		"One entry per line; '#' or ';' at the start or after white space starts a\n"
+		"comment; blank lines and surrounding white space are ignored; duplicates are\n"
+		"fine. Adblock, hosts, dnsmasq, Unbound, RPZ lines and address ranges are told\n"
+		"apart per line; CSV needs --format csv. Exceptions (@@||host^, rpz-passthru)\n"
+		"are added to the allowlist before the new list goes live. A list holding a\n"
+		"public suffix (edu.pl, github.io) is refused unless --allow-public-suffix.\n",
 	.options = load_options,
 	.opts_size = sizeof(struct list_opts),
 	.defaults = &list_defaults,
@@ -633,6 +818,7 @@ const struct command command_load = {
 	.min_args = 1,
 	.max_args = -1,
 	.what_args = "FILE (or - for standard input)",
+	.check = check_load,
 	.run = run_load,
 };
 

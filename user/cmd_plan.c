@@ -149,6 +149,8 @@ static void report_text(const struct list_report *r)
 		       family[i], (unsigned long long)b->plan[i].entries, b->plan[i].expanded,
 		       lengths, b->plan[i].ntargets);
 	}
+	if (b->nexceptions)
+		printf("exceptions    %zu (for the allowlist)\n", b->nexceptions);
 	printf("keys          %llu\n", (unsigned long long)r->keys);
 	if (r->verify)
 		printf("exact copy    %llu bytes (--verify; kernel accounting), %.1f bytes per entry\n",
@@ -168,6 +170,7 @@ static void report_json(struct json *j, const struct list_report *r)
 	json_kv_u64(j, "names", b->names);
 	json_kv_u64(j, "urls", b->urls);
 	json_kv_u64(j, "keys", r->keys);
+	json_kv_u64(j, "exceptions", b->nexceptions);
 	for (i = 0; i < 2; i++) {
 		json_key(j, i ? "ipv6" : "ipv4");
 		json_object_start(j);
@@ -181,16 +184,37 @@ static void report_json(struct json *j, const struct list_report *r)
 	json_object_end(j);
 }
 
+struct plan_opts {
+	__u64 capacity;
+	bool capacity_given;
+	double fpr;
+	struct file_list lists;
+	__u32 format;		/* enum list_format */
+	__u64 prefix_probes;
+	bool verify;
+	__u32 layout;
+	bool lenient;
+	const char *column;
+	struct file_list where;
+};
+
 /* Reads the lists, plans prefixes; with --verify builds the exact copy to measure it. */
-static int read_lists(struct list_report *r, const char **files, int nfiles,
-		      enum list_format format, __u32 probes)
+static int read_lists(struct list_report *r, const struct plan_opts *o)
 {
+	char err[LIST_ERROR_LEN], places[LIST_ERROR_LEN];
 	struct exact_set exact;
-	char err[LIST_ERROR_LEN];
+	struct csv_spec csv;
+	const char *why;
 	int i, ret = 0;
 
+	if (csv_spec_parse(o->column, o->where.items, o->where.count, &csv, &why)) {
+		log_error("%s", why);
+		return -EINVAL;
+	}
 	exact_set_init(&exact);
-	list_build_init(&r->build, NULL, probes);
+	list_build_init(&r->build, NULL, o->prefix_probes);
+	r->build.opts.csv = &csv;
+	r->build.opts.lenient = o->lenient;
 	if (r->verify) {
 		/* It says why, on its own line. */
 		ret = check_privileges();
@@ -204,8 +228,14 @@ static int read_lists(struct list_report *r, const char **files, int nfiles,
 		}
 		r->build.exact = &exact;
 	}
-	for (i = 0; i < nfiles && !ret; i++)
-		ret = list_build_read(&r->build, files[i], format, err);
+	for (i = 0; i < o->lists.count && !ret; i++)
+		ret = list_build_read(&r->build, o->lists.items[i], o->format, err);
+	list_notes_print(&r->build.notes);
+	if (!ret && r->build.suffixes.count)
+		log_warn("%llu public suffix%s in the list: 'load' refuses it unless "
+			 "--allow-public-suffix: %s", (unsigned long long)r->build.suffixes.count,
+			 r->build.suffixes.count == 1 ? "" : "es",
+			 list_suffixes_text(&r->build.suffixes, places, sizeof(places)));
 	if (!ret)
 		ret = list_build_finish(&r->build, err);
 	if (ret) {
@@ -221,16 +251,7 @@ out:
 	return ret;
 }
 
-struct plan_opts {
-	__u64 capacity;
-	bool capacity_given;
-	double fpr;
-	struct file_list lists;
-	__u32 format;		/* enum list_format */
-	__u64 prefix_probes;
-	bool verify;
-	__u32 layout;
-};
+
 
 static int check_plan(const struct cli_call *call)
 {
@@ -238,6 +259,10 @@ static int check_plan(const struct cli_call *call)
 
 	if (o->verify && !o->lists.count) {
 		log_error("--verify measures the exact copy of a list: give it with --list");
+		return -EINVAL;
+	}
+	if ((o->column || o->where.count) && o->format != FORMAT_CSV) {
+		log_error("--column and --where go with --format csv");
 		return -EINVAL;
 	}
 	return 0;
@@ -252,8 +277,7 @@ static int run_plan(const struct cli_call *call)
 
 	report.verify = o->verify;
 	if (o->lists.count) {
-		if (read_lists(&report, o->lists.items, o->lists.count, o->format,
-			       o->prefix_probes))
+		if (read_lists(&report, o))
 			return -EINVAL;
 		if (!o->capacity_given)
 			capacity = report.keys ? report.keys : 1;
@@ -298,6 +322,9 @@ static const struct option_spec plan_options[] = {
 	OPTION("layout", 'L', OPT_ENUM, P(layout), "L",
 	       "every layout is shown side by side, the details\nare for this one",
 	       .values_fn = layout_values),
+	OPTION("lenient", 0, OPT_FLAG, P(lenient), NULL, "as for load"),
+	OPTION("column", 0, OPT_TEXT, P(column), "N[,M]", "as for load"),
+	OPTION("where", 0, OPT_FILES, P(where), "COL=VALUE", "as for load"),
 	{}
 };
 #undef P

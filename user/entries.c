@@ -1,20 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* List line formats: addresses, domains, hosts files, adblock ||domain^, URLs. */
+/* List line formats: addresses and ranges, domains, hosts files, URLs; the dispatch per line. */
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
+
+#include <arpa/inet.h>
 
 #include "entries.h"
 #include "keys.h"
 #include "options.h"
 
+__thread char entry_why[ENTRY_WHY_MAX];
+
 const struct enum_value list_format_values[] = {
-	ENUM_VALUE("auto", FORMAT_AUTO, "decided per line (the default)"),
-	ENUM_VALUE("addr", FORMAT_ADDR, "203.0.113.7, 2001:db8::9, 198.51.100.0/24"),
+	ENUM_VALUE("auto", FORMAT_AUTO, "decided per line (the default; not csv)"),
+	ENUM_VALUE("addr", FORMAT_ADDR, "203.0.113.7, 198.51.100.0/24, 192.0.2.1-192.0.2.9"),
 	ENUM_VALUE("domain", FORMAT_DOMAIN, "evil.example: it and every name under it"),
 	ENUM_VALUE("hosts", FORMAT_HOSTS, "0.0.0.0 evil.example (localhost skipped)"),
-	ENUM_VALUE("adblock", FORMAT_ADBLOCK, "||evil.example^ ('!' comments skipped)"),
+	ENUM_VALUE("adblock", FORMAT_ADBLOCK,
+		   "||evil.example^, ||evil.example/path^, @@||ok.example^"),
 	ENUM_VALUE("url", FORMAT_URL, "http://evil.example/path, evil.example/path"),
+	ENUM_VALUE("dnsmasq", FORMAT_DNSMASQ,
+		   "address=/evil.example/0.0.0.0, server=/evil.example/"),
+	ENUM_VALUE("unbound", FORMAT_UNBOUND, "local-zone: \"evil.example\" always_nxdomain"),
+	ENUM_VALUE("rpz", FORMAT_RPZ, "evil.example CNAME . (a response policy zone)"),
+	ENUM_VALUE("csv", FORMAT_CSV, "rows of comma-separated values: see --column, --where"),
 	{}
 };
 
@@ -44,16 +55,16 @@ static bool hosts_name_skipped(const char *name)
 	return false;
 }
 
-static int emit_name(const char *text, entry_fn fn, void *ctx, const char **why)
+int entry_emit_name(const char *text, bool allow, entry_fn fn, void *ctx, const char **why)
 {
-	struct entry e = { .kind = ENTRY_NAME };
+	struct entry e = { .kind = ENTRY_NAME, .allow = allow };
 
 	if (name_normalize(text, e.name, why))
 		return -EINVAL;
 	return fn(&e, ctx);
 }
 
-static int emit_addr(const char *text, entry_fn fn, void *ctx, const char **why)
+int entry_emit_addr(const char *text, entry_fn fn, void *ctx, const char **why)
 {
 	struct entry e = { .kind = ENTRY_ADDR };
 
@@ -62,24 +73,89 @@ static int emit_addr(const char *text, entry_fn fn, void *ctx, const char **why)
 	return fn(&e, ctx);
 }
 
-static size_t path_segments(const char *path)
-{
-	size_t n = 0;
+struct range_emit {
+	entry_fn fn;
+	void *ctx;
+};
 
-	for (; *path; path++)
-		n += *path == '/';
-	return n;
+static int emit_range_key(const struct bloomxdp_key *key, void *arg)
+{
+	struct range_emit *r = arg;
+	struct entry e = { .kind = ENTRY_ADDR, .addr = *key };
+
+	return r->fn(&e, r->ctx);
+}
+
+/* "START-END": its covering prefixes; flags as key_parse_range()'s. */
+static int emit_range(char *text, char *dash, unsigned int flags, entry_fn fn, void *ctx,
+		      const char **why)
+{
+	struct range_emit r = { .fn = fn, .ctx = ctx };
+
+	*dash = '\0';
+	return key_parse_range(text, dash + 1, flags, emit_range_key, &r, why);
+}
+
+/* The '-' of "a.b.c.d-e.f.g.h" or "a::-b::", or NULL: a name may hold '-' too. */
+static char *range_dash(const char *text)
+{
+	char first[64];
+	const char *dash = strchr(text, '-');
+	__u8 addr[16];
+	size_t n;
+
+	if (!dash || strchr(dash + 1, '-') || strchr(text, '/'))
+		return NULL;
+	n = dash - text;
+	if (n >= sizeof(first))
+		return NULL;
+	memcpy(first, text, n);
+	first[n] = '\0';
+	if (inet_pton(AF_INET, first, addr) != 1 && inet_pton(AF_INET6, first, addr) != 1)
+		return NULL;
+	return (char *)dash;
+}
+
+/*
+ * A path the XDP program cannot see whole (more than 8 segments, or longer
+ * than it reads) is cut at a '/' to what it sees: the entry then blocks
+ * every path under that prefix, more than the list asked, and says so.
+ * Returns the kept length, or 0 when not even a first segment fits.
+ */
+static size_t path_fit(const char *path, size_t len, struct list_parse *p)
+{
+	size_t i, segments = 0, cut = len;
+
+	for (i = 0; i < len; i++) {
+		if (path[i] != '/')
+			continue;
+		if (++segments == BLOOMXDP_MAX_PATH_PREFIXES) {
+			cut = i;
+			break;
+		}
+	}
+	if (cut > BLOOMXDP_PATH_MAX - 1) {
+		for (cut = BLOOMXDP_PATH_MAX - 1; cut > 0 && path[cut] != '/'; cut--)
+			;
+	}
+	if (cut < len) {
+		p->widened = "URL path beyond the 8 segments or 254 bytes the XDP program "
+			     "examines: stored by its first segments, which blocks every path "
+			     "under them";
+	}
+	return cut;
 }
 
 /*
  * "[userinfo@]host[:port]/path[?query][#fragment]", the scheme already cut.
  * Without a scheme the '/' is what makes it a URL and is required.
  */
-static int emit_url(char *text, bool had_scheme, entry_fn fn, void *ctx, const char **why)
+int entry_emit_url(char *text, bool had_scheme, struct list_parse *p, entry_fn fn, void *ctx,
+		   const char **why)
 {
 	struct entry e = { .kind = ENTRY_URL };
 	char *path, *port, *end, *at;
-	size_t len = 0;
+	size_t len = 0, kept;
 
 	path = text + strcspn(text, "/?#");
 	if (*path != '/' && !had_scheme) {
@@ -92,16 +168,13 @@ static int emit_url(char *text, bool had_scheme, entry_fn fn, void *ctx, const c
 			end--;
 		len = end - path;
 	}
-	if (len > BLOOMXDP_PATH_MAX - 1) {
-		*why = "URL path longer than 254 bytes";
+	kept = path_fit(path, len, p);
+	if (len && !kept) {
+		*why = "URL path whose first segment is longer than 254 bytes";
 		return -EINVAL;
 	}
-	memcpy(e.path, path, len);
-	e.path[len] = '\0';
-	if (path_segments(e.path) >= BLOOMXDP_MAX_PATH_PREFIXES) {
-		*why = "URL path of more than 8 segments: the XDP program examines 8";
-		return -EINVAL;
-	}
+	memcpy(e.path, path, kept);
+	e.path[kept] = '\0';
 	*path = '\0';
 	/* Userinfo ends at the last '@' (RFC 3986 3.2), as the XDP program reads it. */
 	at = strrchr(text, '@');
@@ -129,82 +202,71 @@ static char *url_scheme_end(const char *text)
 	return rest && !memchr(text, '/', rest - text) ? rest : NULL;
 }
 
-static int parse_url_line(char *text, entry_fn fn, void *ctx, const char **why)
+static int parse_url_line(char *text, struct list_parse *p, entry_fn fn, void *ctx,
+			  const char **why)
 {
 	char *rest = url_scheme_end(text);
 
 	if (!rest)
-		return emit_url(text, false, fn, ctx, why);
+		return entry_emit_url(text, false, p, fn, ctx, why);
 	if (strncasecmp(text, "http://", 7) && strncasecmp(text, "https://", 8)) {
 		*why = "only http:// and https:// URLs are supported";
 		return -EINVAL;
 	}
-	return emit_url(rest + 3, true, fn, ctx, why);
+	return entry_emit_url(rest + 3, true, p, fn, ctx, why);
 }
 
-static int parse_adblock_line(char *text, entry_fn fn, void *ctx, const char **why)
+static int parse_addr_line(char *text, entry_fn fn, void *ctx, const char **why)
 {
-	size_t len = strlen(text);
+	char *dash = range_dash(text);
 
-	if (text[0] == '!' || text[0] == '[')
-		return 0;	/* adblock comment or header */
-	if (strncmp(text, "||", 2) || len < 4 || text[len - 1] != '^') {
-		*why = strchr(text, '$') ? "adblock options ($...) are not supported" :
-		       !strncmp(text, "@@", 2) ? "adblock exception rules are not supported" :
-		       "adblock rules other than ||domain^ are not supported";
-		return -EINVAL;
-	}
-	text[len - 1] = '\0';
-	return emit_name(text + 2, fn, ctx, why);
+	return dash ? emit_range(text, dash, 0, fn, ctx, why) : entry_emit_addr(text, fn, ctx, why);
 }
 
 /* "IP name [name...]": the names; localhost and the like are skipped. */
 static int parse_hosts_line(char *text, entry_fn fn, void *ctx, const char **why)
 {
+	struct entry e = { .kind = ENTRY_NAME };
 	struct bloomxdp_key unused;
-	char *save, *tok;
-	int ret;
+	char *save, *tok, *name, *end, c;
+	int pass, ret;
 
 	tok = strtok_r(text, " \t", &save);
 	if (!tok || key_parse(tok, &unused, why)) {
 		*why = "a hosts line starts with an address";
 		return -EINVAL;
 	}
-	while ((tok = strtok_r(NULL, " \t", &save))) {
-		struct entry e = { .kind = ENTRY_NAME };
-
-		if (name_normalize(tok, e.name, why))
-			return -EINVAL;
-		/* After normalising: "localhost." is localhost too. */
-		if (hosts_name_skipped(e.name))
-			continue;
-		ret = fn(&e, ctx);
-		if (ret)
-			return ret;
+	/* Every name checked before the first is handed on: a line is taken whole or not. */
+	for (pass = 0; pass < 2; pass++) {
+		for (name = save; *(name += strspn(name, " \t")); name = end) {
+			end = name + strcspn(name, " \t");
+			c = *end;
+			*end = '\0';
+			ret = name_normalize(name, e.name, why) ? -EINVAL : 0;
+			/* After normalising: "localhost." is localhost too. */
+			if (!ret && pass && !hosts_name_skipped(e.name))
+				ret = fn(&e, ctx);
+			*end = c;
+			if (ret)
+				return ret;
+		}
 	}
 	return 0;
 }
 
-static enum list_format detect_format(const char *text)
+/* One entry without white space: an address, prefix or range, a domain, or a URL. */
+static enum list_format detect_single(const char *text)
 {
 	const char *slash;
 	char first[64];
 	size_t n;
 
-	/* Adblock syntax, so that unsupported rules get an adblock reason. */
-	if (!strncmp(text, "||", 2) || !strncmp(text, "@@", 2) || text[0] == '!' ||
-	    text[0] == '[' || strstr(text, "##") || strstr(text, "#@#") || strchr(text, '$') ||
-	    (text[0] == '/' && text[1] != '\0'))
-		return FORMAT_ADBLOCK;
 	if (url_scheme_end(text))
 		return FORMAT_URL;
-	n = strcspn(text, " \t");
-	if (text[n])
-		return FORMAT_HOSTS;
 	slash = strchr(text, '/');
 	if (!slash)
-		return strchr(text, ':') || strspn(text, "0123456789.") == strlen(text) ?
-		       FORMAT_ADDR : FORMAT_DOMAIN;
+		return strchr(text, ':') || strspn(text, "0123456789.") == strlen(text) ||
+		       range_dash(text) ? FORMAT_ADDR : FORMAT_DOMAIN;
 	/* "198.51.100.0/24" is a prefix, "evil.example/path" a URL. */
 	n = slash - text;
 	if (n < sizeof(first)) {
@@ -218,25 +280,113 @@ static enum list_format detect_format(const char *text)
 	return FORMAT_URL;
 }
 
+int entry_parse_single(char *text, struct list_parse *p, entry_fn fn, void *ctx,
+		       const char **why)
+{
+	switch (detect_single(text)) {
+	case FORMAT_ADDR:
+		return parse_addr_line(text, fn, ctx, why);
+	case FORMAT_URL:
+		return parse_url_line(text, p, fn, ctx, why);
+	default:
+		return entry_emit_name(text, false, fn, ctx, why);
+	}
+}
+
+static bool starts_with(const char *text, const char *prefix)
+{
+	return !strncmp(text, prefix, strlen(prefix));
+}
+
+/* Where a line's syntax says which format it is; the rest is an entry per line. */
+static enum list_format detect_format(const char *text, const struct list_parse *p)
+{
+	if (p->zone_open_paren || (text[0] == '$' && rpz_line_is(text)))
+		return FORMAT_RPZ;
+	/* Adblock syntax, so that unsupported rules get an adblock reason. */
+	if (starts_with(text, "||") || starts_with(text, "@@") || text[0] == '!' ||
+	    text[0] == '[' || text[0] == '|' || strstr(text, "##") || strstr(text, "#@") ||
+	    strstr(text, "#?#") || strstr(text, "#$#") || strstr(text, "#%#") ||
+	    strchr(text, '$') ||
+	    (text[0] == '/' && text[1] != '\0'))
+		return FORMAT_ADBLOCK;
+	/* A zone record has white space between its fields. */
+	if (text[strcspn(text, " \t")] && rpz_line_is(text))
+		return FORMAT_RPZ;
+	if (starts_with(text, "address=") || starts_with(text, "server=") ||
+	    starts_with(text, "local="))
+		return FORMAT_DNSMASQ;
+	if (starts_with(text, "local-zone:") || starts_with(text, "local-data:") ||
+	    !strcmp(text, "server:"))
+		return FORMAT_UNBOUND;
+	if (text[strcspn(text, " \t")])
+		return FORMAT_HOSTS;
+	return detect_single(text);
+}
+
+void list_parse_init(struct list_parse *p, enum list_format format, const struct csv_spec *csv)
+{
+	memset(p, 0, sizeof(*p));
+	p->format = format;
+	p->csv = csv;
+}
+
 int entry_parse_line(char *text, enum list_format format, entry_fn fn, void *ctx,
 		     const char **why)
 {
+	struct list_parse p;
+
+	list_parse_init(&p, format, NULL);
+	return list_parse_line(&p, text, fn, ctx, why);
+}
+
+int list_parse_line(struct list_parse *p, char *text, entry_fn fn, void *ctx, const char **why)
+{
+	enum list_format format = p->format;
+
+	p->widened = NULL;
+	p->reason = NULL;
 	if (format == FORMAT_AUTO)
-		format = detect_format(text);
+		format = detect_format(text, p);
 	switch (format) {
 	case FORMAT_ADDR:
-		return emit_addr(text, fn, ctx, why);
+		return parse_addr_line(text, fn, ctx, why);
 	case FORMAT_DOMAIN:
-		return emit_name(text, fn, ctx, why);
+		return entry_emit_name(text, false, fn, ctx, why);
 	case FORMAT_HOSTS:
 		return parse_hosts_line(text, fn, ctx, why);
 	case FORMAT_ADBLOCK:
-		return parse_adblock_line(text, fn, ctx, why);
+		return adblock_parse_line(text, p, fn, ctx, why);
 	case FORMAT_URL:
-		return parse_url_line(text, fn, ctx, why);
+		return parse_url_line(text, p, fn, ctx, why);
+	case FORMAT_DNSMASQ:
+		return dnsmasq_parse_line(text, p, fn, ctx, why);
+	case FORMAT_UNBOUND:
+		return unbound_parse_line(text, p, fn, ctx, why);
+	case FORMAT_RPZ:
+		return rpz_parse_line(text, p, fn, ctx, why);
+	case FORMAT_CSV:
+		return csv_parse_line(text, p, fn, ctx, why);
 	case FORMAT_AUTO:
 		break;
 	}
 	*why = "unknown format";
 	return -EINVAL;
+}
+
+int entry_emit_csv_field(char *field, char *end, struct list_parse *p, entry_fn fn, void *ctx,
+			 const char **why)
+{
+	struct range_emit r = { .fn = fn, .ctx = ctx };
+	char *dash;
+
+	if (end)
+		return key_parse_range(field, end, KEY_DECIMAL, emit_range_key, &r, why);
+	/* A lone decimal number is an address too (Tor's geoip, IP2Location). */
+	if (*field && strspn(field, "0123456789") == strlen(field))
+		return key_parse_range(field, field, KEY_DECIMAL, emit_range_key, &r, why);
+	dash = range_dash(field);
+	if (dash)
+		return emit_range(field, dash, KEY_DECIMAL, fn, ctx, why);
+	return entry_parse_single(field, p, fn, ctx, why);
 }

@@ -87,3 +87,107 @@ int key_parse(const char *text, struct bloomxdp_key *key, const char **why)
 	}
 	return 0;
 }
+
+typedef unsigned __int128 u128;
+
+/* An address as a number, and its width (32 or 128); -EINVAL if it is none. */
+static int addr_number(const char *text, unsigned int flags, u128 *value, int *width)
+{
+	__u32 a[4];
+	__u8 *b = (__u8 *)a;
+	size_t i;
+
+	if ((flags & KEY_DECIMAL) && *text && strspn(text, "0123456789") == strlen(text)) {
+		u128 v = 0, max = ~(u128)0;
+
+		/* No leading zero: "010" would read as octal elsewhere. */
+		if (text[0] == '0' && text[1])
+			return -EINVAL;
+		for (i = 0; text[i]; i++) {
+			if (v > (max - (text[i] - '0')) / 10)
+				return -EINVAL;
+			v = v * 10 + (text[i] - '0');
+		}
+		*value = v;
+		*width = v <= 0xffffffffU ? 32 : 128;
+		return 0;
+	}
+	if (inet_pton(AF_INET, text, b) == 1) {
+		*width = 32;
+		i = 4;
+	} else if (inet_pton(AF_INET6, text, b) == 1) {
+		*width = 128;
+		i = 16;
+		if (bloomxdp_ipv6_is_v4mapped(a)) {
+			memmove(b, b + 12, 4);
+			*width = 32;
+			i = 4;
+		}
+	} else {
+		return -EINVAL;
+	}
+	*value = 0;
+	for (size_t j = 0; j < i; j++)
+		*value = *value << 8 | b[j];
+	return 0;
+}
+
+/* The key of prefix value/len of a family. */
+static void number_key(u128 value, int width, int len, struct bloomxdp_key *key)
+{
+	__u32 addr[4];
+	__u8 *b = (__u8 *)addr;
+	int i, n = width / 8;
+
+	for (i = n - 1; i >= 0; i--, value >>= 8)
+		b[i] = (__u8)value;
+	if (width == 32)
+		bloomxdp_key_ipv4(key, addr, len);
+	else
+		bloomxdp_key_ipv6(key, addr, len);
+}
+
+int key_parse_range(const char *start, const char *end, unsigned int flags,
+		    int (*fn)(const struct bloomxdp_key *key, void *ctx), void *ctx,
+		    const char **why)
+{
+	u128 lo, hi, max, size;
+	int wlo, whi, k, ret;
+	struct bloomxdp_key key;
+
+	if (addr_number(start, flags, &lo, &wlo) || addr_number(end, flags, &hi, &whi)) {
+		*why = "a range is two IPv4 or two IPv6 addresses: START-END";
+		return -EINVAL;
+	}
+	if (wlo != whi) {
+		*why = "a range's start and end are of different address families";
+		return -EINVAL;
+	}
+	if (lo > hi) {
+		*why = "a range's start comes after its end";
+		return -EINVAL;
+	}
+	max = wlo == 32 ? 0xffffffffU : ~(u128)0;
+	for (;;) {
+		/* The largest aligned block at lo that ends within the range. */
+		for (k = 0; k < wlo && !(lo >> k & 1); k++)
+			;
+		for (; k > 0; k--) {
+			size = k == 128 ? 0 : (u128)1 << k;
+			if (k < 128 && lo + size - 1 <= hi)
+				break;
+			if (k == 128 && lo == 0 && hi == max)
+				break;
+		}
+		number_key(lo, wlo, wlo - k, &key);
+		ret = fn(&key, ctx);
+		if (ret < 0)
+			return ret;
+		if (k == 128)
+			return 0;
+		size = (u128)1 << k;
+		if (lo + size - 1 >= hi)
+			return 0;
+		lo += size;
+	}
+}

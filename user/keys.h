@@ -14,4 +14,16 @@
  */
 int key_parse(const char *text, struct bloomxdp_key *key, const char **why);
 
+/* Flags of key_parse_range(). */
+#define KEY_DECIMAL 1	/* also decimal numbers: up to 2^32 - 1 IPv4, above IPv6 (CSV feeds) */
+
+/*
+ * The addresses from start to end (both included, one family, start <= end)
+ * as the fewest prefixes that cover exactly them: fn is called for each, in
+ * order. Returns 0, fn's negative return, or -EINVAL with a reason in why.
+ */
+int key_parse_range(const char *start, const char *end, unsigned int flags,
+		    int (*fn)(const struct bloomxdp_key *key, void *ctx), void *ctx,
+		    const char **why);
+
 #endif

@@ -7,6 +7,7 @@
 
 #include "blocklist.h"
 #include "listbuild.h"
+#include "suffixes.h"
 
 #define PROGRESS_EVERY (1U << 20)
 
@@ -17,12 +18,15 @@ void list_build_init(struct list_build *b, struct filter *filter, __u32 max_prob
 	b->max_probes = max_probes;
 	b->counts[0].width = 32;
 	b->counts[1].width = 128;
+	b->opts.notes = &b->notes;
 }
 
 void list_build_free(struct list_build *b)
 {
 	free(b->addrs);
 	b->addrs = NULL;
+	free(b->exceptions);
+	b->exceptions = NULL;
 }
 
 static int family_index(const struct bloomxdp_key *key)
@@ -45,6 +49,47 @@ static int keep_addr(struct list_build *b, const struct bloomxdp_key *key)
 	return 0;
 }
 
+static int keep_exception(struct list_build *b, const struct entry *e)
+{
+	struct entry *grown;
+
+	if (b->nexceptions == b->exceptions_cap) {
+		b->exceptions_cap = b->exceptions_cap ? b->exceptions_cap * 2 : 64;
+		grown = realloc(b->exceptions, b->exceptions_cap * sizeof(*grown));
+		if (!grown)
+			return -ENOMEM;
+		b->exceptions = grown;
+	}
+	b->exceptions[b->nexceptions++] = *e;
+	return 0;
+}
+
+static void note_suffix(struct list_suffixes *s, const struct list_read_opts *o, const char *name)
+{
+	if (s->count < LIST_SUFFIX_PLACES) {
+		s->first[s->count].place.file = o->file;
+		s->first[s->count].place.line = o->line;
+		snprintf(s->first[s->count].name, sizeof(s->first[s->count].name), "%s", name);
+	}
+	s->count++;
+}
+
+const char *list_suffixes_text(const struct list_suffixes *s, char *buf, size_t len)
+{
+	size_t used = 0;
+	__u64 i;
+
+	buf[0] = '\0';
+	for (i = 0; i < s->count && i < LIST_SUFFIX_PLACES && used < len; i++)
+		used += snprintf(buf + used, len - used, "%s%s:%lu (%s)", i ? ", " : "",
+				 s->first[i].place.file, s->first[i].place.line,
+				 s->first[i].name);
+	if (s->count > LIST_SUFFIX_PLACES && used < len)
+		snprintf(buf + used, len - used, " and %llu more",
+			 (unsigned long long)(s->count - LIST_SUFFIX_PLACES));
+	return buf;
+}
+
 static int build_entry(const struct entry *e, void *arg)
 {
 	struct list_build *b = arg;
@@ -52,6 +97,14 @@ static int build_entry(const struct entry *e, void *arg)
 
 	if (b->allowlist && e->kind == ENTRY_URL)
 		return -EPROTONOSUPPORT;
+	if (e->kind == ENTRY_NAME && public_suffix_is(e->name))
+		note_suffix(b->allowlist || e->allow ? &b->allowed_suffixes : &b->suffixes,
+			    &b->opts, e->name);
+	/* In a blocklist, an exception is kept for the allowlist; in the allowlist it is one. */
+	if (e->allow && !b->allowlist) {
+		ret = keep_exception(b, e);
+		return ret < 0 ? ret : 0;
+	}
 	if (b->exact) {
 		/* The original entries: prefixes are not expanded in an LPM trie. */
 		ret = exact_set_add(b->exact, b->filter ? b->filter->hash_key : b->hash_key, e);
@@ -78,7 +131,8 @@ int list_build_read(struct list_build *b, const char *path, enum list_format for
 	int ret;
 
 	err[0] = '\0';
-	ret = list_read(path, format, build_entry, b, err);
+	b->opts.format = format;
+	ret = list_read(path, &b->opts, build_entry, b, err);
 
 	if (ret == -ENOMEM)
 		snprintf(err, LIST_ERROR_LEN, "%s: out of memory", path);

@@ -18,7 +18,19 @@
  * the prefix lengths to probe can be planned from the whole list, then
  * inserted expanded to them.
  */
+/* Public suffixes a list holds: the first few, and how many. */
+#define LIST_SUFFIX_PLACES 3
+struct list_suffixes {
+	__u64 count;
+	struct {
+		struct list_place place;
+		char name[NAME_TEXT_MAX];
+	} first[LIST_SUFFIX_PLACES];
+};
+
 struct list_build {
+	struct list_read_opts opts;	/* format, csv, lenient: set before reading */
+	struct list_notes notes;	/* what --lenient skipped, what was widened */
 	struct filter *filter;		/* NULL: no Bloom filter (plan --list, the allowlist) */
 	struct exact_set *exact;	/* the exact copy (--verify) or the allowlist, or NULL */
 	__u64 hash_key[2];		/* of exact, when there is no filter */
@@ -33,14 +45,25 @@ struct list_build {
 	struct prefix_plan plan[2];
 	struct bloomxdp_key *addrs;
 	size_t naddrs, cap;
+	/* A blocklist's exceptions (@@||host^, rpz-passthru): for the allowlist. */
+	struct entry *exceptions;
+	size_t nexceptions, exceptions_cap;
+	/* Blocked names that are public suffixes; allowed ones (never dropped) apart. */
+	struct list_suffixes suffixes, allowed_suffixes;
 };
 
 void list_build_init(struct list_build *b, struct filter *filter, __u32 max_probes);
 void list_build_free(struct list_build *b);
 
-/* Reads one list file ('-': standard input). On error, the message is in err. */
+/*
+ * Reads one list file ('-': standard input) in a format, as b->opts says
+ * otherwise (csv, lenient). On error, the message is in err.
+ */
 int list_build_read(struct list_build *b, const char *path, enum list_format format,
 		    char err[LIST_ERROR_LEN]);
+
+/* "FILE:LINE (name), ..." of the first public suffixes, into buf. */
+const char *list_suffixes_text(const struct list_suffixes *s, char *buf, size_t len);
 
 /* Plans the prefix lengths and, with a filter, inserts the addresses. */
 int list_build_finish(struct list_build *b, char err[LIST_ERROR_LEN]);

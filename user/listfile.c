@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "listfile.h"
+#include "log.h"
 
 /* How much of a bad line an error message quotes. */
 #define LIST_QUOTE_MAX 64
@@ -17,9 +18,13 @@ char *list_line_entry(char *line)
 {
 	char *end;
 
-	/* Not "a##b": adblock element-hiding rules must not shrink to a domain. */
+	/*
+	 * Not "a##b": adblock element-hiding rules must not shrink to a domain.
+	 * ';' for zone files and Spamhaus DROP ("192.0.2.0/24 ; SBL1").
+	 */
 	for (end = line; *end; end++)
-		if (*end == '#' && (end == line || isspace((unsigned char)end[-1])))
+		if ((*end == '#' || *end == ';') &&
+		    (end == line || isspace((unsigned char)end[-1])))
 			break;
 	while (end > line && isspace((unsigned char)end[-1]))
 		end--;
@@ -27,6 +32,29 @@ char *list_line_entry(char *line)
 	while (isspace((unsigned char)*line))
 		line++;
 	return *line ? line : NULL;
+}
+
+/*
+ * In an adblock list "##.ad" is a generic cosmetic rule, not a comment: the
+ * rule (trimmed), for the parser to count it as skipped; NULL for other lines.
+ */
+static char *adblock_cosmetic_line(char *line)
+{
+	static const char *const marks[] = { "##", "#@#", "#?#", "#@?#", "#$#", "#@$#", "#%#" };
+	char *end;
+	size_t i;
+
+	while (isspace((unsigned char)*line))
+		line++;
+	for (i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+		if (!strncmp(line, marks[i], strlen(marks[i]))) {
+			end = line + strlen(line);
+			while (end > line && isspace((unsigned char)end[-1]))
+				*--end = '\0';
+			return line;
+		}
+	}
+	return NULL;
 }
 
 /* Printable, bounded copy of a bad entry for the error message. */
@@ -96,11 +124,70 @@ static int next_line(struct line_reader *r, char **line, size_t *len)
 	}
 }
 
-static int read_fd(int fd, const char *name, enum list_format format, entry_fn fn, void *ctx,
+void list_note(struct list_notes *n, const char *why, bool widened, const char *file,
+	       unsigned long line)
+{
+	struct list_note *note = NULL;
+	int i;
+
+	if (widened)
+		n->widened++;
+	else
+		n->skipped++;
+	for (i = 0; i < n->n && !note; i++)
+		if (n->note[i].widened == widened && !strcmp(n->note[i].why, why))
+			note = &n->note[i];
+	if (!note && n->n == LIST_NOTE_REASONS) {
+		n->other++;
+		return;
+	}
+	if (!note) {
+		note = &n->note[n->n++];
+		snprintf(note->why, sizeof(note->why), "%s", why);
+		note->widened = widened;
+	}
+	if (note->count < LIST_NOTE_PLACES) {
+		note->first[note->count].file = file;
+		note->first[note->count].line = line;
+	}
+	note->count++;
+}
+
+void list_notes_print(const struct list_notes *n)
+{
+	char places[1024];
+	size_t used;
+	__u64 j;
+	int i;
+
+	for (i = 0; i < n->n; i++) {
+		const struct list_note *note = &n->note[i];
+
+		used = 0;
+		for (j = 0; j < note->count && j < LIST_NOTE_PLACES && used < sizeof(places); j++)
+			/* "a.txt:20, 21" : the file once while it is the same. */
+			if (j && note->first[j].file == note->first[j - 1].file)
+				used += snprintf(places + used, sizeof(places) - used, ", %lu",
+						 note->first[j].line);
+			else
+				used += snprintf(places + used, sizeof(places) - used, "%s%s:%lu",
+						 j ? ", " : "", note->first[j].file,
+						 note->first[j].line);
+		log_warn("%s %llu line%s (%s%s): %s", note->widened ? "widened" : "skipped",
+			 (unsigned long long)note->count, note->count == 1 ? "" : "s", places,
+			 note->count > LIST_NOTE_PLACES ? ", ..." : "", note->why);
+	}
+	if (n->other)
+		log_warn("skipped %llu more lines for other reasons",
+			 (unsigned long long)n->other);
+}
+
+static int read_fd(int fd, const char *name, struct list_read_opts *o, entry_fn fn, void *ctx,
 		   char err[LIST_ERROR_LEN])
 {
 	char quoted[LIST_QUOTE_MAX * 4 + 8];
 	struct line_reader *r;
+	struct list_parse parse;
 	unsigned long lineno = 0;
 	const char *why;
 	char *line = NULL, *entry;
@@ -111,26 +198,39 @@ static int read_fd(int fd, const char *name, enum list_format format, entry_fn f
 	if (!r)
 		return -ENOMEM;
 	r->fd = fd;
+	list_parse_init(&parse, o->format, o->csv);
+	o->file = name;
 	while ((ret = next_line(r, &line, &len)) > 0) {
 		lineno++;
+		o->line = lineno;
 		if (memchr(line, '\0', len)) {
 			snprintf(err, LIST_ERROR_LEN, "%s:%lu: NUL byte in line: not a text list",
 				 name, lineno);
 			ret = -EINVAL;
 			goto out;
 		}
-		entry = list_line_entry(line);
+		entry = o->format == FORMAT_ADBLOCK ? adblock_cosmetic_line(line) : NULL;
+		if (!entry)
+			entry = list_line_entry(line);
 		if (!entry)
 			continue;
 		quote_entry(entry, quoted, sizeof(quoted));
 		why = NULL;
-		ret = entry_parse_line(entry, format, fn, ctx, &why);
+		ret = list_parse_line(&parse, entry, fn, ctx, &why);
+		if (ret == -EINVAL && why && o->lenient) {
+			if (o->notes)
+				list_note(o->notes, parse.reason ? parse.reason : why, false, name,
+					  lineno);
+			continue;
+		}
 		if (ret == -EINVAL && why) {
 			snprintf(err, LIST_ERROR_LEN, "%s:%lu: %s: %s", name, lineno, quoted, why);
 			goto out;
 		}
 		if (ret < 0)
 			goto out;
+		if (parse.widened && o->notes)
+			list_note(o->notes, parse.widened, true, name, lineno);
 	}
 	if (ret == -E2BIG) {
 		snprintf(err, LIST_ERROR_LEN, "%s:%lu: line longer than %d bytes: not a list entry",
@@ -145,13 +245,13 @@ out:
 	return ret < 0 ? ret : 0;
 }
 
-int list_read(const char *path, enum list_format format, entry_fn fn, void *ctx,
+int list_read(const char *path, struct list_read_opts *o, entry_fn fn, void *ctx,
 	      char err[LIST_ERROR_LEN])
 {
 	int fd, ret;
 
 	if (!strcmp(path, LIST_STDIN))
-		return read_fd(STDIN_FILENO, "(standard input)", format, fn, ctx, err);
+		return read_fd(STDIN_FILENO, "(standard input)", o, fn, ctx, err);
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
@@ -159,7 +259,7 @@ int list_read(const char *path, enum list_format format, entry_fn fn, void *ctx,
 		snprintf(err, LIST_ERROR_LEN, "%s: cannot open: %s", path, strerror(-ret));
 		return ret;
 	}
-	ret = read_fd(fd, path, format, fn, ctx, err);
+	ret = read_fd(fd, path, o, fn, ctx, err);
 	close(fd);
 	return ret;
 }

@@ -168,6 +168,9 @@ static int parse_value(const struct option_spec *o, const char *text, void *opts
 		return parse_enum_set(o, text, field(opts, o));
 	case OPT_PORTS:
 		return parse_ports(o, text, field(opts, o));
+	case OPT_TEXT:
+		*(const char **)field(opts, o) = text;
+		return 0;
 	case OPT_FILES:
 		list = field(opts, o);
 		grown = realloc(list->items, (list->count + 1) * sizeof(*grown));

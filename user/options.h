@@ -42,6 +42,7 @@ enum option_type {
 	OPT_ENUM_SET,	/* __u32 mask: a comma list of values (bits) */
 	OPT_PORTS,	/* __u16[BLOOMXDP_MAX_PORTS]: a comma list of ports */
 	OPT_FILES,	/* struct file_list: repeatable */
+	OPT_TEXT,	/* const char *: the argument as given */
 };
 
 /* The values of a repeatable option, in the order given. */

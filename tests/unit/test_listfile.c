@@ -13,6 +13,15 @@
 #include "keys.h"
 #include "listfile.h"
 
+/* list_read() in a format, strict, nothing noted: as before the options. */
+static int list_read_format(const char *path, enum list_format format, entry_fn fn, void *ctx,
+			    char err[LIST_ERROR_LEN])
+{
+	struct list_read_opts o = { .format = format };
+
+	return list_read(path, &o, fn, ctx, err);
+}
+
 struct collected {
 	struct entry entries[16];
 	int n;
@@ -48,7 +57,7 @@ static int read_text(const char *content, enum list_format format, struct collec
 	write_list(path, content, strlen(content));
 	memset(c, 0, sizeof(*c));
 	err[0] = '\0';
-	ret = list_read(path, format, collect, c, err);
+	ret = list_read_format(path, format, collect, c, err);
 	unlink(path);
 	return ret;
 }
@@ -298,7 +307,7 @@ static void test_nul_byte_is_refused(void **state)
 
 	(void)state;
 	write_list(path, "203.0.113.7\n1.2\0.3.4\n", 21);
-	assert_int_equal(list_read(path, FORMAT_AUTO, collect, &c, err), -EINVAL);
+	assert_int_equal(list_read_format(path, FORMAT_AUTO, collect, &c, err), -EINVAL);
 	unlink(path);
 	assert_non_null(strstr(err, ":2: NUL byte"));
 }
@@ -309,7 +318,7 @@ static void test_missing_file(void **state)
 	struct collected c = {};
 
 	(void)state;
-	assert_int_equal(list_read("/nonexistent/list.txt", FORMAT_AUTO, collect, &c, err),
+	assert_int_equal(list_read_format("/nonexistent/list.txt", FORMAT_AUTO, collect, &c, err),
 			 -ENOENT);
 	assert_string_equal(err, "/nonexistent/list.txt: cannot open: No such file or directory");
 }
@@ -354,7 +363,7 @@ static void test_callback_einval_is_not_a_bad_line(void **state)
 
 	(void)state;
 	write_list(path, "a.example\nb.example\nc.example\n", 30);
-	assert_int_equal(list_read(path, FORMAT_AUTO, refuse_second, &n, err), -EINVAL);
+	assert_int_equal(list_read_format(path, FORMAT_AUTO, refuse_second, &n, err), -EINVAL);
 	unlink(path);
 	assert_int_equal(n, 2);
 	assert_string_equal(err, "");
@@ -374,7 +383,7 @@ static void test_overlong_line_is_refused(void **state)
 	memset(text + 8, 'a', long_len);
 	memcpy(text + 8 + long_len, "\n2.2.2.2\n", 9);
 	write_list(path, text, len);
-	assert_int_equal(list_read(path, FORMAT_AUTO, collect, &c, err), -EINVAL);
+	assert_int_equal(list_read_format(path, FORMAT_AUTO, collect, &c, err), -EINVAL);
 	unlink(path);
 	free(text);
 	assert_int_equal(c.n, 1);
@@ -388,7 +397,7 @@ static void test_overlong_line_is_refused(void **state)
 	memcpy(text + LIST_LINE_MAX, "\n3.3.3.3", 8);
 	write_list(path, text, LIST_LINE_MAX + 8);
 	memset(&c, 0, sizeof(c));
-	assert_int_equal(list_read(path, FORMAT_AUTO, collect, &c, err), 0);
+	assert_int_equal(list_read_format(path, FORMAT_AUTO, collect, &c, err), 0);
 	unlink(path);
 	free(text);
 	assert_int_equal(c.n, 1);
@@ -414,7 +423,7 @@ static void test_lines_across_blocks(void **state)
 	}
 	used += sprintf(text + used, "10.0.0.1\n10.0.0.2");
 	write_list(path, text, used);
-	assert_int_equal(list_read(path, FORMAT_AUTO, collect, &c, err), 0);
+	assert_int_equal(list_read_format(path, FORMAT_AUTO, collect, &c, err), 0);
 	unlink(path);
 	free(text);
 	assert_int_equal(c.n, 2);
@@ -430,7 +439,7 @@ static void test_read_error_is_not_eof(void **state)
 
 	(void)state;
 	/* open() of a directory succeeds; read() then fails with EISDIR. */
-	assert_int_equal(list_read("/tmp", FORMAT_AUTO, collect, &c, err), -EISDIR);
+	assert_int_equal(list_read_format("/tmp", FORMAT_AUTO, collect, &c, err), -EISDIR);
 	assert_non_null(strstr(err, "/tmp: read failed after line 0: Is a directory"));
 }
 

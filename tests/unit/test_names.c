@@ -743,6 +743,12 @@ static void test_parse_accepted(void **state)
 		{ "http://bücher.example/a", FORMAT_URL, "U xn--bcher-kva.example/a" },
 		{ "evil.example/1/2/3/4/5/6/7/8", FORMAT_URL, "U evil.example/1/2/3/4/5/6/7/8" },
 		{ "evil.example/1/2/3/4/5/6/7/8/", FORMAT_URL, "U evil.example/1/2/3/4/5/6/7/8" },
+		/* Beyond the 8 segments the XDP program examines: stored by the first 8. */
+		{ "evil.example/1/2/3/4/5/6/7/8/9", FORMAT_URL, "U evil.example/1/2/3/4/5/6/7/8" },
+		{ "http://evil.example/1/2/3/4/5/6/7/8/9/10/", FORMAT_URL,
+		  "U evil.example/1/2/3/4/5/6/7/8" },
+		{ "||evil.example/ads^", FORMAT_ADBLOCK, "U evil.example/ads" },
+		{ "evil.example", FORMAT_ADBLOCK, "N evil.example" },
 	};
 	size_t i;
 
@@ -797,30 +803,27 @@ static void test_parse_refused(void **state)
 		{ "0.0.0.0 evil..example", FORMAT_AUTO, "empty label" },
 		{ "0.0.0.0 *.example", FORMAT_HOSTS, "only letters, digits" },
 
-		{ "||a.example^$third-party", FORMAT_AUTO, "options ($...) are not supported" },
-		{ "||a.example^$third-party", FORMAT_ADBLOCK, "adblock options" },
-		{ "@@||a.example^", FORMAT_ADBLOCK, "adblock exception rules are not supported" },
-		{ "@@||a.example^", FORMAT_AUTO, "adblock exception rules are not supported" },
-		{ "example.com##.ad", FORMAT_AUTO, "adblock rules other than ||domain^" },
-		{ "/ads/*", FORMAT_AUTO, "adblock rules other than ||domain^" },
+		{ "||a.example^$third-party", FORMAT_AUTO, "option $third-party narrows the rule" },
+		{ "||a.example^$third-party", FORMAT_ADBLOCK, "option $third-party narrows" },
+		{ "@@||a.example^$script", FORMAT_ADBLOCK, "exception with option $script" },
+		{ "example.com##.ad", FORMAT_AUTO, "adblock cosmetic" },
+		{ "/ads/*", FORMAT_AUTO, "not anchored at a host" },
 		{ "x.example:abc/p", FORMAT_AUTO, "port after ':' must be a number" },
 		{ "http://x.example:/p", FORMAT_AUTO, "port after ':' must be a number" },
-		{ "example.com##.ad", FORMAT_ADBLOCK, "adblock rules other than ||domain^" },
+		{ "example.com##.ad", FORMAT_ADBLOCK, "adblock cosmetic" },
 		{ "example.com##.ad", FORMAT_AUTO, NULL },
-		{ "/ads/*", FORMAT_ADBLOCK, "adblock rules other than ||domain^" },
+		{ "/ads/*", FORMAT_ADBLOCK, "not anchored at a host" },
 		{ "/ads/*", FORMAT_AUTO, NULL },
-		{ "||evil.example", FORMAT_AUTO, "adblock rules other than ||domain^" },
-		{ "||^", FORMAT_AUTO, "adblock rules other than ||domain^" },
-		{ "evil.example", FORMAT_ADBLOCK, "adblock rules other than ||domain^" },
-		{ "||*.example^", FORMAT_AUTO, "only letters, digits" },
-		{ "||evil.example/ads^", FORMAT_AUTO, "only letters, digits" },
+		{ "||evil.example", FORMAT_AUTO, "without '^' after the host" },
+		{ "||^", FORMAT_AUTO, "empty name" },
+		{ "evil..example", FORMAT_ADBLOCK, "not anchored at a host" },
+		{ "||*.example^", FORMAT_AUTO, "wildcard" },
+		{ "||evil.example/ads", FORMAT_AUTO, "does not end at a separator" },
 
 		{ "ftp://x.example/", FORMAT_AUTO, "only http:// and https:// URLs are supported" },
 		{ "ftp://x.example/", FORMAT_URL, "only http:// and https://" },
 		{ "http://user@/a", FORMAT_AUTO, "empty name" },
 		{ "http://user:pw@x.example:/a", FORMAT_URL, "port after ':' must be a number" },
-		{ "evil.example/1/2/3/4/5/6/7/8/9", FORMAT_AUTO, "more than 8 segments" },
-		{ "http://evil.example/1/2/3/4/5/6/7/8/9/", FORMAT_URL, "more than 8 segments" },
 		{ "evil.example", FORMAT_URL, "a URL needs a path" },
 		{ "http://*.example/", FORMAT_AUTO, "only letters, digits" },
 		{ "http:///path", FORMAT_AUTO, "empty name" },
@@ -839,7 +842,13 @@ static void test_parse_refused(void **state)
 	snprintf(want, sizeof(want), "U evil.example%s", line + 19);
 	expect_entries(line, FORMAT_AUTO, want);
 	strcat(line, "p");
-	expect_line_refused(line, FORMAT_AUTO, "URL path longer than 254 bytes");
+	expect_line_refused(line, FORMAT_AUTO, "first segment is longer than 254 bytes");
+	/* With segments: cut at the last '/' that fits, as widened. */
+	line[100] = '/';
+	line[19 + 254] = '\0';
+	snprintf(want, sizeof(want), "U evil.example%.81s", line + 19);
+	strcat(line, "pp/q");
+	expect_entries(line, FORMAT_AUTO, want);
 }
 
 static void test_list_format_parse(void **state)
