@@ -294,9 +294,9 @@ const struct command command_attach = {
 	.name = "attach",
 	.args = "IFNAME",
 	.summary = "load the XDP program on an interface with an empty filter",
-	.description = "Loads the XDP program on IFNAME with an empty filter sized for --capacity at\n"
-		       "--fpr, and pins it under " BLOOMXDP_PIN_ROOT "/IFNAME/. Fill it with 'load',\n"
-		       "which sizes a new filter for each list, within --max-memory.\n",
+	.description = "Loads the XDP program on IFNAME with an empty filter sized for --capacity\n"
+		       "at --fpr, and pins it under " BLOOMXDP_PIN_ROOT "/IFNAME/. Fill it with\n"
+		       "'load', which sizes a new filter for each list, within --max-memory.\n",
 	.options = attach_options,
 	.opts_size = sizeof(struct attach_opts),
 	.defaults = &attach_defaults,

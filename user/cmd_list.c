@@ -112,8 +112,9 @@ static void explain_too_big(const struct attachment *att, const struct list_buil
 		log_error("the list makes %llu keys, which need %llu bytes at FPR %g%s, over "
 			  "--max-memory %llu: load it with --max-memory %llu or more%s; the live "
 			  "list of %s is unchanged", (unsigned long long)b->keys,
-			  (unsigned long long)need_bytes, fpr, exact, (unsigned long long)max_memory,
-			  (unsigned long long)need_bytes, hint, att->ifname);
+			  (unsigned long long)need_bytes, fpr, exact,
+			  (unsigned long long)max_memory, (unsigned long long)need_bytes, hint,
+			  att->ifname);
 }
 
 /*

@@ -23,7 +23,7 @@ struct layout_ops {
 	 * program (the verifier walks k probes), while m follows each list.
 	 */
 	__u32 (*hashes)(double fpr);
-	/* The smallest filter for capacity at fpr with k hashes: plan->bits, bytes, expected_fpr. */
+	/* The smallest filter for capacity at fpr with k hashes: bits, bytes, expected_fpr. */
 	int (*plan)(__u64 capacity, double fpr, __u32 hashes, struct bloom_plan *plan);
 	/* The expected FPR after entries distinct keys. */
 	double (*fpr)(__u64 bits, __u32 hashes, __u64 entries);

@@ -20,7 +20,7 @@
  */
 struct list_build {
 	struct filter *filter;		/* filled by list_build_finish(), or NULL */
-	bool bloom;			/* no filter yet: keep the keys for list_build_insert() */
+	bool bloom;			/* no filter yet: keep keys for list_build_insert() */
 	struct exact_set *exact;	/* the exact copy (--verify) or the allowlist, or NULL */
 	__u64 hash_key[2];		/* of the keys and exact when there is no filter */
 	bool allowlist;			/* refuse URL entries */

@@ -191,7 +191,7 @@ struct bloomxdp_config {
 	__u32 hashes;		/* k */
 	__u32 match;		/* BLOOMXDP_MATCH_* */
 	__u32 action;		/* enum bloomxdp_action */
-	__u64 capacity;		/* n of attach's empty filter, and the least a load sizes for */
+	__u64 capacity;		/* n of attach's empty filter, the least a load sizes for */
 	__u64 fpr_ppb;		/* target false-positive rate, parts per 10^9 */
 	__u16 dns_ports[BLOOMXDP_MAX_PORTS];
 	__u16 http_ports[BLOOMXDP_MAX_PORTS];
@@ -216,7 +216,7 @@ struct bloomxdp_state {
 	__u64 keys;		/* Bloom keys they made: prefixes expand, URLs make two */
 	__u64 generation;	/* bumped on every load */
 	__u64 loaded_at_ns;	/* CLOCK_REALTIME of the last load */
-	__u64 capacity;		/* keys this generation's filter is sized for at the target FPR */
+	__u64 capacity;		/* keys this generation's filter is sized for */
 	__u64 max_memory;	/* bytes a generation may take (attach/load --max-memory) */
 };
 

@@ -99,8 +99,10 @@ check_eq "ping from the listed address is dropped (0 of 5)" 0 "${PING_RX[$C4_LIS
 # ------------------------------------------------------- past --max-memory
 before=$(live_list)
 gen_list "$E2E_TMP/huge.txt" 4000
+want="1024002 keys, which need [0-9]+ bytes .*over --max-memory $MAX_MEMORY: "
+want+="load it with --max-memory [0-9]+ or more.*unchanged"
 check_fails "a list of 1,024,002 keys over --max-memory is refused, saying what it needs" 1 \
-	"1024002 keys, which need [0-9]+ bytes .*over --max-memory $MAX_MEMORY: load it with --max-memory [0-9]+ or more.*unchanged" \
+	"$want" \
 	bx load "$IF_SRV" --prefix-probes 1 "$E2E_TMP/huge.txt"
 check_eq "... and the live list is unchanged" "$before" "$(live_list)"
 check_eq "... still enforced" "$C4_LISTED: blocked
@@ -157,7 +159,8 @@ run_sequence() {
 			n=$((5 * 10 ** (RANDOM % 4)))
 			gen_list "$E2E_TMP/seq.txt" "$n" $((RANDOM * 8))
 			op="load $n"
-			bx load "$IF_SRV" --prefix-probes 1 "$E2E_TMP/seq.txt" >"$E2E_TMP/op.out" 2>&1
+			bx load "$IF_SRV" --prefix-probes 1 "$E2E_TMP/seq.txt" \
+				>"$E2E_TMP/op.out" 2>&1
 		else
 			n=$(((RANDOM % 130) + 1))
 			gen_list "$E2E_TMP/seq.txt" "$n" $((300000 + RANDOM * 8))
@@ -175,13 +178,14 @@ run_sequence() {
 			bad=1
 		elif [ "$rc" -ne 0 ] && [ "$before" != "$after" ]; then
 			bad=1
-			log+="failed, but changed the list: $before -> $after: $(cat "$E2E_TMP/op.out")"
+			log+="failed, but changed the list: $before -> $after: "
+			log+=$(cat "$E2E_TMP/op.out")
 		fi
 		[ "$bad" -eq 1 ] && break
 	done
 	if [ "$bad" -eq 0 ]; then
-		ok "layout $layout, seed $SEED: after each of 12 random loads and adds, $key <= 2x" \
-			"the target, or it failed and changed nothing"
+		ok "layout $layout, seed $SEED: after each of 12 random loads and adds," \
+			"$key <= 2x the target, or it failed and changed nothing"
 		diag "$log"
 	else
 		not_ok "layout $layout, seed $SEED (SIZING_SEED=$SEED repeats it): the invariant" \
@@ -191,6 +195,25 @@ run_sequence() {
 RANDOM=$SEED
 run_sequence blocked estimated_fpr_fill
 run_sequence kernel estimated_fpr
+
+# ------------------------------------------- --verify: the exact copy follows too
+# It was made for twice the attach capacity, and a longer list failed as it was read.
+hosts() { awk -v n="$2" 'BEGIN { for (i = 0; i < n; i++) printf "10.%d.%d.%d\n", \
+	int(i / 65536), int(i / 256) % 256, i % 256 }' >"$1"; }
+bx detach "$IF_SRV" >/dev/null 2>&1
+check "attach --verify for 100 keys, --max-memory 100000" \
+	bx attach "$IF_SRV" --verify --capacity 100 --fpr "$FPR" --max-memory 100000
+hosts "$E2E_TMP/hosts.txt" 1000
+check "load 1000 hosts (10 times the attach size) with their exact copy" \
+	bx load "$IF_SRV" "$E2E_TMP/hosts.txt"
+check_eq "... all blocked, confirmed by the exact copy" "10.0.3.231: blocked" \
+	"$(bx query "$IF_SRV" 10.0.3.231 2>&1)"
+before=$(live_list)
+hosts "$E2E_TMP/hosts.txt" 4000
+check_fails "a list whose exact copy goes over --max-memory is refused" 1 \
+	"need [0-9]+ bytes .*[0-9]+ of them the exact copy of --verify, over --max-memory 100000" \
+	bx load "$IF_SRV" "$E2E_TMP/hosts.txt"
+check_eq "... and the live list is unchanged" "$before" "$(live_list)"
 
 check "detach" bx detach "$IF_SRV"
 left=$(e2e_leftovers)

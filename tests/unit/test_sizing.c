@@ -172,8 +172,8 @@ static void test_hashes_depend_on_fpr_only(void **state)
 	(void)state;
 	for (l = 0; l < NLAYOUTS; l++) {
 		for (i = 0; i < sizeof(fprs) / sizeof(fprs[0]); i++) {
-			assert_int_equal(bloom_plan_compute_layout(1000000, fprs[i], layouts[l], &p),
-					 0);
+			assert_int_equal(bloom_plan_compute_layout(1000000, fprs[i], layouts[l],
+								   &p), 0);
 			k = p.hashes;
 			for (j = 0; j < sizeof(sizes) / sizeof(sizes[0]); j++) {
 				assert_int_equal(bloom_plan_compute_layout(sizes[j], fprs[i],
