@@ -245,8 +245,8 @@ static const struct enum_value mode_values[] = {
 #define A(field) offsetof(struct attach_opts, field)
 static const struct option_spec attach_options[] = {
 	OPTION("capacity", 'c', OPT_COUNT, A(capacity), "N",
-	       "keys the empty filter is sized for; a load sizes\n"
-	       "its filter for its list, for at least N keys",
+	       "keys the empty filter is sized for, and the\n"
+	       "fewest a load sizes its filter for",
 	       .min = 1, .max = COUNT_MAX),
 	OPTION("max-memory", 0, OPT_COUNT, A(max_memory), "BYTES",
 	       "memory a filter (and its exact copy) may take:\n"

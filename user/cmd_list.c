@@ -202,7 +202,7 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o, cha
 	list_build_init(&build, NULL, o->prefix_probes);
 	build.bloom = true;
 	memcpy(build.hash_key, att->config.hash_key, sizeof(build.hash_key));
-	/* The live list's limit, unless --max-memory sets a new one (read again under the lock). */
+	/* The limit this load sizes within: the live list's, unless --max-memory sets another. */
 	ret = attachment_active(att, BLOOMXDP_ACTIVE_BLOCK, &slot);
 	if (!ret)
 		ret = attachment_read_state(att, slot, &live);
