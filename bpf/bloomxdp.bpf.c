@@ -29,7 +29,8 @@ static __always_inline int bloomxdp_kernel_has(void *filter, __u64 hash)
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-static __always_inline int filter_has(void *bits, const struct bloomxdp_key *key)
+/* m: bits of the live generation's array (its header word BLOOMXDP_HDR_BITS). */
+static __always_inline int filter_has(void *bits, __u32 m, const struct bloomxdp_key *key)
 {
 	/*
 	 * Read through the volatile config: casting it away lets clang fold the
@@ -38,7 +39,7 @@ static __always_inline int filter_has(void *bits, const struct bloomxdp_key *key
 	__u64 hash_key[2] = { config.hash_key[0], config.hash_key[1] };
 	__u64 hash = bloomxdp_siphash13(hash_key, key);
 
-	return bloomxdp_filter_test(bits, config.layout, config.bits, config.hashes, hash);
+	return bloomxdp_filter_test(bits, config.layout, m, config.hashes, hash);
 }
 
 /* The live generations (the active map), read once per packet for every lookup. */
@@ -51,6 +52,7 @@ struct generations {
 /* What the live filter holds: its header words, read once per packet. */
 struct filter_view {
 	void *bits;
+	__u32 filter_bits;	/* m of the live filter: each generation is sized for its list */
 	struct generations gen;
 	__u64 kinds;		/* BLOOMXDP_HAS_* */
 	__u64 v4_lengths;	/* prefix lengths probed, one per byte, longest first */
@@ -59,8 +61,7 @@ struct filter_view {
 
 static __always_inline __u64 filter_header_word(void *bits, __u32 word)
 {
-	__u32 index = bloomxdp_header_index(config.bits, word);
-	__u64 *value = bpf_map_lookup_elem(bits, &index);
+	__u64 *value = bpf_map_lookup_elem(bits, &word);
 
 	return value ? *value : 0;
 }
@@ -70,9 +71,10 @@ struct addr_probe {
 	void *bits;
 	__u64 lengths;		/* one per byte, BLOOMXDP_NO_LENGTH after the last */
 	__u32 addr[4];		/* network order: 4 bytes for IPv4, 16 for IPv6 */
-	__u32 ipv6;
-	int hit;		/* 0, or the matched length + 1 */
-};
+	__u32 filter_bits;	/* m */
+	__u16 ipv6;
+	__u16 hit;		/* 0, or the matched length + 1 */
+};	/* 40 bytes: at 48, --match src cost the verifier 17% more (test_verifier_cost) */
 
 /*
  * A bpf_loop callback: the verifier checks it once, where an inline loop
@@ -89,7 +91,7 @@ static __always_inline long addr_probe_at(struct addr_probe *p, __u32 i)
 		bloomxdp_key_ipv6(&key, p->addr, len);
 	else
 		bloomxdp_key_ipv4(&key, p->addr, len);
-	if (!filter_has(p->bits, &key))
+	if (!filter_has(p->bits, p->filter_bits, &key))
 		return 0;
 	p->hit = len + 1;
 	return 1;
@@ -106,7 +108,8 @@ static long addr_probe_step(__u32 i, void *data)
  */
 static __always_inline int ipv4_listed(const struct filter_view *fv, const __be32 *addr)
 {
-	struct addr_probe p = { .bits = fv->bits, .lengths = fv->v4_lengths };
+	struct addr_probe p = { .bits = fv->bits, .lengths = fv->v4_lengths,
+				.filter_bits = fv->filter_bits };
 
 	if (!(fv->kinds & BLOOMXDP_HAS_IPV4))
 		return 0;
@@ -125,7 +128,8 @@ static __always_inline int ipv4_listed(const struct filter_view *fv, const __be3
 
 static __always_inline int ipv6_listed(const struct filter_view *fv, const struct in6_addr *addr)
 {
-	struct addr_probe p = { .bits = fv->bits, .lengths = fv->v6_lengths, .ipv6 = 1 };
+	struct addr_probe p = { .bits = fv->bits, .lengths = fv->v6_lengths, .ipv6 = 1,
+				.filter_bits = fv->filter_bits };
 
 	if (bloomxdp_ipv6_is_v4mapped(addr))
 		return ipv4_listed(fv, &addr->in6_u.u6_addr32[3]);
@@ -158,6 +162,17 @@ static __always_inline void *probe_map(__u32 slot)
 	if (config.layout == BLOOMXDP_LAYOUT_KERNEL)
 		return bpf_map_lookup_elem(&kfilter, &slot);
 	return bpf_map_lookup_elem(&filter, &slot);
+}
+
+/*
+ * m of the filter a probe reads: each generation is sized for its list, and
+ * says so in its header. Layout "kernel"'s map knows its own size.
+ */
+static __always_inline __u32 probe_bits(void *map)
+{
+	if (config.layout == BLOOMXDP_LAYOUT_KERNEL)
+		return 0;
+	return filter_header_word(map, BLOOMXDP_HDR_BITS);
 }
 
 /*
@@ -254,6 +269,7 @@ __attribute__((noinline)) int addr_lookup(struct addr_query *q)
 	fv.bits = probe_map(fv.gen.block_slot);
 	if (!fv.bits)
 		return 0;
+	fv.filter_bits = probe_bits(fv.bits);
 	fv.v4_lengths = fv.v6_lengths = q->lengths;
 	if (q->ipv6)
 		len1 = ipv6_listed(&fv, (const struct in6_addr *)q->addr);
@@ -371,7 +387,7 @@ static __always_inline void name_walk_init(struct name_walk *w, void *bits, __u6
 	/* Read through the volatile: a cast would let clang fold the key to zero. */
 	w->hash_key[0] = config.hash_key[0];
 	w->hash_key[1] = config.hash_key[1];
-	w->filter_bits = config.bits;
+	w->filter_bits = probe_bits(bits);
 	w->hashes = config.hashes;
 }
 

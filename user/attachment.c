@@ -359,11 +359,14 @@ static int check_config_layout(const struct attachment *att)
 	len = sizeof(info);
 	if (bpf_obj_get_info_by_fd(att->state_fd, &info, &len))
 		return -errno;
-	if (info.max_entries == BLOOMXDP_GENERATIONS)
+	/* The state's size also tells filters with their header last (older versions). */
+	if (info.max_entries == BLOOMXDP_GENERATIONS &&
+	    info.value_size == sizeof(struct bloomxdp_state))
 		return 0;
-	log_error("%s was attached by another version of bloomxdp (state of %u slots, not %d): "
-		  "'bloomxdp detach %s' and attach again", att->ifname, info.max_entries,
-		  BLOOMXDP_GENERATIONS, att->ifname);
+	log_error("%s was attached by another version of bloomxdp (state of %u slots of %u "
+		  "bytes, not %d of %zu): 'bloomxdp detach %s' and attach again", att->ifname,
+		  info.max_entries, info.value_size, BLOOMXDP_GENERATIONS,
+		  sizeof(struct bloomxdp_state), att->ifname);
 	return -EPROTO;
 }
 

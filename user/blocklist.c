@@ -74,26 +74,62 @@ static int insert_addr(struct filter *f, const struct bloomxdp_key *key)
 	return ret < 0 ? ret : ctx.changed;
 }
 
-int blocklist_insert(struct filter *f, const struct entry *e)
+int blocklist_name_keys(const __u64 hash_key[2], const struct entry *e, __u64 out[2],
+			__u64 *kinds)
 {
 	__u64 prefix[BLOOMXDP_MAX_PATH_PREFIXES], host;
 	int n;
 
 	switch (e->kind) {
 	case ENTRY_ADDR:
-		return insert_addr(f, &e->addr);
+		break;
 	case ENTRY_NAME:
-		filter_header_set(f, BLOOMXDP_HAS_NAME_DEPTH(name_labels(e->name)));
-		return filter_insert_hash(f, name_hash(f->hash_key, e->name));
+		*kinds = BLOOMXDP_HAS_NAME_DEPTH(name_labels(e->name));
+		out[0] = name_hash(hash_key, e->name);
+		return 1;
 	case ENTRY_URL:
-		filter_header_set(f, BLOOMXDP_HAS_URLS);
-		host = name_hash(f->hash_key, e->name);
+		*kinds = BLOOMXDP_HAS_URLS;
+		host = name_hash(hash_key, e->name);
 		/* The entry's own path is the last of its prefixes. */
-		n = path_prefix_hashes(f->hash_key, e->path, strlen(e->path), prefix, NULL);
-		return filter_insert_hash(f, bloomxdp_url_host_key(f->hash_key, host)) |
-		       filter_insert_hash(f, bloomxdp_url_key(f->hash_key, host, prefix[n - 1]));
+		n = path_prefix_hashes(hash_key, e->path, strlen(e->path), prefix, NULL);
+		out[0] = bloomxdp_url_host_key(hash_key, host);
+		out[1] = bloomxdp_url_key(hash_key, host, prefix[n - 1]);
+		return 2;
 	}
+	*kinds = 0;
 	return 0;
+}
+
+int blocklist_insert(struct filter *f, const struct entry *e)
+{
+	__u64 keys[2], kinds;
+	int n, i, changed = 0;
+
+	if (e->kind == ENTRY_ADDR)
+		return insert_addr(f, &e->addr);
+	n = blocklist_name_keys(f->hash_key, e, keys, &kinds);
+	filter_header_set(f, kinds);
+	for (i = 0; i < n; i++)
+		changed |= filter_insert_hash(f, keys[i]);
+	return changed;
+}
+
+__u64 blocklist_keys(const struct filter *f, const struct entry *e)
+{
+	__u32 family, len;
+	int target;
+
+	if (e->kind == ENTRY_NAME)
+		return 1;
+	if (e->kind == ENTRY_URL)
+		return 2;
+	family = key_family(&e->addr);
+	len = key_prefix_len(&e->addr);
+	target = target_length(f, family, len);
+	/* No probed length covers it: it becomes one of its own, one key. */
+	if (target < 0 || (__u32)target == len)
+		return 1;
+	return target - len >= 64 ? ~0ULL : 1ULL << (target - len);
 }
 
 struct cover_ctx {

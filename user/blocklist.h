@@ -17,6 +17,20 @@
 int blocklist_insert(struct filter *f, const struct entry *e);
 
 /*
+ * The Bloom keys (64-bit hashes) of a domain or URL entry, for a filter made
+ * later: out receives 1 (a domain) or 2 (a URL: its host marker and its
+ * path), kinds the header bits they need; returns how many. 0 for an address.
+ */
+int blocklist_name_keys(const __u64 hash_key[2], const struct entry *e, __u64 out[2],
+			__u64 *kinds);
+
+/*
+ * The keys an entry would add to f as it is now (a prefix: its expansion to
+ * the probed length), for add's check of room before it changes anything.
+ */
+__u64 blocklist_keys(const struct filter *f, const struct entry *e);
+
+/*
  * Decides an entry as the XDP program would decide a packet carrying it: an
  * address (a prefix: its first address, probed at lengths up to its own), a
  * name in a DNS query / TLS SNI / HTTP Host, or a URL requested over HTTP. Returns true when blocked, with what matched in why (e.g. the

@@ -45,6 +45,8 @@ struct attach_opts {
 	bool verify;
 	__u64 events_per_sec;
 	__u32 layout;
+	__u64 max_memory;
+	bool max_memory_given;
 };
 
 /* Refuses, or with --force removes, an XDP program that is not ours. */
@@ -123,6 +125,7 @@ static int do_attach(const char *ifname, const struct attach_opts *o)
 	struct pin_dir pd = { .bpffs_fd = -1, .root_fd = -1, .fd = -1 };
 	struct loaded_prog lp = { .skel = NULL };
 	struct bloomxdp_config cfg = {};
+	__u64 max_memory = o->max_memory_given ? o->max_memory : default_max_memory();
 	struct bloom_plan plan;
 	bool loaded = false, pinned = false;
 	int link_fd = -1;
@@ -138,6 +141,14 @@ static int do_attach(const char *ifname, const struct attach_opts *o)
 		ret = plan_or_explain(o->capacity, o->fpr, o->layout, &plan);
 	if (ret)
 		return ret;
+	if (bloom_plan_map_bytes(&plan) > max_memory) {
+		log_error("a filter for --capacity %llu at FPR %g takes %llu bytes, over "
+			  "--max-memory %llu: lower --capacity, or raise --max-memory",
+			  (unsigned long long)plan.capacity, plan.fpr,
+			  (unsigned long long)bloom_plan_map_bytes(&plan),
+			  (unsigned long long)max_memory);
+		return -E2BIG;
+	}
 	/* Before anything is made: refuses a pin directory that is not ours. */
 	ret = pin_dir_open(ifname, false, &pd);
 	pin_dir_close(&pd);
@@ -161,10 +172,15 @@ static int do_attach(const char *ifname, const struct attach_opts *o)
 	memcpy(cfg.tls_ports, o->tls_ports, sizeof(cfg.tls_ports));
 	cfg.verify = o->verify;
 	cfg.events_per_sec = o->events_per_sec;
-	ret = loader_load(&cfg, &lp);
+	ret = loader_load_room(&cfg, exact_room_for_memory(max_memory), &lp);
 	if (ret)
 		return ret;
 	loaded = true;
+	ret = loader_write_state0(&lp, max_memory);
+	if (ret) {
+		log_error("cannot write the bookkeeping of %s: %s", ifname, strerror(-ret));
+		goto cleanup;
+	}
 
 	link_fd = attach_link(ifname, loader_prog_fd(&lp), ifindex, o->mode);
 	if (link_fd < 0) {
@@ -185,9 +201,10 @@ static int do_attach(const char *ifname, const struct attach_opts *o)
 		goto cleanup;
 
 	printf("attached to %s: %s layout, %llu bits, %u hashes, %llu bytes for %llu entries at "
-	       "FPR %g\n", ifname, layout_name(plan.layout), (unsigned long long)plan.bits,
-	       plan.hashes, (unsigned long long)plan.bytes, (unsigned long long)plan.capacity,
-	       plan.fpr);
+	       "FPR %g; loads size the filter for their lists, up to %llu bytes (--max-memory)\n",
+	       ifname, layout_name(plan.layout), (unsigned long long)plan.bits, plan.hashes,
+	       (unsigned long long)plan.bytes, (unsigned long long)plan.capacity, plan.fpr,
+	       (unsigned long long)max_memory);
 	pinned = false;
 cleanup:
 	if (pinned)
@@ -227,8 +244,17 @@ static const struct enum_value mode_values[] = {
 
 #define A(field) offsetof(struct attach_opts, field)
 static const struct option_spec attach_options[] = {
-	OPTION("capacity", 'c', OPT_COUNT, A(capacity), "N", "entries the filter is sized for",
+	OPTION("capacity", 'c', OPT_COUNT, A(capacity), "N",
+	       "keys the empty filter is sized for, and the\n"
+	       "fewest a load sizes its filter for",
 	       .min = 1, .max = COUNT_MAX),
+	OPTION("max-memory", 0, OPT_COUNT, A(max_memory), "BYTES",
+	       "memory a filter (and its exact copy) may take:\n"
+	       "a list that needs more is refused ('64M' is\n"
+	       "64,000,000; default 256 MiB, or an eighth of the\n"
+	       "memory of a smaller machine)",
+	       .min = MAX_MEMORY_MIN, .max = COUNT_MAX,
+	       .given = OPTION_GIVEN(struct attach_opts, max_memory_given)),
 	OPTION("fpr", 'p', OPT_RATE, A(fpr), "P", "target false-positive rate at capacity"),
 	OPTION("match", 'm', OPT_ENUM_SET, A(match), "WHAT", "what is looked up, a comma list",
 	       .values = match_values),
@@ -268,8 +294,9 @@ const struct command command_attach = {
 	.name = "attach",
 	.args = "IFNAME",
 	.summary = "load the XDP program on an interface with an empty filter",
-	.description = "Loads the XDP program on IFNAME with an empty filter sized for --capacity at\n"
-		       "--fpr, and pins it under " BLOOMXDP_PIN_ROOT "/IFNAME/. Fill it with 'load'.\n",
+	.description = "Loads the XDP program on IFNAME with an empty filter sized for --capacity\n"
+		       "at --fpr, and pins it under " BLOOMXDP_PIN_ROOT "/IFNAME/. Fill it with\n"
+		       "'load', which sizes a new filter for each list, within --max-memory.\n",
 	.options = attach_options,
 	.opts_size = sizeof(struct attach_opts),
 	.defaults = &attach_defaults,

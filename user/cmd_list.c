@@ -30,6 +30,8 @@ struct list_opts {
 	bool allow_public_suffix;	/* load/add: block public suffixes (edu.pl) too */
 	const char *column;	/* --format csv: "N" or "N,M" */
 	struct file_list where;	/* --format csv: "COL=VALUE", repeatable */
+	__u64 max_memory;	/* load: bytes a generation may take, from now on */
+	bool max_memory_given;
 };
 
 /* The expansion of prefixes, for load's report. */
@@ -74,25 +76,76 @@ static void warn_unmatched_kinds(const struct filter *f, const struct bloomxdp_c
 }
 
 /*
- * Judged on distinct entries estimated from the fill, so that duplicates in a
- * list do not raise a false alarm.
+ * Distinct keys in a filter: estimated from the fill where the bits can be
+ * read, so that duplicates do not count; else the keys inserted.
  */
-static void warn_over_capacity(const struct filter *f, const struct bloomxdp_config *cfg)
+static double filter_keys_now(const struct filter *f, const struct bloomxdp_state *st)
 {
-	double fill, distinct;
-
-	/* A filter that cannot be read is judged by the count, in status. */
 	if (!f->ops->readable)
-		return;
-	fill = (double)filter_popcount(f) / cfg->bits;
-	distinct = bloom_entries_for_fill(cfg->bits, cfg->hashes, fill);
+		return st->keys;
+	return bloom_entries_for_fill(f->bits, f->hashes, (double)filter_popcount(f) / f->bits);
+}
 
-	if (distinct <= cfg->capacity * 1.01)
-		return;
-	log_warn("about %.0f distinct entries exceed the capacity of %llu: the FPR is now about "
-		 "%.3g instead of %g; detach and attach with a larger --capacity to restore it",
-		 distinct, (unsigned long long)cfg->capacity,
-		 bloom_fpr_for_fill(fill, cfg->hashes), (double)cfg->fpr_ppb / BLOOMXDP_PPB);
+/* The memory limit of a load: --max-memory (kept from then on), else the live list's. */
+static __u64 load_max_memory(const struct list_opts *o, const struct bloomxdp_state *live)
+{
+	if (o->max_memory_given)
+		return o->max_memory;
+	return live->max_memory ? live->max_memory : default_max_memory();
+}
+
+/* A list that would need more than --max-memory: what it needs, and what to do. */
+static void explain_too_big(const struct attachment *att, const struct list_build *b,
+			    const struct list_opts *o, __u64 need_bytes, __u64 exact_bytes,
+			    __u64 max_memory)
+{
+	double fpr = (double)att->config.fpr_ppb / BLOOMXDP_PPB;
+	char exact[64] = "", hint[128] = "";
+
+	if (exact_bytes)
+		snprintf(exact, sizeof(exact), ", %llu of them the exact copy of --verify",
+			 (unsigned long long)exact_bytes);
+	/* Prefixes stored as many more keys than entries: more probes expand them less. */
+	if (b->keys > 2 * b->read && o->prefix_probes < BLOOMXDP_MAX_PREFIX_LENGTHS)
+		snprintf(hint, sizeof(hint), ", or more --prefix-probes than %llu (fewer keys)",
+			 (unsigned long long)o->prefix_probes);
+	if (!need_bytes)
+		log_error("the list makes %llu keys: no filter holds that many at FPR %g (m is "
+			  "at most 2^32 bits); load a shorter list%s; the live list of %s is "
+			  "unchanged", (unsigned long long)b->keys, fpr, hint, att->ifname);
+	else
+		log_error("the list makes %llu keys, which need %llu bytes at FPR %g%s, over "
+			  "--max-memory %llu: load it with --max-memory %llu or more%s; the live "
+			  "list of %s is unchanged", (unsigned long long)b->keys,
+			  (unsigned long long)need_bytes, fpr, exact,
+			  (unsigned long long)max_memory, (unsigned long long)need_bytes, hint,
+			  att->ifname);
+}
+
+/*
+ * The new generation's filter, sized for the list's keys (and room for adds)
+ * at the target FPR with the attachment's k, within max_memory.
+ */
+static int size_generation(const struct attachment *att, const struct list_build *b,
+			   const struct list_opts *o, __u64 max_memory, __u64 exact_bytes,
+			   struct bloom_plan *plan)
+{
+	struct generation_need need = {
+		.layout = att->config.layout, .hashes = att->config.hashes,
+		.fpr = (double)att->config.fpr_ppb / BLOOMXDP_PPB, .keys = b->keys,
+		.floor = att->config.capacity, .max_memory = max_memory,
+		.other_bytes = exact_bytes,
+	};
+	__u64 need_bytes;
+	int ret;
+
+	ret = generation_plan(&need, plan, &need_bytes);
+	if (ret == -E2BIG)
+		explain_too_big(att, b, o, need_bytes, exact_bytes, max_memory);
+	else if (ret)
+		log_error("cannot size a filter for the list at FPR %g: %s; the live list of %s is "
+			  "unchanged", need.fpr, strerror(-ret), att->ifname);
+	return ret;
 }
 
 static double seconds_since(const struct timespec *start)
@@ -218,8 +271,9 @@ static int allow_exceptions(struct attachment *att, const struct list_build *b)
 
 /*
  * The blocklist: a new filter (and exact copy with --verify) in the other
- * generation. The input is read before the writers' lock is taken, so that a
- * slow feed holds up no other writer; the lock covers only the swap.
+ * generation, sized for the list. The input is read before the writers' lock
+ * is taken, so that a slow feed holds up no other writer; the lock covers
+ * only the swap.
  */
 static int load_blocklist(struct attachment *att, const struct list_opts *o, char **files,
 			  int nfiles)
@@ -228,26 +282,57 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o, cha
 	int outers[5] = { att->filter_fd, att->kfilter_fd }, nouters = 1;
 	struct exact_set exact;
 	struct filter f = { .map_fd = -1 };
-	struct bloomxdp_state st = {};
+	struct bloomxdp_state st = {}, live = {};
 	char err[LIST_ERROR_LEN];
 	struct timespec start, wall;
 	struct list_build build;
+	struct bloom_plan plan;
+	__u64 max_memory, exact_bytes = 0;
 	__u32 slot;
 	int ret;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	exact_set_init(&exact);
-	list_build_init(&build, &f, o->prefix_probes);
-	ret = filter_create(&att->config, &f);
-	if (!ret && att->config.verify) {
-		ret = exact_set_create(&exact, exact_room(att->config.capacity));
-		build.exact = &exact;
-	}
+	list_build_init(&build, NULL, o->prefix_probes);
+	build.bloom = true;
+	memcpy(build.hash_key, att->config.hash_key, sizeof(build.hash_key));
+	/* The limit this load sizes within: the live list's, unless --max-memory sets another. */
+	ret = attachment_active(att, BLOOMXDP_ACTIVE_BLOCK, &slot);
+	if (!ret)
+		ret = attachment_read_state(att, slot, &live);
 	if (ret) {
-		log_error("cannot create the new maps of %s: %s", att->ifname, strerror(-ret));
+		log_error("cannot read the live generation of %s: %s; the live list is unchanged",
+			  att->ifname, strerror(-ret));
 		goto cleanup;
 	}
+	max_memory = load_max_memory(o, &live);
+	if (att->config.verify) {
+		ret = exact_set_create(&exact, exact_room_for_memory(max_memory));
+		if (ret) {
+			log_error("cannot create the new maps of %s: %s", att->ifname,
+				  strerror(-ret));
+			goto cleanup;
+		}
+		build.exact = &exact;
+	}
 	ret = build_lists(&build, o, files, nfiles, err);
+	if (ret) {
+		log_error("%s; the live list of %s is unchanged", err, att->ifname);
+		goto cleanup;
+	}
+	if (att->config.verify)
+		exact_bytes = exact_set_bytes(&exact);
+	ret = size_generation(att, &build, o, max_memory, exact_bytes, &plan);
+	if (ret)
+		goto cleanup;
+	ret = filter_create_plan(&att->config, &plan, &f);
+	if (ret) {
+		log_error("cannot create a filter of %llu bytes for %s: %s; the live list is "
+			  "unchanged", (unsigned long long)bloom_plan_map_bytes(&plan), att->ifname,
+			  strerror(-ret));
+		goto cleanup;
+	}
+	ret = list_build_insert(&build, &f, err);
 	if (ret) {
 		log_error("%s; the live list of %s is unchanged", err, att->ifname);
 		goto cleanup;
@@ -279,6 +364,8 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o, cha
 	st.keys = build.keys;
 	st.generation++;
 	st.loaded_at_ns = wall.tv_sec * 1000000000ULL + wall.tv_nsec;
+	st.capacity = plan.capacity;
+	st.max_memory = max_memory;
 	/* The new slot's bookkeeping before the flip: status then never lags the filter. */
 	ret = attachment_write_state(att, slot, &st);
 	if (!ret)
@@ -297,7 +384,12 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o, cha
 	printf("loaded %llu entries into %s in %.2f s\n", (unsigned long long)build.read,
 	       att->ifname, seconds_since(&start));
 	print_prefix_plans(build.plan);
-	warn_over_capacity(&f, &att->config);
+	printf("filter sized for %llu keys (the list makes %llu; the previous filter was sized "
+	       "for %llu): %llu bytes, estimated FPR %.3g at FPR %g asked\n",
+	       (unsigned long long)plan.capacity, (unsigned long long)build.keys,
+	       (unsigned long long)live.capacity, (unsigned long long)filter_map_bytes(&f),
+	       bloom_layout_fpr(plan.layout, plan.bits, plan.hashes, build.keys),
+	       (double)att->config.fpr_ppb / BLOOMXDP_PPB);
 	warn_unmatched_kinds(&f, &att->config, att->ifname);
 	ret = attachment_check_enforced(att);
 cleanup:
@@ -321,15 +413,27 @@ static int load_allowlist(struct attachment *att, const struct list_opts *o, cha
 {
 	const int outers[] = { att->allow.v4_fd, att->allow.v6_fd, att->allow.names_fd };
 	char err[LIST_ERROR_LEN];
+	struct bloomxdp_state live = {};
 	struct list_build build;
 	struct exact_set exact;
+	__u64 max_memory, bytes;
 	__u32 slot;
 	int ret;
 
 	list_build_init(&build, NULL, o->prefix_probes);
 	build.allowlist = true;
 	exact_set_init(&exact);
-	ret = exact_set_create(&exact, exact_room(att->config.capacity));
+	ret = attachment_active(att, BLOOMXDP_ACTIVE_BLOCK, &slot);
+	if (!ret)
+		ret = attachment_read_state(att, slot, &live);
+	if (ret) {
+		log_error("cannot read the live generation of %s: %s; the allowlist is unchanged",
+			  att->ifname, strerror(-ret));
+		return ret;
+	}
+	/* The allowlist is held to the same limit as a generation of the blocklist. */
+	max_memory = load_max_memory(o, &live);
+	ret = exact_set_create(&exact, exact_room_for_memory(max_memory));
 	if (ret) {
 		log_error("cannot create the new allowlist maps of %s: %s", att->ifname,
 			  strerror(-ret));
@@ -340,6 +444,15 @@ static int load_allowlist(struct attachment *att, const struct list_opts *o, cha
 	ret = build_lists(&build, o, files, nfiles, err);
 	if (ret) {
 		log_error("%s; the allowlist of %s is unchanged", err, att->ifname);
+		goto cleanup;
+	}
+	bytes = exact_set_bytes(&exact);
+	if (bytes > max_memory) {
+		log_error("the allowlist takes %llu bytes, over --max-memory %llu: load it with "
+			  "--max-memory %llu or more; the allowlist of %s is unchanged",
+			  (unsigned long long)bytes, (unsigned long long)max_memory,
+			  (unsigned long long)bytes, att->ifname);
+		ret = -E2BIG;
 		goto cleanup;
 	}
 	ret = attachment_lock(att);
@@ -505,6 +618,34 @@ static int add_allowed(struct attachment *att, const struct parsed_args *p)
 	return attachment_check_enforced(att);
 }
 
+/*
+ * add: refused, with nothing changed, when the keys would take the live
+ * filter past the keys it is sized for, i.e. its FPR past the target. A
+ * load of the whole list sizes a new filter instead.
+ */
+static int add_check_room(const struct attachment *att, const struct filter *f,
+			  const struct bloomxdp_state *st, const struct entry *parsed, int n,
+			  __u64 *added)
+{
+	__u64 capacity = st->capacity ? st->capacity : att->config.capacity, keys;
+	double now = filter_keys_now(f, st);
+	int i;
+
+	*added = 0;
+	for (i = 0; i < n; i++) {
+		keys = blocklist_keys(f, &parsed[i]);
+		*added = keys > ~0ULL - *added ? ~0ULL : *added + keys;
+	}
+	if (generation_has_room(now, *added, capacity))
+		return 0;
+	log_error("%d entr%s (%llu keys) would take the filter of %s past the %llu keys it is "
+		  "sized for (it holds about %.0f), and its FPR past %g: nothing was added; "
+		  "'bloomxdp load' the whole list with them, which sizes a new filter for it",
+		  n, n == 1 ? "y" : "ies", (unsigned long long)*added, att->ifname,
+		  (unsigned long long)capacity, now, (double)att->config.fpr_ppb / BLOOMXDP_PPB);
+	return -ENOSPC;
+}
+
 /* add: into the live filter (and exact copy) in place: Bloom inserts only set bits. */
 static int add_blocked(struct attachment *att, const struct parsed_args *p, char **entries)
 {
@@ -512,7 +653,7 @@ static int add_blocked(struct attachment *att, const struct parsed_args *p, char
 	struct filter f = { .map_fd = -1 };
 	struct bloomxdp_state st = {};
 	struct exact_set live;
-	__u64 inserted = 0;
+	__u64 inserted = 0, added;
 	int i, ret, n = p->n;
 	__u32 slot;
 
@@ -524,11 +665,19 @@ static int add_blocked(struct attachment *att, const struct parsed_args *p, char
 		ret = filter_open_kernel(att->kfilter_fd, slot, &f);
 	if (!ret && att->config.verify)
 		ret = exact_set_open(&att->verify, slot, &live);
+	if (!ret)
+		ret = attachment_read_state(att, slot, &st);
 	if (ret) {
 		log_error("cannot open the live filter of %s: %s", att->ifname, strerror(-ret));
 		goto cleanup;
 	}
+	ret = add_check_room(att, &f, &st, parsed, n, &added);
+	if (ret)
+		goto cleanup;
 	for (i = 0; i < n; i++) {
+		/* Counted before it goes in: a prefix may add a length, and expand less. */
+		__u64 keys = blocklist_keys(&f, &parsed[i]);
+
 		/* The exact copy first: a packet must not see a Bloom hit it cannot confirm. */
 		if (att->config.verify) {
 			ret = exact_set_add(&live, att->config.hash_key, &parsed[i]);
@@ -539,6 +688,8 @@ static int add_blocked(struct attachment *att, const struct parsed_args *p, char
 		if (ret < 0)
 			break;
 		inserted += ret;
+		st.entries++;
+		st.keys += keys;
 	}
 	if (ret < 0)
 		log_error("%s: %s; 'bloomxdp load' the whole list to re-plan the prefix lengths%s",
@@ -546,17 +697,12 @@ static int add_blocked(struct attachment *att, const struct parsed_args *p, char
 			  ret == -ENOSPC ? "a new prefix length, and all 8 are taken" :
 			  ret == -E2BIG ? "its expansion to the probed lengths is too large" :
 			  strerror(-ret), i ? " (the entries before it were added)" : "");
-	if (attachment_read_state(att, slot, &st) == 0) {
-		st.entries += i;
-		st.keys += i;
-		if (attachment_write_state(att, slot, &st))
-			log_warn("entries added, but the entry count could not be saved");
-	}
+	if (attachment_write_state(att, slot, &st))
+		log_warn("entries added, but the entry count could not be saved");
 	if (ret < 0)
 		goto cleanup;
 	printf("added %d entr%s to %s (%llu not already in the filter)\n", n, n == 1 ? "y" : "ies",
 	       att->ifname, (unsigned long long)inserted);
-	warn_over_capacity(&f, &att->config);
 	warn_unmatched_kinds(&f, &att->config, att->ifname);
 	ret = attachment_check_enforced(att);
 cleanup:
@@ -775,6 +921,11 @@ static const struct option_spec load_options[] = {
 	       "it such a line stops the load"),
 	OPTION_PUBLIC_SUFFIX,
 	OPTION_CSV,
+	OPTION("max-memory", 0, OPT_COUNT, L(max_memory), "BYTES",
+	       "the memory a filter may take, for this load and\n"
+	       "the next ones (default: attach's --max-memory)",
+	       .min = MAX_MEMORY_MIN, .max = COUNT_MAX,
+	       .given = OPTION_GIVEN(struct list_opts, max_memory_given)),
 	{}
 };
 
@@ -802,9 +953,11 @@ const struct command command_load = {
 	.summary = "replace the live list with list files, atomically",
 	.description =
 		"Replaces the live list of IFNAME with the entries of the FILEs ('-' reads\n"
-		"standard input). The new filter is built aside and swapped in with one atomic\n"
-		"map update: packets see the old list or the new one, never a mix. On any bad\n"
-		"line, read error or empty input the live list stays as it was.\n\n"
+		"standard input). The new filter is sized for the list (its keys and a quarter\n"
+		"more for adds, at least attach's --capacity) at the target FPR, built aside and\n"
+		"swapped in with one atomic map update: packets see the old list or the new\n"
+		"one, never a mix. On any bad line, read error, empty input, or a list that\n"
+		"needs more than --max-memory, the live list stays as it was.\n\n"
 		"One entry per line; '#' or ';' at the start or after white space starts a\n"
 		"comment; blank lines and surrounding white space are ignored; duplicates are\n"
 		"fine. Adblock, hosts, dnsmasq, Unbound, RPZ lines and address ranges are told\n"
@@ -828,8 +981,10 @@ const struct command command_add = {
 	.summary = "insert entries into the live list",
 	.description =
 		"Inserts entries (addresses, domains, URLs) into the live list of IFNAME, in\n"
-		"place. Nothing is inserted if any entry is invalid. A Bloom filter cannot\n"
-		"delete: to remove entries, 'load' the list without them.\n",
+		"place. Nothing is inserted if any entry is invalid, or if they would take the\n"
+		"filter past the keys it is sized for (its FPR past the target): 'load' the\n"
+		"whole list then, which sizes a new filter. A Bloom filter cannot delete: to\n"
+		"remove entries, 'load' the list without them.\n",
 	.options = add_options,
 	.run = run_add,
 };

@@ -83,8 +83,7 @@ static void plan_print_json(struct json *j, const struct bloom_plan *p)
 	json_kv_u64(j, "hashes", p->hashes);
 	json_kv_u64(j, "bytes", p->bytes);
 	json_kv_double(j, "bits_per_entry", "%.4f", (double)p->bits / p->capacity);
-	json_kv_double(j, "estimated_fpr", "%.6g",
-		       bloom_fpr_for_entries(p->bits, p->hashes, p->capacity));
+	json_kv_double(j, "estimated_fpr", "%.6g", p->expected_fpr);
 	json_key(j, "fill");
 	json_array_start(j);
 	for (i = 0; i < sizeof(plan_fill_pct) / sizeof(plan_fill_pct[0]); i++) {
@@ -125,6 +124,8 @@ struct list_report {
 	__u64 keys;		/* Bloom keys after expansion */
 	__u64 exact_bytes;	/* with --verify: LPM tries and hash map, kernel accounting */
 	bool verify;
+	struct bloom_plan load;	/* the filter a load of the list makes */
+	bool load_planned;
 };
 
 static void report_text(const struct list_report *r)
@@ -152,6 +153,11 @@ static void report_text(const struct list_report *r)
 	if (b->nexceptions)
 		printf("exceptions    %zu (for the allowlist)\n", b->nexceptions);
 	printf("keys          %llu\n", (unsigned long long)r->keys);
+	if (r->load_planned)
+		printf("load          a filter for %llu keys (the list's and a quarter more for "
+		       "adds): %llu bytes%s\n", (unsigned long long)r->load.capacity,
+		       (unsigned long long)bloom_plan_map_bytes(&r->load),
+		       r->verify ? ", and the exact copy" : "");
 	if (r->verify)
 		printf("exact copy    %llu bytes (--verify; kernel accounting), %.1f bytes per entry\n",
 		       (unsigned long long)r->exact_bytes,
@@ -181,6 +187,10 @@ static void report_json(struct json *j, const struct list_report *r)
 	}
 	if (r->verify)
 		json_kv_u64(j, "exact_bytes", r->exact_bytes);
+	if (r->load_planned) {
+		json_kv_u64(j, "load_sized_for", r->load.capacity);
+		json_kv_u64(j, "load_bytes", bloom_plan_map_bytes(&r->load));
+	}
 	json_object_end(j);
 }
 
@@ -284,6 +294,17 @@ static int run_plan(const struct cli_call *call)
 	}
 	if (plan_or_explain(capacity, o->fpr, o->layout, &plan))
 		return -EINVAL;
+	if (o->lists.count) {
+		/* As load sizes it: for the list, at least --capacity when given. */
+		struct generation_need need = {
+			.layout = o->layout, .hashes = plan.hashes, .fpr = o->fpr,
+			.keys = report.keys, .floor = o->capacity_given ? o->capacity : 1,
+			.max_memory = ~0ULL,
+		};
+		__u64 need_bytes;
+
+		report.load_planned = !generation_plan(&need, &report.load, &need_bytes);
+	}
 	if (call->json) {
 		struct json j;
 
@@ -339,10 +360,11 @@ const struct command command_plan = {
 	.summary = "size a filter: bits, hashes, memory, FPR as it fills",
 	.description =
 		"Sizes a Bloom filter for N entries at a target false-positive rate P:\n"
-		"bits m = ceil(-N ln P / (ln 2)^2) (rounded up to 64), hashes k = round(m/N ln 2),\n"
+		"m = ceil(-N ln P / (ln 2)^2) bits (rounded up to 64), k = round(log2 1/P) hashes,\n"
 		"memory, and the expected FPR as the list fills (and overfills). With --list,\n"
-		"for that list: prefixes before and after expansion, probes per packet, and the\n"
-		"keys the filter will hold (the capacity, unless --capacity is given).\n",
+		"for that list: prefixes before and after expansion, probes per packet, the\n"
+		"keys the filter will hold (the capacity, unless --capacity is given), and the\n"
+		"filter a load of it makes.\n",
 	.options = plan_options,
 	.opts_size = sizeof(struct plan_opts),
 	.defaults = &plan_defaults,

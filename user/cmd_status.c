@@ -225,7 +225,7 @@ static int do_status(const char *ifname, bool json)
 	struct link_view link = {};
 	struct attachment att;
 	double fill, fpr_n, fpr_fill, target, distinct;
-	__u64 keys, bits_m;
+	__u64 keys, bits_m, bytes, sized_for;
 	char l4[64], l6[64];
 	char loaded[32] = "never", match[64], dns_ports[32], http_ports[32], tls_ports[32];
 	__u64 counts[NCOUNTERS], checked, fps, v4_lengths, v6_lengths;
@@ -266,17 +266,23 @@ static int do_status(const char *ifname, bool json)
 		  counts[COUNTER_INDEX(checked_sni)];
 	fps = counts[COUNTER_INDEX(false_positives)];
 	observed_fpr = checked ? (double)fps / checked : 0;
-	/* Per key: a prefix stored as several keys counts as several. */
+	/*
+	 * Per key of the live generation, as its filter was sized: a prefix
+	 * stored as several keys counts as several. Both estimates are of the
+	 * live filter, with its own m.
+	 */
 	keys = st.keys ? st.keys : st.entries;
-	bits_m = f.ops->bits(cfg);
+	bits_m = f.ops->bits(&f);
+	bytes = filter_map_bytes(&f);
+	sized_for = st.capacity ? st.capacity : cfg->capacity;
 	if (!f.ops->readable) {
-		/* No fill to read: the entry count only. */
+		/* No fill to read: the key count only. */
 		fill = fpr_fill = NAN;
 		distinct = keys;
 	} else {
-		fill = (double)set_bits / cfg->bits;
-		fpr_fill = bloom_fpr_for_fill(fill, cfg->hashes);
-		distinct = bloom_entries_for_fill(cfg->bits, cfg->hashes, fill);
+		fill = (double)set_bits / f.bits;
+		fpr_fill = bloom_layout_fpr_for_fill(cfg->layout, f.bits, cfg->hashes, fill);
+		distinct = bloom_entries_for_fill(f.bits, cfg->hashes, fill);
 	}
 	fpr_n = bloom_layout_fpr(cfg->layout, bits_m, cfg->hashes, keys);
 	target = (double)cfg->fpr_ppb / BLOOMXDP_PPB;
@@ -309,12 +315,15 @@ static int do_status(const char *ifname, bool json)
 		json_kv_string(&j, "tls_ports", tls_ports);
 		json_kv_string(&j, "layout", layout_name(cfg->layout));
 		json_kv_u64(&j, "capacity", cfg->capacity);
+		json_kv_u64(&j, "sized_for", sized_for);
+		json_kv_u64(&j, "max_memory", st.max_memory);
 		json_kv_u64(&j, "entries", st.entries);
+		json_kv_u64(&j, "keys", keys);
 		/* JSON has no NaN nor infinity: unknown (or past counting) is null. */
 		json_kv_double(&j, "distinct_estimate", "%.0f", distinct);
 		json_kv_u64(&j, "bits", bits_m);
 		json_kv_u64(&j, "hashes", cfg->hashes);
-		json_kv_u64(&j, "bytes", f.ops->readable ? f.bytes : bits_m / 8);
+		json_kv_u64(&j, "bytes", bytes);
 		json_kv_u64(&j, "set_bits", set_bits);
 		json_kv_double(&j, "fill_ratio", "%.6g", fill);
 		json_kv_double(&j, "estimated_fpr", "%.6g", fpr_n);
@@ -340,18 +349,16 @@ static int do_status(const char *ifname, bool json)
 	printf("action          %s%s\n", cfg->action == BLOOMXDP_ACTION_MONITOR ? "monitor" : "drop",
 	       cfg->dns_reply == BLOOMXDP_DNS_REPLY_NXDOMAIN ? ", NXDOMAIN answers to DNS" : "");
 	printf("layout          %s\n", layout_name(cfg->layout));
-	printf("capacity        %llu\n", (unsigned long long)cfg->capacity);
-	printf("entries         %llu inserted, about %.0f distinct (from %s)%s\n",
-	       (unsigned long long)st.entries, distinct, isnan(fill) ? "the keys" : "fill",
-	       distinct > cfg->capacity * 1.01 ? "  OVER CAPACITY" : "");
+	printf("capacity        %llu keys at attach; the live filter is sized for %llu\n",
+	       (unsigned long long)cfg->capacity, (unsigned long long)sized_for);
+	printf("entries         %llu inserted as %llu keys, about %.0f distinct (from %s)%s\n",
+	       (unsigned long long)st.entries, (unsigned long long)keys, distinct,
+	       isnan(fill) ? "the keys" : "fill",
+	       distinct > sized_for * 1.01 ? "  OVER CAPACITY" : "");
 	printf("bits (m)        %llu\n", (unsigned long long)bits_m);
 	printf("hashes (k)      %u\n", cfg->hashes);
-	{
-		__u64 bytes = f.ops->readable ? f.bytes : bits_m / 8;
-
-		printf("memory          %llu bytes (%.2f MiB)\n", (unsigned long long)bytes,
-		       bytes / 1048576.0);
-	}
+	printf("memory          %llu bytes (%.2f MiB); at most %llu per filter (--max-memory)\n",
+	       (unsigned long long)bytes, bytes / 1048576.0, (unsigned long long)st.max_memory);
 	if (isnan(fill))
 		printf("fill ratio      n/a (the kernel's Bloom filter map cannot be read)\n");
 	else
@@ -389,9 +396,10 @@ const struct command command_status = {
 	.args = "IFNAME",
 	.summary = "show the attachment and the filter's state",
 	.description =
-		"Shows the attachment (program id, XDP mode) and the filter: capacity, entries,\n"
-		"bits m, hashes k, memory, fill ratio, and the estimated false-positive rate both\n"
-		"from the entry count, (1 - e^(-kn/m))^k, and from the fill ratio, fill^k.\n",
+		"Shows the attachment (program id, XDP mode) and the live filter: the keys it is\n"
+		"sized for, entries and keys, bits m, hashes k, memory and its limit, fill ratio,\n"
+		"and the estimated false-positive rate both from the key count,\n"
+		"(1 - e^(-kn/m))^k, and from the fill ratio, fill^k.\n",
 	.json = true,
 	.ifname = true,
 	.run = run_status,

@@ -42,6 +42,13 @@ __u32 exact_room(__u64 capacity)
 	return room > (1U << 30) ? 1U << 30 : (__u32)room;
 }
 
+__u32 exact_room_for_memory(__u64 max_memory)
+{
+	__u64 room = max_memory / EXACT_ENTRY_BYTES + 1;
+
+	return room > (1U << 30) ? 1U << 30 : (__u32)room;
+}
+
 void exact_set_close(struct exact_set *x)
 {
 	if (x->v4_fd >= 0)

@@ -30,6 +30,16 @@ int exact_set_create(struct exact_set *x, __u32 max_entries);
 
 /* Room of each exact map for a filter of capacity: twice it, for lists that exceed it. */
 __u32 exact_room(__u64 capacity);
+
+/*
+ * Room of each exact map of a load: LPM tries allocate per entry, so the room
+ * is only a bound, set where the entries alone would take max_memory bytes
+ * (at least EXACT_ENTRY_BYTES each, as the kernel accounts them), so that a
+ * list too large for it stops as it is read. What the set takes is checked
+ * after, with exact_set_bytes().
+ */
+#define EXACT_ENTRY_BYTES 24
+__u32 exact_room_for_memory(__u64 max_memory);
 void exact_set_close(struct exact_set *x);
 
 /* Adds an entry; hash_key hashes names as the filter does. -ENOSPC when full. */

@@ -23,17 +23,19 @@ static inline int bloomxdp_kernel_has(void *filter, __u64 hash)
 #include <bloomxdp/bloom.h>
 #include "filter.h"
 #include "layout.h"
+#include "sizing.h"
 
-static int filter_init(struct filter *f, const struct bloomxdp_config *cfg)
+static int filter_init(struct filter *f, const struct bloomxdp_config *cfg, __u64 capacity,
+		       __u32 bits)
 {
 	memset(f, 0, sizeof(*f));
 	f->map_fd = -1;
 	f->kbloom_fd = -1;
-	f->capacity = cfg->capacity;
-	f->bits = cfg->bits;
+	f->capacity = capacity;
+	f->bits = bits;
 	f->hashes = cfg->hashes;
 	f->layout = cfg->layout;
-	f->bytes = ((size_t)cfg->bits / BLOOMXDP_WORD_BITS + BLOOMXDP_HDR_WORDS) * sizeof(__u64);
+	f->bytes = ((size_t)bits / BLOOMXDP_WORD_BITS + BLOOMXDP_HDR_WORDS) * sizeof(__u64);
 	memcpy(f->hash_key, cfg->hash_key, sizeof(f->hash_key));
 	f->ops = layout_get(cfg->layout);
 	return f->ops ? 0 : -EPROTO;
@@ -50,27 +52,45 @@ static int filter_map(struct filter *f)
 	return 0;
 }
 
-int filter_create(const struct bloomxdp_config *cfg, struct filter *f)
+static int filter_create_sized(const struct bloomxdp_config *cfg, __u64 capacity, __u32 bits,
+			       struct filter *f)
 {
-	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_MMAPABLE);
+	/* Inner maps of any size in one outer map: see bpf/maps.h. */
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP);
 	int ret;
 
-	ret = filter_init(f, cfg);
+	ret = filter_init(f, cfg, capacity, bits);
 	if (ret)
 		return ret;
+	if (bits % BLOOMXDP_WORD_BITS || (f->ops->readable && !bits))
+		return -EINVAL;
 	f->map_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "bloomxdp_bits", sizeof(__u32),
-				   sizeof(__u64), cfg->bits / BLOOMXDP_WORD_BITS + BLOOMXDP_HDR_WORDS,
-				   &opts);
+				   sizeof(__u64), f->bytes / sizeof(__u64), &opts);
 	if (f->map_fd < 0)
 		return -errno;
 	ret = filter_map(f);
 	if (!ret && f->ops->create)
 		ret = f->ops->create(f);
-	if (ret)
+	if (ret) {
 		filter_close(f);
-	else
-		filter_header_clear(f);
-	return ret;
+		return ret;
+	}
+	filter_header_clear(f);
+	filter_header_word_set(f, BLOOMXDP_HDR_BITS, bits);
+	return 0;
+}
+
+int filter_create_plan(const struct bloomxdp_config *cfg, const struct bloom_plan *plan,
+		       struct filter *f)
+{
+	if (plan->layout != cfg->layout || plan->hashes != cfg->hashes)
+		return -EINVAL;
+	return filter_create_sized(cfg, plan->capacity, layout_config_bits(plan), f);
+}
+
+int filter_create(const struct bloomxdp_config *cfg, struct filter *f)
+{
+	return filter_create_sized(cfg, cfg->capacity, cfg->bits, f);
 }
 
 int filter_install_kernel(int kouter_fd, __u32 slot, const struct filter *f)
@@ -82,19 +102,26 @@ int filter_install_kernel(int kouter_fd, __u32 slot, const struct filter *f)
 
 int filter_open_kernel(int kouter_fd, __u32 slot, struct filter *f)
 {
-	__u32 id;
+	struct bpf_map_info info = {};
+	__u32 id, len = sizeof(info);
 
 	if (!f->ops->create)
 		return 0;
 	if (bpf_map_lookup_elem(kouter_fd, &slot, &id))
 		return -errno;
 	f->kbloom_fd = bpf_map_get_fd_by_id(id);
-	return f->kbloom_fd < 0 ? f->kbloom_fd : 0;
+	if (f->kbloom_fd < 0)
+		return -errno;
+	/* Sized for its list: max_entries says for how many keys. */
+	if (bpf_obj_get_info_by_fd(f->kbloom_fd, &info, &len))
+		return -errno;
+	f->capacity = info.max_entries;
+	return 0;
 }
 
 int filter_init_memory(const struct bloomxdp_config *cfg, struct filter *f)
 {
-	int ret = filter_init(f, cfg);
+	int ret = filter_init(f, cfg, cfg->capacity, cfg->bits);
 
 	if (ret)
 		return ret;
@@ -102,15 +129,18 @@ int filter_init_memory(const struct bloomxdp_config *cfg, struct filter *f)
 	if (!f->words)
 		return -ENOMEM;
 	filter_header_clear(f);
+	filter_header_word_set(f, BLOOMXDP_HDR_BITS, f->bits);
 	return 0;
 }
 
 int filter_open(int outer_fd, __u32 slot, const struct bloomxdp_config *cfg, struct filter *f)
 {
-	__u32 id;
+	struct bpf_map_info info = {};
+	__u32 id, len = sizeof(info);
+	__u64 bits;
 	int ret;
 
-	ret = filter_init(f, cfg);
+	ret = filter_init(f, cfg, 0, 0);
 	if (ret)
 		return ret;
 	if (bpf_map_lookup_elem(outer_fd, &slot, &id))
@@ -118,9 +148,28 @@ int filter_open(int outer_fd, __u32 slot, const struct bloomxdp_config *cfg, str
 	f->map_fd = bpf_map_get_fd_by_id(id);
 	if (f->map_fd < 0)
 		return -errno;
+	if (bpf_obj_get_info_by_fd(f->map_fd, &info, &len)) {
+		ret = -errno;
+		goto err;
+	}
+	ret = -EPROTO;
+	if (info.value_size != sizeof(__u64) || info.max_entries < BLOOMXDP_HDR_WORDS)
+		goto err;
+	f->bytes = (size_t)info.max_entries * sizeof(__u64);
 	ret = filter_map(f);
 	if (ret)
-		filter_close(f);
+		goto err;
+	/* The map says how many bits follow its header; the two must agree. */
+	bits = filter_header_word(f, BLOOMXDP_HDR_BITS);
+	ret = -EPROTO;
+	if (bits % BLOOMXDP_WORD_BITS || bits > BLOOMXDP_MAX_BITS ||
+	    bits / BLOOMXDP_WORD_BITS + BLOOMXDP_HDR_WORDS != info.max_entries ||
+	    !bits != !f->ops->readable)
+		goto err;
+	f->bits = bits;
+	return 0;
+err:
+	filter_close(f);
 	return ret;
 }
 
@@ -180,9 +229,9 @@ bool layout_array_test(const struct filter *f, __u64 hash)
 	return bloomxdp_filter_test(f->words, f->layout, f->bits, f->hashes, hash);
 }
 
-__u64 layout_array_bits(const struct bloomxdp_config *cfg)
+__u64 layout_array_bits(const struct filter *f)
 {
-	return cfg->bits;
+	return f->bits;
 }
 
 bool filter_insert_hash(struct filter *f, __u64 hash)
@@ -253,22 +302,28 @@ bool filter_test(const struct filter *f, const struct bloomxdp_key *key)
 __u64 filter_popcount(const struct filter *f)
 {
 	size_t i, nwords = f->bits / BLOOMXDP_WORD_BITS;
+	const __u64 *array = f->words + BLOOMXDP_HDR_WORDS;
 	__u64 set = 0;
 
 	for (i = 0; i < nwords; i++)
-		set += __builtin_popcountll(f->words[i]);
+		set += __builtin_popcountll(array[i]);
 	return set;
+}
+
+__u64 filter_map_bytes(const struct filter *f)
+{
+	return f->ops->readable ? f->bytes : f->bytes + f->ops->bits(f) / 8;
 }
 
 __u64 filter_header_word(const struct filter *f, __u32 word)
 {
-	return __atomic_load_n(&f->words[bloomxdp_header_index(f->bits, word)], __ATOMIC_RELAXED);
+	return __atomic_load_n(&f->words[word], __ATOMIC_RELAXED);
 }
 
 /* One whole-word store, as for the bits; writers hold the attachment lock. */
 void filter_header_word_set(struct filter *f, __u32 word, __u64 value)
 {
-	__atomic_store_n(&f->words[bloomxdp_header_index(f->bits, word)], value, __ATOMIC_RELAXED);
+	__atomic_store_n(&f->words[word], value, __ATOMIC_RELAXED);
 }
 
 void filter_header_clear(struct filter *f)

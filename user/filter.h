@@ -6,27 +6,40 @@
 #include <bloomxdp/common.h>
 #include <bloomxdp/hash.h>
 
-/* A "bits" filter map, mmap-ed: the same words the XDP program reads. */
+/* A filter map, mmap-ed: the same words the XDP program reads. */
 struct filter {
 	int map_fd;		/* -1 for a filter in plain memory */
-	__u64 *words;		/* the bit array, then the header word */
+	__u64 *words;		/* the header words, then the bit array */
 	size_t bytes;		/* of words, header included */
-	__u32 bits;
+	__u32 bits;		/* m of this filter (its header word BLOOMXDP_HDR_BITS) */
 	__u32 hashes;
 	__u32 layout;		/* enum bloomxdp_layout */
 	const struct layout_ops *ops;	/* of layout */
 	int kbloom_fd;		/* the map of a layout that is not readable, else -1 */
-	__u64 capacity;		/* its max_entries */
+	__u64 capacity;		/* keys it is sized for (layout kernel: its max_entries) */
 	__u64 hash_key[2];
 };
 
-/* Creates a new, empty filter map with the geometry of cfg (not yet live). */
+struct bloom_plan;
+
+/*
+ * Creates a new, empty filter map of cfg's layout, k and hash key, sized by
+ * plan (its bits and capacity): not yet live.
+ */
+int filter_create_plan(const struct bloomxdp_config *cfg, const struct bloom_plan *plan,
+		       struct filter *f);
+
+/* The same at attach's size: cfg->bits for cfg->capacity keys. */
 int filter_create(const struct bloomxdp_config *cfg, struct filter *f);
 
 /* A filter in plain memory, for tests and tools: no map. Free with filter_close(). */
 int filter_init_memory(const struct bloomxdp_config *cfg, struct filter *f);
 
-/* Opens the filter that generation slot of the outer map holds now. */
+/*
+ * Opens the filter that generation slot of the outer map holds now, with the
+ * geometry it has (each generation is sized for its list): m from its header,
+ * checked against the map's size. -EPROTO when they disagree.
+ */
 int filter_open(int outer_fd, __u32 slot, const struct bloomxdp_config *cfg, struct filter *f);
 
 /* Puts f in generation slot of the outer map (live once that slot is active). */
@@ -55,7 +68,10 @@ bool filter_test(const struct filter *f, const struct bloomxdp_key *key);
 /* Set bits in the filter's bit array (for the fill ratio). */
 __u64 filter_popcount(const struct filter *f);
 
-/* The header words (BLOOMXDP_HDR_*); a new filter has no kinds and no lengths. */
+/* Bytes of its maps, header words included (layout kernel: both maps). */
+__u64 filter_map_bytes(const struct filter *f);
+
+/* The header words (BLOOMXDP_HDR_*); a new filter has no kinds and no lengths, and its m. */
 __u64 filter_header_word(const struct filter *f, __u32 word);
 void filter_header_word_set(struct filter *f, __u32 word, __u64 value);
 void filter_header_clear(struct filter *f);

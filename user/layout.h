@@ -18,20 +18,25 @@ struct filter;
 struct layout_ops {
 	const char *name;
 	const char *help;	/* a few words for --help */
-	/* The smallest filter for capacity at fpr: plan->bits, hashes, bytes, expected_fpr. */
-	int (*plan)(__u64 capacity, double fpr, struct bloom_plan *plan);
+	/*
+	 * k for a target FPR. It depends on fpr alone: k is a constant of the XDP
+	 * program (the verifier walks k probes), while m follows each list.
+	 */
+	__u32 (*hashes)(double fpr);
+	/* The smallest filter for capacity at fpr with k hashes: bits, bytes, expected_fpr. */
+	int (*plan)(__u64 capacity, double fpr, __u32 hashes, struct bloom_plan *plan);
 	/* The expected FPR after entries distinct keys. */
 	double (*fpr)(__u64 bits, __u32 hashes, __u64 entries);
 	/*
-	 * True when the bits are the words of the array map (config.bits of
-	 * them), which user space reads for the fill ratio. Else the array holds
-	 * only the header words, and create() makes the map that holds the bits
+	 * True when the bits are the words of the array map (after its header),
+	 * which user space reads for the fill ratio. Else the array holds only
+	 * the header words, and create() makes the map that holds the bits
 	 * (installed in the kfilter outer map), sized from capacity and k alone.
 	 */
 	bool readable;
 	int (*create)(struct filter *f);
-	/* The m of an attached filter (for readable layouts, config.bits). */
-	__u64 (*bits)(const struct bloomxdp_config *cfg);
+	/* The m of a filter (for readable layouts, its header word BLOOMXDP_HDR_BITS). */
+	__u64 (*bits)(const struct filter *f);
 	/* Sets the k bits of a hash (true when one was new); tests them. */
 	bool (*insert)(struct filter *f, __u64 hash);
 	bool (*test)(const struct filter *f, __u64 hash);
@@ -58,6 +63,6 @@ __u32 layout_config_bits(const struct bloom_plan *plan);
 /* The array layouts' set and test, over the positions of bloom.h. */
 bool layout_array_insert(struct filter *f, __u64 hash);
 bool layout_array_test(const struct filter *f, __u64 hash);
-__u64 layout_array_bits(const struct bloomxdp_config *cfg);
+__u64 layout_array_bits(const struct filter *f);
 
 #endif

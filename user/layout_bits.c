@@ -6,7 +6,8 @@
 const struct layout_ops layout_bits = {
 	.name = "bits",
 	.help = "the classic bit array: k bits anywhere in m",
-	.plan = bloom_plan_compute,
+	.hashes = bloom_hashes_for,
+	.plan = bloom_plan_compute_k,
 	.fpr = bloom_fpr_for_entries,
 	.readable = true,
 	.bits = layout_array_bits,

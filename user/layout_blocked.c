@@ -25,7 +25,8 @@ static __u32 best_hashes(__u64 bits, __u64 entries, double *fpr)
 	return best_k;
 }
 
-static int plan_blocked(__u64 capacity, double fpr, struct bloom_plan *plan)
+/* The fewest whole blocks, and the best k for them, that meet fpr: k as a function of size. */
+static int plan_blocked_best(__u64 capacity, double fpr, struct bloom_plan *plan)
 {
 	__u64 blocks, lo, hi;
 	double got;
@@ -35,9 +36,9 @@ static int plan_blocked(__u64 capacity, double fpr, struct bloom_plan *plan)
 	if (ret)
 		return ret;
 	/*
-	 * The fewest whole blocks that meet the target, by bisection from the
-	 * classic size: the best FPR falls as blocks are added. Bounded for any
-	 * input: ~26 steps of 24 k, each a sum of O(sqrt(keys per block)) terms.
+	 * By bisection from the classic size: the best FPR falls as blocks are
+	 * added. Bounded for any input: ~26 steps of 24 k, each a sum of
+	 * O(sqrt(keys per block)) terms.
 	 */
 	lo = plan->bits / BLOOMXDP_BLOCK_BITS;
 	hi = BLOOMXDP_MAX_BITS / BLOOMXDP_BLOCK_BITS;
@@ -56,14 +57,56 @@ static int plan_blocked(__u64 capacity, double fpr, struct bloom_plan *plan)
 	}
 	plan->bits = lo * BLOOMXDP_BLOCK_BITS;
 	plan->hashes = best_hashes(plan->bits, capacity, &got);
+	return 0;
+}
+
+/*
+ * Keys per block, and so the best k, settle once there are many blocks: k for
+ * fpr is the best k of a filter of this many keys, whatever the size asked.
+ */
+#define BLOCKED_K_REFERENCE 1000000ULL
+
+static __u32 hashes_blocked(double fpr)
+{
+	struct bloom_plan plan;
+
+	if (plan_blocked_best(BLOCKED_K_REFERENCE, fpr, &plan))
+		return bloom_hashes_for(fpr);
+	return plan.hashes;
+}
+
+/* The fewest whole blocks that meet fpr with k hashes, by bisection as above. */
+static int plan_blocked(__u64 capacity, double fpr, __u32 hashes, struct bloom_plan *plan)
+{
+	__u64 blocks, lo, hi;
+	int ret;
+
+	ret = bloom_plan_compute_k(capacity, fpr, hashes, plan);
+	if (ret)
+		return ret;
+	lo = plan->bits / BLOOMXDP_BLOCK_BITS;
+	hi = BLOOMXDP_MAX_BITS / BLOOMXDP_BLOCK_BITS;
+	if (lo < 1)
+		lo = 1;
+	if (bloom_blocked_fpr(hi * BLOOMXDP_BLOCK_BITS, hashes, capacity) > fpr)
+		return -E2BIG;
+	while (lo < hi) {
+		blocks = lo + (hi - lo) / 2;
+		if (bloom_blocked_fpr(blocks * BLOOMXDP_BLOCK_BITS, hashes, capacity) <= fpr)
+			hi = blocks;
+		else
+			lo = blocks + 1;
+	}
+	plan->bits = lo * BLOOMXDP_BLOCK_BITS;
 	plan->bytes = plan->bits / 8;
-	plan->expected_fpr = got;
+	plan->expected_fpr = bloom_blocked_fpr(plan->bits, hashes, capacity);
 	return 0;
 }
 
 const struct layout_ops layout_blocked = {
 	.name = "blocked",
 	.help = "all k bits of a key in one 64-byte cache line",
+	.hashes = hashes_blocked,
 	.plan = plan_blocked,
 	.fpr = bloom_blocked_fpr,
 	.readable = true,

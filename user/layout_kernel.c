@@ -5,7 +5,6 @@
  * a power of two; k is at most 15. Its bits cannot be read back.
  */
 #include <errno.h>
-#include <math.h>
 #include <stdint.h>
 #include <bpf/bpf.h>
 
@@ -13,21 +12,24 @@
 #include "layout.h"
 #include "sizing.h"
 
-static int plan_kernel(__u64 capacity, double fpr, struct bloom_plan *plan)
+/* The kernel allows k <= 15: round(log2(1/p)) up to that, whatever the size. */
+static __u32 hashes_kernel(double fpr)
 {
-	double k;
+	__u32 k = bloom_hashes_for(fpr);
+
+	return k > BLOOMXDP_KERNEL_MAX_HASHES ? BLOOMXDP_KERNEL_MAX_HASHES : k;
+}
+
+static int plan_kernel(__u64 capacity, double fpr, __u32 hashes, struct bloom_plan *plan)
+{
 	int ret;
 
 	/* The classic plan checks the arguments; the kernel's map is larger still. */
-	ret = bloom_plan_compute(capacity, fpr, plan);
+	ret = bloom_plan_compute_k(capacity, fpr, hashes, plan);
 	if (ret)
 		return ret;
-	k = round(-log2(fpr));
-	if (k < 1)
-		k = 1;
-	if (k > BLOOMXDP_KERNEL_MAX_HASHES)
-		k = BLOOMXDP_KERNEL_MAX_HASHES;
-	plan->hashes = (__u32)k;
+	if (hashes > BLOOMXDP_KERNEL_MAX_HASHES || capacity > UINT32_MAX)
+		return -E2BIG;
 	plan->bits = bloom_kernel_bits(capacity, plan->hashes);
 	if (plan->bits > (1ULL << 32))
 		return -E2BIG;
@@ -48,9 +50,10 @@ static int create_kernel(struct filter *f)
 	return f->kbloom_fd < 0 ? -errno : 0;
 }
 
-static __u64 bits_kernel(const struct bloomxdp_config *cfg)
+/* Its max_entries is the keys it was sized for. */
+static __u64 bits_kernel(const struct filter *f)
 {
-	return bloom_kernel_bits(cfg->capacity, cfg->hashes);
+	return bloom_kernel_bits(f->capacity, f->hashes);
 }
 
 static bool test_kernel(const struct filter *f, __u64 hash)
@@ -73,6 +76,7 @@ static bool insert_kernel(struct filter *f, __u64 hash)
 const struct layout_ops layout_kernel = {
 	.name = "kernel",
 	.help = "BPF_MAP_TYPE_BLOOM_FILTER",
+	.hashes = hashes_kernel,
 	.plan = plan_kernel,
 	.fpr = bloom_fpr_for_entries,
 	.readable = false,

@@ -15,6 +15,8 @@ void list_build_init(struct list_build *b, struct filter *filter, __u32 max_prob
 {
 	memset(b, 0, sizeof(*b));
 	b->filter = filter;
+	if (filter)
+		memcpy(b->hash_key, filter->hash_key, sizeof(b->hash_key));
 	b->max_probes = max_probes;
 	b->counts[0].width = 32;
 	b->counts[1].width = 128;
@@ -27,6 +29,21 @@ void list_build_free(struct list_build *b)
 	b->addrs = NULL;
 	free(b->exceptions);
 	b->exceptions = NULL;
+	free(b->hashes);
+	b->hashes = NULL;
+}
+
+/* Doubles an array of n elements of size each, from 4096; -ENOMEM leaves it. */
+static int grow(void **array, size_t *cap, size_t size)
+{
+	size_t n = *cap ? *cap * 2 : 4096;
+	void *grown = realloc(*array, n * size);
+
+	if (!grown)
+		return -ENOMEM;
+	*array = grown;
+	*cap = n;
+	return 0;
 }
 
 static int family_index(const struct bloomxdp_key *key)
@@ -36,15 +53,8 @@ static int family_index(const struct bloomxdp_key *key)
 
 static int keep_addr(struct list_build *b, const struct bloomxdp_key *key)
 {
-	struct bloomxdp_key *grown;
-
-	if (b->naddrs == b->cap) {
-		b->cap = b->cap ? b->cap * 2 : 4096;
-		grown = realloc(b->addrs, b->cap * sizeof(*grown));
-		if (!grown)
-			return -ENOMEM;
-		b->addrs = grown;
-	}
+	if (b->naddrs == b->cap && grow((void **)&b->addrs, &b->cap, sizeof(*b->addrs)))
+		return -ENOMEM;
 	b->addrs[b->naddrs++] = *key;
 	return 0;
 }
@@ -90,6 +100,21 @@ const char *list_suffixes_text(const struct list_suffixes *s, char *buf, size_t 
 	return buf;
 }
 
+/* A name's or URL's keys, for the filter that list_build_finish() or the caller fills. */
+static int keep_name(struct list_build *b, const struct entry *e)
+{
+	__u64 keys[2], kinds;
+	int n = blocklist_name_keys(b->hash_key, e, keys, &kinds), i;
+
+	b->kinds |= kinds;
+	for (i = 0; i < n; i++) {
+		if (b->nhashes == b->hcap && grow((void **)&b->hashes, &b->hcap, sizeof(__u64)))
+			return -ENOMEM;
+		b->hashes[b->nhashes++] = keys[i];
+	}
+	return 0;
+}
+
 static int build_entry(const struct entry *e, void *arg)
 {
 	struct list_build *b = arg;
@@ -107,7 +132,7 @@ static int build_entry(const struct entry *e, void *arg)
 	}
 	if (b->exact) {
 		/* The original entries: prefixes are not expanded in an LPM trie. */
-		ret = exact_set_add(b->exact, b->filter ? b->filter->hash_key : b->hash_key, e);
+		ret = exact_set_add(b->exact, b->hash_key, e);
 		if (ret < 0)
 			return ret;
 	}
@@ -115,10 +140,10 @@ static int build_entry(const struct entry *e, void *arg)
 	b->urls += e->kind == ENTRY_URL;
 	if (e->kind == ENTRY_ADDR) {
 		b->counts[family_index(&e->addr)].count[key_prefix_len(&e->addr)]++;
-		if (b->filter)
+		if (b->filter || b->bloom)
 			ret = keep_addr(b, &e->addr);
-	} else if (b->filter) {
-		ret = blocklist_insert(b->filter, e);
+	} else if (b->filter || b->bloom) {
+		ret = keep_name(b, e);
 	}
 	if (++b->read % PROGRESS_EVERY == 0 && b->progress)
 		fprintf(stderr, "\rbloomxdp: reading... %llu entries", (unsigned long long)b->read);
@@ -140,8 +165,8 @@ int list_build_read(struct list_build *b, const char *path, enum list_format for
 		snprintf(err, LIST_ERROR_LEN, "%s: the allowlist takes addresses, prefixes and "
 			 "domains, not URLs", path);
 	else if (ret == -E2BIG || ret == -ENOSPC)
-		snprintf(err, LIST_ERROR_LEN, "%s: more entries than the exact maps hold (twice "
-			 "the capacity): attach with a larger --capacity", path);
+		snprintf(err, LIST_ERROR_LEN, "%s: more entries than an exact copy may hold within "
+			 "--max-memory: raise it ('load --max-memory BYTES')", path);
 	else if (ret < 0 && !err[0])
 		snprintf(err, LIST_ERROR_LEN, "%s: %s", path, strerror(-ret));
 	return ret;
@@ -149,11 +174,7 @@ int list_build_read(struct list_build *b, const char *path, enum list_format for
 
 int list_build_finish(struct list_build *b, char err[LIST_ERROR_LEN])
 {
-	static const __u32 families[2] = { BLOOMXDP_KEY_IPV4, BLOOMXDP_KEY_IPV6 };
-	struct entry e = { .kind = ENTRY_ADDR };
-	size_t i;
-	int fam, ret;
-	__u32 t;
+	int fam;
 
 	if (b->progress && b->read >= PROGRESS_EVERY)
 		fputc('\n', stderr);
@@ -166,17 +187,28 @@ int list_build_finish(struct list_build *b, char err[LIST_ERROR_LEN])
 				 b->max_probes, BLOOMXDP_MAX_PREFIX_LENGTHS);
 			return -E2BIG;
 		}
-		if (!b->filter)
-			continue;
-		for (t = 0; t < b->plan[fam].ntargets; t++)
-			filter_length_add(b->filter, families[fam], b->plan[fam].target[t]);
 	}
 	b->keys = (__u64)(b->plan[0].expanded + b->plan[1].expanded) + b->names + 2 * b->urls;
-	if (!b->filter)
-		return 0;
+	return b->filter ? list_build_insert(b, b->filter, err) : 0;
+}
+
+int list_build_insert(struct list_build *b, struct filter *f, char err[LIST_ERROR_LEN])
+{
+	static const __u32 families[2] = { BLOOMXDP_KEY_IPV4, BLOOMXDP_KEY_IPV6 };
+	struct entry e = { .kind = ENTRY_ADDR };
+	size_t i;
+	int fam, ret;
+	__u32 t;
+
+	for (fam = 0; fam < 2; fam++)
+		for (t = 0; t < b->plan[fam].ntargets; t++)
+			filter_length_add(f, families[fam], b->plan[fam].target[t]);
+	filter_header_set(f, b->kinds);
+	for (i = 0; i < b->nhashes; i++)
+		filter_insert_hash(f, b->hashes[i]);
 	for (i = 0; i < b->naddrs; i++) {
 		e.addr = b->addrs[i];
-		ret = blocklist_insert(b->filter, &e);
+		ret = blocklist_insert(f, &e);
 		if (ret < 0) {
 			snprintf(err, LIST_ERROR_LEN, "cannot insert the prefixes: %s",
 				 strerror(-ret));

@@ -13,10 +13,10 @@
 #define LIST_DEFAULT_PREFIX_PROBES 6
 
 /*
- * Builds a whole list into a new filter: names and URLs go in as they are
- * read; addresses and prefixes are kept until every file is read, so that
- * the prefix lengths to probe can be planned from the whole list, then
- * inserted expanded to them.
+ * Builds a whole list into a new filter. Every key is kept until the whole
+ * list is read: the prefix lengths to probe are planned from the whole list,
+ * and the filter can be sized for the keys it will hold (load); then they go
+ * in, prefixes expanded. Names and URLs are kept as their 64-bit keys.
  */
 /* Public suffixes a list holds: the first few, and how many. */
 #define LIST_SUFFIX_PLACES 3
@@ -31,9 +31,10 @@ struct list_suffixes {
 struct list_build {
 	struct list_read_opts opts;	/* format, csv, lenient: set before reading */
 	struct list_notes notes;	/* what --lenient skipped, what was widened */
-	struct filter *filter;		/* NULL: no Bloom filter (plan --list, the allowlist) */
+	struct filter *filter;		/* filled by list_build_finish(), or NULL */
+	bool bloom;			/* no filter yet: keep keys for list_build_insert() */
 	struct exact_set *exact;	/* the exact copy (--verify) or the allowlist, or NULL */
-	__u64 hash_key[2];		/* of exact, when there is no filter */
+	__u64 hash_key[2];		/* of the keys and exact when there is no filter */
 	bool allowlist;			/* refuse URL entries */
 	__u32 max_probes;		/* per family, 1..BLOOMXDP_MAX_PREFIX_LENGTHS */
 	bool progress;			/* on a terminal: a line every million entries */
@@ -50,6 +51,9 @@ struct list_build {
 	size_t nexceptions, exceptions_cap;
 	/* Blocked names that are public suffixes; allowed ones (never dropped) apart. */
 	struct list_suffixes suffixes, allowed_suffixes;
+	__u64 kinds;			/* BLOOMXDP_HAS_* of the names and URLs */
+	__u64 *hashes;			/* their keys */
+	size_t nhashes, hcap;
 };
 
 void list_build_init(struct list_build *b, struct filter *filter, __u32 max_probes);
@@ -65,7 +69,10 @@ int list_build_read(struct list_build *b, const char *path, enum list_format for
 /* "FILE:LINE (name), ..." of the first public suffixes, into buf. */
 const char *list_suffixes_text(const struct list_suffixes *s, char *buf, size_t len);
 
-/* Plans the prefix lengths and, with a filter, inserts the addresses. */
+/* Plans the prefix lengths and counts the keys; with a filter, inserts them all. */
 int list_build_finish(struct list_build *b, char err[LIST_ERROR_LEN]);
+
+/* After list_build_finish() of a build with bloom set: inserts every key into f. */
+int list_build_insert(struct list_build *b, struct filter *f, char err[LIST_ERROR_LEN]);
 
 #endif

@@ -2,6 +2,7 @@
 /* open -> rodata config -> inner-map templates -> load -> generation 0, for attach and tests. */
 #include <errno.h>
 #include <string.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "loader.h"
@@ -50,6 +51,15 @@ static int set_templates(struct loaded_prog *lp)
 	return 0;
 }
 
+int loader_write_state0(const struct loaded_prog *lp, __u64 max_memory)
+{
+	struct bloomxdp_state st = { .capacity = lp->filter.capacity, .max_memory = max_memory };
+	__u32 zero = 0;
+
+	return bpf_map_update_elem(bpf_map__fd(lp->skel->maps.state), &zero, &st, BPF_ANY) ?
+	       -errno : 0;
+}
+
 static int install_generation0(struct loaded_prog *lp)
 {
 	struct bloomxdp *skel = lp->skel;
@@ -69,6 +79,8 @@ static int install_generation0(struct loaded_prog *lp)
 		ret = exact_set_install(&verify, 0, &lp->verify);
 	if (!ret)
 		ret = exact_set_install(&allow, 0, &lp->allow);
+	if (!ret)
+		ret = loader_write_state0(lp, default_max_memory());
 	return ret;
 }
 

@@ -35,6 +35,13 @@ int loader_load(const struct bloomxdp_config *cfg, struct loaded_prog *lp);
 int loader_load_room(const struct bloomxdp_config *cfg, __u32 room, struct loaded_prog *lp);
 void loader_close(struct loaded_prog *lp);
 
+/*
+ * Generation 0's bookkeeping (struct bloomxdp_state): sized for the keys of
+ * its filter, and max_memory bytes for each generation (loader_load() sets
+ * default_max_memory()).
+ */
+int loader_write_state0(const struct loaded_prog *lp, __u64 max_memory);
+
 /* The fd of the XDP program, for attaching or BPF_PROG_TEST_RUN. */
 int loader_prog_fd(const struct loaded_prog *lp);
 

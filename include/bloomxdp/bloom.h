@@ -34,7 +34,8 @@ static __always_inline __u32 bloomxdp_block_next(__u32 *h)
  * The k bit positions of a hash in the bit array of layout "bits" or
  * "blocked", one after the other: the single sequence that user space sets
  * and the XDP program tests. The layout is a constant in the XDP program, so
- * the verifier keeps one branch.
+ * the verifier keeps one branch. bits is m of the generation probed (its
+ * header word BLOOMXDP_HDR_BITS); word indexes count the header words first.
  */
 struct bloomxdp_positions {
 	struct bloomxdp_probe probe;	/* bits: (h1 + i h2) mod m */
@@ -50,14 +51,14 @@ static __always_inline void bloomxdp_positions_init(struct bloomxdp_positions *p
 	p->h = 0;
 	p->probe.pos = p->probe.step = 0;
 	if (layout == BLOOMXDP_LAYOUT_BLOCKED) {
-		p->base = bloomxdp_block_of(hash, bits) * BLOOMXDP_BLOCK_WORDS;
+		p->base = BLOOMXDP_HDR_WORDS + bloomxdp_block_of(hash, bits) * BLOOMXDP_BLOCK_WORDS;
 		p->h = hash >> 32;
 	} else {
 		bloomxdp_probe_init(&p->probe, hash, bits);
 	}
 }
 
-/* The next position: its word in the array and the bit's mask in that word. */
+/* The next position: its word in the map and the bit's mask in that word. */
 static __always_inline void bloomxdp_positions_next(struct bloomxdp_positions *p, __u32 layout,
 						    __u32 bits, __u32 *word, __u64 *mask)
 {
@@ -68,7 +69,7 @@ static __always_inline void bloomxdp_positions_next(struct bloomxdp_positions *p
 		*word = p->base + bit / BLOOMXDP_WORD_BITS;
 		*mask = 1ULL << (bit % BLOOMXDP_WORD_BITS);
 	} else {
-		*word = bloomxdp_word_index(p->probe.pos);
+		*word = BLOOMXDP_HDR_WORDS + bloomxdp_word_index(p->probe.pos);
 		*mask = bloomxdp_word_mask(p->probe.pos);
 		bloomxdp_probe_next(&p->probe, bits);
 	}

@@ -70,19 +70,24 @@ struct bloomxdp_lpm_name {
 } __attribute__((packed));
 
 /*
- * Inner map of layout "bits": ARRAY of __u64 words, mmap-able for fast fills:
- * bits / 64 words of the bit array, then BLOOMXDP_HDR_WORDS header words
- * that say what the list holds. Lookups of a kind the list does not hold are
- * skipped: no cost, and no false positive. Above all, a list without
- * single-label names never probes a top-level domain, whose false positive
- * would block a whole TLD.
+ * Inner map of layouts "bits" and "blocked": ARRAY of __u64 words, mmap-able
+ * for fast fills: BLOOMXDP_HDR_WORDS header words, then the bit array. Each
+ * generation is sized for its own list, so the header comes first and says
+ * how many bits follow (BLOOMXDP_HDR_BITS): the map describes itself, and the
+ * XDP program reads m there. The other words say what the list holds: lookups
+ * of a kind it does not hold are skipped, no cost and no false positive.
+ * Above all, a list without single-label names never probes a top-level
+ * domain, whose false positive would block a whole TLD. Layout "kernel" has
+ * the header only (its bits are the BLOOM_FILTER map's), with m 0.
  */
 #define BLOOMXDP_WORD_BITS	64
 
 #define BLOOMXDP_HDR_KINDS	0	/* BLOOMXDP_HAS_* */
 #define BLOOMXDP_HDR_V4_LENGTHS	1	/* prefix lengths probed, one per byte, longest first */
 #define BLOOMXDP_HDR_V6_LENGTHS	2
-#define BLOOMXDP_HDR_WORDS	3
+#define BLOOMXDP_HDR_BITS	3	/* m: bits of the array that follows the header */
+/* A whole 64-byte block, so that the blocks after it stay on cache lines. */
+#define BLOOMXDP_HDR_WORDS	8
 
 #define BLOOMXDP_HAS_NAME_DEPTH(labels)	(1ULL << ((labels) - 1))	/* names of 1..16 labels */
 #define BLOOMXDP_HAS_NAME_DEPTHS	0xffffULL
@@ -99,12 +104,6 @@ struct bloomxdp_lpm_name {
 #define BLOOMXDP_MAX_PREFIX_LENGTHS	8
 #define BLOOMXDP_NO_LENGTH		0xff
 #define BLOOMXDP_NO_LENGTHS		(~0ULL)
-
-/* Index of a header word in a filter of the given number of bits. */
-static inline __u32 bloomxdp_header_index(__u32 bits, __u32 word)
-{
-	return bits / BLOOMXDP_WORD_BITS + word;
-}
 
 /*
  * Filter layouts (config.layout):
@@ -129,6 +128,7 @@ enum bloomxdp_layout {
 
 #define BLOOMXDP_BLOCK_BITS	512
 #define BLOOMXDP_BLOCK_WORDS	(BLOOMXDP_BLOCK_BITS / BLOOMXDP_WORD_BITS)
+_Static_assert(BLOOMXDP_HDR_WORDS % BLOOMXDP_BLOCK_WORDS == 0, "blocks start on a cache line");
 
 /*
  * Bit positions are (h1 + i*h2) mod m with 32-bit h1, h2: m must fit in 32 bits.
@@ -181,11 +181,17 @@ enum bloomxdp_key_kind {
  */
 struct bloomxdp_config {
 	__u64 hash_key[2];	/* SipHash key, random per attachment */
-	__u32 bits;		/* m: bits in the filter, a multiple of 64 */
+	/*
+	 * m of attach's empty filter (--capacity): each later generation is sized
+	 * for its list, and its own m is its header word BLOOMXDP_HDR_BITS, which
+	 * is what the XDP program and the commands read. k depends on the target
+	 * FPR only, so that it stays a constant of the program for every size.
+	 */
+	__u32 bits;
 	__u32 hashes;		/* k */
 	__u32 match;		/* BLOOMXDP_MATCH_* */
 	__u32 action;		/* enum bloomxdp_action */
-	__u64 capacity;		/* n the filter was sized for */
+	__u64 capacity;		/* n of attach's empty filter, the least a load sizes for */
 	__u64 fpr_ppb;		/* target false-positive rate, parts per 10^9 */
 	__u16 dns_ports[BLOOMXDP_MAX_PORTS];
 	__u16 http_ports[BLOOMXDP_MAX_PORTS];
@@ -210,6 +216,8 @@ struct bloomxdp_state {
 	__u64 keys;		/* Bloom keys they made: prefixes expand, URLs make two */
 	__u64 generation;	/* bumped on every load */
 	__u64 loaded_at_ns;	/* CLOCK_REALTIME of the last load */
+	__u64 capacity;		/* keys this generation's filter is sized for */
+	__u64 max_memory;	/* bytes a generation may take (attach/load --max-memory) */
 };
 
 /*
