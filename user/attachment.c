@@ -301,6 +301,8 @@ static const struct pin_spec {
 #undef ATT
 #undef SKEL
 #define NPINS (sizeof(pin_table) / sizeof(pin_table[0]))
+/* Where a replaced pin goes first (bpffs refuses names with a dot). */
+#define PIN_NEW_SUFFIX "_new"
 
 static int *pin_att_fd(struct attachment *att, const struct pin_spec *p)
 {
@@ -333,12 +335,68 @@ int attachment_unpin_all(struct pin_dir *pd, const char *ifname)
 	int ret = 0, err;
 	size_t i;
 
+	char tmp[64];
+
 	/* By name, ours only: anything else makes the directory stay, and says so. */
-	for (i = 0; i < NPINS; i++)
+	for (i = 0; i < NPINS; i++) {
 		if (unlinkat(pd->fd, pin_table[i].name, 0) && errno != ENOENT && !ret)
 			ret = -errno;
+		/* What a replacement killed before its rename left. */
+		snprintf(tmp, sizeof(tmp), "%s" PIN_NEW_SUFFIX, pin_table[i].name);
+		if (unlinkat(pd->fd, tmp, 0) && errno != ENOENT && !ret)
+			ret = -errno;
+	}
 	err = pin_dir_remove(pd, ifname);
 	return ret ? ret : err;
+}
+
+int attachment_reuse_maps(const struct attachment *att, struct bloomxdp *skel)
+{
+	const struct pin_spec *p;
+	struct bpf_map *map;
+	int ret;
+
+	for (p = pin_table; p < pin_table + NPINS; p++) {
+		/* The configuration is the new program's own; the program and link are no maps. */
+		if (p->att_fd == PIN_UNOPENED || p->skel_map == PIN_PROG ||
+		    p->skel_map == PIN_LINK || !strcmp(p->name, BLOOMXDP_PIN_CONFIG))
+			continue;
+		map = *(struct bpf_map **)((char *)skel + p->skel_map);
+		ret = bpf_map__reuse_fd(map, *(const int *)((const char *)att + p->att_fd));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Pins fd as name in place of what is there: a new pin first, then one rename. */
+static int pin_replace(const struct attachment *att, const char *name, int fd)
+{
+	char tmp[64];
+	int ret;
+
+	snprintf(tmp, sizeof(tmp), "%s" PIN_NEW_SUFFIX, name);
+	if (unlinkat(att->dir_fd, tmp, 0) && errno != ENOENT)
+		return -errno;
+	ret = pin_put(att->dir_fd, tmp, fd);
+	if (ret)
+		return ret;
+	if (renameat(att->dir_fd, tmp, att->dir_fd, name)) {
+		ret = -errno;
+		unlinkat(att->dir_fd, tmp, 0);
+		return ret;
+	}
+	return 0;
+}
+
+int attachment_repin_program(const struct attachment *att, const struct bloomxdp *skel)
+{
+	int ret;
+
+	ret = pin_replace(att, BLOOMXDP_PIN_PROG, bpf_program__fd(skel->progs.bloomxdp_xdp));
+	if (!ret)
+		ret = pin_replace(att, BLOOMXDP_PIN_CONFIG, bpf_map__fd(skel->maps.rodata_config));
+	return ret;
 }
 
 /* Pins made by another version of bloomxdp may hold another layout. */

@@ -73,6 +73,12 @@ struct bloomxdp;
 int attachment_pin_all(const struct pin_dir *pd, const struct bloomxdp *skel, int link_fd);
 int attachment_unpin_all(struct pin_dir *pd, const char *ifname);
 
+struct attachment;
+/* Before a load of the skeleton: every pinned map but the configuration is att's own. */
+int attachment_reuse_maps(const struct attachment *att, struct bloomxdp *skel);
+/* After the link runs the skeleton's program: its program and configuration pinned. */
+int attachment_repin_program(const struct attachment *att, const struct bloomxdp *skel);
+
 /*
  * Opens an existing attachment's pins; with lock, takes the writers' lock
  * (load, add, detach). Prints the error, e.g. "not attached".

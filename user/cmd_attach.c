@@ -115,9 +115,127 @@ static int random_key(__u64 key[2])
 
 static int already_attached(const char *ifname)
 {
-	log_error("already attached to %s: change its list with 'bloomxdp load %s FILE', or "
-		  "'bloomxdp detach %s' first", ifname, ifname, ifname);
+	log_error("already attached to %s: change its list with 'bloomxdp load %s FILE', its "
+		  "settings with 'bloomxdp attach --force %s ...'", ifname, ifname, ifname);
 	return -EEXIST;
+}
+
+/* The XDP mode an attachment runs in, as --mode names it (MODE_AUTO: unknown). */
+static enum xdp_mode live_mode(const struct attachment *att)
+{
+	struct link_view link = {};
+
+	if (attachment_read_link(att, &link))
+		return MODE_AUTO;
+	return !strcmp(link.mode, "native") ? MODE_NATIVE :
+	       !strcmp(link.mode, "generic") ? MODE_GENERIC : MODE_AUTO;
+}
+
+/*
+ * What a new program over the live maps cannot change without the list: the
+ * layout and k (the bits every listed key set), the hash key, and --verify on
+ * (its exact copy is empty). Prints why, with what to do instead.
+ */
+static int check_replaceable(const struct attachment *att, const struct attach_opts *o,
+			     const struct bloom_plan *plan)
+{
+	const struct bloomxdp_config *live = &att->config;
+	enum xdp_mode mode = live_mode(att);
+
+	if (plan->layout != live->layout || plan->hashes != live->hashes) {
+		log_error("%s keeps its list in layout %s with %u hashes; --layout %s at --fpr %g "
+			  "needs %u: the list would have to be built again ('bloomxdp detach %s', "
+			  "attach, load)", att->ifname, layout_name(live->layout), live->hashes,
+			  layout_name(plan->layout), plan->fpr, plan->hashes, att->ifname);
+		return -EINVAL;
+	}
+	if (o->verify && !live->verify) {
+		log_error("%s was attached without --verify: its list has no exact copy to "
+			  "confirm hits with ('bloomxdp detach %s', attach --verify, load)",
+			  att->ifname, att->ifname);
+		return -EINVAL;
+	}
+	if (o->mode != MODE_AUTO && mode != MODE_AUTO && o->mode != mode) {
+		log_error("%s runs in %s mode: a link keeps its mode ('bloomxdp detach %s' to "
+			  "change it)", att->ifname, mode == MODE_NATIVE ? "native" : "generic",
+			  att->ifname);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * attach --force on an attached interface: a new program with the new
+ * settings over the live maps, swapped in by one link update. Packets see
+ * the old program or the new one, the list throughout; on any failure the
+ * old program stays.
+ */
+static int replace_attached(const char *ifname, const struct attach_opts *o)
+{
+	struct loaded_prog lp = { .skel = NULL };
+	struct bloomxdp_state st;
+	struct attachment att;
+	struct bloomxdp_config cfg;
+	struct bloom_plan plan;
+	__u32 slot;
+	int link_fd = -1, ret;
+
+	ret = attachment_open(ifname, true, &att);
+	if (ret)
+		return ret;
+	ret = plan_or_explain(o->capacity, o->fpr, o->layout, &plan);
+	if (!ret)
+		ret = check_replaceable(&att, o, &plan);
+	if (ret)
+		goto cleanup;
+	cfg = att.config;	/* the hash key, layout and k the list was built with */
+	loader_config_plan(&cfg, &plan);
+	cfg.match = o->match;
+	cfg.action = o->action;
+	cfg.dns_reply = o->dns_reply;
+	memcpy(cfg.dns_ports, o->dns_ports, sizeof(cfg.dns_ports));
+	memcpy(cfg.http_ports, o->http_ports, sizeof(cfg.http_ports));
+	memcpy(cfg.tls_ports, o->tls_ports, sizeof(cfg.tls_ports));
+	cfg.verify = o->verify;
+	cfg.events_per_sec = o->events_per_sec;
+	ret = loader_load_reusing(&cfg, &att, &lp);
+	if (ret)
+		goto cleanup;
+	link_fd = pin_get(att.dir_fd, BLOOMXDP_PIN_LINK);
+	if (link_fd < 0) {
+		ret = link_fd;
+		log_error("%s: cannot open its XDP link: %s; 'bloomxdp detach %s' and attach again",
+			  ifname, strerror(-ret), ifname);
+		goto cleanup;
+	}
+	if (bpf_link_update(link_fd, loader_prog_fd(&lp), NULL)) {
+		ret = -errno;
+		log_error("cannot swap the program of %s: %s; the old one runs on", ifname,
+			  strerror(-ret));
+		goto cleanup;
+	}
+	/* The link runs the new program: the pins follow, so that status reads its config. */
+	ret = attachment_repin_program(&att, lp.skel);
+	if (ret) {
+		log_error("the new program of %s runs, but its pins could not be replaced: %s; "
+			  "'bloomxdp detach %s' and attach again", ifname, strerror(-ret), ifname);
+		goto cleanup;
+	}
+	if (o->max_memory_given && !attachment_active(&att, BLOOMXDP_ACTIVE_BLOCK, &slot) &&
+	    !attachment_read_state(&att, slot, &st)) {
+		st.max_memory = o->max_memory;
+		if (attachment_write_state(&att, slot, &st))
+			log_warn("--max-memory could not be saved; the next load uses the old one");
+	}
+	printf("replaced the program of %s in place: its list, counters and generation kept\n",
+	       ifname);
+cleanup:
+	if (link_fd >= 0)
+		close(link_fd);
+	if (lp.skel)
+		loader_close(&lp);
+	attachment_close(&att);
+	return ret;
 }
 
 static int do_attach(const char *ifname, const struct attach_opts *o)
@@ -152,6 +270,8 @@ static int do_attach(const char *ifname, const struct attach_opts *o)
 	/* Before anything is made: refuses a pin directory that is not ours. */
 	ret = pin_dir_open(ifname, false, &pd);
 	pin_dir_close(&pd);
+	if (ret == 0 && o->force)
+		return replace_attached(ifname, o);
 	if (ret == 0)
 		return already_attached(ifname);
 	if (ret != -ENOENT)

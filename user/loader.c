@@ -6,6 +6,7 @@
 #include <bpf/libbpf.h>
 
 #include "loader.h"
+#include "attachment.h"
 #include "bloomxdp.skel.h"
 #include "layout.h"
 #include "log.h"
@@ -125,6 +126,39 @@ int loader_load_room(const struct bloomxdp_config *cfg, __u32 room, struct loade
 	ret = install_generation0(lp);
 	if (ret) {
 		log_error("cannot install the empty maps: %s", strerror(-ret));
+		goto err;
+	}
+	return 0;
+err:
+	loader_close(lp);
+	return ret;
+}
+
+int loader_load_reusing(const struct bloomxdp_config *cfg, const struct attachment *att,
+			struct loaded_prog *lp)
+{
+	int ret;
+
+	memset(lp, 0, sizeof(*lp));
+	lp->filter.map_fd = lp->filter.kbloom_fd = -1;
+	exact_set_init(&lp->verify);
+	exact_set_init(&lp->allow);
+	lp->skel = bloomxdp__open();
+	if (!lp->skel) {
+		ret = -errno;
+		log_error("cannot open the BPF object: %s", strerror(-ret));
+		return ret;
+	}
+	lp->skel->rodata_config->config = *cfg;
+	ret = attachment_reuse_maps(att, lp->skel);
+	if (ret) {
+		log_error("cannot reuse the maps of %s: %s", att->ifname, strerror(-ret));
+		goto err;
+	}
+	ret = bloomxdp__load(lp->skel);
+	if (ret) {
+		log_error("the kernel refused the XDP program (%s); rerun with -v for the "
+			  "verifier's log; %s is unchanged", strerror(-ret), att->ifname);
 		goto err;
 	}
 	return 0;

@@ -33,6 +33,14 @@ int loader_load(const struct bloomxdp_config *cfg, struct loaded_prog *lp);
 
 /* The same with exact maps of room entries each (tests that fill them up). */
 int loader_load_room(const struct bloomxdp_config *cfg, __u32 room, struct loaded_prog *lp);
+/*
+ * The same program over the maps of an attachment (every pinned map but the
+ * configuration): its lists, counters, generations and events carry over.
+ * Nothing is installed. Prints the error.
+ */
+struct attachment;
+int loader_load_reusing(const struct bloomxdp_config *cfg, const struct attachment *att,
+			struct loaded_prog *lp);
 void loader_close(struct loaded_prog *lp);
 
 /*
