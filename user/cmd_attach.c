@@ -120,6 +120,19 @@ static int already_attached(const char *ifname)
 	return -EEXIST;
 }
 
+/* What the options set of the configuration, besides the geometry and the hash key. */
+static void config_from_opts(struct bloomxdp_config *cfg, const struct attach_opts *o)
+{
+	cfg->match = o->match;
+	cfg->action = o->action;
+	cfg->dns_reply = o->dns_reply;
+	memcpy(cfg->dns_ports, o->dns_ports, sizeof(cfg->dns_ports));
+	memcpy(cfg->http_ports, o->http_ports, sizeof(cfg->http_ports));
+	memcpy(cfg->tls_ports, o->tls_ports, sizeof(cfg->tls_ports));
+	cfg->verify = o->verify;
+	cfg->events_per_sec = o->events_per_sec;
+}
+
 /* The XDP mode an attachment runs in, as --mode names it (MODE_AUTO: unknown). */
 static enum xdp_mode live_mode(const struct attachment *att)
 {
@@ -190,14 +203,7 @@ static int replace_attached(const char *ifname, const struct attach_opts *o)
 		goto cleanup;
 	cfg = att.config;	/* the hash key, layout and k the list was built with */
 	loader_config_plan(&cfg, &plan);
-	cfg.match = o->match;
-	cfg.action = o->action;
-	cfg.dns_reply = o->dns_reply;
-	memcpy(cfg.dns_ports, o->dns_ports, sizeof(cfg.dns_ports));
-	memcpy(cfg.http_ports, o->http_ports, sizeof(cfg.http_ports));
-	memcpy(cfg.tls_ports, o->tls_ports, sizeof(cfg.tls_ports));
-	cfg.verify = o->verify;
-	cfg.events_per_sec = o->events_per_sec;
+	config_from_opts(&cfg, o);
 	ret = loader_load_reusing(&cfg, &att, &lp);
 	if (ret)
 		goto cleanup;
@@ -284,14 +290,7 @@ static int do_attach(const char *ifname, const struct attach_opts *o)
 	if (ret)
 		return ret;
 	loader_config_plan(&cfg, &plan);
-	cfg.match = o->match;
-	cfg.action = o->action;
-	cfg.dns_reply = o->dns_reply;
-	memcpy(cfg.dns_ports, o->dns_ports, sizeof(cfg.dns_ports));
-	memcpy(cfg.http_ports, o->http_ports, sizeof(cfg.http_ports));
-	memcpy(cfg.tls_ports, o->tls_ports, sizeof(cfg.tls_ports));
-	cfg.verify = o->verify;
-	cfg.events_per_sec = o->events_per_sec;
+	config_from_opts(&cfg, o);
 	ret = loader_load_room(&cfg, exact_room_for_memory(max_memory), &lp);
 	if (ret)
 		return ret;

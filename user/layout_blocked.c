@@ -25,39 +25,54 @@ static __u32 best_hashes(__u64 bits, __u64 entries, double *fpr)
 	return best_k;
 }
 
-/* The fewest whole blocks, and the best k for them, that meet fpr: k as a function of size. */
-static int plan_blocked_best(__u64 capacity, double fpr, struct bloom_plan *plan)
+/* The FPR of a blocked filter of that many blocks, with k hashes (0: the best k). */
+static double blocks_fpr(__u64 blocks, __u32 k, __u64 entries)
 {
-	__u64 blocks, lo, hi;
-	double got;
-	int ret;
+	double fpr;
 
-	ret = bloom_plan_compute(capacity, fpr, plan);
-	if (ret)
-		return ret;
-	/*
-	 * By bisection from the classic size: the best FPR falls as blocks are
-	 * added. Bounded for any input: ~26 steps of 24 k, each a sum of
-	 * O(sqrt(keys per block)) terms.
-	 */
-	lo = plan->bits / BLOOMXDP_BLOCK_BITS;
-	hi = BLOOMXDP_MAX_BITS / BLOOMXDP_BLOCK_BITS;
+	if (k)
+		return bloom_blocked_fpr(blocks * BLOOMXDP_BLOCK_BITS, k, entries);
+	best_hashes(blocks * BLOOMXDP_BLOCK_BITS, entries, &fpr);
+	return fpr;
+}
+
+/*
+ * The fewest whole blocks that meet fpr, into plan->bits, by bisection from
+ * the classic size plan->bits: the FPR falls as blocks are added. Bounded for
+ * any input: ~26 steps (of 24 k when k is 0), each a sum of O(sqrt(keys per
+ * block)) terms.
+ */
+static int fewest_blocks(__u64 entries, double fpr, __u32 k, struct bloom_plan *plan)
+{
+	__u64 blocks, lo = plan->bits / BLOOMXDP_BLOCK_BITS, hi = BLOOMXDP_MAX_BITS / BLOOMXDP_BLOCK_BITS;
+
 	if (lo < 1)
 		lo = 1;
-	best_hashes(hi * BLOOMXDP_BLOCK_BITS, capacity, &got);
-	if (got > fpr)
+	if (blocks_fpr(hi, k, entries) > fpr)
 		return -E2BIG;
 	while (lo < hi) {
 		blocks = lo + (hi - lo) / 2;
-		best_hashes(blocks * BLOOMXDP_BLOCK_BITS, capacity, &got);
-		if (got <= fpr)
+		if (blocks_fpr(blocks, k, entries) <= fpr)
 			hi = blocks;
 		else
 			lo = blocks + 1;
 	}
 	plan->bits = lo * BLOOMXDP_BLOCK_BITS;
-	plan->hashes = best_hashes(plan->bits, capacity, &got);
 	return 0;
+}
+
+/* The fewest whole blocks, and the best k for them, that meet fpr: k as a function of size. */
+static int plan_blocked_best(__u64 capacity, double fpr, struct bloom_plan *plan)
+{
+	double got;
+	int ret;
+
+	ret = bloom_plan_compute(capacity, fpr, plan);
+	if (!ret)
+		ret = fewest_blocks(capacity, fpr, 0, plan);
+	if (!ret)
+		plan->hashes = best_hashes(plan->bits, capacity, &got);
+	return ret;
 }
 
 /*
@@ -75,29 +90,16 @@ static __u32 hashes_blocked(double fpr)
 	return plan.hashes;
 }
 
-/* The fewest whole blocks that meet fpr with k hashes, by bisection as above. */
+/* The fewest whole blocks that meet fpr with k hashes. */
 static int plan_blocked(__u64 capacity, double fpr, __u32 hashes, struct bloom_plan *plan)
 {
-	__u64 blocks, lo, hi;
 	int ret;
 
 	ret = bloom_plan_compute_k(capacity, fpr, hashes, plan);
+	if (!ret)
+		ret = fewest_blocks(capacity, fpr, hashes, plan);
 	if (ret)
 		return ret;
-	lo = plan->bits / BLOOMXDP_BLOCK_BITS;
-	hi = BLOOMXDP_MAX_BITS / BLOOMXDP_BLOCK_BITS;
-	if (lo < 1)
-		lo = 1;
-	if (bloom_blocked_fpr(hi * BLOOMXDP_BLOCK_BITS, hashes, capacity) > fpr)
-		return -E2BIG;
-	while (lo < hi) {
-		blocks = lo + (hi - lo) / 2;
-		if (bloom_blocked_fpr(blocks * BLOOMXDP_BLOCK_BITS, hashes, capacity) <= fpr)
-			hi = blocks;
-		else
-			lo = blocks + 1;
-	}
-	plan->bits = lo * BLOOMXDP_BLOCK_BITS;
 	plan->bytes = plan->bits / 8;
 	plan->expected_fpr = bloom_blocked_fpr(plan->bits, hashes, capacity);
 	return 0;

@@ -85,12 +85,8 @@ static int install_generation0(struct loaded_prog *lp)
 	return ret;
 }
 
-int loader_load(const struct bloomxdp_config *cfg, struct loaded_prog *lp)
-{
-	return loader_load_room(cfg, exact_room(cfg->capacity), lp);
-}
-
-int loader_load_room(const struct bloomxdp_config *cfg, __u32 room, struct loaded_prog *lp)
+/* The BPF object opened, cfg set as its .rodata; nothing made yet. */
+static int loader_open(const struct bloomxdp_config *cfg, struct loaded_prog *lp)
 {
 	int ret;
 
@@ -105,6 +101,21 @@ int loader_load_room(const struct bloomxdp_config *cfg, __u32 room, struct loade
 		return ret;
 	}
 	lp->skel->rodata_config->config = *cfg;
+	return 0;
+}
+
+int loader_load(const struct bloomxdp_config *cfg, struct loaded_prog *lp)
+{
+	return loader_load_room(cfg, exact_room(cfg->capacity), lp);
+}
+
+int loader_load_room(const struct bloomxdp_config *cfg, __u32 room, struct loaded_prog *lp)
+{
+	int ret;
+
+	ret = loader_open(cfg, lp);
+	if (ret)
+		return ret;
 	ret = filter_create(cfg, &lp->filter);
 	if (!ret)
 		ret = exact_set_create(&lp->verify, room);
@@ -139,17 +150,9 @@ int loader_load_reusing(const struct bloomxdp_config *cfg, const struct attachme
 {
 	int ret;
 
-	memset(lp, 0, sizeof(*lp));
-	lp->filter.map_fd = lp->filter.kbloom_fd = -1;
-	exact_set_init(&lp->verify);
-	exact_set_init(&lp->allow);
-	lp->skel = bloomxdp__open();
-	if (!lp->skel) {
-		ret = -errno;
-		log_error("cannot open the BPF object: %s", strerror(-ret));
+	ret = loader_open(cfg, lp);
+	if (ret)
 		return ret;
-	}
-	lp->skel->rodata_config->config = *cfg;
 	ret = attachment_reuse_maps(att, lp->skel);
 	if (ret) {
 		log_error("cannot reuse the maps of %s: %s", att->ifname, strerror(-ret));
