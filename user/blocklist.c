@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "blocklist.h"
+#include "ranges.h"
 #include "exact.h"
 #include "prefixes.h"
 
@@ -290,4 +291,24 @@ bool blocklist_allowed(const struct exact_set *x, const __u64 hash_key[2], const
 {
 	return e->kind == ENTRY_ADDR ? exact_set_has(x, hash_key, e) :
 				       exact_has_suffix(x, hash_key, e->name);
+}
+
+bool blocklist_lookup_range(const struct range_set *s, const struct entry *e, char *why,
+			    size_t len)
+{
+	struct range_set one;
+	range_addr last;
+	long i;
+
+	/* The entry's own interval: its first and last addresses. */
+	range_set_init(&one, s->family);
+	if (range_set_add_key(&one, &e->addr))
+		return false;
+	last = one.r[0].end;
+	i = range_set_find(s, one.r[0].start);
+	range_set_free(&one);
+	if (i < 0 || last > s->r[i].end)
+		return false;
+	range_text(s->family, &s->r[i], why, len);
+	return true;
 }

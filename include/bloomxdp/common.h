@@ -24,6 +24,8 @@
 #define BLOOMXDP_PIN_ALLOW_V4	"allow_v4"	/* ARRAY_OF_MAPS: the allowlist */
 #define BLOOMXDP_PIN_ALLOW_V6	"allow_v6"
 #define BLOOMXDP_PIN_ALLOW_NAMES "allow_names"
+#define BLOOMXDP_PIN_RANGES_V4	"ranges_v4"	/* ARRAY_OF_MAPS: exact intervals, see below */
+#define BLOOMXDP_PIN_RANGES_V6	"ranges_v6"
 #define BLOOMXDP_PIN_ACTIVE	"active"	/* which generation is live, see below */
 #define BLOOMXDP_PIN_COUNTERS	"counters"
 #define BLOOMXDP_PIN_STATE	"state"		/* user-space bookkeeping, see struct below */
@@ -88,6 +90,34 @@ struct bloomxdp_lpm_name {
 #define BLOOMXDP_HDR_BITS	3	/* m: bits of the array that follows the header */
 /* A whole 64-byte block, so that the blocks after it stay on cache lines. */
 #define BLOOMXDP_HDR_WORDS	8
+
+/*
+ * A family whose prefixes would expand too much is not in the Bloom filter:
+ * its prefixes and hosts are merged into sorted disjoint intervals, exact,
+ * in an ARRAY (ranges_v4/ranges_v6, one per generation) in Eytzinger order
+ * (node i's children are 2i and 2i+1, 1-based), searched in at most
+ * BLOOMXDP_RANGE_STEPS steps. Its lengths word then says so, and how many
+ * intervals there are: no length in its first byte (no Bloom probe), a
+ * mark in the second (BLOOMXDP_NO_LENGTHS has none), the count above.
+ */
+#define BLOOMXDP_RANGES_MARK		0xfffffeffULL	/* byte 0: no length; byte 1: the mark */
+#define BLOOMXDP_RANGES_WORD(n)		((__u64)(n) << 32 | BLOOMXDP_RANGES_MARK)
+#define BLOOMXDP_IS_RANGES_WORD(w)	(((w) & 0xffffffffULL) == BLOOMXDP_RANGES_MARK)
+#define BLOOMXDP_RANGES_COUNT(w)	((__u32)((w) >> 32))
+#define BLOOMXDP_RANGE_STEPS		32
+
+/* Bounds included, host byte order; IPv6 as two 64-bit halves, high first. */
+struct bloomxdp_range_v4 {
+	__u32 start;
+	__u32 end;
+};
+
+struct bloomxdp_range_v6 {
+	__u64 start_hi;
+	__u64 start_lo;
+	__u64 end_hi;
+	__u64 end_lo;
+};
 
 #define BLOOMXDP_HAS_NAME_DEPTH(labels)	(1ULL << ((labels) - 1))	/* names of 1..16 labels */
 #define BLOOMXDP_HAS_NAME_DEPTHS	0xffffULL
@@ -289,6 +319,7 @@ enum bloomxdp_event_key {
 	BLOOMXDP_EVKEY_PREFIX,		/* a prefix entry (length in key_len) */
 	BLOOMXDP_EVKEY_NAME,		/* a domain (labels of the listed suffix in key_len) */
 	BLOOMXDP_EVKEY_URL,
+	BLOOMXDP_EVKEY_RANGE,		/* an interval of the exact ranges (no length) */
 };
 
 enum bloomxdp_event_verdict {
