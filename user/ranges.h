@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <bloomxdp/common.h>
 #include <bloomxdp/hash.h>
+#include "options.h"
 
 /*
  * The exact intervals of one address family (BLOOMXDP_RANGES_WORD): the
@@ -71,7 +72,6 @@ enum range_store {
 	RANGE_STORE_BLOOM,
 };
 
-struct enum_value;
 extern const struct enum_value range_store_values[];
 
 struct range_cost {
