@@ -207,7 +207,7 @@ static __always_inline int addr_exact(void *outer, __u32 slot, int ipv6, const v
 struct range_walk {
 	void *map;
 	__u64 hi, lo;		/* the address, host order (IPv4: lo) */
-	__u64 node;		/* 1-based; past n ends the walk */
+	__u64 node;		/* 1-based, the array's index; past n ends the walk */
 	__u64 n;
 	__u64 found;		/* 0, or the 1-based node of the candidate */
 };
@@ -216,7 +216,7 @@ static long range_step_v4(__u32 i, void *data)
 {
 	struct range_walk *w = data;
 	struct bloomxdp_range_v4 *r;
-	__u32 key = w->node - 1;
+	__u32 key = w->node;
 	__u64 right;
 
 	if (w->node > w->n)
@@ -235,7 +235,7 @@ static long range_step_v6(__u32 i, void *data)
 {
 	struct range_walk *w = data;
 	struct bloomxdp_range_v6 *r;
-	__u32 key = w->node - 1;
+	__u32 key = w->node;
 	__u64 right;
 
 	if (w->node > w->n)
@@ -254,10 +254,10 @@ static long range_step_v6(__u32 i, void *data)
 #define RANGE_HIT 0x100
 
 /* RANGE_HIT when an interval of the live generation holds the address, else 0. */
-static __always_inline int range_listed(__u32 slot, __u32 n, int ipv6, const __u32 *addr)
+static __always_inline int range_listed(__u32 slot, int ipv6, const __u32 *addr)
 {
-	struct range_walk w = { .node = 1, .n = n };
-	__u32 key;
+	struct range_walk w = { .node = 1 };
+	__u32 key = 0;
 
 	if (ipv6) {
 		struct bloomxdp_range_v6 *r;
@@ -265,12 +265,16 @@ static __always_inline int range_listed(__u32 slot, __u32 n, int ipv6, const __u
 		w.map = bpf_map_lookup_elem(&ranges_v6, &slot);
 		if (!w.map)
 			return 0;
+		r = bpf_map_lookup_elem(w.map, &key);	/* element 0: the count */
+		if (!r)
+			return 0;
+		w.n = r->start_lo;
 		w.hi = (__u64)bpf_ntohl(addr[0]) << 32 | bpf_ntohl(addr[1]);
 		w.lo = (__u64)bpf_ntohl(addr[2]) << 32 | bpf_ntohl(addr[3]);
 		bpf_loop_bounded(BLOOMXDP_RANGE_STEPS, range_step_v6, &w);
 		if (!w.found)
 			return 0;
-		key = w.found - 1;
+		key = w.found;
 		r = bpf_map_lookup_elem(w.map, &key);
 		return r && (w.hi < r->end_hi || (w.hi == r->end_hi && w.lo <= r->end_lo)) ?
 		       RANGE_HIT : 0;
@@ -280,11 +284,15 @@ static __always_inline int range_listed(__u32 slot, __u32 n, int ipv6, const __u
 		w.map = bpf_map_lookup_elem(&ranges_v4, &slot);
 		if (!w.map)
 			return 0;
+		r = bpf_map_lookup_elem(w.map, &key);
+		if (!r)
+			return 0;
+		w.n = r->start;
 		w.lo = bpf_ntohl(addr[0]);
 		bpf_loop_bounded(BLOOMXDP_RANGE_STEPS, range_step_v4, &w);
 		if (!w.found)
 			return 0;
-		key = w.found - 1;
+		key = w.found;
 		r = bpf_map_lookup_elem(w.map, &key);
 		return r && w.lo <= r->end ? RANGE_HIT : 0;
 	}
@@ -309,6 +317,7 @@ static __always_inline int addr_verdict(const struct filter_view *fv,
 		return 0;
 	/* An interval hit is exact: neither a Bloom hit nor anything to confirm. */
 	if (len1 == RANGE_HIT) {
+		cnt->range_hits++;
 		mi->key_kind = BLOOMXDP_EVKEY_RANGE;
 		mi->key_len = 0;
 		goto allow;
@@ -366,8 +375,7 @@ __attribute__((noinline)) int addr_lookup(struct addr_query *q)
 		return 0;
 	fv.gen = q->gen;
 	if (BLOOMXDP_IS_RANGES_WORD(q->lengths)) {
-		len1 = range_listed(fv.gen.block_slot, BLOOMXDP_RANGES_COUNT(q->lengths), q->ipv6,
-				    q->addr);
+		len1 = range_listed(fv.gen.block_slot, q->ipv6, q->addr);
 		goto verdict;
 	}
 	fv.bits = probe_map(fv.gen.block_slot);

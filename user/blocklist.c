@@ -126,6 +126,9 @@ __u64 blocklist_keys(const struct filter *f, const struct entry *e)
 		return 2;
 	family = key_family(&e->addr);
 	len = key_prefix_len(&e->addr);
+	/* A family in exact intervals puts no key in the filter. */
+	if (BLOOMXDP_IS_RANGES_WORD(filter_header_word(f, lengths_word(family))))
+		return 0;
 	target = target_length(f, family, len);
 	/* No probed length covers it: it becomes one of its own, one key. */
 	if (target < 0 || (__u32)target == len)

@@ -687,6 +687,49 @@ static int add_check_room(const struct attachment *att, const struct filter *f,
 	return -ENOSPC;
 }
 
+/* An address entry of a family the live filter leaves to exact intervals: 0 IPv4, 1 IPv6, or -1. */
+static int ranged_family(const struct filter *f, const struct entry *e)
+{
+	int fam;
+
+	if (e->kind != ENTRY_ADDR)
+		return -1;
+	fam = key_family(&e->addr) == BLOOMXDP_KEY_IPV4 ? 0 : 1;
+	return BLOOMXDP_IS_RANGES_WORD(filter_header_word(f, fam ? BLOOMXDP_HDR_V6_LENGTHS :
+							     BLOOMXDP_HDR_V4_LENGTHS)) ? fam : -1;
+}
+
+/*
+ * add of addresses of a family held in exact intervals: the live intervals
+ * and these, merged into a new array that replaces the live one in one
+ * update of the outer map (the array holds its own count).
+ */
+static int add_ranges(struct attachment *att, const struct filter *f, __u32 slot,
+		      const struct entry *e, int n, int fam)
+{
+	int outer = fam ? att->ranges_v6_fd : att->ranges_v4_fd, fd, i, ret;
+	struct range_set s;
+
+	ret = range_set_open(outer, slot, fam ? BLOOMXDP_KEY_IPV6 : BLOOMXDP_KEY_IPV4, &s);
+	for (i = 0; i < n && !ret; i++)
+		if (ranged_family(f, &e[i]) == fam)
+			ret = range_set_add_key(&s, &e[i].addr);
+	if (ret)
+		goto cleanup;
+	range_set_merge(&s);
+	fd = range_set_create_map(&s);
+	if (fd < 0) {
+		ret = fd;
+		goto cleanup;
+	}
+	if (bpf_map_update_elem(outer, &slot, &fd, BPF_ANY))
+		ret = -errno;
+	close(fd);
+cleanup:
+	range_set_free(&s);
+	return ret;
+}
+
 /* add: into the live filter (and exact copy) in place: Bloom inserts only set bits. */
 static int add_blocked(struct attachment *att, const struct parsed_args *p, char **entries)
 {
@@ -695,8 +738,8 @@ static int add_blocked(struct attachment *att, const struct parsed_args *p, char
 	struct bloomxdp_state st = {};
 	struct exact_set live;
 	__u64 inserted = 0, added;
-	int i, ret, n = p->n;
-	__u32 slot;
+	int i, fam, r, failed, ret, n = p->n;
+	__u32 slot, ranged = 0;
 
 	exact_set_init(&live);
 	ret = attachment_active(att, BLOOMXDP_ACTIVE_BLOCK, &slot);
@@ -725,6 +768,13 @@ static int add_blocked(struct attachment *att, const struct parsed_args *p, char
 			if (ret < 0)
 				break;
 		}
+		if (ranged_family(&f, &parsed[i]) >= 0) {
+			/* Into the intervals, all at once below. */
+			ranged |= 1U << ranged_family(&f, &parsed[i]);
+			inserted++;
+			st.entries++;
+			continue;
+		}
 		ret = blocklist_insert(&f, &parsed[i]);
 		if (ret < 0)
 			break;
@@ -732,13 +782,25 @@ static int add_blocked(struct attachment *att, const struct parsed_args *p, char
 		st.entries++;
 		st.keys += keys;
 	}
-	if (ret < 0)
+	failed = ret < 0 ? i : -1;
+	/* The intervals of the entries before a failed one too: as the filter's. */
+	for (fam = 0; fam < 2; fam++) {
+		if (!(ranged & (1U << fam)))
+			continue;
+		r = add_ranges(att, &f, slot, parsed, i, fam);
+		if (r < 0) {
+			log_error("cannot add to the %s intervals of %s: %s; they are unchanged",
+				  fam ? "IPv6" : "IPv4", att->ifname, strerror(-r));
+			if (ret >= 0)
+				ret = r;
+		}
+	}
+	i = failed;
+	if (failed >= 0)
 		log_error("%s: %s; 'bloomxdp load' the whole list to re-plan the prefix lengths%s",
 			  entries[p->arg[i]],
 			  ret == -ENOSPC ? "a new prefix length, and all 8 are taken" :
 			  ret == -E2BIG ? "its expansion to the probed lengths is too large" :
-			  ret == -EOPNOTSUPP ? "its family is held in exact intervals, which "
-			  "only a load builds" :
 			  strerror(-ret), i ? " (the entries before it were added)" : "");
 	if (attachment_write_state(att, slot, &st))
 		log_warn("entries added, but the entry count could not be saved");
@@ -851,7 +913,7 @@ static int do_query(const char *ifname, const struct list_opts *o, char **entrie
 		if (BLOOMXDP_IS_RANGES_WORD(word))
 			ret = range_set_open(fam ? att.ranges_v6_fd : att.ranges_v4_fd, block_slot,
 					     fam ? BLOOMXDP_KEY_IPV6 : BLOOMXDP_KEY_IPV4,
-					     BLOOMXDP_RANGES_COUNT(word), &ranges[fam]);
+					     &ranges[fam]);
 	}
 	if (ret) {
 		log_error("cannot open the live lists of %s: %s", ifname, strerror(-ret));

@@ -259,9 +259,16 @@ static int do_status(const char *ifname, bool json)
 	set_bits = filter_popcount(&f);
 	v4_lengths = filter_header_word(&f, BLOOMXDP_HDR_V4_LENGTHS);
 	v6_lengths = filter_header_word(&f, BLOOMXDP_HDR_V6_LENGTHS);
-	/* A family in exact intervals: its lengths word holds their count instead. */
-	r4 = BLOOMXDP_IS_RANGES_WORD(v4_lengths) ? BLOOMXDP_RANGES_COUNT(v4_lengths) : 0;
-	r6 = BLOOMXDP_IS_RANGES_WORD(v6_lengths) ? BLOOMXDP_RANGES_COUNT(v6_lengths) : 0;
+	/* A family in exact intervals: their array holds their count. */
+	r4 = r6 = 0;
+	if (BLOOMXDP_IS_RANGES_WORD(v4_lengths))
+		ret = range_set_count(att.ranges_v4_fd, slot, &r4);
+	if (!ret && BLOOMXDP_IS_RANGES_WORD(v6_lengths))
+		ret = range_set_count(att.ranges_v6_fd, slot, &r6);
+	if (ret) {
+		log_error("cannot read the exact intervals of %s: %s", ifname, strerror(-ret));
+		goto cleanup;
+	}
 	ranges_bytes = range_set_bytes(BLOOMXDP_KEY_IPV4, r4) + range_set_bytes(BLOOMXDP_KEY_IPV6, r6);
 	/* Observed with --verify: the exact copy refused these Bloom hits. */
 	memset(counts, 0, sizeof(counts));

@@ -249,7 +249,7 @@ int list_build_insert(struct list_build *b, struct filter *f, char err[LIST_ERRO
 			/* Looked up in its intervals only: the Bloom filter holds none of it. */
 			filter_header_word_set(f, fam ? BLOOMXDP_HDR_V6_LENGTHS :
 						  BLOOMXDP_HDR_V4_LENGTHS,
-					       BLOOMXDP_RANGES_WORD(b->ranges[fam].n));
+					       BLOOMXDP_RANGES_WORD);
 			filter_header_set(f, fam ? BLOOMXDP_HAS_IPV6 : BLOOMXDP_HAS_IPV4);
 			continue;
 		}

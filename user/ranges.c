@@ -171,7 +171,10 @@ const char *range_text(__u32 family, const struct range *r, char *buf, size_t le
 	return buf;
 }
 
-/* The in-order walk of the Eytzinger tree (nodes 1..n) visits the sorted intervals. */
+/*
+ * The in-order walk of the Eytzinger tree (elements 1..n of the array)
+ * visits the sorted intervals.
+ */
 static void eytzinger(const struct range *sorted, size_t *next, void *out, size_t node,
 		      size_t n, __u32 family, bool to_tree)
 {
@@ -184,27 +187,28 @@ static void eytzinger(const struct range *sorted, size_t *next, void *out, size_
 	eytzinger(sorted, next, out, 2 * node, n, family, to_tree);
 	r = (struct range *)&sorted[*next];
 	if (family == BLOOMXDP_KEY_IPV4 && to_tree) {
-		e4[node - 1].start = r->start;
-		e4[node - 1].end = r->end;
+		e4[node].start = r->start;
+		e4[node].end = r->end;
 	} else if (family == BLOOMXDP_KEY_IPV4) {
-		r->start = e4[node - 1].start;
-		r->end = e4[node - 1].end;
+		r->start = e4[node].start;
+		r->end = e4[node].end;
 	} else if (to_tree) {
-		e6[node - 1].start_hi = r->start >> 64;
-		e6[node - 1].start_lo = (__u64)r->start;
-		e6[node - 1].end_hi = r->end >> 64;
-		e6[node - 1].end_lo = (__u64)r->end;
+		e6[node].start_hi = r->start >> 64;
+		e6[node].start_lo = (__u64)r->start;
+		e6[node].end_hi = r->end >> 64;
+		e6[node].end_lo = (__u64)r->end;
 	} else {
-		r->start = (range_addr)e6[node - 1].start_hi << 64 | e6[node - 1].start_lo;
-		r->end = (range_addr)e6[node - 1].end_hi << 64 | e6[node - 1].end_lo;
+		r->start = (range_addr)e6[node].start_hi << 64 | e6[node].start_lo;
+		r->end = (range_addr)e6[node].end_hi << 64 | e6[node].end_lo;
 	}
 	++*next;
 	eytzinger(sorted, next, out, 2 * node + 1, n, family, to_tree);
 }
 
+/* The array: the count, then the tree. */
 static size_t map_bytes(__u32 family, size_t n)
 {
-	size_t page = sysconf(_SC_PAGESIZE), bytes = range_set_bytes(family, n ? n : 1);
+	size_t page = sysconf(_SC_PAGESIZE), bytes = range_set_bytes(family, n + 1);
 
 	return (bytes + page - 1) / page * page;
 }
@@ -221,7 +225,7 @@ int range_set_create_map(const struct range_set *s)
 	if (!s->n)
 		return -EINVAL;
 	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, s->family == BLOOMXDP_KEY_IPV4 ? "bloomxdp_r4" :
-			    "bloomxdp_r6", sizeof(__u32), vsize, s->n, &opts);
+			    "bloomxdp_r6", sizeof(__u32), vsize, s->n + 1, &opts);
 	if (fd < 0)
 		return -errno;
 	mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -230,24 +234,63 @@ int range_set_create_map(const struct range_set *s)
 		close(fd);
 		return ret;
 	}
+	if (s->family == BLOOMXDP_KEY_IPV4)
+		((struct bloomxdp_range_v4 *)mem)->start = s->n;
+	else
+		((struct bloomxdp_range_v6 *)mem)->start_lo = s->n;
 	eytzinger(s->r, &next, mem, 1, s->n, s->family, true);
 	munmap(mem, bytes);
 	return fd;
 }
 
-int range_set_open(int outer_fd, __u32 slot, __u32 family, __u32 n, struct range_set *s)
+/* The array of a generation's intervals, and their count (its size less the count's element). */
+static int range_map_get(int outer_fd, __u32 slot, __u32 *n)
 {
-	size_t bytes = map_bytes(family, n), next = 0;
-	int fd, ret = 0;
-	void *mem;
-	__u32 id;
+	struct bpf_map_info info = {};
+	__u32 id, len = sizeof(info);
+	int fd, ret;
 
-	range_set_init(s, family);
 	if (bpf_map_lookup_elem(outer_fd, &slot, &id))
 		return -errno;
 	fd = bpf_map_get_fd_by_id(id);
 	if (fd < 0)
 		return -errno;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) || !info.max_entries) {
+		ret = errno ? -errno : -EINVAL;
+		close(fd);
+		return ret;
+	}
+	*n = info.max_entries - 1;
+	return fd;
+}
+
+int range_set_count(int outer_fd, __u32 slot, __u64 *n)
+{
+	__u32 count;
+	int fd = range_map_get(outer_fd, slot, &count);
+
+	*n = 0;
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0)
+		return fd;
+	close(fd);
+	*n = count;
+	return 0;
+}
+
+int range_set_open(int outer_fd, __u32 slot, __u32 family, struct range_set *s)
+{
+	size_t bytes, next = 0;
+	int fd, ret = 0;
+	void *mem;
+	__u32 n;
+
+	range_set_init(s, family);
+	fd = range_map_get(outer_fd, slot, &n);
+	if (fd < 0)
+		return fd;
+	bytes = map_bytes(family, n);
 	s->r = calloc(n ? n : 1, sizeof(*s->r));
 	mem = mmap(NULL, bytes, PROT_READ, MAP_SHARED, fd, 0);
 	if (!s->r || mem == MAP_FAILED) {

@@ -47,11 +47,14 @@ long range_set_find(const struct range_set *s, range_addr addr);
 /* "192.0.2.0/24", or "192.0.2.5-192.0.2.9" when not one prefix, into buf. */
 const char *range_text(__u32 family, const struct range *r, char *buf, size_t len);
 
-/* The inner map of the set: an ARRAY in Eytzinger order; fd, or negative errno. */
+/* The inner map of the set: its count, then an ARRAY in Eytzinger order; fd, or negative errno. */
 int range_set_create_map(const struct range_set *s);
 
-/* Reads a generation's intervals (slot of outer_fd) back, sorted; n of the lengths word. */
-int range_set_open(int outer_fd, __u32 slot, __u32 family, __u32 n, struct range_set *s);
+/* Reads a generation's intervals (slot of outer_fd) back, sorted. */
+int range_set_open(int outer_fd, __u32 slot, __u32 family, struct range_set *s);
+
+/* How many intervals a generation holds: 0 when it has none. */
+int range_set_count(int outer_fd, __u32 slot, __u64 *n);
 
 /*
  * The cost model of a family: its Bloom option (keys after expansion at the

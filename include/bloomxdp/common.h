@@ -94,16 +94,17 @@ struct bloomxdp_lpm_name {
 /*
  * A family whose prefixes would expand too much is not in the Bloom filter:
  * its prefixes and hosts are merged into sorted disjoint intervals, exact,
- * in an ARRAY (ranges_v4/ranges_v6, one per generation) in Eytzinger order
- * (node i's children are 2i and 2i+1, 1-based), searched in at most
- * BLOOMXDP_RANGE_STEPS steps. Its lengths word then says so, and how many
- * intervals there are: no length in its first byte (no Bloom probe), a
- * mark in the second (BLOOMXDP_NO_LENGTHS has none), the count above.
+ * in an ARRAY (ranges_v4/ranges_v6, one per generation) in Eytzinger order:
+ * element 0 holds the count n (in start, or start_lo), elements 1..n the
+ * tree (node i's children are 2i and 2i+1), searched in at most
+ * BLOOMXDP_RANGE_STEPS steps. The count in the map itself: an add swaps in a
+ * whole new array with one update of the outer map. The family's lengths
+ * word says it is looked up there: no length in its first byte (no Bloom
+ * probe), the mark in its second (BLOOMXDP_NO_LENGTHS has none).
  */
-#define BLOOMXDP_RANGES_MARK		0xfffffeffULL	/* byte 0: no length; byte 1: the mark */
-#define BLOOMXDP_RANGES_WORD(n)		((__u64)(n) << 32 | BLOOMXDP_RANGES_MARK)
+#define BLOOMXDP_RANGES_MARK		0xfffffeffULL
+#define BLOOMXDP_RANGES_WORD		(~0ULL << 32 | BLOOMXDP_RANGES_MARK)
 #define BLOOMXDP_IS_RANGES_WORD(w)	(((w) & 0xffffffffULL) == BLOOMXDP_RANGES_MARK)
-#define BLOOMXDP_RANGES_COUNT(w)	((__u32)((w) >> 32))
 #define BLOOMXDP_RANGE_STEPS		32
 
 /* Bounds included, host byte order; IPv6 as two 64-bit halves, high first. */
@@ -288,6 +289,7 @@ struct bloomxdp_state {
 	X(unseen_dns_tcp,	"TCP payloads to a DNS port (DNS over TCP is not parsed)") \
 	X(unseen_quic,		"UDP packets to a TLS port (QUIC is not parsed)") \
 	X(bloom_hits,		"lookups the Bloom filter said yes to")	\
+	X(range_hits,		"address lookups the exact intervals said yes to (load --store)") \
 	X(confirmed,		"Bloom hits the exact copy confirmed (--verify)") \
 	X(false_positives,	"Bloom hits the exact copy refused (--verify): passed") \
 	X(allowed,		"hits on the allowlist: passed")	\

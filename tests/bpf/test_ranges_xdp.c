@@ -7,8 +7,8 @@
  * load builds them, and every address a brute-force reference says a listed
  * prefix covers must drop, every other pass: the first and last address of
  * each prefix, the ones just outside, and random ones in the window. The
- * Bloom filter holds no key then (no false positive possible), no lookup
- * counts as a Bloom hit, and with --verify a hit needs no confirmation
+ * Bloom filter holds no key then (no false positive possible), a hit counts
+ * as range_hits, never as a Bloom hit, and with --verify a hit needs no confirmation
  * (the exact copy is left empty here). User space's search
  * (range_set_find, what query uses) must agree on every address too.
  */
@@ -205,6 +205,7 @@ static int check_one(struct ctx *c, u128 v, __u32 width, const char *what)
 	exp.checked_v6 = v6;
 	exp.hits_v4 = want && !v6;
 	exp.hits_v6 = want && v6;
+	exp.range_hits = want;
 	exp.dropped = want;
 	exp.passed = !want;
 	if (verdict != (want ? XDP_DROP : XDP_PASS)) {

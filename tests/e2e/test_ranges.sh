@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Exact intervals (load --store, plan --list): a real country list, the ranges
+# Exact intervals (load --store, add, plan --list): a real country list, the ranges
 # npm @ip-location-db/asn-country@2.3.2026061719 gives the US (~15,000 IPv4 and
 # ~10,000 IPv6 rows, prefixes of every length), loaded whole. The edges of a
 # listed range (first, last) must block and the addresses just outside must
@@ -113,8 +113,14 @@ check_eq "... ping: from the last address of the ranges dropped, from beside the
 S1=$(stats_json)
 check_eq "... the drops are interval hits: no Bloom hit" "0 yes" \
 	"$(delta "$S0" "$S1" bloom_hits) $( [ "$(delta "$S0" "$S1" hits_v4)" -ge 5 ] && echo yes)" "$S1"
-check_fails "... add of an IPv4 prefix is refused: only a load builds intervals" nonzero \
-	"exact intervals" bx add "$IF_SRV" 198.18.0.0/15
+check "... add of prefixes goes into the intervals" bx add "$IF_SRV" 240.0.0.0/15 2001:db8::/33
+ST=$(status_json)
+check_eq "... one interval more per family" "$((N4 + 1)) $((N6 + 1))" \
+	"$(json_num "$ST" ranges_v4) $(json_num "$ST" ranges_v6)" "$ST"
+expect_query "... which block exactly them, and the list still" "239.255.255.255: not blocked" \
+	"240.0.0.0: blocked (listed)" "240.1.255.255: blocked (listed)" \
+	"240.2.0.0: not blocked" "2001:db8::: blocked (listed)" "2001:db8:8000::: not blocked" \
+	"$F4: blocked (listed)" "$A4: not blocked"
 
 load_out
 check_eq "load (--store auto): IPv4 as intervals by the cost model, still exact" \
