@@ -113,11 +113,13 @@ static void explain_too_big(const struct attachment *att, const struct list_buil
 			    __u64 max_memory)
 {
 	double fpr = (double)att->config.fpr_ppb / BLOOMXDP_PPB;
-	char exact[64] = "", hint[128] = "";
+	char exact[128] = "", hint[128] = "";
 
 	if (exact_bytes)
-		snprintf(exact, sizeof(exact), ", %llu of them the exact copy of --verify",
-			 (unsigned long long)exact_bytes);
+		snprintf(exact, sizeof(exact), ", %llu of them %s", (unsigned long long)exact_bytes,
+			 b->cost[0].use_ranges || b->cost[1].use_ranges ?
+			 "exact (the intervals, and the copy of --verify if on)" :
+			 "the exact copy of --verify");
 	/* Prefixes stored as many more keys than entries: more probes expand them less. */
 	if (b->keys > 2 * b->read && o->prefix_probes < BLOOMXDP_MAX_PREFIX_LENGTHS)
 		snprintf(hint, sizeof(hint), ", or more --prefix-probes than %llu (fewer keys)",
@@ -340,6 +342,10 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o, cha
 	}
 	if (att->config.verify)
 		exact_bytes = exact_set_bytes(&exact);
+	/* The intervals count against --max-memory as the exact copy does. */
+	for (fam = 0; fam < 2; fam++)
+		if (build.cost[fam].use_ranges)
+			exact_bytes += build.cost[fam].range_bytes;
 	ret = size_generation(att, &build, o, max_memory, exact_bytes, &plan);
 	if (ret)
 		goto cleanup;
