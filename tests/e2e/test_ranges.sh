@@ -134,6 +134,17 @@ check_eq "plan --list --json: the choice and both costs per family" "intervals $
 	"$(python3 -c 'import json, sys; v = json.load(sys.stdin)["list"]["ipv4"]
 print(v["store"], v["intervals"], v["interval_bytes"])' <<<"$PLAN")" "$PLAN"
 
+check "add --allow the last address of the IPv4 range" bx add --allow "$IF_SRV" "$L4"
+expect_query "... query: allowed, its neighbour in the range still listed" "$L4: not blocked" \
+	"$F4: blocked (listed)"
+S0=$(stats_json)
+read -r tl rl < <(ping_recv "$L4" "$SRV4" 3)
+S1=$(stats_json)
+check_eq "... ping through the XDP program answered: an interval hit, then allowed" "3 3 yes" \
+	"$tl $rl $( [ "$(delta "$S0" "$S1" allowed)" -ge 3 ] && [ "$(delta "$S0" "$S1" range_hits)" -ge 3 ] && echo yes)" "$S1"
+: >"$PKGDIR/empty.txt"
+check "empty the allowlist" bx load --allow --allow-empty "$IF_SRV" "$PKGDIR/empty.txt"
+
 load_out --store bloom
 ST=$(status_json)
 check_eq "load --store bloom: no intervals left" "0 0 0" \
