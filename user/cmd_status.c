@@ -283,7 +283,8 @@ static int do_status(const char *ifname, bool json)
 	 * stored as several keys counts as several. Both estimates are of the
 	 * live filter, with its own m.
 	 */
-	keys = st.keys ? st.keys : st.entries;
+	/* Entries in exact intervals make no key: 0 keys is then the count. */
+	keys = st.keys || r4 || r6 ? st.keys : st.entries;
 	bits_m = f.ops->bits(&f);
 	bytes = filter_map_bytes(&f);
 	sized_for = st.capacity ? st.capacity : cfg->capacity;

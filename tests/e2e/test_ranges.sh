@@ -97,8 +97,9 @@ check_eq "load --store intervals: the whole $CC list, both families as exact int
 	"0 2" "$RC $(grep -c 'stored exact as' <<<"$OUT")" "$OUT"
 diag "$(grep -E '^loaded|stored exact' <<<"$OUT")"
 ST=$(status_json)
-check_eq "... status: as many intervals as Python merges" "$N4 $N6 $((N4 * 8 + N6 * 32))" \
-	"$(json_num "$ST" ranges_v4) $(json_num "$ST" ranges_v6) $(json_num "$ST" ranges_bytes)" "$ST"
+check_eq "... status: as many intervals as Python merges, and no key, no bit in the filter" \
+	"$N4 $N6 $((N4 * 8 + N6 * 32)) 0 0" "$(json_num "$ST" ranges_v4) $(json_num "$ST" ranges_v6) \
+$(json_num "$ST" ranges_bytes) $(json_num "$ST" keys) $(json_num "$ST" set_bits)" "$ST"
 check "... status in text says so" bash -c "'$BLOOMXDP' status '$IF_SRV' | grep -q '^exact ranges    IPv4 $N4 intervals, IPv6 $N6 intervals'"
 expect_query "... query: a range's edges are listed, the addresses beside them are not" \
 	"$F4: blocked (listed)" "$L4: blocked (listed)" "$B4: not blocked" "$A4: not blocked" \
@@ -113,6 +114,11 @@ check_eq "... ping: from the last address of the ranges dropped, from beside the
 S1=$(stats_json)
 check_eq "... the drops are interval hits: no Bloom hit" "0 yes" \
 	"$(delta "$S0" "$S1" bloom_hits) $( [ "$(delta "$S0" "$S1" hits_v4)" -ge 5 ] && echo yes)" "$S1"
+check "attach --force: a new program over the live intervals" bx attach "$IF_SRV" --force --match src,dst
+read -r tl rl < <(ping_recv "$L4" "$SRV4" 3)
+read -r ta ra < <(ping_recv "$A4" "$SRV4" 3)
+check_eq "... which it searches: the listed source dropped, the other answered" "3 0 3 3" \
+	"$tl $rl $ta $ra"
 check "... add of prefixes goes into the intervals" bx add "$IF_SRV" 240.0.0.0/15 2001:db8::/33
 ST=$(status_json)
 check_eq "... one interval more per family" "$((N4 + 1)) $((N6 + 1))" \
