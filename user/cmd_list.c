@@ -46,8 +46,8 @@ static void print_prefix_plans(const struct prefix_plan plan[2], const struct ra
 
 	for (i = 0; i < 2; i++) {
 		if (cost[i].use_ranges) {
-			printf("%s prefixes: %llu entries stored exact as %llu intervals (%llu bytes, "
-			       "%u search steps) instead of %.0f Bloom keys\n", family[i],
+			printf("%s prefixes: %llu entries stored exact as %llu intervals (%llu "
+			       "bytes, %u search steps) instead of %.0f Bloom keys\n", family[i],
 			       (unsigned long long)plan[i].entries,
 			       (unsigned long long)cost[i].intervals,
 			       (unsigned long long)cost[i].range_bytes, cost[i].steps,

@@ -269,7 +269,8 @@ static int do_status(const char *ifname, bool json)
 		log_error("cannot read the exact intervals of %s: %s", ifname, strerror(-ret));
 		goto cleanup;
 	}
-	ranges_bytes = range_set_bytes(BLOOMXDP_KEY_IPV4, r4) + range_set_bytes(BLOOMXDP_KEY_IPV6, r6);
+	ranges_bytes = range_set_bytes(BLOOMXDP_KEY_IPV4, r4) +
+		       range_set_bytes(BLOOMXDP_KEY_IPV6, r6);
 	/* Observed with --verify: the exact copy refused these Bloom hits. */
 	memset(counts, 0, sizeof(counts));
 	read_counters(att.counters_fd, counts);

@@ -88,7 +88,7 @@ struct fz_config {
 	__u32 events_per_sec;
 	double fpr;
 	__u64 capacity;		/* 0: sized for the list */
-	bool intervals;		/* without verify: addresses in exact intervals (load --store) */
+	bool intervals;		/* no verify: addresses in exact intervals (load --store) */
 	__u16 dns_ports[BLOOMXDP_MAX_PORTS];
 	__u16 http_ports[BLOOMXDP_MAX_PORTS];
 	__u16 tls_ports[BLOOMXDP_MAX_PORTS];
@@ -304,7 +304,7 @@ static bool oracle_addr(struct fz_prog *p, int v6, const __u8 *a, bool *allowed,
 	else
 		bloomxdp_key_ipv4(&e.addr, a, 32);
 	if (p->c->intervals && p->b.ranges[v6].r) {
-		/* Exact: user space's search must agree with the list, and the program with both. */
+		/* Exact: user space's search must agree with the list, the program with both. */
 		bloom = blocklist_lookup_range(&p->b.ranges[v6], &e, why, sizeof(why));
 		if (bloom != member)
 			snprintf(err, errlen, "user space: the intervals say %s, the list %s",

@@ -80,7 +80,8 @@ static void test_merge_v6(void **state)
 	       "2001:db8::1");
 	/* The top of the space, and all of it. */
 	MERGED(BLOOMXDP_KEY_IPV6, "ffff:ffff:ffff:ffff:ffff:ffff:ffff:fffe/127",
-	       "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "ffff:ffff:ffff:ffff:ffff:ffff:ffff:fffe");
+	       "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
+	       "ffff:ffff:ffff:ffff:ffff:ffff:ffff:fffe");
 	MERGED(BLOOMXDP_KEY_IPV6, "::/0", "::/0", "2001:db8::/32");
 }
 
