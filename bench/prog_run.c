@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <arpa/inet.h>
 #include <linux/if_ether.h>
 #include <bpf/bpf.h>
@@ -24,10 +25,71 @@
 #include "hash_probe.h"
 #include "keys.h"
 #include "layout.h"
+#include "ranges.h"
 #include "sizing.h"
 
 #define REPEAT 1000000
 #define FRAME_MAX 1024
+
+/*
+ * Exact intervals (load --store intervals): RANGES_N disjoint intervals per
+ * family, both families searched there, the Bloom filter probed for neither.
+ */
+#define RANGES_N 50000
+
+static int ranges_install(struct bloomxdp *skel, __u32 family)
+{
+	struct range_set s;
+	__u32 zero = 0, i;
+	int fd, ret;
+
+	range_set_init(&s, family);
+	s.r = calloc(RANGES_N, sizeof(*s.r));
+	if (!s.r)
+		return -ENOMEM;
+	/* Every 65536th /18 of 1.0.0.0 up (IPv4), of 2001:db8:: up by /64s (IPv6). */
+	for (i = 0; i < RANGES_N; i++) {
+		range_addr base = family == BLOOMXDP_KEY_IPV4 ? 0x01000000 + (range_addr)i * 65536 :
+				  ((range_addr)0x20010db800000000ULL << 64) +
+				  ((range_addr)i << 64);
+
+		s.r[i].start = base;
+		s.r[i].end = base + (family == BLOOMXDP_KEY_IPV4 ? 16383 : 0xffffffffffffULL);
+	}
+	s.n = s.cap = RANGES_N;
+	fd = range_set_create_map(&s);
+	range_set_free(&s);
+	if (fd < 0)
+		return fd;
+	ret = bpf_map_update_elem(bpf_map__fd(family == BLOOMXDP_KEY_IPV4 ? skel->maps.ranges_v4 :
+					      skel->maps.ranges_v6), &zero, &fd, BPF_ANY);
+	close(fd);
+	return ret;
+}
+
+static double run_ns(int prog_fd, void *frame, size_t len);
+static size_t make_frame(__u8 *frame, int ipv6, const char *src, int proto, __u16 dport,
+			 const void *payload, size_t len);
+
+static void ranges_rows(struct bloomxdp *skel, struct filter *f, int prog)
+{
+	__u8 frame[FRAME_MAX];
+
+	if (ranges_install(skel, BLOOMXDP_KEY_IPV4) || ranges_install(skel, BLOOMXDP_KEY_IPV6)) {
+		fprintf(stderr, "cannot install the intervals: %s\n", strerror(errno));
+		exit(1);
+	}
+	filter_header_word_set(f, BLOOMXDP_HDR_V4_LENGTHS, BLOOMXDP_RANGES_WORD);
+	filter_header_word_set(f, BLOOMXDP_HDR_V6_LENGTHS, BLOOMXDP_RANGES_WORD);
+	printf("| IPv4, not listed, %d exact intervals (%d steps) | %.0f |\n", RANGES_N, 16,
+	       run_ns(prog, frame, make_frame(frame, 0, "1.1.64.1", 17, 9, "x", 1)));
+	printf("| IPv4, listed, %d exact intervals | %.0f |\n", RANGES_N,
+	       run_ns(prog, frame, make_frame(frame, 0, "1.1.0.1", 17, 9, "x", 1)));
+	printf("| IPv6, not listed, %d exact intervals | %.0f |\n", RANGES_N,
+	       run_ns(prog, frame, make_frame(frame, 1, "2001:db8:0:1:1::1", 17, 9, "x", 1)));
+	printf("| IPv6, listed, %d exact intervals | %.0f |\n", RANGES_N,
+	       run_ns(prog, frame, make_frame(frame, 1, "2001:db8:0:1::1", 17, 9, "x", 1)));
+}
 
 static double run_ns(int prog_fd, void *frame, size_t len)
 {
@@ -345,6 +407,8 @@ int main(int argc, char **argv)
 		       "bench\r\nAccept: */*\r\n\r\n", name);
 	printf("| HTTP GET, Host of 3 labels, not listed | %.0f |\n",
 	       run_ns(prog, frame, make_frame(frame, 0, "192.0.2.99", 6, 80, http, len)));
+
+	ranges_rows(skel, &f, prog);
 
 	bloomxdp_key_ipv4(&hf.key, &(__u32){ 0x07710bcb }, 32);
 	hf.hash_key[0] = 1;

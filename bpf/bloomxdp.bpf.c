@@ -198,6 +198,106 @@ static __always_inline int addr_exact(void *outer, __u32 slot, int ipv6, const v
 	return len ? *len + 1 : 0;
 }
 
+/*
+ * The exact intervals of a family (BLOOMXDP_RANGES_WORD): a descent of the
+ * Eytzinger tree, one node per step, remembering the last node whose start
+ * is <= the address (going right): that is the interval that may hold it.
+ * A bpf_loop callback per family: checked once, whatever the depth.
+ */
+struct range_walk {
+	void *map;
+	__u64 hi, lo;		/* the address, host order (IPv4: lo) */
+	__u64 node;		/* 1-based, the array's index; past n ends the walk */
+	__u64 n;
+	__u64 found;		/* 0, or the 1-based node of the candidate */
+};
+
+static long range_step_v4(__u32 i, void *data)
+{
+	struct range_walk *w = data;
+	struct bloomxdp_range_v4 *r;
+	__u32 key = w->node;
+	__u64 right;
+
+	if (w->node > w->n)
+		return 1;
+	r = bpf_map_lookup_elem(w->map, &key);
+	if (!r)
+		return 1;
+	right = r->start <= w->lo;
+	if (right)
+		w->found = w->node;
+	w->node = 2 * w->node + right;
+	return 0;
+}
+
+static long range_step_v6(__u32 i, void *data)
+{
+	struct range_walk *w = data;
+	struct bloomxdp_range_v6 *r;
+	__u32 key = w->node;
+	__u64 right;
+
+	if (w->node > w->n)
+		return 1;
+	r = bpf_map_lookup_elem(w->map, &key);
+	if (!r)
+		return 1;
+	right = r->start_hi < w->hi || (r->start_hi == w->hi && r->start_lo <= w->lo);
+	if (right)
+		w->found = w->node;
+	w->node = 2 * w->node + right;
+	return 0;
+}
+
+/* addr_verdict()'s len1 of an interval hit: beyond any length + 1. */
+#define RANGE_HIT 0x100
+
+/* RANGE_HIT when an interval of the live generation holds the address, else 0. */
+static __always_inline int range_listed(__u32 slot, int ipv6, const __u32 *addr)
+{
+	struct range_walk w = { .node = 1 };
+	__u32 key = 0;
+
+	if (ipv6) {
+		struct bloomxdp_range_v6 *r;
+
+		w.map = bpf_map_lookup_elem(&ranges_v6, &slot);
+		if (!w.map)
+			return 0;
+		r = bpf_map_lookup_elem(w.map, &key);	/* element 0: the count */
+		if (!r)
+			return 0;
+		w.n = r->start_lo;
+		w.hi = (__u64)bpf_ntohl(addr[0]) << 32 | bpf_ntohl(addr[1]);
+		w.lo = (__u64)bpf_ntohl(addr[2]) << 32 | bpf_ntohl(addr[3]);
+		bpf_loop_bounded(BLOOMXDP_RANGE_STEPS, range_step_v6, &w);
+		if (!w.found)
+			return 0;
+		key = w.found;
+		r = bpf_map_lookup_elem(w.map, &key);
+		return r && (w.hi < r->end_hi || (w.hi == r->end_hi && w.lo <= r->end_lo)) ?
+		       RANGE_HIT : 0;
+	} else {
+		struct bloomxdp_range_v4 *r;
+
+		w.map = bpf_map_lookup_elem(&ranges_v4, &slot);
+		if (!w.map)
+			return 0;
+		r = bpf_map_lookup_elem(w.map, &key);
+		if (!r)
+			return 0;
+		w.n = r->start;
+		w.lo = bpf_ntohl(addr[0]);
+		bpf_loop_bounded(BLOOMXDP_RANGE_STEPS, range_step_v4, &w);
+		if (!w.found)
+			return 0;
+		key = w.found;
+		r = bpf_map_lookup_elem(w.map, &key);
+		return r && w.lo <= r->end ? RANGE_HIT : 0;
+	}
+}
+
 /* What matched, for the drop event. */
 struct match_info {
 	__u32 field;		/* enum bloomxdp_field */
@@ -215,6 +315,13 @@ static __always_inline int addr_verdict(const struct filter_view *fv,
 {
 	if (!len1)
 		return 0;
+	/* An interval hit is exact: neither a Bloom hit nor anything to confirm. */
+	if (len1 == RANGE_HIT) {
+		cnt->range_hits++;
+		mi->key_kind = BLOOMXDP_EVKEY_RANGE;
+		mi->key_len = 0;
+		goto allow;
+	}
 	cnt->bloom_hits++;
 	if (config.verify) {
 		/* The exact match also says which listed prefix it was. */
@@ -226,6 +333,10 @@ static __always_inline int addr_verdict(const struct filter_view *fv,
 		}
 		cnt->confirmed++;
 	}
+	mi->key_len = len1 - 1;
+	mi->key_kind = len1 - 1 < (ipv6 ? 128 : 32) ? BLOOMXDP_EVKEY_PREFIX :
+						     BLOOMXDP_EVKEY_ADDRESS;
+allow:
 	if ((fv->gen.allow_has & (ipv6 ? BLOOMXDP_ALLOW_HAS_V6 : BLOOMXDP_ALLOW_HAS_V4)) &&
 	    addr_exact(ipv6 ? (void *)&allow_v6 : (void *)&allow_v4, fv->gen.allow_slot, ipv6,
 		       addr)) {
@@ -233,9 +344,6 @@ static __always_inline int addr_verdict(const struct filter_view *fv,
 		return 0;
 	}
 	mi->field = field;
-	mi->key_len = len1 - 1;
-	mi->key_kind = len1 - 1 < (ipv6 ? 128 : 32) ? BLOOMXDP_EVKEY_PREFIX :
-						     BLOOMXDP_EVKEY_ADDRESS;
 	return 1;
 }
 
@@ -266,6 +374,10 @@ __attribute__((noinline)) int addr_lookup(struct addr_query *q)
 	if (!q)
 		return 0;
 	fv.gen = q->gen;
+	if (BLOOMXDP_IS_RANGES_WORD(q->lengths)) {
+		len1 = range_listed(fv.gen.block_slot, q->ipv6, q->addr);
+		goto verdict;
+	}
 	fv.bits = probe_map(fv.gen.block_slot);
 	if (!fv.bits)
 		return 0;
@@ -275,6 +387,7 @@ __attribute__((noinline)) int addr_lookup(struct addr_query *q)
 		len1 = ipv6_listed(&fv, (const struct in6_addr *)q->addr);
 	else
 		len1 = ipv4_listed(&fv, q->addr);
+verdict:
 	if (!len1)
 		return 0;
 	cnt = bpf_map_lookup_elem(&counters, &zero);

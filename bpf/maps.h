@@ -91,6 +91,26 @@ EXACT_OUTER(allow_v4, exact_v4);
 EXACT_OUTER(allow_v6, exact_v6);
 EXACT_OUTER(allow_names, exact_names);
 
+/*
+ * Templates of the exact intervals (BLOOMXDP_RANGES_WORD): an ARRAY in
+ * Eytzinger order, sized for its list, so BPF_F_INNER_MAP as the filter.
+ */
+#define RANGES_INNER(name, value)					\
+	struct name {							\
+		__uint(type, BPF_MAP_TYPE_ARRAY);			\
+		__uint(map_flags, BPF_F_MMAPABLE | BPF_F_INNER_MAP);	\
+		__uint(max_entries, 1);					\
+		__uint(key_size, sizeof(__u32));			\
+		__uint(value_size, sizeof(value));			\
+	}
+
+RANGES_INNER(ranges_v4_inner, struct bloomxdp_range_v4);
+RANGES_INNER(ranges_v6_inner, struct bloomxdp_range_v6);
+
+/* The blocklist's families held as intervals, one array per generation (with filter's slot). */
+EXACT_OUTER(ranges_v4, ranges_v4_inner);
+EXACT_OUTER(ranges_v6, ranges_v6_inner);
+
 /* The live generation of the blocklist maps and of the allowlist maps. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

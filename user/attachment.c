@@ -291,6 +291,8 @@ static const struct pin_spec {
 	{ BLOOMXDP_PIN_ALLOW_V4, SKEL(allow_v4), ATT(allow.v4_fd) },
 	{ BLOOMXDP_PIN_ALLOW_V6, SKEL(allow_v6), ATT(allow.v6_fd) },
 	{ BLOOMXDP_PIN_ALLOW_NAMES, SKEL(allow_names), ATT(allow.names_fd) },
+	{ BLOOMXDP_PIN_RANGES_V4, SKEL(ranges_v4), ATT(ranges_v4_fd) },
+	{ BLOOMXDP_PIN_RANGES_V6, SKEL(ranges_v6), ATT(ranges_v6_fd) },
 	{ BLOOMXDP_PIN_ACTIVE, SKEL(active), ATT(active_fd) },
 	{ BLOOMXDP_PIN_COUNTERS, SKEL(counters), ATT(counters_fd) },
 	{ BLOOMXDP_PIN_STATE, SKEL(state), ATT(state_fd) },

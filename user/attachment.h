@@ -18,6 +18,8 @@ struct attachment {
 	int kfilter_fd;		/* outer ARRAY_OF_MAPS of BLOOM_FILTER maps (layout kernel) */
 	struct exact_outer verify;
 	struct exact_outer allow;
+	int ranges_v4_fd;	/* outer ARRAY_OF_MAPS of exact intervals (BLOOMXDP_RANGES_WORD) */
+	int ranges_v6_fd;
 	int active_fd;
 	int counters_fd;
 	int state_fd;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "blocklist.h"
+#include "ranges.h"
 #include "exact.h"
 #include "prefixes.h"
 
@@ -125,6 +126,9 @@ __u64 blocklist_keys(const struct filter *f, const struct entry *e)
 		return 2;
 	family = key_family(&e->addr);
 	len = key_prefix_len(&e->addr);
+	/* A family in exact intervals puts no key in the filter. */
+	if (BLOOMXDP_IS_RANGES_WORD(filter_header_word(f, lengths_word(family))))
+		return 0;
 	target = target_length(f, family, len);
 	/* No probed length covers it: it becomes one of its own, one key. */
 	if (target < 0 || (__u32)target == len)
@@ -290,4 +294,24 @@ bool blocklist_allowed(const struct exact_set *x, const __u64 hash_key[2], const
 {
 	return e->kind == ENTRY_ADDR ? exact_set_has(x, hash_key, e) :
 				       exact_has_suffix(x, hash_key, e->name);
+}
+
+bool blocklist_lookup_range(const struct range_set *s, const struct entry *e, char *why,
+			    size_t len)
+{
+	struct range_set one;
+	range_addr last;
+	long i;
+
+	/* The entry's own interval: its first and last addresses. */
+	range_set_init(&one, s->family);
+	if (range_set_add_key(&one, &e->addr))
+		return false;
+	last = one.r[0].end;
+	i = range_set_find(s, one.r[0].start);
+	range_set_free(&one);
+	if (i < 0 || last > s->r[i].end)
+		return false;
+	range_text(s->family, &s->r[i], why, len);
+	return true;
 }

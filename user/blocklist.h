@@ -39,6 +39,15 @@ __u64 blocklist_keys(const struct filter *f, const struct entry *e);
 bool blocklist_lookup(const struct filter *f, const struct entry *e, char *why, size_t len);
 
 struct exact_set;
+struct range_set;
+
+/*
+ * An address or prefix of a family held in exact intervals (s): blocked when
+ * one merged interval covers it all; why receives that interval (a prefix,
+ * or "first-last").
+ */
+bool blocklist_lookup_range(const struct range_set *s, const struct entry *e, char *why,
+			    size_t len);
 
 /*
  * As the XDP program decides after a Bloom hit: confirmed by the exact copy

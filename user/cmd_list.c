@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* load, add, query: the commands that write or read the live list. */
 #include <errno.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <bpf/bpf.h>
 
 #include "attachment.h"
 #include "cli.h"
@@ -24,6 +27,7 @@
 struct list_opts {
 	__u32 format;		/* enum list_format */
 	__u64 prefix_probes;
+	__u32 store;		/* enum range_store: --store */
 	bool allow;		/* load/add the allowlist */
 	bool allow_empty;	/* load: an input without entries may empty the list */
 	bool lenient;		/* load: skip the lines that cannot be honoured, and say so */
@@ -35,12 +39,21 @@ struct list_opts {
 };
 
 /* The expansion of prefixes, for load's report. */
-static void print_prefix_plans(const struct prefix_plan plan[2])
+static void print_prefix_plans(const struct prefix_plan plan[2], const struct range_cost cost[2])
 {
 	static const char *const family[2] = { "IPv4", "IPv6" };
 	int i;
 
 	for (i = 0; i < 2; i++) {
+		if (cost[i].use_ranges) {
+			printf("%s prefixes: %llu entries stored exact as %llu intervals (%llu "
+			       "bytes, %u search steps) instead of %.0f Bloom keys\n", family[i],
+			       (unsigned long long)plan[i].entries,
+			       (unsigned long long)cost[i].intervals,
+			       (unsigned long long)cost[i].range_bytes, cost[i].steps,
+			       plan[i].expanded);
+			continue;
+		}
 		if (!plan[i].entries || (plan[i].ntargets == 1 &&
 					 plan[i].target[0] == (i ? 128 : 32)))
 			continue;
@@ -100,11 +113,13 @@ static void explain_too_big(const struct attachment *att, const struct list_buil
 			    __u64 max_memory)
 {
 	double fpr = (double)att->config.fpr_ppb / BLOOMXDP_PPB;
-	char exact[64] = "", hint[128] = "";
+	char exact[128] = "", hint[128] = "";
 
 	if (exact_bytes)
-		snprintf(exact, sizeof(exact), ", %llu of them the exact copy of --verify",
-			 (unsigned long long)exact_bytes);
+		snprintf(exact, sizeof(exact), ", %llu of them %s", (unsigned long long)exact_bytes,
+			 b->cost[0].use_ranges || b->cost[1].use_ranges ?
+			 "exact (the intervals, and the copy of --verify if on)" :
+			 "the exact copy of --verify");
 	/* Prefixes stored as many more keys than entries: more probes expand them less. */
 	if (b->keys > 2 * b->read && o->prefix_probes < BLOOMXDP_MAX_PREFIX_LENGTHS)
 		snprintf(hint, sizeof(hint), ", or more --prefix-probes than %llu (fewer keys)",
@@ -279,7 +294,9 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o, cha
 			  int nfiles)
 {
 	/* The outer maps of this generation: filter first, as attachment_flip() wants. */
-	int outers[5] = { att->filter_fd, att->kfilter_fd }, nouters = 1;
+	int outers[7] = { att->filter_fd, att->kfilter_fd }, nouters = 1;
+	int range_fds[2] = { -1, -1 }, fam;
+	double fpr = (double)att->config.fpr_ppb / BLOOMXDP_PPB;
 	struct exact_set exact;
 	struct filter f = { .map_fd = -1 };
 	struct bloomxdp_state st = {}, live = {};
@@ -295,6 +312,9 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o, cha
 	exact_set_init(&exact);
 	list_build_init(&build, NULL, o->prefix_probes);
 	build.bloom = true;
+	build.ranges_ok = true;
+	build.store = o->store;
+	build.bits_per_key = -log(fpr) / (M_LN2 * M_LN2);
 	memcpy(build.hash_key, att->config.hash_key, sizeof(build.hash_key));
 	/* The limit this load sizes within: the live list's, unless --max-memory sets another. */
 	ret = attachment_active(att, BLOOMXDP_ACTIVE_BLOCK, &slot);
@@ -322,6 +342,10 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o, cha
 	}
 	if (att->config.verify)
 		exact_bytes = exact_set_bytes(&exact);
+	/* The intervals count against --max-memory as the exact copy does. */
+	for (fam = 0; fam < 2; fam++)
+		if (build.cost[fam].use_ranges)
+			exact_bytes += build.cost[fam].range_bytes;
 	ret = size_generation(att, &build, o, max_memory, exact_bytes, &plan);
 	if (ret)
 		goto cleanup;
@@ -336,6 +360,18 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o, cha
 	if (ret) {
 		log_error("%s; the live list of %s is unchanged", err, att->ifname);
 		goto cleanup;
+	}
+	for (fam = 0; fam < 2; fam++) {
+		if (!build.cost[fam].use_ranges)
+			continue;
+		range_fds[fam] = range_set_create_map(&build.ranges[fam]);
+		if (range_fds[fam] < 0) {
+			ret = range_fds[fam];
+			log_error("cannot create the %s intervals of %s (%llu bytes): %s; the live "
+				  "list is unchanged", fam ? "IPv6" : "IPv4", att->ifname,
+				  (unsigned long long)build.cost[fam].range_bytes, strerror(-ret));
+			goto cleanup;
+		}
 	}
 	ret = attachment_lock(att);
 	if (ret)
@@ -354,6 +390,9 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o, cha
 	slot ^= 1;
 	if (f.kbloom_fd >= 0)
 		nouters = 2;
+	/* Always: a family that leaves its intervals leaves no stale map behind. */
+	outers[nouters++] = att->ranges_v4_fd;
+	outers[nouters++] = att->ranges_v6_fd;
 	if (att->config.verify) {
 		outers[nouters++] = att->verify.v4_fd;
 		outers[nouters++] = att->verify.v6_fd;
@@ -374,6 +413,11 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o, cha
 		ret = filter_install_kernel(att->kfilter_fd, slot, &f);
 	if (!ret && att->config.verify)
 		ret = exact_set_install(&att->verify, slot, &exact);
+	for (fam = 0; fam < 2 && !ret; fam++)
+		if (range_fds[fam] >= 0 &&
+		    bpf_map_update_elem(fam ? att->ranges_v6_fd : att->ranges_v4_fd, &slot,
+					&range_fds[fam], BPF_ANY))
+			ret = -errno;
 	if (!ret)
 		ret = attachment_flip(att, BLOOMXDP_ACTIVE_BLOCK, slot, 0, outers, nouters);
 	if (ret) {
@@ -383,7 +427,7 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o, cha
 	}
 	printf("loaded %llu entries into %s in %.2f s\n", (unsigned long long)build.read,
 	       att->ifname, seconds_since(&start));
-	print_prefix_plans(build.plan);
+	print_prefix_plans(build.plan, build.cost);
 	printf("filter sized for %llu keys (the list makes %llu; the previous filter was sized "
 	       "for %llu): %llu bytes, estimated FPR %.3g at FPR %g asked\n",
 	       (unsigned long long)plan.capacity, (unsigned long long)build.keys,
@@ -396,6 +440,9 @@ cleanup:
 	list_build_free(&build);
 	exact_set_close(&exact);
 	filter_close(&f);
+	for (fam = 0; fam < 2; fam++)
+		if (range_fds[fam] >= 0)
+			close(range_fds[fam]);
 	return ret;
 }
 
@@ -646,6 +693,49 @@ static int add_check_room(const struct attachment *att, const struct filter *f,
 	return -ENOSPC;
 }
 
+/* An address entry of a family the live filter leaves to exact intervals: 0 IPv4, 1 IPv6, or -1. */
+static int ranged_family(const struct filter *f, const struct entry *e)
+{
+	int fam;
+
+	if (e->kind != ENTRY_ADDR)
+		return -1;
+	fam = key_family(&e->addr) == BLOOMXDP_KEY_IPV4 ? 0 : 1;
+	return BLOOMXDP_IS_RANGES_WORD(filter_header_word(f, fam ? BLOOMXDP_HDR_V6_LENGTHS :
+							     BLOOMXDP_HDR_V4_LENGTHS)) ? fam : -1;
+}
+
+/*
+ * add of addresses of a family held in exact intervals: the live intervals
+ * and these, merged into a new array that replaces the live one in one
+ * update of the outer map (the array holds its own count).
+ */
+static int add_ranges(struct attachment *att, const struct filter *f, __u32 slot,
+		      const struct entry *e, int n, int fam)
+{
+	int outer = fam ? att->ranges_v6_fd : att->ranges_v4_fd, fd, i, ret;
+	struct range_set s;
+
+	ret = range_set_open(outer, slot, fam ? BLOOMXDP_KEY_IPV6 : BLOOMXDP_KEY_IPV4, &s);
+	for (i = 0; i < n && !ret; i++)
+		if (ranged_family(f, &e[i]) == fam)
+			ret = range_set_add_key(&s, &e[i].addr);
+	if (ret)
+		goto cleanup;
+	range_set_merge(&s);
+	fd = range_set_create_map(&s);
+	if (fd < 0) {
+		ret = fd;
+		goto cleanup;
+	}
+	if (bpf_map_update_elem(outer, &slot, &fd, BPF_ANY))
+		ret = -errno;
+	close(fd);
+cleanup:
+	range_set_free(&s);
+	return ret;
+}
+
 /* add: into the live filter (and exact copy) in place: Bloom inserts only set bits. */
 static int add_blocked(struct attachment *att, const struct parsed_args *p, char **entries)
 {
@@ -654,8 +744,8 @@ static int add_blocked(struct attachment *att, const struct parsed_args *p, char
 	struct bloomxdp_state st = {};
 	struct exact_set live;
 	__u64 inserted = 0, added;
-	int i, ret, n = p->n;
-	__u32 slot;
+	int i, fam, r, failed, ret, n = p->n;
+	__u32 slot, ranged = 0;
 
 	exact_set_init(&live);
 	ret = attachment_active(att, BLOOMXDP_ACTIVE_BLOCK, &slot);
@@ -684,6 +774,13 @@ static int add_blocked(struct attachment *att, const struct parsed_args *p, char
 			if (ret < 0)
 				break;
 		}
+		if (ranged_family(&f, &parsed[i]) >= 0) {
+			/* Into the intervals, all at once below. */
+			ranged |= 1U << ranged_family(&f, &parsed[i]);
+			inserted++;
+			st.entries++;
+			continue;
+		}
 		ret = blocklist_insert(&f, &parsed[i]);
 		if (ret < 0)
 			break;
@@ -691,7 +788,21 @@ static int add_blocked(struct attachment *att, const struct parsed_args *p, char
 		st.entries++;
 		st.keys += keys;
 	}
-	if (ret < 0)
+	failed = ret < 0 ? i : -1;
+	/* The intervals of the entries before a failed one too: as the filter's. */
+	for (fam = 0; fam < 2; fam++) {
+		if (!(ranged & (1U << fam)))
+			continue;
+		r = add_ranges(att, &f, slot, parsed, i, fam);
+		if (r < 0) {
+			log_error("cannot add to the %s intervals of %s: %s; they are unchanged",
+				  fam ? "IPv6" : "IPv4", att->ifname, strerror(-r));
+			if (ret >= 0)
+				ret = r;
+		}
+	}
+	i = failed;
+	if (failed >= 0)
 		log_error("%s: %s; 'bloomxdp load' the whole list to re-plan the prefix lengths%s",
 			  entries[p->arg[i]],
 			  ret == -ENOSPC ? "a new prefix length, and all 8 are taken" :
@@ -760,6 +871,8 @@ static void print_verdict(const char *arg, const struct entry *e, bool blocked,
 {
 	if (blocked && e->kind == ENTRY_ADDR && strchr(matched, '/') && exact)
 		printf("%s: blocked (listed prefix %s)\n", arg, matched);
+	else if (blocked && e->kind == ENTRY_ADDR && strchr(matched, '-') && exact)
+		printf("%s: blocked (listed range %s)\n", arg, matched);
 	else if (blocked && e->kind == ENTRY_ADDR && strchr(matched, '/'))
 		printf("%s: blocked (the filter matches %s: listed, or a false positive)\n", arg,
 		       matched);
@@ -776,10 +889,13 @@ static int do_query(const char *ifname, const struct list_opts *o, char **entrie
 	struct attachment att;
 	char matched[512];
 	struct entry e;
-	int i, ret, bad = 0;
+	struct range_set ranges[2];
+	int i, fam, ret, bad = 0;
 	bool blocked;
 
 	(void)o;
+	range_set_init(&ranges[0], 0);
+	range_set_init(&ranges[1], 0);
 	exact_set_init(&verify);
 	exact_set_init(&allow);
 	ret = attachment_open(ifname, false, &att);
@@ -796,6 +912,15 @@ static int do_query(const char *ifname, const struct list_opts *o, char **entrie
 		ret = exact_set_open(&att.verify, block_slot, &verify);
 	if (!ret)
 		ret = exact_set_open(&att.allow, allow_slot, &allow);
+	for (fam = 0; fam < 2 && !ret; fam++) {
+		__u64 word = filter_header_word(&f, fam ? BLOOMXDP_HDR_V6_LENGTHS :
+						    BLOOMXDP_HDR_V4_LENGTHS);
+
+		if (BLOOMXDP_IS_RANGES_WORD(word))
+			ret = range_set_open(fam ? att.ranges_v6_fd : att.ranges_v4_fd, block_slot,
+					     fam ? BLOOMXDP_KEY_IPV6 : BLOOMXDP_KEY_IPV4,
+					     &ranges[fam]);
+	}
 	if (ret) {
 		log_error("cannot open the live lists of %s: %s", ifname, strerror(-ret));
 		goto cleanup;
@@ -813,6 +938,18 @@ static int do_query(const char *ifname, const struct list_opts *o, char **entrie
 			continue;
 		}
 		e = args.e[0];
+		fam = e.kind != ENTRY_ADDR ? -1 : key_family(&e.addr) == BLOOMXDP_KEY_IPV4 ? 0 : 1;
+		if (fam >= 0 && ranges[fam].family && ranges[fam].r) {
+			/* Exact: no false positive to refuse, what matched is listed. */
+			blocked = blocklist_lookup_range(&ranges[fam], &e, matched,
+							 sizeof(matched));
+			if (blocked && blocklist_allowed(&allow, att.config.hash_key, &e)) {
+				log_debug("%s: on the allowlist", entries[i]);
+				blocked = false;
+			}
+			print_verdict(entries[i], &e, blocked, matched, true);
+			continue;
+		}
 		blocked = blocklist_lookup(&f, &e, matched, sizeof(matched));
 		if (blocked && att.config.verify) {
 			blocked = blocklist_confirm(&verify, att.config.hash_key, &e);
@@ -839,6 +976,8 @@ static int do_query(const char *ifname, const struct list_opts *o, char **entrie
 	ret = bad ? -EINVAL : 0;
 cleanup:
 	parsed_args_free(&args);
+	range_set_free(&ranges[0]);
+	range_set_free(&ranges[1]);
 	exact_set_close(&verify);
 	exact_set_close(&allow);
 	filter_close(&f);
@@ -909,6 +1048,10 @@ static const struct option_spec load_options[] = {
 	       "prefixes are stored expanded to N lengths chosen\n"
 	       "from the list; fewer probes cost more keys (see\n"
 	       "'bloomxdp plan --list')", .min = 1, .max = BLOOMXDP_MAX_PREFIX_LENGTHS),
+	OPTION("store", 0, OPT_ENUM, L(store), "S",
+	       "where each address family goes: exact intervals\n"
+	       "or the Bloom filter (auto: the cheaper, see\n"
+	       "'bloomxdp plan --list')", .values = range_store_values),
 	OPTION_ALLOW("the FILEs are the allowlist (replaced as a whole)"),
 	OPTION("allow-empty", 0, OPT_FLAG, L(allow_empty), NULL,
 	       "accept an input without any entry, which empties\n"

@@ -132,6 +132,7 @@ static void report_text(const struct list_report *r)
 {
 	static const char *const family[2] = { "IPv4", "IPv6" };
 	const struct list_build *b = &r->build;
+	const struct range_cost *c;
 	char lengths[64];
 	__u32 i, t;
 	size_t used;
@@ -149,6 +150,12 @@ static void report_text(const struct list_report *r)
 		printf("%s         %llu entries -> %.0f keys at lengths %s: %u probes per packet\n",
 		       family[i], (unsigned long long)b->plan[i].entries, b->plan[i].expanded,
 		       lengths, b->plan[i].ntargets);
+		c = &b->cost[i];
+		printf("  store       %s: Bloom %.0f bytes, %u probes; exact intervals %llu, %llu "
+		       "bytes, %u search steps\n",
+		       c->use_ranges ? "exact intervals" : "Bloom filter", c->bloom_bytes,
+		       c->probes, (unsigned long long)c->intervals,
+		       (unsigned long long)c->range_bytes, c->steps);
 	}
 	if (b->nexceptions)
 		printf("exceptions    %zu (for the allowlist)\n", b->nexceptions);
@@ -183,6 +190,11 @@ static void report_json(struct json *j, const struct list_report *r)
 		json_kv_u64(j, "prefixes", b->plan[i].entries);
 		json_kv_double(j, "expanded", "%.0f", b->plan[i].expanded);
 		json_kv_u64(j, "probes", b->plan[i].ntargets);
+		json_kv_string(j, "store", b->cost[i].use_ranges ? "intervals" : "bloom");
+		json_kv_double(j, "bloom_bytes", "%.0f", b->cost[i].bloom_bytes);
+		json_kv_u64(j, "intervals", b->cost[i].intervals);
+		json_kv_u64(j, "interval_bytes", b->cost[i].range_bytes);
+		json_kv_u64(j, "search_steps", b->cost[i].steps);
 		json_object_end(j);
 	}
 	if (r->verify)
@@ -201,6 +213,7 @@ struct plan_opts {
 	struct file_list lists;
 	__u32 format;		/* enum list_format */
 	__u64 prefix_probes;
+	__u32 store;		/* enum range_store: --store */
 	bool verify;
 	__u32 layout;
 	bool lenient;
@@ -225,6 +238,11 @@ static int read_lists(struct list_report *r, const struct plan_opts *o)
 	list_build_init(&r->build, NULL, o->prefix_probes);
 	r->build.opts.csv = &csv;
 	r->build.opts.lenient = o->lenient;
+	/* The addresses are kept: the cost model merges them into intervals, as load does. */
+	r->build.bloom = true;
+	r->build.ranges_ok = true;
+	r->build.store = o->store;
+	r->build.bits_per_key = -log(o->fpr) / (M_LN2 * M_LN2);
 	if (r->verify) {
 		/* It says why, on its own line. */
 		ret = check_privileges();
@@ -337,6 +355,7 @@ static const struct option_spec plan_options[] = {
 	       .values = list_format_values),
 	OPTION("prefix-probes", 'P', OPT_COUNT, P(prefix_probes), "N", "as for load",
 	       .min = 1, .max = BLOOMXDP_MAX_PREFIX_LENGTHS),
+	OPTION("store", 0, OPT_ENUM, P(store), "S", "as for load", .values = range_store_values),
 	OPTION("verify", 'V', OPT_FLAG, P(verify), NULL,
 	       "also the memory of the exact copy of attach\n"
 	       "--verify, as the kernel accounts it (builds the\nmaps: needs root)"),

@@ -18,6 +18,7 @@
 #include "filter.h"
 #include "json.h"
 #include "layout.h"
+#include "ranges.h"
 #include "log.h"
 #include "prefixes.h"
 #include "sizing.h"
@@ -231,7 +232,7 @@ static int do_status(const char *ifname, bool json)
 	__u64 counts[NCOUNTERS], checked, fps, v4_lengths, v6_lengths;
 	double observed_fpr;
 	__u32 slot;
-	__u64 set_bits;
+	__u64 set_bits, r4, r6, ranges_bytes;
 	int ret;
 
 	ret = attachment_open(ifname, false, &att);
@@ -258,6 +259,18 @@ static int do_status(const char *ifname, bool json)
 	set_bits = filter_popcount(&f);
 	v4_lengths = filter_header_word(&f, BLOOMXDP_HDR_V4_LENGTHS);
 	v6_lengths = filter_header_word(&f, BLOOMXDP_HDR_V6_LENGTHS);
+	/* A family in exact intervals: their array holds their count. */
+	r4 = r6 = 0;
+	if (BLOOMXDP_IS_RANGES_WORD(v4_lengths))
+		ret = range_set_count(att.ranges_v4_fd, slot, &r4);
+	if (!ret && BLOOMXDP_IS_RANGES_WORD(v6_lengths))
+		ret = range_set_count(att.ranges_v6_fd, slot, &r6);
+	if (ret) {
+		log_error("cannot read the exact intervals of %s: %s", ifname, strerror(-ret));
+		goto cleanup;
+	}
+	ranges_bytes = range_set_bytes(BLOOMXDP_KEY_IPV4, r4) +
+		       range_set_bytes(BLOOMXDP_KEY_IPV6, r6);
 	/* Observed with --verify: the exact copy refused these Bloom hits. */
 	memset(counts, 0, sizeof(counts));
 	read_counters(att.counters_fd, counts);
@@ -271,7 +284,8 @@ static int do_status(const char *ifname, bool json)
 	 * stored as several keys counts as several. Both estimates are of the
 	 * live filter, with its own m.
 	 */
-	keys = st.keys ? st.keys : st.entries;
+	/* Entries in exact intervals make no key: 0 keys is then the count. */
+	keys = st.keys || r4 || r6 ? st.keys : st.entries;
 	bits_m = f.ops->bits(&f);
 	bytes = filter_map_bytes(&f);
 	sized_for = st.capacity ? st.capacity : cfg->capacity;
@@ -336,6 +350,9 @@ static int do_status(const char *ifname, bool json)
 		json_kv_u64(&j, "false_positives", fps);
 		json_kv_string(&j, "prefix_lengths_v4", lengths_text(v4_lengths, l4, sizeof(l4)));
 		json_kv_string(&j, "prefix_lengths_v6", lengths_text(v6_lengths, l6, sizeof(l6)));
+		json_kv_u64(&j, "ranges_v4", r4);
+		json_kv_u64(&j, "ranges_v6", r6);
+		json_kv_u64(&j, "ranges_bytes", ranges_bytes);
 		json_kv_u64(&j, "events_per_sec", cfg->events_per_sec);
 		json_object_end(&j);
 		json_end(&j);
@@ -371,6 +388,13 @@ static int do_status(const char *ifname, bool json)
 		       fpr_fill, target);
 	printf("prefix lengths  IPv4 %s, IPv6 %s (probes per packet: one per length)\n",
 	       lengths_text(v4_lengths, l4, sizeof(l4)), lengths_text(v6_lengths, l6, sizeof(l6)));
+	if (r4 || r6)
+		printf("exact ranges    IPv4 %llu intervals, IPv6 %llu intervals: %llu bytes "
+		       "(those families are not in the Bloom filter: no false positive)\n",
+		       (unsigned long long)r4, (unsigned long long)r6,
+		       (unsigned long long)ranges_bytes);
+	else
+		printf("exact ranges    none\n");
 	if (cfg->verify)
 		printf("verify          on: %llu false positives refused, observed FPR %.3g\n",
 		       (unsigned long long)fps, observed_fpr);

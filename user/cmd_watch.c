@@ -34,6 +34,7 @@ static const struct enum_value key_values[] = {
 	ENUM_VALUE("prefix", BLOOMXDP_EVKEY_PREFIX, NULL),
 	ENUM_VALUE("name", BLOOMXDP_EVKEY_NAME, NULL),
 	ENUM_VALUE("url", BLOOMXDP_EVKEY_URL, NULL),
+	ENUM_VALUE("range", BLOOMXDP_EVKEY_RANGE, NULL),
 	{}
 };
 

@@ -257,6 +257,9 @@ int filter_length_add(struct filter *f, __u32 family, __u32 len)
 	__u32 i, o = 0;
 	bool placed = false;
 
+	/* The family is in exact intervals: 'load' replaces them, nothing adds to them. */
+	if (BLOOMXDP_IS_RANGES_WORD(old))
+		return -EOPNOTSUPP;
 	for (i = 0; i < BLOOMXDP_MAX_PREFIX_LENGTHS; i++) {
 		__u8 have = old >> (8 * i);
 

@@ -21,6 +21,8 @@ void list_build_init(struct list_build *b, struct filter *filter, __u32 max_prob
 	b->counts[0].width = 32;
 	b->counts[1].width = 128;
 	b->opts.notes = &b->notes;
+	range_set_init(&b->ranges[0], BLOOMXDP_KEY_IPV4);
+	range_set_init(&b->ranges[1], BLOOMXDP_KEY_IPV6);
 }
 
 void list_build_free(struct list_build *b)
@@ -31,6 +33,8 @@ void list_build_free(struct list_build *b)
 	b->exceptions = NULL;
 	free(b->hashes);
 	b->hashes = NULL;
+	range_set_free(&b->ranges[0]);
+	range_set_free(&b->ranges[1]);
 }
 
 /* Doubles an array of n elements of size each, from 4096; -ENOMEM leaves it. */
@@ -172,15 +176,52 @@ int list_build_read(struct list_build *b, const char *path, enum list_format for
 	return ret;
 }
 
+/* A family's intervals and the cost model's choice (ranges.h). */
+static int plan_ranges(struct list_build *b, int fam)
+{
+	double ln2 = log(2), bits_per_key = b->bits_per_key ? b->bits_per_key :
+					    -log(0.01) / (ln2 * ln2);
+	struct range_cost *c = &b->cost[fam];
+	struct range_set *s = &b->ranges[fam];
+	size_t i;
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	c->entries = b->plan[fam].entries;
+	c->expanded = b->plan[fam].expanded;
+	c->probes = b->plan[fam].ntargets;
+	if (!b->ranges_ok || !c->entries || !(b->filter || b->bloom))
+		return 0;
+	s->n = 0;
+	for (i = 0; i < b->naddrs; i++) {
+		if (family_index(&b->addrs[i]) != fam)
+			continue;
+		ret = range_set_add_key(s, &b->addrs[i]);
+		if (ret)
+			return ret;
+	}
+	range_set_merge(s);
+	c->intervals = s->n;
+	range_cost_decide(c, s->family, bits_per_key, b->store);
+	return 0;
+}
+
 int list_build_finish(struct list_build *b, char err[LIST_ERROR_LEN])
 {
-	int fam;
+	int fam, ret;
 
 	if (b->progress && b->read >= PROGRESS_EVERY)
 		fputc('\n', stderr);
 	for (fam = 0; fam < 2; fam++) {
 		prefix_plan(&b->counts[fam], b->max_probes, &b->plan[fam]);
-		if (b->plan[fam].entries && !isfinite(b->plan[fam].expanded)) {
+		ret = plan_ranges(b, fam);
+		if (ret) {
+			snprintf(err, LIST_ERROR_LEN, "cannot merge the prefixes: %s",
+				 strerror(-ret));
+			return ret;
+		}
+		if (b->plan[fam].entries && !isfinite(b->plan[fam].expanded) &&
+		    !b->cost[fam].use_ranges) {
 			snprintf(err, LIST_ERROR_LEN, "%s prefixes would expand to over 2^%d keys "
 				 "each with %u probes per packet: allow more with --prefix-probes "
 				 "(at most %d)", fam ? "IPv6" : "IPv4", PREFIX_MAX_EXPANSION_BITS,
@@ -188,7 +229,10 @@ int list_build_finish(struct list_build *b, char err[LIST_ERROR_LEN])
 			return -E2BIG;
 		}
 	}
-	b->keys = (__u64)(b->plan[0].expanded + b->plan[1].expanded) + b->names + 2 * b->urls;
+	b->keys = b->names + 2 * b->urls;
+	for (fam = 0; fam < 2; fam++)
+		if (!b->cost[fam].use_ranges)
+			b->keys += (__u64)b->plan[fam].expanded;
 	return b->filter ? list_build_insert(b, b->filter, err) : 0;
 }
 
@@ -200,13 +244,24 @@ int list_build_insert(struct list_build *b, struct filter *f, char err[LIST_ERRO
 	int fam, ret;
 	__u32 t;
 
-	for (fam = 0; fam < 2; fam++)
+	for (fam = 0; fam < 2; fam++) {
+		if (b->cost[fam].use_ranges) {
+			/* Looked up in its intervals only: the Bloom filter holds none of it. */
+			filter_header_word_set(f, fam ? BLOOMXDP_HDR_V6_LENGTHS :
+						  BLOOMXDP_HDR_V4_LENGTHS,
+					       BLOOMXDP_RANGES_WORD);
+			filter_header_set(f, fam ? BLOOMXDP_HAS_IPV6 : BLOOMXDP_HAS_IPV4);
+			continue;
+		}
 		for (t = 0; t < b->plan[fam].ntargets; t++)
 			filter_length_add(f, families[fam], b->plan[fam].target[t]);
+	}
 	filter_header_set(f, b->kinds);
 	for (i = 0; i < b->nhashes; i++)
 		filter_insert_hash(f, b->hashes[i]);
 	for (i = 0; i < b->naddrs; i++) {
+		if (b->cost[family_index(&b->addrs[i])].use_ranges)
+			continue;
 		e.addr = b->addrs[i];
 		ret = blocklist_insert(f, &e);
 		if (ret < 0) {

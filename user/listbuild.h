@@ -8,6 +8,7 @@
 #include "listfile.h"
 #include "prefixes.h"
 #include "exact.h"
+#include "ranges.h"
 
 /* Probes per packet and family by default: prefix lengths kept after expansion. */
 #define LIST_DEFAULT_PREFIX_PROBES 6
@@ -54,6 +55,16 @@ struct list_build {
 	__u64 kinds;			/* BLOOMXDP_HAS_* of the names and URLs */
 	__u64 *hashes;			/* their keys */
 	size_t nhashes, hcap;
+	/*
+	 * Families may go to exact intervals instead of the Bloom filter (set by
+	 * load and plan, which create and show them): the cost model of
+	 * ranges.h decides, with the Bloom filter's bits per key at the target FPR.
+	 */
+	bool ranges_ok;
+	__u32 store;			/* enum range_store */
+	double bits_per_key;		/* 0: as at FPR 1% */
+	struct range_cost cost[2];	/* [0] IPv4, [1] IPv6, after list_build_finish() */
+	struct range_set ranges[2];	/* of the families whose cost.use_ranges */
 };
 
 void list_build_init(struct list_build *b, struct filter *filter, __u32 max_probes);

@@ -24,6 +24,8 @@
 #define BLOOMXDP_PIN_ALLOW_V4	"allow_v4"	/* ARRAY_OF_MAPS: the allowlist */
 #define BLOOMXDP_PIN_ALLOW_V6	"allow_v6"
 #define BLOOMXDP_PIN_ALLOW_NAMES "allow_names"
+#define BLOOMXDP_PIN_RANGES_V4	"ranges_v4"	/* ARRAY_OF_MAPS: exact intervals, see below */
+#define BLOOMXDP_PIN_RANGES_V6	"ranges_v6"
 #define BLOOMXDP_PIN_ACTIVE	"active"	/* which generation is live, see below */
 #define BLOOMXDP_PIN_COUNTERS	"counters"
 #define BLOOMXDP_PIN_STATE	"state"		/* user-space bookkeeping, see struct below */
@@ -88,6 +90,35 @@ struct bloomxdp_lpm_name {
 #define BLOOMXDP_HDR_BITS	3	/* m: bits of the array that follows the header */
 /* A whole 64-byte block, so that the blocks after it stay on cache lines. */
 #define BLOOMXDP_HDR_WORDS	8
+
+/*
+ * A family whose prefixes would expand too much is not in the Bloom filter:
+ * its prefixes and hosts are merged into sorted disjoint intervals, exact,
+ * in an ARRAY (ranges_v4/ranges_v6, one per generation) in Eytzinger order:
+ * element 0 holds the count n (in start, or start_lo), elements 1..n the
+ * tree (node i's children are 2i and 2i+1), searched in at most
+ * BLOOMXDP_RANGE_STEPS steps. The count in the map itself: an add swaps in a
+ * whole new array with one update of the outer map. The family's lengths
+ * word says it is looked up there: no length in its first byte (no Bloom
+ * probe), the mark in its second (BLOOMXDP_NO_LENGTHS has none).
+ */
+#define BLOOMXDP_RANGES_MARK		0xfffffeffULL
+#define BLOOMXDP_RANGES_WORD		(~0ULL << 32 | BLOOMXDP_RANGES_MARK)
+#define BLOOMXDP_IS_RANGES_WORD(w)	(((w) & 0xffffffffULL) == BLOOMXDP_RANGES_MARK)
+#define BLOOMXDP_RANGE_STEPS		32
+
+/* Bounds included, host byte order; IPv6 as two 64-bit halves, high first. */
+struct bloomxdp_range_v4 {
+	__u32 start;
+	__u32 end;
+};
+
+struct bloomxdp_range_v6 {
+	__u64 start_hi;
+	__u64 start_lo;
+	__u64 end_hi;
+	__u64 end_lo;
+};
 
 #define BLOOMXDP_HAS_NAME_DEPTH(labels)	(1ULL << ((labels) - 1))	/* names of 1..16 labels */
 #define BLOOMXDP_HAS_NAME_DEPTHS	0xffffULL
@@ -258,6 +289,7 @@ struct bloomxdp_state {
 	X(unseen_dns_tcp,	"TCP payloads to a DNS port (DNS over TCP is not parsed)") \
 	X(unseen_quic,		"UDP packets to a TLS port (QUIC is not parsed)") \
 	X(bloom_hits,		"lookups the Bloom filter said yes to")	\
+	X(range_hits,		"address lookups the exact intervals said yes to (load --store)") \
 	X(confirmed,		"Bloom hits the exact copy confirmed (--verify)") \
 	X(false_positives,	"Bloom hits the exact copy refused (--verify): passed") \
 	X(allowed,		"hits on the allowlist: passed")	\
@@ -289,6 +321,7 @@ enum bloomxdp_event_key {
 	BLOOMXDP_EVKEY_PREFIX,		/* a prefix entry (length in key_len) */
 	BLOOMXDP_EVKEY_NAME,		/* a domain (labels of the listed suffix in key_len) */
 	BLOOMXDP_EVKEY_URL,
+	BLOOMXDP_EVKEY_RANGE,		/* an interval of the exact ranges (no length) */
 };
 
 enum bloomxdp_event_verdict {

@@ -62,7 +62,7 @@ expect_query() {
 	shift
 	want=$(printf '%s\n' "$@")
 	for w in "$@"; do entries+=("${w%%: *}"); done
-	got=$(bx query "$IF_SRV" "${entries[@]}" 2>&1 | sed 's/ (\(listed prefix\|the filter matches\) [^)]*)$//')
+	got=$(bx query "$IF_SRV" "${entries[@]}" 2>&1 | sed 's/ (\(listed prefix\|listed range\|the filter matches\) [^)]*)$//')
 	check_eq "$name" "$want" "$got"
 }
 

@@ -136,7 +136,8 @@ for ((n = 1; n <= NCALLS + 1; n++)); do
 	entries=$(json_num "$st" entries)
 	gen=$(json_num "$st" generation)
 	case $(bx query "$IF_SRV" "$C4_B" 2>&1) in
-	"$C4_B: blocked") want_entries=5 want_gen=$((before + 1)) ;;
+	# Exact intervals (load --store auto) also say what matched: "blocked (listed ...)".
+	"$C4_B: blocked"*) want_entries=5 want_gen=$((before + 1)) ;;
 	"$C4_B: not blocked") want_entries=3 want_gen=$before ;;
 	*) bad_kills+=("$n: query failed"); continue ;;
 	esac

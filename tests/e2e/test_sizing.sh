@@ -35,7 +35,7 @@ if ! topo_up "$C4_LISTED" "$C4_FREE"; then
 fi
 
 # gen_list FILE N [FIRST]: N IPv6 /40 prefixes from index FIRST (default 0), a
-# /48 and the listed client: with --prefix-probes 1 every /40 is stored as
+# /48 and the listed client: with --prefix-probes 1 --store bloom every /40 is stored as
 # its 256 /48s, so the list makes 256 N + 2 keys.
 gen_list() {
 	awk -v n="$2" -v first="${3:-0}" -v host="$C4_LISTED" 'BEGIN {
@@ -70,7 +70,9 @@ check_eq "status: sized for 1000 keys, max_memory $MAX_MEMORY" "1000 $MAX_MEMORY
 
 # ------------------------------------------------- the defect, scaled down
 gen_list "$E2E_TMP/big.txt" 500
-out=$(bx load "$IF_SRV" --prefix-probes 1 "$E2E_TMP/big.txt" 2>&1)
+# --store bloom: the Bloom filter's sizing is under test; --store auto would keep
+# these prefixes exact, in intervals (checked at the end, and in test_ranges.sh).
+out=$(bx load "$IF_SRV" --prefix-probes 1 --store bloom "$E2E_TMP/big.txt" 2>&1)
 check_eq "load 502 entries that make 128,002 keys (128x the attach size)" 0 $? "$out"
 st=$(status_json)
 check_eq "status: the live generation holds 128002 keys" 128002 "$(json_num "$st" keys)" "$st"
@@ -103,7 +105,7 @@ want="1024002 keys, which need [0-9]+ bytes .*over --max-memory $MAX_MEMORY: "
 want+="load it with --max-memory [0-9]+ or more.*unchanged"
 check_fails "a list of 1,024,002 keys over --max-memory is refused, saying what it needs" 1 \
 	"$want" \
-	bx load "$IF_SRV" --prefix-probes 1 "$E2E_TMP/huge.txt"
+	bx load "$IF_SRV" --prefix-probes 1 --store bloom "$E2E_TMP/huge.txt"
 check_eq "... and the live list is unchanged" "$before" "$(live_list)"
 check_eq "... still enforced" "$C4_LISTED: blocked
 $C4_FREE: not blocked" "$(bx query "$IF_SRV" "$C4_LISTED" "$C4_FREE" 2>&1)"
@@ -126,7 +128,7 @@ check_eq "... and is blocked" "${more[0]}: blocked (the filter matches ${more[0]
 
 # ------------------------------------- a larger limit, given to load, is kept
 check "load --max-memory 4000000 takes the list refused before" \
-	bx load "$IF_SRV" --prefix-probes 1 --max-memory 4000000 "$E2E_TMP/huge.txt"
+	bx load "$IF_SRV" --prefix-probes 1 --store bloom --max-memory 4000000 "$E2E_TMP/huge.txt"
 st=$(status_json)
 check_eq "status: 1024002 keys, max_memory 4000000" "1024002 4000000" \
 	"$(json_num "$st" keys) $(json_num "$st" max_memory)" "$st"
@@ -159,7 +161,7 @@ run_sequence() {
 			n=$((5 * 10 ** (RANDOM % 4)))
 			gen_list "$E2E_TMP/seq.txt" "$n" $((RANDOM * 8))
 			op="load $n"
-			bx load "$IF_SRV" --prefix-probes 1 "$E2E_TMP/seq.txt" \
+			bx load "$IF_SRV" --prefix-probes 1 --store bloom "$E2E_TMP/seq.txt" \
 				>"$E2E_TMP/op.out" 2>&1
 		else
 			n=$(((RANDOM % 130) + 1))
@@ -205,15 +207,21 @@ check "attach --verify for 100 keys, --max-memory 100000" \
 	bx attach "$IF_SRV" --verify --capacity 100 --fpr "$FPR" --max-memory 100000
 hosts "$E2E_TMP/hosts.txt" 1000
 check "load 1000 hosts (10 times the attach size) with their exact copy" \
-	bx load "$IF_SRV" "$E2E_TMP/hosts.txt"
+	bx load "$IF_SRV" --store bloom "$E2E_TMP/hosts.txt"
 check_eq "... all blocked, confirmed by the exact copy" "10.0.3.231: blocked" \
 	"$(bx query "$IF_SRV" 10.0.3.231 2>&1)"
 before=$(live_list)
 hosts "$E2E_TMP/hosts.txt" 4000
 check_fails "a list whose exact copy goes over --max-memory is refused" 1 \
 	"need [0-9]+ bytes .*[0-9]+ of them the exact copy of --verify, over --max-memory 100000" \
-	bx load "$IF_SRV" "$E2E_TMP/hosts.txt"
+	bx load "$IF_SRV" --store bloom "$E2E_TMP/hosts.txt"
 check_eq "... and the live list is unchanged" "$before" "$(live_list)"
+
+out=$(bx load "$IF_SRV" --prefix-probes 1 "$E2E_TMP/big.txt" 2>&1)
+rc=$?
+st=$(status_json)
+check_eq "the defect's list with --store auto (the default): exact intervals, loaded" "0 yes" \
+	"$rc $( [ "$(json_num "$st" ranges_v6)" -gt 0 ] 2>/dev/null && echo yes)" "$out" "$st"
 
 check "detach" bx detach "$IF_SRV"
 left=$(e2e_leftovers)

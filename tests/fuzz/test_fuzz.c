@@ -13,7 +13,9 @@
  *    reference model (fuzz_model.h) puts the frame in;
  *  - addresses: the verdict of the membership oracle (the lists as the README
  *    defines them) or, without --verify, of the Bloom filter read from user
- *    space (a false positive is then expected, and counted);
+ *    space (a false positive is then expected, and counted), or of the exact
+ *    intervals (load --store intervals: the oracle, user space's search and
+ *    the program must all agree);
  *  - names in frames built to be parsed: a listed name, host, URL or SNI is
  *    dropped; an unlisted one passes unless the filter says yes to it.
  *
@@ -86,6 +88,7 @@ struct fz_config {
 	__u32 events_per_sec;
 	double fpr;
 	__u64 capacity;		/* 0: sized for the list */
+	bool intervals;		/* no verify: addresses in exact intervals (load --store) */
 	__u16 dns_ports[BLOOMXDP_MAX_PORTS];
 	__u16 http_ports[BLOOMXDP_MAX_PORTS];
 	__u16 tls_ports[BLOOMXDP_MAX_PORTS];
@@ -112,6 +115,9 @@ static const struct fz_config configs[] = {
 	  .allowlist = true, .fpr = 0.05, .capacity = 200 },
 	{ "monitor-nxdomain-fp", .match = MATCH_ALL, .layout = BLOOMXDP_LAYOUT_BLOCKED,
 	  .action = BLOOMXDP_ACTION_MONITOR, .dns_reply = BLOOMXDP_DNS_REPLY_NXDOMAIN,
+	  .fpr = 0.05, .capacity = 300 },
+	/* Addresses exact, names in a filter with frequent false positives. */
+	{ "intervals-fp", .match = MATCH_ALL, .layout = BLOOMXDP_LAYOUT_BITS, .intervals = true,
 	  .fpr = 0.05, .capacity = 300 },
 };
 
@@ -151,6 +157,8 @@ struct fz_prog {
 	struct bloomxdp_counters prev;
 	__u64 cur;			/* the frame being checked */
 	struct fz_stats st;
+	struct list_build b;		/* c->intervals: the build, with its intervals */
+	int range_fds[2];
 };
 
 static struct fz_world world;
@@ -168,6 +176,39 @@ static void config_hash_key(int index, __u64 key[2])
 	key[1] = rng_next(&r);
 }
 
+/* As load --store intervals: both address families in exact intervals, names in the filter. */
+static int intervals_open(struct fz_prog *p, const struct harness_config *hc, char *err)
+{
+	__u32 zero = 0;
+	char path[64];
+	int ret, fam;
+
+	ret = harness_open(&p->h, hc);
+	if (!ret)
+		ret = harness_write_list(world.block.lines, world.block.nlines, path);
+	if (ret)
+		return ret;
+	list_build_init(&p->b, &p->h.lp.filter, LIST_DEFAULT_PREFIX_PROBES);
+	p->b.ranges_ok = true;
+	p->b.store = RANGE_STORE_INTERVALS;
+	ret = list_build_read(&p->b, path, FORMAT_AUTO, err);
+	if (!ret)
+		ret = list_build_finish(&p->b, err);
+	unlink(path);
+	for (fam = 0; fam < 2 && !ret; fam++) {
+		if (!p->b.cost[fam].use_ranges)
+			continue;
+		p->range_fds[fam] = range_set_create_map(&p->b.ranges[fam]);
+		if (p->range_fds[fam] < 0)
+			return p->range_fds[fam];
+		if (bpf_map_update_elem(bpf_map__fd(fam ? p->h.lp.skel->maps.ranges_v6 :
+						    p->h.lp.skel->maps.ranges_v4), &zero,
+					&p->range_fds[fam], BPF_ANY))
+			ret = -errno;
+	}
+	return ret;
+}
+
 static int prog_open(struct fz_prog *p, const struct fz_config *c, int index)
 {
 	char err[LIST_ERROR_LEN] = "";
@@ -176,6 +217,7 @@ static int prog_open(struct fz_prog *p, const struct fz_config *c, int index)
 	int ret;
 
 	memset(p, 0, sizeof(*p));
+	p->range_fds[0] = p->range_fds[1] = -1;
 	p->c = c;
 	p->index = index;
 	config_hash_key(index, key);
@@ -203,8 +245,11 @@ static int prog_open(struct fz_prog *p, const struct fz_config *c, int index)
 		memcpy(hc.dns_ports, c->dns_ports, sizeof(hc.dns_ports));
 		memcpy(hc.http_ports, c->http_ports, sizeof(hc.http_ports));
 		memcpy(hc.tls_ports, c->tls_ports, sizeof(hc.tls_ports));
-		ret = harness_open_list(&p->h, &hc, world.block.lines, world.block.nlines,
-					LIST_DEFAULT_PREFIX_PROBES, plan, err);
+		if (c->intervals)
+			ret = intervals_open(p, &hc, err);
+		else
+			ret = harness_open_list(&p->h, &hc, world.block.lines, world.block.nlines,
+						LIST_DEFAULT_PREFIX_PROBES, plan, err);
 		p->hp = &p->h;
 	}
 	if (ret) {
@@ -222,6 +267,11 @@ static int prog_open(struct fz_prog *p, const struct fz_config *c, int index)
 
 static void prog_close(struct fz_prog *p)
 {
+	list_build_free(&p->b);
+	if (p->range_fds[0] >= 0)
+		close(p->range_fds[0]);
+	if (p->range_fds[1] >= 0)
+		close(p->range_fds[1]);
 	if (p->c && p->c->verify)
 		vh_close(&p->v);
 	else if (p->c)
@@ -253,6 +303,14 @@ static bool oracle_addr(struct fz_prog *p, int v6, const __u8 *a, bool *allowed,
 		bloomxdp_key_ipv6(&e.addr, a, 128);
 	else
 		bloomxdp_key_ipv4(&e.addr, a, 32);
+	if (p->c->intervals && p->b.ranges[v6].r) {
+		/* Exact: user space's search must agree with the list, the program with both. */
+		bloom = blocklist_lookup_range(&p->b.ranges[v6], &e, why, sizeof(why));
+		if (bloom != member)
+			snprintf(err, errlen, "user space: the intervals say %s, the list %s",
+				 bloom ? "yes" : "no", member ? "yes" : "no");
+		return member;
+	}
 	bloom = blocklist_lookup(&p->hp->lp.filter, &e, why, sizeof(why));
 	if (member && !bloom)
 		snprintf(err, errlen, "user space: listed address not in the filter");
@@ -596,17 +654,20 @@ static void check_frame(struct fz_prog *p, struct fz_frame_ctx *x, __u32 verdict
 	 * bloom_hits = confirmed + false_positives (URL host markers are probes,
 	 * not hits, and counted in neither). Without it (and so without an
 	 * allowlist here) every Bloom hit ends the lookup with a hit: bloom_hits
-	 * = the hits_* counters.
+	 * = the hits_* counters. A hit of the exact intervals (load --store) is
+	 * no Bloom hit and needs no confirmation: range_hits, in the same places.
 	 */
 	if (p->c->verify) {
 		EXPECT(G_CORE, d->bloom_hits == d->confirmed + d->false_positives,
 		       "bloom_hits +%llu != confirmed +%llu + false_positives +%llu",
 		       CNT(d->bloom_hits), CNT(d->confirmed), CNT(d->false_positives));
-		EXPECT(G_CORE, d->allowed <= d->confirmed, "allowed +%llu above confirmed +%llu",
-		       CNT(d->allowed), CNT(d->confirmed));
+		EXPECT(G_CORE, d->allowed <= d->confirmed + d->range_hits,
+		       "allowed +%llu above confirmed +%llu + range_hits +%llu",
+		       CNT(d->allowed), CNT(d->confirmed), CNT(d->range_hits));
 		p->st.false_positives += d->false_positives;
 	} else {
-		EXPECT(G_CORE, !d->confirmed && !d->false_positives && d->bloom_hits == hits,
+		EXPECT(G_CORE, !d->confirmed && !d->false_positives &&
+			       d->bloom_hits + d->range_hits == hits,
 		       "no --verify: bloom_hits +%llu, hits %llu, confirmed +%llu, "
 		       "false_positives +%llu", CNT(d->bloom_hits), CNT(hits),
 		       CNT(d->confirmed), CNT(d->false_positives));

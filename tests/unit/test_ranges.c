@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The interval builder and the cost model of user/ranges.c: merging of
+ * overlapping, nested and adjacent prefixes, the carry of IPv6 across its
+ * two 64-bit halves, the ends of the address space, the search query uses,
+ * the text of an interval, and which store the cost model picks.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "keys.h"
+#include "ranges.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The set of entries, merged, as "first-last" texts joined by spaces. */
+static void merged(__u32 family, const char *const *entries, size_t n, char *out, size_t len)
+{
+	struct bloomxdp_key key;
+	struct range_set s;
+	const char *why;
+	size_t i, used = 0;
+	char buf[96];
+
+	range_set_init(&s, family);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(key_parse(entries[i], &key, &why), 0);
+		assert_int_equal(range_set_add_key(&s, &key), 0);
+	}
+	range_set_merge(&s);
+	out[0] = '\0';
+	for (i = 0; i < s.n; i++)
+		used += snprintf(out + used, len - used, "%s%s", i ? " " : "",
+				 range_text(family, &s.r[i], buf, sizeof(buf)));
+	range_set_free(&s);
+}
+
+#define MERGED(family, want, ...)						\
+	do {									\
+		static const char *const in[] = { __VA_ARGS__ };		\
+		char got[1024];							\
+										\
+		merged(family, in, ARRAY_SIZE(in), got, sizeof(got));		\
+		assert_string_equal(got, want);					\
+	} while (0)
+
+static void test_merge_v4(void **state)
+{
+	(void)state;
+	/* Nested: the /24 holds the hosts and the /26. */
+	MERGED(BLOOMXDP_KEY_IPV4, "198.51.100.0/24", "198.51.100.7", "198.51.100.0/24",
+	       "198.51.100.64/26", "198.51.100.255");
+	/* Adjacent halves make one prefix; a gap of one address keeps two. */
+	MERGED(BLOOMXDP_KEY_IPV4, "10.0.0.0/23", "10.0.0.0/24", "10.0.1.0/24");
+	MERGED(BLOOMXDP_KEY_IPV4, "10.0.0.0/24 10.0.1.1/32", "10.0.0.0/24", "10.0.1.1");
+	/* Adjacent but not one prefix: a range. */
+	MERGED(BLOOMXDP_KEY_IPV4, "10.0.1.0-10.0.2.255", "10.0.2.0/24", "10.0.1.0/24");
+	/* Unsorted input, overlapping. */
+	MERGED(BLOOMXDP_KEY_IPV4, "10.0.0.0-10.0.0.9 10.0.0.11/32", "10.0.0.11", "10.0.0.8/31",
+	       "10.0.0.0/29", "10.0.0.9");
+	/* The ends of the space: no wrap at 255.255.255.255. */
+	MERGED(BLOOMXDP_KEY_IPV4, "0.0.0.0/32 255.255.255.254/31", "255.255.255.255",
+	       "0.0.0.0", "255.255.255.254");
+	MERGED(BLOOMXDP_KEY_IPV4, "0.0.0.0/0", "255.255.255.255", "0.0.0.0/0", "1.2.3.4");
+}
+
+static void test_merge_v6(void **state)
+{
+	(void)state;
+	/* Adjacent across the carry from the low 64 bits into the high ones. */
+	MERGED(BLOOMXDP_KEY_IPV6, "2001:db8:0:1:ffff:ffff:ffff:ff00-2001:db8:0:2:ff:ffff:ffff:ffff",
+	       "2001:db8:0:2::/72", "2001:db8:0:1:ffff:ffff:ffff:ff00/120");
+	MERGED(BLOOMXDP_KEY_IPV6, "2001:db8::/63", "2001:db8:0:1::/64", "2001:db8::/64");
+	MERGED(BLOOMXDP_KEY_IPV6, "2001:db8::1/128 2001:db8::3/128", "2001:db8::3",
+	       "2001:db8::1");
+	/* The top of the space, and all of it. */
+	MERGED(BLOOMXDP_KEY_IPV6, "ffff:ffff:ffff:ffff:ffff:ffff:ffff:fffe/127",
+	       "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
+	       "ffff:ffff:ffff:ffff:ffff:ffff:ffff:fffe");
+	MERGED(BLOOMXDP_KEY_IPV6, "::/0", "::/0", "2001:db8::/32");
+}
+
+static void test_find(void **state)
+{
+	static const char *const in[] = { "10.0.0.0/24", "10.0.2.0/24", "10.0.3.0/24" };
+	struct bloomxdp_key key;
+	struct range_set s;
+	const char *why;
+	__u8 a[4] = { 10, 0, 0, 0 };
+	size_t i;
+
+	(void)state;
+	range_set_init(&s, BLOOMXDP_KEY_IPV4);
+	for (i = 0; i < ARRAY_SIZE(in); i++) {
+		assert_int_equal(key_parse(in[i], &key, &why), 0);
+		assert_int_equal(range_set_add_key(&s, &key), 0);
+	}
+	range_set_merge(&s);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(range_set_find(&s, range_addr_of(BLOOMXDP_KEY_IPV4, a)), 0);
+	a[3] = 255;
+	assert_int_equal(range_set_find(&s, range_addr_of(BLOOMXDP_KEY_IPV4, a)), 0);
+	a[2] = 1;
+	assert_int_equal(range_set_find(&s, range_addr_of(BLOOMXDP_KEY_IPV4, a)), -1);
+	a[2] = 2;
+	a[3] = 0;
+	assert_int_equal(range_set_find(&s, range_addr_of(BLOOMXDP_KEY_IPV4, a)), 1);
+	a[2] = 3;
+	a[3] = 255;
+	assert_int_equal(range_set_find(&s, range_addr_of(BLOOMXDP_KEY_IPV4, a)), 1);
+	a[2] = 4;
+	a[3] = 0;
+	assert_int_equal(range_set_find(&s, range_addr_of(BLOOMXDP_KEY_IPV4, a)), -1);
+	a[0] = 9;
+	assert_int_equal(range_set_find(&s, range_addr_of(BLOOMXDP_KEY_IPV4, a)), -1);
+	range_set_free(&s);
+}
+
+static struct range_cost cost(__u64 entries, double expanded, __u64 intervals, __u32 family,
+			      enum range_store store)
+{
+	struct range_cost c = { .entries = entries, .expanded = expanded, .probes = 6,
+				.intervals = intervals };
+
+	/* About 9.6 bits per key: FPR 1%. */
+	range_cost_decide(&c, family, 9.6, store);
+	return c;
+}
+
+static void test_cost_model(void **state)
+{
+	struct range_cost c;
+
+	(void)state;
+	/* Refused expansion: intervals whatever they cost. */
+	c = cost(12684, INFINITY, 12000, BLOOMXDP_KEY_IPV6, RANGE_STORE_AUTO);
+	assert_true(c.use_ranges);
+	assert_true(isinf(c.bloom_bytes));
+	assert_int_equal(c.range_bytes, 12000 * 32);
+	assert_int_equal(c.steps, 14);
+	/* The case: 57 million keys for 12,684 prefixes. */
+	assert_true(cost(12684, 57e6, 12000, BLOOMXDP_KEY_IPV6, RANGE_STORE_AUTO).use_ranges);
+	/* Within twice the Bloom bytes: 14644 * 8 <= 2 * 52070 * 1.2. */
+	c = cost(29407, 52070, 14644, BLOOMXDP_KEY_IPV4, RANGE_STORE_AUTO);
+	assert_true(c.use_ranges);
+	assert_int_equal(c.range_bytes, 117152);
+	/* Hosts: no expansion, the Bloom filter is ~7x (IPv4) and ~27x (IPv6) smaller. */
+	assert_false(cost(100000, 100000, 99000, BLOOMXDP_KEY_IPV4, RANGE_STORE_AUTO).use_ranges);
+	assert_false(cost(100000, 100000, 99000, BLOOMXDP_KEY_IPV6, RANGE_STORE_AUTO).use_ranges);
+	/* Expansion past the bound: intervals, even at 10x the memory. */
+	assert_true(cost(1000, 4100, 1000, BLOOMXDP_KEY_IPV6, RANGE_STORE_AUTO).use_ranges);
+	assert_false(cost(1000, 3900, 1000, BLOOMXDP_KEY_IPV6, RANGE_STORE_AUTO).use_ranges);
+	/* --store forces either; nothing listed, nothing stored. */
+	assert_true(cost(100000, 100000, 99000, BLOOMXDP_KEY_IPV4,
+			 RANGE_STORE_INTERVALS).use_ranges);
+	assert_false(cost(12684, 57e6, 12000, BLOOMXDP_KEY_IPV6, RANGE_STORE_BLOOM).use_ranges);
+	assert_false(cost(0, 0, 0, BLOOMXDP_KEY_IPV4, RANGE_STORE_INTERVALS).use_ranges);
+	/* Steps: ceil(log2(n + 1)). */
+	assert_int_equal(cost(1, 1, 1, BLOOMXDP_KEY_IPV4, RANGE_STORE_AUTO).steps, 1);
+	assert_int_equal(cost(3, 3, 3, BLOOMXDP_KEY_IPV4, RANGE_STORE_AUTO).steps, 2);
+	assert_int_equal(cost(4, 4, 4, BLOOMXDP_KEY_IPV4, RANGE_STORE_AUTO).steps, 3);
+	assert_int_equal(cost(50000, 50000, 50000, BLOOMXDP_KEY_IPV4, RANGE_STORE_AUTO).steps, 16);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_merge_v4),
+		cmocka_unit_test(test_merge_v6),
+		cmocka_unit_test(test_find),
+		cmocka_unit_test(test_cost_model),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
