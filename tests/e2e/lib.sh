@@ -269,6 +269,23 @@ delta() {
 	a=$(json_num "$2" "$3")
 	if [ -n "$a" ] && [ -n "$b" ]; then echo $((a - b)); else echo "?"; fi
 }
+# expect_query NAME "ENTRY: VERDICT" ...: query's answers on $IF_SRV, in order. What
+# the exact intervals or --verify say, "(listed prefix P)" or "(listed range A-B)",
+# reads " (listed)"; what the filter alone says, "(the filter matches P: ...)",
+# is cut. QUERY_LISTED=0 cuts the listed part too.
+QUERY_LISTED=1
+expect_query() {
+	local name=$1 want got w entries=() listed=' (listed)'
+	shift
+	want=$(printf '%s\n' "$@")
+	for w in "$@"; do entries+=("${w%%: *}"); done
+	[ "$QUERY_LISTED" = 1 ] || listed=
+	got=$(bx query "$IF_SRV" "${entries[@]}" 2>&1 |
+		sed -e "s/ (listed \(prefix\|range\) [^)]*)\$/$listed/" \
+		    -e 's/ (the filter matches [^)]*)$//')
+	check_eq "$name" "$want" "$got"
+}
+
 xdp_on_if() { ip -n "$NS_SRV" -d link show dev "$IF_SRV" | grep -oE 'prog/xdp[a-z]* id [0-9]+'; }
 # tcp_try SRC: an nc connection from SRC to the server on $port (then $port + 1):
 # prints "rc=N data=..." (rc 0 and the token when it got through).

@@ -56,15 +56,7 @@ skipped() {
 }
 # has REGEX: "yes" when the output of the last load matches.
 has() { grep -qE "$1" <<<"$OUT" && echo yes; }
-# expect_query NAME "ENTRY: blocked" ...: each line of query's answer, in order.
-expect_query() {
-	local name=$1 want got entries=()
-	shift
-	want=$(printf '%s\n' "$@")
-	for w in "$@"; do entries+=("${w%%: *}"); done
-	got=$(bx query "$IF_SRV" "${entries[@]}" 2>&1 | sed 's/ (\(listed prefix\|listed range\|the filter matches\) [^)]*)$//')
-	check_eq "$name" "$want" "$got"
-}
+QUERY_LISTED=0	# the lists' own verdicts, whatever holds them
 
 # ------------------------------------------------------------ urlhaus (adblock URLs)
 if [ ! -r "$URLHAUS" ]; then

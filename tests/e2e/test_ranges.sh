@@ -82,15 +82,6 @@ load_out() {
 	OUT=$(bx load "$IF_SRV" --format csv --column 1,2 --where 3=$CC "$V4CSV" "$V6CSV" "$@" 2>&1)
 	RC=$?
 }
-# expect_query NAME "ENTRY: VERDICT" ...: query's answers, in order.
-expect_query() {
-	local name=$1 want got entries=()
-	shift
-	want=$(printf '%s\n' "$@")
-	for w in "$@"; do entries+=("${w%%: *}"); done
-	got=$(bx query "$IF_SRV" "${entries[@]}" 2>&1 | sed 's/ (listed \(prefix\|range\) [^)]*)$/ (listed)/')
-	check_eq "$name" "$want" "$got"
-}
 
 load_out --store intervals
 check_eq "load --store intervals: the whole $CC list, both families as exact intervals" \
