@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* add: entries into the live list, in place. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+
+#include "attachment.h"
+#include "blocklist.h"
+#include "listbuild.h"
+#include "lists.h"
+#include "log.h"
+#include "sizing.h"
+#include "suffixes.h"
+
+/* Parses every entry before touching the filter: all or nothing. */
+static int parse_entries(char **args, int n, const struct list_opts *o, struct parsed_args *p)
+{
+	size_t first;
+	int i, bad = 0;
+
+	for (i = 0; i < n; i++) {
+		first = p->n;
+		p->current = i;
+		if (parse_arg(args[i], o->format, p, "; nothing was added")) {
+			bad++;
+			continue;
+		}
+		for (; first < p->n; first++) {
+			const struct entry *e = &p->e[first];
+
+			if (o->allow && e->kind == ENTRY_URL) {
+				log_error("%s: the allowlist takes addresses, prefixes and "
+					  "domains; nothing was added", args[i]);
+			} else if (!o->allow && e->allow) {
+				log_error("%s: an exception: add it with --allow; nothing was "
+					  "added", args[i]);
+			} else if (!o->allow && e->kind == ENTRY_NAME && !o->allow_public_suffix &&
+				   public_suffix_is(e->name)) {
+				log_error("%s: a public suffix, under which others register "
+					  "their domains: blocking it blocks every one of them; "
+					  "give --allow-public-suffix to add it anyway; nothing "
+					  "was added", args[i]);
+			} else {
+				continue;
+			}
+			bad++;
+			break;
+		}
+	}
+	return bad ? -EINVAL : 0;
+}
+
+/* add --allow: into the live allowlist, in place. */
+static int add_allowed(struct attachment *att, const struct parsed_args *p)
+{
+	size_t added;
+	int ret;
+
+	ret = allowlist_insert(att, p->e, p->n, &added);
+	if (ret) {
+		log_error("cannot add to the allowlist of %s: %s (%zu of %zu entries were added)",
+			  att->ifname, ret == -E2BIG || ret == -ENOSPC ? "it is full" :
+			  strerror(-ret), added, p->n);
+		return ret;
+	}
+	printf("added %zu entr%s to the allowlist of %s\n", p->n, p->n == 1 ? "y" : "ies",
+	       att->ifname);
+	return attachment_check_enforced(att);
+}
+
+/*
+ * add: refused, with nothing changed, when the keys would take the live
+ * filter past the keys it is sized for, i.e. its FPR past the target. A
+ * load of the whole list sizes a new filter instead.
+ */
+static int add_check_room(const struct attachment *att, const struct filter *f,
+			  const struct bloomxdp_state *st, const struct entry *parsed, int n,
+			  __u64 *added)
+{
+	__u64 capacity = st->capacity ? st->capacity : att->config.capacity, keys;
+	double now = filter_keys_now(f, st);
+	int i;
+
+	*added = 0;
+	for (i = 0; i < n; i++) {
+		keys = blocklist_keys(f, &parsed[i]);
+		*added = keys > ~0ULL - *added ? ~0ULL : *added + keys;
+	}
+	if (generation_has_room(now, *added, capacity))
+		return 0;
+	log_error("%d entr%s (%llu keys) would take the filter of %s past the %llu keys it is "
+		  "sized for (it holds about %.0f), and its FPR past %g: nothing was added; "
+		  "'bloomxdp load' the whole list with them, which sizes a new filter for it",
+		  n, n == 1 ? "y" : "ies", (unsigned long long)*added, att->ifname,
+		  (unsigned long long)capacity, now, (double)att->config.fpr_ppb / BLOOMXDP_PPB);
+	return -ENOSPC;
+}
+
+/* An address entry of a family the live filter leaves to exact intervals: 0 IPv4, 1 IPv6, or -1. */
+static int ranged_family(const struct filter *f, const struct entry *e)
+{
+	int fam;
+
+	if (e->kind != ENTRY_ADDR)
+		return -1;
+	fam = key_family(&e->addr) == BLOOMXDP_KEY_IPV4 ? 0 : 1;
+	return BLOOMXDP_IS_RANGES_WORD(filter_header_word(f, fam ? BLOOMXDP_HDR_V6_LENGTHS :
+							     BLOOMXDP_HDR_V4_LENGTHS)) ? fam : -1;
+}
+
+/*
+ * add of addresses of a family held in exact intervals: the live intervals
+ * and these, merged into a new array that replaces the live one in one
+ * update of the outer map (the array holds its own count).
+ */
+static int add_ranges(struct attachment *att, const struct filter *f, __u32 slot,
+		      const struct entry *e, int n, int fam)
+{
+	int outer = fam ? att->ranges_v6_fd : att->ranges_v4_fd, fd, i, ret;
+	struct range_set s;
+
+	ret = range_set_open(outer, slot, fam ? BLOOMXDP_KEY_IPV6 : BLOOMXDP_KEY_IPV4, &s);
+	for (i = 0; i < n && !ret; i++)
+		if (ranged_family(f, &e[i]) == fam)
+			ret = range_set_add_key(&s, &e[i].addr);
+	if (ret)
+		goto cleanup;
+	range_set_merge(&s);
+	fd = range_set_create_map(&s);
+	if (fd < 0) {
+		ret = fd;
+		goto cleanup;
+	}
+	if (bpf_map_update_elem(outer, &slot, &fd, BPF_ANY))
+		ret = -errno;
+	close(fd);
+cleanup:
+	range_set_free(&s);
+	return ret;
+}
+
+/* add: into the live filter (and exact copy) in place: Bloom inserts only set bits. */
+static int add_blocked(struct attachment *att, const struct parsed_args *p, char **entries)
+{
+	const struct entry *parsed = p->e;
+	struct filter f = { .map_fd = -1 };
+	struct bloomxdp_state st = {};
+	struct exact_set live;
+	__u64 inserted = 0, added;
+	int i, fam, r, failed, ret, n = p->n;
+	__u32 slot, ranged = 0;
+
+	exact_set_init(&live);
+	ret = attachment_active(att, BLOOMXDP_ACTIVE_BLOCK, &slot);
+	if (!ret)
+		ret = filter_open(att->filter_fd, slot, &att->config, &f);
+	if (!ret)
+		ret = filter_open_kernel(att->kfilter_fd, slot, &f);
+	if (!ret && att->config.verify)
+		ret = exact_set_open(&att->verify, slot, &live);
+	if (!ret)
+		ret = attachment_read_state(att, slot, &st);
+	if (ret) {
+		log_error("cannot open the live filter of %s: %s", att->ifname, strerror(-ret));
+		goto cleanup;
+	}
+	ret = add_check_room(att, &f, &st, parsed, n, &added);
+	if (ret)
+		goto cleanup;
+	for (i = 0; i < n; i++) {
+		/* Counted before it goes in: a prefix may add a length, and expand less. */
+		__u64 keys = blocklist_keys(&f, &parsed[i]);
+
+		/* The exact copy first: a packet must not see a Bloom hit it cannot confirm. */
+		if (att->config.verify) {
+			ret = exact_set_add(&live, att->config.hash_key, &parsed[i]);
+			if (ret < 0)
+				break;
+		}
+		if (ranged_family(&f, &parsed[i]) >= 0) {
+			/* Into the intervals, all at once below. */
+			ranged |= 1U << ranged_family(&f, &parsed[i]);
+			inserted++;
+			st.entries++;
+			continue;
+		}
+		ret = blocklist_insert(&f, &parsed[i]);
+		if (ret < 0)
+			break;
+		inserted += ret;
+		st.entries++;
+		st.keys += keys;
+	}
+	failed = ret < 0 ? i : -1;
+	/* The intervals of the entries before a failed one too: as the filter's. */
+	for (fam = 0; fam < 2; fam++) {
+		if (!(ranged & (1U << fam)))
+			continue;
+		r = add_ranges(att, &f, slot, parsed, i, fam);
+		if (r < 0) {
+			log_error("cannot add to the %s intervals of %s: %s; they are unchanged",
+				  fam ? "IPv6" : "IPv4", att->ifname, strerror(-r));
+			if (ret >= 0)
+				ret = r;
+		}
+	}
+	i = failed;
+	if (failed >= 0)
+		log_error("%s: %s; 'bloomxdp load' the whole list to re-plan the prefix lengths%s",
+			  entries[p->arg[i]],
+			  ret == -ENOSPC ? "a new prefix length, and all 8 are taken" :
+			  ret == -E2BIG ? "its expansion to the probed lengths is too large" :
+			  strerror(-ret), i ? " (the entries before it were added)" : "");
+	if (attachment_write_state(att, slot, &st))
+		log_warn("entries added, but the entry count could not be saved");
+	if (ret < 0)
+		goto cleanup;
+	printf("added %d entr%s to %s (%llu not already in the filter)\n", n, n == 1 ? "y" : "ies",
+	       att->ifname, (unsigned long long)inserted);
+	warn_unmatched_kinds(&f, &att->config, att->ifname);
+	ret = attachment_check_enforced(att);
+cleanup:
+	exact_set_close(&live);
+	filter_close(&f);
+	return ret;
+}
+
+int list_add(const char *ifname, const struct list_opts *o, char **entries, int n)
+{
+	struct parsed_args parsed = {};
+	struct attachment att;
+	int ret;
+
+	ret = parse_entries(entries, n, o, &parsed);
+	if (!ret)
+		ret = attachment_open(ifname, true, &att);
+	if (!ret) {
+		ret = o->allow ? add_allowed(&att, &parsed) : add_blocked(&att, &parsed, entries);
+		attachment_close(&att);
+	}
+	parsed_args_free(&parsed);
+	return ret;
+}

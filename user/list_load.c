@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* load: a new generation sized for the list, swapped in atomically. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+
+#include "attachment.h"
+#include "listbuild.h"
+#include "lists.h"
+#include "log.h"
+#include "sizing.h"
+
+/* The expansion of prefixes, for load's report. */
+static void print_prefix_plans(const struct prefix_plan plan[2], const struct range_cost cost[2])
+{
+	static const char *const family[2] = { "IPv4", "IPv6" };
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (cost[i].use_ranges) {
+			printf("%s prefixes: %llu entries stored exact as %llu intervals (%llu "
+			       "bytes, %u search steps) instead of %.0f Bloom keys\n", family[i],
+			       (unsigned long long)plan[i].entries,
+			       (unsigned long long)cost[i].intervals,
+			       (unsigned long long)cost[i].range_bytes, cost[i].steps,
+			       plan[i].expanded);
+			continue;
+		}
+		if (!plan[i].entries || (plan[i].ntargets == 1 &&
+					 plan[i].target[0] == (i ? 128 : 32)))
+			continue;
+		printf("%s prefixes: %llu entries stored as %.0f keys, %u probes per packet\n",
+		       family[i], (unsigned long long)plan[i].entries, plan[i].expanded,
+		       plan[i].ntargets);
+	}
+}
+
+/* The memory limit of a load: --max-memory (kept from then on), else the live list's. */
+static __u64 load_max_memory(const struct list_opts *o, const struct bloomxdp_state *live)
+{
+	if (o->max_memory_given)
+		return o->max_memory;
+	return live->max_memory ? live->max_memory : default_max_memory();
+}
+
+/* A list that would need more than --max-memory: what it needs, and what to do. */
+static void explain_too_big(const struct attachment *att, const struct list_build *b,
+			    const struct list_opts *o, __u64 need_bytes, __u64 exact_bytes,
+			    __u64 max_memory)
+{
+	double fpr = (double)att->config.fpr_ppb / BLOOMXDP_PPB;
+	char exact[128] = "", hint[128] = "";
+
+	if (exact_bytes)
+		snprintf(exact, sizeof(exact), ", %llu of them %s", (unsigned long long)exact_bytes,
+			 b->cost[0].use_ranges || b->cost[1].use_ranges ?
+			 "exact (the intervals, and the copy of --verify if on)" :
+			 "the exact copy of --verify");
+	/* Prefixes stored as many more keys than entries: more probes expand them less. */
+	if (b->keys > 2 * b->read && o->prefix_probes < BLOOMXDP_MAX_PREFIX_LENGTHS)
+		snprintf(hint, sizeof(hint), ", or more --prefix-probes than %llu (fewer keys)",
+			 (unsigned long long)o->prefix_probes);
+	if (!need_bytes)
+		log_error("the list makes %llu keys: no filter holds that many at FPR %g (m is "
+			  "at most 2^32 bits); load a shorter list%s; the live list of %s is "
+			  "unchanged", (unsigned long long)b->keys, fpr, hint, att->ifname);
+	else
+		log_error("the list makes %llu keys, which need %llu bytes at FPR %g%s, over "
+			  "--max-memory %llu: load it with --max-memory %llu or more%s; the live "
+			  "list of %s is unchanged", (unsigned long long)b->keys,
+			  (unsigned long long)need_bytes, fpr, exact,
+			  (unsigned long long)max_memory, (unsigned long long)need_bytes, hint,
+			  att->ifname);
+}
+
+/*
+ * The new generation's filter, sized for the list's keys (and room for adds)
+ * at the target FPR with the attachment's k, within max_memory.
+ */
+static int size_generation(const struct attachment *att, const struct list_build *b,
+			   const struct list_opts *o, __u64 max_memory, __u64 exact_bytes,
+			   struct bloom_plan *plan)
+{
+	struct generation_need need = {
+		.layout = att->config.layout, .hashes = att->config.hashes,
+		.fpr = (double)att->config.fpr_ppb / BLOOMXDP_PPB, .keys = b->keys,
+		.floor = att->config.capacity, .max_memory = max_memory,
+		.other_bytes = exact_bytes,
+	};
+	__u64 need_bytes;
+	int ret;
+
+	ret = generation_plan(&need, plan, &need_bytes);
+	if (ret == -E2BIG)
+		explain_too_big(att, b, o, need_bytes, exact_bytes, max_memory);
+	else if (ret)
+		log_error("cannot size a filter for the list at FPR %g: %s; the live list of %s is "
+			  "unchanged", need.fpr, strerror(-ret), att->ifname);
+	return ret;
+}
+
+static double seconds_since(const struct timespec *start)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - start->tv_sec) + (now.tv_nsec - start->tv_nsec) / 1e9;
+}
+
+/*
+ * Reads the list files into the new filter (and exact set), as a whole. An
+ * input without a single entry (an empty file, a feed that failed upstream)
+ * would silently remove all blocking: refused unless --allow-empty.
+ */
+static int build_lists(struct list_build *b, const struct list_opts *o, char **files, int nfiles,
+		       char err[LIST_ERROR_LEN])
+{
+	char places[LIST_ERROR_LEN / 2];
+	struct csv_spec csv;
+	const char *why;
+	int i, ret = 0;
+
+	if (csv_spec_parse(o->column, o->where.items, o->where.count, &csv, &why)) {
+		snprintf(err, LIST_ERROR_LEN, "%s", why);
+		return -EINVAL;
+	}
+	b->progress = isatty(STDERR_FILENO);
+	b->opts.csv = &csv;
+	b->opts.lenient = o->lenient;
+	for (i = 0; i < nfiles && !ret; i++)
+		ret = list_build_read(b, files[i], o->format, err);
+	list_notes_print(&b->notes);
+	if (!ret && b->suffixes.count && !o->allow_public_suffix) {
+		snprintf(err, LIST_ERROR_LEN, "%llu public suffix%s in the list, which would block "
+			 "every domain registered under %s: %s; remove %s or give "
+			 "--allow-public-suffix", (unsigned long long)b->suffixes.count,
+			 b->suffixes.count == 1 ? "" : "es", b->suffixes.count == 1 ? "it" : "them",
+			 list_suffixes_text(&b->suffixes, places, sizeof(places)),
+			 b->suffixes.count == 1 ? "it" : "them");
+		ret = -EPERM;
+	}
+	if (!ret && b->allowed_suffixes.count)
+		log_warn("%llu public suffix%s in the allowlist: nothing under %s is ever dropped: "
+			 "%s", (unsigned long long)b->allowed_suffixes.count,
+			 b->allowed_suffixes.count == 1 ? "" : "es",
+			 b->allowed_suffixes.count == 1 ? "it" : "them",
+			 list_suffixes_text(&b->allowed_suffixes, places, sizeof(places)));
+	if (!ret)
+		ret = list_build_finish(b, err);
+	if (!ret && !b->read && !o->allow_empty) {
+		snprintf(err, LIST_ERROR_LEN, "no entry in %s%s (give --allow-empty to empty the "
+			 "list on purpose)", strcmp(files[0], LIST_STDIN) ? files[0] :
+			 "the standard input", nfiles > 1 ? " nor in the other files" : "");
+		ret = -ENODATA;
+	}
+	return ret;
+}
+
+/*
+ * A blocklist's exceptions (@@||host^, rpz-passthru) go into the live
+ * allowlist before its blocks go live, so that an excepted name is never
+ * dropped in between. They stay there until 'load --allow' replaces the
+ * allowlist: a blocklist and its exceptions cannot be swapped in one step.
+ */
+static int allow_exceptions(struct attachment *att, const struct list_build *b)
+{
+	size_t added;
+	int ret;
+
+	if (!b->nexceptions)
+		return 0;
+	ret = allowlist_insert(att, b->exceptions, b->nexceptions, &added);
+	if (ret) {
+		log_error("cannot add the list's exceptions to the allowlist of %s: %s (%zu of %zu "
+			  "were added); the live list is unchanged", att->ifname,
+			  ret == -E2BIG || ret == -ENOSPC ? "it is full" : strerror(-ret), added,
+			  b->nexceptions);
+		return ret;
+	}
+	printf("added %zu exception%s of the list (@@, rpz-passthru) to the allowlist of %s; "
+	       "they stay until 'load --allow' replaces it\n", b->nexceptions,
+	       b->nexceptions == 1 ? "" : "s", att->ifname);
+	return 0;
+}
+
+/*
+ * The blocklist: a new filter (and exact copy with --verify) in the other
+ * generation, sized for the list. The input is read before the writers' lock
+ * is taken, so that a slow feed holds up no other writer; the lock covers
+ * only the swap.
+ */
+static int load_blocklist(struct attachment *att, const struct list_opts *o, char **files,
+			  int nfiles)
+{
+	/* The outer maps of this generation: filter first, as attachment_flip() wants. */
+	int outers[7] = { att->filter_fd, att->kfilter_fd }, nouters = 1;
+	int range_fds[2] = { -1, -1 }, fam;
+	double fpr = (double)att->config.fpr_ppb / BLOOMXDP_PPB;
+	struct exact_set exact;
+	struct filter f = { .map_fd = -1 };
+	struct bloomxdp_state st = {}, live = {};
+	char err[LIST_ERROR_LEN];
+	struct timespec start, wall;
+	struct list_build build;
+	struct bloom_plan plan;
+	__u64 max_memory, exact_bytes = 0;
+	__u32 slot;
+	int ret;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	exact_set_init(&exact);
+	list_build_init(&build, NULL, o->prefix_probes);
+	build.bloom = true;
+	build.ranges_ok = true;
+	build.store = o->store;
+	build.bits_per_key = -log(fpr) / (M_LN2 * M_LN2);
+	memcpy(build.hash_key, att->config.hash_key, sizeof(build.hash_key));
+	/* The limit this load sizes within: the live list's, unless --max-memory sets another. */
+	ret = attachment_active(att, BLOOMXDP_ACTIVE_BLOCK, &slot);
+	if (!ret)
+		ret = attachment_read_state(att, slot, &live);
+	if (ret) {
+		log_error("cannot read the live generation of %s: %s; the live list is unchanged",
+			  att->ifname, strerror(-ret));
+		goto cleanup;
+	}
+	max_memory = load_max_memory(o, &live);
+	if (att->config.verify) {
+		ret = exact_set_create(&exact, exact_room_for_memory(max_memory));
+		if (ret) {
+			log_error("cannot create the new maps of %s: %s", att->ifname,
+				  strerror(-ret));
+			goto cleanup;
+		}
+		build.exact = &exact;
+	}
+	ret = build_lists(&build, o, files, nfiles, err);
+	if (ret) {
+		log_error("%s; the live list of %s is unchanged", err, att->ifname);
+		goto cleanup;
+	}
+	if (att->config.verify)
+		exact_bytes = exact_set_bytes(&exact);
+	/* The intervals count against --max-memory as the exact copy does. */
+	for (fam = 0; fam < 2; fam++)
+		if (build.cost[fam].use_ranges)
+			exact_bytes += build.cost[fam].range_bytes;
+	ret = size_generation(att, &build, o, max_memory, exact_bytes, &plan);
+	if (ret)
+		goto cleanup;
+	ret = filter_create_plan(&att->config, &plan, &f);
+	if (ret) {
+		log_error("cannot create a filter of %llu bytes for %s: %s; the live list is "
+			  "unchanged", (unsigned long long)bloom_plan_map_bytes(&plan), att->ifname,
+			  strerror(-ret));
+		goto cleanup;
+	}
+	ret = list_build_insert(&build, &f, err);
+	if (ret) {
+		log_error("%s; the live list of %s is unchanged", err, att->ifname);
+		goto cleanup;
+	}
+	for (fam = 0; fam < 2; fam++) {
+		if (!build.cost[fam].use_ranges)
+			continue;
+		range_fds[fam] = range_set_create_map(&build.ranges[fam]);
+		if (range_fds[fam] < 0) {
+			ret = range_fds[fam];
+			log_error("cannot create the %s intervals of %s (%llu bytes): %s; the live "
+				  "list is unchanged", fam ? "IPv6" : "IPv4", att->ifname,
+				  (unsigned long long)build.cost[fam].range_bytes, strerror(-ret));
+			goto cleanup;
+		}
+	}
+	ret = attachment_lock(att);
+	if (ret)
+		goto cleanup;
+	ret = attachment_active(att, BLOOMXDP_ACTIVE_BLOCK, &slot);
+	if (!ret)
+		ret = attachment_read_state(att, slot, &st);
+	if (ret) {
+		log_error("cannot read the live generation of %s: %s; the live list is unchanged",
+			  att->ifname, strerror(-ret));
+		goto cleanup;
+	}
+	ret = allow_exceptions(att, &build);
+	if (ret)
+		goto cleanup;
+	slot ^= 1;
+	if (f.kbloom_fd >= 0)
+		nouters = 2;
+	/* Always: a family that leaves its intervals leaves no stale map behind. */
+	outers[nouters++] = att->ranges_v4_fd;
+	outers[nouters++] = att->ranges_v6_fd;
+	if (att->config.verify) {
+		outers[nouters++] = att->verify.v4_fd;
+		outers[nouters++] = att->verify.v6_fd;
+		outers[nouters++] = att->verify.names_fd;
+	}
+	clock_gettime(CLOCK_REALTIME, &wall);
+	st.entries = build.read;
+	st.keys = build.keys;
+	st.generation++;
+	st.loaded_at_ns = wall.tv_sec * 1000000000ULL + wall.tv_nsec;
+	st.capacity = plan.capacity;
+	st.max_memory = max_memory;
+	/* The new slot's bookkeeping before the flip: status then never lags the filter. */
+	ret = attachment_write_state(att, slot, &st);
+	if (!ret)
+		ret = filter_install(att->filter_fd, slot, &f);
+	if (!ret)
+		ret = filter_install_kernel(att->kfilter_fd, slot, &f);
+	if (!ret && att->config.verify)
+		ret = exact_set_install(&att->verify, slot, &exact);
+	for (fam = 0; fam < 2 && !ret; fam++)
+		if (range_fds[fam] >= 0 &&
+		    bpf_map_update_elem(fam ? att->ranges_v6_fd : att->ranges_v4_fd, &slot,
+					&range_fds[fam], BPF_ANY))
+			ret = -errno;
+	if (!ret)
+		ret = attachment_flip(att, BLOOMXDP_ACTIVE_BLOCK, slot, 0, outers, nouters);
+	if (ret) {
+		log_error("cannot swap in the new filter: %s; the live list is unchanged",
+			  strerror(-ret));
+		goto cleanup;
+	}
+	printf("loaded %llu entries into %s in %.2f s\n", (unsigned long long)build.read,
+	       att->ifname, seconds_since(&start));
+	print_prefix_plans(build.plan, build.cost);
+	printf("filter sized for %llu keys (the list makes %llu; the previous filter was sized "
+	       "for %llu): %llu bytes, estimated FPR %.3g at FPR %g asked\n",
+	       (unsigned long long)plan.capacity, (unsigned long long)build.keys,
+	       (unsigned long long)live.capacity, (unsigned long long)filter_map_bytes(&f),
+	       bloom_layout_fpr(plan.layout, plan.bits, plan.hashes, build.keys),
+	       (double)att->config.fpr_ppb / BLOOMXDP_PPB);
+	warn_unmatched_kinds(&f, &att->config, att->ifname);
+	ret = attachment_check_enforced(att);
+cleanup:
+	list_build_free(&build);
+	exact_set_close(&exact);
+	filter_close(&f);
+	for (fam = 0; fam < 2; fam++)
+		if (range_fds[fam] >= 0)
+			close(range_fds[fam]);
+	return ret;
+}
+
+/* What an allowlist holds, for the XDP program to skip the lookups of the rest. */
+static __u32 allow_flags(const struct list_build *b)
+{
+	return (b->plan[0].entries ? BLOOMXDP_ALLOW_HAS_V4 : 0) |
+	       (b->plan[1].entries ? BLOOMXDP_ALLOW_HAS_V6 : 0) |
+	       (b->names ? BLOOMXDP_ALLOW_HAS_NAMES : 0);
+}
+
+/* The allowlist: a new exact set in the other generation of allow_*. */
+static int load_allowlist(struct attachment *att, const struct list_opts *o, char **files,
+			  int nfiles)
+{
+	const int outers[] = { att->allow.v4_fd, att->allow.v6_fd, att->allow.names_fd };
+	char err[LIST_ERROR_LEN];
+	struct bloomxdp_state live = {};
+	struct list_build build;
+	struct exact_set exact;
+	__u64 max_memory, bytes;
+	__u32 slot;
+	int ret;
+
+	list_build_init(&build, NULL, o->prefix_probes);
+	build.allowlist = true;
+	exact_set_init(&exact);
+	ret = attachment_active(att, BLOOMXDP_ACTIVE_BLOCK, &slot);
+	if (!ret)
+		ret = attachment_read_state(att, slot, &live);
+	if (ret) {
+		log_error("cannot read the live generation of %s: %s; the allowlist is unchanged",
+			  att->ifname, strerror(-ret));
+		return ret;
+	}
+	/* The allowlist is held to the same limit as a generation of the blocklist. */
+	max_memory = load_max_memory(o, &live);
+	ret = exact_set_create(&exact, exact_room_for_memory(max_memory));
+	if (ret) {
+		log_error("cannot create the new allowlist maps of %s: %s", att->ifname,
+			  strerror(-ret));
+		return ret;
+	}
+	build.exact = &exact;
+	memcpy(build.hash_key, att->config.hash_key, sizeof(build.hash_key));
+	ret = build_lists(&build, o, files, nfiles, err);
+	if (ret) {
+		log_error("%s; the allowlist of %s is unchanged", err, att->ifname);
+		goto cleanup;
+	}
+	bytes = exact_set_bytes(&exact);
+	if (bytes > max_memory) {
+		log_error("the allowlist takes %llu bytes, over --max-memory %llu: load it with "
+			  "--max-memory %llu or more; the allowlist of %s is unchanged",
+			  (unsigned long long)bytes, (unsigned long long)max_memory,
+			  (unsigned long long)bytes, att->ifname);
+		ret = -E2BIG;
+		goto cleanup;
+	}
+	ret = attachment_lock(att);
+	if (ret)
+		goto cleanup;
+	ret = attachment_active(att, BLOOMXDP_ACTIVE_ALLOW, &slot);
+	if (ret) {
+		log_error("cannot read the live allowlist generation of %s: %s; it is unchanged",
+			  att->ifname, strerror(-ret));
+		goto cleanup;
+	}
+	slot ^= 1;
+	ret = exact_set_install(&att->allow, slot, &exact);
+	if (!ret)
+		ret = attachment_flip(att, BLOOMXDP_ACTIVE_ALLOW, slot, allow_flags(&build),
+				      outers, 3);
+	if (ret) {
+		log_error("cannot swap in the new allowlist: %s; it is unchanged", strerror(-ret));
+		goto cleanup;
+	}
+	printf("loaded %llu allowlist entries into %s\n", (unsigned long long)build.read,
+	       att->ifname);
+	ret = attachment_check_enforced(att);
+cleanup:
+	list_build_free(&build);
+	exact_set_close(&exact);
+	return ret;
+}
+
+int list_load(const char *ifname, const struct list_opts *o, char **files, int nfiles)
+{
+	struct attachment att;
+	int ret;
+
+	ret = attachment_open(ifname, false, &att);
+	if (ret)
+		return ret;
+	ret = o->allow ? load_allowlist(&att, o, files, nfiles) :
+			 load_blocklist(&att, o, files, nfiles);
+	attachment_close(&att);
+	return ret;
+}
