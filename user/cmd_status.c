@@ -170,8 +170,8 @@ static const struct option_spec stats_options[] = {
 	OPTION("count", 'n', OPT_COUNT, offsetof(struct stats_opts, count), "N",
 	       "stop after N samples", .min = 1, .max = COUNT_MAX),
 	OPTION("prometheus", 0, OPT_FLAG, offsetof(struct stats_opts, prometheus), NULL,
-	       "the counters as bloomxdp_NAME_total and the filter's gauges,\nin Prometheus' "
-	       "text format (node_exporter's textfile collector)"),
+	       "the counters (bloomxdp_NAME_total) and the filter's\ngauges in Prometheus' "
+	       "text format"),
 	{}
 };
 

@@ -111,9 +111,10 @@ static void option_head(const struct option_spec *o, FILE *out)
 	roff_line(o->name, strlen(o->name), out);
 	fputs("\\fR", out);
 	if (option_takes_value(o)) {
+		const char *mv = o->metavar ? o->metavar : "VALUE";
+
 		fputs(" \\fI", out);
-		roff_line(o->metavar ? o->metavar : "VALUE", strlen(o->metavar ? o->metavar : "VALUE"),
-			  out);
+		roff_line(mv, strlen(mv), out);
 		fputs("\\fR", out);
 	}
 	fputc('\n', out);

@@ -193,8 +193,10 @@ struct gauge {
 	bool is_double;		/* else __u64 */
 };
 
-#define GAUGE_U64(n, field, h) { "bloomxdp_filter_" n, h, offsetof(struct filter_gauges, field), false }
-#define GAUGE_DBL(n, field, h) { "bloomxdp_filter_" n, h, offsetof(struct filter_gauges, field), true }
+#define GAUGE_U64(n, field, h) \
+	{ "bloomxdp_filter_" n, h, offsetof(struct filter_gauges, field), false }
+#define GAUGE_DBL(n, field, h) \
+	{ "bloomxdp_filter_" n, h, offsetof(struct filter_gauges, field), true }
 
 static const struct gauge gauges[] = {
 	GAUGE_DBL("fill_ratio", fill, "bits set over bits of the live Bloom filter "

@@ -20,7 +20,7 @@ int counters_read(int counters_fd, __u64 sum[BLOOMXDP_NCOUNTERS]);
 struct filter_gauges {
 	__u32 slot;			/* live generation slot */
 	struct bloomxdp_state st;	/* its bookkeeping: entries, keys, generation... */
-	__u64 keys;			/* keys in the filter (0 for entries in exact intervals) */
+	__u64 keys;			/* keys in the filter (0: entries in exact intervals) */
 	__u64 bits, set_bits, bytes;	/* m, bits set, bytes of the filter's maps */
 	__u64 sized_for;		/* keys the live filter is sized for */
 	__u64 v4_lengths, v6_lengths;	/* header words: probed prefix lengths, or ranges */

@@ -105,6 +105,7 @@ as() {
 		--inh-caps="-all,$caps" --ambient-caps="-all,$caps" --bounding-set="-all,$caps" \
 		-- "$@"
 }
+# shellcheck disable=SC2086  # one word per capability
 ALL=$(setpriv_caps $UNIT_CAPS)
 diag "the unit's capabilities: $UNIT_CAPS"
 # Whoever made them owns the pins: clear them between cases as root.
@@ -117,10 +118,12 @@ reset_pins() {
 
 # ---------------------------------------------------------------- the unit's set
 
+# shellcheck disable=SC2016  # awk's $2
 eff=$(as "$ALL" awk '/^CapEff/ { print $2 }' /proc/self/status)
+got=$(capsh --decode="$eff" | sed 's/.*=//' | tr ',' '\n' | sort | xargs)
 check_eq "a command gets exactly the unit's capabilities, as uid nobody" \
 	"$(tr ' ' '\n' <<<"${UNIT_CAPS,,}" | sort | xargs) uid=$NOBODY" \
-	"$(capsh --decode="$eff" | sed 's/.*=//' | tr ',' '\n' | sort | xargs) uid=$(as "$ALL" id -u)"
+	"$got uid=$(as "$ALL" id -u)"
 check "as nobody with the unit's capabilities: attach" \
 	as "$ALL" "$BLOOMXDP" attach "$IF" --mode generic --capacity 1000 --match src,dns
 check_eq "... the pins are nobody's" "$NOBODY" "$(stat -c %u "$PIN_ROOT/$IF" 2>&1)"
@@ -141,8 +144,7 @@ check_eq "... stats --prometheus: the same dropped count" \
 	"bloomxdp_dropped_total{ifname=\"$IF\"} 5" "$(grep '^bloomxdp_dropped_total' <<<"$prom")"
 check_eq "... and the live filter's generation and entries" \
 	"bloomxdp_filter_entries{ifname=\"$IF\"} 4 bloomxdp_filter_generation{ifname=\"$IF\"} 1" \
-	"$(grep -E '^bloomxdp_filter_(generation|entries)' <<<"$prom" | xargs -0 echo -n | tr '\n' ' ' |
-		sed 's/ $//')"
+	"$(grep -E '^bloomxdp_filter_(generation|entries)' <<<"$prom" | paste -sd ' ')"
 if command -v promtool >/dev/null; then
 	check_eq "promtool check metrics: stats --prometheus passes" "0:" \
 		"$(out=$(promtool check metrics <<<"$prom" 2>&1); echo "$?:$out")"
@@ -150,7 +152,7 @@ else
 	skip "promtool check metrics" "promtool is missing: run tests/install-deps.sh"
 fi
 check "... detach" as "$ALL" "$BLOOMXDP" detach "$IF"
-check_eq "... leaves no pin" "" "$(ls -A /sys/fs/bpf/bloomxdp 2>&1 | grep -v 'No such')"
+check_eq "... leaves no pin" "" "$(find /sys/fs/bpf/bloomxdp -mindepth 1 2>/dev/null)"
 
 # ---------------------------------------------------------------- each one is needed
 
@@ -199,7 +201,8 @@ if ip link add "$ODD" type veth peer name "bxc${E2E_ID}o" && ip link set "$ODD" 
 	check "attach to an interface named $ODD" \
 		timeout 30 "$BLOOMXDP" attach "$ODD" --mode generic --capacity 1000
 	prom=$(timeout 30 "$BLOOMXDP" stats "$ODD" --prometheus 2>&1)
-	check_eq "its label value is escaped" "bloomxdp_dropped_total{ifname=\"bx\\\"${E2E_ID}\\\\q\"} 0" \
+	check_eq "its label value is escaped" \
+		"bloomxdp_dropped_total{ifname=\"bx\\\"${E2E_ID}\\\\q\"} 0" \
 		"$(grep '^bloomxdp_dropped_total' <<<"$prom")"
 	if command -v promtool >/dev/null; then
 		check_eq "promtool check metrics passes on it" "0:" \

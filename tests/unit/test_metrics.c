@@ -65,7 +65,8 @@ static void test_every_counter_once_per_family(void **state)
 			 counter_names[i], 1000 + i);
 		assert_int_equal(count_lines_starting(text, want), 1);
 	}
-	assert_int_equal(count_lines_starting(text, "# TYPE bloomxdp_filter_fill_ratio gauge\n"), 1);
+	assert_int_equal(count_lines_starting(text, "# TYPE bloomxdp_filter_fill_ratio gauge\n"),
+			 1);
 	assert_int_equal(count_lines_starting(text, "bloomxdp_filter_fill_ratio{"), 2);
 	/* Every sample follows its family's TYPE: families are not interleaved. */
 	assert_int_equal(count_lines_starting(text, "# TYPE "),
