@@ -306,6 +306,28 @@ void command_help(const struct command *cmd, FILE *out)
 		print_option_help(opts[i], cmd->defaults, out);
 }
 
+/* For the generators of the manual page and of completion (manpage.c, complete.c). */
+int command_options(const struct command *cmd, const struct option_spec **out)
+{
+	return all_options(cmd, out);
+}
+
+const struct enum_value *option_enum_values(const struct option_spec *o)
+{
+	return option_values(o);
+}
+
+bool option_takes_value(const struct option_spec *o)
+{
+	return takes_value(o);
+}
+
+void option_print_default(const struct option_spec *o, const void *defaults, FILE *out)
+{
+	if (defaults)
+		print_default(o, defaults, out);
+}
+
 /* The commands other than cmd that take an option of that long name, for the error. */
 static const char *commands_with_option(const struct command *const *commands,
 					const struct command *cmd, const char *name, size_t len,
@@ -474,24 +496,3 @@ out:
 	return ret;
 }
 
-/* For the generators of the manual page and of completion (manpage.c, complete.c). */
-int command_options(const struct command *cmd, const struct option_spec **out)
-{
-	return all_options(cmd, out);
-}
-
-const struct enum_value *option_enum_values(const struct option_spec *o)
-{
-	return option_values(o);
-}
-
-bool option_takes_value(const struct option_spec *o)
-{
-	return takes_value(o);
-}
-
-void option_print_default(const struct option_spec *o, const void *defaults, FILE *out)
-{
-	if (defaults)
-		print_default(o, defaults, out);
-}
