@@ -495,4 +495,3 @@ out:
 	free(values);
 	return ret;
 }
-
