@@ -96,6 +96,18 @@ for s in NAME SYNOPSIS DESCRIPTION COMMANDS FILES "EXIT STATUS" EXAMPLES "SEE AL
 done
 check_eq "the written sections are there" "" "${missing[*]}"
 
+# The example configuration's [attach] keys are attach's options (the reader sets them by
+# the table).
+keys=$(awk '/^\[/ { on = ($0 == "[attach]") } on && /^[a-z]/ { print $1 }' \
+	"$DEST/etc/bloomxdp/example.conf")
+attach_opts=$("$BIN" attach --help | sed -n 's/^  \(-., \|    \)--\([a-z0-9-]*\).*/\2/p')
+unknown=()
+for k in $keys; do
+	grep -qx -- "$k" <<<"$attach_opts" || unknown+=("$k")
+done
+check_eq "example.conf: its $(wc -w <<<"$keys") [attach] keys are attach's options" "" \
+	"${unknown[*]}"
+
 # ---------------------------------------------------------------- completion
 
 # complete WORD...: what the completion script offers for the last word.
