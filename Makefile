@@ -127,3 +127,37 @@ $(BUILD)/bench/mklists: bench/mklists.c
 
 bench: all $(BENCH_TOOLS)
 	bench/run.sh
+
+# bloomxdp(8), made from the command tables by the binary itself (user/manpage.c).
+MAN_DATE ?= $(shell git log -1 --format=%cs 2>/dev/null || date -u +%F)
+all: $(BUILD)/bloomxdp.8
+
+$(BUILD)/bloomxdp.8: dist/bloomxdp.8.in $(BUILD)/bloomxdp
+	$(BUILD)/bloomxdp --man < $< | sed 's/@DATE@/$(MAN_DATE)/' > $@.tmp && mv $@.tmp $@
+
+# make install [PREFIX=/usr/local] [DESTDIR=staging]: the binary, bloomxdp(8), bash
+# completion, the systemd unit (naming the installed binary) and an example configuration.
+# make uninstall with the same variables removes exactly these files.
+PREFIX      ?= /usr/local
+SBINDIR     ?= $(PREFIX)/sbin
+MANDIR      ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+UNITDIR     ?= $(PREFIX)/lib/systemd/system
+SYSCONFDIR  ?= /etc
+INSTALLED   := $(SBINDIR)/bloomxdp $(MANDIR)/man8/bloomxdp.8 $(BASHCOMPDIR)/bloomxdp \
+	       $(UNITDIR)/bloomxdp@.service $(SYSCONFDIR)/bloomxdp/example.conf
+
+.PHONY: install uninstall
+install: all
+	install -D -m 0755 $(BUILD)/bloomxdp $(DESTDIR)$(SBINDIR)/bloomxdp
+	install -D -m 0644 $(BUILD)/bloomxdp.8 $(DESTDIR)$(MANDIR)/man8/bloomxdp.8
+	install -D -m 0644 dist/bloomxdp.bash $(DESTDIR)$(BASHCOMPDIR)/bloomxdp
+	install -d $(DESTDIR)$(UNITDIR)
+	sed 's|@SBINDIR@|$(SBINDIR)|g; s|@SYSCONFDIR@|$(SYSCONFDIR)|g' dist/bloomxdp@.service.in \
+		> $(DESTDIR)$(UNITDIR)/bloomxdp@.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/bloomxdp@.service
+	install -D -m 0644 dist/example.conf $(DESTDIR)$(SYSCONFDIR)/bloomxdp/example.conf
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	rmdir $(DESTDIR)$(SYSCONFDIR)/bloomxdp 2>/dev/null || true

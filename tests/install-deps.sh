@@ -13,6 +13,7 @@ PACKAGES=(
 	iproute2 iputils-ping netcat-openbsd python3				# e2e tests, demo
 	dnsmasq-base dnsutils nginx curl openssl procps			# e2e name tests
 	util-linux coreutils strace						# nsenter, prlimit, setpriv, timeout
+	mandoc groff-base systemd libcap2-bin prometheus			# install test: man lint, systemd-analyze, capsh, promtool
 )
 
 missing=()

@@ -20,42 +20,11 @@
 #include "layout.h"
 #include "ranges.h"
 #include "log.h"
+#include "metrics.h"
 #include "prefixes.h"
 #include "sizing.h"
 
-#define COUNTER_NAME(name, help) #name,
-static const char *const counter_names[] = { BLOOMXDP_COUNTERS(COUNTER_NAME) };
-#undef COUNTER_NAME
-#define NCOUNTERS (sizeof(counter_names) / sizeof(counter_names[0]))
-
-_Static_assert(sizeof(struct bloomxdp_counters) == NCOUNTERS * sizeof(__u64),
-	       "counters are all __u64, in X-macro order");
-
-static int read_counters(int fd, __u64 sum[NCOUNTERS])
-{
-	int ncpus = libbpf_num_possible_cpus();
-	struct bloomxdp_counters *percpu;
-	__u32 zero = 0;
-	int cpu, ret = 0;
-	size_t i;
-
-	if (ncpus < 0)
-		return ncpus;
-	percpu = calloc(ncpus, sizeof(*percpu));
-	if (!percpu)
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(fd, &zero, percpu)) {
-		ret = -errno;
-		goto out;
-	}
-	memset(sum, 0, NCOUNTERS * sizeof(__u64));
-	for (cpu = 0; cpu < ncpus; cpu++)
-		for (i = 0; i < NCOUNTERS; i++)
-			sum[i] += ((__u64 *)&percpu[cpu])[i];
-out:
-	free(percpu);
-	return ret;
-}
+#define NCOUNTERS BLOOMXDP_NCOUNTERS
 
 static void print_counters(const __u64 *now, const __u64 *before, double secs, bool json)
 {
@@ -120,7 +89,7 @@ static int do_stats(const char *ifname, bool json, double interval, __u64 count)
 	ret = attachment_open(ifname, false, &att);
 	if (ret)
 		return ret;
-	ret = read_counters(att.counters_fd, now);
+	ret = counters_read(att.counters_fd, now);
 	if (ret) {
 		log_error("cannot read the counters of %s: %s", ifname, strerror(-ret));
 		goto cleanup;
@@ -139,7 +108,7 @@ static int do_stats(const char *ifname, bool json, double interval, __u64 count)
 		if (nanosleep(&nap, NULL) && stop_sampling)
 			break;
 		t_now = monotonic_seconds();
-		ret = read_counters(att.counters_fd, now);
+		ret = counters_read(att.counters_fd, now);
 		if (ret) {
 			log_error("cannot read the counters of %s: %s", ifname, strerror(-ret));
 			goto cleanup;
@@ -155,12 +124,42 @@ cleanup:
 struct stats_opts {
 	double interval;
 	__u64 count;
+	bool prometheus;
 };
+
+/* stats --prometheus: the counters and the filter's gauges, for a textfile collector. */
+static int do_prometheus(const char *ifname)
+{
+	struct iface_metrics m;
+	int ret;
+
+	ret = iface_metrics_read(ifname, &m);
+	if (ret)
+		return ret;
+	ret = metrics_write(stdout, &m, 1);
+	if (ret)
+		log_error("cannot write the metrics of %s: %s", ifname, strerror(-ret));
+	return ret;
+}
+
+static int check_stats(const struct cli_call *call)
+{
+	const struct stats_opts *o = call->opts;
+
+	if (o->prometheus && (call->json || o->interval > 0)) {
+		log_error("stats: --prometheus prints one sample, in its own format: without "
+			  "--json or --interval");
+		return -EINVAL;
+	}
+	return 0;
+}
 
 static int run_stats(const struct cli_call *call)
 {
 	const struct stats_opts *o = call->opts;
 
+	if (o->prometheus)
+		return do_prometheus(call->ifname);
 	return do_stats(call->ifname, call->json, o->interval, o->count);
 }
 
@@ -170,6 +169,9 @@ static const struct option_spec stats_options[] = {
 	       .min = 0.01, .max = 86400),
 	OPTION("count", 'n', OPT_COUNT, offsetof(struct stats_opts, count), "N",
 	       "stop after N samples", .min = 1, .max = COUNT_MAX),
+	OPTION("prometheus", 0, OPT_FLAG, offsetof(struct stats_opts, prometheus), NULL,
+	       "the counters (bloomxdp_NAME_total) and the filter's\ngauges in Prometheus' "
+	       "text format"),
 	{}
 };
 
@@ -182,12 +184,15 @@ const struct command command_stats = {
 	.description =
 		"Shows the packet counters of IFNAME summed over all CPUs. With --interval,\n"
 		"prints every S seconds the counters and their rates per second, until\n"
-		"interrupted or N times.\n",
+		"interrupted or N times. With --prometheus, the counters and the live filter's\n"
+		"figures (fill ratio, estimated FPR, entries, bytes, generation) in Prometheus'\n"
+		"text exposition format, for node_exporter's textfile collector.\n",
 	.options = stats_options,
 	.opts_size = sizeof(struct stats_opts),
 	.defaults = &stats_defaults,
 	.json = true,
 	.ifname = true,
+	.check = check_stats,
 	.run = run_stats,
 };
 
@@ -220,7 +225,7 @@ static const char *ports_text(const __u16 *ports, char *buf, size_t len)
 
 static int do_status(const char *ifname, bool json)
 {
-	struct filter f = { .map_fd = -1 };
+	struct filter_gauges g;
 	const struct bloomxdp_config *cfg;
 	struct bloomxdp_state st = {};
 	struct link_view link = {};
@@ -231,7 +236,6 @@ static int do_status(const char *ifname, bool json)
 	char loaded[32] = "never", match[64], dns_ports[32], http_ports[32], tls_ports[32];
 	__u64 counts[NCOUNTERS], checked, fps, v4_lengths, v6_lengths;
 	double observed_fpr;
-	__u32 slot;
 	__u64 set_bits, r4, r6, ranges_bytes;
 	int ret;
 
@@ -245,61 +249,34 @@ static int do_status(const char *ifname, bool json)
 			  "again", ifname, strerror(-ret), ifname);
 		goto cleanup;
 	}
-	ret = attachment_active(&att, BLOOMXDP_ACTIVE_BLOCK, &slot);
-	if (!ret)
-		ret = filter_open(att.filter_fd, slot, cfg, &f);
-	if (!ret)
-		ret = filter_open_kernel(att.kfilter_fd, slot, &f);
-	if (!ret)
-		ret = attachment_read_state(&att, slot, &st);
-	if (ret) {
-		log_error("cannot read the live filter of %s: %s", ifname, strerror(-ret));
+	/* What metrics export too: one reading of the live filter (metrics.c). */
+	ret = filter_gauges_read(&att, &g);
+	if (ret)
 		goto cleanup;
-	}
-	set_bits = filter_popcount(&f);
-	v4_lengths = filter_header_word(&f, BLOOMXDP_HDR_V4_LENGTHS);
-	v6_lengths = filter_header_word(&f, BLOOMXDP_HDR_V6_LENGTHS);
-	/* A family in exact intervals: their array holds their count. */
-	r4 = r6 = 0;
-	if (BLOOMXDP_IS_RANGES_WORD(v4_lengths))
-		ret = range_set_count(att.ranges_v4_fd, slot, &r4);
-	if (!ret && BLOOMXDP_IS_RANGES_WORD(v6_lengths))
-		ret = range_set_count(att.ranges_v6_fd, slot, &r6);
-	if (ret) {
-		log_error("cannot read the exact intervals of %s: %s", ifname, strerror(-ret));
-		goto cleanup;
-	}
-	ranges_bytes = range_set_bytes(BLOOMXDP_KEY_IPV4, r4) +
-		       range_set_bytes(BLOOMXDP_KEY_IPV6, r6);
+	st = g.st;
+	set_bits = g.set_bits;
+	v4_lengths = g.v4_lengths;
+	v6_lengths = g.v6_lengths;
+	r4 = g.ranges_v4;
+	r6 = g.ranges_v6;
+	ranges_bytes = g.ranges_bytes;
+	keys = g.keys;
+	bits_m = g.bits;
+	bytes = g.bytes;
+	sized_for = g.sized_for;
+	fill = g.fill;
+	fpr_fill = g.fpr_fill;
+	distinct = g.distinct;
+	fpr_n = g.fpr;
+	target = g.target;
 	/* Observed with --verify: the exact copy refused these Bloom hits. */
 	memset(counts, 0, sizeof(counts));
-	read_counters(att.counters_fd, counts);
+	counters_read(att.counters_fd, counts);
 	checked = counts[COUNTER_INDEX(checked_v4)] + counts[COUNTER_INDEX(checked_v6)] +
 		  counts[COUNTER_INDEX(checked_dns)] + counts[COUNTER_INDEX(checked_http)] +
 		  counts[COUNTER_INDEX(checked_sni)];
 	fps = counts[COUNTER_INDEX(false_positives)];
 	observed_fpr = checked ? (double)fps / checked : 0;
-	/*
-	 * Per key of the live generation, as its filter was sized: a prefix
-	 * stored as several keys counts as several. Both estimates are of the
-	 * live filter, with its own m.
-	 */
-	/* Entries in exact intervals make no key: 0 keys is then the count. */
-	keys = st.keys || r4 || r6 ? st.keys : st.entries;
-	bits_m = f.ops->bits(&f);
-	bytes = filter_map_bytes(&f);
-	sized_for = st.capacity ? st.capacity : cfg->capacity;
-	if (!f.ops->readable) {
-		/* No fill to read: the key count only. */
-		fill = fpr_fill = NAN;
-		distinct = keys;
-	} else {
-		fill = (double)set_bits / f.bits;
-		fpr_fill = bloom_layout_fpr_for_fill(cfg->layout, f.bits, cfg->hashes, fill);
-		distinct = bloom_entries_for_fill(f.bits, cfg->hashes, fill);
-	}
-	fpr_n = bloom_layout_fpr(cfg->layout, bits_m, cfg->hashes, keys);
-	target = (double)cfg->fpr_ppb / BLOOMXDP_PPB;
 	match_text(cfg->match, match, sizeof(match));
 	ports_text(cfg->dns_ports, dns_ports, sizeof(dns_ports));
 	ports_text(cfg->http_ports, http_ports, sizeof(http_ports));
@@ -405,7 +382,6 @@ static int do_status(const char *ifname, bool json)
 	printf("list            generation %llu, loaded %s\n", (unsigned long long)st.generation,
 	       loaded);
 cleanup:
-	filter_close(&f);
 	attachment_close(&att);
 	return ret;
 }

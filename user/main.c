@@ -8,7 +8,9 @@
 
 #include <bloomxdp/common.h>
 #include "cli.h"
+#include "complete.h"
 #include "log.h"
+#include "manpage.h"
 #include "options.h"
 
 /* Every command, in the order 'bloomxdp --help' shows them; a new one is a row. */
@@ -47,6 +49,9 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			usage(stdout);
 			return 0;
+		} else if (!strcmp(argv[i], "--man")) {
+			/* Hidden: the build makes bloomxdp(8) from these tables. */
+			return manpage_write(commands, stdin, stdout) ? 1 : 0;
 		} else {
 			log_error("unknown option %s; see 'bloomxdp --help'", argv[i]);
 			return 2;
@@ -56,6 +61,9 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	/* Hidden: what the bash completion script offers, from these tables. */
+	if (!strcmp(argv[i], "__complete"))
+		return complete_main(commands, argc - i - 1, argv + i + 1, stdout);
 	if (!strcmp(argv[i], "help")) {
 		usage(stdout);
 		return 0;

@@ -13,7 +13,7 @@
 #include "options.h"
 
 /* Options a command's table may hold, plus the common ones. */
-#define MAX_OPTIONS 32
+#define MAX_OPTIONS COMMAND_MAX_OPTIONS
 /* Where --help starts an option's text. */
 #define HELP_COLUMN 26
 
@@ -304,6 +304,28 @@ void command_help(const struct command *cmd, FILE *out)
 	fprintf(out, "Options:\n");
 	for (i = 0; i < n; i++)
 		print_option_help(opts[i], cmd->defaults, out);
+}
+
+/* For the generators of the manual page and of completion (manpage.c, complete.c). */
+int command_options(const struct command *cmd, const struct option_spec **out)
+{
+	return all_options(cmd, out);
+}
+
+const struct enum_value *option_enum_values(const struct option_spec *o)
+{
+	return option_values(o);
+}
+
+bool option_takes_value(const struct option_spec *o)
+{
+	return takes_value(o);
+}
+
+void option_print_default(const struct option_spec *o, const void *defaults, FILE *out)
+{
+	if (defaults)
+		print_default(o, defaults, out);
 }
 
 /* The commands other than cmd that take an option of that long name, for the error. */

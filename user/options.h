@@ -114,4 +114,17 @@ int command_main(const struct command *const *all, const struct command *cmd, in
 /* The command's --help, from its table. */
 void command_help(const struct command *cmd, FILE *out);
 
+/*
+ * The tables as the manual page and completion read them (manpage.c,
+ * complete.c), so that a new row shows there with nothing else to change.
+ */
+#define COMMAND_MAX_OPTIONS 32
+/* The command's options then the common ones (-j, -v, -h), as --help lists them: how many. */
+int command_options(const struct command *cmd, const struct option_spec **out);
+/* An enumerated option's values (its table, or the one values_fn makes); NULL for others. */
+const struct enum_value *option_enum_values(const struct option_spec *o);
+bool option_takes_value(const struct option_spec *o);
+/* What --help prints after an option's text: " (default X)", " (1 to 8, default 6)" or nothing. */
+void option_print_default(const struct option_spec *o, const void *defaults, FILE *out);
+
 #endif
