@@ -11,6 +11,8 @@ MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
 CFLAGS    ?= -O2 -g
 CFLAGS    += -Wall -Wextra -Werror -std=gnu11 -Iinclude -I$(BUILD) -Iuser
 LDLIBS    := -lbpf -lelf -lz -lm -lidn2 -lpsl
+# The daemon: its configuration file (inih) and its metrics server (libmicrohttpd).
+LDLIBS    += -linih -lmicrohttpd
 BPF_CFLAGS := -O2 -g -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude \
 	      -I/usr/include/$(MULTIARCH)
 
