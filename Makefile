@@ -53,6 +53,12 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libbloomxdp.a $(SKELS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $< $(BUILD)/libbloomxdp.a -o $@ $(LDLIBS) -lcmocka
 
+# test_config reads the configuration through attach's and load's option tables (cmd_*.c).
+$(BUILD)/tests/test_config: tests/unit/test_config.c $(filter-out %/main.o,$(CLI_OBJS)) \
+			    $(BUILD)/libbloomxdp.a $(SKELS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(filter %.c %.o,$^) $(BUILD)/libbloomxdp.a -o $@ $(LDLIBS) -lcmocka
+
 $(BUILD)/tests/%: tests/bpf/%.c $(wildcard tests/bpf/*.h) $(BUILD)/libbloomxdp.a $(SKELS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests/bpf $(filter %.c,$^) $(BUILD)/libbloomxdp.a -o $@ $(LDLIBS) -lcmocka

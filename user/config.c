@@ -553,6 +553,7 @@ int config_parse(const char *path, struct config *cfg)
 	ini_use_stack = false;
 	ini_allow_realloc = false;
 	ini_max_line = CONFIG_MAX_LINE;
+	ini_initial_alloc = CONFIG_MAX_LINE;
 	ini_stop_on_first_error = false;
 	ret = ini_parse_stream(read_line, &p, on_key, &p);
 	if (ret > 0 && !p.errors)
