@@ -555,6 +555,8 @@ int config_parse(const char *path, struct config *cfg)
 	ini_max_line = CONFIG_MAX_LINE;
 	ini_initial_alloc = CONFIG_MAX_LINE;
 	ini_stop_on_first_error = false;
+	/* After white space, as at the start of a line: "refresh = 1h  # hourly". */
+	ini_inline_comment_prefixes = (char *)";#";
 	ret = ini_parse_stream(read_line, &p, on_key, &p);
 	if (ret > 0 && !p.errors)
 		parse_error(&p, ret, "cannot read this line");

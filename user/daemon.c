@@ -526,7 +526,8 @@ static int on_signal(struct daemon *d)
 			reload(d);
 		} else {
 			log_info("daemon %s: %s: exiting; the filter stays attached and enforces "
-				 "the lists as last loaded", d->ifname, strsignal(si.ssi_signo));
+				 "the lists as last loaded", d->ifname,
+				 si.ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT");
 			return 1;
 		}
 	}

@@ -320,6 +320,41 @@ static void test_long_line(void **state)
 	free(text);
 }
 
+/* The example of README.md (its ```ini block) is a valid file, comments after values included. */
+static void test_readme_example(void **state)
+{
+	char line[4096], path[256], err[4096];
+	char *text = calloc(1, 65536);
+	struct config cfg;
+	bool in = false;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(text);
+	f = fopen("README.md", "r");
+	if (!f)
+		fail_msg("README.md: run from the top of the tree (tests/run.sh does)");
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "```", 3)) {
+			if (in)
+				break;
+			in = !strncmp(line, "```ini", 6);
+			continue;
+		}
+		if (in && strlen(text) + strlen(line) < 65536)
+			strcat(text, line);
+	}
+	fclose(f);
+	assert_true(strlen(text) > 100);
+	if (parse_text(text, &cfg, path, sizeof(path), err, sizeof(err)))
+		fail_msg("README's example refused: %s", err);
+	assert_int_equal(cfg.sources[0].spec.refresh_s, 12 * 3600);
+	assert_string_equal(cfg.sources[1].spec.source, "/etc/bloomxdp/local.txt");
+	assert_string_equal(cfg.metrics, "127.0.0.1:9725");
+	config_free(&cfg);
+	free(text);
+}
+
 static void test_missing_file(void **state)
 {
 	struct config cfg;
@@ -430,6 +465,7 @@ int main(void)
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_every_error_said),
 		cmocka_unit_test(test_long_line),
+		cmocka_unit_test(test_readme_example),
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_equal),
 		cmocka_unit_test(test_durations),
