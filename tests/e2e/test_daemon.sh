@@ -42,14 +42,15 @@ ERR=$E2E_TMP/daemon.err
 PORT1=9725
 PORT2=9726
 
-# write_conf METRICS_PORT [EXTRA_SECTION_LINES...]
+# write_conf METRICS_PORT [EXTRA_SECTION_LINES...]; ACTION: attach's action.
+ACTION=drop
 write_conf() {
 	local port=$1
 	shift
 	cat >"$CONF.tmp" <<EOF
 # bloomxdp daemon test
 [attach]
-mode = native
+action = $ACTION
 capacity = 1000
 fpr = 1%
 match = src
@@ -190,13 +191,54 @@ EOF
 check_eq "events: only JSON lines on standard output, drops of each listed source" "0 1 1 1" \
 	"$events" "$(head -n 3 "$OUT")"
 
+# SIGHUP: [attach] changed (monitor: count, pass), a list removed.
+ACTION=monitor
+write_conf "$PORT2"
+kill -HUP "$DPID"
+if wait_log 'applied' 2 10 && wait_log 'blocklist loaded' 5 5; then
+	ok "SIGHUP: new [attach] settings and a list removed"
+else
+	not_ok "SIGHUP: new [attach] settings and a list removed" "$(cat "$ERR")"
+fi
+check_eq "... the program was replaced in place, with action monitor" "monitor" \
+	"$(json_str "$(status_json)" action)" "$(tail -n 5 "$ERR")"
+check_eq "... every source passes" "10 10 10" \
+	"$(received "$C4_FIRST") $(received "$C4_NEXT") $(received "$C4_OTHER")"
+ACTION=drop
+write_conf "$PORT2"
+kill -HUP "$DPID"
+wait_log 'applied' 3 10
+check_eq "SIGHUP back to drop: the sources of the remaining list are dropped" "0 0 10" \
+	"$(received "$C4_FIRST") $(received "$C4_NEXT") $(received "$C4_OTHER")"
+
 # SIGTERM: exit 0, the filter stays.
 kill -TERM "$DPID"
 wait_pid "$DPID" 10
 rc=$?
 bg_forget "$DPID"
 check_eq "SIGTERM: the daemon exits 0" 0 "$rc" "$(tail -n 3 "$ERR")"
-check_eq "... leaving the filter attached and enforcing the last lists" "0 0 0" \
+check_eq "... leaving the filter attached and enforcing the last lists" "0 0 10" \
 	"$(received "$C4_FIRST") $(received "$C4_NEXT") $(received "$C4_OTHER")"
+
+# Started again on the attached interface (as after 'restore'): the attachment is kept.
+prog=$(json_num "$(status_json)" prog_id)
+write_list "$ONE" "$C4_OTHER"
+bg_start nsenter --net="/run/netns/$NS_SRV" -- "$BLOOMXDP" daemon "$IF_SRV" --config "$CONF" \
+	>"$OUT" 2>"$ERR"
+DPID=$BG_PID
+if wait_log 'blocklist loaded' 1 15 && grep -q 'attached already' "$ERR"; then
+	ok "a daemon started on an attached interface keeps the attachment and loads its lists"
+else
+	not_ok "a daemon started on an attached interface keeps the attachment and loads its lists" \
+		"$(cat "$ERR")"
+fi
+check_eq "... same program, the list file as it is now" "$prog 10 10 0" \
+	"$(json_num "$(status_json)" prog_id) $(received "$C4_FIRST") $(received "$C4_NEXT") \
+$(received "$C4_OTHER")"
+kill -INT "$DPID"
+wait_pid "$DPID" 10
+rc=$?
+bg_forget "$DPID"
+check_eq "SIGINT: the daemon exits 0" 0 "$rc" "$(tail -n 3 "$ERR")"
 
 tap_finish
