@@ -414,10 +414,11 @@ static void reload(struct daemon *d)
 		if (fresh) {
 			log_info("daemon %s: list %s: new, from %s", d->ifname, src[i].spec.name,
 				 src[i].spec.source);
-			changed[src[i].spec.load.allow] |= refresh_one(d, &src[i]);
 			schedule(&src[i], now);
 			changed[src[i].spec.load.allow] = true;
 		}
+		/* SIGHUP looks at every source: a refresh of 0 waits for it. */
+		changed[src[i].spec.load.allow] |= refresh_one(d, &src[i]);
 	}
 	for (j = 0; j < d->nsrc; j++) {
 		if (!d->src[j].ops)
