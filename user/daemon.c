@@ -127,6 +127,17 @@ static void print_label(FILE *out, const char *text)
 	}
 }
 
+const char *daemon_ifname(const struct daemon *d)
+{
+	return d->ifname;
+}
+
+int daemon_sources(const struct daemon *d, const struct daemon_source **src)
+{
+	*src = d->src;
+	return d->nsrc;
+}
+
 int daemon_render_metrics(void *arg, FILE *out)
 {
 	struct daemon *d = arg;

@@ -12,6 +12,7 @@
 #define BLOOMXDP_DAEMON_H
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <linux/types.h>
 
@@ -60,8 +61,15 @@ struct daemon_hooks {
 /* Runs until SIGTERM or SIGINT (0), or fails to start (-errno, said). */
 int daemon_run(const char *ifname, const char *config_path, const struct daemon_hooks *hooks);
 
-/* The daemon's own gauges and counters, Prometheus text: the stub renderer. */
+/*
+ * What a renderer of GET /metrics is given as ctx when daemon_hooks.render_ctx
+ * is NULL: the daemon, read through these (on the loop's thread, no lock).
+ */
 struct daemon;
+const char *daemon_ifname(const struct daemon *d);
+/* The sources as configured now, with their refresh counters; returns how many. */
+int daemon_sources(const struct daemon *d, const struct daemon_source **src);
+/* The daemon's own gauges and counters, Prometheus text: the stub renderer. */
 int daemon_render_metrics(void *daemon, FILE *out);
 
 #endif

@@ -4,7 +4,9 @@
 # SIGHUP applies a new list and a new metrics address, and refuses a broken
 # configuration (FILE:LINE) keeping the running one; drop events come out as
 # JSON lines; GET /metrics answers 200 (404 elsewhere); SIGTERM exits 0 and
-# the filter keeps dropping. Speaks TAP; needs root; about 20 s.
+# the filter keeps dropping; SIGHUP with new [attach] settings replaces the
+# program in place; started on an attached interface it keeps the attachment
+# and loads its blocklist and allowlist. Speaks TAP; needs root; about 25 s.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/e2e/lib.sh
@@ -220,19 +222,24 @@ check_eq "SIGTERM: the daemon exits 0" 0 "$rc" "$(tail -n 3 "$ERR")"
 check_eq "... leaving the filter attached and enforcing the last lists" "0 0 10" \
 	"$(received "$C4_FIRST") $(received "$C4_NEXT") $(received "$C4_OTHER")"
 
-# Started again on the attached interface (as after 'restore'): the attachment is kept.
+# Started again on the attached interface (as after 'restore'): the attachment is kept;
+# with an allowlist this time.
 prog=$(json_num "$(status_json)" prog_id)
-write_list "$ONE" "$C4_OTHER"
+ALLOW=$E2E_TMP/allow.txt
+write_list "$ONE" "$C4_FIRST" "$C4_OTHER"
+write_list "$ALLOW" "$C4_FIRST"
+write_conf "$PORT2" "[allowlist]" "source = $ALLOW"
 bg_start nsenter --net="/run/netns/$NS_SRV" -- "$BLOOMXDP" daemon "$IF_SRV" --config "$CONF" \
 	>"$OUT" 2>"$ERR"
 DPID=$BG_PID
-if wait_log 'blocklist loaded' 1 15 && grep -q 'attached already' "$ERR"; then
+if wait_log 'allowlist loaded' 1 15 && grep -q 'attached already' "$ERR"; then
 	ok "a daemon started on an attached interface keeps the attachment and loads its lists"
 else
 	not_ok "a daemon started on an attached interface keeps the attachment and loads its lists" \
 		"$(cat "$ERR")"
 fi
-check_eq "... same program, the list file as it is now" "$prog 10 10 0" \
+check_eq "... same program, the list file as it is now, the allowlisted source passes" \
+	"$prog 10 10 0" \
 	"$(json_num "$(status_json)" prog_id) $(received "$C4_FIRST") $(received "$C4_NEXT") \
 $(received "$C4_OTHER")"
 kill -INT "$DPID"
