@@ -340,8 +340,9 @@ static void daemon_key(struct parse *p, const char *key, const char *value)
 	} else if (!strcmp(key, "metrics")) {
 		if (value[0] && (strlen(value) >= sizeof(cfg->metrics) ||
 				 metrics_parse_address(value, &sa, &len)))
-			parse_error(p, p->line, "metrics = %s: expected ADDRESS:PORT (127.0.0.1:9725, "
-				    "[::1]:9725), or nothing for no metrics server", value);
+			parse_error(p, p->line, "metrics = %s: expected ADDRESS:PORT "
+				    "(127.0.0.1:9725, [::1]:9725), or nothing for no metrics server",
+				    value);
 		else
 			snprintf(cfg->metrics, sizeof(cfg->metrics), "%s", value);
 	} else if (!strcmp(key, "events")) {
@@ -363,7 +364,8 @@ static void source_key(struct parse *p, const char *key, const char *value)
 
 	if (!strcmp(key, "source")) {
 		if (strlen(value) >= sizeof(spec->source))
-			parse_error(p, p->line, "source: longer than %d bytes", FEED_SOURCE_MAX - 1);
+			parse_error(p, p->line, "source: longer than %d bytes",
+				    FEED_SOURCE_MAX - 1);
 		else if (value[0] != '/' && !config_source_is_url(value))
 			parse_error(p, p->line, "source = %s: expected an absolute path or an "
 				    "http:// or https:// URL", value);
@@ -376,7 +378,8 @@ static void source_key(struct parse *p, const char *key, const char *value)
 				    "365d", value);
 	} else if (!strcmp(key, "timeout")) {
 		if (config_parse_duration(value, &v) || !v || v > CONFIG_MAX_TIMEOUT_S)
-			parse_error(p, p->line, "timeout = %s: expected a time from 1s to 1h", value);
+			parse_error(p, p->line, "timeout = %s: expected a time from 1s to 1h",
+				    value);
 		else
 			spec->timeout_s = v;
 	} else if (!strcmp(key, "max-shrink")) {
@@ -429,9 +432,9 @@ static int on_key(void *user, const char *section, const char *name, const char 
 	switch (p->kind) {
 	case SEC_ATTACH:
 		if (!command_option(&command_attach, key)) {
-			parse_error(p, p->line, "unknown key '%s' in [attach]: expected an option of "
-				    "'bloomxdp attach' by its long name (see 'bloomxdp attach --help')",
-				    name);
+			parse_error(p, p->line, "unknown key '%s' in [attach]: expected an "
+				    "option of 'bloomxdp attach' by its long name (see 'bloomxdp "
+				    "attach --help')", name);
 			break;
 		}
 		if (!set_command_option(p, &command_attach, p->cfg->attach, key, value))
@@ -520,8 +523,8 @@ static void check_sources(struct parse *p)
 			*f = s;
 		else if (!same_load(&(*f)->spec.load, &s->spec.load))
 			parse_error(p, s->line, "%s reads its source with other load options "
-				    "(format, lenient, column, where, store...) than '%s' at line %u: "
-				    "the sources of the %s are loaded together, with one set",
+				    "(format, lenient, column, where, store...) than '%s' at line "
+				    "%u: the sources of the %s are loaded together, with one set",
 				    title, (*f)->spec.name, (*f)->line,
 				    s->spec.load.allow ? "allowlist" : "blocklist");
 	}
@@ -601,6 +604,6 @@ void config_summary(const struct config *cfg, char *buf, size_t len)
 		 "setting%s, metrics %s, events %s, state in %s", cfg->path, lists,
 		 lists == 1 ? "" : "s", allow, allow == 1 ? "" : "s", feeds, feeds == 1 ? "" : "s",
 		 cfg->attach_keys, cfg->attach_keys == 1 ? "" : "s",
-		 cfg->metrics[0] ? cfg->metrics : "off", enum_value_name(events_values, cfg->events),
-		 cfg->state_dir);
+		 cfg->metrics[0] ? cfg->metrics : "off",
+		 enum_value_name(events_values, cfg->events), cfg->state_dir);
 }

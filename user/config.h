@@ -46,7 +46,7 @@ struct config_source {
 
 struct config {
 	char path[PATH_MAX];
-	void *attach;		/* command_attach's options struct: its defaults, then [attach] */
+	void *attach;		/* command_attach's options: its defaults, then [attach] */
 	unsigned int attach_keys;	/* how many [attach] set */
 	unsigned int attach_line;	/* of [attach], 0 if none */
 	struct config_source *sources;	/* blocklist and allowlist sources, in file order */

@@ -271,8 +271,8 @@ static int apply(struct daemon *d, bool allow)
 		if (s->spec.load.allow != allow)
 			continue;
 		if (!s->path[0]) {
-			log_error("daemon %s: list %s has no copy yet: the %s is not loaded; the one "
-				  "loaded before stays enforced", d->ifname, s->spec.name,
+			log_error("daemon %s: list %s has no copy yet: the %s is not loaded; the "
+				  "one loaded before stays enforced", d->ifname, s->spec.name,
 				  kind_name(allow));
 			free(paths);
 			return -ENODATA;
@@ -384,8 +384,8 @@ static void reload(struct daemon *d)
 	if (config_parse(d->config_path, &nc) || sources_from_config(d, &nc, &src)) {
 		config_free(&nc);
 		d->reload_failures++;
-		log_error("daemon %s: %s refused (see above): the running settings stay; fix it and "
-			  "send SIGHUP again", d->ifname, d->config_path);
+		log_error("daemon %s: %s refused (see above): the running settings stay; fix it "
+			  "and send SIGHUP again", d->ifname, d->config_path);
 		return;
 	}
 	if (!config_attach_equal(&d->cfg, &nc))
@@ -412,7 +412,8 @@ static void reload(struct daemon *d)
 			if (src[i].spec.refresh_s != old->spec.refresh_s) {
 				schedule(&src[i], now);
 				log_info("daemon %s: list %s: refresh every %llus", d->ifname,
-					 src[i].spec.name, (unsigned long long)src[i].spec.refresh_s);
+					 src[i].spec.name,
+					 (unsigned long long)src[i].spec.refresh_s);
 			}
 			/* Read another way (format, column...): loaded again. */
 			spec = old->spec;
@@ -571,7 +572,8 @@ static int loop(struct daemon *d)
 		if (d->rb && d->cfg.events != CONFIG_EVENTS_NONE) {
 			ret = ring_buffer__consume(d->rb);
 			if (ret < 0)
-				log_error("daemon %s: reading events: %s", d->ifname, strerror(-ret));
+				log_error("daemon %s: reading events: %s", d->ifname,
+					  strerror(-ret));
 		}
 		if (d->metrics)
 			metrics_server_run(d->metrics);

@@ -28,7 +28,7 @@ struct daemon_source {
 	__u64 due_ms;		/* CLOCK_MONOTONIC milliseconds of its next refresh; 0: none */
 	__u64 refreshes;	/* new copies found */
 	__u64 failures;		/* refreshes or loads that failed */
-	__u64 last_ok;		/* CLOCK_REALTIME seconds of the last copy applied; 0: never */
+	__u64 last_ok;		/* CLOCK_REALTIME seconds of the last load; 0: never */
 	const struct refresh_ops *ops;
 	void *priv;		/* ops' own state of this source */
 };

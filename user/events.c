@@ -143,6 +143,7 @@ void event_text(const struct events_clock *c, const struct bloomxdp_event *ev, c
 	event_view(c, ev, &v);
 	snprintf(buf, len, "%s.%06dZ %s %s %s %s -> %s %s %s%s%s", v.when, v.usec, v.ifname,
 		 enum_value_name(verdict_values, ev->verdict), v.src, v.dst,
-		 enum_value_name(field_values, ev->field), enum_value_name(key_values, ev->key_kind),
-		 v.name[0] ? "\"" : "", v.name, v.name[0] ? "\"" : "");
+		 enum_value_name(field_values, ev->field),
+		 enum_value_name(key_values, ev->key_kind), v.name[0] ? "\"" : "", v.name,
+		 v.name[0] ? "\"" : "");
 }

@@ -13,7 +13,7 @@
 
 /* What turns an event's CLOCK_MONOTONIC stamp into wall-clock time. */
 struct events_clock {
-	__u64 since_ns;		/* CLOCK_MONOTONIC when reading started: older events are stale */
+	__u64 since_ns;		/* CLOCK_MONOTONIC at start: older events are stale */
 	double mono_to_real;	/* CLOCK_REALTIME - CLOCK_MONOTONIC, seconds */
 };
 

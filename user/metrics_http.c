@@ -56,7 +56,8 @@ int metrics_parse_address(const char *text, struct sockaddr_storage *sa, socklen
 	if (!colon[1] || *end || errno || port == 0 || port > 65535 || colon[1] == '+' ||
 	    colon[1] == '-' || colon[1] == ' ')
 		return -EINVAL;
-	if (text[0] != '[' && inet_pton(AF_INET, host, &((struct sockaddr_in *)sa)->sin_addr) == 1) {
+	if (text[0] != '[' &&
+	    inet_pton(AF_INET, host, &((struct sockaddr_in *)sa)->sin_addr) == 1) {
 		((struct sockaddr_in *)sa)->sin_family = AF_INET;
 		((struct sockaddr_in *)sa)->sin_port = htons(port);
 		*len = sizeof(struct sockaddr_in);

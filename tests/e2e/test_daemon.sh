@@ -235,8 +235,8 @@ DPID=$BG_PID
 if wait_log 'allowlist loaded' 1 15 && grep -q 'attached already' "$ERR"; then
 	ok "a daemon started on an attached interface keeps the attachment and loads its lists"
 else
-	not_ok "a daemon started on an attached interface keeps the attachment and loads its lists" \
-		"$(cat "$ERR")"
+	not_ok "a daemon started on an attached interface keeps the attachment and loads its \
+lists" "$(cat "$ERR")"
 fi
 check_eq "... same program, the list file as it is now, the allowlisted source passes" \
 	"$prog 10 10 0" \

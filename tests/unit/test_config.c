@@ -143,11 +143,13 @@ static void test_good_file(void **state)
 	assert_true(*(const double *)attach_value(&cfg, "fpr") == 0.001);
 	assert_int_equal(*(const __u32 *)attach_value(&cfg, "match"),
 			 BLOOMXDP_MATCH_SRC | BLOOMXDP_MATCH_DNS);
-	assert_int_equal(*(const __u32 *)attach_value(&cfg, "mode"), attach_enum("mode", "generic"));
+	assert_int_equal(*(const __u32 *)attach_value(&cfg, "mode"),
+			 attach_enum("mode", "generic"));
 	assert_true(*(const bool *)attach_value(&cfg, "verify"));
 	assert_int_equal(*(const __u64 *)attach_value(&cfg, "events-per-sec"), 50);
 	/* What is not given keeps attach's default. */
-	assert_int_equal(*(const __u32 *)attach_value(&cfg, "action"), attach_enum("action", "drop"));
+	assert_int_equal(*(const __u32 *)attach_value(&cfg, "action"),
+			 attach_enum("action", "drop"));
 	assert_false(*(const bool *)attach_value(&cfg, "force"));
 
 	assert_int_equal(cfg.nsources, 3);
