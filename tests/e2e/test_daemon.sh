@@ -133,6 +133,8 @@ check_eq "the new list is enforced: the old source passes, the new one is droppe
 
 check_eq "GET /metrics answers 200" 200 "$(http_code "$PORT1" /metrics)"
 check_eq "GET / answers 404" 404 "$(http_code "$PORT1" /)"
+check_eq "the metrics server listens on the configured address only" "127.0.0.1:$PORT1" \
+	"$(in_srv ss -Htln "sport = :$PORT1" | awk '{print $4}' | sort -u | paste -sd' ')"
 body=$(in_srv curl -s -m 3 "http://127.0.0.1:$PORT1/metrics")
 check_eq "the metrics count the loads" "bloomxdp_daemon_list_loads_total{ifname=\"$IF_SRV\"} 2" \
 	"$(grep '^bloomxdp_daemon_list_loads_total' <<<"$body")" "$body"
