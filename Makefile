@@ -11,6 +11,8 @@ MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
 CFLAGS    ?= -O2 -g
 CFLAGS    += -Wall -Wextra -Werror -std=gnu11 -Iinclude -I$(BUILD) -Iuser
 LDLIBS    := -lbpf -lelf -lz -lm -lidn2 -lpsl
+# The daemon: its configuration file (inih) and its metrics server (libmicrohttpd).
+LDLIBS    += -linih -lmicrohttpd
 BPF_CFLAGS := -O2 -g -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude \
 	      -I/usr/include/$(MULTIARCH)
 
@@ -50,6 +52,12 @@ $(BUILD)/bloomxdp: $(CLI_OBJS) $(BUILD)/libbloomxdp.a
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libbloomxdp.a $(SKELS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $< $(BUILD)/libbloomxdp.a -o $@ $(LDLIBS) -lcmocka
+
+# test_config reads the configuration through attach's and load's option tables (cmd_*.c).
+$(BUILD)/tests/test_config: tests/unit/test_config.c $(filter-out %/main.o,$(CLI_OBJS)) \
+			    $(BUILD)/libbloomxdp.a $(SKELS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(filter %.c %.o,$^) $(BUILD)/libbloomxdp.a -o $@ $(LDLIBS) -lcmocka
 
 $(BUILD)/tests/%: tests/bpf/%.c $(wildcard tests/bpf/*.h) $(BUILD)/libbloomxdp.a $(SKELS)
 	@mkdir -p $(dir $@)

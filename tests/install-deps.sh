@@ -10,6 +10,7 @@ PACKAGES=(
 	libpsl-dev publicsuffix							# public suffixes
 	webext-ublock-origin-firefox						# real filter lists (feed tests)
 	libcmocka-dev								# unit tests
+	libinih-dev libmicrohttpd-dev						# daemon: config file, metrics
 	iproute2 iputils-ping netcat-openbsd python3				# e2e tests, demo
 	dnsmasq-base dnsutils nginx curl openssl procps			# e2e name tests
 	util-linux coreutils strace						# nsenter, prlimit, setpriv, timeout

@@ -11,6 +11,8 @@
 extern const struct command command_plan, command_attach, command_detach, command_load,
 	command_add, command_query, command_stats, command_status,
 	command_watch;
+/* The configuration file and the daemon (cmd_daemon.c). */
+extern const struct command command_daemon, command_check_config;
 
 /* The values of --match: "src", "dst", "dns", "http", "sni" (BLOOMXDP_MATCH_*). */
 extern const struct enum_value match_values[];

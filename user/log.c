@@ -7,6 +7,7 @@
 #include "log.h"
 
 bool log_verbose;
+const char *log_context;
 
 /*
  * One line whatever the arguments hold (an interface name, a list line):
@@ -30,7 +31,7 @@ static void log_line(const char *prefix, const char *fmt, va_list ap)
 			text = buf;
 	}
 	va_end(again);
-	fprintf(stderr, "bloomxdp: %s", prefix);
+	fprintf(stderr, "bloomxdp: %s%s", log_context ? log_context : "", prefix);
 	for (p = (const unsigned char *)text; n > 0 && *p; p++) {
 		if (*p < 0x20 || *p == 0x7f)
 			fprintf(stderr, "\\x%02x", *p);
@@ -57,6 +58,15 @@ void log_warn(const char *fmt, ...)
 
 	va_start(ap, fmt);
 	log_line("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void log_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_line("", fmt, ap);
 	va_end(ap);
 }
 

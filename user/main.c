@@ -16,7 +16,9 @@
 /* Every command, in the order 'bloomxdp --help' shows them; a new one is a row. */
 static const struct command *const commands[] = {
 	&command_plan, &command_attach, &command_load, &command_add, &command_query,
-	&command_stats, &command_status, &command_watch, &command_detach, NULL,
+	&command_stats, &command_status, &command_watch, &command_detach,
+	&command_daemon, &command_check_config,
+	NULL,
 };
 
 static void usage(FILE *out)
@@ -28,7 +30,7 @@ static void usage(FILE *out)
 		     "a Bloom filter.\n\n"
 		     "Commands:\n");
 	for (i = 0; commands[i]; i++)
-		fprintf(out, "  %-8s %s\n", commands[i]->name, commands[i]->summary);
+		fprintf(out, "  %-12s %s\n", commands[i]->name, commands[i]->summary);
 	fprintf(out, "\nOptions:\n"
 		     "  -v, --verbose  show libbpf's log (and the verifier's, on a load failure)\n"
 		     "  -h, --help     this help; 'bloomxdp COMMAND --help' for a command\n\n"

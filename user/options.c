@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <bloomxdp/common.h>
 #include "cli.h"
@@ -77,7 +78,8 @@ static void *field(void *opts, const struct option_spec *o)
 	return (char *)opts + o->offset;
 }
 
-static int parse_enum_set(const struct option_spec *o, const char *text, __u32 *mask)
+static int parse_enum_set(const struct option_spec *o, const char *flag, const char *text,
+			  __u32 *mask)
 {
 	char buf[256], choices[256], *save, *tok;
 	__u32 bit;
@@ -93,13 +95,12 @@ static int parse_enum_set(const struct option_spec *o, const char *text, __u32 *
 		if (!tok && *mask)
 			return 0;
 	}
-	log_error("--%s %s: expected a comma list of %s", o->name, text,
+	log_error("%s %s: expected a comma list of %s", flag, text,
 		  enum_value_choices(option_values(o), choices, sizeof(choices)));
 	return -EINVAL;
 }
 
-static int parse_ports(const struct option_spec *o, const char *text,
-		       __u16 ports[BLOOMXDP_MAX_PORTS])
+static int parse_ports(const char *flag, const char *text, __u16 ports[BLOOMXDP_MAX_PORTS])
 {
 	const char *p = text;
 	unsigned long v;
@@ -119,12 +120,13 @@ static int parse_ports(const struct option_spec *o, const char *text,
 			break;
 		p = end + 1;
 	}
-	log_error("--%s %s: expected a comma list of up to %d ports from 1 to 65535", o->name,
-		  text, BLOOMXDP_MAX_PORTS);
+	log_error("%s %s: expected a comma list of up to %d ports from 1 to 65535", flag, text,
+		  BLOOMXDP_MAX_PORTS);
 	return -EINVAL;
 }
 
-static int parse_seconds(const struct option_spec *o, const char *text, double *out)
+static int parse_seconds(const struct option_spec *o, const char *flag, const char *text,
+			 double *out)
 {
 	char *end;
 	double v;
@@ -133,23 +135,47 @@ static int parse_seconds(const struct option_spec *o, const char *text, double *
 	v = strtod(text, &end);
 	/* Bounded, and finite: "inf" or "nan" would make a timeout a no-op. */
 	if (end == text || *end || errno || !(v >= o->min && v <= o->max) || v <= 0) {
-		log_error("--%s %s: expected seconds above 0, from %g to %g", o->name, text,
-			  o->min, o->max);
+		log_error("%s %s: expected seconds above 0, from %g to %g", flag, text, o->min,
+			  o->max);
 		return -EINVAL;
 	}
 	*out = v;
 	return 0;
 }
 
-static int parse_value(const struct option_spec *o, const char *text, void *opts)
+/* "yes"/"no" and their usual spellings: a flag's value in a configuration file. */
+static int parse_bool(const char *flag, const char *text, bool *out)
 {
-	char flag[64], choices[256];
+	static const char *const yes[] = { "true", "yes", "on", "1" };
+	static const char *const no[] = { "false", "no", "off", "0" };
+	size_t i;
+
+	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		if (!strcasecmp(text, yes[i]) || !strcasecmp(text, no[i])) {
+			*out = !strcasecmp(text, yes[i]);
+			return 0;
+		}
+	}
+	log_error("%s %s: expected true or false (yes/no, on/off, 1/0)", flag, text);
+	return -EINVAL;
+}
+
+/*
+ * text for option o into opts. flag names the option in errors: "--fpr" on
+ * the command line, "fpr =" in a configuration file. A flag's text is NULL
+ * on the command line (set), a boolean in a file.
+ */
+static int parse_value(const struct option_spec *o, const char *flag, const char *text,
+		       void *opts)
+{
 	struct file_list *list;
 	const char **grown;
+	char choices[256];
 
-	snprintf(flag, sizeof(flag), "--%s", o->name);
 	switch (o->type) {
 	case OPT_FLAG:
+		if (text)
+			return parse_bool(flag, text, field(opts, o));
 		*(bool *)field(opts, o) = true;
 		return 0;
 	case OPT_COUNT:
@@ -157,7 +183,7 @@ static int parse_value(const struct option_spec *o, const char *text, void *opts
 	case OPT_RATE:
 		return parse_fpr(flag, text, field(opts, o));
 	case OPT_SECONDS:
-		return parse_seconds(o, text, field(opts, o));
+		return parse_seconds(o, flag, text, field(opts, o));
 	case OPT_ENUM:
 		if (!enum_value_parse(option_values(o), text, field(opts, o)))
 			return 0;
@@ -165,9 +191,9 @@ static int parse_value(const struct option_spec *o, const char *text, void *opts
 			  enum_value_choices(option_values(o), choices, sizeof(choices)));
 		return -EINVAL;
 	case OPT_ENUM_SET:
-		return parse_enum_set(o, text, field(opts, o));
+		return parse_enum_set(o, flag, text, field(opts, o));
 	case OPT_PORTS:
-		return parse_ports(o, text, field(opts, o));
+		return parse_ports(flag, text, field(opts, o));
 	case OPT_TEXT:
 		*(const char **)field(opts, o) = text;
 		return 0;
@@ -183,6 +209,52 @@ static int parse_value(const struct option_spec *o, const char *text, void *opts
 		return 0;
 	}
 	return -EINVAL;
+}
+
+static int set_option(const struct option_spec *o, const char *flag, const char *text,
+		      void *opts)
+{
+	int ret = parse_value(o, flag, text, opts);
+
+	if (!ret && o->given)
+		*(bool *)((char *)opts + o->given - 1) = true;
+	return ret;
+}
+
+const struct option_spec *command_option(const struct command *cmd, const char *name)
+{
+	const struct option_spec *o;
+
+	for (o = cmd->options; o && o->name; o++)
+		if (!strcmp(o->name, name))
+			return o;
+	return NULL;
+}
+
+int command_set_option(const struct command *cmd, void *opts, const char *name,
+		       const char *value)
+{
+	const struct option_spec *o = command_option(cmd, name);
+	char flag[64];
+
+	if (!o) {
+		log_error("%s: not an option of 'bloomxdp %s'", name, cmd->name);
+		return -ENOENT;
+	}
+	snprintf(flag, sizeof(flag), "%s =", name);
+	return set_option(o, flag, value, opts);
+}
+
+void command_free_options(const struct command *cmd, void *opts)
+{
+	const struct option_spec *o;
+
+	for (o = cmd->options; opts && o && o->name; o++) {
+		if (o->type == OPT_FILES) {
+			free(((struct file_list *)field(opts, o))->items);
+			memset(field(opts, o), 0, sizeof(struct file_list));
+		}
+	}
 }
 
 /* The common options every command takes; --json only where the command says. */
@@ -475,12 +547,13 @@ int command_main(const struct command *const *all, const struct command *cmd, in
 		} else if (o == &common_json) {
 			call.json = true;
 		} else {
-			if (parse_value(o, optarg, values)) {
+			char flag[64];
+
+			snprintf(flag, sizeof(flag), "--%s", o->name);
+			if (set_option(o, flag, takes_value(o) ? optarg : NULL, values)) {
 				ret = 2;
 				goto out;
 			}
-			if (o->given)
-				*(bool *)((char *)values + o->given - 1) = true;
 		}
 	}
 	if (take_arguments(cmd, argc, argv, &call) || (cmd->check && cmd->check(&call))) {
@@ -489,9 +562,7 @@ int command_main(const struct command *const *all, const struct command *cmd, in
 	}
 	ret = cmd->run(&call) ? 1 : 0;
 out:
-	for (i = 0; i < n; i++)
-		if (opts[i]->type == OPT_FILES)
-			free(((struct file_list *)field(values, opts[i]))->items);
+	command_free_options(cmd, values);
 	free(values);
 	return ret;
 }

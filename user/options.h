@@ -111,6 +111,20 @@ struct command {
 int command_main(const struct command *const *all, const struct command *cmd, int argc,
 		 char **argv);
 
+/*
+ * One option of cmd into opts (its options struct, from cmd->defaults), by
+ * long name, with the parser the command line uses: a configuration file's
+ * "name = value". A flag takes true/false (yes/no, on/off, 1/0). value must
+ * outlive opts (text options keep the pointer). Prints the error, which
+ * names the option "name ="; -ENOENT: no such option.
+ */
+int command_set_option(const struct command *cmd, void *opts, const char *name,
+		       const char *value);
+/* The row of cmd's table of that long name, or NULL. */
+const struct option_spec *command_option(const struct command *cmd, const char *name);
+/* Frees what parsing allocated in opts (repeatable options' lists), not opts. */
+void command_free_options(const struct command *cmd, void *opts);
+
 /* The command's --help, from its table. */
 void command_help(const struct command *cmd, FILE *out);
 

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* daemon and check-config: the configuration file and the process that follows it. */
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "cli.h"
+#include "config.h"
+#include "daemon.h"
+#include "log.h"
+
+struct daemon_opts {
+	const char *config;
+};
+
+static int run_daemon(const struct cli_call *call)
+{
+	const struct daemon_opts *o = call->opts;
+	char path[PATH_MAX];
+
+	if (!o->config)
+		config_default_path(call->ifname, path, sizeof(path));
+	return daemon_run(call->ifname, o->config ? o->config : path, NULL);
+}
+
+static const struct option_spec daemon_options[] = {
+	OPTION("config", 'c', OPT_TEXT, offsetof(struct daemon_opts, config), "FILE",
+	       "the configuration (default " CONFIG_DIR "/IFNAME.conf)"),
+	{}
+};
+
+static const struct daemon_opts daemon_defaults;
+
+const struct command command_daemon = {
+	.name = "daemon",
+	.args = "IFNAME",
+	.summary = "keep the lists fresh, write drop events, serve metrics",
+	.description =
+		"Runs until SIGTERM or SIGINT, following the configuration of IFNAME (see\n"
+		"'bloomxdp check-config'): attaches with [attach] unless IFNAME is attached\n"
+		"already, loads the [list] and [allowlist] sources, reloads a list when its\n"
+		"source changes (checked every 'refresh'), writes each drop event as a JSON\n"
+		"line on standard output (events = json) or to syslog (events = syslog), and\n"
+		"serves GET /metrics at 'metrics = ADDRESS:PORT'. SIGHUP reads the\n"
+		"configuration again and applies what changed; a configuration with errors is\n"
+		"refused and the running one kept. The filter does not depend on the daemon:\n"
+		"when it exits, the lists as last loaded stay enforced. Its log is on standard\n"
+		"error, one line per event.\n",
+	.options = daemon_options,
+	.opts_size = sizeof(struct daemon_opts),
+	.defaults = &daemon_defaults,
+	.ifname = true,
+	.run = run_daemon,
+};
+
+static int run_check_config(const struct cli_call *call)
+{
+	struct config cfg;
+	char summary[PATH_MAX + 256];
+	int ret;
+
+	ret = config_parse(call->argv[0], &cfg);
+	if (!ret) {
+		config_summary(&cfg, summary, sizeof(summary));
+		printf("%s\n", summary);
+	}
+	config_free(&cfg);
+	return ret;
+}
+
+const struct command command_check_config = {
+	.name = "check-config",
+	.args = "FILE",
+	.summary = "check a daemon configuration file",
+	.description =
+		"Reads FILE as the daemon does and prints a one-line summary, or every error\n"
+		"as FILE:LINE: ... (exit status 1). Sections: [attach] (the options of\n"
+		"'bloomxdp attach' by their long names), [list NAME] (source = PATH or\n"
+		"http(s)://URL, refresh = 1h, max_shrink = 50%, timeout = 30s, max_bytes = 100M,\n"
+		"and the options of 'bloomxdp load': format, lenient, prefix-probes, store,\n"
+		"column, where, allow-public-suffix), [allowlist] (the same keys), and\n"
+		"[daemon] (state_dir, metrics = ADDRESS:PORT, events = json, syslog or none).\n",
+	.min_args = 1,
+	.max_args = 1,
+	.what_args = "FILE",
+	.run = run_check_config,
+};

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The daemon's configuration, one file per interface (CONFIG_DIR/IFNAME.conf),
+ * INI-like, read with inih:
+ *
+ *   [attach]            every option of 'bloomxdp attach', by its long name
+ *   [list NAME]         a blocklist source: source = PATH or http(s)://URL,
+ *                       refresh, max_shrink, timeout, max_bytes, and the
+ *                       options of 'bloomxdp load' by their long names
+ *   [allowlist]         the same keys, for the allowlist ([allowlist NAME]
+ *                       for more than one source)
+ *   [daemon]            state_dir, metrics = ADDRESS:PORT, events
+ *
+ * A key's '_' and '-' are the same ("max_shrink", "max-shrink"). Values are
+ * parsed by the command line's own tables (options.h). Every error is one
+ * line "FILE:LINE: ..." on stderr.
+ */
+#ifndef BLOOMXDP_CONFIG_H
+#define BLOOMXDP_CONFIG_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+#include "feed_spec.h"
+
+#define CONFIG_DIR			"/etc/bloomxdp"
+#define CONFIG_DEFAULT_STATE_DIR	"/var/lib/bloomxdp"
+#define CONFIG_DEFAULT_REFRESH_S	3600
+#define CONFIG_DEFAULT_TIMEOUT_S	30
+#define CONFIG_DEFAULT_MAX_BYTES	100000000ULL
+/* A year: a longer interval is a typo. */
+#define CONFIG_MAX_INTERVAL_S		(365ULL * 86400)
+#define CONFIG_MAX_TIMEOUT_S		3600ULL
+/* Lines longer than this (a URL is at most FEED_SOURCE_MAX) are refused. */
+#define CONFIG_MAX_LINE			(FEED_SOURCE_MAX + 64)
+
+enum config_events { CONFIG_EVENTS_JSON, CONFIG_EVENTS_SYSLOG, CONFIG_EVENTS_NONE };
+
+/* A [list NAME] or [allowlist] section: spec.load.allow tells them apart. */
+struct config_source {
+	struct feed_spec spec;
+	unsigned int line;	/* of its [section] line */
+};
+
+struct config {
+	char path[PATH_MAX];
+	void *attach;		/* command_attach's options: its defaults, then [attach] */
+	unsigned int attach_keys;	/* how many [attach] set */
+	unsigned int attach_line;	/* of [attach], 0 if none */
+	struct config_source *sources;	/* blocklist and allowlist sources, in file order */
+	int nsources;
+	char state_dir[PATH_MAX];
+	char metrics[128];	/* "ADDRESS:PORT"; "": no metrics server */
+	__u32 events;		/* enum config_events */
+	char **strings;		/* copies of the values that options point to */
+	int nstrings;
+};
+
+/* "the default file of ifname": CONFIG_DIR/IFNAME.conf. */
+void config_default_path(const char *ifname, char *buf, size_t len);
+/* Reads and checks path into cfg (zeroed first). Prints every error, returns -EINVAL. */
+int config_parse(const char *path, struct config *cfg);
+void config_free(struct config *cfg);
+/* The one-line summary check-config prints. */
+void config_summary(const struct config *cfg, char *buf, size_t len);
+/* The same source read the same way (a changed one is reloaded on SIGHUP). */
+bool config_source_equal(const struct feed_spec *a, const struct feed_spec *b);
+/* Same [attach] settings. */
+bool config_attach_equal(const struct config *a, const struct config *b);
+/* "30s", "5m", "1h", "2d" or seconds: 0, or -EINVAL. */
+int config_parse_duration(const char *text, __u64 *seconds);
+/* A source that the feed refresher fetches, not a local file. */
+bool config_source_is_url(const char *source);
+
+#endif

@@ -1,0 +1,633 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The daemon's loop: one thread, one poll() over the signals (signalfd), the
+ * events ring buffer and the metrics server, with each list's refresh as a
+ * timer. Lists change only through list_load(), which swaps a whole new
+ * filter in or leaves the live one as it was.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/signalfd.h>
+#include <bpf/libbpf.h>
+
+#include "attachment.h"
+#include "cli.h"
+#include "config.h"
+#include "daemon.h"
+#include "events.h"
+#include "lists.h"
+#include "log.h"
+
+struct daemon {
+	const char *ifname;
+	const char *config_path;
+	struct daemon_hooks hooks;
+	struct config cfg;
+	struct daemon_source *src;
+	int nsrc;
+	struct attachment att;
+	bool att_open;
+	struct ring_buffer *rb;
+	struct events_clock clock;
+	FILE *events_out;	/* the daemon's standard output, as it was given */
+	bool syslog_open;
+	struct metrics_server *metrics;
+	int sigfd;
+	/* For the metrics. */
+	__u64 started;
+	__u64 reloads, reload_failures;
+	__u64 loads, load_failures;
+	__u64 events;
+};
+
+static __u64 now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000ULL + t.tv_nsec / 1000000;
+}
+
+static const char *kind_name(bool allow)
+{
+	return allow ? "allowlist" : "blocklist";
+}
+
+static int on_event(void *arg, void *data, size_t size)
+{
+	struct daemon *d = arg;
+	char line[BLOOMXDP_EVENT_NAME_MAX * 4 + 256];
+
+	if (events_stale(&d->clock, data, size))
+		return 0;
+	d->events++;
+	if (d->cfg.events == CONFIG_EVENTS_JSON) {
+		event_write_json(&d->clock, data, d->events_out);
+	} else if (d->cfg.events == CONFIG_EVENTS_SYSLOG) {
+		event_text(&d->clock, data, line, sizeof(line));
+		syslog(LOG_NOTICE, "%s", line);
+	}
+	return 0;
+}
+
+static void events_mode(struct daemon *d)
+{
+	bool want = d->cfg.events == CONFIG_EVENTS_SYSLOG;
+
+	if (want && !d->syslog_open)
+		openlog("bloomxdp", LOG_PID, LOG_DAEMON);
+	else if (!want && d->syslog_open)
+		closelog();
+	d->syslog_open = want;
+}
+
+/* The ring buffer of drop events, read unless events = none. */
+static int events_open(struct daemon *d)
+{
+	int ret;
+
+	events_mode(d);
+	if (d->cfg.events == CONFIG_EVENTS_NONE || d->rb)
+		return 0;
+	if (!d->att_open) {
+		ret = attachment_open(d->ifname, false, &d->att);
+		if (ret)
+			return ret;
+		d->att_open = true;
+	}
+	if (!d->att.config.events_per_sec)
+		log_warn("%s was attached with events-per-sec 0: no drop event will come",
+			 d->ifname);
+	events_clock_now(&d->clock);
+	d->rb = ring_buffer__new(d->att.events_fd, on_event, d, NULL);
+	if (!d->rb) {
+		ret = -errno;
+		log_error("cannot read the drop events of %s: %s", d->ifname, strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+static void print_label(FILE *out, const char *text)
+{
+	for (; *text; text++) {
+		if (*text == '"' || *text == '\\')
+			fprintf(out, "\\%c", *text);
+		else if (*text == '\n')
+			fputs("\\n", out);
+		else
+			fputc(*text, out);
+	}
+}
+
+const char *daemon_ifname(const struct daemon *d)
+{
+	return d->ifname;
+}
+
+int daemon_sources(const struct daemon *d, const struct daemon_source **src)
+{
+	*src = d->src;
+	return d->nsrc;
+}
+
+int daemon_render_metrics(void *arg, FILE *out)
+{
+	struct daemon *d = arg;
+	int i;
+
+#define GAUGE(name, help, type, value)							\
+	do {										\
+		fprintf(out, "# HELP bloomxdp_daemon_" name " " help "\n"			\
+			     "# TYPE bloomxdp_daemon_" name " " type "\n"			\
+			     "bloomxdp_daemon_" name "{ifname=\"");				\
+		print_label(out, d->ifname);						\
+		fprintf(out, "\"} %llu\n", (unsigned long long)(value));		\
+	} while (0)
+	GAUGE("start_time_seconds", "When the daemon started, seconds since the epoch.", "gauge",
+	      d->started);
+	GAUGE("sources", "List sources in the configuration.", "gauge", d->nsrc);
+	GAUGE("reloads_total", "SIGHUPs whose configuration was applied.", "counter", d->reloads);
+	GAUGE("reload_failures_total", "SIGHUPs whose configuration was refused.", "counter",
+	      d->reload_failures);
+	GAUGE("list_loads_total", "Lists loaded (a blocklist or allowlist swapped in).",
+	      "counter", d->loads);
+	GAUGE("list_load_failures_total", "Loads refused: the list before stayed enforced.",
+	      "counter", d->load_failures);
+	GAUGE("events_total", "Drop events read from the ring buffer.", "counter", d->events);
+#undef GAUGE
+	fprintf(out, "# HELP bloomxdp_daemon_source_failures_total Refreshes or loads of a source "
+		     "that failed.\n# TYPE bloomxdp_daemon_source_failures_total counter\n");
+	for (i = 0; i < d->nsrc; i++) {
+		fprintf(out, "bloomxdp_daemon_source_failures_total{ifname=\"");
+		print_label(out, d->ifname);
+		fprintf(out, "\",list=\"%s\"} %llu\n", d->src[i].spec.name,
+			(unsigned long long)d->src[i].failures);
+	}
+	fprintf(out, "# HELP bloomxdp_daemon_source_last_success_seconds When a copy of the "
+		     "source was last applied (0: never).\n"
+		     "# TYPE bloomxdp_daemon_source_last_success_seconds gauge\n");
+	for (i = 0; i < d->nsrc; i++) {
+		fprintf(out, "bloomxdp_daemon_source_last_success_seconds{ifname=\"");
+		print_label(out, d->ifname);
+		fprintf(out, "\",list=\"%s\"} %llu\n", d->src[i].spec.name,
+			(unsigned long long)d->src[i].last_ok);
+	}
+	return ferror(out) ? -EIO : 0;
+}
+
+static int metrics_start(struct daemon *d, const char *address, struct metrics_server **out)
+{
+	metrics_render_fn render = d->hooks.render ? d->hooks.render : daemon_render_metrics;
+	void *ctx = d->hooks.render_ctx ? d->hooks.render_ctx : d;
+	int ret;
+
+	ret = metrics_server_start(address, render, ctx, out);
+	if (!ret)
+		log_info("daemon %s: metrics at http://%s/metrics", d->ifname, address);
+	return ret;
+}
+
+static const struct refresh_ops *source_ops(const struct daemon *d, const struct feed_spec *s)
+{
+	return config_source_is_url(s->source) ? d->hooks.feeds : &refresh_local;
+}
+
+/* The daemon's sources from the configuration's, before any refresh. */
+static int sources_from_config(const struct daemon *d, const struct config *cfg,
+			       struct daemon_source **out)
+{
+	struct daemon_source *src;
+	int i;
+
+	src = calloc(cfg->nsources ? cfg->nsources : 1, sizeof(*src));
+	if (!src)
+		return -ENOMEM;
+	for (i = 0; i < cfg->nsources; i++) {
+		src[i].spec = cfg->sources[i].spec;
+		src[i].ops = source_ops(d, &src[i].spec);
+	}
+	*out = src;
+	return 0;
+}
+
+static void source_forget(struct daemon_source *s)
+{
+	if (s->ops && s->ops->forget)
+		s->ops->forget(s->ops->ctx, s);
+}
+
+static void schedule(struct daemon_source *s, __u64 now)
+{
+	s->due_ms = s->spec.refresh_s ? now + s->spec.refresh_s * 1000 : 0;
+}
+
+/* One source's refresh: 1 if it has a new copy to load. */
+static int refresh_one(struct daemon *d, struct daemon_source *s)
+{
+	int ret;
+
+	if (!s->ops) {
+		log_error("list %s: %s is an http(s) feed, and this daemon has no feed refresher: "
+			  "use a local file", s->spec.name, s->spec.source);
+		s->failures++;
+		return 0;
+	}
+	ret = s->ops->refresh(s->ops->ctx, s);
+	if (ret < 0)
+		s->failures++;
+	if (ret > 0) {
+		s->refreshes++;
+		log_info("daemon %s: list %s: new copy of %s", d->ifname, s->spec.name,
+			 s->spec.source);
+	}
+	return ret > 0;
+}
+
+/*
+ * Loads every source of the blocklist (or allowlist) in one list_load(): it
+ * replaces the whole list. Held back while a source has no copy yet, which
+ * would unblock what only that source lists.
+ */
+static int apply(struct daemon *d, bool allow)
+{
+	const struct daemon_source *first = NULL;
+	char **paths;
+	int i, n = 0, ret;
+
+	paths = calloc(d->nsrc ? d->nsrc : 1, sizeof(*paths));
+	if (!paths)
+		return -ENOMEM;
+	for (i = 0; i < d->nsrc; i++) {
+		struct daemon_source *s = &d->src[i];
+
+		if (s->spec.load.allow != allow)
+			continue;
+		if (!s->path[0]) {
+			log_error("daemon %s: list %s has no copy yet: the %s is not loaded; the "
+				  "one loaded before stays enforced", d->ifname, s->spec.name,
+				  kind_name(allow));
+			free(paths);
+			return -ENODATA;
+		}
+		first = first ? first : s;
+		paths[n++] = s->path;
+	}
+	if (!n) {
+		free(paths);
+		return 0;
+	}
+	ret = list_load(d->ifname, &first->spec.load, paths, n);
+	fflush(stdout);
+	if (ret) {
+		d->load_failures++;
+		log_error("daemon %s: the %s was not loaded (%s); the one loaded before stays "
+			  "enforced", d->ifname, kind_name(allow), strerror(-ret));
+	} else {
+		d->loads++;
+		log_info("daemon %s: %s loaded from %d source%s", d->ifname, kind_name(allow), n,
+			 n == 1 ? "" : "s");
+	}
+	for (i = 0; i < d->nsrc; i++) {
+		struct daemon_source *s = &d->src[i];
+
+		if (s->spec.load.allow != allow)
+			continue;
+		if (ret)
+			s->failures++;
+		else
+			s->last_ok = time(NULL);
+		if (s->ops && s->ops->applied)
+			s->ops->applied(s->ops->ctx, s, ret);
+	}
+	free(paths);
+	return ret;
+}
+
+/* Refreshes the sources due (all with force), then loads each list that has a new copy. */
+static void refresh_due(struct daemon *d, bool force)
+{
+	bool changed[2] = { false, false };
+	__u64 now = now_ms();
+	int i;
+
+	for (i = 0; i < d->nsrc; i++) {
+		struct daemon_source *s = &d->src[i];
+
+		if (!force && (!s->due_ms || s->due_ms > now))
+			continue;
+		changed[s->spec.load.allow] |= refresh_one(d, s);
+		schedule(s, now);
+	}
+	/* The blocklist first: its exceptions go to the allowlist, which then replaces them. */
+	if (changed[0])
+		apply(d, false);
+	if (changed[1])
+		apply(d, true);
+}
+
+static int next_timeout(const struct daemon *d)
+{
+	__u64 now = now_ms(), next = 0;
+	int i, t;
+
+	for (i = 0; i < d->nsrc; i++)
+		if (d->src[i].due_ms && (!next || d->src[i].due_ms < next))
+			next = d->src[i].due_ms;
+	t = !next ? 60000 : next <= now ? 0 : next - now > 60000 ? 60000 : (int)(next - now);
+	if (d->metrics) {
+		int m = metrics_server_timeout_ms(d->metrics);
+
+		if (m >= 0 && m < t)
+			t = m;
+	}
+	return t;
+}
+
+/* [attach] changed: attach --force replaces the program over the live maps, list kept. */
+static void reattach(struct daemon *d, const struct config *nc)
+{
+	struct cli_call call = { .cmd = &command_attach, .ifname = d->ifname };
+	void *opts = malloc(command_attach.opts_size);
+
+	if (!opts)
+		return;
+	memcpy(opts, nc->attach, command_attach.opts_size);
+	if (command_set_option(&command_attach, opts, "force", "true") == 0) {
+		call.opts = opts;
+		if (command_attach.run(&call))
+			log_error("daemon %s: the new [attach] settings were not applied; the "
+				  "program before runs on", d->ifname);
+		fflush(stdout);
+	}
+	free(opts);
+}
+
+/* SIGHUP: the configuration again; applied if it is valid, else refused as a whole. */
+static void reload(struct daemon *d)
+{
+	struct daemon_source *src = NULL, *old;
+	bool changed[2] = { false, false }, fresh;
+	struct feed_spec spec;
+	struct config nc;
+	__u64 now = now_ms();
+	int i, j;
+
+	log_info("daemon %s: SIGHUP: reading %s", d->ifname, d->config_path);
+	if (config_parse(d->config_path, &nc) || sources_from_config(d, &nc, &src)) {
+		config_free(&nc);
+		d->reload_failures++;
+		log_error("daemon %s: %s refused (see above): the running settings stay; fix it "
+			  "and send SIGHUP again", d->ifname, d->config_path);
+		return;
+	}
+	if (!config_attach_equal(&d->cfg, &nc))
+		reattach(d, &nc);
+	/* Sources kept as they were keep their copy and timer; the others start over. */
+	for (i = 0; i < nc.nsources; i++) {
+		fresh = true;
+		for (j = 0; j < d->nsrc; j++) {
+			old = &d->src[j];
+			if (!old->ops || strcmp(old->spec.name, src[i].spec.name))
+				continue;
+			if (strcmp(old->spec.source, src[i].spec.source) ||
+			    old->spec.load.allow != src[i].spec.load.allow ||
+			    old->ops != src[i].ops)
+				break;
+			/* Same source: its state carries over; a new interval, a new timer. */
+			memcpy(src[i].path, old->path, sizeof(src[i].path));
+			src[i].due_ms = old->due_ms;
+			src[i].refreshes = old->refreshes;
+			src[i].failures = old->failures;
+			src[i].last_ok = old->last_ok;
+			src[i].priv = old->priv;
+			old->ops = NULL;	/* moved */
+			if (src[i].spec.refresh_s != old->spec.refresh_s) {
+				schedule(&src[i], now);
+				log_info("daemon %s: list %s: refresh every %llus", d->ifname,
+					 src[i].spec.name,
+					 (unsigned long long)src[i].spec.refresh_s);
+			}
+			/* Read another way (format, column...): loaded again. */
+			spec = old->spec;
+			spec.refresh_s = src[i].spec.refresh_s;
+			if (!config_source_equal(&spec, &src[i].spec))
+				changed[src[i].spec.load.allow] = true;
+			fresh = false;
+			break;
+		}
+		if (fresh) {
+			log_info("daemon %s: list %s: new, from %s", d->ifname, src[i].spec.name,
+				 src[i].spec.source);
+			schedule(&src[i], now);
+			changed[src[i].spec.load.allow] = true;
+		}
+		/* SIGHUP looks at every source: a refresh of 0 waits for it. */
+		changed[src[i].spec.load.allow] |= refresh_one(d, &src[i]);
+	}
+	for (j = 0; j < d->nsrc; j++) {
+		if (!d->src[j].ops)
+			continue;
+		log_info("daemon %s: list %s: removed", d->ifname, d->src[j].spec.name);
+		changed[d->src[j].spec.load.allow] = true;
+		source_forget(&d->src[j]);
+	}
+	free(d->src);
+	d->src = src;
+	d->nsrc = nc.nsources;
+	/* Metrics: the new address is listened on before the old one is closed. */
+	if (strcmp(d->cfg.metrics, nc.metrics)) {
+		struct metrics_server *next = NULL;
+
+		if (nc.metrics[0] && metrics_start(d, nc.metrics, &next)) {
+			log_error("daemon %s: metrics stay at %s", d->ifname,
+				  d->cfg.metrics[0] ? d->cfg.metrics : "(none)");
+			snprintf(nc.metrics, sizeof(nc.metrics), "%s", d->cfg.metrics);
+		} else {
+			metrics_server_stop(d->metrics);
+			d->metrics = next;
+			if (!next)
+				log_info("daemon %s: metrics server stopped", d->ifname);
+		}
+	}
+	/* The old configuration goes only now: the sources' options pointed into it. */
+	config_free(&d->cfg);
+	d->cfg = nc;
+	events_mode(d);
+	if (d->cfg.events != CONFIG_EVENTS_NONE && events_open(d))
+		log_error("daemon %s: drop events are not read", d->ifname);
+	if (changed[0])
+		apply(d, false);
+	if (changed[1])
+		apply(d, true);
+	d->reloads++;
+	log_info("daemon %s: %s applied: %d source%s", d->ifname, d->config_path, d->nsrc,
+		 d->nsrc == 1 ? "" : "s");
+}
+
+/* Attaches with [attach] unless attached already (by 'restore', or by hand). */
+static int attach_if_needed(struct daemon *d)
+{
+	struct cli_call call = { .cmd = &command_attach, .ifname = d->ifname,
+				 .opts = d->cfg.attach };
+	struct pin_dir pd;
+	int ret;
+
+	ret = pin_dir_open(d->ifname, false, &pd);
+	if (!ret) {
+		pin_dir_close(&pd);
+		log_info("daemon %s: attached already: its program and settings are kept",
+			 d->ifname);
+		return 0;
+	}
+	if (ret != -ENOENT)
+		return ret;
+	ret = command_attach.run(&call);
+	fflush(stdout);
+	return ret;
+}
+
+/* Library calls print their results on stdout: the daemon's stdout is the events' stream. */
+static int split_output(struct daemon *d)
+{
+	int fd = dup(STDOUT_FILENO);
+
+	if (fd < 0 || !(d->events_out = fdopen(fd, "w"))) {
+		if (fd >= 0)
+			close(fd);
+		log_error("cannot set up the output: %s", strerror(errno));
+		return -errno;
+	}
+	fflush(stdout);
+	dup2(STDERR_FILENO, STDOUT_FILENO);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	return 0;
+}
+
+static int signals_open(struct daemon *d)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	d->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (d->sigfd < 0) {
+		log_error("signalfd: %s", strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+/* 0 to go on, 1 to stop. */
+static int on_signal(struct daemon *d)
+{
+	struct signalfd_siginfo si;
+
+	while (read(d->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGHUP) {
+			reload(d);
+		} else {
+			log_info("daemon %s: %s: exiting; the filter stays attached and enforces "
+				 "the lists as last loaded", d->ifname,
+				 si.ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT");
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int loop(struct daemon *d)
+{
+	struct pollfd fds[3];
+	int n, ret;
+
+	for (;;) {
+		refresh_due(d, false);
+		n = 0;
+		fds[n++] = (struct pollfd){ .fd = d->sigfd, .events = POLLIN };
+		if (d->rb && d->cfg.events != CONFIG_EVENTS_NONE)
+			fds[n++] = (struct pollfd){ .fd = ring_buffer__epoll_fd(d->rb),
+						    .events = POLLIN };
+		if (d->metrics)
+			fds[n++] = (struct pollfd){ .fd = metrics_server_fd(d->metrics),
+						    .events = POLLIN };
+		ret = poll(fds, n, next_timeout(d));
+		if (ret < 0 && errno != EINTR) {
+			log_error("daemon %s: poll: %s", d->ifname, strerror(errno));
+			return -errno;
+		}
+		if (ret > 0 && (fds[0].revents & POLLIN) && on_signal(d))
+			return 0;
+		if (d->rb && d->cfg.events != CONFIG_EVENTS_NONE) {
+			ret = ring_buffer__consume(d->rb);
+			if (ret < 0)
+				log_error("daemon %s: reading events: %s", d->ifname,
+					  strerror(-ret));
+		}
+		if (d->metrics)
+			metrics_server_run(d->metrics);
+	}
+}
+
+int daemon_run(const char *ifname, const char *config_path, const struct daemon_hooks *hooks)
+{
+	struct daemon d = { .ifname = ifname, .config_path = config_path, .sigfd = -1 };
+	int i, ret;
+
+	if (hooks)
+		d.hooks = *hooks;
+	d.started = time(NULL);
+	ret = config_parse(config_path, &d.cfg);
+	if (ret) {
+		log_error("daemon %s: fix %s (check it with 'bloomxdp check-config %s')", ifname,
+			  config_path, config_path);
+		goto cleanup;
+	}
+	ret = split_output(&d);
+	if (!ret)
+		ret = signals_open(&d);
+	if (!ret)
+		ret = attach_if_needed(&d);
+	if (!ret)
+		ret = events_open(&d);
+	if (!ret && d.cfg.metrics[0])
+		ret = metrics_start(&d, d.cfg.metrics, &d.metrics);
+	if (!ret)
+		ret = sources_from_config(&d, &d.cfg, &d.src);
+	if (ret)
+		goto cleanup;
+	d.nsrc = d.cfg.nsources;
+	log_info("daemon %s: running with %s: %d source%s, events %s", ifname, config_path,
+		 d.nsrc, d.nsrc == 1 ? "" : "s",
+		 d.cfg.events == CONFIG_EVENTS_JSON ? "as JSON on standard output" :
+		 d.cfg.events == CONFIG_EVENTS_SYSLOG ? "to syslog" : "not read");
+	refresh_due(&d, true);
+	ret = loop(&d);
+cleanup:
+	for (i = 0; i < d.nsrc; i++)
+		source_forget(&d.src[i]);
+	free(d.src);
+	metrics_server_stop(d.metrics);
+	ring_buffer__free(d.rb);
+	if (d.att_open)
+		attachment_close(&d.att);
+	if (d.syslog_open)
+		closelog();
+	if (d.sigfd >= 0)
+		close(d.sigfd);
+	if (d.events_out)
+		fclose(d.events_out);
+	config_free(&d.cfg);
+	return ret;
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Drop events from the ring buffer as text: what `watch` prints and what the
+ * daemon writes to its output or to syslog. One event is one line.
+ */
+#ifndef BLOOMXDP_EVENTS_H
+#define BLOOMXDP_EVENTS_H
+
+#include <stdio.h>
+#include <linux/types.h>
+
+#include <bloomxdp/common.h>
+
+/* What turns an event's CLOCK_MONOTONIC stamp into wall-clock time. */
+struct events_clock {
+	__u64 since_ns;		/* CLOCK_MONOTONIC at start: older events are stale */
+	double mono_to_real;	/* CLOCK_REALTIME - CLOCK_MONOTONIC, seconds */
+};
+
+/* Reading starts now: older events (left in the ring) are skipped. */
+void events_clock_now(struct events_clock *c);
+/* An event that came before reading started, or is truncated: skip it. */
+int events_stale(const struct events_clock *c, const void *data, size_t size);
+/* One JSON object on one line (time, ifname, verdict, field, key, src, dst, ports, name). */
+void event_write_json(const struct events_clock *c, const struct bloomxdp_event *ev, FILE *out);
+/* The same as one line of text, without its newline, into buf. */
+void event_text(const struct events_clock *c, const struct bloomxdp_event *ev, char *buf,
+		size_t len);
+
+#endif
