@@ -9,9 +9,28 @@
 #include "config.h"
 #include "daemon.h"
 #include "log.h"
+#include "metrics.h"
 
 struct daemon_opts {
 	const char *config;
+};
+
+/*
+ * GET /metrics: what 'stats --prometheus' prints (counters and the live
+ * filter), then the daemon's own (sources, refreshes, reloads). When the
+ * attachment cannot be read, the daemon's part is still served.
+ */
+static int render_metrics(void *ctx, FILE *out)
+{
+	struct iface_metrics m;
+
+	if (!iface_metrics_read(daemon_ifname(ctx), &m) && metrics_write(out, &m, 1))
+		return -EIO;
+	return daemon_render_metrics(ctx, out);
+}
+
+static const struct daemon_hooks daemon_hooks = {
+	.render = render_metrics,
 };
 
 static int run_daemon(const struct cli_call *call)
@@ -21,7 +40,7 @@ static int run_daemon(const struct cli_call *call)
 
 	if (!o->config)
 		config_default_path(call->ifname, path, sizeof(path));
-	return daemon_run(call->ifname, o->config ? o->config : path, NULL);
+	return daemon_run(call->ifname, o->config ? o->config : path, &daemon_hooks);
 }
 
 static const struct option_spec daemon_options[] = {

@@ -24,6 +24,7 @@
 #include "events.h"
 #include "lists.h"
 #include "log.h"
+#include "metrics.h"
 
 struct daemon {
 	const char *ifname;
@@ -115,18 +116,6 @@ static int events_open(struct daemon *d)
 	return 0;
 }
 
-static void print_label(FILE *out, const char *text)
-{
-	for (; *text; text++) {
-		if (*text == '"' || *text == '\\')
-			fprintf(out, "\\%c", *text);
-		else if (*text == '\n')
-			fputs("\\n", out);
-		else
-			fputc(*text, out);
-	}
-}
-
 const char *daemon_ifname(const struct daemon *d)
 {
 	return d->ifname;
@@ -148,7 +137,7 @@ int daemon_render_metrics(void *arg, FILE *out)
 		fprintf(out, "# HELP bloomxdp_daemon_" name " " help "\n"			\
 			     "# TYPE bloomxdp_daemon_" name " " type "\n"			\
 			     "bloomxdp_daemon_" name "{ifname=\"");				\
-		print_label(out, d->ifname);						\
+		metrics_label_value(out, d->ifname);					\
 		fprintf(out, "\"} %llu\n", (unsigned long long)(value));		\
 	} while (0)
 	GAUGE("start_time_seconds", "When the daemon started, seconds since the epoch.", "gauge",
@@ -167,7 +156,7 @@ int daemon_render_metrics(void *arg, FILE *out)
 		     "that failed.\n# TYPE bloomxdp_daemon_source_failures_total counter\n");
 	for (i = 0; i < d->nsrc; i++) {
 		fprintf(out, "bloomxdp_daemon_source_failures_total{ifname=\"");
-		print_label(out, d->ifname);
+		metrics_label_value(out, d->ifname);
 		fprintf(out, "\",list=\"%s\"} %llu\n", d->src[i].spec.name,
 			(unsigned long long)d->src[i].failures);
 	}
@@ -176,7 +165,7 @@ int daemon_render_metrics(void *arg, FILE *out)
 		     "# TYPE bloomxdp_daemon_source_last_success_seconds gauge\n");
 	for (i = 0; i < d->nsrc; i++) {
 		fprintf(out, "bloomxdp_daemon_source_last_success_seconds{ifname=\"");
-		print_label(out, d->ifname);
+		metrics_label_value(out, d->ifname);
 		fprintf(out, "\",list=\"%s\"} %llu\n", d->src[i].spec.name,
 			(unsigned long long)d->src[i].last_ok);
 	}

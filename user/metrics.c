@@ -132,8 +132,7 @@ cleanup:
 	return ret;
 }
 
-/* A label value: backslash, double quote and line feed escaped, as the format asks. */
-static void label_value(FILE *out, const char *s)
+void metrics_label_value(FILE *out, const char *s)
 {
 	for (; *s; s++) {
 		if (*s == '\\' || *s == '"')
@@ -168,7 +167,7 @@ static void family(FILE *out, const char *name, const char *type, const char *he
 static void sample_start(FILE *out, const char *name, const struct iface_metrics *m)
 {
 	fprintf(out, "%s{ifname=\"", name);
-	label_value(out, m->ifname);
+	metrics_label_value(out, m->ifname);
 	fputs("\"", out);
 }
 

@@ -55,4 +55,7 @@ int iface_metrics_read(const char *ifname, struct iface_metrics *m);
  */
 int metrics_write(FILE *out, const struct iface_metrics *m, size_t n);
 
+/* A label value: backslash, double quote and line feed escaped, as the format asks. */
+void metrics_label_value(FILE *out, const char *s);
+
 #endif
