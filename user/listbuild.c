@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,7 +184,6 @@ static int plan_ranges(struct list_build *b, int fam)
 					    -log(0.01) / (ln2 * ln2);
 	struct range_cost *c = &b->cost[fam];
 	struct range_set *s = &b->ranges[fam];
-	size_t i;
 	int ret;
 
 	memset(c, 0, sizeof(*c));
@@ -192,18 +192,16 @@ static int plan_ranges(struct list_build *b, int fam)
 	c->probes = b->plan[fam].ntargets;
 	if (!b->ranges_ok || !c->entries || !(b->filter || b->bloom))
 		return 0;
-	s->n = 0;
-	for (i = 0; i < b->naddrs; i++) {
-		if (family_index(&b->addrs[i]) != fam)
-			continue;
-		ret = range_set_add_key(s, &b->addrs[i]);
-		if (ret)
-			return ret;
-	}
-	range_set_merge(s);
+	/* Intervals the model cannot choose are counted, not kept (a list of hosts). */
+	ret = range_set_merge_keys(s, b->addrs, b->naddrs,
+				   range_cost_max_intervals(c, s->family, bits_per_key, b->store));
+	if (ret)
+		return ret;
 	c->intervals = s->n;
 	range_cost_decide(c, s->family, bits_per_key, b->store);
-	return 0;
+	if (c->use_ranges && !s->r && s->n)
+		ret = range_set_merge_keys(s, b->addrs, b->naddrs, UINT64_MAX);
+	return ret;
 }
 
 int list_build_finish(struct list_build *b, char err[LIST_ERROR_LEN])
@@ -236,11 +234,28 @@ int list_build_finish(struct list_build *b, char err[LIST_ERROR_LEN])
 	return b->filter ? list_build_insert(b, b->filter, err) : 0;
 }
 
+/* target[len]: the shortest probed length >= len, or 255 when none is. */
+static void target_table(const struct prefix_plan *plan, __u32 width, __u8 *target)
+{
+	__u32 len, t;
+
+	for (len = 0; len <= width; len++) {
+		target[len] = 255;
+		for (t = 0; t < plan->ntargets; t++)
+			if (plan->target[t] >= len && plan->target[t] < target[len])
+				target[len] = plan->target[t];
+	}
+}
+
+#define INSERT_BATCH 4096
+
 int list_build_insert(struct list_build *b, struct filter *f, char err[LIST_ERROR_LEN])
 {
 	static const __u32 families[2] = { BLOOMXDP_KEY_IPV4, BLOOMXDP_KEY_IPV6 };
 	struct entry e = { .kind = ENTRY_ADDR };
-	size_t i;
+	__u8 target[2][129];
+	__u64 batch[INSERT_BATCH], kinds = 0;
+	size_t i, nbatch = 0;
 	int fam, ret;
 	__u32 t;
 
@@ -257,11 +272,23 @@ int list_build_insert(struct list_build *b, struct filter *f, char err[LIST_ERRO
 			filter_length_add(f, families[fam], b->plan[fam].target[t]);
 	}
 	filter_header_set(f, b->kinds);
-	for (i = 0; i < b->nhashes; i++)
-		filter_insert_hash(f, b->hashes[i]);
+	filter_insert_hashes(f, b->hashes, b->nhashes);
+	for (fam = 0; fam < 2; fam++)
+		target_table(&b->plan[fam], fam ? 128 : 32, target[fam]);
 	for (i = 0; i < b->naddrs; i++) {
-		if (b->cost[family_index(&b->addrs[i])].use_ranges)
+		fam = family_index(&b->addrs[i]);
+		if (b->cost[fam].use_ranges)
 			continue;
+		/* At a probed length already (hosts, mostly): one key, hashed in a batch. */
+		if (target[fam][key_prefix_len(&b->addrs[i])] == key_prefix_len(&b->addrs[i])) {
+			batch[nbatch++] = filter_key_hash(f, &b->addrs[i]);
+			kinds |= fam ? BLOOMXDP_HAS_IPV6 : BLOOMXDP_HAS_IPV4;
+			if (nbatch == INSERT_BATCH) {
+				filter_insert_hashes(f, batch, nbatch);
+				nbatch = 0;
+			}
+			continue;
+		}
 		e.addr = b->addrs[i];
 		ret = blocklist_insert(f, &e);
 		if (ret < 0) {
@@ -270,5 +297,8 @@ int list_build_insert(struct list_build *b, struct filter *f, char err[LIST_ERRO
 			return ret;
 		}
 	}
+	filter_insert_hashes(f, batch, nbatch);
+	/* Published after the bits, as filter_insert() does. */
+	filter_header_set(f, kinds);
 	return 0;
 }
