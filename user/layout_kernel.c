@@ -73,6 +73,20 @@ static bool insert_kernel(struct filter *f, __u64 hash)
 	return changed;
 }
 
+/*
+ * A whole list into a new filter: one push a key, without the lookup that
+ * insert_kernel() makes to say whether it was new. The kernel has no batch
+ * update for this map type (BPF_MAP_UPDATE_BATCH fails with ENOTSUPP, 524,
+ * on 6.18: bloom_filter_map_ops has no map_update_batch).
+ */
+static void insert_many_kernel(struct filter *f, const __u64 *hashes, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		(void)bpf_map_update_elem(f->kbloom_fd, NULL, &hashes[i], BPF_ANY);
+}
+
 const struct layout_ops layout_kernel = {
 	.name = "kernel",
 	.help = "BPF_MAP_TYPE_BLOOM_FILTER",
@@ -84,4 +98,5 @@ const struct layout_ops layout_kernel = {
 	.bits = bits_kernel,
 	.insert = insert_kernel,
 	.test = test_kernel,
+	.insert_many = insert_many_kernel,
 };
