@@ -381,7 +381,13 @@ static bool ipv4_plain(const char *s, struct bloomxdp_key *key)
 
 int list_parse_plain(struct list_parse *p, const char *text, entry_fn fn, void *ctx)
 {
-	struct entry e = { .kind = ENTRY_ADDR };
+	/* Not zeroed whole: its name and path (half a KiB) would cost more than the parse. */
+	struct entry e;
+
+	e.kind = ENTRY_ADDR;
+	e.allow = false;
+	e.name[0] = '\0';
+	e.path[0] = '\0';
 
 	/* Auto takes such a line for an address too, unless inside a zone record. */
 	if ((p->format != FORMAT_AUTO && p->format != FORMAT_ADDR) || p->zone_open_paren ||

@@ -121,13 +121,13 @@ void range_set_merge(struct range_set *s)
 /*
  * IPv4 intervals packed in one word, start in the high half: sorting the
  * words sorts by start. A quarter of the memory of struct range, and sorted by
- * radix (two passes of 16 bits) instead of qsort(): a list of 10 million hosts
- * is merged in a tenth of the time.
+ * radix (three passes of 11 bits) instead of qsort(): a list of 10 million
+ * hosts is merged in a tenth of the time.
  */
-static int sort_packed_v4(__u64 *a, size_t n)
+int range_v4_sort(__u64 *a, size_t n)
 {
-	size_t count[1 << 16], i, sum;
-	__u64 *tmp;
+	size_t count[1 << 11], i, sum;
+	__u64 *tmp, *from, *to;
 	int shift;
 
 	for (i = 1; i < n && a[i - 1] <= a[i]; i++)
@@ -137,71 +137,110 @@ static int sort_packed_v4(__u64 *a, size_t n)
 	tmp = malloc(n * sizeof(*tmp));
 	if (!tmp)
 		return -ENOMEM;
-	for (shift = 32; shift < 64; shift += 16) {
-		__u64 *from = shift == 32 ? a : tmp, *to = shift == 32 ? tmp : a;
+	/* Digits of 11 bits: their counts stay in the L1 cache, their 2048 outputs in the TLB. */
+	for (shift = 32, from = a, to = tmp; shift < 64; shift += 11) {
+		__u64 *swap;
 
 		memset(count, 0, sizeof(count));
 		for (i = 0; i < n; i++)
-			count[(from[i] >> shift) & 0xffff]++;
-		for (i = 0, sum = 0; i < 1 << 16; i++) {
+			count[(from[i] >> shift) & 0x7ff]++;
+		for (i = 0, sum = 0; i < 1 << 11; i++) {
 			size_t c = count[i];
 
 			count[i] = sum;
 			sum += c;
 		}
 		for (i = 0; i < n; i++)
-			to[count[(from[i] >> shift) & 0xffff]++] = from[i];
+			to[count[(from[i] >> shift) & 0x7ff]++] = from[i];
+		swap = from;
+		from = to;
+		to = swap;
 	}
+	/* Three passes: the sorted words are in tmp. */
+	memcpy(a, from, n * sizeof(*a));
 	free(tmp);
+	return 0;
+}
+
+void range_v4_pack(__u64 *words, size_t n)
+{
+	__u64 start;
+	size_t i;
+	__u32 len;
+
+	for (i = 0; i < n; i++) {
+		/* The address's bytes, network order, are the high half of word 0. */
+		start = be32toh((__u32)(words[i] >> 32));
+		len = (words[i] >> 8) & 0xff;
+		words[i] = start << 32 | (start + ((1ULL << (32 - len)) - 1));
+	}
+}
+
+void range_v4_key(__u64 packed, struct bloomxdp_key *key)
+{
+	__u64 span = (packed & 0xffffffff) - (packed >> 32) + 1;
+	__u32 be = htobe32((__u32)(packed >> 32));
+
+	memset(key, 0, sizeof(*key));
+	bloomxdp_key_ipv4(key, &be, 32 - __builtin_ctzll(span));
+}
+
+int range_set_from_packed_v4(struct range_set *s, const __u64 *a, size_t m, __u64 keep_max)
+{
+	size_t i, n = 0;
+	__u64 end = 0;
+
+	range_set_free(s);
+	/* Counted first: intervals the caller cannot use are not made (a list of hosts). */
+	for (i = 0; i < m; i++) {
+		/* Overlapping or adjacent (64-bit sums: no wrap at the top of the space). */
+		if (n && (a[i] >> 32) <= end + 1) {
+			if ((a[i] & 0xffffffff) > end)
+				end = a[i] & 0xffffffff;
+			continue;
+		}
+		n++;
+		end = a[i] & 0xffffffff;
+	}
+	s->n = n;
+	if (n > keep_max)
+		return 0;
+	s->r = malloc((n ? n : 1) * sizeof(*s->r));
+	if (!s->r) {
+		s->n = 0;
+		return -ENOMEM;
+	}
+	s->cap = n;
+	for (i = 0, n = 0; i < m; i++) {
+		if (n && (a[i] >> 32) <= s->r[n - 1].end + 1) {
+			if ((a[i] & 0xffffffff) > s->r[n - 1].end)
+				s->r[n - 1].end = a[i] & 0xffffffff;
+			continue;
+		}
+		s->r[n].start = a[i] >> 32;
+		s->r[n].end = a[i] & 0xffffffff;
+		n++;
+	}
 	return 0;
 }
 
 static int merge_keys_v4(struct range_set *s, const struct bloomxdp_key *keys, size_t n,
 			 __u64 keep_max)
 {
-	size_t i, m = 0, out = 0;
-	__u64 *a, start, end;
-	__u32 len;
+	size_t i, m = 0;
+	__u64 *a;
 	int ret;
 
 	a = malloc((n ? n : 1) * sizeof(*a));
 	if (!a)
 		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		if (key_family(&keys[i]) != BLOOMXDP_KEY_IPV4)
-			continue;
-		/* The address's bytes, network order, are the high half of word 0. */
-		start = be32toh((__u32)(keys[i].word[0] >> 32));
-		len = key_prefix_len(&keys[i]);
-		end = start + ((1ULL << (32 - len)) - 1);
-		a[m++] = start << 32 | end;
-	}
-	ret = sort_packed_v4(a, m);
-	if (ret)
-		goto cleanup;
-	for (i = 1; i < m; i++) {
-		/* Overlapping or adjacent (64-bit sums: no wrap at the top of the space). */
-		if ((a[i] >> 32) <= (a[out] & 0xffffffff) + 1) {
-			if ((a[i] & 0xffffffff) > (a[out] & 0xffffffff))
-				a[out] = (a[out] & ~0xffffffffULL) | (a[i] & 0xffffffff);
-		} else {
-			a[++out] = a[i];
-		}
-	}
-	s->n = m ? out + 1 : 0;
-	if (s->n > keep_max)
-		goto cleanup;	/* counted only */
-	s->cap = s->n;
-	s->r = malloc((s->n ? s->n : 1) * sizeof(*s->r));
-	if (!s->r) {
-		ret = -ENOMEM;
-		goto cleanup;
-	}
-	for (i = 0; i < s->n; i++) {
-		s->r[i].start = a[i] >> 32;
-		s->r[i].end = a[i] & 0xffffffff;
-	}
-cleanup:
+	for (i = 0; i < n; i++)
+		if (key_family(&keys[i]) == BLOOMXDP_KEY_IPV4)
+			a[m++] = keys[i].word[0];
+	range_v4_pack(a, m);
+	ret = range_v4_sort(a, m);
+	if (!ret)
+		ret = range_set_from_packed_v4(s, a, m, keep_max);
 	free(a);
 	return ret;
 }

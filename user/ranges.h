@@ -43,6 +43,19 @@ void range_set_merge(struct range_set *s);
 int range_set_merge_keys(struct range_set *s, const struct bloomxdp_key *keys, size_t n,
 			 __u64 keep_max);
 
+/*
+ * IPv4 keys as one word each, for lists of millions: range_v4_pack() turns
+ * the keys' word 0 into intervals packed as start << 32 | end, in place;
+ * range_v4_sort() sorts them by start (-ENOMEM); range_set_from_packed_v4()
+ * merges sorted ones into s as range_set_merge_keys() does; range_v4_key()
+ * gives a packed interval's key back.
+ */
+void range_v4_pack(__u64 *words, size_t n);
+int range_v4_sort(__u64 *packed, size_t n);
+int range_set_from_packed_v4(struct range_set *s, const __u64 *packed, size_t n,
+			     __u64 keep_max);
+void range_v4_key(__u64 packed, struct bloomxdp_key *key);
+
 /* Bytes of the map: 8 per IPv4 interval, 32 per IPv6 one. */
 __u64 range_set_bytes(__u32 family, __u64 n);
 
