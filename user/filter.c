@@ -296,9 +296,10 @@ __u64 filter_key_hash(const struct filter *f, const struct bloomxdp_key *key)
 
 void filter_insert_hashes(struct filter *f, const __u64 *hashes, size_t n)
 {
+	/* The words of a key: one cache line (blocked), or k anywhere (bits). */
+	__u32 lines = f->layout == BLOOMXDP_LAYOUT_BLOCKED ? 1 : f->hashes, j, word;
 	struct bloomxdp_positions p;
 	size_t i;
-	__u32 word;
 	__u64 mask;
 
 	if (f->ops->insert_many) {
@@ -309,8 +310,10 @@ void filter_insert_hashes(struct filter *f, const __u64 *hashes, size_t n)
 		/* A filter much larger than the cache misses once a key: overlap the misses. */
 		if (f->ops->readable && i + PREFETCH_AHEAD < n) {
 			bloomxdp_positions_init(&p, f->layout, f->bits, hashes[i + PREFETCH_AHEAD]);
-			bloomxdp_positions_next(&p, f->layout, f->bits, &word, &mask);
-			__builtin_prefetch(&f->words[word], 1);
+			for (j = 0; j < lines; j++) {
+				bloomxdp_positions_next(&p, f->layout, f->bits, &word, &mask);
+				__builtin_prefetch(&f->words[word], 1);
+			}
 		}
 		f->ops->insert(f, hashes[i]);
 	}
