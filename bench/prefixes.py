@@ -108,6 +108,21 @@ def main():
                 DESC[rx], ", ".join(store), format(st.get("keys", 0), ","),
                 format(st.get("bytes", 0), ","), format(st.get("ranges_bytes", 0), ",")))
         w("")
+    profiles = sorted(f for f in os.listdir(raw) if f.startswith("perf-p-"))
+    if profiles:
+        w("Where the receiving CPU spends its time on unlisted frames (perf, cpu-clock, 1 s; "
+          "symbols over 1.5%; `bpf_prog_*` is the XDP program itself):")
+        for p in profiles:
+            w("")
+            w("`%s`:" % p[len("perf-p-"):-len(".txt")])
+            w("")
+            w("```")
+            with open(os.path.join(raw, p)) as f:
+                for line in f:
+                    if line.strip():
+                        w(line.rstrip("\n"))
+            w("```")
+        w("")
     loads = rows(os.path.join(raw, "load.tsv"))
     plist = [r for r in loads if r[0] == "p"]
     if plist:

@@ -17,7 +17,7 @@
 # BENCH_TRAFFIC, CPUs); BENCH_PREFIX_V4 (50000), BENCH_PREFIX_V6 (10000),
 # BENCH_LOAD_ENTRIES (10000000; quick 1000000), BENCH_LOAD_RUNS (3), BENCH_LOAD=0
 # (no load times), BENCH_PREFIX_RECEIVERS (a subset of: bare bloom-auto
-# bloom-intervals lpmnet nft ipset),
+# bloom-intervals lpmnet nft ipset; "none": load times only),
 # BENCH_PREFIX_RAW (where the raw data and section.md go; default
 # build/bench/prefixes). Network safety: run.sh's (its functions are used).
 set -u
@@ -167,10 +167,16 @@ prefix_main() {
 		t1=$(now_ns)
 		log "prefix list: $name ready in $(((t1 - t0) / 1000000)) ms"
 	done
-	log "prefix list: verdicts (each receiver's own counters)"
-	verify p
-	log "prefix list: $ROUNDS rounds of ${#MIXES[@]} mixes x ${#RXS[@]} receivers"
-	throughput p
+	if [ "${#RXS[@]}" -gt 0 ]; then
+		log "prefix list: verdicts (each receiver's own counters)"
+		verify p
+		log "prefix list: $ROUNDS rounds of ${#MIXES[@]} mixes x ${#RXS[@]} receivers"
+		throughput p
+		# Where an unlisted frame's time goes (perf of the receiving CPU).
+		for name in bare bloom-auto bloom-intervals; do
+			[ -n "${GIF[$name]:-}" ] && perf_profile p "$name" none
+		done
+	fi
 	teardown
 	if [ "${BENCH_LOAD:-1}" = 1 ]; then
 		log "load: $LOAD_N hosts, $LOAD_RUNS times per layout"
