@@ -17,9 +17,13 @@ DESC = {
     "ipset": "ipset `hash:net` + iptables raw",
 }
 MIXES = [("all", "all listed"), ("mix30", "30% listed"), ("none", "none listed")]
-# Measured before round two (commit d4e4e49, this machine, 10M hosts, blocked layout;
-# kernel layout from the last full make bench): what the load section compares with.
-BEFORE = {"blocked": (8.3, 940444), "kernel": (17.46, None)}
+# Measured before round two: commit d4e4e49 on this machine, 10M hosts, alone (quiet) and
+# interleaved run by run with this round's loader while others loaded the machine.
+BEFORE = {
+    "blocked": "8.3 s quiet, 10.4-11.6 s loaded; 918 MiB",
+    "bits": "6.0-8.0 s loaded; 918 MiB",
+    "kernel": "14.9-18.8 s loaded (17.5 s in the last make bench); 918 MiB",
+}
 
 
 def rows(path):
@@ -155,8 +159,7 @@ def main():
             w("| %s | %.2f (%.2f-%.2f) | %s | %d MiB | %s |" % (
                 layout, med(secs), min(secs), max(secs),
                 format(int(n / med(secs)), ","), med([r for _, r in v]) // 1024,
-                "%.1f s%s" % (before[0], ", %d MiB" % (before[1] // 1024)
-                              if before[1] else "") if before else "-"))
+                before or "-"))
         w("")
     print("\n".join(L))
     return 0
