@@ -182,6 +182,8 @@ int filter_install(int outer_fd, __u32 slot, const struct filter *f)
 
 void filter_close(struct filter *f)
 {
+	if (f->ops && f->ops->release && f->kbloom_fd >= 0)
+		f->ops->release(f);
 	if (f->words && f->map_fd < 0)
 		free(f->words);
 	else if (f->words)

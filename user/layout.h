@@ -43,6 +43,8 @@ struct layout_ops {
 	bool (*test)(const struct filter *f, __u64 hash);
 	/* Optional: inserts many hashes at once (a layout whose insert is a syscall). */
 	void (*insert_many)(struct filter *f, const __u64 *hashes, size_t n);
+	/* Optional: drops what insert_many keeps for f (called by filter_close()). */
+	void (*release)(struct filter *f);
 };
 
 extern const struct layout_ops layout_bits, layout_blocked, layout_kernel;

@@ -106,6 +106,19 @@ static struct kbloom_fill *fill_for(const struct filter *f)
 	return fill;
 }
 
+/* The fill program holds its map: let it go with the filter (a daemon loads many). */
+static void release_kernel(struct filter *f)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	if (fill && (bpf_obj_get_info_by_fd(f->kbloom_fd, &info, &len) || info.id == fill_map_id)) {
+		kbloom_fill__destroy(fill);
+		fill = NULL;
+		fill_map_id = 0;
+	}
+}
+
 /*
  * A whole list into a new filter. The kernel has no batch update for this
  * map type (BPF_MAP_UPDATE_BATCH fails with ENOTSUPP, 524, on 6.18:
@@ -148,4 +161,5 @@ const struct layout_ops layout_kernel = {
 	.insert = insert_kernel,
 	.test = test_kernel,
 	.insert_many = insert_many_kernel,
+	.release = release_kernel,
 };
