@@ -22,6 +22,8 @@ CLI_SRCS  := user/main.c $(wildcard user/cmd_*.c)
 LIB_OBJS  := $(LIB_SRCS:user/%.c=$(BUILD)/user/%.o)
 CLI_OBJS  := $(CLI_SRCS:user/%.c=$(BUILD)/user/%.o)
 SKELS     := $(BUILD)/bloomxdp.skel.h $(BUILD)/hash_probe.skel.h
+# The filler of layout kernel's BLOOM_FILTER maps (user/layout_kernel.c).
+SKELS     += $(BUILD)/kbloom_fill.skel.h
 
 .SECONDARY:
 .PHONY: all deps test test-unit test-bpf test-e2e demo bench fuzz clean

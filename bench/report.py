@@ -478,6 +478,12 @@ def main():
             w("```")
     w("")
 
+    # Sections written by scripts of their own (bench/prefixes.sh: RAW/prefixes/section.md).
+    for p in sorted(glob.glob(os.path.join(raw, "*", "section.md"))):
+        with open(p) as f:
+            w(f.read().rstrip("\n"))
+        w("")
+
     # -------------------------------------------------------- reproduce etc.
     w("## How to reproduce")
     w("")

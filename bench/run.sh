@@ -562,6 +562,12 @@ main() {
 	for n in "${SIZES[@]}"; do
 		run_size "$n"
 	done
+	# Prefix lists and load times: a script of their own, a section of results.md.
+	if [ "${BENCH_PREFIXES:-1}" = 1 ]; then
+		cleanup
+		BENCH_PREFIX_RAW=$RAW/prefixes "$ROOT/bench/prefixes.sh" ||
+			log "bench/prefixes.sh failed: its section is left out"
+	fi
 	t_end=$(now_ns)
 	echo "seconds $(((t_end - t_start) / 1000000000))" >>"$RAW/meta.txt"
 	echo "load_end $(cut -d' ' -f1-3 /proc/loadavg)" >>"$RAW/meta.txt"
@@ -569,4 +575,5 @@ main() {
 	log "done in $(((t_end - t_start) / 1000000000)) s: $OUT_MD, $OUT_PNG"
 }
 
-main "$@"
+# Sourced (bench/prefixes.sh uses these functions): define, do not run.
+[ "${BASH_SOURCE[0]}" != "$0" ] || main "$@"

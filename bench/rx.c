@@ -3,7 +3,8 @@
  * Loader of the reference receivers (bench/receivers.bpf.c).
  *
  *   build/bench/rx attach KIND IFNAME [LIST.bin]
- *       KIND: bare, hash, lpm or pass. Loads the program, fills its map with
+ *       KIND: bare, hash, lpm, lpmnet or pass (lpmnet: rx_lpm with a list of
+ *       prefixes, 8 bytes each: length, then address; mklists --prefixes). Loads the program, fills its map with
  *       the list (4-byte addresses in network order, bench/mklists.c), and
  *       attaches it in native mode to IFNAME of the current network
  *       namespace, without a link: it stays attached after this process exits
@@ -147,7 +148,7 @@ static int cmd_attach(int argc, char **argv)
 	} else if (!strcmp(kind, "hash")) {
 		prog = skel->progs.rx_hash;
 		map = skel->maps.list_hash;
-	} else if (!strcmp(kind, "lpm")) {
+	} else if (!strcmp(kind, "lpm") || !strcmp(kind, "lpmnet")) {
 		prog = skel->progs.rx_lpm;
 		map = skel->maps.list_lpm;
 	} else if (!strcmp(kind, "pass")) {
@@ -175,7 +176,11 @@ static int cmd_attach(int argc, char **argv)
 		lpm = malloc(n * sizeof(*lpm));
 		if (!lpm)
 			return die("malloc", ENOMEM);
-		for (i = 0; i < n; i++) {
+		if (!strcmp(kind, "lpmnet")) {
+			n /= 2;
+			memcpy(lpm, addrs, n * sizeof(*lpm));
+		}
+		for (i = 0; i < n && strcmp(kind, "lpmnet"); i++) {
 			lpm[i].prefixlen = 32;
 			lpm[i].addr = addrs[i];
 		}

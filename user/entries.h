@@ -86,6 +86,14 @@ void list_parse_init(struct list_parse *p, enum list_format format, const struct
  */
 int list_parse_line(struct list_parse *p, char *text, entry_fn fn, void *ctx, const char **why);
 
+/*
+ * The common line of a long address list, an IPv4 address or prefix in
+ * formats auto and addr, without copying or scanning it again: what
+ * list_parse_line() would make of it. 1 for any other line (then call
+ * list_parse_line()), else as list_parse_line().
+ */
+int list_parse_plain(struct list_parse *p, const char *text, entry_fn fn, void *ctx);
+
 /* One line read on its own, in a format other than csv (a test's, a tool's). */
 int entry_parse_line(char *text, enum list_format format, entry_fn fn, void *ctx,
 		     const char **why);

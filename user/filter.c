@@ -182,6 +182,8 @@ int filter_install(int outer_fd, __u32 slot, const struct filter *f)
 
 void filter_close(struct filter *f)
 {
+	if (f->ops && f->ops->release && f->kbloom_fd >= 0)
+		f->ops->release(f);
 	if (f->words && f->map_fd < 0)
 		free(f->words);
 	else if (f->words)
@@ -286,9 +288,42 @@ int filter_length_add(struct filter *f, __u32 family, __u32 len)
 	return 0;
 }
 
+__u64 filter_key_hash(const struct filter *f, const struct bloomxdp_key *key)
+{
+	return bloomxdp_siphash13(f->hash_key, key);
+}
+
+/* How far ahead the words of a hash are fetched: a few cache misses in flight. */
+#define PREFETCH_AHEAD 8
+
+void filter_insert_hashes(struct filter *f, const __u64 *hashes, size_t n)
+{
+	/* The words of a key: one cache line (blocked), or k anywhere (bits). */
+	__u32 lines = f->layout == BLOOMXDP_LAYOUT_BLOCKED ? 1 : f->hashes, j, word;
+	struct bloomxdp_positions p;
+	size_t i;
+	__u64 mask;
+
+	if (f->ops->insert_many) {
+		f->ops->insert_many(f, hashes, n);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		/* A filter much larger than the cache misses once a key: overlap the misses. */
+		if (f->ops->readable && i + PREFETCH_AHEAD < n) {
+			bloomxdp_positions_init(&p, f->layout, f->bits, hashes[i + PREFETCH_AHEAD]);
+			for (j = 0; j < lines; j++) {
+				bloomxdp_positions_next(&p, f->layout, f->bits, &word, &mask);
+				__builtin_prefetch(&f->words[word], 1);
+			}
+		}
+		f->ops->insert(f, hashes[i]);
+	}
+}
+
 bool filter_insert(struct filter *f, const struct bloomxdp_key *key)
 {
-	bool changed = filter_insert_hash(f, bloomxdp_siphash13(f->hash_key, key));
+	bool changed = filter_insert_hash(f, filter_key_hash(f, key));
 
 	/* Published after the bits: a packet probes this length only once they are set. */
 	if (filter_length_add(f, key->word[0] & 0xff, (key->word[0] >> 8) & 0xff) == 0)
@@ -299,7 +334,7 @@ bool filter_insert(struct filter *f, const struct bloomxdp_key *key)
 bool filter_test(const struct filter *f, const struct bloomxdp_key *key)
 {
 	return (filter_header(f) & key_kind(key)) &&
-	       filter_test_hash(f, bloomxdp_siphash13(f->hash_key, key));
+	       filter_test_hash(f, filter_key_hash(f, key));
 }
 
 __u64 filter_popcount(const struct filter *f)

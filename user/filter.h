@@ -54,6 +54,15 @@ void filter_close(struct filter *f);
 /* Sets the k bits of a hash; returns true when at least one bit was new. */
 bool filter_insert_hash(struct filter *f, __u64 hash);
 
+/*
+ * The same for many hashes (a whole list into a new filter), faster: the
+ * words of later hashes are fetched while earlier ones are set.
+ */
+void filter_insert_hashes(struct filter *f, const __u64 *hashes, size_t n);
+
+/* The hash of an address or prefix key that the filter and the XDP program use. */
+__u64 filter_key_hash(const struct filter *f, const struct bloomxdp_key *key);
+
 /* True when every bit of the hash is set: listed, or a false positive. */
 bool filter_test_hash(const struct filter *f, __u64 hash);
 

@@ -3,6 +3,7 @@
 #define BLOOMXDP_LAYOUT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <linux/types.h>
 #include <bloomxdp/common.h>
 
@@ -40,6 +41,10 @@ struct layout_ops {
 	/* Sets the k bits of a hash (true when one was new); tests them. */
 	bool (*insert)(struct filter *f, __u64 hash);
 	bool (*test)(const struct filter *f, __u64 hash);
+	/* Optional: inserts many hashes at once (a layout whose insert is a syscall). */
+	void (*insert_many)(struct filter *f, const __u64 *hashes, size_t n);
+	/* Optional: drops what insert_many keeps for f (called by filter_close()). */
+	void (*release)(struct filter *f);
 };
 
 extern const struct layout_ops layout_bits, layout_blocked, layout_kernel;

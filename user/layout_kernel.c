@@ -6,11 +6,15 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <string.h>
+#include <linux/if_ether.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "filter.h"
 #include "layout.h"
 #include "sizing.h"
+#include "kbloom_fill.skel.h"
 
 /* The kernel allows k <= 15: round(log2(1/p)) up to that, whatever the size. */
 static __u32 hashes_kernel(double fpr)
@@ -73,6 +77,78 @@ static bool insert_kernel(struct filter *f, __u64 hash)
 	return changed;
 }
 
+/* The fill program (bpf/kbloom_fill.bpf.c), loaded for the map of one filter at a time. */
+static struct kbloom_fill *fill;
+static __u32 fill_map_id;
+
+/* The fill program bound to f's map, or NULL (then one syscall a key). */
+static struct kbloom_fill *fill_for(const struct filter *f)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(f->kbloom_fd, &info, &len))
+		return NULL;
+	/* By map id, not fd: a closed filter's fd number may come back for another map. */
+	if (fill && fill_map_id == info.id)
+		return fill;
+	kbloom_fill__destroy(fill);
+	fill_map_id = 0;
+	fill = kbloom_fill__open();
+	if (!fill)
+		return NULL;
+	if (bpf_map__reuse_fd(fill->maps.kbloom, f->kbloom_fd) || kbloom_fill__load(fill)) {
+		kbloom_fill__destroy(fill);
+		fill = NULL;
+		return NULL;
+	}
+	fill_map_id = info.id;
+	return fill;
+}
+
+/* The fill program holds its map: let it go with the filter (a daemon loads many). */
+static void release_kernel(struct filter *f)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	if (fill && (bpf_obj_get_info_by_fd(f->kbloom_fd, &info, &len) || info.id == fill_map_id)) {
+		kbloom_fill__destroy(fill);
+		fill = NULL;
+		fill_map_id = 0;
+	}
+}
+
+/*
+ * A whole list into a new filter. The kernel has no batch update for this
+ * map type (BPF_MAP_UPDATE_BATCH fails with ENOTSUPP, 524, on 6.18:
+ * bloom_filter_map_ops has no map_update_batch), so a program pushes up to
+ * BLOOMXDP_KBLOOM_FILL_BATCH keys per BPF_PROG_TEST_RUN; without it, one
+ * push a key (and never the lookup that insert_kernel() makes to say whether
+ * a key was new).
+ */
+static void insert_many_kernel(struct filter *f, const __u64 *hashes, size_t n)
+{
+	struct kbloom_fill *p = fill_for(f);
+	__u8 frame[ETH_HLEN] = {};
+	size_t i, done = 0, chunk;
+
+	while (p && done < n) {
+		LIBBPF_OPTS(bpf_test_run_opts, run, .data_in = frame, .data_size_in = sizeof(frame),
+			    .repeat = 1);
+
+		chunk = n - done < BLOOMXDP_KBLOOM_FILL_BATCH ? n - done :
+								BLOOMXDP_KBLOOM_FILL_BATCH;
+		memcpy(p->bss->keys, hashes + done, chunk * sizeof(*hashes));
+		p->bss->count = chunk;
+		if (bpf_prog_test_run_opts(bpf_program__fd(p->progs.kbloom_fill), &run))
+			break;
+		done += chunk;
+	}
+	for (i = done; i < n; i++)
+		(void)bpf_map_update_elem(f->kbloom_fd, NULL, &hashes[i], BPF_ANY);
+}
+
 const struct layout_ops layout_kernel = {
 	.name = "kernel",
 	.help = "BPF_MAP_TYPE_BLOOM_FILTER",
@@ -84,4 +160,6 @@ const struct layout_ops layout_kernel = {
 	.bits = bits_kernel,
 	.insert = insert_kernel,
 	.test = test_kernel,
+	.insert_many = insert_many_kernel,
+	.release = release_kernel,
 };

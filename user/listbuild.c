@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,8 @@ void list_build_free(struct list_build *b)
 {
 	free(b->addrs);
 	b->addrs = NULL;
+	free(b->v4);
+	b->v4 = NULL;
 	free(b->exceptions);
 	b->exceptions = NULL;
 	free(b->hashes);
@@ -57,6 +60,13 @@ static int family_index(const struct bloomxdp_key *key)
 
 static int keep_addr(struct list_build *b, const struct bloomxdp_key *key)
 {
+	/* An IPv4 key is its word 0: a quarter of the memory, for lists of millions of hosts. */
+	if (key_family(key) == BLOOMXDP_KEY_IPV4) {
+		if (b->nv4 == b->v4cap && grow((void **)&b->v4, &b->v4cap, sizeof(*b->v4)))
+			return -ENOMEM;
+		b->v4[b->nv4++] = key->word[0];
+		return 0;
+	}
 	if (b->naddrs == b->cap && grow((void **)&b->addrs, &b->cap, sizeof(*b->addrs)))
 		return -ENOMEM;
 	b->addrs[b->naddrs++] = *key;
@@ -183,8 +193,8 @@ static int plan_ranges(struct list_build *b, int fam)
 					    -log(0.01) / (ln2 * ln2);
 	struct range_cost *c = &b->cost[fam];
 	struct range_set *s = &b->ranges[fam];
-	size_t i;
-	int ret;
+	int ret, pass;
+	__u64 keep;
 
 	memset(c, 0, sizeof(*c));
 	c->entries = b->plan[fam].entries;
@@ -192,17 +202,19 @@ static int plan_ranges(struct list_build *b, int fam)
 	c->probes = b->plan[fam].ntargets;
 	if (!b->ranges_ok || !c->entries || !(b->filter || b->bloom))
 		return 0;
-	s->n = 0;
-	for (i = 0; i < b->naddrs; i++) {
-		if (family_index(&b->addrs[i]) != fam)
-			continue;
-		ret = range_set_add_key(s, &b->addrs[i]);
+	/* Intervals the model cannot choose are counted, not kept (a list of hosts). */
+	keep = range_cost_max_intervals(c, s->family, bits_per_key, b->store);
+	for (pass = 0; pass < 2; pass++) {
+		ret = fam ? range_set_merge_keys(s, b->addrs, b->naddrs, keep) :
+			    range_set_from_packed_v4(s, b->v4, b->nv4, keep);
 		if (ret)
 			return ret;
+		c->intervals = s->n;
+		range_cost_decide(c, s->family, bits_per_key, b->store);
+		if (!c->use_ranges || s->r || !s->n)
+			break;
+		keep = UINT64_MAX;
 	}
-	range_set_merge(s);
-	c->intervals = s->n;
-	range_cost_decide(c, s->family, bits_per_key, b->store);
 	return 0;
 }
 
@@ -212,6 +224,13 @@ int list_build_finish(struct list_build *b, char err[LIST_ERROR_LEN])
 
 	if (b->progress && b->read >= PROGRESS_EVERY)
 		fputc('\n', stderr);
+	/* From here on, the IPv4 keys are packed intervals, sorted: merged by plan_ranges(). */
+	range_v4_pack(b->v4, b->nv4);
+	ret = range_v4_sort(b->v4, b->nv4);
+	if (ret) {
+		snprintf(err, LIST_ERROR_LEN, "cannot sort the IPv4 keys: %s", strerror(-ret));
+		return ret;
+	}
 	for (fam = 0; fam < 2; fam++) {
 		prefix_plan(&b->counts[fam], b->max_probes, &b->plan[fam]);
 		ret = plan_ranges(b, fam);
@@ -236,11 +255,28 @@ int list_build_finish(struct list_build *b, char err[LIST_ERROR_LEN])
 	return b->filter ? list_build_insert(b, b->filter, err) : 0;
 }
 
+/* target[len]: the shortest probed length >= len, or 255 when none is. */
+static void target_table(const struct prefix_plan *plan, __u32 width, __u8 *target)
+{
+	__u32 len, t;
+
+	for (len = 0; len <= width; len++) {
+		target[len] = 255;
+		for (t = 0; t < plan->ntargets; t++)
+			if (plan->target[t] >= len && plan->target[t] < target[len])
+				target[len] = plan->target[t];
+	}
+}
+
+#define INSERT_BATCH 4096
+
 int list_build_insert(struct list_build *b, struct filter *f, char err[LIST_ERROR_LEN])
 {
 	static const __u32 families[2] = { BLOOMXDP_KEY_IPV4, BLOOMXDP_KEY_IPV6 };
 	struct entry e = { .kind = ENTRY_ADDR };
-	size_t i;
+	__u8 target[2][129];
+	__u64 batch[INSERT_BATCH], kinds = 0;
+	size_t i, nbatch = 0;
 	int fam, ret;
 	__u32 t;
 
@@ -257,12 +293,27 @@ int list_build_insert(struct list_build *b, struct filter *f, char err[LIST_ERRO
 			filter_length_add(f, families[fam], b->plan[fam].target[t]);
 	}
 	filter_header_set(f, b->kinds);
-	for (i = 0; i < b->nhashes; i++)
-		filter_insert_hash(f, b->hashes[i]);
-	for (i = 0; i < b->naddrs; i++) {
-		if (b->cost[family_index(&b->addrs[i])].use_ranges)
+	filter_insert_hashes(f, b->hashes, b->nhashes);
+	for (fam = 0; fam < 2; fam++)
+		target_table(&b->plan[fam], fam ? 128 : 32, target[fam]);
+	for (i = 0; i < b->nv4 + b->naddrs; i++) {
+		if (i < b->nv4)
+			range_v4_key(b->v4[i], &e.addr);
+		else
+			e.addr = b->addrs[i - b->nv4];
+		fam = i < b->nv4 ? 0 : 1;
+		if (b->cost[fam].use_ranges)
 			continue;
-		e.addr = b->addrs[i];
+		/* At a probed length already (hosts, mostly): one key, hashed in a batch. */
+		if (target[fam][key_prefix_len(&e.addr)] == key_prefix_len(&e.addr)) {
+			batch[nbatch++] = filter_key_hash(f, &e.addr);
+			kinds |= fam ? BLOOMXDP_HAS_IPV6 : BLOOMXDP_HAS_IPV4;
+			if (nbatch == INSERT_BATCH) {
+				filter_insert_hashes(f, batch, nbatch);
+				nbatch = 0;
+			}
+			continue;
+		}
 		ret = blocklist_insert(f, &e);
 		if (ret < 0) {
 			snprintf(err, LIST_ERROR_LEN, "cannot insert the prefixes: %s",
@@ -270,5 +321,8 @@ int list_build_insert(struct list_build *b, struct filter *f, char err[LIST_ERRO
 			return ret;
 		}
 	}
+	filter_insert_hashes(f, batch, nbatch);
+	/* Published after the bits, as filter_insert() does. */
+	filter_header_set(f, kinds);
 	return 0;
 }

@@ -45,8 +45,11 @@ struct list_build {
 	__u64 keys;			/* Bloom keys, after list_build_finish() */
 	struct prefix_counts counts[2];	/* [0] IPv4, [1] IPv6 */
 	struct prefix_plan plan[2];
-	struct bloomxdp_key *addrs;
+	struct bloomxdp_key *addrs;	/* IPv6 keys */
 	size_t naddrs, cap;
+	/* IPv4 keys, word 0 each; after list_build_finish(), packed intervals (ranges.h), sorted */
+	__u64 *v4;
+	size_t nv4, v4cap;
 	/* A blocklist's exceptions (@@||host^, rpz-passthru): for the allowlist. */
 	struct entry *exceptions;
 	size_t nexceptions, exceptions_cap;

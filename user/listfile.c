@@ -214,6 +214,11 @@ static int read_fd(int fd, const char *name, struct list_read_opts *o, entry_fn 
 			entry = list_line_entry(line);
 		if (!entry)
 			continue;
+		ret = list_parse_plain(&parse, entry, fn, ctx);
+		if (ret < 0)
+			goto out;
+		if (ret == 0)
+			continue;
 		quote_entry(entry, quoted, sizeof(quoted));
 		why = NULL;
 		ret = list_parse_line(&parse, entry, fn, ctx, &why);

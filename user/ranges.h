@@ -35,6 +35,27 @@ int range_set_add_key(struct range_set *s, const struct bloomxdp_key *key);
 /* Sorts and merges overlapping and adjacent intervals. */
 void range_set_merge(struct range_set *s);
 
+/*
+ * The same for every address key of s's family among keys[0..n), replacing
+ * s: sorted and merged. s->n is the count of intervals; they are kept (s->r)
+ * only when at most keep_max (UINT64_MAX: always), else s->r is NULL.
+ */
+int range_set_merge_keys(struct range_set *s, const struct bloomxdp_key *keys, size_t n,
+			 __u64 keep_max);
+
+/*
+ * IPv4 keys as one word each, for lists of millions: range_v4_pack() turns
+ * the keys' word 0 into intervals packed as start << 32 | end, in place;
+ * range_v4_sort() sorts them by start (-ENOMEM); range_set_from_packed_v4()
+ * merges sorted ones into s as range_set_merge_keys() does; range_v4_key()
+ * gives a packed interval's key back.
+ */
+void range_v4_pack(__u64 *words, size_t n);
+int range_v4_sort(__u64 *packed, size_t n);
+int range_set_from_packed_v4(struct range_set *s, const __u64 *packed, size_t n,
+			     __u64 keep_max);
+void range_v4_key(__u64 packed, struct bloomxdp_key *key);
+
 /* Bytes of the map: 8 per IPv4 interval, 32 per IPv6 one. */
 __u64 range_set_bytes(__u32 family, __u64 n);
 
@@ -91,5 +112,9 @@ struct range_cost {
 /* bits_per_key: of the Bloom filter at the target FPR. Fills the costs and the choice. */
 void range_cost_decide(struct range_cost *c, __u32 family, double bits_per_key,
 		       enum range_store store);
+
+/* The most intervals for which the model would choose them, given c's entries and expanded. */
+__u64 range_cost_max_intervals(const struct range_cost *c, __u32 family, double bits_per_key,
+			       enum range_store store);
 
 #endif

@@ -156,6 +156,8 @@ enum bloomxdp_layout {
 };
 
 #define BLOOMXDP_KERNEL_MAX_HASHES 15
+/* Keys per run of bpf/kbloom_fill.bpf.c, which fills a layout "kernel" filter. */
+#define BLOOMXDP_KBLOOM_FILL_BATCH 65536
 
 #define BLOOMXDP_BLOCK_BITS	512
 #define BLOOMXDP_BLOCK_WORDS	(BLOOMXDP_BLOCK_BITS / BLOOMXDP_WORD_BITS)

@@ -8,6 +8,9 @@
  * then the active word); through the loaded program (BPF_PROG_TEST_RUN),
  * every listed address must drop and unlisted ones drop at the design FPR.
  *
+ * The larger generation is filled as load fills a list (filter_insert_hashes:
+ * batches, prefetched; layout kernel's fill program, over several runs).
+ *
  * Tolerance: as tests/bpf/test_layout_fpr.c, 5 standard deviations of the
  * count of false positives plus 3% of the design for the models' error.
  */
@@ -17,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <cmocka.h>
 
 #include "xdp_harness.h"
@@ -59,10 +63,29 @@ static void load_generation(struct xdp_harness *h, __u64 keys, struct filter *f,
 	assert_int_equal(bloom_plan_compute_layout_k(keys, TARGET_FPR, h->config.layout,
 						     h->config.hashes, plan), 0);
 	assert_int_equal(filter_create_plan(&h->config, plan, f), 0);
-	for (i = 0; i < keys; i++) {
-		a = address(10, i);
-		bloomxdp_key_ipv4(&key, &a, 32);
-		filter_insert(f, &key);
+	if (keys > ATTACH_CAPACITY) {
+		/*
+		 * As load inserts a list: hashed, then in batches, more keys than
+		 * one run of layout kernel's fill program takes.
+		 */
+		__u64 *hashes = calloc(keys, sizeof(*hashes));
+
+		assert_non_null(hashes);
+		for (i = 0; i < keys; i++) {
+			a = address(10, i);
+			bloomxdp_key_ipv4(&key, &a, 32);
+			hashes[i] = filter_key_hash(f, &key);
+		}
+		assert_int_equal(filter_length_add(f, BLOOMXDP_KEY_IPV4, 32), 0);
+		filter_insert_hashes(f, hashes, keys);
+		filter_header_set(f, BLOOMXDP_HAS_IPV4);
+		free(hashes);
+	} else {
+		for (i = 0; i < keys; i++) {
+			a = address(10, i);
+			bloomxdp_key_ipv4(&key, &a, 32);
+			filter_insert(f, &key);
+		}
 	}
 	assert_int_equal(bpf_map_lookup_elem(active, &which, &slot), 0);
 	slot ^= 1;

@@ -172,6 +172,54 @@ static void test_bad_entries(void **state)
 	}
 }
 
+/*
+ * The fast path of plain IPv4 lines (list_parse_plain) takes a line exactly
+ * as the general parser does, or leaves it to it: never another key, never a
+ * line the general parser refuses.
+ */
+static void test_plain_ipv4_lines(void **state)
+{
+	static const char *const lines[] = {
+		"203.0.113.7", "0.0.0.0", "255.255.255.255", "10.0.0.0/8", "0.0.0.0/0",
+		"198.51.100.0/24", "198.51.100.128/25", "192.0.2.1/32", "192.0.2.0/024",
+		"192.0.2.0/00", "1.2.3", "1.2.3.4.5", "256.1.1.1", "010.1.1.1", "1.2.3.04",
+		"1.2.3.4x", "1.2.3.4/24", "1.2.3.4/33", "1.2.3.4/", "1.2.3.4/3x", "1.2.3.",
+		".1.2.3", "1..2.3", "1000.1.1.1", "1.2.3.4-1.2.3.9", "1.2.3.0/24/1", "",
+	};
+	static const enum list_format formats[] = { FORMAT_AUTO, FORMAT_ADDR, FORMAT_DOMAIN };
+	size_t i, f, fast = 0;
+
+	(void)state;
+	for (f = 0; f < sizeof(formats) / sizeof(formats[0]); f++) {
+		for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+			struct collected plain = { .n = 0 }, general = { .n = 0 };
+			struct list_parse p;
+			const char *why = NULL;
+			char text[64];
+			int ret, want;
+
+			list_parse_init(&p, formats[f], NULL);
+			ret = list_parse_plain(&p, lines[i], collect, &plain);
+			snprintf(text, sizeof(text), "%s", lines[i]);
+			list_parse_init(&p, formats[f], NULL);
+			want = list_parse_line(&p, text, collect, &general, &why);
+			if (ret == 1)
+				continue;
+			fast++;
+			if (ret != want || want != 0 || plain.n != 1 || general.n != 1 ||
+			    plain.entries[0].kind != ENTRY_ADDR || plain.entries[0].allow ||
+			    plain.entries[0].name[0] || plain.entries[0].path[0] ||
+			    plain.entries[0].addr.nwords != general.entries[0].addr.nwords ||
+			    memcmp(plain.entries[0].addr.word, general.entries[0].addr.word,
+				   sizeof(plain.entries[0].addr.word)))
+				fail_msg("'%s' (format %zu): fast path %d (%d entries), general %d "
+					 "(%d entries)", lines[i], f, ret, plain.n, want, general.n);
+		}
+	}
+	/* The lines it is for: the eight plain ones, in formats auto and addr. */
+	assert_int_equal(fast, 2 * 8);
+}
+
 static void test_good_file(void **state)
 {
 	char err[LIST_ERROR_LEN], path[32];
@@ -450,6 +498,7 @@ int main(void)
 		cmocka_unit_test(test_line_entry_hash_sign),
 		cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_bad_entries),
+		cmocka_unit_test(test_plain_ipv4_lines),
 		cmocka_unit_test(test_good_file),
 		cmocka_unit_test(test_mixed_file),
 		cmocka_unit_test(test_forced_format),

@@ -5,15 +5,18 @@
  * two 64-bit halves, the ends of the address space, the search query uses,
  * the text of an interval, and which store the cost model picks.
  */
+#include <arpa/inet.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "keys.h"
+#include "prefixes.h"
 #include "ranges.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -83,6 +86,83 @@ static void test_merge_v6(void **state)
 	       "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
 	       "ffff:ffff:ffff:ffff:ffff:ffff:ffff:fffe");
 	MERGED(BLOOMXDP_KEY_IPV6, "::/0", "::/0", "2001:db8::/32");
+}
+
+/* A reproducible pseudo-random sequence (splitmix64). */
+static __u64 next_random(__u64 *state)
+{
+	__u64 z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/*
+ * range_set_merge_keys() (a load's merge: IPv4 packed and radix-sorted) makes
+ * the intervals that adding the keys one by one and merging makes, for lists
+ * of both families mixed, of every length, dense enough to overlap and touch,
+ * in random order and sorted; over keep_max it counts them and keeps none.
+ */
+static void test_merge_keys(void **state)
+{
+	enum { N = 20000 };
+	static struct bloomxdp_key keys[N];
+	__u64 seed = 7, r;
+	__u8 addr[16];
+	int round, fam;
+	size_t i;
+
+	(void)state;
+	for (round = 0; round < 4; round++) {
+		for (i = 0; i < N; i++) {
+			r = next_random(&seed);
+			memset(addr, 0, sizeof(addr));
+			/* Within a /10 (IPv4): neighbours meet, some nest, most do not. */
+			addr[0] = round == 3 ? 0xff : 10;
+			addr[1] = (r >> 8) & 63;
+			addr[2] = r >> 16;
+			addr[3] = r >> 24;
+			if (r & 1)
+				bloomxdp_key_ipv4(&keys[i], addr, 24 + (r >> 32) % 9);
+			else
+				bloomxdp_key_ipv6(&keys[i], addr, 32 + (r >> 32) % 97);
+		}
+		if (round == 1) {
+			/* Sorted input, as published lists are: the sort is skipped. */
+			for (i = 0; i < N; i++) {
+				__u32 a = htonl(0x0a000000 + i * 64);
+
+				if (key_family(&keys[i]) == BLOOMXDP_KEY_IPV4)
+					bloomxdp_key_ipv4(&keys[i], &a, 26 + i % 7);
+			}
+		}
+		for (fam = 0; fam < 2; fam++) {
+			__u32 family = fam ? BLOOMXDP_KEY_IPV6 : BLOOMXDP_KEY_IPV4;
+			struct range_set want, got, counted;
+
+			range_set_init(&want, family);
+			for (i = 0; i < N; i++)
+				if (key_family(&keys[i]) == family)
+					assert_int_equal(range_set_add_key(&want, &keys[i]), 0);
+			range_set_merge(&want);
+			range_set_init(&got, family);
+			assert_int_equal(range_set_merge_keys(&got, keys, N, UINT64_MAX), 0);
+			assert_int_equal(got.n, want.n);
+			assert_true(want.n > 100);
+			assert_memory_equal(got.r, want.r, want.n * sizeof(*want.r));
+			if (family == BLOOMXDP_KEY_IPV4) {
+				range_set_init(&counted, family);
+				assert_int_equal(range_set_merge_keys(&counted, keys, N, want.n - 1),
+						 0);
+				assert_int_equal(counted.n, want.n);
+				assert_null(counted.r);
+				range_set_free(&counted);
+			}
+			range_set_free(&want);
+			range_set_free(&got);
+		}
+	}
 }
 
 static void test_find(void **state)
@@ -172,6 +252,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_merge_v4),
 		cmocka_unit_test(test_merge_v6),
+		cmocka_unit_test(test_merge_keys),
 		cmocka_unit_test(test_find),
 		cmocka_unit_test(test_cost_model),
 	};
