@@ -11,6 +11,7 @@
 extern const struct command command_plan, command_attach, command_detach, command_load,
 	command_add, command_query, command_stats, command_status,
 	command_watch;
+extern const struct command command_refresh;
 
 /* The values of --match: "src", "dst", "dns", "http", "sni" (BLOOMXDP_MATCH_*). */
 extern const struct enum_value match_values[];
