@@ -176,7 +176,11 @@ static int fetch_url(const struct fetch_opts *o, struct fetch_result *r, int fd)
 		headers = more;
 	}
 	code = CURLE_OK;
-#define SET(opt, val) do { if (code == CURLE_OK) code = curl_easy_setopt(curl, opt, val); } while (0)
+#define SET(opt, val)								\
+	do {									\
+		if (code == CURLE_OK)						\
+			code = curl_easy_setopt(curl, opt, val);		\
+	} while (0)
 	SET(CURLOPT_URL, o->source);
 	SET(CURLOPT_ERRORBUFFER, errbuf);
 	SET(CURLOPT_NOSIGNAL, 1L);
@@ -188,7 +192,7 @@ static int fetch_url(const struct fetch_opts *o, struct fetch_result *r, int fd)
 	SET(CURLOPT_TIMEOUT, (long)o->timeout_s);
 	SET(CURLOPT_CONNECTTIMEOUT, (long)(o->timeout_s < FETCH_CONNECT_TIMEOUT_S ?
 					   o->timeout_s : FETCH_CONNECT_TIMEOUT_S));
-	/* A Content-Length over the limit is refused before the body; the callback bounds the rest. */
+	/* A Content-Length over the limit is refused before the body; on_body() bounds the rest. */
 	SET(CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)o->max_bytes);
 	SET(CURLOPT_SSL_VERIFYPEER, 1L);
 	SET(CURLOPT_SSL_VERIFYHOST, 2L);

@@ -133,8 +133,9 @@ static int own_dir(int parent_fd, const char *name, const char *path, bool creat
 		if (ret == -ENOENT)
 			return ret;
 		log_error("cannot open %s: %s%s", path, strerror(-ret),
-			  ret == -ENOTDIR || ret == -ELOOP ? " (a symbolic link or not a directory: "
-			  "someone else may have made it; check it and remove it)" : "");
+			  ret == -ENOTDIR || ret == -ELOOP ?
+			  " (a symbolic link or not a directory: someone else may have made it; "
+			  "check it and remove it)" : "");
 		return ret;
 	}
 	if (fstat(fd, &st) || st.st_uid != geteuid() || (st.st_mode & 077)) {
@@ -732,7 +733,8 @@ static int fetch_new(const struct feed_dirs *d, const struct feed_spec *spec,
 	bool same = good->present && !strcmp(good->source, spec->source);
 	struct fetch_opts fo = {
 		.source = spec->source, .dir_fd = d->feed_fd, .tmp_name = ".fetch.tmp",
-		.etag = same ? good->etag : NULL, .last_modified = same ? good->last_modified : NULL,
+		.etag = same ? good->etag : NULL,
+		.last_modified = same ? good->last_modified : NULL,
 		.timeout_s = spec->timeout_s, .max_bytes = spec->max_bytes,
 		.ca_file = spec->ca_file[0] ? spec->ca_file : NULL,
 	};
@@ -802,8 +804,8 @@ static void report(const char *ifname, const struct feed_spec *spec, const struc
 		return;
 	}
 	if (out->outcome == REFRESH_APPLIED) {
-		printf("refresh %s of %s: %sapplied %llu entries from %s (the good copy had %llu)\n",
-		       spec->name, ifname, out->accepted ? "accepted and " : "",
+		printf("refresh %s of %s: %sapplied %llu entries from %s (the good copy had "
+		       "%llu)\n", spec->name, ifname, out->accepted ? "accepted and " : "",
 		       (unsigned long long)out->entries, spec->source,
 		       (unsigned long long)out->previous);
 		if (out->accepted)

@@ -75,7 +75,8 @@ pid $NGX/nginx.pid;
 error_log $NGX/error.log warn;
 events { worker_connections 64; }
 http {
-	log_format bx escape=none '\$status \$request_uri inm=\$http_if_none_match enc=\$sent_http_content_encoding';
+	log_format bx escape=none
+		'\$status \$request_uri inm=\$http_if_none_match enc=\$sent_http_content_encoding';
 	access_log $NGX/access.log bx;
 	client_body_temp_path $NGX/body;
 	proxy_temp_path $NGX/proxy;
@@ -161,7 +162,8 @@ check_eq "before any refresh: nothing is dropped" "2 2 2 2" "$(enforced)"
 rf urlhaus --source "http://$SRV4:8080/feed.txt" --format adblock --lenient
 LOADED=$(sed -n 's/^loaded \([0-9]*\) entries.*/\1/p' <<<"$OUT")
 check_eq "refresh --source: fetched and applied (exit 0), 'loaded N entries'" "0 yes" \
-	"$RC $(grep -q "refresh urlhaus of $IF_SRV: applied $LOADED entries" <<<"$OUT" && echo yes)" \
+	"$RC $(grep -q "refresh urlhaus of $IF_SRV: applied $LOADED entries" <<<"$OUT" &&
+	echo yes)" \
 	"$OUT"
 diag "urlhaus + 1 address: $LOADED entries of $RULES rules"
 check_eq "version 1 is enforced: $V1 dropped, the others answered" "$EN1" "$(enforced)"
@@ -278,8 +280,8 @@ refused "an empty body" "the new copy has no entry"
 serve "$E2E_TMP/v3.txt" 6
 rf urlhaus
 V3N=$(sed -n 's/.*the new copy has \([0-9]*\) entries.*/\1/p' <<<"$OUT")
-refused "a body shrunk by 80%" \
-	"the new copy has [0-9]+ entries, [0-9]+ fewer than the good copy's $LOADED \(-(79|80)%, over max_shrink 50%\)"
+SHRUNK="the new copy has [0-9]+ entries, [0-9]+ fewer than the good copy's $LOADED"
+refused "a body shrunk by 80%" "$SHRUNK \(-(79|80)%, over max_shrink 50%\)"
 check_eq "... kept as pending, with why" "yes yes" \
 	"$(cmp -s "$FEED/pending" "$E2E_TMP/v3.txt" && echo yes) $(grep -q '^why = .*max_shrink' \
 	"$FEED/pending.meta" && echo yes)" "$(cat "$FEED/pending.meta" 2>&1)"
@@ -294,8 +296,8 @@ check_eq "refresh --accept applies the pending copy and says what it accepted" "
 	'accepted despite: the new copy has .* over max_shrink 50%' <<<"$OUT" && echo yes)" "$OUT"
 check_eq "... the shrunk version is enforced: $V3 dropped, $V2 answered" "$EN3" "$(enforced)"
 check_eq "... it is the good copy now, nothing pending, failures since: 0" "yes no 0" \
-	"$(cmp -s "$FEED/good" "$E2E_TMP/v3.txt" && echo yes) $([ -e "$FEED/pending" ] && echo yes ||
-	echo no) $(counter consecutive_failures)"
+	"$(cmp -s "$FEED/good" "$E2E_TMP/v3.txt" && echo yes) $([ -e "$FEED/pending" ] &&
+	echo yes || echo no) $(counter consecutive_failures)"
 rf urlhaus --accept
 check_eq "--accept with nothing pending and nothing new: exit 1, says so" "1 yes" \
 	"$RC $(grep -q 'nothing to accept' <<<"$OUT" && echo yes)" "$OUT"
@@ -305,8 +307,8 @@ check_eq "--accept with nothing pending and nothing new: exit 1, says so" "1 yes
 serve "$E2E_TMP/bad.txt" 4
 rf urlhaus --accept
 check_eq "a copy with a bad line: refused even with --accept, FILE:LINE named" "1 yes $EN3" \
-	"$RC $(grep -qE "feeds/urlhaus/pending:$(wc -l <"$E2E_TMP/bad.txt"): line longer" <<<"$OUT" &&
-	echo yes) $(enforced)" "$OUT"
+	"$RC $(grep -qE "feeds/urlhaus/pending:$(wc -l <"$E2E_TMP/bad.txt"): line longer" \
+	<<<"$OUT" && echo yes) $(enforced)" "$OUT"
 
 # ------------------------------------------------------------ redirects, TLS
 rf redir --source "http://$SRV4:8080/to-file" --format adblock
