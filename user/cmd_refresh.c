@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* refresh: one feed fetched now and applied if it passes the guards (refresh.c). */
 #include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -64,12 +66,27 @@ static int run_refresh(const struct cli_call *call)
 	struct refresh_result res;
 	struct feed_stored st;
 	struct feed_spec *spec = &st.spec;
+	char path[PATH_MAX];
 	int ret;
 
 	if (o->source) {
 		feed_spec_defaults(spec);
 		snprintf(spec->name, sizeof(spec->name), "%s", name);
 		snprintf(spec->source, sizeof(spec->source), "%s", o->source);
+		/* Kept for later refreshes, from another directory (cron, the daemon). */
+		if (!strstr(o->source, "://")) {
+			if (!realpath(o->source, path)) {
+				ret = -errno;
+				log_error("refresh: cannot find %s: %s", o->source,
+					  strerror(-ret));
+				return ret;
+			}
+			if (snprintf(spec->source, sizeof(spec->source), "%s", path) >=
+			    (int)sizeof(spec->source)) {
+				log_error("refresh: the path of %s is too long", o->source);
+				return -ENAMETOOLONG;
+			}
+		}
 		spec->load = o->load;
 	} else {
 		ret = feed_spec_read(state, call->ifname, name, &st);

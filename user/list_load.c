@@ -123,6 +123,7 @@ static int build_sources(struct list_build *b, const struct list_opts *o,
 			 const struct list_source *src, int n, char err[LIST_ERROR_LEN])
 {
 	char places[LIST_ERROR_LEN / 2];
+	struct list_suffixes kept;
 	struct csv_spec csv;
 	const char *why;
 	int i, ret = 0;
@@ -136,12 +137,11 @@ static int build_sources(struct list_build *b, const struct list_opts *o,
 		}
 		b->opts.csv = &csv;
 		b->opts.lenient = src[i].opts->lenient;
+		kept = b->suffixes;
 		ret = list_build_read(b, src[i].path, src[i].opts->format, err);
-		/* A source that allows its public suffixes leaves none to refuse. */
+		/* A source that allows its public suffixes adds none to refuse. */
 		if (!ret && src[i].opts->allow_public_suffix)
-			memset(&b->suffixes, 0, sizeof(b->suffixes));
-		if (!ret && b->suffixes.count)
-			break;
+			b->suffixes = kept;
 	}
 	b->opts.csv = NULL;
 	list_notes_print(&b->notes);
