@@ -330,8 +330,8 @@ echo "$V1" >"$E2E_TMP/local.txt"
 OUT=$(cd "$E2E_TMP" && bx refresh "$IF_SRV" mine --source local.txt --state-dir "$STATE" 2>&1)
 RC=$?
 check_eq "a local file (relative path) is a feed too, kept by its absolute path" "0 yes" \
-	"$RC $(grep -qx "source = $E2E_TMP/local.txt" "$STATE/$IF_SRV/feeds/mine/spec" && echo yes)" \
-	"$OUT"
+	"$RC $(grep -qx "source = $E2E_TMP/local.txt" "$STATE/$IF_SRV/feeds/mine/spec" &&
+	echo yes)" "$OUT"
 check_eq "... all three feeds enforced: $V1 (mine), $V2 (tls), $V3 (urlhaus)" "0 0 0 2" \
 	"$(enforced)"
 
