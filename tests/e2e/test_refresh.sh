@@ -76,7 +76,8 @@ error_log $NGX/error.log warn;
 events { worker_connections 64; }
 http {
 	log_format bx escape=none
-		'\$status \$request_uri inm=\$http_if_none_match enc=\$sent_http_content_encoding';
+		'\$status \$request_uri inm=\$http_if_none_match enc=\$sent_http_content_encoding'
+		' ims=\$http_if_modified_since';
 	access_log $NGX/access.log bx;
 	client_body_temp_path $NGX/body;
 	proxy_temp_path $NGX/proxy;
@@ -98,6 +99,7 @@ http {
 			if (-f $WWW/slow) { set \$limit_rate 2048; }
 		}
 		location = /to-file { return 302 file:///etc/passwd; }
+		location = /loop { return 302 /loop; }
 	}
 }
 EOF
@@ -184,6 +186,11 @@ check_eq "unchanged: not modified (exit 0), nothing loaded" "0 yes no" \
 	echo yes || echo no)" "$OUT"
 check_eq "nginx answered 304 to If-None-Match with the ETag it sent" "304 /feed.txt inm=$ETAG" \
 	"$(tail -n 1 "$NGX/access.log" | cut -d' ' -f1-3)"
+
+LASTMOD=$(sed -n 's/^last_modified = //p' "$FEED/good.meta")
+check_eq "... and If-Modified-Since with the Last-Modified it sent ($LASTMOD)" "yes ims=$LASTMOD" \
+	"$([ -n "$LASTMOD" ] && echo yes) $(tail -n 1 "$NGX/access.log" |
+	sed -n 's/.* \(ims=.*\)/\1/p')"
 
 # ------------------------------------------------------------ changed
 serve "$E2E_TMP/v2.txt" 50
@@ -314,6 +321,10 @@ check_eq "a copy with a bad line: refused even with --accept, FILE:LINE named" "
 rf redir --source "http://$SRV4:8080/to-file" --format adblock
 check_eq "a redirect to file:// is refused (http and https only)" "1 yes" \
 	"$RC $(grep -q 'http and https only' <<<"$OUT" && echo yes)" "$OUT"
+rf loop --source "http://$SRV4:8080/loop" --format adblock
+check_eq "a redirect loop is given up after 5 redirects" "1 yes 6" \
+	"$RC $(grep -q 'more than 5 redirects' <<<"$OUT" && echo yes) $(grep -c '^302 /loop' \
+	"$NGX/access.log")" "$OUT"
 rf tls --source "https://$SRV4:8443/feed.txt" --format adblock --lenient
 check_eq "https with the test's own CA, without --ca-file: refused (certificate)" "1 yes" \
 	"$RC $(grep -qi 'certificate' <<<"$OUT" && echo yes)" "$OUT"
