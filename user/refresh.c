@@ -543,6 +543,81 @@ int feed_counters_read(const char *state_dir, const char *ifname, const char *na
 	return ret == -ENOENT ? 0 : ret;
 }
 
+static int compare_names(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+int feed_list(const char *state_dir, const char *ifname, char (*names)[FEED_NAME_MAX], int max)
+{
+	struct feed_dirs d;
+	struct dirent *de;
+	struct stat st;
+	DIR *dir;
+	int fd, n = 0, ret;
+
+	ret = dirs_open(state_dir, ifname, NULL, false, &d);
+	if (ret)
+		return ret == -ENOENT ? 0 : ret;
+	fd = openat(d.feeds_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dir = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!dir) {
+		ret = -errno;
+		if (fd >= 0)
+			close(fd);
+		log_error("cannot list %s: %s", d.feeds_path, strerror(-ret));
+		goto out;
+	}
+	while ((de = readdir(dir))) {
+		if (de->d_name[0] == '.' || strlen(de->d_name) >= FEED_NAME_MAX ||
+		    fstatat(d.feeds_fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+		    !S_ISDIR(st.st_mode))
+			continue;
+		if (n < max)
+			snprintf(names[n], FEED_NAME_MAX, "%s", de->d_name);
+		n++;
+	}
+	closedir(dir);
+	qsort(names, n < max ? n : max, FEED_NAME_MAX, compare_names);
+	ret = n;
+out:
+	dirs_close(&d);
+	return ret;
+}
+
+int feed_forget(const char *state_dir, const char *ifname, const char *name)
+{
+	static const char *const files[] = {
+		"spec", "good", "good.meta", "pending", "pending.meta", "counters",
+		".fetch.tmp", ".spec.tmp", ".good.meta.tmp", ".pending.meta.tmp",
+		".counters.tmp",
+	};
+	struct feed_dirs d;
+	size_t i;
+	int ret;
+
+	if (feed_name_check(name))
+		return -EINVAL;
+	ret = dirs_open(state_dir, ifname, name, false, &d);
+	if (ret)
+		return ret == -ENOENT ? 0 : ret;
+	if (flock(d.feeds_fd, LOCK_EX)) {
+		ret = -errno;
+		log_error("cannot lock %s: %s", d.feeds_path, strerror(-ret));
+		goto out;
+	}
+	/* Only the names a refresh makes: anything else keeps the directory, and is said. */
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		unlinkat(d.feed_fd, files[i], 0);
+	if (unlinkat(d.feeds_fd, name, AT_REMOVEDIR)) {
+		ret = -errno;
+		log_error("cannot remove %s: %s", d.path, strerror(-ret));
+	}
+out:
+	dirs_close(&d);
+	return ret;
+}
+
 __u64 feed_next_due(const struct feed_counters *c, __u64 refresh_s)
 {
 	__u64 cap = refresh_s ? refresh_s : FEED_RETRY_CAP_S, delay = FEED_RETRY_FIRST_S, i;

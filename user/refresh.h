@@ -111,6 +111,19 @@ int feed_counters_read(const char *state_dir, const char *ifname, const char *na
 		       struct feed_counters *c);
 
 /*
+ * The feeds cached for ifname (those a refresh applies together): up to max
+ * names, sorted; returns how many there are (0 if none), or -errno printed.
+ */
+int feed_list(const char *state_dir, const char *ifname, char (*names)[FEED_NAME_MAX], int max);
+
+/*
+ * Removes a feed from the cache (a [list] gone from the configuration): the
+ * next refresh of the interface applies its other feeds without it. The
+ * live list is not changed now. 0 if it was not there.
+ */
+int feed_forget(const char *state_dir, const char *ifname, const char *name);
+
+/*
  * When to refresh next: last_attempt + refresh_s after a success; after n
  * consecutive failures, last_attempt + 30 s * 2^(n-1), capped at refresh_s
  * (FEED_RETRY_CAP_S if refresh_s is 0). Never attempted: 0 (now). No

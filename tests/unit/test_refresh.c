@@ -191,6 +191,22 @@ static void test_refusals(void **state)
 	assert_int_equal(c.last_success, 0);
 	assert_true(c.last_attempt > 0);
 	assert_non_null(strstr(c.last_error, "bxunit0"));
+
+	/* Listed, then forgotten. */
+	strcpy(s.name, "another");
+	assert_true(feed_refresh(state_dir, "bxunit0", &s, false, &res) < 0);
+	{
+		char names[4][FEED_NAME_MAX];
+
+		assert_int_equal(feed_list(state_dir, "bxunit0", names, 4), 2);
+		assert_string_equal(names[0], "another");
+		assert_string_equal(names[1], "local");
+		assert_int_equal(feed_forget(state_dir, "bxunit0", "local"), 0);
+		assert_int_equal(feed_list(state_dir, "bxunit0", names, 4), 1);
+		assert_string_equal(names[0], "another");
+		assert_int_equal(feed_forget(state_dir, "bxunit0", "local"), 0);
+		assert_int_equal(feed_list(state_dir, "nothere0", names, 4), 0);
+	}
 	tmp_remove(&t);
 }
 
