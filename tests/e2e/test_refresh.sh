@@ -19,7 +19,7 @@ cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/e2e/lib.sh
 . tests/e2e/lib.sh
 
-UBO=/usr/share/mozilla/extensions/{ec8030f7-c20a-464f-9b0e-13a3a9e97384}
+UBO='/usr/share/mozilla/extensions/{ec8030f7-c20a-464f-9b0e-13a3a9e97384}'
 URLHAUS=$UBO/uBlock0@raymondhill.net/assets/thirdparties/urlhaus-filter/urlhaus-filter-online.txt
 # Client addresses: listed by version 1, 2 and the shrunk version, and never.
 V1=192.0.2.60
