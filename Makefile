@@ -13,6 +13,8 @@ CFLAGS    += -Wall -Wextra -Werror -std=gnu11 -Iinclude -I$(BUILD) -Iuser
 LDLIBS    := -lbpf -lelf -lz -lm -lidn2 -lpsl
 # The daemon: its configuration file (inih) and its metrics server (libmicrohttpd).
 LDLIBS    += -linih -lmicrohttpd
+# Feed refresh: libcurl fetches, libcrypto's SHA-256 of each copy.
+LDLIBS    += -lcurl -lcrypto
 BPF_CFLAGS := -O2 -g -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude \
 	      -I/usr/include/$(MULTIARCH)
 

@@ -13,6 +13,7 @@ extern const struct command command_plan, command_attach, command_detach, comman
 	command_watch;
 /* The configuration file and the daemon (cmd_daemon.c). */
 extern const struct command command_daemon, command_check_config;
+extern const struct command command_refresh;
 
 /* The values of --match: "src", "dst", "dns", "http", "sni" (BLOOMXDP_MATCH_*). */
 extern const struct enum_value match_values[];

@@ -26,6 +26,7 @@ struct feed_spec {
 	__u32 max_shrink_pct;		/* 0..100 */
 	__u64 timeout_s;		/* one fetch, whole */
 	__u64 max_bytes;		/* a larger body is refused */
+	char ca_file[FEED_SOURCE_MAX];	/* PEM CAs for https (a private CA); "": the system's */
 };
 
 #endif

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -113,29 +114,38 @@ static double seconds_since(const struct timespec *start)
 }
 
 /*
- * Reads the list files into the new filter (and exact set), as a whole. An
+ * Reads the list sources into the new filter (and exact set), as a whole,
+ * each as its own options say (format, csv, lenient, public suffixes). An
  * input without a single entry (an empty file, a feed that failed upstream)
  * would silently remove all blocking: refused unless --allow-empty.
  */
-static int build_lists(struct list_build *b, const struct list_opts *o, char **files, int nfiles,
-		       char err[LIST_ERROR_LEN])
+static int build_sources(struct list_build *b, const struct list_opts *o,
+			 const struct list_source *src, int n, char err[LIST_ERROR_LEN])
 {
 	char places[LIST_ERROR_LEN / 2];
+	struct list_suffixes kept;
 	struct csv_spec csv;
 	const char *why;
 	int i, ret = 0;
 
-	if (csv_spec_parse(o->column, o->where.items, o->where.count, &csv, &why)) {
-		snprintf(err, LIST_ERROR_LEN, "%s", why);
-		return -EINVAL;
-	}
 	b->progress = isatty(STDERR_FILENO);
-	b->opts.csv = &csv;
-	b->opts.lenient = o->lenient;
-	for (i = 0; i < nfiles && !ret; i++)
-		ret = list_build_read(b, files[i], o->format, err);
+	for (i = 0; i < n && !ret; i++) {
+		if (csv_spec_parse(src[i].opts->column, src[i].opts->where.items,
+				   src[i].opts->where.count, &csv, &why)) {
+			snprintf(err, LIST_ERROR_LEN, "%s", why);
+			return -EINVAL;
+		}
+		b->opts.csv = &csv;
+		b->opts.lenient = src[i].opts->lenient;
+		kept = b->suffixes;
+		ret = list_build_read(b, src[i].path, src[i].opts->format, err);
+		/* A source that allows its public suffixes adds none to refuse. */
+		if (!ret && src[i].opts->allow_public_suffix)
+			b->suffixes = kept;
+	}
+	b->opts.csv = NULL;
 	list_notes_print(&b->notes);
-	if (!ret && b->suffixes.count && !o->allow_public_suffix) {
+	if (!ret && b->suffixes.count) {
 		snprintf(err, LIST_ERROR_LEN, "%llu public suffix%s in the list, which would block "
 			 "every domain registered under %s: %s; remove %s or give "
 			 "--allow-public-suffix", (unsigned long long)b->suffixes.count,
@@ -154,8 +164,8 @@ static int build_lists(struct list_build *b, const struct list_opts *o, char **f
 		ret = list_build_finish(b, err);
 	if (!ret && !b->read && !o->allow_empty) {
 		snprintf(err, LIST_ERROR_LEN, "no entry in %s%s (give --allow-empty to empty the "
-			 "list on purpose)", strcmp(files[0], LIST_STDIN) ? files[0] :
-			 "the standard input", nfiles > 1 ? " nor in the other files" : "");
+			 "list on purpose)", strcmp(src[0].path, LIST_STDIN) ? src[0].path :
+			 "the standard input", n > 1 ? " nor in the other files" : "");
 		ret = -ENODATA;
 	}
 	return ret;
@@ -194,8 +204,8 @@ static int allow_exceptions(struct attachment *att, const struct list_build *b)
  * is taken, so that a slow feed holds up no other writer; the lock covers
  * only the swap.
  */
-static int load_blocklist(struct attachment *att, const struct list_opts *o, char **files,
-			  int nfiles)
+static int load_blocklist(struct attachment *att, const struct list_opts *o,
+			  const struct list_source *src, int n)
 {
 	/* The outer maps of this generation: filter first, as attachment_flip() wants. */
 	int outers[7] = { att->filter_fd, att->kfilter_fd }, nouters = 1;
@@ -239,7 +249,7 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o, cha
 		}
 		build.exact = &exact;
 	}
-	ret = build_lists(&build, o, files, nfiles, err);
+	ret = build_sources(&build, o, src, n, err);
 	if (ret) {
 		log_error("%s; the live list of %s is unchanged", err, att->ifname);
 		goto cleanup;
@@ -359,8 +369,8 @@ static __u32 allow_flags(const struct list_build *b)
 }
 
 /* The allowlist: a new exact set in the other generation of allow_*. */
-static int load_allowlist(struct attachment *att, const struct list_opts *o, char **files,
-			  int nfiles)
+static int load_allowlist(struct attachment *att, const struct list_opts *o,
+			  const struct list_source *src, int n)
 {
 	const int outers[] = { att->allow.v4_fd, att->allow.v6_fd, att->allow.names_fd };
 	char err[LIST_ERROR_LEN];
@@ -392,7 +402,7 @@ static int load_allowlist(struct attachment *att, const struct list_opts *o, cha
 	}
 	build.exact = &exact;
 	memcpy(build.hash_key, att->config.hash_key, sizeof(build.hash_key));
-	ret = build_lists(&build, o, files, nfiles, err);
+	ret = build_sources(&build, o, src, n, err);
 	if (ret) {
 		log_error("%s; the allowlist of %s is unchanged", err, att->ifname);
 		goto cleanup;
@@ -433,7 +443,8 @@ cleanup:
 	return ret;
 }
 
-int list_load(const char *ifname, const struct list_opts *o, char **files, int nfiles)
+int list_load_sources(const char *ifname, const struct list_opts *o,
+		      const struct list_source *src, int n)
 {
 	struct attachment att;
 	int ret;
@@ -441,8 +452,44 @@ int list_load(const char *ifname, const struct list_opts *o, char **files, int n
 	ret = attachment_open(ifname, false, &att);
 	if (ret)
 		return ret;
-	ret = o->allow ? load_allowlist(&att, o, files, nfiles) :
-			 load_blocklist(&att, o, files, nfiles);
+	ret = o->allow ? load_allowlist(&att, o, src, n) : load_blocklist(&att, o, src, n);
 	attachment_close(&att);
+	return ret;
+}
+
+int list_load(const char *ifname, const struct list_opts *o, char **files, int nfiles)
+{
+	struct list_source *src = calloc(nfiles, sizeof(*src));
+	int i, ret;
+
+	if (!src) {
+		log_error("out of memory; the live list of %s is unchanged", ifname);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nfiles; i++) {
+		src[i].path = files[i];
+		src[i].opts = o;
+	}
+	ret = list_load_sources(ifname, o, src, nfiles);
+	free(src);
+	return ret;
+}
+
+int list_check_sources(const struct list_opts *o, const struct list_source *src, int n,
+		       __u64 *entries, char err[LIST_ERROR_LEN])
+{
+	struct list_build build;
+	int ret;
+
+	list_build_init(&build, NULL, o->prefix_probes);
+	build.opts.notes = NULL;	/* what --lenient skips is said once, by the load */
+	/* As load builds it: the keys kept, the cost model free to choose intervals. */
+	build.bloom = !o->allow;
+	build.allowlist = o->allow;
+	build.ranges_ok = !o->allow;
+	build.store = o->store;
+	ret = build_sources(&build, o, src, n, err);
+	*entries = build.read;
+	list_build_free(&build);
 	return ret;
 }

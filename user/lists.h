@@ -16,6 +16,7 @@
 #include "options.h"
 #include "entries.h"
 #include "filter.h"
+#include "listfile.h"
 
 struct attachment;
 
@@ -35,6 +36,24 @@ struct list_opts {
 
 /* files: paths, or LIST_STDIN; read and checked as a whole before anything changes. */
 int list_load(const char *ifname, const struct list_opts *o, char **files, int nfiles);
+
+/* One input of a load, read as its own options say (format, lenient, csv, public suffixes). */
+struct list_source {
+	const char *path;		/* or LIST_STDIN; outlives the load (FILE:LINE in notes) */
+	const struct list_opts *opts;
+};
+/*
+ * list_load() of sources read each with its options; o gives the rest
+ * (allow, allow_empty, prefix_probes, store, max_memory).
+ */
+int list_load_sources(const char *ifname, const struct list_opts *o,
+		      const struct list_source *src, int n);
+/*
+ * Reads and checks sources as list_load_sources() would, without the kernel:
+ * *entries read; on error the message (FILE:LINE: ...) in err.
+ */
+int list_check_sources(const struct list_opts *o, const struct list_source *src, int n,
+		       __u64 *entries, char err[LIST_ERROR_LEN]);
 /* entries: one address, prefix, range, domain or URL each; all parsed before any insert. */
 int list_add(const char *ifname, const struct list_opts *o, char **entries, int n);
 int list_query(const char *ifname, const struct list_opts *o, char **entries, int n);

@@ -18,6 +18,7 @@ static const struct command *const commands[] = {
 	&command_plan, &command_attach, &command_load, &command_add, &command_query,
 	&command_stats, &command_status, &command_watch, &command_detach,
 	&command_daemon, &command_check_config,
+	&command_refresh,
 	NULL,
 };
 
