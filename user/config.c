@@ -471,14 +471,20 @@ static bool same_files(const struct file_list *a, const struct file_list *b)
 }
 
 /* The options that one 'load' of several sources takes for all of them. */
-static bool same_load(const struct list_opts *a, const struct list_opts *b)
+static bool same_whole_load(const struct list_opts *a, const struct list_opts *b)
 {
-	return a->format == b->format && a->prefix_probes == b->prefix_probes &&
-	       a->store == b->store && a->allow == b->allow && a->allow_empty == b->allow_empty &&
-	       a->lenient == b->lenient && a->allow_public_suffix == b->allow_public_suffix &&
-	       same_text(a->column, b->column) && same_files(&a->where, &b->where) &&
+	return a->prefix_probes == b->prefix_probes && a->store == b->store &&
+	       a->allow == b->allow && a->allow_empty == b->allow_empty &&
 	       a->max_memory_given == b->max_memory_given &&
 	       (!a->max_memory_given || a->max_memory == b->max_memory);
+}
+
+/* ... and those each source is read with. */
+static bool same_load(const struct list_opts *a, const struct list_opts *b)
+{
+	return same_whole_load(a, b) && a->format == b->format && a->lenient == b->lenient &&
+	       a->allow_public_suffix == b->allow_public_suffix &&
+	       same_text(a->column, b->column) && same_files(&a->where, &b->where);
 }
 
 bool config_source_equal(const struct feed_spec *a, const struct feed_spec *b)
@@ -518,13 +524,13 @@ static void check_sources(struct parse *p)
 				    "'source = https://...'", title);
 			continue;
 		}
-		/* One load takes every source of the list: one set of load options. */
+		/* One load takes every source of the list; each is read with its own format. */
 		if (!*f)
 			*f = s;
-		else if (!same_load(&(*f)->spec.load, &s->spec.load))
-			parse_error(p, s->line, "%s reads its source with other load options "
-				    "(format, lenient, column, where, store...) than '%s' at line "
-				    "%u: the sources of the %s are loaded together, with one set",
+		else if (!same_whole_load(&(*f)->spec.load, &s->spec.load))
+			parse_error(p, s->line, "%s sets other prefix-probes, store, allow-empty "
+				    "or max-memory than '%s' at line %u: the sources of the %s are "
+				    "loaded together, with one set",
 				    title, (*f)->spec.name, (*f)->line,
 				    s->spec.load.allow ? "allowlist" : "blocklist");
 	}

@@ -30,6 +30,7 @@ struct daemon {
 	const char *ifname;
 	const char *config_path;
 	struct daemon_hooks hooks;
+	struct refresh_ops feed_ops;	/* refresh_feed, its ctx this daemon */
 	struct config cfg;
 	struct daemon_source *src;
 	int nsrc;
@@ -121,6 +122,11 @@ const char *daemon_ifname(const struct daemon *d)
 	return d->ifname;
 }
 
+const char *daemon_state_dir(const struct daemon *d)
+{
+	return d->cfg.state_dir;
+}
+
 int daemon_sources(const struct daemon *d, const struct daemon_source **src)
 {
 	*src = d->src;
@@ -186,7 +192,7 @@ static int metrics_start(struct daemon *d, const char *address, struct metrics_s
 
 static const struct refresh_ops *source_ops(const struct daemon *d, const struct feed_spec *s)
 {
-	return config_source_is_url(s->source) ? d->hooks.feeds : &refresh_local;
+	return config_source_is_url(s->source) ? &d->feed_ops : &refresh_local;
 }
 
 /* The daemon's sources from the configuration's, before any refresh. */
@@ -223,12 +229,6 @@ static int refresh_one(struct daemon *d, struct daemon_source *s)
 {
 	int ret;
 
-	if (!s->ops) {
-		log_error("list %s: %s is an http(s) feed, and this daemon has no feed refresher: "
-			  "use a local file", s->spec.name, s->spec.source);
-		s->failures++;
-		return 0;
-	}
 	ret = s->ops->refresh(s->ops->ctx, s);
 	if (ret < 0)
 		s->failures++;
@@ -248,7 +248,7 @@ static int refresh_one(struct daemon *d, struct daemon_source *s)
 static int apply(struct daemon *d, bool allow)
 {
 	const struct daemon_source *first = NULL;
-	char **paths;
+	struct list_source *paths;
 	int i, n = 0, ret;
 
 	paths = calloc(d->nsrc ? d->nsrc : 1, sizeof(*paths));
@@ -267,13 +267,13 @@ static int apply(struct daemon *d, bool allow)
 			return -ENODATA;
 		}
 		first = first ? first : s;
-		paths[n++] = s->path;
+		paths[n++] = (struct list_source){ .path = s->path, .opts = &s->spec.load };
 	}
 	if (!n) {
 		free(paths);
 		return 0;
 	}
-	ret = list_load(d->ifname, &first->spec.load, paths, n);
+	ret = list_load_sources(d->ifname, &first->spec.load, paths, n);
 	fflush(stdout);
 	if (ret) {
 		d->load_failures++;
@@ -312,8 +312,9 @@ static void refresh_due(struct daemon *d, bool force)
 
 		if (!force && (!s->due_ms || s->due_ms > now))
 			continue;
-		changed[s->spec.load.allow] |= refresh_one(d, s);
+		/* First: a feed's refresh may set an earlier retry (its backoff). */
 		schedule(s, now);
+		changed[s->spec.load.allow] |= refresh_one(d, s);
 	}
 	/* The blocklist first: its exceptions go to the allowlist, which then replaces them. */
 	if (changed[0])
@@ -576,6 +577,8 @@ int daemon_run(const char *ifname, const char *config_path, const struct daemon_
 
 	if (hooks)
 		d.hooks = *hooks;
+	d.feed_ops = refresh_feed;
+	d.feed_ops.ctx = &d;
 	d.started = time(NULL);
 	ret = config_parse(config_path, &d.cfg);
 	if (ret) {

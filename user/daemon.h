@@ -5,8 +5,8 @@
  * kernel enforces the last list loaded whether the daemon runs or not.
  *
  * A list's refresh is one call through struct refresh_ops: local files are
- * read again when they change (refresh_local); http(s) feeds go through the
- * feed refresher, plugged in as daemon_hooks.feeds.
+ * read again when they change (refresh_local); http(s) feeds through the
+ * feed refresher (refresh_feed: user/refresh.h, the same as 'bloomxdp refresh').
  */
 #ifndef BLOOMXDP_DAEMON_H
 #define BLOOMXDP_DAEMON_H
@@ -50,10 +50,11 @@ struct refresh_ops {
 
 /* Local files: a new copy when the file's identity, size or mtime changed. */
 extern const struct refresh_ops refresh_local;
+/* http(s) feeds: conditional fetch and guards, the good copy in the feed cache; ctx: the daemon. */
+extern const struct refresh_ops refresh_feed;
 
 /* What the lead plugs in; NULL members take the daemon's own. */
 struct daemon_hooks {
-	const struct refresh_ops *feeds;	/* http(s) sources; NULL: refused, said */
 	metrics_render_fn render;		/* GET /metrics; NULL: the daemon's gauges */
 	void *render_ctx;			/* NULL: struct daemon * */
 };
@@ -67,6 +68,8 @@ int daemon_run(const char *ifname, const char *config_path, const struct daemon_
  */
 struct daemon;
 const char *daemon_ifname(const struct daemon *d);
+/* The state directory of the configuration ([daemon] state_dir). */
+const char *daemon_state_dir(const struct daemon *d);
 /* The sources as configured now, with their refresh counters; returns how many. */
 int daemon_sources(const struct daemon *d, const struct daemon_source **src);
 /* The daemon's own gauges and counters, Prometheus text: the stub renderer. */

@@ -901,9 +901,31 @@ static void report(const char *ifname, const struct feed_spec *spec, const struc
 		  " (to apply it anyway: bloomxdp refresh IFNAME LIST --accept)" : "");
 }
 
+/* feed_refresh()'s apply: every cached feed of the interface with this one's kind. */
+struct apply_cached {
+	const struct feed_dirs *d;
+	const char *ifname;
+	const struct feed_spec *spec;
+};
+
+static int apply_cached(void *arg, const char *path, bool allow_empty)
+{
+	const struct apply_cached *a = arg;
+
+	return apply_all(a->d, a->ifname, a->spec, path, allow_empty);
+}
+
 int feed_refresh(const char *state_dir, const char *ifname, const struct feed_spec *spec,
 		 bool accept, struct refresh_result *out)
 {
+	return feed_refresh_apply(state_dir, ifname, spec, accept, NULL, NULL, out);
+}
+
+int feed_refresh_apply(const char *state_dir, const char *ifname, const struct feed_spec *spec,
+		       bool accept, feed_apply_fn apply, void *apply_ctx,
+		       struct refresh_result *out)
+{
+	struct apply_cached cached;
 	char pending_path[PATH_MAX], err[LIST_ERROR_LEN];
 	struct list_opts check = spec->load;
 	struct list_source src = { .path = pending_path, .opts = &spec->load };
@@ -984,7 +1006,9 @@ int feed_refresh(const char *state_dir, const char *ifname, const struct feed_sp
 	if (ret && !accept)
 		goto rejected;
 	out->accepted = ret != 0;
-	ret = apply_all(&d, ifname, spec, pending_path, accept);
+	cached = (struct apply_cached){ .d = &d, .ifname = ifname, .spec = spec };
+	ret = apply ? apply(apply_ctx, pending_path, accept) :
+		      apply_cached(&cached, pending_path, accept);
 	if (ret) {
 		set_why(out, REFRESH_APPLY, "the load into %s failed (said above)", ifname);
 		goto rejected;
@@ -1026,6 +1050,24 @@ done:
 	if (out->reason == REFRESH_NOTHING)
 		ret = -ENOENT;
 cleanup:
+	dirs_close(&d);
+	return ret;
+}
+
+int feed_good_path(const char *state_dir, const char *ifname, const char *name, char *path,
+		   size_t len)
+{
+	struct feed_dirs d;
+	struct stat sb;
+	int ret;
+
+	ret = dirs_open(state_dir, ifname, name, false, &d);
+	if (ret)
+		return ret;
+	if (fstatat(d.feed_fd, "good", &sb, AT_SYMLINK_NOFOLLOW) || !S_ISREG(sb.st_mode))
+		ret = -ENOENT;
+	else
+		ret = join(path, len, d.path, "good");
 	dirs_close(&d);
 	return ret;
 }

@@ -18,6 +18,7 @@
 #define BLOOMXDP_REFRESH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <linux/types.h>
 
 #include "feed_spec.h"
@@ -101,6 +102,22 @@ struct refresh_result {
  */
 int feed_refresh(const char *state_dir, const char *ifname, const struct feed_spec *spec,
 		 bool accept, struct refresh_result *out);
+
+/*
+ * feed_refresh() with another apply: called with the new copy's path (and
+ * whether the empty guard was overridden) once it passed the guards; the copy
+ * becomes the good one only when it returns 0. The daemon loads its whole
+ * configuration through it (local files and feeds together). NULL: as
+ * feed_refresh(), every cached feed of the interface.
+ */
+typedef int (*feed_apply_fn)(void *ctx, const char *path, bool allow_empty);
+int feed_refresh_apply(const char *state_dir, const char *ifname, const struct feed_spec *spec,
+		       bool accept, feed_apply_fn apply, void *apply_ctx,
+		       struct refresh_result *out);
+
+/* The path of a feed's good copy (the one last applied): 0, or -ENOENT when it has none. */
+int feed_good_path(const char *state_dir, const char *ifname, const char *name, char *path,
+		   size_t len);
 
 /* The spec cached for a feed (by an earlier refresh). Prints the error; -ENOENT if none. */
 int feed_spec_read(const char *state_dir, const char *ifname, const char *name,
