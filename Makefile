@@ -10,7 +10,7 @@ MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
 
 CFLAGS    ?= -O2 -g
 CFLAGS    += -Wall -Wextra -Werror -std=gnu11 -Iinclude -I$(BUILD) -Iuser
-LDLIBS    := -lbpf -lelf -lz -lm -lidn2 -lpsl
+LDLIBS    := -lbpf -lelf -lz -lm -lidn2 -lpsl -lcrypto
 BPF_CFLAGS := -O2 -g -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude \
 	      -I/usr/include/$(MULTIARCH)
 

@@ -8,6 +8,7 @@ PACKAGES=(
 	clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config gcc make	# build
 	libc6-dev linux-libc-dev libidn2-dev						# names (IDN)
 	libpsl-dev publicsuffix							# public suffixes
+	libssl-dev								# SHA-256 of the state copies (libcrypto EVP)
 	webext-ublock-origin-firefox						# real filter lists (feed tests)
 	libcmocka-dev								# unit tests
 	iproute2 iputils-ping netcat-openbsd python3				# e2e tests, demo

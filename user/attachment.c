@@ -74,11 +74,8 @@ int check_interface(const char *ifname, int *ifindex)
 	return 0;
 }
 
-/*
- * name as a directory of ours in parent_fd (path names it in messages), or
- * -ENOENT unprinted. With create, makes it when missing.
- */
-static int open_own_dir(int parent_fd, const char *name, const char *path, bool create)
+int own_dir_open(int parent_fd, const char *name, const char *path, bool create,
+		 const char *then)
 {
 	struct stat st;
 	char owner[32];
@@ -101,9 +98,9 @@ static int open_own_dir(int parent_fd, const char *name, const char *path, bool 
 		if ((ret == -ENOTDIR || ret == -ELOOP) &&
 		    !fstatat(parent_fd, name, &st, AT_SYMLINK_NOFOLLOW))
 			log_error("%s is %s: someone else may have made it; check it, remove it "
-				  "(not what it may point to), and attach again", path,
+				  "(not what it may point to), and %s", path,
 				  S_ISLNK(st.st_mode) ? "a symbolic link, not a directory" :
-				  "not a directory");
+				  "not a directory", then);
 		else
 			log_error("cannot open %s: %s", path, strerror(-ret));
 		return ret;
@@ -120,8 +117,8 @@ static int open_own_dir(int parent_fd, const char *name, const char *path, bool 
 		else
 			snprintf(owner, sizeof(owner), "uid %u's", (unsigned)geteuid());
 		log_error("%s is owned by uid %u with mode %04o, not %s with 0700: someone else "
-			  "may have made it; check its contents, remove it, and attach again",
-			  path, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), owner);
+			  "may have made it; check its contents, remove it, and %s",
+			  path, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), owner, then);
 		ret = -EPERM;
 		goto err;
 	}
@@ -214,8 +211,8 @@ int pin_dir_open(const char *ifname, bool create, struct pin_dir *pd)
 		goto err;
 	}
 	for (tries = 0;; tries++) {
-		ret = pd->root_fd = open_own_dir(pd->bpffs_fd, BLOOMXDP_PIN_ROOT_NAME,
-						 BLOOMXDP_PIN_ROOT, create);
+		ret = pd->root_fd = own_dir_open(pd->bpffs_fd, BLOOMXDP_PIN_ROOT_NAME,
+						 BLOOMXDP_PIN_ROOT, create, "attach again");
 		if (ret < 0)
 			goto err;
 		if (!create || mkdirat(pd->root_fd, ifname, 0700) == 0)
@@ -231,7 +228,7 @@ int pin_dir_open(const char *ifname, bool create, struct pin_dir *pd)
 		close(pd->root_fd);
 		pd->root_fd = -1;
 	}
-	ret = pd->fd = open_own_dir(pd->root_fd, ifname, pd->path, false);
+	ret = pd->fd = own_dir_open(pd->root_fd, ifname, pd->path, false, "attach again");
 	if (ret < 0)
 		goto err;
 	ret = check_fd_path(pd->fd, pd->path);
