@@ -7,6 +7,7 @@
 #include "lists.h"
 #include "log.h"
 #include "sizing.h"
+#include "state.h"
 
 /* --column and --where go with --format csv; their syntax is checked before any work. */
 static int check_load(const struct cli_call *call)
@@ -92,6 +93,7 @@ static const struct option_spec load_options[] = {
 	       "the next ones (default: attach's --max-memory)",
 	       .min = MAX_MEMORY_MIN, .max = COUNT_MAX,
 	       .given = OPTION_GIVEN(struct list_opts, max_memory_given)),
+	OPTION_STATE_DIR(struct list_opts),
 	{}
 };
 
@@ -100,6 +102,12 @@ static const struct option_spec add_options[] = {
 	OPTION("format", 'F', OPT_ENUM, L(format), "FORMAT", "how each ENTRY is read, as for load",
 	       .values = list_format_values),
 	OPTION_PUBLIC_SUFFIX,
+	OPTION_STATE_DIR(struct list_opts),
+	{}
+};
+
+static const struct option_spec query_options[] = {
+	OPTION_STATE_DIR(struct list_opts),
 	{}
 };
 #undef OPTION_ALLOW
@@ -165,6 +173,7 @@ const struct command command_query = {
 		"query, TLS SNI or HTTP Host, host/path as an HTTP request. 'blocked' is either\n"
 		"listed or a false positive of the filter (see 'bloomxdp status' for the\n"
 		"estimated rate). With -v, also what matched. Exits 1 if an entry is invalid.\n",
+	.options = query_options,
 	.run = run_query,
 };
 

@@ -89,7 +89,8 @@ static int size_generation(const struct attachment *att, const struct list_build
 	struct generation_need need = {
 		.layout = att->config.layout, .hashes = att->config.hashes,
 		.fpr = (double)att->config.fpr_ppb / BLOOMXDP_PPB, .keys = b->keys,
-		.floor = att->config.capacity, .max_memory = max_memory,
+		/* attach's --capacity sized generation 0; loads follow their lists. */
+		.floor = GENERATION_MIN_KEYS, .max_memory = max_memory,
 		.other_bytes = exact_bytes,
 	};
 	__u64 need_bytes;
@@ -117,8 +118,8 @@ static double seconds_since(const struct timespec *start)
  * input without a single entry (an empty file, a feed that failed upstream)
  * would silently remove all blocking: refused unless --allow-empty.
  */
-static int build_lists(struct list_build *b, const struct list_opts *o, char **files, int nfiles,
-		       char err[LIST_ERROR_LEN])
+static int build_lists(struct list_build *b, const struct list_opts *o,
+		       const struct list_inputs *in, char err[LIST_ERROR_LEN])
 {
 	char places[LIST_ERROR_LEN / 2];
 	struct csv_spec csv;
@@ -132,8 +133,8 @@ static int build_lists(struct list_build *b, const struct list_opts *o, char **f
 	b->progress = isatty(STDERR_FILENO);
 	b->opts.csv = &csv;
 	b->opts.lenient = o->lenient;
-	for (i = 0; i < nfiles && !ret; i++)
-		ret = list_build_read(b, files[i], o->format, err);
+	for (i = 0; i < in->n && !ret; i++)
+		ret = list_build_read_fd(b, in->in[i].fd, in->in[i].name, in->in[i].format, err);
 	list_notes_print(&b->notes);
 	if (!ret && b->suffixes.count && !o->allow_public_suffix) {
 		snprintf(err, LIST_ERROR_LEN, "%llu public suffix%s in the list, which would block "
@@ -154,8 +155,8 @@ static int build_lists(struct list_build *b, const struct list_opts *o, char **f
 		ret = list_build_finish(b, err);
 	if (!ret && !b->read && !o->allow_empty) {
 		snprintf(err, LIST_ERROR_LEN, "no entry in %s%s (give --allow-empty to empty the "
-			 "list on purpose)", strcmp(files[0], LIST_STDIN) ? files[0] :
-			 "the standard input", nfiles > 1 ? " nor in the other files" : "");
+			 "list on purpose)", in->n ? in->in[0].name : "the list",
+			 in->n > 1 ? " nor in the other files" : "");
 		ret = -ENODATA;
 	}
 	return ret;
@@ -194,8 +195,8 @@ static int allow_exceptions(struct attachment *att, const struct list_build *b)
  * is taken, so that a slow feed holds up no other writer; the lock covers
  * only the swap.
  */
-static int load_blocklist(struct attachment *att, const struct list_opts *o, char **files,
-			  int nfiles)
+static int load_blocklist(struct attachment *att, const struct list_opts *o,
+			  struct list_inputs *in)
 {
 	/* The outer maps of this generation: filter first, as attachment_flip() wants. */
 	int outers[7] = { att->filter_fd, att->kfilter_fd }, nouters = 1;
@@ -239,7 +240,7 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o, cha
 		}
 		build.exact = &exact;
 	}
-	ret = build_lists(&build, o, files, nfiles, err);
+	ret = build_lists(&build, o, in, err);
 	if (ret) {
 		log_error("%s; the live list of %s is unchanged", err, att->ifname);
 		goto cleanup;
@@ -339,6 +340,10 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o, cha
 	       bloom_layout_fpr(plan.layout, plan.bits, plan.hashes, build.keys),
 	       (double)att->config.fpr_ppb / BLOOMXDP_PPB);
 	warn_unmatched_kinds(&f, &att->config, att->ifname);
+	/* After the swap: a crash in between leaves the state a generation behind (README). */
+	if (list_inputs_commit(in, o, st.generation, max_memory))
+		log_warn("the new list of %s is live, but the state could not record it: restore "
+			 "would bring back the previous one; load it again", att->ifname);
 	ret = attachment_check_enforced(att);
 cleanup:
 	list_build_free(&build);
@@ -359,8 +364,8 @@ static __u32 allow_flags(const struct list_build *b)
 }
 
 /* The allowlist: a new exact set in the other generation of allow_*. */
-static int load_allowlist(struct attachment *att, const struct list_opts *o, char **files,
-			  int nfiles)
+static int load_allowlist(struct attachment *att, const struct list_opts *o,
+			  struct list_inputs *in)
 {
 	const int outers[] = { att->allow.v4_fd, att->allow.v6_fd, att->allow.names_fd };
 	char err[LIST_ERROR_LEN];
@@ -392,7 +397,7 @@ static int load_allowlist(struct attachment *att, const struct list_opts *o, cha
 	}
 	build.exact = &exact;
 	memcpy(build.hash_key, att->config.hash_key, sizeof(build.hash_key));
-	ret = build_lists(&build, o, files, nfiles, err);
+	ret = build_lists(&build, o, in, err);
 	if (ret) {
 		log_error("%s; the allowlist of %s is unchanged", err, att->ifname);
 		goto cleanup;
@@ -426,6 +431,9 @@ static int load_allowlist(struct attachment *att, const struct list_opts *o, cha
 	}
 	printf("loaded %llu allowlist entries into %s\n", (unsigned long long)build.read,
 	       att->ifname);
+	if (list_inputs_commit(in, o, live.generation, max_memory))
+		log_warn("the new allowlist of %s is live, but the state could not record it: "
+			 "restore would bring back the previous one; load it again", att->ifname);
 	ret = attachment_check_enforced(att);
 cleanup:
 	list_build_free(&build);
@@ -433,16 +441,24 @@ cleanup:
 	return ret;
 }
 
+int list_load_inputs(struct attachment *att, const struct list_opts *o, struct list_inputs *in)
+{
+	return o->allow ? load_allowlist(att, o, in) : load_blocklist(att, o, in);
+}
+
 int list_load(const char *ifname, const struct list_opts *o, char **files, int nfiles)
 {
+	struct list_inputs in;
 	struct attachment att;
 	int ret;
 
 	ret = attachment_open(ifname, false, &att);
 	if (ret)
 		return ret;
-	ret = o->allow ? load_allowlist(&att, o, files, nfiles) :
-			 load_blocklist(&att, o, files, nfiles);
+	ret = list_inputs_files(&in, ifname, o, files, nfiles);
+	if (!ret)
+		ret = list_load_inputs(&att, o, &in);
+	list_inputs_free(&in);
 	attachment_close(&att);
 	return ret;
 }

@@ -245,6 +245,12 @@ out:
 	return ret < 0 ? ret : 0;
 }
 
+int list_read_fd(int fd, const char *name, struct list_read_opts *o, entry_fn fn, void *ctx,
+		 char err[LIST_ERROR_LEN])
+{
+	return read_fd(fd, name, o, fn, ctx, err);
+}
+
 int list_read(const char *path, struct list_read_opts *o, entry_fn fn, void *ctx,
 	      char err[LIST_ERROR_LEN])
 {

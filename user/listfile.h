@@ -60,6 +60,10 @@ struct list_read_opts {
 int list_read(const char *path, struct list_read_opts *o, entry_fn fn, void *ctx,
 	      char err[LIST_ERROR_LEN]);
 
+/* The same from an open file (read from where it is), named name in messages. */
+int list_read_fd(int fd, const char *name, struct list_read_opts *o, entry_fn fn, void *ctx,
+		 char err[LIST_ERROR_LEN]);
+
 /* Notes a line (a skip, or widened) under its reason. */
 void list_note(struct list_notes *n, const char *why, bool widened, const char *file,
 	       unsigned long line);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <openssl/evp.h>
@@ -667,5 +668,68 @@ int state_forget(const char *root, const char *ifname)
 		log_error("cannot remove all of %s: %s; see what is left with 'ls -la %s'", sd.path,
 			  strerror(-ret), sd.path);
 	state_close(&sd);
+	return ret;
+}
+
+int state_lists_reset(const struct state_dir *sd)
+{
+	static const char *const which[] = { STATE_BLOCK, STATE_ALLOW };
+	struct state_list old, l;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < 2 && !ret; i++) {
+		ret = state_list_read(sd, which[i], &old);
+		if (ret && ret != -ENOENT)
+			break;
+		memset(&l, 0, sizeof(l));
+		l.serial = ret ? 1 : old.serial + 1;
+		l.time = time(NULL);
+		state_list_free(&old);
+		ret = state_list_write(sd, which[i], &l);
+		if (!ret)
+			state_prune(sd, which[i], &l);
+	}
+	return ret;
+}
+
+int state_interfaces(const char *root, char ***names, int *n)
+{
+	struct dirent *d;
+	struct state_dir sd;
+	char **grown;
+	DIR *dir;
+	int fd, ret = 0;
+
+	*names = NULL;
+	*n = 0;
+	fd = open_root(root, false);
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0)
+		return fd;
+	dir = fdopendir(fd);
+	if (!dir) {
+		close(fd);
+		return -errno;
+	}
+	while ((d = readdir(dir)) && !ret) {
+		if (d->d_name[0] == '.' || ifname_invalid(d->d_name))
+			continue;
+		/* Only the directories of ours, checked as restore will open them. */
+		if (state_open(root, d->d_name, false, &sd))
+			continue;
+		state_close(&sd);
+		grown = realloc(*names, (*n + 1) * sizeof(*grown));
+		if (!grown || !(grown[*n] = strdup(d->d_name))) {
+			if (grown)
+				*names = grown;
+			ret = -ENOMEM;
+			break;
+		}
+		*names = grown;
+		(*n)++;
+	}
+	closedir(dir);
 	return ret;
 }

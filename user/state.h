@@ -54,6 +54,8 @@ const char *state_root(const char *given);
  */
 int state_open(const char *root, const char *ifname, bool create, struct state_dir *sd);
 void state_close(struct state_dir *sd);
+/* The interfaces with a state directory under root (restore --all), malloc'd names. */
+int state_interfaces(const char *root, char ***names, int *n);
 /* detach --forget: removes <root>/<ifname>/ and what is in it, following no link. */
 int state_forget(const char *root, const char *ifname);
 
@@ -75,6 +77,8 @@ int state_truncate(const struct state_dir *sd, const char *name, off_t len);
 /* Removes what the state holds for which that l does not name (older copies, journals). */
 struct state_list;
 void state_prune(const struct state_dir *sd, const char *which, const struct state_list *l);
+/* A fresh attachment: both lists recorded empty, their older copies and journals removed. */
+int state_lists_reset(const struct state_dir *sd);
 
 /* A copy of an input being written: a temporary file, hashed as it grows. */
 struct state_copy {

@@ -343,6 +343,8 @@ topo_up() {
 	local a mac_cli mac_srv ns
 
 	E2E_TMP=$(mktemp -d "/tmp/bxe-$E2E_ID.XXXXXX") || return 1
+	# The state (settings, lists) of this run's attachments: gone with E2E_TMP.
+	export BLOOMXDP_STATE_DIR=$E2E_TMP/state
 	ip netns add "$NS_CLI" || return 1
 	E2E_TOPO_UP=1
 	ip netns add "$NS_SRV" || return 1
