@@ -111,8 +111,8 @@ static int check_listed(const struct entry *e, void *ctx)
 	if (e->kind == ENTRY_ADDR) {
 		prefix_text(&e->addr, c->covering, sizeof(c->covering));
 		/* A host as itself, without "/32". */
-		if (key_prefix_len(&e->addr) == key_width(&e->addr))
-			*strchrnul(c->covering, '/') = '\0';
+		if (key_prefix_len(&e->addr) == key_width(&e->addr) && strchr(c->covering, '/'))
+			*strchr(c->covering, '/') = '\0';
 	}
 	else
 		snprintf(c->covering, sizeof(c->covering), "%s%s", e->name,
