@@ -133,8 +133,13 @@ static int build_lists(struct list_build *b, const struct list_opts *o,
 	b->progress = isatty(STDERR_FILENO);
 	b->opts.csv = &csv;
 	b->opts.lenient = o->lenient;
-	for (i = 0; i < in->n && !ret; i++)
+	for (i = 0; i < in->n && !ret; i++) {
+		/* What is read is what the state records: copied as it is read. */
+		b->opts.tee = in->in[i].copy_index >= 0 ? list_input_tee : NULL;
+		b->opts.tee_ctx = in->in[i].copy_index >= 0 ? &in->copies[in->in[i].copy_index] :
+							       NULL;
 		ret = list_build_read_fd(b, in->in[i].fd, in->in[i].name, in->in[i].format, err);
+	}
 	list_notes_print(&b->notes);
 	if (!ret && b->suffixes.count && !o->allow_public_suffix) {
 		snprintf(err, LIST_ERROR_LEN, "%llu public suffix%s in the list, which would block "
@@ -155,7 +160,8 @@ static int build_lists(struct list_build *b, const struct list_opts *o,
 		ret = list_build_finish(b, err);
 	if (!ret && !b->read && !o->allow_empty) {
 		snprintf(err, LIST_ERROR_LEN, "no entry in %s%s (give --allow-empty to empty the "
-			 "list on purpose)", in->n ? in->in[0].name : "the list",
+			 "list on purpose)", !in->n ? "the list" : strcmp(in->in[0].name,
+			 LIST_STDIN) ? in->in[0].name : "the standard input",
 			 in->n > 1 ? " nor in the other files" : "");
 		ret = -ENODATA;
 	}

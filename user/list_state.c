@@ -54,59 +54,28 @@ void list_inputs_free(struct list_inputs *in)
 	in->sd.fd = in->sd.root_fd = -1;
 }
 
-/* Copies one input into the state as it is read; the copy is what the load reads. */
+/* The copy of one input, written as the load reads it (list_read_opts.tee). */
 static int copy_input(struct list_inputs *in, const char *file, enum list_format format)
 {
-	bool is_stdin = !strcmp(file, LIST_STDIN);
-	struct state_copy *c, *grown;
-	char buf[64 * 1024];
-	ssize_t n;
-	int fd, ret;
+	struct state_copy *grown;
+	int ret;
 
 	grown = realloc(in->copies, (in->ncopies + 1) * sizeof(*grown));
 	if (!grown)
 		return -ENOMEM;
 	in->copies = grown;
-	c = &in->copies[in->ncopies];
-	ret = state_copy_begin(&in->sd, c);
+	ret = state_copy_begin(&in->sd, &in->copies[in->ncopies]);
 	in->ncopies++;
-	if (ret)
-		return ret;
-	fd = is_stdin ? STDIN_FILENO : open(file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		log_error("%s: cannot open: %s", file, strerror(-ret));
-		return ret;
-	}
-	while ((n = read(fd, buf, sizeof(buf))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ret = -errno;
-			log_error("%s: read failed: %s", is_stdin ? "(standard input)" : file,
-				  strerror(-ret));
-			break;
-		}
-		ret = state_copy_write(c, buf, n);
-		if (ret) {
-			log_error("cannot copy %s into %s: %s", file, in->sd.path, strerror(-ret));
-			break;
-		}
-	}
-	if (!is_stdin)
-		close(fd);
 	if (!ret)
-		ret = state_copy_finish(c);
-	if (ret)
-		return ret;
-	/* The copy's descriptor stays with the copy; the reader reads a duplicate. */
-	fd = dup(c->fd);
-	if (fd < 0)
-		return -errno;
-	ret = inputs_grow(in, is_stdin ? "(standard input)" : file, fd, format);
+		ret = inputs_grow(in, file, -1, format);
 	if (!ret)
 		in->in[in->n - 1].copy_index = in->ncopies - 1;
 	return ret;
+}
+
+int list_input_tee(void *ctx, const void *buf, size_t n)
+{
+	return state_copy_write(ctx, buf, n);
 }
 
 int list_inputs_files(struct list_inputs *in, const char *ifname, const struct list_opts *o,
@@ -292,10 +261,13 @@ int list_inputs_commit(struct list_inputs *in, const struct list_opts *o, __u64 
 		if (in->in[i].copy_index < 0)
 			continue;
 		c = &in->copies[in->in[i].copy_index];
+		ret = state_copy_finish(c);
+		if (ret)
+			break;
 		state_copy_name(in->which, l->serial, l->nsources, name, sizeof(name));
 		ret = state_copy_commit(&in->sd, c, name);
 		if (!ret)
-			ret = state_list_add_source(l, strcmp(in->in[i].name, "(standard input)") ?
+			ret = state_list_add_source(l, strcmp(in->in[i].name, LIST_STDIN) ?
 						    in->in[i].name : "stdin", name, c->sha256,
 						    c->bytes);
 	}

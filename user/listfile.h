@@ -43,6 +43,9 @@ struct list_read_opts {
 	/* Skip the lines that cannot be read or honoured (noted), instead of stopping. */
 	bool lenient;
 	struct list_notes *notes;	/* NULL: nothing noted (and lenient then skips silently) */
+	/* Given every block as it is read (a copy of the input as read); an error stops it. */
+	int (*tee)(void *ctx, const void *buf, size_t n);
+	void *tee_ctx;
 	const char *file;		/* the line being read, for the callback */
 	unsigned long line;
 };

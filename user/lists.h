@@ -68,7 +68,7 @@ struct list_inputs {
 	struct state_list list;
 };
 
-/* A load's files, each copied into the state as read (without state: read as they are). */
+/* A load's files, each copied into the state as read (without state: only read). */
 int list_inputs_files(struct list_inputs *in, const char *ifname, const struct list_opts *o,
 		      char **files, int nfiles);
 /*
@@ -82,6 +82,8 @@ int list_inputs_state(struct list_inputs *in, const char *ifname, const char *st
 int list_inputs_commit(struct list_inputs *in, const struct list_opts *o, __u64 generation,
 		       __u64 max_memory);
 void list_inputs_free(struct list_inputs *in);
+/* list_read_opts.tee of an input with a copy (ctx: its struct state_copy). */
+int list_input_tee(void *ctx, const void *buf, size_t n);
 /*
  * add: the entries, as given, onto the journal of the list as last applied
  * (fsync'd); *before: its length before, for list_state_unjournal(). -ENOENT
