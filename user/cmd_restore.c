@@ -124,34 +124,52 @@ static int live_matches(const char *ifname, const struct state_list *block)
 	return -ESTALE;
 }
 
-/* One list from its copies and journals into the new attachment; *entries: inputs read. */
-static int reload_list(struct attachment *att, const char *state_dir, bool allow, int *inputs)
+/* A list as the state recorded it, read and checked before anything is attached. */
+struct saved_list {
+	struct list_inputs in;
+	struct list_opts o;
+	bool present;
+};
+
+static int saved_open(struct saved_list *l, const char *ifname, const char *state_dir, bool allow)
 {
-	struct list_opts o = { .format = FORMAT_AUTO, .prefix_probes = LIST_DEFAULT_PREFIX_PROBES };
-	struct list_inputs in = { .sd = { -1, -1 } };
+	int ret;
+
+	memset(l, 0, sizeof(*l));
+	l->o.format = FORMAT_AUTO;
+	l->o.prefix_probes = LIST_DEFAULT_PREFIX_PROBES;
+	ret = list_inputs_state(&l->in, ifname, state_dir, allow, true, &l->o);
+	l->present = !ret;
+	return ret == -ENOENT ? 0 : ret;
+}
+
+static void saved_close(struct saved_list *l)
+{
+	if (l->present)
+		list_inputs_free(&l->in);
+	free(l->o.where.items);
+}
+
+/* One list from its copies and journals into the new attachment. */
+static int reload_list(struct attachment *att, struct saved_list *l)
+{
 	struct bloomxdp_state st = {};
 	__u32 slot;
 	int ret;
 
-	*inputs = 0;
-	ret = list_inputs_state(&in, att->ifname, state_dir, allow, true, &o);
-	if (ret == -ENOENT)
-		ret = 0;
-	else if (!ret && in.n) {
+	if (!l->present)
+		return 0;
+	if (l->in.n) {
 		/* It passed its checks when it was loaded; it may be all journal now. */
-		o.allow_empty = true;
-		ret = list_load_inputs(att, &o, &in);
-		*inputs = in.n;
-	} else if (!ret) {
-		/* Nothing to load: the state records the empty list's generation. */
-		ret = attachment_active(att, BLOOMXDP_ACTIVE_BLOCK, &slot);
-		if (!ret)
-			ret = attachment_read_state(att, slot, &st);
-		if (!ret)
-			ret = list_inputs_commit(&in, &o, st.generation, 0);
+		l->o.allow_empty = true;
+		return list_load_inputs(att, &l->o, &l->in);
 	}
-	list_inputs_free(&in);
-	free(o.where.items);
+	/* Nothing to load: the state records the empty list's generation. */
+	ret = attachment_active(att, BLOOMXDP_ACTIVE_BLOCK, &slot);
+	if (!ret)
+		ret = attachment_read_state(att, slot, &st);
+	if (!ret)
+		ret = list_inputs_commit(&l->in, &l->o, st.generation, 0);
 	return ret;
 }
 
@@ -181,12 +199,13 @@ static void quiet_end(int saved)
 
 static int restore_one(const char *ifname, const char *state_dir)
 {
+	struct saved_list lists[2] = {};	/* allowlist, blocklist */
 	struct state_list block = {};
 	struct bloomxdp_state st = {};
 	struct attachment att;
 	struct state_dir sd;
 	char *settings = NULL, when[64];
-	int ifindex, ret, quiet = -1, nblock = 0, nallow = 0;
+	int ifindex, ret, quiet = -1, i;
 	bool ours, attached = false;
 	struct tm tm;
 	size_t len;
@@ -217,6 +236,9 @@ static int restore_one(const char *ifname, const char *state_dir)
 	}
 	if (!ret)
 		ret = check_interface(ifname, &ifindex);
+	/* Every copy read and checked before anything is attached. */
+	for (i = 0; i < 2 && !ret; i++)
+		ret = saved_open(&lists[i], ifname, state_dir, i == 0);
 	if (!ret)
 		ret = xdp_left(ifname, ifindex, &ours);
 	if (ret)
@@ -229,9 +251,8 @@ static int restore_one(const char *ifname, const char *state_dir)
 		goto out;
 	attached = true;
 	/* The allowlist first: the blocklist's exceptions then go into it. */
-	ret = reload_list(&att, state_dir, true, &nallow);
-	if (!ret)
-		ret = reload_list(&att, state_dir, false, &nblock);
+	for (i = 0; i < 2 && !ret; i++)
+		ret = reload_list(&att, &lists[i]);
 	if (!ret)
 		ret = attachment_active(&att, BLOOMXDP_ACTIVE_BLOCK, &slot);
 	if (!ret)
@@ -247,12 +268,14 @@ static int restore_one(const char *ifname, const char *state_dir)
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S %z", &tm);
 	printf("%s: restored: attached as recorded, %llu blocklist entries from %d input%s "
 	       "(as loaded %s), allowlist from %d input%s, generation %llu\n", ifname,
-	       (unsigned long long)st.entries, nblock, nblock == 1 ? "" : "s", when, nallow,
-	       nallow == 1 ? "" : "s", (unsigned long long)st.generation);
+	       (unsigned long long)st.entries, lists[1].in.n, lists[1].in.n == 1 ? "" : "s", when,
+	       lists[0].in.n, lists[0].in.n == 1 ? "" : "s", (unsigned long long)st.generation);
 out:
 	quiet_end(quiet);
 	if (attached)
 		attachment_close(&att);
+	for (i = 0; i < 2; i++)
+		saved_close(&lists[i]);
 	state_list_free(&block);
 	free(settings);
 	state_close(&sd);
