@@ -409,10 +409,9 @@ static const struct enum_value mode_values[] = {
 
 #define A(field) offsetof(struct attach_opts, field)
 static const struct option_spec attach_options[] = {
-	OPTION_STATE_DIR(struct attach_opts),
 	OPTION("capacity", 'c', OPT_COUNT, A(capacity), "N",
-	       "keys the empty filter is sized for, and the\n"
-	       "fewest a load sizes its filter for",
+	       "keys the empty filter is sized for (each load\n"
+	       "then sizes its filter for its list)",
 	       .min = 1, .max = COUNT_MAX),
 	OPTION("max-memory", 0, OPT_COUNT, A(max_memory), "BYTES",
 	       "memory a filter (and its exact copy) may take:\n"
@@ -444,6 +443,7 @@ static const struct option_spec attach_options[] = {
 	       .min = 0, .max = MAX_EVENTS_PER_SEC),
 	OPTION("force", 'f', OPT_FLAG, A(force), NULL,
 	       "replace another XDP program already on IFNAME"),
+	OPTION_STATE_DIR(struct attach_opts),
 	{}
 };
 #undef A
@@ -483,7 +483,8 @@ const struct command command_attach = {
 	.summary = "load the XDP program on an interface with an empty filter",
 	.description = "Loads the XDP program on IFNAME with an empty filter sized for --capacity\n"
 		       "at --fpr, and pins it under " BLOOMXDP_PIN_ROOT "/IFNAME/. Fill it with\n"
-		       "'load', which sizes a new filter for each list, within --max-memory.\n",
+		       "'load', which sizes a new filter for each list, within --max-memory.\n"
+		       "The settings are recorded in the state, for 'bloomxdp restore'.\n",
 	.options = attach_options,
 	.opts_size = sizeof(struct attach_opts),
 	.defaults = &attach_defaults,
