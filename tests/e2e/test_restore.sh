@@ -108,6 +108,7 @@ check_eq "restore: exit 0, one line" "0 1 yes" \
 	"$rc $(wc -l <<<"$out") $(grep -q "^$IF_SRV: restored" <<<"$out" && echo yes)" "$out"
 check_eq "... identical verdicts on pings" "$want_pings" "$(verdicts)"
 check_eq "... and in query" "$want_queries" "$(queries)"
+check_eq "... status: the state records the live list" current "$(json_str "$(status_json)" state)"
 gen=$(json_num "$(status_json)" generation)
 prog=$(xdp_on_if)
 out=$(bx restore "$IF_SRV" 2>&1)
@@ -145,6 +146,7 @@ echo 192.0.2.77 >"$E2E_TMP/new.txt"
 check_eq "a load killed at its state write: the new list is live (generation +1)" \
 	"$((gen + 1)) 192.0.2.77: blocked" \
 	"$(json_num "$(status_json)" generation) $(bx query "$IF_SRV" 192.0.2.77 2>/dev/null)"
+check_eq "... status says the state is behind" behind "$(json_str "$(status_json)" state)"
 check_fails "... restore says the state lags the live list, and changes nothing" 1 \
 	"attached at generation $((gen + 1)), but the state records generation $gen" \
 	bx restore "$IF_SRV"
