@@ -75,7 +75,7 @@ int check_interface(const char *ifname, int *ifindex)
 }
 
 int own_dir_open(int parent_fd, const char *name, const char *path, bool create,
-		 const char *then)
+		 mode_t forbidden, const char *then)
 {
 	struct stat st;
 	char owner[32];
@@ -111,14 +111,16 @@ int own_dir_open(int parent_fd, const char *name, const char *path, bool create,
 		goto err;
 	}
 	/* Nobody else may add, rename or replace what is in it. */
-	if (st.st_uid != geteuid() || (st.st_mode & 077)) {
+	if (st.st_uid != geteuid() || (st.st_mode & forbidden)) {
 		if (geteuid() == 0)
 			snprintf(owner, sizeof(owner), "root's");
 		else
 			snprintf(owner, sizeof(owner), "uid %u's", (unsigned)geteuid());
-		log_error("%s is owned by uid %u with mode %04o, not %s with 0700: someone else "
+		log_error("%s is owned by uid %u with mode %04o, not %s with %s: someone else "
 			  "may have made it; check its contents, remove it, and %s",
-			  path, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), owner, then);
+			  path, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), owner,
+			  forbidden == 077 ? "0700" : "no write permission for group or others",
+			  then);
 		ret = -EPERM;
 		goto err;
 	}
@@ -212,7 +214,7 @@ int pin_dir_open(const char *ifname, bool create, struct pin_dir *pd)
 	}
 	for (tries = 0;; tries++) {
 		ret = pd->root_fd = own_dir_open(pd->bpffs_fd, BLOOMXDP_PIN_ROOT_NAME,
-						 BLOOMXDP_PIN_ROOT, create, "attach again");
+						 BLOOMXDP_PIN_ROOT, create, 077, "attach again");
 		if (ret < 0)
 			goto err;
 		if (!create || mkdirat(pd->root_fd, ifname, 0700) == 0)
@@ -228,7 +230,8 @@ int pin_dir_open(const char *ifname, bool create, struct pin_dir *pd)
 		close(pd->root_fd);
 		pd->root_fd = -1;
 	}
-	ret = pd->fd = own_dir_open(pd->root_fd, ifname, pd->path, false, "attach again");
+	ret = pd->fd = own_dir_open(pd->root_fd, ifname, pd->path, false, 077,
+					 "attach again");
 	if (ret < 0)
 		goto err;
 	ret = check_fd_path(pd->fd, pd->path);

@@ -18,6 +18,11 @@
 #include "state.h"
 
 #define STATE_THEN "run the command again"
+/*
+ * Nobody else may write in the state's directories; reading is allowed, as
+ * systemd's StateDirectory= makes them 0755 by default.
+ */
+#define STATE_FORBIDDEN 022
 
 const char *state_root(const char *given)
 {
@@ -58,7 +63,7 @@ static int open_root(const char *root, bool create)
 			  strerror(-fd));
 		return fd;
 	}
-	fd = own_dir_open(pfd, basename(base), root, create, STATE_THEN);
+	fd = own_dir_open(pfd, basename(base), root, create, STATE_FORBIDDEN, STATE_THEN);
 	close(pfd);
 	return fd;
 }
@@ -79,7 +84,8 @@ int state_open(const char *root, const char *ifname, bool create, struct state_d
 	}
 	ret = sd->root_fd = open_root(root, create);
 	if (ret >= 0)
-		ret = sd->fd = own_dir_open(sd->root_fd, ifname, sd->path, create, STATE_THEN);
+		ret = sd->fd = own_dir_open(sd->root_fd, ifname, sd->path, create, STATE_FORBIDDEN,
+					    STATE_THEN);
 	if (ret < 0) {
 		state_close(sd);
 		return ret;
