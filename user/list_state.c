@@ -48,6 +48,7 @@ void list_inputs_free(struct list_inputs *in)
 		state_copy_close(&in->sd, &in->copies[i]);
 	free(in->in);
 	free(in->copies);
+	free(in->parsed);
 	state_list_free(&in->list);
 	state_close(&in->sd);
 	memset(in, 0, sizeof(*in));
@@ -133,13 +134,18 @@ static int open_journals(struct list_inputs *in, bool messages)
 	return 0;
 }
 
-/* The options a load recorded, back into o (their text stays in in->list). */
+/* The options a load recorded, back into o; their text values point into in->parsed. */
 static int parse_recorded(struct list_inputs *in, struct list_opts *o)
 {
 	char *line, *save;
 	int ret = 0;
 
-	for (line = in->list.options ? strtok_r(in->list.options, "\n", &save) : NULL; line && !ret;
+	if (!in->list.options)
+		return 0;
+	in->parsed = strdup(in->list.options);
+	if (!in->parsed)
+		return -ENOMEM;
+	for (line = strtok_r(in->parsed, "\n", &save); line && !ret;
 	     line = strtok_r(NULL, "\n", &save))
 		ret = options_parse_line(command_load.options, line, o);
 	if (ret)
@@ -165,12 +171,7 @@ int list_inputs_state(struct list_inputs *in, const char *ifname, const char *st
 		return ret;
 	in->recording = true;
 	if (o) {
-		/* Parsed from a copy: strtok_r cuts the text the options point into. */
-		char *text = in->list.options ? strdup(in->list.options) : NULL;
-
 		ret = parse_recorded(in, o);
-		free(in->list.options);
-		in->list.options = text;
 		o->allow = allow;
 		o->state_dir = state_dir;
 		if (ret)

@@ -157,6 +157,20 @@ check_eq "... then restore finds the live generation recorded" \
 	"$IF_SRV: already attached at generation $((gen + 2)), as its state records: nothing changed" \
 	"$(bx restore "$IF_SRV" 2>&1)"
 
+# ------------------------------------------------ the load's options come back too
+printf '192.0.2.60,DE\n192.0.2.61,FR\n' >"$E2E_TMP/rows.csv"
+check "load a CSV list, rows of one country" \
+	bx load "$IF_SRV" --format csv --column 1 --where 2=DE "$E2E_TMP/rows.csv"
+rm -rf -- "$PIN_DIR" "$E2E_TMP/rows.csv"
+for ((i = 0; i < 60; i++)); do
+	[ -z "$(xdp_on_if)" ] && break
+	sleep 0.05
+done
+check "restore it" bx restore "$IF_SRV"
+check_eq "... read with the recorded --format csv --column 1 --where 2=DE" \
+	"192.0.2.60: blocked (listed: 192.0.2.60)
+192.0.2.61: not blocked" "$(bx query "$IF_SRV" 192.0.2.60 192.0.2.61 2>&1)"
+
 # ------------------------------------------------ refusals
 check_fails "restore of an interface without state names it" 1 "nostate0: no state in" \
 	bx restore nostate0
