@@ -32,7 +32,7 @@ STATE=$BLOOMXDP_STATE_DIR/$IF_SRV
 # ------------------------------------------------ query tells the truth
 # A filter at FPR 0.3, nearly full: unlisted names are often false positives.
 awk 'BEGIN { for (i = 0; i < 1000; i++) printf "listed-%d.example\n", i }' >"$E2E_TMP/names.txt"
-echo 198.51.100.0/24 >>"$E2E_TMP/names.txt"
+printf '198.51.100.0/24\n2001:db8:77::/48\n2001:db8:78::9\n' >>"$E2E_TMP/names.txt"
 check "attach at FPR 0.3 for names" bx attach "$IF_SRV" --capacity 1000 --fpr 0.3 --match src,dns
 check "load 1000 names and a prefix into the Bloom filter" \
 	bx load "$IF_SRV" --store bloom "$E2E_TMP/names.txt"
@@ -43,6 +43,10 @@ check_eq "query: a name under a listed one names the listed one" \
 	"$(bx query "$IF_SRV" www.listed-7.example 2>&1)"
 check_eq "query: an address under a listed prefix names the prefix" \
 	"198.51.100.77: blocked (listed: 198.51.100.0/24)" "$(bx query "$IF_SRV" 198.51.100.77 2>&1)"
+check_eq "query: IPv6, under a listed prefix and a listed host" \
+	"2001:db8:77::5: blocked (listed: 2001:db8:77::/48)
+2001:db8:78::9: blocked (listed: 2001:db8:78::9)" \
+	"$(bx query "$IF_SRV" 2001:db8:77::5 2001:db8:78::9 2>&1)"
 mapfile -t unlisted < <(awk 'BEGIN { for (i = 0; i < 300; i++) printf "unlisted-%d.example\n", i }')
 fp=$(bx query "$IF_SRV" "${unlisted[@]}" 2>&1 | grep -m1 ': blocked')
 if [ -z "$fp" ]; then
