@@ -29,6 +29,30 @@ struct restore_opts {
 #define XDP_GONE_WAIT_MS 3000
 
 /*
+ * A link of ours that outlived its pins (something else holds it): detached,
+ * so that a new attachment can take the interface. -ENOENT when none.
+ */
+static int detach_orphan_link(int ifindex, __u32 prog_id)
+{
+	struct bpf_link_info info;
+	__u32 id = 0, len;
+	int fd, ret = -ENOENT;
+
+	while (ret == -ENOENT && !bpf_link_get_next_id(id, &id)) {
+		fd = bpf_link_get_fd_by_id(id);
+		if (fd < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		len = sizeof(info);
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len) && info.type == BPF_LINK_TYPE_XDP &&
+		    info.xdp.ifindex == (__u32)ifindex && info.prog_id == prog_id)
+			ret = bpf_link_detach(fd) ? -errno : 0;
+		close(fd);
+	}
+	return ret;
+}
+
+/*
  * Whether an XDP program still runs on the interface without pins: a link
  * whose pins were just removed goes a little later (an RCU callback, then a
  * work item). *ours: it is bloomxdp's program (restore replaces it); -EBUSY
@@ -57,6 +81,10 @@ static int xdp_left(const char *ifname, int ifindex, bool *ours)
 		*ours = true;
 	if (fd >= 0)
 		close(fd);
+	/* Ours, held by a link that outlived its pins: detached; else attach --force removes it. */
+	if (*ours && !detach_orphan_link(ifindex, q.prog_id))
+		fprintf(stderr, "bloomxdp: %s: detached the XDP link of bloomxdp's program %u, which "
+			"had lost its pins\n", ifname, q.prog_id);
 	if (*ours)
 		return 0;
 	log_error("%s: another XDP program (id %u, '%s') runs on it: nothing was restored; "

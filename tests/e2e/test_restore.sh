@@ -140,6 +140,23 @@ cp "$E2E_TMP/copy.saved" "$STATE/block-2.0"
 check "restore once the copy is back" bx restore "$IF_SRV"
 check_eq "... identical verdicts on pings" "$want_pings" "$(verdicts)"
 
+# ------------------------------------------------ lost pins, the program still running
+# Another pin of the link (as a process holding it would) keeps the program on the interface.
+HELD=/sys/fs/bpf/bxe-$E2E_ID-held
+trap 'rm -f -- "$HELD"; e2e_cleanup' EXIT
+check "pin the link elsewhere too" bpftool link pin pinned "$PIN_DIR/link" "$HELD"
+rm -rf -- "$PIN_DIR"
+sleep 0.5
+check_eq "the pins are gone, the program still runs and drops" "yes $C_LISTED:0 $C_FREE:3 " \
+	"$([ -n "$(xdp_on_if)" ] && echo yes) $(ping_many 3 0.05 "$C_LISTED" "$C_FREE"
+		echo "$C_LISTED:${PING_RX[$C_LISTED]} $C_FREE:${PING_RX[$C_FREE]} ")"
+out=$(bx restore "$IF_SRV" 2>&1)
+check_eq "restore detaches the orphaned link and restores" "0 yes" \
+	"$? $(grep -q "^$IF_SRV: restored" <<<"$out" && grep -q "had lost its pins" <<<"$out" &&
+		echo yes)" "$out"
+rm -f -- "$HELD"
+check_eq "... identical verdicts on pings" "$want_pings" "$(verdicts)"
+
 # ------------------------------------------------ killed between the swap and the state write
 # The first rename of a load is its state's (the copy, then the manifest): after the swap.
 gen=$(json_num "$(status_json)" generation)
