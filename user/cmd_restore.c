@@ -83,8 +83,8 @@ static int xdp_left(const char *ifname, int ifindex, bool *ours)
 		close(fd);
 	/* Ours, held by a link that outlived its pins: detached; else attach --force removes it. */
 	if (*ours && !detach_orphan_link(ifindex, q.prog_id))
-		fprintf(stderr, "bloomxdp: %s: detached the XDP link of bloomxdp's program %u, which "
-			"had lost its pins\n", ifname, q.prog_id);
+		fprintf(stderr, "bloomxdp: %s: detached the XDP link of bloomxdp's program %u, "
+			"which had lost its pins\n", ifname, q.prog_id);
 	if (*ours)
 		return 0;
 	log_error("%s: another XDP program (id %u, '%s') runs on it: nothing was restored; "
@@ -344,7 +344,8 @@ static int run_restore(const struct cli_call *call)
 		free(names[i]);
 	free(names);
 	if (bad)
-		log_error("restore failed for %d interface%s: %s", bad, bad == 1 ? "" : "s", failed);
+		log_error("restore failed for %d interface%s: %s", bad, bad == 1 ? "" : "s",
+			  failed);
 	return bad ? -EIO : 0;
 }
 

@@ -220,7 +220,7 @@ static const char *ports_text(const __u16 *ports, char *buf, size_t len)
 	return buf;
 }
 
-/* Whether the state records the live list: "current", "behind" (a load's state write lost), "none". */
+/* Whether the state records the live list: "current", "behind" (a state write lost), "none". */
 static const char *state_text(const char *ifname, const char *state_dir, __u64 generation)
 {
 	int ret = list_state_current(ifname, state_dir, false, generation);

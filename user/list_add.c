@@ -241,7 +241,9 @@ cleanup:
  */
 static int add_rebuild(struct attachment *att, const struct list_opts *o, char **entries, int n)
 {
-	struct list_opts lo = { .format = FORMAT_AUTO, .prefix_probes = LIST_DEFAULT_PREFIX_PROBES };
+	struct list_opts lo = {
+		.format = FORMAT_AUTO, .prefix_probes = LIST_DEFAULT_PREFIX_PROBES,
+	};
 	struct list_inputs in = { .sd = { -1, -1 } };
 	off_t before;
 	int ret;

@@ -269,8 +269,8 @@ int list_query(const char *ifname, const struct list_opts *o, char **entries, in
 				continue;
 			}
 			if (!ret && !no_state) {
-				printf("%s: blocked (a false positive of the filter: not in the list "
-				       "as last applied)\n", entries[i]);
+				printf("%s: blocked (a false positive of the filter: not in the "
+				       "list as last applied)\n", entries[i]);
 				continue;
 			}
 			if (ret)
@@ -278,8 +278,8 @@ int list_query(const char *ifname, const struct list_opts *o, char **entries, in
 		}
 		print_verdict(entries[i], &e, blocked, matched, att.config.verify);
 		if (blocked && no_state)
-			log_warn("%s: cannot tell a listed entry from a false positive of the filter: "
-				 "%s", ifname, no_state);
+			log_warn("%s: cannot tell a listed entry from a false positive of the "
+				 "filter: %s", ifname, no_state);
 		if (blocked && matched[0])
 			log_debug("%s: matched the %s %s %s", entries[i],
 				  att.config.verify ? "listed" : "filter's key of a",

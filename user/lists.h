@@ -66,7 +66,7 @@ struct list_inputs {
 	struct state_copy *copies;
 	int ncopies;
 	struct state_list list;
-	char *parsed;		/* the recorded options' text, cut: the options' values point in */
+	char *parsed;		/* the recorded options' text, cut: their values point in */
 };
 
 /* A load's files, each copied into the state as read (without state: only read). */

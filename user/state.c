@@ -558,7 +558,8 @@ int state_list_read(const struct state_dir *sd, const char *which, struct state_
 			cur = ret ? NULL : &l->src[l->nsources - 1];
 		} else if (cur && !strcmp(line, "copy")) {
 			if (!state_name_ok(value))
-				ret = bad_manifest(sd, which, n, "a copy's name the state never makes");
+				ret = bad_manifest(sd, which, n,
+						   "a copy's name the state never makes");
 			else
 				snprintf(cur->copy, sizeof(cur->copy), "%s", value);
 		} else if (cur && !strcmp(line, "sha256")) {

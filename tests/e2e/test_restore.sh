@@ -36,13 +36,15 @@ printf '198.51.100.0/24\n2001:db8:77::/48\n2001:db8:78::9\n' >>"$E2E_TMP/names.t
 check "attach at FPR 0.3 for names" bx attach "$IF_SRV" --capacity 1000 --fpr 0.3 --match src,dns
 check "load 1000 names and a prefix into the Bloom filter" \
 	bx load "$IF_SRV" --store bloom "$E2E_TMP/names.txt"
-check_eq "query: a listed name names itself" "listed-7.example: blocked (listed: listed-7.example)" \
+check_eq "query: a listed name names itself" \
+	"listed-7.example: blocked (listed: listed-7.example)" \
 	"$(bx query "$IF_SRV" listed-7.example 2>&1)"
 check_eq "query: a name under a listed one names the listed one" \
 	"www.listed-7.example: blocked (listed: listed-7.example)" \
 	"$(bx query "$IF_SRV" www.listed-7.example 2>&1)"
 check_eq "query: an address under a listed prefix names the prefix" \
-	"198.51.100.77: blocked (listed: 198.51.100.0/24)" "$(bx query "$IF_SRV" 198.51.100.77 2>&1)"
+	"198.51.100.77: blocked (listed: 198.51.100.0/24)" \
+	"$(bx query "$IF_SRV" 198.51.100.77 2>&1)"
 check_eq "query: IPv6, under a listed prefix and a listed host" \
 	"2001:db8:77::5: blocked (listed: 2001:db8:77::/48)
 2001:db8:78::9: blocked (listed: 2001:db8:78::9)" \
@@ -52,15 +54,16 @@ fp=$(bx query "$IF_SRV" "${unlisted[@]}" 2>&1 | grep -m1 ': blocked')
 if [ -z "$fp" ]; then
 	not_ok "query: an unlisted name the filter matches (a false positive) is found"
 else
-	check_eq "query: a false positive of the filter is said to be one" \
-		"${fp%%:*}: blocked (a false positive of the filter: not in the list as last applied)" "$fp"
+	want="${fp%%:*}: blocked (a false positive of the filter: not in the list as last applied)"
+	check_eq "query: a false positive of the filter is said to be one" "$want" "$fp"
 fi
 mv "$STATE" "$E2E_TMP/state.aside"
 out=$(bx query "$IF_SRV" listed-7.example 2>&1)
 check_eq "query without state: the filter's verdict, and why it cannot tell more" \
 	"listed-7.example: blocked
 yes" "$(grep -v '^bloomxdp:' <<<"$out")
-$(grep -q 'cannot tell a listed entry from a false positive.*no state' <<<"$out" && echo yes)" "$out"
+$(grep -q 'cannot tell a listed entry from a false positive.*no state' <<<"$out" &&
+	echo yes)" "$out"
 mv "$E2E_TMP/state.aside" "$STATE"
 check "detach --forget" bx detach --forget "$IF_SRV"
 check_eq "... removes the state of the interface" "no" "$([ -e "$STATE" ] && echo yes || echo no)"
@@ -70,7 +73,8 @@ printf '%s\n192.0.2.32/28\nevil.example\n' "$C_LISTED" >"$E2E_TMP/block.txt"
 check "attach" bx attach "$IF_SRV" --capacity 1000 --match src,dns --action drop
 check "load a blocklist" bx load "$IF_SRV" "$E2E_TMP/block.txt"
 check "load an allowlist from standard input" \
-	bash -c "echo $C_ALLOWED | timeout 30 nsenter --net=/run/netns/$NS_SRV -- $BLOOMXDP load --allow $IF_SRV -"
+	bash -c "echo $C_ALLOWED | timeout 30 nsenter --net=/run/netns/$NS_SRV -- \
+		$BLOOMXDP load --allow $IF_SRV -"
 check "add an entry" bx add "$IF_SRV" "$C_ADDED"
 check_eq "the state: settings, both lists with their copies, the journal of the add" \
 	"allow allow-2.0 block block-2.0 block-2.journal.auto settings" \
@@ -78,7 +82,8 @@ check_eq "the state: settings, both lists with their copies, the journal of the 
 check_eq "the blocklist's copy is the list as read, its SHA-256 recorded" \
 	"$(sha256sum <"$E2E_TMP/block.txt" | cut -d' ' -f1)" \
 	"$(sed -n 's/^sha256 //p' "$STATE/block")" "$(cat "$STATE/block")"
-check_eq "the allowlist's source is recorded as stdin" "stdin" "$(sed -n 's/^source //p' "$STATE/allow")"
+check_eq "the allowlist's source is recorded as stdin" "stdin" \
+	"$(sed -n 's/^source //p' "$STATE/allow")"
 
 verdicts() {
 	local src out=""
@@ -175,7 +180,8 @@ check_fails "... query says it cannot tell listed from false positive" 0 \
 	"state records another generation" bx query "$IF_SRV" 192.0.2.77
 check "... a load again records it" bx load "$IF_SRV" "$E2E_TMP/new.txt"
 check_eq "... then restore finds the live generation recorded" \
-	"$IF_SRV: already attached at generation $((gen + 2)), as its state records: nothing changed" \
+	"$IF_SRV: already attached at generation $((gen + 2)), as its state records: nothing \
+changed" \
 	"$(bx restore "$IF_SRV" 2>&1)"
 
 # ------------------------------------------------ the load's options come back too

@@ -262,7 +262,8 @@ static void test_copy_hashes_what_it_writes(void **state)
 	fd = state_open_file(&sd, "block-1.0");
 	assert_true(fd >= 0);
 	assert_int_equal(state_sha256_fd(fd, hex), 0);
-	assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	assert_string_equal(hex,
+			    "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 	close(fd);
 	/* Not committed: its temporary file goes. */
 	assert_int_equal(state_copy_begin(&sd, &c), 0);
