@@ -19,8 +19,9 @@ BPF_CFLAGS := -O2 -g -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude
 	      -I/usr/include/$(MULTIARCH)
 
 HEADERS   := $(wildcard include/bloomxdp/*.h)
-LIB_SRCS  := $(filter-out user/main.c user/cmd_%.c,$(wildcard user/*.c))
-CLI_SRCS  := user/main.c $(wildcard user/cmd_*.c)
+# The commands are in the library too: the state records load's options by its table.
+LIB_SRCS  := $(filter-out user/main.c,$(wildcard user/*.c))
+CLI_SRCS  := user/main.c
 LIB_OBJS  := $(LIB_SRCS:user/%.c=$(BUILD)/user/%.o)
 CLI_OBJS  := $(CLI_SRCS:user/%.c=$(BUILD)/user/%.o)
 SKELS     := $(BUILD)/bloomxdp.skel.h $(BUILD)/hash_probe.skel.h

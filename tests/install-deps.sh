@@ -8,7 +8,7 @@ PACKAGES=(
 	clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config gcc make	# build
 	libc6-dev linux-libc-dev libidn2-dev						# names (IDN)
 	libpsl-dev publicsuffix							# public suffixes
-	libcurl4-openssl-dev libssl-dev						# feed refresh: fetch, SHA-256
+	libcurl4-openssl-dev libssl-dev						# feed refresh (fetch), SHA-256 of copies
 	webext-ublock-origin-firefox						# real filter lists (feed tests)
 	libcmocka-dev								# unit tests
 	libinih-dev libmicrohttpd-dev						# daemon: config file, metrics

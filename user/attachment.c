@@ -38,7 +38,8 @@ int check_privileges(void)
 	    (has_cap(data, CAP_SYS_ADMIN) ||
 	     (has_cap(data, CAP_BPF) && has_cap(data, CAP_NET_ADMIN))))
 		return 0;
-	log_error("this needs root (or CAP_BPF and CAP_NET_ADMIN): run it with sudo");
+	log_error("this needs root (or CAP_BPF, CAP_NET_ADMIN, CAP_PERFMON and CAP_SYS_ADMIN, as "
+		  "bloomxdp@.service has): run it with sudo");
 	return -EPERM;
 }
 
@@ -74,11 +75,8 @@ int check_interface(const char *ifname, int *ifindex)
 	return 0;
 }
 
-/*
- * name as a directory of ours in parent_fd (path names it in messages), or
- * -ENOENT unprinted. With create, makes it when missing.
- */
-static int open_own_dir(int parent_fd, const char *name, const char *path, bool create)
+int own_dir_open(int parent_fd, const char *name, const char *path, bool create,
+		 mode_t forbidden, const char *then)
 {
 	struct stat st;
 	char owner[32];
@@ -101,9 +99,9 @@ static int open_own_dir(int parent_fd, const char *name, const char *path, bool 
 		if ((ret == -ENOTDIR || ret == -ELOOP) &&
 		    !fstatat(parent_fd, name, &st, AT_SYMLINK_NOFOLLOW))
 			log_error("%s is %s: someone else may have made it; check it, remove it "
-				  "(not what it may point to), and attach again", path,
+				  "(not what it may point to), and %s", path,
 				  S_ISLNK(st.st_mode) ? "a symbolic link, not a directory" :
-				  "not a directory");
+				  "not a directory", then);
 		else
 			log_error("cannot open %s: %s", path, strerror(-ret));
 		return ret;
@@ -114,14 +112,16 @@ static int open_own_dir(int parent_fd, const char *name, const char *path, bool 
 		goto err;
 	}
 	/* Nobody else may add, rename or replace what is in it. */
-	if (st.st_uid != geteuid() || (st.st_mode & 077)) {
+	if (st.st_uid != geteuid() || (st.st_mode & forbidden)) {
 		if (geteuid() == 0)
 			snprintf(owner, sizeof(owner), "root's");
 		else
 			snprintf(owner, sizeof(owner), "uid %u's", (unsigned)geteuid());
-		log_error("%s is owned by uid %u with mode %04o, not %s with 0700: someone else "
-			  "may have made it; check its contents, remove it, and attach again",
-			  path, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), owner);
+		log_error("%s is owned by uid %u with mode %04o, not %s with %s: someone else "
+			  "may have made it; check its contents, remove it, and %s",
+			  path, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), owner,
+			  forbidden == 077 ? "0700" : "no write permission for group or others",
+			  then);
 		ret = -EPERM;
 		goto err;
 	}
@@ -214,8 +214,8 @@ int pin_dir_open(const char *ifname, bool create, struct pin_dir *pd)
 		goto err;
 	}
 	for (tries = 0;; tries++) {
-		ret = pd->root_fd = open_own_dir(pd->bpffs_fd, BLOOMXDP_PIN_ROOT_NAME,
-						 BLOOMXDP_PIN_ROOT, create);
+		ret = pd->root_fd = own_dir_open(pd->bpffs_fd, BLOOMXDP_PIN_ROOT_NAME,
+						 BLOOMXDP_PIN_ROOT, create, 077, "attach again");
 		if (ret < 0)
 			goto err;
 		if (!create || mkdirat(pd->root_fd, ifname, 0700) == 0)
@@ -231,7 +231,8 @@ int pin_dir_open(const char *ifname, bool create, struct pin_dir *pd)
 		close(pd->root_fd);
 		pd->root_fd = -1;
 	}
-	ret = pd->fd = open_own_dir(pd->root_fd, ifname, pd->path, false);
+	ret = pd->fd = own_dir_open(pd->root_fd, ifname, pd->path, false, 077,
+					 "attach again");
 	if (ret < 0)
 		goto err;
 	ret = check_fd_path(pd->fd, pd->path);

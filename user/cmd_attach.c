@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <linux/if_link.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/random.h>
@@ -23,6 +24,7 @@
 #include "loader.h"
 #include "log.h"
 #include "sizing.h"
+#include "state.h"
 
 /* More would be a packet capture, not a log of drops. */
 #define MAX_EVENTS_PER_SEC 1000000
@@ -47,7 +49,46 @@ struct attach_opts {
 	__u32 layout;
 	__u64 max_memory;
 	bool max_memory_given;
+	const char *state_dir;
 };
+
+static const struct option_spec attach_options[];
+
+/*
+ * The settings into the state, to attach the same way again (restore); a
+ * fresh attachment also starts its lists empty there. A failure is only
+ * warned about: the attachment itself is made.
+ */
+static void record_attach(const char *ifname, const struct attach_opts *o, bool fresh)
+{
+	static const char *const skip[] = { "force", "state-dir", NULL };
+	struct state_dir sd;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+	int ret;
+
+	ret = state_open(state_root(o->state_dir), ifname, true, &sd);
+	if (ret)
+		goto out;
+	out = open_memstream(&text, &len);
+	ret = -ENOMEM;
+	if (!out)
+		goto out;
+	fputs(STATE_MAGIC "\n", out);
+	options_write(attach_options, o, skip, out);
+	if (fclose(out))
+		goto out;
+	ret = state_write(&sd, STATE_SETTINGS, text, len);
+	if (!ret && fresh)
+		ret = state_lists_reset(&sd);
+out:
+	if (ret)
+		log_warn("%s is attached, but its settings are not in the state (%s): 'bloomxdp "
+			 "restore' cannot bring it back", ifname, strerror(-ret));
+	free(text);
+	state_close(&sd);
+}
 
 /* Refuses, or with --force removes, an XDP program that is not ours. */
 static int clear_foreign_xdp(const char *ifname, int ifindex, bool force)
@@ -233,6 +274,7 @@ static int replace_attached(const char *ifname, const struct attach_opts *o)
 		if (attachment_write_state(&att, slot, &st))
 			log_warn("--max-memory could not be saved; the next load uses the old one");
 	}
+	record_attach(ifname, o, false);
 	printf("replaced the program of %s in place: its list, counters and generation kept\n",
 	       ifname);
 cleanup:
@@ -244,7 +286,8 @@ cleanup:
 	return ret;
 }
 
-static int do_attach(const char *ifname, const struct attach_opts *o)
+/* restoring: the state's lists are about to be loaded again, not emptied. */
+static int do_attach(const char *ifname, const struct attach_opts *o, bool restoring)
 {
 	struct pin_dir pd = { .bpffs_fd = -1, .root_fd = -1, .fd = -1 };
 	struct loaded_prog lp = { .skel = NULL };
@@ -319,11 +362,14 @@ static int do_attach(const char *ifname, const struct attach_opts *o)
 	if (ret)
 		goto cleanup;
 
-	printf("attached to %s: %s layout, %llu bits, %u hashes, %llu bytes for %llu entries at "
-	       "FPR %g; loads size the filter for their lists, up to %llu bytes (--max-memory)\n",
-	       ifname, layout_name(plan.layout), (unsigned long long)plan.bits, plan.hashes,
-	       (unsigned long long)plan.bytes, (unsigned long long)plan.capacity, plan.fpr,
-	       (unsigned long long)max_memory);
+	record_attach(ifname, o, !restoring);
+	if (!restoring)
+		printf("attached to %s: %s layout, %llu bits, %u hashes, %llu bytes for %llu "
+		       "entries at FPR %g; loads size the filter for their lists, up to %llu "
+		       "bytes (--max-memory)\n", ifname, layout_name(plan.layout),
+		       (unsigned long long)plan.bits, plan.hashes, (unsigned long long)plan.bytes,
+		       (unsigned long long)plan.capacity, plan.fpr,
+		       (unsigned long long)max_memory);
 	pinned = false;
 cleanup:
 	if (pinned)
@@ -338,7 +384,7 @@ cleanup:
 
 static int run_attach(const struct cli_call *call)
 {
-	return do_attach(call->ifname, call->opts);
+	return do_attach(call->ifname, call->opts, false);
 }
 
 static const struct enum_value action_values[] = {
@@ -364,8 +410,8 @@ static const struct enum_value mode_values[] = {
 #define A(field) offsetof(struct attach_opts, field)
 static const struct option_spec attach_options[] = {
 	OPTION("capacity", 'c', OPT_COUNT, A(capacity), "N",
-	       "keys the empty filter is sized for, and the\n"
-	       "fewest a load sizes its filter for",
+	       "keys the empty filter is sized for (each load\n"
+	       "then sizes its filter for its list)",
 	       .min = 1, .max = COUNT_MAX),
 	OPTION("max-memory", 0, OPT_COUNT, A(max_memory), "BYTES",
 	       "memory a filter (and its exact copy) may take:\n"
@@ -397,6 +443,7 @@ static const struct option_spec attach_options[] = {
 	       .min = 0, .max = MAX_EVENTS_PER_SEC),
 	OPTION("force", 'f', OPT_FLAG, A(force), NULL,
 	       "replace another XDP program already on IFNAME"),
+	OPTION_STATE_DIR(struct attach_opts),
 	{}
 };
 #undef A
@@ -409,13 +456,35 @@ static const struct attach_opts attach_defaults = {
 	.layout = DEFAULT_LAYOUT,
 };
 
+int attach_restore(const char *ifname, char *settings, const char *state_dir, bool force)
+{
+	struct attach_opts o = attach_defaults;
+	char *line, *save;
+	int ret = 0;
+
+	line = strtok_r(settings, "\n", &save);
+	if (!line || strcmp(line, STATE_MAGIC)) {
+		log_error("%s: its settings in the state are not of this version: attach it by "
+			  "hand", ifname);
+		return -EINVAL;
+	}
+	while (!ret && (line = strtok_r(NULL, "\n", &save)))
+		ret = options_parse_line(attach_options, line, &o);
+	if (ret)
+		return ret;
+	o.state_dir = state_dir;
+	o.force = force;
+	return do_attach(ifname, &o, true);
+}
+
 const struct command command_attach = {
 	.name = "attach",
 	.args = "IFNAME",
 	.summary = "load the XDP program on an interface with an empty filter",
 	.description = "Loads the XDP program on IFNAME with an empty filter sized for --capacity\n"
 		       "at --fpr, and pins it under " BLOOMXDP_PIN_ROOT "/IFNAME/. Fill it with\n"
-		       "'load', which sizes a new filter for each list, within --max-memory.\n",
+		       "'load', which sizes a new filter for each list, within --max-memory.\n"
+		       "The settings are recorded in the state, for 'bloomxdp restore'.\n",
 	.options = attach_options,
 	.opts_size = sizeof(struct attach_opts),
 	.defaults = &attach_defaults,
@@ -441,7 +510,25 @@ static void detach_link(const struct pin_dir *pd)
 	close(fd);
 }
 
-static int do_detach(const char *ifname)
+struct detach_opts {
+	bool forget;
+	const char *state_dir;
+};
+
+static int forget_state(const char *ifname, const struct detach_opts *o)
+{
+	int ret = state_forget(state_root(o->state_dir), ifname);
+
+	if (ret == -ENOENT) {
+		printf("no state of %s to forget\n", ifname);
+		return 0;
+	}
+	if (!ret)
+		printf("forgot the state of %s\n", ifname);
+	return ret;
+}
+
+static int do_detach(const char *ifname, const struct detach_opts *o)
 {
 	struct pin_dir pd;
 	int ret;
@@ -450,6 +537,8 @@ static int do_detach(const char *ifname)
 	if (ret)
 		return ret;
 	ret = pin_dir_open(ifname, false, &pd);
+	if (ret == -ENOENT && o->forget)
+		return forget_state(ifname, o);
 	if (ret == -ENOENT)
 		log_error("not attached to %s (no %s/%s): nothing to detach", ifname,
 			  BLOOMXDP_PIN_ROOT, ifname);
@@ -465,20 +554,34 @@ static int do_detach(const char *ifname)
 	else
 		printf("detached from %s\n", ifname);
 	pin_dir_close(&pd);
+	if (!ret && o->forget)
+		ret = forget_state(ifname, o);
 	return ret;
 }
 
 static int run_detach(const struct cli_call *call)
 {
-	return do_detach(call->ifname);
+	return do_detach(call->ifname, call->opts);
 }
+
+static const struct option_spec detach_options[] = {
+	OPTION("forget", 0, OPT_FLAG, offsetof(struct detach_opts, forget), NULL,
+	       "also remove the state of IFNAME (its settings and\n"
+	       "lists): 'bloomxdp restore' then no longer knows it"),
+	OPTION_STATE_DIR(struct detach_opts),
+	{}
+};
 
 const struct command command_detach = {
 	.name = "detach",
 	.args = "IFNAME",
 	.summary = "detach from an interface and remove every pin",
 	.description = "Detaches the XDP program from IFNAME and removes every pin under\n"
-		       BLOOMXDP_PIN_ROOT "/IFNAME/. Works also when IFNAME no longer exists.\n",
+		       BLOOMXDP_PIN_ROOT "/IFNAME/. Works also when IFNAME no longer exists.\n"
+		       "The state (settings and lists, for 'bloomxdp restore') is kept unless\n"
+		       "--forget.\n",
+	.options = detach_options,
+	.opts_size = sizeof(struct detach_opts),
 	.ifname = true,
 	.run = run_detach,
 };

@@ -7,6 +7,7 @@
 #include "lists.h"
 #include "log.h"
 #include "sizing.h"
+#include "state.h"
 
 /* --column and --where go with --format csv; their syntax is checked before any work. */
 static int check_load(const struct cli_call *call)
@@ -92,6 +93,7 @@ static const struct option_spec load_options[] = {
 	       "the next ones (default: attach's --max-memory)",
 	       .min = MAX_MEMORY_MIN, .max = COUNT_MAX,
 	       .given = OPTION_GIVEN(struct list_opts, max_memory_given)),
+	OPTION_STATE_DIR(struct list_opts),
 	{}
 };
 
@@ -100,6 +102,12 @@ static const struct option_spec add_options[] = {
 	OPTION("format", 'F', OPT_ENUM, L(format), "FORMAT", "how each ENTRY is read, as for load",
 	       .values = list_format_values),
 	OPTION_PUBLIC_SUFFIX,
+	OPTION_STATE_DIR(struct list_opts),
+	{}
+};
+
+static const struct option_spec query_options[] = {
+	OPTION_STATE_DIR(struct list_opts),
 	{}
 };
 #undef OPTION_ALLOW
@@ -120,10 +128,12 @@ const struct command command_load = {
 	.description =
 		"Replaces the live list of IFNAME with the entries of the FILEs ('-' reads\n"
 		"standard input). The new filter is sized for the list (its keys and a quarter\n"
-		"more for adds, at least attach's --capacity) at the target FPR, built aside and\n"
-		"swapped in with one atomic map update: packets see the old list or the new\n"
-		"one, never a mix. On any bad line, read error, empty input, or a list that\n"
-		"needs more than --max-memory, the live list stays as it was.\n\n"
+		"more for adds, at least 1024 keys) at the target FPR, built aside and swapped\n"
+		"in with one atomic map update: packets see the old list or the new one, never\n"
+		"a mix. On any bad line, read error, empty input, or a list that needs more\n"
+		"than --max-memory, the live list stays as it was. After the swap, a copy of\n"
+		"each input as read, its source, time and SHA-256 go to the state (for restore\n"
+		"and query).\n\n"
 		"One entry per line; '#' or ';' at the start or after white space starts a\n"
 		"comment; blank lines and surrounding white space are ignored; duplicates are\n"
 		"fine. Adblock, hosts, dnsmasq, Unbound, RPZ lines and address ranges are told\n"
@@ -147,10 +157,13 @@ const struct command command_add = {
 	.summary = "insert entries into the live list",
 	.description =
 		"Inserts entries (addresses, domains, URLs) into the live list of IFNAME, in\n"
-		"place. Nothing is inserted if any entry is invalid, or if they would take the\n"
-		"filter past the keys it is sized for (its FPR past the target): 'load' the\n"
-		"whole list then, which sizes a new filter. A Bloom filter cannot delete: to\n"
-		"remove entries, 'load' the list without them.\n",
+		"place, and appends them to the state's journal. Nothing is inserted if any\n"
+		"entry is invalid. Entries that would take the filter past the keys it is sized\n"
+		"for (its FPR past the target) rebuild it from the state: the list as last\n"
+		"loaded, the journal and them, loaded into a new filter sized for all (about\n"
+		"2 s for a million entries); without state, the add is refused: 'load' the\n"
+		"whole list then. A Bloom filter cannot delete: to remove entries, 'load' the\n"
+		"list without them.\n",
 	.options = add_options,
 	.run = run_add,
 };
@@ -163,8 +176,10 @@ const struct command command_query = {
 		"Prints 'ENTRY: blocked' or 'ENTRY: not blocked' for each entry, as the XDP\n"
 		"program would decide: an address as a packet's address, a name as a DNS\n"
 		"query, TLS SNI or HTTP Host, host/path as an HTTP request. 'blocked' is either\n"
-		"listed or a false positive of the filter (see 'bloomxdp status' for the\n"
-		"estimated rate). With -v, also what matched. Exits 1 if an entry is invalid.\n",
+		"listed or a false positive of the filter: the state's copy of the list tells\n"
+		"them apart, 'blocked (listed: ENTRY)' naming the listed entry that covers it.\n"
+		"With -v, also what matched. Exits 1 if an entry is invalid.\n",
+	.options = query_options,
 	.run = run_query,
 };
 

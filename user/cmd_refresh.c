@@ -10,6 +10,7 @@
 #include "lists.h"
 #include "log.h"
 #include "refresh.h"
+#include "state.h"
 
 struct refresh_opts {
 	struct list_opts load;		/* how the feed is read (with --source) */
@@ -62,7 +63,7 @@ static int check_refresh(const struct cli_call *call)
 static int run_refresh(const struct cli_call *call)
 {
 	const struct refresh_opts *o = call->opts;
-	const char *state = state_dir_path(o->state_dir), *name = call->argv[0];
+	const char *state = state_root(o->state_dir), *name = call->argv[0];
 	struct refresh_result res;
 	struct feed_stored st;
 	struct feed_spec *spec = &st.spec;
@@ -133,9 +134,7 @@ static const struct option_spec refresh_options[] = {
 	       "a private CA, instead of the system's; TLS is\n"
 	       "always verified",
 	       .given = OPTION_GIVEN(struct refresh_opts, ca_file_given)),
-	OPTION("state-dir", 0, OPT_TEXT, R(state_dir), "DIR",
-	       "the state directory (default $" STATE_DIR_ENV ",\n"
-	       "else " STATE_DIR_DEFAULT ")"),
+	OPTION_STATE_DIR(struct refresh_opts),
 	OPTION("format", 'F', OPT_ENUM, L(format), "FORMAT", "how lines are read, as for load",
 	       .values = list_format_values),
 	OPTION("lenient", 0, OPT_FLAG, L(lenient), NULL,

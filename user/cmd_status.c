@@ -18,11 +18,13 @@
 #include "filter.h"
 #include "json.h"
 #include "layout.h"
+#include "lists.h"
 #include "ranges.h"
 #include "log.h"
 #include "metrics.h"
 #include "prefixes.h"
 #include "sizing.h"
+#include "state.h"
 
 #define NCOUNTERS BLOOMXDP_NCOUNTERS
 
@@ -223,7 +225,15 @@ static const char *ports_text(const __u16 *ports, char *buf, size_t len)
 	return buf;
 }
 
-static int do_status(const char *ifname, bool json)
+/* Whether the state records the live list: "current", "behind" (a state write lost), "none". */
+static const char *state_text(const char *ifname, const char *state_dir, __u64 generation)
+{
+	int ret = list_state_current(ifname, state_dir, false, generation);
+
+	return !ret ? "current" : ret == -ESTALE ? "behind" : "none";
+}
+
+static int do_status(const char *ifname, bool json, const char *state_dir)
 {
 	struct filter_gauges g;
 	const struct bloomxdp_config *cfg;
@@ -237,6 +247,7 @@ static int do_status(const char *ifname, bool json)
 	__u64 counts[NCOUNTERS], checked, fps, v4_lengths, v6_lengths;
 	double observed_fpr;
 	__u64 set_bits, r4, r6, ranges_bytes;
+	const char *state;
 	int ret;
 
 	ret = attachment_open(ifname, false, &att);
@@ -331,6 +342,7 @@ static int do_status(const char *ifname, bool json)
 		json_kv_u64(&j, "ranges_v6", r6);
 		json_kv_u64(&j, "ranges_bytes", ranges_bytes);
 		json_kv_u64(&j, "events_per_sec", cfg->events_per_sec);
+		json_kv_string(&j, "state", state_text(ifname, state_dir, st.generation));
 		json_object_end(&j);
 		json_end(&j);
 		goto cleanup;
@@ -381,15 +393,32 @@ static int do_status(const char *ifname, bool json)
 	       cfg->events_per_sec ? " (bloomxdp watch)" : "");
 	printf("list            generation %llu, loaded %s\n", (unsigned long long)st.generation,
 	       loaded);
+	state = state_text(ifname, state_dir, st.generation);
+	printf("state           %s\n", !strcmp(state, "current") ?
+	       "records this generation ('bloomxdp restore' brings it back)" :
+	       !strcmp(state, "behind") ? "records another generation: a load did not complete "
+	       "its state write; load the list again" :
+	       "none for this list ('bloomxdp restore' cannot bring it back)");
 cleanup:
 	attachment_close(&att);
 	return ret;
 }
 
+struct status_opts {
+	const char *state_dir;
+};
+
 static int run_status(const struct cli_call *call)
 {
-	return do_status(call->ifname, call->json);
+	const struct status_opts *o = call->opts;
+
+	return do_status(call->ifname, call->json, o->state_dir);
 }
+
+static const struct option_spec status_options[] = {
+	OPTION_STATE_DIR(struct status_opts),
+	{}
+};
 
 const struct command command_status = {
 	.name = "status",
@@ -399,7 +428,10 @@ const struct command command_status = {
 		"Shows the attachment (program id, XDP mode) and the live filter: the keys it is\n"
 		"sized for, entries and keys, bits m, hashes k, memory and its limit, fill ratio,\n"
 		"and the estimated false-positive rate both from the key count,\n"
-		"(1 - e^(-kn/m))^k, and from the fill ratio, fill^k.\n",
+		"(1 - e^(-kn/m))^k, and from the fill ratio, fill^k; and whether the state\n"
+		"records the live list (for 'bloomxdp restore').\n",
+	.options = status_options,
+	.opts_size = sizeof(struct status_opts),
 	.json = true,
 	.ifname = true,
 	.run = run_status,

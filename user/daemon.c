@@ -249,6 +249,7 @@ static int apply(struct daemon *d, bool allow)
 {
 	const struct daemon_source *first = NULL;
 	struct list_source *paths;
+	struct list_opts lo;
 	int i, n = 0, ret;
 
 	paths = calloc(d->nsrc ? d->nsrc : 1, sizeof(*paths));
@@ -273,7 +274,9 @@ static int apply(struct daemon *d, bool allow)
 		free(paths);
 		return 0;
 	}
-	ret = list_load_sources(d->ifname, &first->spec.load, paths, n);
+	lo = first->spec.load;
+	lo.state_dir = d->cfg.state_dir;
+	ret = list_load_sources(d->ifname, &lo, paths, n);
 	fflush(stdout);
 	if (ret) {
 		d->load_failures++;

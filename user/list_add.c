@@ -2,6 +2,7 @@
 /* add: entries into the live list, in place. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -73,12 +74,13 @@ static int add_allowed(struct attachment *att, const struct parsed_args *p)
 
 /*
  * add: refused, with nothing changed, when the keys would take the live
- * filter past the keys it is sized for, i.e. its FPR past the target. A
- * load of the whole list sizes a new filter instead.
+ * filter past the keys it is sized for, i.e. its FPR past the target:
+ * -EOVERFLOW, unprinted, when the state can rebuild the list with them
+ * (add_rebuild()); else said, with -ENOSPC.
  */
 static int add_check_room(const struct attachment *att, const struct filter *f,
 			  const struct bloomxdp_state *st, const struct entry *parsed, int n,
-			  __u64 *added)
+			  __u64 *added, const char *state_dir)
 {
 	__u64 capacity = st->capacity ? st->capacity : att->config.capacity, keys;
 	double now = filter_keys_now(f, st);
@@ -91,6 +93,8 @@ static int add_check_room(const struct attachment *att, const struct filter *f,
 	}
 	if (generation_has_room(now, *added, capacity))
 		return 0;
+	if (!list_state_current(att->ifname, state_dir, false, st->generation))
+		return -EOVERFLOW;
 	log_error("%d entr%s (%llu keys) would take the filter of %s past the %llu keys it is "
 		  "sized for (it holds about %.0f), and its FPR past %g: nothing was added; "
 		  "'bloomxdp load' the whole list with them, which sizes a new filter for it",
@@ -143,7 +147,8 @@ cleanup:
 }
 
 /* add: into the live filter (and exact copy) in place: Bloom inserts only set bits. */
-static int add_blocked(struct attachment *att, const struct parsed_args *p, char **entries)
+static int add_blocked(struct attachment *att, const struct parsed_args *p, char **entries,
+		       const char *state_dir)
 {
 	const struct entry *parsed = p->e;
 	struct filter f = { .map_fd = -1 };
@@ -167,7 +172,7 @@ static int add_blocked(struct attachment *att, const struct parsed_args *p, char
 		log_error("cannot open the live filter of %s: %s", att->ifname, strerror(-ret));
 		goto cleanup;
 	}
-	ret = add_check_room(att, &f, &st, parsed, n, &added);
+	ret = add_check_room(att, &f, &st, parsed, n, &added, state_dir);
 	if (ret)
 		goto cleanup;
 	for (i = 0; i < n; i++) {
@@ -228,19 +233,65 @@ cleanup:
 	return ret;
 }
 
+/*
+ * add past the room of the live filter: the list as the state recorded it
+ * (its copies and journal) and these entries, loaded into a new generation
+ * sized for them all and swapped in, as load does. The entries go onto the
+ * journal first, and come off it if the load fails.
+ */
+static int add_rebuild(struct attachment *att, const struct list_opts *o, char **entries, int n)
+{
+	struct list_opts lo = {
+		.format = FORMAT_AUTO, .prefix_probes = LIST_DEFAULT_PREFIX_PROBES,
+	};
+	struct list_inputs in = { .sd = { -1, -1 } };
+	off_t before;
+	int ret;
+
+	printf("%d entr%s past the room of the filter of %s: rebuilding it from the state with "
+	       "them\n", n, n == 1 ? "y" : "ies", att->ifname);
+	ret = list_state_journal(att->ifname, o, entries, n, &before);
+	if (ret)
+		return ret;
+	ret = list_inputs_state(&in, att->ifname, o->state_dir, false, true, &lo);
+	if (!ret) {
+		/* Checked when it was loaded; its journal may be all that is left of it. */
+		lo.allow_empty = true;
+		ret = list_load_inputs(att, &lo, &in);
+	}
+	if (ret) {
+		list_state_unjournal(att->ifname, o, before);
+		log_error("nothing was added to %s", att->ifname);
+	}
+	list_inputs_free(&in);
+	free(lo.where.items);
+	return ret;
+}
+
 int list_add(const char *ifname, const struct list_opts *o, char **entries, int n)
 {
 	struct parsed_args parsed = {};
 	struct attachment att;
-	int ret;
+	off_t before;
+	int ret, r;
 
 	ret = parse_entries(entries, n, o, &parsed);
 	if (!ret)
 		ret = attachment_open(ifname, true, &att);
-	if (!ret) {
-		ret = o->allow ? add_allowed(&att, &parsed) : add_blocked(&att, &parsed, entries);
-		attachment_close(&att);
+	if (ret)
+		goto out;
+	ret = o->allow ? add_allowed(&att, &parsed) :
+			 add_blocked(&att, &parsed, entries, o->state_dir);
+	if (ret == -EOVERFLOW) {
+		ret = add_rebuild(&att, o, entries, n);
+	} else if (!ret) {
+		r = list_state_journal(ifname, o, entries, n, &before);
+		if (r && r != -ENOENT)
+			log_warn("the entries are in the live list of %s, but not in its state: "
+				 "restore would leave them out", ifname);
 	}
+	attachment_close(&att);
+out:
 	parsed_args_free(&parsed);
 	return ret;
 }

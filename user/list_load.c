@@ -90,7 +90,8 @@ static int size_generation(const struct attachment *att, const struct list_build
 	struct generation_need need = {
 		.layout = att->config.layout, .hashes = att->config.hashes,
 		.fpr = (double)att->config.fpr_ppb / BLOOMXDP_PPB, .keys = b->keys,
-		.floor = att->config.capacity, .max_memory = max_memory,
+		/* attach's --capacity sized generation 0; loads follow their lists. */
+		.floor = GENERATION_MIN_KEYS, .max_memory = max_memory,
 		.other_bytes = exact_bytes,
 	};
 	__u64 need_bytes;
@@ -119,8 +120,8 @@ static double seconds_since(const struct timespec *start)
  * input without a single entry (an empty file, a feed that failed upstream)
  * would silently remove all blocking: refused unless --allow-empty.
  */
-static int build_sources(struct list_build *b, const struct list_opts *o,
-			 const struct list_source *src, int n, char err[LIST_ERROR_LEN])
+static int build_lists(struct list_build *b, const struct list_opts *o,
+		       const struct list_inputs *in, char err[LIST_ERROR_LEN])
 {
 	char places[LIST_ERROR_LEN / 2];
 	struct list_suffixes kept;
@@ -129,18 +130,24 @@ static int build_sources(struct list_build *b, const struct list_opts *o,
 	int i, ret = 0;
 
 	b->progress = isatty(STDERR_FILENO);
-	for (i = 0; i < n && !ret; i++) {
-		if (csv_spec_parse(src[i].opts->column, src[i].opts->where.items,
-				   src[i].opts->where.count, &csv, &why)) {
+	for (i = 0; i < in->n && !ret; i++) {
+		/* Each source as its own options say; the journals as the load's. */
+		const struct list_opts *so = in->in[i].opts ? in->in[i].opts : o;
+
+		if (csv_spec_parse(so->column, so->where.items, so->where.count, &csv, &why)) {
 			snprintf(err, LIST_ERROR_LEN, "%s", why);
 			return -EINVAL;
 		}
 		b->opts.csv = &csv;
-		b->opts.lenient = src[i].opts->lenient;
+		b->opts.lenient = so->lenient;
+		/* What is read is what the state records: copied as it is read. */
+		b->opts.tee = in->in[i].copy_index >= 0 ? list_input_tee : NULL;
+		b->opts.tee_ctx = in->in[i].copy_index >= 0 ? &in->copies[in->in[i].copy_index] :
+							       NULL;
 		kept = b->suffixes;
-		ret = list_build_read(b, src[i].path, src[i].opts->format, err);
+		ret = list_build_read_fd(b, in->in[i].fd, in->in[i].name, in->in[i].format, err);
 		/* A source that allows its public suffixes adds none to refuse. */
-		if (!ret && src[i].opts->allow_public_suffix)
+		if (!ret && so->allow_public_suffix)
 			b->suffixes = kept;
 	}
 	b->opts.csv = NULL;
@@ -164,8 +171,9 @@ static int build_sources(struct list_build *b, const struct list_opts *o,
 		ret = list_build_finish(b, err);
 	if (!ret && !b->read && !o->allow_empty) {
 		snprintf(err, LIST_ERROR_LEN, "no entry in %s%s (give --allow-empty to empty the "
-			 "list on purpose)", strcmp(src[0].path, LIST_STDIN) ? src[0].path :
-			 "the standard input", n > 1 ? " nor in the other files" : "");
+			 "list on purpose)", !in->n ? "the list" : strcmp(in->in[0].name,
+			 LIST_STDIN) ? in->in[0].name : "the standard input",
+			 in->n > 1 ? " nor in the other files" : "");
 		ret = -ENODATA;
 	}
 	return ret;
@@ -205,7 +213,7 @@ static int allow_exceptions(struct attachment *att, const struct list_build *b)
  * only the swap.
  */
 static int load_blocklist(struct attachment *att, const struct list_opts *o,
-			  const struct list_source *src, int n)
+			  struct list_inputs *in)
 {
 	/* The outer maps of this generation: filter first, as attachment_flip() wants. */
 	int outers[7] = { att->filter_fd, att->kfilter_fd }, nouters = 1;
@@ -249,7 +257,7 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o,
 		}
 		build.exact = &exact;
 	}
-	ret = build_sources(&build, o, src, n, err);
+	ret = build_lists(&build, o, in, err);
 	if (ret) {
 		log_error("%s; the live list of %s is unchanged", err, att->ifname);
 		goto cleanup;
@@ -349,6 +357,10 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o,
 	       bloom_layout_fpr(plan.layout, plan.bits, plan.hashes, build.keys),
 	       (double)att->config.fpr_ppb / BLOOMXDP_PPB);
 	warn_unmatched_kinds(&f, &att->config, att->ifname);
+	/* After the swap: a crash in between leaves the state a generation behind (README). */
+	if (list_inputs_commit(in, o, st.generation, max_memory))
+		log_warn("the new list of %s is live, but the state could not record it: restore "
+			 "would bring back the previous one; load it again", att->ifname);
 	ret = attachment_check_enforced(att);
 cleanup:
 	list_build_free(&build);
@@ -370,7 +382,7 @@ static __u32 allow_flags(const struct list_build *b)
 
 /* The allowlist: a new exact set in the other generation of allow_*. */
 static int load_allowlist(struct attachment *att, const struct list_opts *o,
-			  const struct list_source *src, int n)
+			  struct list_inputs *in)
 {
 	const int outers[] = { att->allow.v4_fd, att->allow.v6_fd, att->allow.names_fd };
 	char err[LIST_ERROR_LEN];
@@ -402,7 +414,7 @@ static int load_allowlist(struct attachment *att, const struct list_opts *o,
 	}
 	build.exact = &exact;
 	memcpy(build.hash_key, att->config.hash_key, sizeof(build.hash_key));
-	ret = build_sources(&build, o, src, n, err);
+	ret = build_lists(&build, o, in, err);
 	if (ret) {
 		log_error("%s; the allowlist of %s is unchanged", err, att->ifname);
 		goto cleanup;
@@ -436,6 +448,9 @@ static int load_allowlist(struct attachment *att, const struct list_opts *o,
 	}
 	printf("loaded %llu allowlist entries into %s\n", (unsigned long long)build.read,
 	       att->ifname);
+	if (list_inputs_commit(in, o, live.generation, max_memory))
+		log_warn("the new allowlist of %s is live, but the state could not record it: "
+			 "restore would bring back the previous one; load it again", att->ifname);
 	ret = attachment_check_enforced(att);
 cleanup:
 	list_build_free(&build);
@@ -443,16 +458,25 @@ cleanup:
 	return ret;
 }
 
+int list_load_inputs(struct attachment *att, const struct list_opts *o, struct list_inputs *in)
+{
+	return o->allow ? load_allowlist(att, o, in) : load_blocklist(att, o, in);
+}
+
 int list_load_sources(const char *ifname, const struct list_opts *o,
 		      const struct list_source *src, int n)
 {
+	struct list_inputs in;
 	struct attachment att;
 	int ret;
 
 	ret = attachment_open(ifname, false, &att);
 	if (ret)
 		return ret;
-	ret = o->allow ? load_allowlist(&att, o, src, n) : load_blocklist(&att, o, src, n);
+	ret = list_inputs_sources(&in, ifname, o, src, n);
+	if (!ret)
+		ret = list_load_inputs(&att, o, &in);
+	list_inputs_free(&in);
 	attachment_close(&att);
 	return ret;
 }
@@ -478,6 +502,7 @@ int list_load(const char *ifname, const struct list_opts *o, char **files, int n
 int list_check_sources(const struct list_opts *o, const struct list_source *src, int n,
 		       __u64 *entries, char err[LIST_ERROR_LEN])
 {
+	struct list_inputs in;
 	struct list_build build;
 	int ret;
 
@@ -488,8 +513,13 @@ int list_check_sources(const struct list_opts *o, const struct list_source *src,
 	build.allowlist = o->allow;
 	build.ranges_ok = !o->allow;
 	build.store = o->store;
-	ret = build_sources(&build, o, src, n, err);
+	ret = list_inputs_plain(&in, o, src, n);
+	if (!ret)
+		ret = build_lists(&build, o, &in, err);
+	else
+		snprintf(err, LIST_ERROR_LEN, "out of memory");
 	*entries = build.read;
 	list_build_free(&build);
+	list_inputs_free(&in);
 	return ret;
 }

@@ -2,13 +2,16 @@
 /* query: what the XDP program decides for an entry, and why. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "attachment.h"
 #include "blocklist.h"
 #include "listbuild.h"
 #include "lists.h"
 #include "log.h"
+#include "prefixes.h"
 
 /*
  * With --verify, the listed prefix the exact copy matched (the Bloom hit may
@@ -51,6 +54,121 @@ static void print_verdict(const char *arg, const struct entry *e, bool blocked,
 		printf("%s: %s\n", arg, blocked ? "blocked" : "not blocked");
 }
 
+/* What the state says of a Bloom hit: the list as last applied, read back. */
+struct listed_check {
+	const struct entry *q;
+	char covering[NAME_TEXT_MAX + BLOOMXDP_PATH_MAX + 8];
+};
+
+/* name is host itself, or under it. */
+static bool name_under(const char *name, const char *host)
+{
+	size_t n = strlen(name), h = strlen(host);
+
+	return n == h ? !strcmp(name, host) :
+	       n > h && name[n - h - 1] == '.' && !strcmp(name + n - h, host);
+}
+
+/* Whether the listed entry l covers the queried q, as the XDP program would match it. */
+static bool covers(const struct entry *l, const struct entry *q)
+{
+	struct bloomxdp_key k;
+	__u32 len;
+	size_t plen;
+
+	if (l->allow)
+		return false;
+	if (q->kind == ENTRY_ADDR) {
+		if (l->kind != ENTRY_ADDR || key_family(&l->addr) != key_family(&q->addr))
+			return false;
+		len = key_prefix_len(&l->addr);
+		if (len > key_prefix_len(&q->addr))
+			return false;
+		memset(&k, 0, sizeof(k));
+		if (key_family(&q->addr) == BLOOMXDP_KEY_IPV4) {
+			bloomxdp_key_ipv4(&k, (const __u8 *)&q->addr.word[0] + 4, len);
+			return k.word[0] == l->addr.word[0];
+		}
+		bloomxdp_key_ipv6(&k, &q->addr.word[1], len);
+		return !memcmp(k.word, l->addr.word, sizeof(k.word));
+	}
+	if (l->kind == ENTRY_ADDR || !name_under(q->name, l->name))
+		return false;
+	if (l->kind == ENTRY_NAME)
+		return true;
+	/* A listed URL: the queried one's path starts with its path, segment by segment. */
+	plen = strlen(l->path);
+	return q->kind == ENTRY_URL && !strncmp(q->path, l->path, plen) &&
+	       (q->path[plen] == '\0' || q->path[plen] == '/');
+}
+
+static int check_listed(const struct entry *e, void *ctx)
+{
+	struct listed_check *c = ctx;
+
+	if (!covers(e, c->q))
+		return 0;
+	if (e->kind == ENTRY_ADDR) {
+		prefix_text(&e->addr, c->covering, sizeof(c->covering));
+		/* A host as itself, without "/32". */
+		if (key_prefix_len(&e->addr) == key_width(&e->addr) && strchr(c->covering, '/'))
+			*strchr(c->covering, '/') = '\0';
+	}
+	else
+		snprintf(c->covering, sizeof(c->covering), "%s%s", e->name,
+			 e->kind == ENTRY_URL ? e->path : "");
+	return -ECANCELED;	/* found: stop reading */
+}
+
+/*
+ * The state's list as live now, for query to tell a listed entry from a false
+ * positive; why says why not where it is not there.
+ */
+static int open_listed(struct attachment *att, const struct list_opts *o, __u32 slot,
+		       struct list_inputs *in, struct list_opts *lo, struct csv_spec *csv,
+		       const char **why)
+{
+	struct bloomxdp_state st = {};
+	const char *bad;
+	int ret;
+
+	ret = attachment_read_state(att, slot, &st);
+	if (!ret)
+		ret = list_inputs_state(in, att->ifname, o->state_dir, false, false, lo);
+	if (ret == -ENOENT)
+		*why = "it has no state (attached by an older bloomxdp, or the state was removed)";
+	else if (!ret && in->list.generation != st.generation)
+		*why = "its state records another generation (a load did not complete its state "
+		       "write)";
+	else if (!ret && csv_spec_parse(lo->column, lo->where.items, lo->where.count, csv, &bad))
+		*why = "its state's options cannot be read";
+	else if (ret)
+		*why = "its state cannot be read";
+	else
+		return 0;
+	return -ENOENT;
+}
+
+/* Whether a listed entry of the state covers e: its text into c->covering. */
+static int find_listed(struct list_inputs *in, const struct list_opts *lo,
+		       const struct csv_spec *csv, struct listed_check *c)
+{
+	struct list_read_opts ro = { .csv = csv, .lenient = lo->lenient };
+	char err[LIST_ERROR_LEN];
+	int i, ret = 0;
+
+	c->covering[0] = '\0';
+	for (i = 0; i < in->n && !ret; i++) {
+		if (lseek(in->in[i].fd, 0, SEEK_SET))
+			return -errno;
+		ro.format = in->in[i].format;
+		ret = list_read_fd(in->in[i].fd, in->in[i].name, &ro, check_listed, c, err);
+	}
+	if (ret == -ECANCELED)
+		return 1;
+	return ret;
+}
+
 int list_query(const char *ifname, const struct list_opts *o, char **entries, int n)
 {
 	struct exact_set verify, allow;
@@ -61,10 +179,14 @@ int list_query(const char *ifname, const struct list_opts *o, char **entries, in
 	char matched[512];
 	struct entry e;
 	struct range_set ranges[2];
+	struct list_inputs in = { .sd = { -1, -1 } };
+	struct list_opts lo = { .format = FORMAT_AUTO };
+	struct listed_check lc;
+	struct csv_spec csv;
+	const char *no_state = NULL;
+	bool state_tried = false, blocked;
 	int i, fam, ret, bad = 0;
-	bool blocked;
 
-	(void)o;
 	range_set_init(&ranges[0], 0);
 	range_set_init(&ranges[1], 0);
 	exact_set_init(&verify);
@@ -134,7 +256,30 @@ int list_query(const char *ifname, const struct list_opts *o, char **entries, in
 			log_debug("%s: on the allowlist", entries[i]);
 			blocked = false;
 		}
+		if (blocked && !att.config.verify) {
+			/* The filter alone: the list as last applied tells a listed entry. */
+			if (!state_tried) {
+				state_tried = true;
+				open_listed(&att, o, block_slot, &in, &lo, &csv, &no_state);
+			}
+			lc.q = &e;
+			ret = no_state ? 0 : find_listed(&in, &lo, &csv, &lc);
+			if (ret == 1) {
+				printf("%s: blocked (listed: %s)\n", entries[i], lc.covering);
+				continue;
+			}
+			if (!ret && !no_state) {
+				printf("%s: blocked (a false positive of the filter: not in the "
+				       "list as last applied)\n", entries[i]);
+				continue;
+			}
+			if (ret)
+				no_state = "its state's copy of the list cannot be read";
+		}
 		print_verdict(entries[i], &e, blocked, matched, att.config.verify);
+		if (blocked && no_state)
+			log_warn("%s: cannot tell a listed entry from a false positive of the "
+				 "filter: %s", ifname, no_state);
 		if (blocked && matched[0])
 			log_debug("%s: matched the %s %s %s", entries[i],
 				  att.config.verify ? "listed" : "filter's key of a",
@@ -146,6 +291,8 @@ int list_query(const char *ifname, const struct list_opts *o, char **entries, in
 	}
 	ret = bad ? -EINVAL : 0;
 cleanup:
+	list_inputs_free(&in);
+	free(lo.where.items);
 	parsed_args_free(&args);
 	range_set_free(&ranges[0]);
 	range_set_free(&ranges[1]);

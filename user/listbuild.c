@@ -167,11 +167,18 @@ static int build_entry(const struct entry *e, void *arg)
 int list_build_read(struct list_build *b, const char *path, enum list_format format,
 		    char err[LIST_ERROR_LEN])
 {
+	return list_build_read_fd(b, -1, path, format, err);
+}
+
+int list_build_read_fd(struct list_build *b, int fd, const char *path, enum list_format format,
+		       char err[LIST_ERROR_LEN])
+{
 	int ret;
 
 	err[0] = '\0';
 	b->opts.format = format;
-	ret = list_read(path, &b->opts, build_entry, b, err);
+	ret = fd >= 0 ? list_read_fd(fd, path, &b->opts, build_entry, b, err) :
+			list_read(path, &b->opts, build_entry, b, err);
 
 	if (ret == -ENOMEM)
 		snprintf(err, LIST_ERROR_LEN, "%s: out of memory", path);

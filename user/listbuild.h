@@ -80,6 +80,10 @@ void list_build_free(struct list_build *b);
 int list_build_read(struct list_build *b, const char *path, enum list_format format,
 		    char err[LIST_ERROR_LEN]);
 
+/* The same from an open file (fd >= 0; else by path), named path in messages. */
+int list_build_read_fd(struct list_build *b, int fd, const char *path, enum list_format format,
+		       char err[LIST_ERROR_LEN]);
+
 /* "FILE:LINE (name), ..." of the first public suffixes, into buf. */
 const char *list_suffixes_text(const struct list_suffixes *s, char *buf, size_t len);
 

@@ -82,6 +82,8 @@ struct line_reader {
 	int fd;
 	size_t start, end;	/* unread bytes: buf[start, end) */
 	bool eof;
+	int (*tee)(void *ctx, const void *buf, size_t n);
+	void *tee_ctx;
 	char buf[LIST_READ_BLOCK];
 };
 
@@ -120,6 +122,12 @@ static int next_line(struct line_reader *r, char **line, size_t *len)
 		if (got < 0)
 			return -errno;
 		r->eof = got == 0;
+		if (got > 0 && r->tee) {
+			int ret = r->tee(r->tee_ctx, r->buf + r->end, got);
+
+			if (ret)
+				return ret;
+		}
 		r->end += got;
 	}
 }
@@ -198,6 +206,8 @@ static int read_fd(int fd, const char *name, struct list_read_opts *o, entry_fn 
 	if (!r)
 		return -ENOMEM;
 	r->fd = fd;
+	r->tee = o->tee;
+	r->tee_ctx = o->tee_ctx;
 	list_parse_init(&parse, o->format, o->csv);
 	o->file = name;
 	while ((ret = next_line(r, &line, &len)) > 0) {
@@ -248,6 +258,12 @@ static int read_fd(int fd, const char *name, struct list_read_opts *o, entry_fn 
 out:
 	free(r);
 	return ret < 0 ? ret : 0;
+}
+
+int list_read_fd(int fd, const char *name, struct list_read_opts *o, entry_fn fn, void *ctx,
+		 char err[LIST_ERROR_LEN])
+{
+	return read_fd(fd, name, o, fn, ctx, err);
 }
 
 int list_read(const char *path, struct list_read_opts *o, entry_fn fn, void *ctx,

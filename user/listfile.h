@@ -43,6 +43,9 @@ struct list_read_opts {
 	/* Skip the lines that cannot be read or honoured (noted), instead of stopping. */
 	bool lenient;
 	struct list_notes *notes;	/* NULL: nothing noted (and lenient then skips silently) */
+	/* Given every block as it is read (a copy of the input as read); an error stops it. */
+	int (*tee)(void *ctx, const void *buf, size_t n);
+	void *tee_ctx;
 	const char *file;		/* the line being read, for the callback */
 	unsigned long line;
 };
@@ -59,6 +62,10 @@ struct list_read_opts {
  */
 int list_read(const char *path, struct list_read_opts *o, entry_fn fn, void *ctx,
 	      char err[LIST_ERROR_LEN]);
+
+/* The same from an open file (read from where it is), named name in messages. */
+int list_read_fd(int fd, const char *name, struct list_read_opts *o, entry_fn fn, void *ctx,
+		 char err[LIST_ERROR_LEN]);
 
 /* Notes a line (a skip, or widened) under its reason. */
 void list_note(struct list_notes *n, const char *why, bool widened, const char *file,

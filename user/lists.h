@@ -11,12 +11,14 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include <linux/types.h>
 
 #include "options.h"
 #include "entries.h"
 #include "filter.h"
 #include "listfile.h"
+#include "state.h"
 
 struct attachment;
 
@@ -32,6 +34,8 @@ struct list_opts {
 	struct file_list where;	/* --format csv: "COL=VALUE", repeatable */
 	__u64 max_memory;	/* load: bytes a generation may take, from now on */
 	bool max_memory_given;
+	/* The state's root (state.h): NULL for $BLOOMXDP_STATE_DIR, else the default. */
+	const char *state_dir;
 };
 
 /* files: paths, or LIST_STDIN; read and checked as a whole before anything changes. */
@@ -57,6 +61,71 @@ int list_check_sources(const struct list_opts *o, const struct list_source *src,
 /* entries: one address, prefix, range, domain or URL each; all parsed before any insert. */
 int list_add(const char *ifname, const struct list_opts *o, char **entries, int n);
 int list_query(const char *ifname, const struct list_opts *o, char **entries, int n);
+
+/*
+ * The inputs of a load, and what the state records of them (list_state.c):
+ * each input is read from its copy in the state directory, made as it is
+ * read (the load then reads exactly what it records), or, for restore and a
+ * rebuild, from the copies and journals a load recorded before.
+ */
+struct list_input {
+	const char *name;	/* in messages */
+	int fd;			/* what is read; -1: the file name itself */
+	enum list_format format;
+	int copy_index;		/* its copy in list_inputs.copies, or -1 */
+	const struct list_opts *opts;	/* read as these say; NULL: the load's */
+};
+
+struct list_inputs {
+	struct list_input *in;
+	int n;
+	const char *which;	/* STATE_BLOCK or STATE_ALLOW */
+	bool recording;		/* the state directory is usable */
+	bool keep;		/* the inputs are the state's own: recorded as they were */
+	struct state_dir sd;
+	struct state_copy *copies;
+	int ncopies;
+	struct state_list list;
+	char *parsed;		/* the recorded options' text, cut: their values point in */
+	struct list_opts *src_opts;	/* sources' own recorded options */
+	char **src_parsed;		/* ... their text, as parsed */
+	int nsrc_opts;
+};
+
+/*
+ * A load's sources, each copied into the state as read (without state: only
+ * read), with its options recorded where they are not the load's.
+ */
+int list_inputs_sources(struct list_inputs *in, const char *ifname, const struct list_opts *o,
+			const struct list_source *src, int n);
+/* Sources only read (their checks, without state or kernel). */
+int list_inputs_plain(struct list_inputs *in, const struct list_opts *o,
+		      const struct list_source *src, int n);
+/*
+ * A list as the state last recorded it: its copies (their SHA-256 checked)
+ * and journals; with o, its load's options into o. -ENOENT unprinted when
+ * there is none; other errors printed when messages.
+ */
+int list_inputs_state(struct list_inputs *in, const char *ifname, const char *state_dir,
+		      bool allow, bool messages, struct list_opts *o);
+/* After the swap: the list as applied, under the live generation, atomically. */
+int list_inputs_commit(struct list_inputs *in, const struct list_opts *o, __u64 generation,
+		       __u64 max_memory);
+void list_inputs_free(struct list_inputs *in);
+/* list_read_opts.tee of an input with a copy (ctx: its struct state_copy). */
+int list_input_tee(void *ctx, const void *buf, size_t n);
+/*
+ * add: the entries, as given, onto the journal of the list as last applied
+ * (fsync'd); *before: its length before, for list_state_unjournal(). -ENOENT
+ * unprinted when there is no state.
+ */
+int list_state_journal(const char *ifname, const struct list_opts *o, char **entries, int n,
+		       off_t *before);
+void list_state_unjournal(const char *ifname, const struct list_opts *o, off_t before);
+/* 0 when the state records the list as live at generation; -ESTALE, -ENOENT when not. */
+int list_state_current(const char *ifname, const char *state_dir, bool allow, __u64 generation);
+/* A load of inputs into an open attachment: what list_load() does with its files. */
+int list_load_inputs(struct attachment *att, const struct list_opts *o, struct list_inputs *in);
 
 /* Shared by load, add and query (list_common.c). */
 

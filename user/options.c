@@ -566,3 +566,90 @@ out:
 	free(values);
 	return ret;
 }
+
+int options_write(const struct option_spec *table, const void *values,
+		  const char *const *skip, FILE *out)
+{
+	const struct option_spec *o;
+	const void *v;
+	const __u16 *ports;
+	const struct file_list *list;
+	const char *const *s;
+	char text[256];
+	int i;
+
+	for (o = table; o && o->name; o++) {
+		for (s = skip; s && *s && strcmp(*s, o->name); s++)
+			;
+		if (s && *s)
+			continue;
+		if (o->given && !*(const bool *)((const char *)values + o->given - 1))
+			continue;
+		v = (const char *)values + o->offset;
+		switch (o->type) {
+		case OPT_FLAG:
+			if (*(const bool *)v)
+				fprintf(out, "--%s\n", o->name);
+			break;
+		case OPT_COUNT:
+			fprintf(out, "--%s=%llu\n", o->name, *(const unsigned long long *)v);
+			break;
+		case OPT_RATE:
+		case OPT_SECONDS:
+			fprintf(out, "--%s=%.17g\n", o->name, *(const double *)v);
+			break;
+		case OPT_ENUM:
+			fprintf(out, "--%s=%s\n", o->name,
+				enum_value_name(option_values(o), *(const __u32 *)v));
+			break;
+		case OPT_ENUM_SET:
+			fprintf(out, "--%s=%s\n", o->name, enum_value_set_text(option_values(o),
+				*(const __u32 *)v, text, sizeof(text)));
+			break;
+		case OPT_PORTS:
+			ports = v;
+			fprintf(out, "--%s=", o->name);
+			for (i = 0; i < BLOOMXDP_MAX_PORTS && ports[i]; i++)
+				fprintf(out, "%s%u", i ? "," : "", ports[i]);
+			fputc('\n', out);
+			break;
+		case OPT_TEXT:
+			if (*(const char *const *)v)
+				fprintf(out, "--%s=%s\n", o->name, *(const char *const *)v);
+			break;
+		case OPT_FILES:
+			list = v;
+			for (i = 0; i < list->count; i++)
+				fprintf(out, "--%s=%s\n", o->name, list->items[i]);
+			break;
+		}
+	}
+	return ferror(out) ? -EIO : 0;
+}
+
+int options_parse_line(const struct option_spec *table, char *line, void *values)
+{
+	const struct option_spec *o;
+	char *value = NULL, *eq, flag[64];
+	size_t len;
+
+	if (strncmp(line, "--", 2)) {
+		log_error("'%s' is not an option line", line);
+		return -EINVAL;
+	}
+	line += 2;
+	eq = strchr(line, '=');
+	len = eq ? (size_t)(eq - line) : strlen(line);
+	if (eq)
+		value = eq + 1;
+	for (o = table; o && o->name; o++)
+		if (strlen(o->name) == len && !strncmp(o->name, line, len))
+			break;
+	if (!o || !o->name || (takes_value(o) != !!value)) {
+		log_error("--%.*s: no such option%s", (int)len, line,
+			  o && o->name ? " in this form" : "");
+		return -EINVAL;
+	}
+	snprintf(flag, sizeof(flag), "--%s", o->name);
+	return set_option(o, flag, value, values) ? -EINVAL : 0;
+}

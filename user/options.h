@@ -124,6 +124,20 @@ int command_set_option(const struct command *cmd, void *opts, const char *name,
 const struct option_spec *command_option(const struct command *cmd, const char *name);
 /* Frees what parsing allocated in opts (repeatable options' lists), not opts. */
 void command_free_options(const struct command *cmd, void *opts);
+/*
+ * The options of a parsed options struct as "--name=value" lines into out, one
+ * per option given or set (a flag only when on, a text only when set; an option
+ * with a "given" bool only when given), leaving out the names in skip
+ * (NULL-terminated, may be NULL): what the state records to repeat a command.
+ */
+int options_write(const struct option_spec *table, const void *values,
+		  const char *const *skip, FILE *out);
+/*
+ * One "--name=value" (or "--name") line of options_write() into values, by
+ * the same table and checks as the command line. A text value points into
+ * line, which must outlive values. Prints the error; -EINVAL.
+ */
+int options_parse_line(const struct option_spec *table, char *line, void *values);
 
 /* The command's --help, from its table. */
 void command_help(const struct command *cmd, FILE *out);

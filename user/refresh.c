@@ -22,18 +22,10 @@
 #include "log.h"
 #include "ranges.h"
 #include "refresh.h"
+#include "state.h"
 
 #define FEEDS_DIR	"feeds"
 #define SHA256_HEX	65
-
-const char *state_dir_path(const char *given)
-{
-	const char *env = getenv(STATE_DIR_ENV);
-
-	if (given && given[0])
-		return given;
-	return env && env[0] ? env : STATE_DIR_DEFAULT;
-}
 
 int feed_name_check(const char *name)
 {
@@ -158,21 +150,21 @@ static int join(char *out, size_t len, const char *a, const char *b)
 }
 
 struct feed_dirs {
-	int state_fd, if_fd, feeds_fd, feed_fd;
+	const char *state_dir;
+	struct state_dir sd;		/* <state_dir>/<ifname> */
+	int feeds_fd, feed_fd;
 	char feeds_path[PATH_MAX];	/* <state_dir>/<ifname>/feeds */
 	char path[PATH_MAX];		/* <feeds_path>/<name> */
 };
 
 static void dirs_close(struct feed_dirs *d)
 {
-	int *fds[] = { &d->feed_fd, &d->feeds_fd, &d->if_fd, &d->state_fd };
-	size_t i;
-
-	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
-		if (*fds[i] >= 0)
-			close(*fds[i]);
-		*fds[i] = -1;
-	}
+	if (d->feed_fd >= 0)
+		close(d->feed_fd);
+	if (d->feeds_fd >= 0)
+		close(d->feeds_fd);
+	d->feed_fd = d->feeds_fd = -1;
+	state_close(&d->sd);
 }
 
 /*
@@ -182,40 +174,17 @@ static void dirs_close(struct feed_dirs *d)
 static int dirs_open(const char *state_dir, const char *ifname, const char *name, bool create,
 		     struct feed_dirs *d)
 {
-	char path[PATH_MAX];
-	struct stat st;
 	int ret;
 
-	d->state_fd = d->if_fd = d->feeds_fd = d->feed_fd = -1;
-	if (create && mkdir(state_dir, 0700) && errno != EEXIST) {
-		ret = -errno;
-		log_error("cannot create the state directory %s: %s (give another with "
-			  "--state-dir or %s)", state_dir, strerror(-ret), STATE_DIR_ENV);
+	d->feeds_fd = d->feed_fd = -1;
+	d->state_dir = state_dir;
+	/* <root>/<ifname>/ as the rest of the state: the same checks. */
+	ret = state_open(state_dir, ifname, create, &d->sd);
+	if (ret)
 		return ret;
-	}
-	d->state_fd = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (d->state_fd < 0) {
-		ret = -errno;
-		if (ret != -ENOENT || create)
-			log_error("cannot open the state directory %s: %s", state_dir,
-				  strerror(-ret));
-		goto err;
-	}
-	if (fstat(d->state_fd, &st) || st.st_uid != geteuid() || (st.st_mode & 022)) {
-		log_error("the state directory %s is owned by uid %u with mode %04o: it must be "
-			  "ours and writable by nobody else; check it and fix it", state_dir,
-			  (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
-		ret = -EPERM;
-		goto err;
-	}
-	ret = join(path, sizeof(path), state_dir, ifname);
+	ret = join(d->feeds_path, sizeof(d->feeds_path), d->sd.path, FEEDS_DIR);
 	if (!ret)
-		ret = d->if_fd = own_dir(d->state_fd, ifname, path, create);
-	if (ret < 0)
-		goto err;
-	ret = join(d->feeds_path, sizeof(d->feeds_path), path, FEEDS_DIR);
-	if (!ret)
-		ret = d->feeds_fd = own_dir(d->if_fd, FEEDS_DIR, d->feeds_path, create);
+		ret = d->feeds_fd = own_dir(d->sd.fd, FEEDS_DIR, d->feeds_path, create);
 	if (ret < 0 || !name)
 		goto done;
 	ret = join(d->path, sizeof(d->path), d->feeds_path, name);
@@ -224,7 +193,6 @@ static int dirs_open(const char *state_dir, const char *ifname, const char *name
 done:
 	if (ret >= 0)
 		return 0;
-err:
 	dirs_close(d);
 	return ret;
 }
@@ -753,6 +721,7 @@ static int apply_all(const struct feed_dirs *d, const char *ifname, const struct
 	src[n].opts = &spec->load;
 	o.allow_empty = allow_empty;
 	o.max_memory_given = false;
+	o.state_dir = d->state_dir;
 	ret = list_load_sources(ifname, &o, src, n + 1);
 cleanup:
 	if (ret == -ENOMEM)

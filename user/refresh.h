@@ -23,8 +23,6 @@
 
 #include "feed_spec.h"
 
-#define STATE_DIR_DEFAULT	"/var/lib/bloomxdp"
-#define STATE_DIR_ENV		"BLOOMXDP_STATE_DIR"
 #define FEED_DEFAULT_TIMEOUT_S	60
 #define FEED_DEFAULT_MAX_BYTES	(256ULL << 20)
 /* Retries after a failure: 30 s, 1 min, 2 min... capped at the refresh interval. */
@@ -33,9 +31,6 @@
 #define FEED_WHY_MAX		512
 #define FEED_WHERE_MAX		8
 #define FEED_TEXT_MAX		128
-
-/* The state directory: given (--state-dir), else $BLOOMXDP_STATE_DIR, else the default. */
-const char *state_dir_path(const char *given);
 
 /* [a-z0-9_-], 1 to FEED_NAME_MAX - 1 bytes. Prints the error. */
 int feed_name_check(const char *name);

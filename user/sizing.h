@@ -55,13 +55,15 @@ struct generation_need {
 	__u32 hashes;		/* k of the attachment, whatever the size */
 	double fpr;		/* the target */
 	__u64 keys;		/* Bloom keys of the list */
-	__u64 floor;		/* sized for at least this many keys: attach's --capacity */
+	__u64 floor;		/* sized for at least this many keys (GENERATION_MIN_KEYS) */
 	__u64 max_memory;	/* bytes a generation may take */
 	__u64 other_bytes;	/* what it takes besides the filter: the exact copy (--verify) */
 };
 
 /* Room for adds that a load leaves: a quarter of its keys. */
 #define GENERATION_ROOM_DIVISOR 4
+/* The fewest keys a generation is sized for: room for a few adds to a list held exact. */
+#define GENERATION_MIN_KEYS 1024
 
 /*
  * Sizes a new generation: for its keys plus GENERATION_ROOM_DIVISOR of room

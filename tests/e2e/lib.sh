@@ -281,10 +281,13 @@ expect_query() {
 	for w in "$@"; do entries+=("${w%%: *}"); done
 	[ "$QUERY_LISTED" = 1 ] || listed=
 	got=$(bx query "$IF_SRV" "${entries[@]}" 2>&1 |
-		sed -e "s/ (listed \(prefix\|range\) [^)]*)\$/$listed/" \
+		sed -e "s/ (listed \(prefix\|range\) [^)]*)\$/$listed/" -e 's/ (listed: .*)$//' \
 		    -e 's/ (the filter matches [^)]*)$//')
 	check_eq "$name" "$want" "$got"
 }
+
+# query's verdicts only: "blocked (listed: ENTRY)" reads "blocked" (what covers it cut).
+bxq() { bx query "$@" 2>&1 | sed -e 's/ (listed: .*)$//'; }
 
 xdp_on_if() { ip -n "$NS_SRV" -d link show dev "$IF_SRV" | grep -oE 'prog/xdp[a-z]* id [0-9]+'; }
 # tcp_try SRC: an nc connection from SRC to the server on $port (then $port + 1):
@@ -343,6 +346,8 @@ topo_up() {
 	local a mac_cli mac_srv ns
 
 	E2E_TMP=$(mktemp -d "/tmp/bxe-$E2E_ID.XXXXXX") || return 1
+	# The state (settings, lists) of this run's attachments: gone with E2E_TMP.
+	export BLOOMXDP_STATE_DIR=$E2E_TMP/state
 	ip netns add "$NS_CLI" || return 1
 	E2E_TOPO_UP=1
 	ip netns add "$NS_SRV" || return 1

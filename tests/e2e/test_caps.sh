@@ -65,6 +65,11 @@ ALLOW=$E2E_TMP/allow.txt
 printf '192.0.2.10\n198.51.100.0/24\n' >"$LIST"
 echo 192.0.2.11 >"$ALLOW"
 chmod 644 "$LIST" "$ALLOW"
+# The state of this test's interfaces, not the machine's: root's, and nobody's own
+# (a state directory must belong to whoever writes it).
+export BLOOMXDP_STATE_DIR=$E2E_TMP/state
+NOBODY_STATE=$E2E_TMP/state-nobody
+mkdir -m 700 "$NOBODY_STATE" && chown "$NOBODY:$NOGROUP" "$NOBODY_STATE"
 
 # The veth pair: frames sent out of $PEER arrive on $IF, where XDP runs.
 IF=$IF_SRV
@@ -101,9 +106,9 @@ caps_without() {
 as() {
 	local caps=$1
 	shift
-	timeout 30 setpriv --reuid="$NOBODY" --regid="$NOGROUP" --clear-groups \
-		--inh-caps="-all,$caps" --ambient-caps="-all,$caps" --bounding-set="-all,$caps" \
-		-- "$@"
+	BLOOMXDP_STATE_DIR=$NOBODY_STATE timeout 30 setpriv --reuid="$NOBODY" \
+		--regid="$NOGROUP" --clear-groups --inh-caps="-all,$caps" \
+		--ambient-caps="-all,$caps" --bounding-set="-all,$caps" -- "$@"
 }
 # shellcheck disable=SC2086  # one word per capability
 ALL=$(setpriv_caps $UNIT_CAPS)

@@ -124,7 +124,7 @@ $C6_LONG: blocked
 $C4_ALLOW: not blocked
 $C6_ALLOW: not blocked
 $S4_NONE: not blocked"
-got=$(bx query "$IF_SRV" "$C4_BLOCK" "::ffff:$C4_BLOCK" "$C4_MAPPED" "$C6_BLOCK" "$C6_LONG" \
+got=$(bxq "$IF_SRV" "$C4_BLOCK" "::ffff:$C4_BLOCK" "$C4_MAPPED" "$C6_BLOCK" "$C6_LONG" \
 	198.51.100.7 "$C4_ALLOW" "$C6_ALLOW" "$S4_NONE" 2>&1)
 check_eq "query agrees with the list (mapped and long forms too)" "$want" "$got"
 # (A bare word such as "nonsense" is a valid domain entry: the invalid entries
@@ -216,7 +216,7 @@ fi
 check_eq "before 'add', $C4_ADD gets replies" "2 2" "$(ping_recv "$C4_ADD" "$SRV4" 2 0.05)"
 out=$(bx add "$IF_SRV" "$C4_ADD" 2>&1)
 check_eq "add $C4_ADD" "added 1 entry to $IF_SRV (1 not already in the filter)" "$out"
-check_eq "after 'add', query says blocked" "$C4_ADD: blocked" "$(bx query "$IF_SRV" "$C4_ADD" 2>&1)"
+check_eq "after 'add', query says blocked" "$C4_ADD: blocked" "$(bxq "$IF_SRV" "$C4_ADD" 2>&1)"
 check_eq "after 'add', $C4_ADD gets no reply" "3 0" "$(ping_recv "$C4_ADD" "$SRV4" 3 0.05)"
 st=$(status_json)
 check_eq "status: entries $((LIST_ENTRIES + 1)) after add, generation still 1" \
@@ -225,7 +225,7 @@ check_fails "add with an invalid entry fails and adds nothing" 1 \
 	"192\.0\.2\.300: not an IPv4 or IPv6 address.*nothing was added|nothing was added" \
 	bx add "$IF_SRV" 192.0.2.31 192.0.2.300
 check_eq "after the failed add, its valid entry is not blocked" "192.0.2.31: not blocked" \
-	"$(bx query "$IF_SRV" 192.0.2.31 2>&1)"
+	"$(bxq "$IF_SRV" 192.0.2.31 2>&1)"
 check_fails "add of a prefix with host bits set suggests the prefix" 1 \
 	"did you mean 192.0.2.0/24" bx add "$IF_SRV" 192.0.2.1/24
 st=$(status_json)
@@ -252,7 +252,7 @@ check_eq "after the failed loads: generation 1, entries $((LIST_ENTRIES + 1))" \
 check_eq "after the failed loads: the live list is unchanged (query)" \
 	"$C4_BLOCK: blocked
 $C4_ADD: blocked
-192.0.2.40: not blocked" "$(bx query "$IF_SRV" "$C4_BLOCK" "$C4_ADD" 192.0.2.40 2>&1)"
+192.0.2.40: not blocked" "$(bxq "$IF_SRV" "$C4_BLOCK" "$C4_ADD" 192.0.2.40 2>&1)"
 ping_many 3 0.05 "$C4_BLOCK" "$C6_BLOCK" "$C4_ALLOW"
 check_eq "after the failed loads: listed addresses still get no reply, others do" \
 	"3 0 3 0 3 3" \

@@ -45,7 +45,7 @@ check_eq "nothing else installed" "$(printf '%s\n' "${FILES[@]}" | sort)" \
 check_eq "the binary is executable, the rest is not" "755 644 644 644 644" \
 	"$(cd "$DEST" && stat -c %a "${FILES[@]}" | xargs)"
 check_eq "the unit starts the installed binary" \
-	"ExecStartPre=/usr/local/sbin/bloomxdp restore %I" \
+	"ExecStartPre=-/usr/local/sbin/bloomxdp restore %I" \
 	"$(grep '^ExecStartPre=' "$DEST/usr/local/lib/systemd/system/bloomxdp@.service")"
 
 BIN=$DEST/usr/local/sbin/bloomxdp

@@ -274,7 +274,10 @@ QUERY_PASSED=(notevil.example evil.example.org evilexample.example example
 	xn--bcher-kva.example.org localhost 198.51.100.8)
 want=$(for q in "${QUERY_BLOCKED[@]}"; do echo "$q: blocked"; done
 	for q in "${QUERY_PASSED[@]}"; do echo "$q: not blocked"; done)
-got=$(bx query "$IF_SRV" "${QUERY_BLOCKED[@]}" "${QUERY_PASSED[@]}" 2>&1)
+raw=$(bx query "$IF_SRV" "${QUERY_BLOCKED[@]}" "${QUERY_PASSED[@]}" 2>&1)
+got=$(sed -e 's/ (listed: .*)$//' <<<"$raw")
+check_eq "query: every blocked name or URL names the listed entry that covers it" \
+	"${#QUERY_BLOCKED[@]}" "$(grep -c ': blocked (listed: ' <<<"$raw")" "$raw"
 check_eq "query: ${#QUERY_BLOCKED[@]} listed names, URLs and subdomains blocked, ${#QUERY_PASSED[@]} others not" \
 	"$want" "$got" "$(diff <(echo "$want") <(echo "$got"))"
 

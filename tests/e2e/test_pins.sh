@@ -62,6 +62,7 @@ IF=$IF_SRV
 NOBODY=$(id -u nobody 2>/dev/null || echo 65534)
 E2E_TMP=$(mktemp -d "/tmp/bxp-$E2E_ID.XXXXXX") || exit 1
 trap 'rm -rf -- "$E2E_TMP"' EXIT
+export BLOOMXDP_STATE_DIR=$E2E_TMP/state
 LIST=$E2E_TMP/list.txt
 echo 192.0.2.10 >"$LIST"
 
@@ -128,7 +129,8 @@ check_eq "$PIN_ROOT and $PIN_ROOT/$IF are root's, mode 700" "d 0 700 d 0 700" \
 modes=$(find "$PIN_ROOT/$IF" -mindepth 1 -printf '%U %m\n' | sort -u)
 check_eq "every pin is root's, mode 600" "0 600" "$modes"
 check "load, through the checked directory" bxp load "$IF" "$LIST"
-check_eq "query sees the loaded list" "192.0.2.10: blocked" "$(bxp query "$IF" 192.0.2.10 2>&1)"
+check_eq "query sees the loaded list" "192.0.2.10: blocked (listed: 192.0.2.10)" \
+	"$(bxp query "$IF" 192.0.2.10 2>&1)"
 check "status reads the link pin" bxp status "$IF"
 
 # ------------------------------------------------------------ hostile names
@@ -264,7 +266,7 @@ check_eq "$PIN_ROOT premade by root, mode 700, empty" "0 700 " \
 	"$(stat -c '%u %a' "$PIN_ROOT") $(find "$PIN_ROOT" -mindepth 1)"
 check "attach uses it" bxp attach "$IF" --capacity 1000
 check "load" bxp load "$IF" "$LIST"
-check_eq "query" "192.0.2.10: blocked" "$(bxp query "$IF" 192.0.2.10 2>&1)"
+check_eq "query" "192.0.2.10: blocked (listed: 192.0.2.10)" "$(bxp query "$IF" 192.0.2.10 2>&1)"
 check_fails "attach twice still says already attached" 1 "already attached to $IF" \
 	bxp attach "$IF" --capacity 1000
 check "detach" bxp detach "$IF"

@@ -91,6 +91,9 @@ ST=$(status_json)
 check_eq "... status: as many intervals as Python merges, and no key, no bit in the filter" \
 	"$N4 $N6 $((N4 * 8 + N6 * 32)) 0 0" "$(json_num "$ST" ranges_v4) $(json_num "$ST" ranges_v6) \
 $(json_num "$ST" ranges_bytes) $(json_num "$ST" keys) $(json_num "$ST" set_bits)" "$ST"
+check_eq "... and a Bloom filter sized for the few keys it holds, not attach's 1,000,000" \
+	"1024 yes" "$(json_num "$ST" sized_for) $([ "$(json_num "$ST" bytes)" -le 2048 ] && echo yes)" \
+	"$ST"
 check "... status in text says so" bash -c "'$BLOOMXDP' status '$IF_SRV' | grep -q '^exact ranges    IPv4 $N4 intervals, IPv6 $N6 intervals'"
 expect_query "... query: a range's edges are listed, the addresses beside them are not" \
 	"$F4: blocked (listed)" "$L4: blocked (listed)" "$B4: not blocked" "$A4: not blocked" \

@@ -71,7 +71,7 @@ else
 fi
 check_eq "the list is still there" "$C4_LISTED: blocked
 evil.example: blocked
-$C4_OTHER: not blocked" "$(bx query "$IF_SRV" "$C4_LISTED" evil.example "$C4_OTHER" 2>&1)"
+$C4_OTHER: not blocked" "$(bxq "$IF_SRV" "$C4_LISTED" evil.example "$C4_OTHER" 2>&1)"
 check "--max-memory changes in place" bx attach "$IF_SRV" --force --capacity 1000 \
 	--max-memory 50000000
 check_eq "... and status shows it" 50000000 "$(json_num "$(status_json)" max_memory)"

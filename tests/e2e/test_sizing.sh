@@ -108,7 +108,7 @@ check_fails "a list of 1,024,002 keys over --max-memory is refused, saying what 
 	bx load "$IF_SRV" --prefix-probes 1 --store bloom "$E2E_TMP/huge.txt"
 check_eq "... and the live list is unchanged" "$before" "$(live_list)"
 check_eq "... still enforced" "$C4_LISTED: blocked
-$C4_FREE: not blocked" "$(bx query "$IF_SRV" "$C4_LISTED" "$C4_FREE" 2>&1)"
+$C4_FREE: not blocked" "$(bxq "$IF_SRV" "$C4_LISTED" "$C4_FREE" 2>&1)"
 
 # ---------------------------------------------- an add past the filter's size
 # The room is judged on the keys the fill says the filter holds: a margin of 20 prefixes.
@@ -116,15 +116,39 @@ st=$(status_json)
 room=$(($(json_num "$st" sized_for) - $(json_num "$st" keys)))
 gen_list "$E2E_TMP/more.txt" $((room / 256 + 20)) 100000
 mapfile -t more < <(grep /40 "$E2E_TMP/more.txt")
-check_fails "an add of ${#more[@]} prefixes (256 keys each) past the size is refused" 1 \
+# Without the state (attached by an older bloomxdp, or removed) nothing can rebuild it.
+mv "$BLOOMXDP_STATE_DIR/$IF_SRV" "$E2E_TMP/state.aside"
+check_fails "without state, an add of ${#more[@]} prefixes (256 keys each) past the size is refused" 1 \
 	"past the [0-9]+ keys it is sized for .*nothing was added.*'bloomxdp load' the whole list" \
 	bx add "$IF_SRV" "${more[@]}"
+mv "$E2E_TMP/state.aside" "$BLOOMXDP_STATE_DIR/$IF_SRV"
 check_eq "... and changes nothing" "$before" "$(live_list)"
 check_eq "... its entries are not blocked" "${more[0]}: not blocked" \
-	"$(bx query "$IF_SRV" "${more[0]}" 2>&1)"
+	"$(bxq "$IF_SRV" "${more[0]}" 2>&1)"
 check "an add within the size goes in" bx add "$IF_SRV" "${more[0]}"
-check_eq "... and is blocked" "${more[0]}: blocked (the filter matches ${more[0]}: listed, or a false positive)" \
+check_eq "... and is blocked, the state naming it" "${more[0]}: blocked (listed: ${more[0]})" \
 	"$(bx query "$IF_SRV" "${more[0]}" 2>&1)"
+# With the state: the list as last applied, its journal and the new entries, loaded anew.
+gen_before=$(json_num "$(status_json)" generation)
+check_fails "with state, the add past the size rebuilds the filter from the state" 0 \
+	"past the room of the filter .*rebuilding it from the state" bx add "$IF_SRV" "${more[@]}"
+st=$(status_json)
+check_eq "... in a new generation, sized for all the keys" \
+	"$((gen_before + 1)) yes" "$(json_num "$st" generation) $(
+		[ "$(json_num "$st" sized_for)" -ge "$(json_num "$st" keys)" ] && echo yes)" "$st"
+if fpr_ok "$st" estimated_fpr_fill && fpr_ok "$st" estimated_fpr; then
+	ok "... its FPR within twice the target: from fill $(json_num "$st" estimated_fpr_fill)"
+else
+	not_ok "... its FPR within twice the target" "$st"
+fi
+check_eq "... the added entries, the earlier add and the list are all blocked" \
+	"${more[1]}: blocked
+${more[${#more[@]}-1]}: blocked
+${more[0]}: blocked
+$C4_LISTED: blocked
+$C4_FREE: not blocked" \
+	"$(bxq "$IF_SRV" "${more[1]}" "${more[${#more[@]}-1]}" "${more[0]}" "$C4_LISTED" "$C4_FREE")"
+before=$(live_list)
 
 # ------------------------------------- a larger limit, given to load, is kept
 check "load --max-memory 4000000 takes the list refused before" \
@@ -138,7 +162,7 @@ else
 	not_ok "status: FPR from fill within twice the target" "$st"
 fi
 check_eq "query: the unlisted address is not blocked" "$C4_FREE: not blocked" \
-	"$(bx query "$IF_SRV" "$C4_FREE" 2>&1)"
+	"$(bxq "$IF_SRV" "$C4_FREE" 2>&1)"
 ping_many 3 0.05 "$C4_FREE"
 check_eq "ping from the unlisted address still gets through" 3 "${PING_RX[$C4_FREE]}" \
 	"$(bx stats "$IF_SRV" 2>&1 | grep -E 'dropped|passed|hits|bloom|checked_v')"
@@ -209,7 +233,7 @@ hosts "$E2E_TMP/hosts.txt" 1000
 check "load 1000 hosts (10 times the attach size) with their exact copy" \
 	bx load "$IF_SRV" --store bloom "$E2E_TMP/hosts.txt"
 check_eq "... all blocked, confirmed by the exact copy" "10.0.3.231: blocked" \
-	"$(bx query "$IF_SRV" 10.0.3.231 2>&1)"
+	"$(bxq "$IF_SRV" 10.0.3.231 2>&1)"
 before=$(live_list)
 hosts "$E2E_TMP/hosts.txt" 4000
 check_fails "a list whose exact copy goes over --max-memory is refused" 1 \

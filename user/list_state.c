@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The state of the lists (state.h): what a load reads is a copy made in the
+ * state directory, recorded after the swap; add appends to a journal; restore
+ * and a rebuild read the copies and journals back.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "listbuild.h"
+#include "lists.h"
+#include "log.h"
+#include "state.h"
+
+static int inputs_grow(struct list_inputs *in, const char *name, int fd, enum list_format format,
+		       const struct list_opts *opts)
+{
+	struct list_input *grown = realloc(in->in, (in->n + 1) * sizeof(*grown));
+
+	if (!grown)
+		return -ENOMEM;
+	in->in = grown;
+	grown[in->n].name = strdup(name);
+	grown[in->n].fd = fd;
+	grown[in->n].format = opts ? opts->format : format;
+	grown[in->n].opts = opts;
+	grown[in->n].copy_index = -1;
+	if (!grown[in->n].name)
+		return -ENOMEM;
+	in->n++;
+	return 0;
+}
+
+void list_inputs_free(struct list_inputs *in)
+{
+	int i;
+
+	for (i = 0; i < in->n; i++) {
+		if (in->in[i].fd >= 0)
+			close(in->in[i].fd);
+		free((char *)in->in[i].name);
+	}
+	for (i = 0; i < in->ncopies; i++)
+		state_copy_close(&in->sd, &in->copies[i]);
+	for (i = 0; i < in->nsrc_opts; i++) {
+		free(in->src_opts[i].where.items);	/* its own --where list */
+		free(in->src_parsed[i]);
+	}
+	free(in->src_opts);
+	free(in->src_parsed);
+	free(in->in);
+	free(in->copies);
+	free(in->parsed);
+	state_list_free(&in->list);
+	state_close(&in->sd);
+	memset(in, 0, sizeof(*in));
+	in->sd.fd = in->sd.root_fd = -1;
+}
+
+/* The copy of one input, written as the load reads it (list_read_opts.tee). */
+static int copy_input(struct list_inputs *in, const char *file, const struct list_opts *opts)
+{
+	struct state_copy *grown;
+	int ret;
+
+	grown = realloc(in->copies, (in->ncopies + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	in->copies = grown;
+	ret = state_copy_begin(&in->sd, &in->copies[in->ncopies]);
+	in->ncopies++;
+	if (!ret)
+		ret = inputs_grow(in, file, -1, FORMAT_AUTO, opts);
+	if (!ret)
+		in->in[in->n - 1].copy_index = in->ncopies - 1;
+	return ret;
+}
+
+int list_input_tee(void *ctx, const void *buf, size_t n)
+{
+	return state_copy_write(ctx, buf, n);
+}
+
+int list_inputs_sources(struct list_inputs *in, const char *ifname, const struct list_opts *o,
+			const struct list_source *src, int n)
+{
+	int i, ret;
+
+	memset(in, 0, sizeof(*in));
+	in->sd.fd = in->sd.root_fd = -1;
+	in->which = o->allow ? STATE_ALLOW : STATE_BLOCK;
+	ret = state_open(state_root(o->state_dir), ifname, true, &in->sd);
+	in->recording = !ret;
+	if (ret)
+		log_warn("the state of %s cannot be kept (see above): this list will not be "
+			 "restored after a reboot, and query cannot tell listed entries from "
+			 "false positives", ifname);
+	for (i = 0; i < n; i++) {
+		/* A source read as the load's options say needs no options of its own. */
+		const struct list_opts *so = src[i].opts == o ? NULL : src[i].opts;
+
+		ret = in->recording ? copy_input(in, src[i].path, so ? so : o) :
+				      inputs_grow(in, src[i].path, -1, FORMAT_AUTO, so ? so : o);
+		if (!ret && !so)
+			in->in[in->n - 1].opts = NULL;
+		if (ret) {
+			if (ret == -ENOMEM)
+				log_error("out of memory");
+			return ret;
+		}
+	}
+	return 0;
+}
+
+int list_inputs_plain(struct list_inputs *in, const struct list_opts *o,
+		      const struct list_source *src, int n)
+{
+	int i, ret = 0;
+
+	memset(in, 0, sizeof(*in));
+	in->sd.fd = in->sd.root_fd = -1;
+	for (i = 0; i < n && !ret; i++)
+		ret = inputs_grow(in, src[i].path, -1, FORMAT_AUTO, src[i].opts ? src[i].opts : o);
+	return ret;
+}
+
+/* Every journal of a list as last applied, with the format of its entries. */
+static int open_journals(struct list_inputs *in, bool messages)
+{
+	char name[STATE_NAME_MAX], shown[PATH_MAX + STATE_NAME_MAX];
+	const struct enum_value *f;
+	int fd, ret;
+
+	for (f = list_format_values; f->name; f++) {
+		if (f->alias)
+			continue;
+		state_journal_name(in->which, in->list.serial, f->name, name, sizeof(name));
+		fd = state_open_file(&in->sd, name);
+		if (fd == -ENOENT)
+			continue;
+		snprintf(shown, sizeof(shown), "%s/%s", in->sd.path, name);
+		if (fd < 0) {
+			if (messages)
+				log_error("cannot read %s: %s", shown, strerror(-fd));
+			return fd;
+		}
+		ret = inputs_grow(in, shown, fd, f->value, NULL);
+		if (ret) {
+			close(fd);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* The options a load recorded, back into o; their text values point into in->parsed. */
+static int parse_recorded(struct list_inputs *in, struct list_opts *o)
+{
+	char *line, *save;
+	int ret = 0;
+
+	if (!in->list.options)
+		return 0;
+	in->parsed = strdup(in->list.options);
+	if (!in->parsed)
+		return -ENOMEM;
+	for (line = strtok_r(in->parsed, "\n", &save); line && !ret;
+	     line = strtok_r(NULL, "\n", &save))
+		ret = options_parse_line(command_load.options, line, o);
+	if (ret)
+		log_error("%s/%s: the options it records cannot be read back", in->sd.path,
+			  in->which);
+	return ret;
+}
+
+/* A source's own recorded options: the load's, then its lines over them. */
+static int source_options(struct list_inputs *in, const struct state_source *s,
+			  const struct list_opts *o)
+{
+	struct list_opts *grown_o;
+	char **grown_p, *line, *save;
+	int ret = 0;
+
+	if (!s->options || !o)
+		return 0;
+	grown_o = realloc(in->src_opts, (in->nsrc_opts + 1) * sizeof(*grown_o));
+	if (grown_o)
+		in->src_opts = grown_o;
+	grown_p = realloc(in->src_parsed, (in->nsrc_opts + 1) * sizeof(*grown_p));
+	if (grown_p)
+		in->src_parsed = grown_p;
+	if (!grown_o || !grown_p)
+		return -ENOMEM;
+	in->src_parsed[in->nsrc_opts] = strdup(s->options);
+	if (!in->src_parsed[in->nsrc_opts])
+		return -ENOMEM;
+	in->src_opts[in->nsrc_opts] = *o;
+	/* Its repeatable options are its own, not the load's. */
+	memset(&in->src_opts[in->nsrc_opts].where, 0, sizeof(in->src_opts[0].where));
+	in->src_opts[in->nsrc_opts].column = NULL;
+	in->nsrc_opts++;
+	for (line = strtok_r(in->src_parsed[in->nsrc_opts - 1], "\n", &save); line && !ret;
+	     line = strtok_r(NULL, "\n", &save))
+		ret = options_parse_line(command_load.options, line,
+					 &in->src_opts[in->nsrc_opts - 1]);
+	if (ret)
+		log_error("%s/%s: the options of source %s cannot be read back", in->sd.path,
+			  in->which, s->source);
+	return ret;
+}
+
+int list_inputs_state(struct list_inputs *in, const char *ifname, const char *state_dir,
+		      bool allow, bool messages, struct list_opts *o)
+{
+	char shown[PATH_MAX + STATE_NAME_MAX], hex[STATE_SHA256_HEX];
+	int i, fd, ret;
+
+	memset(in, 0, sizeof(*in));
+	in->sd.fd = in->sd.root_fd = -1;
+	in->which = allow ? STATE_ALLOW : STATE_BLOCK;
+	in->keep = true;
+	ret = state_open(state_root(state_dir), ifname, false, &in->sd);
+	if (!ret)
+		ret = state_list_read(&in->sd, in->which, &in->list);
+	if (ret)
+		return ret;
+	in->recording = true;
+	if (o) {
+		ret = parse_recorded(in, o);
+		o->allow = allow;
+		o->state_dir = state_dir;
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < in->list.nsources; i++) {
+		const struct state_source *s = &in->list.src[i];
+
+		snprintf(shown, sizeof(shown), "%s/%s", in->sd.path, s->copy);
+		fd = state_open_file(&in->sd, s->copy);
+		ret = fd < 0 ? fd : state_sha256_fd(fd, hex);
+		if (!ret && strcmp(hex, s->sha256))
+			ret = -EBADMSG;
+		if (ret) {
+			if (fd >= 0)
+				close(fd);
+			if (messages)
+				log_error("%s, the copy of %s: %s", shown, s->source,
+					  ret == -EBADMSG ? "its SHA-256 is not the one recorded "
+					  "(changed or damaged): load the list again" :
+					  strerror(-ret));
+			return ret;
+		}
+		/* As the load read it: its own options if it had some, else the load's. */
+		ret = source_options(in, s, o);
+		if (!ret)
+			ret = inputs_grow(in, shown, fd, o ? o->format : FORMAT_AUTO,
+					  s->options && o ? &in->src_opts[in->nsrc_opts - 1] : NULL);
+		if (ret) {
+			close(fd);
+			return ret;
+		}
+	}
+	return open_journals(in, messages);
+}
+
+/* What a source read with options of its own records: those a source can have. */
+static char *source_recorded_options(const struct list_opts *so)
+{
+	static const char *const skip[] = { "allow", "state-dir", "prefix-probes", "store",
+					     "allow-empty", "max-memory", NULL };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	out = open_memstream(&text, &len);
+	if (!out)
+		return NULL;
+	options_write(command_load.options, so, skip, out);
+	if (fclose(out)) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+/* What a load records of its options: all but which list and where the state is. */
+static char *recorded_options(const struct list_opts *o, __u64 max_memory)
+{
+	static const char *const skip[] = { "allow", "state-dir", NULL };
+	struct list_opts rec = *o;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	/* The limit the load used: restore sizes within it, whoever set it. */
+	if (max_memory) {
+		rec.max_memory = max_memory;
+		rec.max_memory_given = true;
+	}
+	out = open_memstream(&text, &len);
+	if (!out)
+		return NULL;
+	options_write(command_load.options, &rec, skip, out);
+	if (fclose(out)) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+int list_inputs_commit(struct list_inputs *in, const struct list_opts *o, __u64 generation,
+		       __u64 max_memory)
+{
+	struct state_list old = {}, *l = &in->list;
+	char name[STATE_NAME_MAX];
+	int i, ret = 0;
+
+	if (!in->recording)
+		return 0;
+	if (in->keep) {
+		/* The same sources and journals, now live under another generation. */
+		l->generation = generation;
+		return state_list_write(&in->sd, in->which, l);
+	}
+	ret = state_list_read(&in->sd, in->which, &old);
+	if (ret && ret != -ENOENT)
+		goto out;
+	state_list_free(l);
+	l->serial = old.serial + 1;
+	l->generation = generation;
+	l->time = time(NULL);
+	l->options = recorded_options(o, max_memory);
+	if (!l->options) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < in->n && !ret; i++) {
+		struct state_copy *c;
+
+		if (in->in[i].copy_index < 0)
+			continue;
+		c = &in->copies[in->in[i].copy_index];
+		ret = state_copy_finish(c);
+		if (ret)
+			break;
+		state_copy_name(in->which, l->serial, l->nsources, name, sizeof(name));
+		ret = state_copy_commit(&in->sd, c, name);
+		if (!ret)
+			ret = state_list_add_source(l, strcmp(in->in[i].name, LIST_STDIN) ?
+						    in->in[i].name : "stdin", name, c->sha256,
+						    c->bytes);
+		if (!ret && in->in[i].opts) {
+			l->src[l->nsources - 1].options = source_recorded_options(in->in[i].opts);
+			if (!l->src[l->nsources - 1].options)
+				ret = -ENOMEM;
+		}
+	}
+	/* The manifest last: until it is replaced, the old one and its copies stand. */
+	if (!ret)
+		ret = state_list_write(&in->sd, in->which, l);
+	if (!ret)
+		state_prune(&in->sd, in->which, l);
+out:
+	state_list_free(&old);
+	return ret;
+}
+
+/* The journal add appends to: of the list as last applied, per format. */
+static int journal_open(const char *ifname, const struct list_opts *o, struct state_dir *sd,
+			char name[STATE_NAME_MAX])
+{
+	struct state_list l;
+	int ret;
+
+	ret = state_open(state_root(o->state_dir), ifname, false, sd);
+	if (!ret)
+		ret = state_list_read(sd, o->allow ? STATE_ALLOW : STATE_BLOCK, &l);
+	if (ret) {
+		state_close(sd);
+		return ret;
+	}
+	state_journal_name(o->allow ? STATE_ALLOW : STATE_BLOCK, l.serial,
+			   enum_value_name(list_format_values, o->format), name, STATE_NAME_MAX);
+	state_list_free(&l);
+	return 0;
+}
+
+void list_state_unjournal(const char *ifname, const struct list_opts *o, off_t before)
+{
+	char name[STATE_NAME_MAX];
+	struct state_dir sd;
+
+	if (journal_open(ifname, o, &sd, name))
+		return;
+	if (state_truncate(&sd, name, before))
+		log_warn("%s/%s: the entries just added could not be taken out of it", sd.path,
+			 name);
+	state_close(&sd);
+}
+
+int list_state_current(const char *ifname, const char *state_dir, bool allow, __u64 generation)
+{
+	struct state_list l;
+	struct state_dir sd;
+	int ret;
+
+	ret = state_open(state_root(state_dir), ifname, false, &sd);
+	if (!ret)
+		ret = state_list_read(&sd, allow ? STATE_ALLOW : STATE_BLOCK, &l);
+	if (!ret) {
+		ret = l.generation == generation ? 0 : -ESTALE;
+		state_list_free(&l);
+	}
+	state_close(&sd);
+	return ret;
+}
+
+int list_state_journal(const char *ifname, const struct list_opts *o, char **entries, int n,
+		       off_t *before)
+{
+	char name[STATE_NAME_MAX], *text = NULL;
+	struct state_dir sd;
+	size_t len = 0;
+	FILE *out;
+	int i, ret;
+
+	ret = journal_open(ifname, o, &sd, name);
+	if (ret)
+		return ret;
+	out = open_memstream(&text, &len);
+	if (!out) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		fprintf(out, "%s\n", entries[i]);
+	if (fclose(out)) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = state_append(&sd, name, text, before);
+out:
+	free(text);
+	state_close(&sd);
+	return ret;
+}

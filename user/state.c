@@ -1,0 +1,769 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The state directory: atomic files, bounded reads, copies and journals (state.h). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#include "attachment.h"
+#include "ifname.h"
+#include "log.h"
+#include "state.h"
+
+#define STATE_THEN "run the command again"
+/*
+ * Nobody else may write in the state's directories; reading is allowed, as
+ * systemd's StateDirectory= makes them 0755 by default.
+ */
+#define STATE_FORBIDDEN 022
+
+const char *state_root(const char *given)
+{
+	const char *env = getenv(STATE_DIR_ENV);
+
+	if (given && *given)
+		return given;
+	return env && *env ? env : STATE_ROOT_DEFAULT;
+}
+
+void state_close(struct state_dir *sd)
+{
+	if (sd->fd >= 0)
+		close(sd->fd);
+	if (sd->root_fd >= 0)
+		close(sd->root_fd);
+	sd->fd = sd->root_fd = -1;
+}
+
+/* The root's parent by its path (an administrator's choice), the root itself checked. */
+static int open_root(const char *root, bool create)
+{
+	char parent[PATH_MAX], base[PATH_MAX];
+	int pfd, fd;
+
+	if (strlen(root) >= sizeof(parent)) {
+		log_error("%s: state directory path too long", root);
+		return -ENAMETOOLONG;
+	}
+	strcpy(parent, root);
+	strcpy(base, root);
+	pfd = open(dirname(parent), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pfd < 0) {
+		fd = -errno;
+		if (fd == -ENOENT && !create)
+			return fd;
+		log_error("cannot open %s, where the state directory %s goes: %s", parent, root,
+			  strerror(-fd));
+		return fd;
+	}
+	fd = own_dir_open(pfd, basename(base), root, create, STATE_FORBIDDEN, STATE_THEN);
+	close(pfd);
+	return fd;
+}
+
+int state_open(const char *root, const char *ifname, bool create, struct state_dir *sd)
+{
+	int ret;
+
+	sd->root_fd = sd->fd = -1;
+	sd->path[0] = '\0';
+	/* One path component: never "..", never "a/b". */
+	ret = ifname_check(ifname);
+	if (ret)
+		return ret;
+	if (snprintf(sd->path, sizeof(sd->path), "%s/%s", root, ifname) >= (int)sizeof(sd->path)) {
+		log_error("%s: state directory path too long", root);
+		return -ENAMETOOLONG;
+	}
+	ret = sd->root_fd = open_root(root, create);
+	if (ret >= 0)
+		ret = sd->fd = own_dir_open(sd->root_fd, ifname, sd->path, create, STATE_FORBIDDEN,
+					    STATE_THEN);
+	if (ret < 0) {
+		state_close(sd);
+		return ret;
+	}
+	return 0;
+}
+
+static int fsync_dir(int dir_fd)
+{
+	return fsync(dir_fd) ? -errno : 0;
+}
+
+/* A new temporary file in the directory, never one that was there. */
+static int open_temp(int dir_fd, char name[STATE_NAME_MAX])
+{
+	static unsigned int counter;
+	int fd, tries;
+
+	for (tries = 0; tries < 100; tries++) {
+		snprintf(name, STATE_NAME_MAX, ".tmp.%d.%u", (int)getpid(), counter++);
+		fd = openat(dir_fd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd < 0 ? -errno : fd;
+	}
+	return -EEXIST;
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	ssize_t n;
+
+	while (len) {
+		n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int state_write(const struct state_dir *sd, const char *name, const void *buf, size_t len)
+{
+	char tmp[STATE_NAME_MAX];
+	int fd, ret;
+
+	fd = open_temp(sd->fd, tmp);
+	if (fd < 0) {
+		log_error("cannot create a file in %s: %s", sd->path, strerror(-fd));
+		return fd;
+	}
+	ret = write_all(fd, buf, len);
+	if (!ret && fsync(fd))
+		ret = -errno;
+	close(fd);
+	if (!ret && renameat(sd->fd, tmp, sd->fd, name))
+		ret = -errno;
+	if (!ret)
+		ret = fsync_dir(sd->fd);
+	if (ret) {
+		unlinkat(sd->fd, tmp, 0);
+		log_error("cannot write %s/%s: %s", sd->path, name, strerror(-ret));
+	}
+	return ret;
+}
+
+int state_open_file(const struct state_dir *sd, const char *name)
+{
+	struct stat st;
+	int fd;
+
+	fd = openat(sd->fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	/* Not a FIFO or device that would block or never end; nobody else's. */
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 022)) {
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+int state_read(const struct state_dir *sd, const char *name, size_t max, char **buf,
+	       size_t *len)
+{
+	char *p = NULL;
+	size_t used = 0;
+	ssize_t n;
+	int fd, ret = 0;
+
+	*buf = NULL;
+	*len = 0;
+	fd = state_open_file(sd, name);
+	if (fd == -ENOENT)
+		return fd;
+	if (fd < 0) {
+		log_error("cannot read %s/%s: %s%s", sd->path, name, strerror(-fd),
+			  fd == -EPERM || fd == -ELOOP ? " (not a regular file of ours: check it, "
+			  "remove it)" : "");
+		return fd;
+	}
+	p = malloc(max + 1);
+	if (!p) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* One byte past max tells a file that is too large. */
+	while (used <= max) {
+		n = read(fd, p + used, max + 1 - used);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = -errno;
+			break;
+		}
+		if (!n)
+			break;
+		used += n;
+	}
+	if (!ret && used > max)
+		ret = -EFBIG;
+	if (ret) {
+		log_error("cannot read %s/%s: %s", sd->path, name, ret == -EFBIG ?
+			  "larger than any state file bloomxdp writes: check it, remove it" :
+			  strerror(-ret));
+		goto out;
+	}
+	p[used] = '\0';
+	*buf = p;
+	*len = used;
+	p = NULL;
+out:
+	free(p);
+	close(fd);
+	return ret;
+}
+
+static void hex_digest(const unsigned char *md, unsigned int n, char hex[STATE_SHA256_HEX])
+{
+	unsigned int i;
+
+	for (i = 0; i < n && 2 * i + 2 < STATE_SHA256_HEX + 1; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+}
+
+int state_sha256_fd(int fd, char hex[STATE_SHA256_HEX])
+{
+	unsigned char md[EVP_MAX_MD_SIZE], buf[64 * 1024];
+	unsigned int mdlen = 0;
+	EVP_MD_CTX *ctx;
+	ssize_t n;
+	off_t off = 0;
+	int ret = 0;
+
+	ctx = EVP_MD_CTX_new();
+	if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	while ((n = pread(fd, buf, sizeof(buf), off)) > 0) {
+		EVP_DigestUpdate(ctx, buf, n);
+		off += n;
+	}
+	if (n < 0)
+		ret = -errno;
+	else if (!EVP_DigestFinal_ex(ctx, md, &mdlen))
+		ret = -EIO;
+	else
+		hex_digest(md, mdlen, hex);
+out:
+	EVP_MD_CTX_free(ctx);
+	return ret;
+}
+
+int state_append(const struct state_dir *sd, const char *name, const char *text, off_t *before)
+{
+	struct stat st;
+	bool made;
+	int fd, ret;
+
+	fd = openat(sd->fd, name, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	made = fd < 0 && errno == ENOENT;
+	if (made)
+		fd = openat(sd->fd, name, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+			    0600);
+	if (fd < 0) {
+		ret = -errno;
+		goto err;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+		ret = -EPERM;
+		goto err;
+	}
+	*before = st.st_size;
+	ret = write_all(fd, text, strlen(text));
+	if (!ret && fsync(fd))
+		ret = -errno;
+	/* A journal just made is durable only once its directory entry is. */
+	if (!ret && made)
+		ret = fsync_dir(sd->fd);
+	if (ret) {
+		/* A partial line would be read back as an entry. */
+		if (ftruncate(fd, *before))
+			log_warn("%s/%s: a partial line may be left at its end", sd->path, name);
+		goto err;
+	}
+	close(fd);
+	return 0;
+err:
+	if (fd >= 0)
+		close(fd);
+	log_error("cannot append to %s/%s: %s", sd->path, name, strerror(-ret));
+	return ret;
+}
+
+int state_truncate(const struct state_dir *sd, const char *name, off_t len)
+{
+	int fd, ret = 0;
+
+	fd = openat(sd->fd, name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, len) || fsync(fd))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+int state_copy_begin(const struct state_dir *sd, struct state_copy *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->fd = open_temp(sd->fd, c->tmp);
+	if (c->fd < 0) {
+		log_error("cannot create a file in %s: %s", sd->path, strerror(-c->fd));
+		return c->fd;
+	}
+	c->md = EVP_MD_CTX_new();
+	if (!c->md || !EVP_DigestInit_ex(c->md, EVP_sha256(), NULL))
+		return -ENOMEM;
+	return 0;
+}
+
+int state_copy_write(struct state_copy *c, const void *buf, size_t n)
+{
+	if (!EVP_DigestUpdate(c->md, buf, n))
+		return -EIO;
+	c->bytes += n;
+	return write_all(c->fd, buf, n);
+}
+
+int state_copy_finish(struct state_copy *c)
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+
+	if (!EVP_DigestFinal_ex(c->md, md, &mdlen))
+		return -EIO;
+	hex_digest(md, mdlen, c->sha256);
+	if (fsync(c->fd) || lseek(c->fd, 0, SEEK_SET))
+		return -errno;
+	return 0;
+}
+
+int state_copy_commit(const struct state_dir *sd, struct state_copy *c, const char *name)
+{
+	int ret = 0;
+
+	if (renameat(sd->fd, c->tmp, sd->fd, name))
+		ret = -errno;
+	else
+		c->tmp[0] = '\0';
+	if (!ret)
+		ret = fsync_dir(sd->fd);
+	if (ret)
+		log_error("cannot write %s/%s: %s", sd->path, name, strerror(-ret));
+	return ret;
+}
+
+void state_copy_close(const struct state_dir *sd, struct state_copy *c)
+{
+	if (c->fd > 0)
+		close(c->fd);
+	c->fd = -1;
+	if (c->tmp[0])
+		unlinkat(sd->fd, c->tmp, 0);
+	c->tmp[0] = '\0';
+	EVP_MD_CTX_free(c->md);
+	c->md = NULL;
+}
+
+void state_copy_name(const char *which, unsigned long long serial, int i, char *out, size_t len)
+{
+	snprintf(out, len, "%s-%llu.%d", which, serial, i);
+}
+
+void state_journal_name(const char *which, unsigned long long serial, const char *format,
+			char *out, size_t len)
+{
+	snprintf(out, len, "%s-%llu.journal.%s", which, serial, format);
+}
+
+/* Sources as given may hold any byte: %XX for controls, spaces and '%'. */
+static void put_escaped(FILE *out, const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s <= ' ' || *s == '%' || *s == 0x7f)
+			fprintf(out, "%%%02x", (unsigned char)*s);
+		else
+			fputc(*s, out);
+}
+
+static char *unescape(const char *s)
+{
+	char *out = malloc(strlen(s) + 1), *o = out;
+	unsigned int v;
+
+	if (!out)
+		return NULL;
+	for (; *s; s++) {
+		if (*s == '%' && sscanf(s + 1, "%2x", &v) == 1 && v) {
+			*o++ = v;
+			s += 2;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+/* A name the state itself made: what a manifest may point to. */
+static bool state_name_ok(const char *name)
+{
+	size_t i, n = strlen(name);
+
+	if (!n || n >= STATE_NAME_MAX || name[0] == '.')
+		return false;
+	for (i = 0; i < n; i++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyz0123456789.-", name[i]))
+			return false;
+	return true;
+}
+
+int state_list_add_source(struct state_list *l, const char *source, const char *copy,
+			  const char *sha256, unsigned long long bytes)
+{
+	struct state_source *grown, *s;
+
+	grown = realloc(l->src, (l->nsources + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	l->src = grown;
+	s = &l->src[l->nsources];
+	memset(s, 0, sizeof(*s));
+	s->source = strdup(source);
+	if (!s->source)
+		return -ENOMEM;
+	snprintf(s->copy, sizeof(s->copy), "%s", copy);
+	snprintf(s->sha256, sizeof(s->sha256), "%s", sha256);
+	s->bytes = bytes;
+	l->nsources++;
+	return 0;
+}
+
+void state_list_free(struct state_list *l)
+{
+	int i;
+
+	for (i = 0; i < l->nsources; i++) {
+		free(l->src[i].source);
+		free(l->src[i].options);
+	}
+	free(l->src);
+	free(l->options);
+	memset(l, 0, sizeof(*l));
+}
+
+int state_list_write(const struct state_dir *sd, const char *which, const struct state_list *l)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+	int i, ret;
+
+	out = open_memstream(&text, &len);
+	if (!out)
+		return -ENOMEM;
+	fprintf(out, STATE_MAGIC "\nserial %llu\ngeneration %llu\ntime %lld\n", l->serial,
+		l->generation, l->time);
+	if (l->options) {
+		char *line, *save, *opts = strdup(l->options);
+
+		for (line = opts ? strtok_r(opts, "\n", &save) : NULL; line;
+		     line = strtok_r(NULL, "\n", &save))
+			fprintf(out, "option %s\n", line);
+		free(opts);
+	}
+	for (i = 0; i < l->nsources; i++) {
+		fputs("source ", out);
+		put_escaped(out, l->src[i].source);
+		fprintf(out, "\ncopy %s\nsha256 %s\nbytes %llu\n", l->src[i].copy,
+			l->src[i].sha256, l->src[i].bytes);
+		if (l->src[i].options) {
+			char *line, *save, *opts = strdup(l->src[i].options);
+
+			for (line = opts ? strtok_r(opts, "\n", &save) : NULL; line;
+			     line = strtok_r(NULL, "\n", &save))
+				fprintf(out, "source-option %s\n", line);
+			free(opts);
+		}
+	}
+	if (fclose(out)) {
+		free(text);
+		return -ENOMEM;
+	}
+	ret = state_write(sd, which, text, len);
+	free(text);
+	return ret;
+}
+
+static int bad_manifest(const struct state_dir *sd, const char *which, int line, const char *why)
+{
+	log_error("%s/%s:%d: %s: not a state file of this version; check it, or forget the "
+		  "state ('bloomxdp detach --forget')", sd->path, which, line, why);
+	return -EINVAL;
+}
+
+/* One more "--name=value" line onto a source's options. */
+static int append_line(char **text, const char *line)
+{
+	size_t had = *text ? strlen(*text) : 0, add = strlen(line);
+	char *grown = realloc(*text, had + add + 2);
+
+	if (!grown)
+		return -ENOMEM;
+	memcpy(grown + had, line, add);
+	grown[had + add] = '\n';
+	grown[had + add + 1] = '\0';
+	*text = grown;
+	return 0;
+}
+
+int state_list_read(const struct state_dir *sd, const char *which, struct state_list *l)
+{
+	char *text, *line, *save, *value, *opts = NULL;
+	size_t len, olen = 0;
+	FILE *o;
+	int n = 0, ret;
+	struct state_source *cur = NULL;
+
+	memset(l, 0, sizeof(*l));
+	ret = state_read(sd, which, STATE_TEXT_MAX, &text, &len);
+	if (ret)
+		return ret;
+	if (strlen(text) != len) {
+		ret = bad_manifest(sd, which, 1, "a NUL byte");
+		goto out;
+	}
+	o = open_memstream(&opts, &olen);
+	if (!o) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (line = strtok_r(text, "\n", &save); line && !ret; line = strtok_r(NULL, "\n", &save)) {
+		n++;
+		if (n == 1) {
+			if (strcmp(line, STATE_MAGIC))
+				ret = bad_manifest(sd, which, n, "no '" STATE_MAGIC "' first");
+			continue;
+		}
+		value = strchr(line, ' ');
+		if (!value) {
+			ret = bad_manifest(sd, which, n, "a line without a value");
+			break;
+		}
+		*value++ = '\0';
+		if (!strcmp(line, "serial")) {
+			l->serial = strtoull(value, NULL, 10);
+		} else if (!strcmp(line, "generation")) {
+			l->generation = strtoull(value, NULL, 10);
+		} else if (!strcmp(line, "time")) {
+			l->time = strtoll(value, NULL, 10);
+		} else if (!strcmp(line, "option")) {
+			fprintf(o, "%s\n", value);
+		} else if (!strcmp(line, "source")) {
+			char *src = unescape(value);
+
+			ret = src ? state_list_add_source(l, src, "", "", 0) : -ENOMEM;
+			free(src);
+			cur = ret ? NULL : &l->src[l->nsources - 1];
+		} else if (cur && !strcmp(line, "copy")) {
+			if (!state_name_ok(value))
+				ret = bad_manifest(sd, which, n,
+						   "a copy's name the state never makes");
+			else
+				snprintf(cur->copy, sizeof(cur->copy), "%s", value);
+		} else if (cur && !strcmp(line, "sha256")) {
+			snprintf(cur->sha256, sizeof(cur->sha256), "%s", value);
+		} else if (cur && !strcmp(line, "bytes")) {
+			cur->bytes = strtoull(value, NULL, 10);
+		} else if (cur && !strcmp(line, "source-option")) {
+			ret = append_line(&cur->options, value);
+		} else {
+			ret = bad_manifest(sd, which, n, "an unknown key");
+		}
+	}
+	if (!ret && n == 0)
+		ret = bad_manifest(sd, which, 1, "empty");
+	for (n = 0; !ret && n < l->nsources; n++)
+		if (!l->src[n].copy[0])
+			ret = bad_manifest(sd, which, 0, "a source without its copy");
+	if (fclose(o))
+		ret = ret ? ret : -ENOMEM;
+	l->options = opts;
+out:
+	free(text);
+	if (ret)
+		state_list_free(l);
+	return ret;
+}
+
+/* Whether name is one of which's files that l still uses. */
+static bool in_use(const char *name, const char *which, const struct state_list *l)
+{
+	char prefix[STATE_NAME_MAX];
+	int i;
+
+	for (i = 0; i < l->nsources; i++)
+		if (!strcmp(name, l->src[i].copy))
+			return true;
+	/* The journals of the current serial, any format. */
+	state_journal_name(which, l->serial, "", prefix, sizeof(prefix));
+	return !strncmp(name, prefix, strlen(prefix));
+}
+
+void state_prune(const struct state_dir *sd, const char *which, const struct state_list *l)
+{
+	char prefix[STATE_NAME_MAX];
+	struct dirent *d;
+	DIR *dir;
+	int fd;
+
+	fd = openat(sd->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dir = fd < 0 ? NULL : fdopendir(fd);
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	snprintf(prefix, sizeof(prefix), "%s-", which);
+	while ((d = readdir(dir)))
+		if (!strncmp(d->d_name, prefix, strlen(prefix)) && state_name_ok(d->d_name) &&
+		    !in_use(d->d_name, which, l))
+			unlinkat(sd->fd, d->d_name, 0);
+	closedir(dir);
+}
+
+/* Everything under dir_fd, directories depth first, following no link. */
+static int remove_tree(int dir_fd, int depth)
+{
+	struct dirent *d;
+	int fd, sub, ret = 0;
+	DIR *dir;
+
+	fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dir = fd < 0 ? NULL : fdopendir(fd);
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return -errno;
+	}
+	while ((d = readdir(dir))) {
+		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
+			continue;
+		if (!unlinkat(dir_fd, d->d_name, 0))
+			continue;
+		if (errno != EISDIR || depth > 4) {
+			ret = -errno;
+			continue;
+		}
+		sub = openat(dir_fd, d->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub < 0) {
+			ret = -errno;
+			continue;
+		}
+		ret = remove_tree(sub, depth + 1) ?: ret;
+		close(sub);
+		if (unlinkat(dir_fd, d->d_name, AT_REMOVEDIR))
+			ret = -errno;
+	}
+	closedir(dir);
+	return ret;
+}
+
+int state_forget(const char *root, const char *ifname)
+{
+	struct state_dir sd;
+	int ret;
+
+	ret = state_open(root, ifname, false, &sd);
+	if (ret)
+		return ret;
+	ret = remove_tree(sd.fd, 0);
+	if (!ret && unlinkat(sd.root_fd, ifname, AT_REMOVEDIR))
+		ret = -errno;
+	if (!ret)
+		fsync_dir(sd.root_fd);
+	if (ret)
+		log_error("cannot remove all of %s: %s; see what is left with 'ls -la %s'", sd.path,
+			  strerror(-ret), sd.path);
+	state_close(&sd);
+	return ret;
+}
+
+int state_lists_reset(const struct state_dir *sd)
+{
+	static const char *const which[] = { STATE_BLOCK, STATE_ALLOW };
+	struct state_list old, l;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < 2 && !ret; i++) {
+		ret = state_list_read(sd, which[i], &old);
+		if (ret && ret != -ENOENT)
+			break;
+		memset(&l, 0, sizeof(l));
+		l.serial = ret ? 1 : old.serial + 1;
+		l.time = time(NULL);
+		state_list_free(&old);
+		ret = state_list_write(sd, which[i], &l);
+		if (!ret)
+			state_prune(sd, which[i], &l);
+	}
+	return ret;
+}
+
+int state_interfaces(const char *root, char ***names, int *n)
+{
+	struct dirent *d;
+	struct state_dir sd;
+	char **grown;
+	DIR *dir;
+	int fd, ret = 0;
+
+	*names = NULL;
+	*n = 0;
+	fd = open_root(root, false);
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0)
+		return fd;
+	dir = fdopendir(fd);
+	if (!dir) {
+		close(fd);
+		return -errno;
+	}
+	while ((d = readdir(dir)) && !ret) {
+		if (d->d_name[0] == '.' || ifname_invalid(d->d_name))
+			continue;
+		/* Only the directories of ours, checked as restore will open them. */
+		if (state_open(root, d->d_name, false, &sd))
+			continue;
+		state_close(&sd);
+		grown = realloc(*names, (*n + 1) * sizeof(*grown));
+		if (!grown || !(grown[*n] = strdup(d->d_name))) {
+			if (grown)
+				*names = grown;
+			ret = -ENOMEM;
+			break;
+		}
+		*names = grown;
+		(*n)++;
+	}
+	closedir(dir);
+	return ret;
+}

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * What is enforced, kept on disk so that it outlives the pins (a reboot, a
+ * lost pin directory): <root>/<ifname>/ holds the attachment's settings and,
+ * per list (block, allow), a manifest of its sources with a copy of each as
+ * read, and a journal of the entries added since. README "State" describes
+ * the files. The directories are checked as the pins' are (attachment.h).
+ */
+#ifndef BLOOMXDP_STATE_H
+#define BLOOMXDP_STATE_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "options.h"
+
+#define STATE_ROOT_DEFAULT "/var/lib/bloomxdp"
+#define STATE_DIR_ENV "BLOOMXDP_STATE_DIR"
+/* Settings and manifests are read whole, up to this: a larger one is not ours. */
+#define STATE_TEXT_MAX (1 << 20)
+/* The first line of every settings file and manifest. */
+#define STATE_MAGIC "bloomxdp-state 1"
+#define STATE_SETTINGS "settings"
+#define STATE_BLOCK "block"
+#define STATE_ALLOW "allow"
+/* A copy's, a journal's name: "block-<serial>.<n>", "block-<serial>.journal.<format>". */
+#define STATE_NAME_MAX 64
+#define STATE_SHA256_HEX 65
+
+/* --state-dir, the same row for every command that reads or writes state. */
+#define OPTION_STATE_DIR(type)								\
+	OPTION("state-dir", 0, OPT_TEXT, offsetof(type, state_dir), "DIR",		\
+	       "where the state is kept (default $" STATE_DIR_ENV ",\n"		\
+	       "else " STATE_ROOT_DEFAULT ")")
+
+/* The state directory of one interface, opened as the pins' directory is. */
+struct state_dir {
+	int root_fd;
+	int fd;
+	char path[PATH_MAX];	/* for messages */
+};
+
+/* The root: given (--state-dir), else $BLOOMXDP_STATE_DIR, else STATE_ROOT_DEFAULT. */
+const char *state_root(const char *given);
+
+/*
+ * Opens <root>/<ifname>/, each level with O_NOFOLLOW relative to the one
+ * above, refusing one not owned by the effective uid or writable by group or
+ * others; with create, makes what is missing with mode 0700. -ENOENT
+ * unprinted when it is not there; other errors printed.
+ */
+int state_open(const char *root, const char *ifname, bool create, struct state_dir *sd);
+void state_close(struct state_dir *sd);
+/* The interfaces with a state directory under root (restore --all), malloc'd names. */
+int state_interfaces(const char *root, char ***names, int *n);
+/* detach --forget: removes <root>/<ifname>/ and what is in it, following no link. */
+int state_forget(const char *root, const char *ifname);
+
+/* Replaces name atomically: a temporary file, fsync, renameat, fsync of the directory. */
+int state_write(const struct state_dir *sd, const char *name, const void *buf, size_t len);
+/*
+ * Reads a whole regular file of at most max bytes, NUL-terminated, into a
+ * malloc'd *buf. -ENOENT unprinted; -EFBIG when larger; others printed.
+ */
+int state_read(const struct state_dir *sd, const char *name, size_t max, char **buf,
+	       size_t *len);
+/* A regular file of the state, opened read-only without following a link; -errno. */
+int state_open_file(const struct state_dir *sd, const char *name);
+/* The SHA-256 of an open file from its start, as hex. */
+int state_sha256_fd(int fd, char hex[STATE_SHA256_HEX]);
+/* Appends text to a journal and fsyncs it; *before: its length before, for state_truncate(). */
+int state_append(const struct state_dir *sd, const char *name, const char *text, off_t *before);
+int state_truncate(const struct state_dir *sd, const char *name, off_t len);
+/* Removes what the state holds for which that l does not name (older copies, journals). */
+struct state_list;
+void state_prune(const struct state_dir *sd, const char *which, const struct state_list *l);
+/* A fresh attachment: both lists recorded empty, their older copies and journals removed. */
+int state_lists_reset(const struct state_dir *sd);
+
+/* A copy of an input being written: a temporary file, hashed as it grows. */
+struct state_copy {
+	int fd;
+	char tmp[STATE_NAME_MAX];
+	void *md;		/* EVP_MD_CTX */
+	unsigned long long bytes;
+	char sha256[STATE_SHA256_HEX];
+};
+
+int state_copy_begin(const struct state_dir *sd, struct state_copy *c);
+int state_copy_write(struct state_copy *c, const void *buf, size_t n);
+/* fsync and the digest; the copy stays open (c->fd, at its start) to be read. */
+int state_copy_finish(struct state_copy *c);
+/* Gives the temporary file its name, durably. */
+int state_copy_commit(const struct state_dir *sd, struct state_copy *c, const char *name);
+/* Closes it, and removes the temporary file if it was not committed. */
+void state_copy_close(const struct state_dir *sd, struct state_copy *c);
+
+/* One source of a list as last applied. */
+struct state_source {
+	char *source;		/* path or URL as given, or "stdin" */
+	char copy[STATE_NAME_MAX];
+	char sha256[STATE_SHA256_HEX];
+	unsigned long long bytes;
+	char *options;		/* its own load options, "--name=value\n" lines; NULL: the list's */
+};
+
+/* A list as last applied: the manifest "block" or "allow". */
+struct state_list {
+	unsigned long long serial;	/* names its copies and journals; +1 per load */
+	unsigned long long generation;	/* the blocklist's live generation after the load */
+	long long time;			/* of the load, seconds since the epoch */
+	char *options;			/* the load's options, "--name=value\n" lines */
+	struct state_source *src;
+	int nsources;
+};
+
+int state_list_read(const struct state_dir *sd, const char *which, struct state_list *l);
+int state_list_write(const struct state_dir *sd, const char *which, const struct state_list *l);
+void state_list_free(struct state_list *l);
+/* A source into l (source is copied). */
+int state_list_add_source(struct state_list *l, const char *source, const char *copy,
+			  const char *sha256, unsigned long long bytes);
+void state_copy_name(const char *which, unsigned long long serial, int i, char *out, size_t len);
+void state_journal_name(const char *which, unsigned long long serial, const char *format,
+			char *out, size_t len);
+
+#endif
