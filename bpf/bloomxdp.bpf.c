@@ -670,34 +670,52 @@ static __always_inline void name_match_info(__u32 field, struct match_info *mi)
 	}
 }
 
-/* Per CPU, at most config.events_per_sec events in each second. */
+#define NSEC_PER_SEC 1000000000ULL
+
+/*
+ * Per CPU, at most config.events_per_sec events in each second of the coarse
+ * clock; called on every hit when events are on. Once the second's budget is
+ * spent, a hit costs a look at jiffies (the verifier inlines bpf_jiffies64():
+ * one load) and no clock read: the coarse clock moves only on a tick, so it
+ * is read again only when jiffies has moved. A budget thus refills at most a
+ * tick late.
+ */
 static __always_inline int event_allowed(struct bloomxdp_counters *cnt)
 {
-	/* The coarse clock (jiffies-fine) is enough for a budget per second, and cheaper. */
-	__u64 second = bpf_ktime_get_coarse_ns() / 1000000000ULL;
 	struct event_budget *b;
 	__u32 zero = 0;
+	__u64 now;
 
 	b = bpf_map_lookup_elem(&event_budgets, &zero);
 	if (!b)
 		return 0;
-	if (b->second != second) {
-		b->second = second;
+	if (b->sent >= config.events_per_sec) {
+		__u32 tick = bpf_jiffies64();
+
+		if (tick == b->tick)
+			goto limited;
+		b->tick = tick;
+	}
+	now = bpf_ktime_get_coarse_ns();
+	if (now >= b->until) {
+		b->until = now - now % NSEC_PER_SEC + NSEC_PER_SEC;
 		b->sent = 0;
 	}
-	if (b->sent >= config.events_per_sec) {
-		cnt->events_ratelimited++;
-		return 0;
-	}
+	if (b->sent >= config.events_per_sec)
+		goto limited;
 	b->sent++;
 	return 1;
+limited:
+	cnt->events_ratelimited++;
+	return 0;
 }
 
 /*
  * A drop event on the ring buffer: the packet's addresses and ports, what
  * matched, and the verdict (enum bloomxdp_event_verdict). Global, so
- * verified once. Returns 0: an event not sent is counted (events_ratelimited,
- * events_lost), and the verdict does not depend on it.
+ * verified once; called once event_allowed() said yes, so that a hit over
+ * the budget costs no call. Returns 0: an event not sent is counted
+ * (events_lost), and the verdict does not depend on it.
  */
 __attribute__((noinline)) int emit_event(struct xdp_md *ctx, const struct packet *pkt,
 					const struct match_info *mi, __u32 verdict)
@@ -714,7 +732,7 @@ __attribute__((noinline)) int emit_event(struct xdp_md *ctx, const struct packet
 	l4_off = pkt->l4_off;
 	ipv6 = pkt->ipv6;
 	cnt = bpf_map_lookup_elem(&counters, &zero);
-	if (!cnt || !event_allowed(cnt))
+	if (!cnt)
 		return 0;
 	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
 	if (!ev) {
@@ -925,7 +943,7 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 			ev = BLOOMXDP_EVVERDICT_NXDOMAIN;
 		}
 		/* Before an NXDOMAIN answer rewrites the addresses. */
-		if (config.events_per_sec)
+		if (config.events_per_sec && event_allowed(cnt))
 			(void)emit_event(ctx, &pkt, &q.mi, ev);	/* always 0 */
 		if (config.action == BLOOMXDP_ACTION_MONITOR)
 			;

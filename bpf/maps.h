@@ -125,10 +125,15 @@ struct {
 	__uint(max_entries, 256 * 1024);
 } events SEC(".maps");
 
-/* Per CPU: the second being counted and the events sent in it. */
+/*
+ * Per CPU: when the second being counted ends (coarse clock), the events sent
+ * in it, and once they are spent, jiffies at the last clock read (low bits).
+ * All zero is a fresh budget. 16 bytes: tests/bpf/verify_harness.h resets it.
+ */
 struct event_budget {
-	__u64 second;
-	__u64 sent;
+	__u64 until;
+	__u32 sent;
+	__u32 tick;
 };
 
 /* The events budget of each CPU (config.events_per_sec). */
