@@ -53,7 +53,6 @@ __u64 hits;
 
 static long lookup_step(__u32 i, void *data)
 {
-	__u64 hash_key[2] = { config.hash_key[0], config.hash_key[1] };
 	struct bloomxdp_key key;
 	__u32 *addr = bpf_map_lookup_elem(&addrs, &i);
 	void *filter;
@@ -64,7 +63,7 @@ static long lookup_step(__u32 i, void *data)
 	filter = config.layout == BLOOMXDP_LAYOUT_KERNEL ? (void *)&kbloom : (void *)&words;
 	bloomxdp_key_ipv4(&key, addr, 32);
 	hits += bloomxdp_filter_test(filter, config.layout, config.bits, config.hashes,
-				     bloomxdp_siphash13(hash_key, &key));
+				     bloomxdp_addr_hash(config.addr_key, &key));
 	return 0;
 }
 

@@ -32,12 +32,8 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 /* m: bits of the live generation's array (its header word BLOOMXDP_HDR_BITS). */
 static __always_inline int filter_has(void *bits, __u32 m, const struct bloomxdp_key *key)
 {
-	/*
-	 * Read through the volatile config: casting it away lets clang fold the
-	 * loads to the zero initializer, i.e. hash with key {0, 0}.
-	 */
-	__u64 hash_key[2] = { config.hash_key[0], config.hash_key[1] };
-	__u64 hash = bloomxdp_siphash13(hash_key, key);
+	/* Read through the volatile config: a cast would let clang fold the key to zero. */
+	__u64 hash = bloomxdp_addr_hash(config.addr_key, key);
 
 	return bloomxdp_filter_test(bits, config.layout, m, config.hashes, hash);
 }

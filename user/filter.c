@@ -37,6 +37,7 @@ static int filter_init(struct filter *f, const struct bloomxdp_config *cfg, __u6
 	f->layout = cfg->layout;
 	f->bytes = ((size_t)bits / BLOOMXDP_WORD_BITS + BLOOMXDP_HDR_WORDS) * sizeof(__u64);
 	memcpy(f->hash_key, cfg->hash_key, sizeof(f->hash_key));
+	bloomxdp_addr_key_derive(f->hash_key, f->addr_key);
 	f->ops = layout_get(cfg->layout);
 	return f->ops ? 0 : -EPROTO;
 }
@@ -288,7 +289,7 @@ int filter_length_add(struct filter *f, __u32 family, __u32 len)
 
 bool filter_insert(struct filter *f, const struct bloomxdp_key *key)
 {
-	bool changed = filter_insert_hash(f, bloomxdp_siphash13(f->hash_key, key));
+	bool changed = filter_insert_hash(f, bloomxdp_addr_hash(f->addr_key, key));
 
 	/* Published after the bits: a packet probes this length only once they are set. */
 	if (filter_length_add(f, key->word[0] & 0xff, (key->word[0] >> 8) & 0xff) == 0)
@@ -299,7 +300,7 @@ bool filter_insert(struct filter *f, const struct bloomxdp_key *key)
 bool filter_test(const struct filter *f, const struct bloomxdp_key *key)
 {
 	return (filter_header(f) & key_kind(key)) &&
-	       filter_test_hash(f, bloomxdp_siphash13(f->hash_key, key));
+	       filter_test_hash(f, bloomxdp_addr_hash(f->addr_key, key));
 }
 
 __u64 filter_popcount(const struct filter *f)

@@ -205,6 +205,9 @@ enum bloomxdp_key_kind {
 #define BLOOMXDP_MAX_VLANS	2
 #define BLOOMXDP_MAX_IPV6_EXT	8
 
+/* Words of the address hash's key: see bloomxdp_addr_hash() in hash.h. */
+#define BLOOMXDP_ADDR_KEY_WORDS	14
+
 /*
  * Set by the CLI before load, frozen by the kernel (.rodata): the verifier
  * prunes what the configuration cannot reach. Pinned 0600 because it holds
@@ -231,6 +234,12 @@ struct bloomxdp_config {
 	__u32 verify;		/* 1: drop only what the exact copy confirms */
 	__u32 layout;		/* enum bloomxdp_layout */
 	__u32 events_per_sec;	/* drop events sent per second and CPU at most; 0: none */
+	/*
+	 * The multipliers of the address hash (hash.h), derived from hash_key
+	 * by the loader (bloomxdp_addr_key_derive()): in the program's .rodata,
+	 * so that a packet does not derive them.
+	 */
+	__u64 addr_key[BLOOMXDP_ADDR_KEY_WORDS];
 };
 
 #define BLOOMXDP_PPB 1000000000ULL
