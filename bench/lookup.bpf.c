@@ -11,9 +11,21 @@
 
 const volatile struct bloomxdp_config config SEC(".rodata.config");
 
+/* As bpf/bloomxdp.bpf.c: the map's elements are lines of words. */
+static __always_inline __u64 *bloomxdp_filter_line(void *filter, __u32 first)
+{
+	__u32 line = first / BLOOMXDP_LINE_WORDS;
+	struct bloomxdp_line *l = bpf_map_lookup_elem(filter, &line);
+
+	return l ? l->word : NULL;
+}
+
 static __always_inline __u64 *bloomxdp_filter_word(void *filter, __u32 index)
 {
-	return bpf_map_lookup_elem(filter, &index);
+	__u32 line = index / BLOOMXDP_LINE_WORDS;
+	struct bloomxdp_line *l = bpf_map_lookup_elem(filter, &line);
+
+	return l ? &l->word[index % BLOOMXDP_LINE_WORDS] : NULL;
 }
 
 static __always_inline int bloomxdp_kernel_has(void *filter, __u64 hash)
@@ -31,7 +43,7 @@ struct {
 	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, __u64);
+	__type(value, struct bloomxdp_line);
 } words SEC(".maps");
 
 struct {

@@ -28,8 +28,9 @@ struct filter_bits {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE | BPF_F_INNER_MAP);
 	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
+	/* A size, not a type: BTF of a type seen only through __array() is a bare forward. */
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct bloomxdp_line));	/* the header is line 0 */
 };
 
 /* Layouts "bits" and "blocked": the bit array and its header, one per generation. */

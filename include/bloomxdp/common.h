@@ -162,6 +162,20 @@ enum bloomxdp_layout {
 _Static_assert(BLOOMXDP_HDR_WORDS % BLOOMXDP_BLOCK_WORDS == 0, "blocks start on a cache line");
 
 /*
+ * An element of the filter's ARRAY map: a 64-byte line of words, so that one
+ * lookup reaches the whole header, or a whole block of layout "blocked" (its
+ * k probes), where a map of single words took a helper call per word (inner
+ * maps' lookups are not inlined). Memory is the same array of words: the
+ * CLI's mmap indexes words; a bit array not a whole number of lines has up to
+ * 7 words of padding at the end, never read.
+ */
+#define BLOOMXDP_LINE_WORDS	BLOOMXDP_BLOCK_WORDS
+struct bloomxdp_line {
+	__u64 word[BLOOMXDP_LINE_WORDS];
+};
+_Static_assert(BLOOMXDP_HDR_WORDS == BLOOMXDP_LINE_WORDS, "the header is line 0");
+
+/*
  * Bit positions are (h1 + i*h2) mod m with 32-bit h1, h2: m must fit in 32 bits.
  * Rounded down to a whole word, this is 512 MiB of filter, ~448M entries at 1%.
  */
