@@ -134,6 +134,12 @@ $(BUILD)/bench/prog_run: bench/prog_run.c $(BUILD)/bench/lookup.skel.h $(BUILD)/
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests/bpf -I$(BUILD)/bench $< $(BUILD)/libbloomxdp.a -o $@ $(LDLIBS)
 
+# walk: the whole program per packet over many addresses (bench/results.md, "Hot path, round two").
+BENCH_TOOLS += $(BUILD)/bench/walk
+$(BUILD)/bench/walk: bench/walk.c $(BUILD)/libbloomxdp.a $(SKELS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $< $(BUILD)/libbloomxdp.a -o $@ $(LDLIBS)
+
 $(BUILD)/bench/mklists: bench/mklists.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $< -o $@

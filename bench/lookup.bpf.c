@@ -11,9 +11,21 @@
 
 const volatile struct bloomxdp_config config SEC(".rodata.config");
 
+/* As bpf/bloomxdp.bpf.c: the map's elements are lines of words. */
+static __always_inline __u64 *bloomxdp_filter_line(void *filter, __u32 first)
+{
+	__u32 line = first / BLOOMXDP_LINE_WORDS;
+	struct bloomxdp_line *l = bpf_map_lookup_elem(filter, &line);
+
+	return l ? l->word : NULL;
+}
+
 static __always_inline __u64 *bloomxdp_filter_word(void *filter, __u32 index)
 {
-	return bpf_map_lookup_elem(filter, &index);
+	__u32 line = index / BLOOMXDP_LINE_WORDS;
+	struct bloomxdp_line *l = bpf_map_lookup_elem(filter, &line);
+
+	return l ? &l->word[index % BLOOMXDP_LINE_WORDS] : NULL;
 }
 
 static __always_inline int bloomxdp_kernel_has(void *filter, __u64 hash)
@@ -31,7 +43,7 @@ struct {
 	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, __u64);
+	__type(value, struct bloomxdp_line);
 } words SEC(".maps");
 
 struct {
@@ -53,7 +65,6 @@ __u64 hits;
 
 static long lookup_step(__u32 i, void *data)
 {
-	__u64 hash_key[2] = { config.hash_key[0], config.hash_key[1] };
 	struct bloomxdp_key key;
 	__u32 *addr = bpf_map_lookup_elem(&addrs, &i);
 	void *filter;
@@ -64,7 +75,7 @@ static long lookup_step(__u32 i, void *data)
 	filter = config.layout == BLOOMXDP_LAYOUT_KERNEL ? (void *)&kbloom : (void *)&words;
 	bloomxdp_key_ipv4(&key, addr, 32);
 	hits += bloomxdp_filter_test(filter, config.layout, config.bits, config.hashes,
-				     bloomxdp_siphash13(hash_key, &key));
+				     bloomxdp_addr_hash(config.addr_key, &key));
 	return 0;
 }
 

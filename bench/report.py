@@ -212,7 +212,7 @@ def main():
             a, nn = rate(big, "bare", "all"), rate(big, "bare", "none")
             w("What the ratios to bare demand: bare drops a frame in %.0f ns of the receiving "
               "CPU and passes one to the stack in %.0f ns. 0.6x on all-listed traffic leaves "
-              "%.0f ns per frame for everything bloomxdp does (parse, SipHash, k probes, "
+              "%.0f ns per frame for everything bloomxdp does (parse, keyed hash, k probes, "
               "counters, events); 0.9x on unlisted traffic leaves %.0f ns. One random access "
               "to a filter of 10M entries (12 MB, 4 KiB vmalloc pages, so a TLB miss as well "
               "as a cache miss, in a guest with nested paging) costs about 100 ns on this "

@@ -10,9 +10,21 @@
 #include "loop.h"
 #include "maps.h"
 
+/* The filter map's elements are lines of words (struct bloomxdp_line). */
+static __always_inline __u64 *bloomxdp_filter_line(void *filter, __u32 first)
+{
+	__u32 line = first / BLOOMXDP_LINE_WORDS;
+	struct bloomxdp_line *l = bpf_map_lookup_elem(filter, &line);
+
+	return l ? l->word : NULL;
+}
+
 static __always_inline __u64 *bloomxdp_filter_word(void *filter, __u32 index)
 {
-	return bpf_map_lookup_elem(filter, &index);
+	__u32 line = index / BLOOMXDP_LINE_WORDS;
+	struct bloomxdp_line *l = bpf_map_lookup_elem(filter, &line);
+
+	return l ? &l->word[index % BLOOMXDP_LINE_WORDS] : NULL;
 }
 
 /* Layout "kernel": a BPF_MAP_TYPE_BLOOM_FILTER holding the 64-bit hashes. */
@@ -32,12 +44,8 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 /* m: bits of the live generation's array (its header word BLOOMXDP_HDR_BITS). */
 static __always_inline int filter_has(void *bits, __u32 m, const struct bloomxdp_key *key)
 {
-	/*
-	 * Read through the volatile config: casting it away lets clang fold the
-	 * loads to the zero initializer, i.e. hash with key {0, 0}.
-	 */
-	__u64 hash_key[2] = { config.hash_key[0], config.hash_key[1] };
-	__u64 hash = bloomxdp_siphash13(hash_key, key);
+	/* Read through the volatile config: a cast would let clang fold the key to zero. */
+	__u64 hash = bloomxdp_addr_hash(config.addr_key, key);
 
 	return bloomxdp_filter_test(bits, config.layout, m, config.hashes, hash);
 }
@@ -61,7 +69,7 @@ struct filter_view {
 
 static __always_inline __u64 filter_header_word(void *bits, __u32 word)
 {
-	__u64 *value = bpf_map_lookup_elem(bits, &word);
+	__u64 *value = bloomxdp_filter_word(bits, word);
 
 	return value ? *value : 0;
 }
@@ -355,6 +363,8 @@ struct addr_query {
 	__u32 field;		/* BLOOMXDP_FIELD_SRC or _DST */
 	struct generations gen;
 	struct match_info mi;	/* out */
+	__u32 filter_bits;	/* m, from the header main read (layout kernel: 0) */
+	__u32 unused;
 };	/* no padding: main's stack is short (see v4_blocked()) */
 
 /*
@@ -381,7 +391,7 @@ __attribute__((noinline)) int addr_lookup(struct addr_query *q)
 	fv.bits = probe_map(fv.gen.block_slot);
 	if (!fv.bits)
 		return 0;
-	fv.filter_bits = probe_bits(fv.bits);
+	fv.filter_bits = q->filter_bits;
 	fv.v4_lengths = fv.v6_lengths = q->lengths;
 	if (q->ipv6)
 		len1 = ipv6_listed(&fv, (const struct in6_addr *)q->addr);
@@ -670,34 +680,52 @@ static __always_inline void name_match_info(__u32 field, struct match_info *mi)
 	}
 }
 
-/* Per CPU, at most config.events_per_sec events in each second. */
+#define NSEC_PER_SEC 1000000000ULL
+
+/*
+ * Per CPU, at most config.events_per_sec events in each second of the coarse
+ * clock; called on every hit when events are on. Once the second's budget is
+ * spent, a hit costs a look at jiffies (the verifier inlines bpf_jiffies64():
+ * one load) and no clock read: the coarse clock moves only on a tick, so it
+ * is read again only when jiffies has moved. A budget thus refills at most a
+ * tick late.
+ */
 static __always_inline int event_allowed(struct bloomxdp_counters *cnt)
 {
-	/* The coarse clock (jiffies-fine) is enough for a budget per second, and cheaper. */
-	__u64 second = bpf_ktime_get_coarse_ns() / 1000000000ULL;
 	struct event_budget *b;
 	__u32 zero = 0;
+	__u64 now;
 
 	b = bpf_map_lookup_elem(&event_budgets, &zero);
 	if (!b)
 		return 0;
-	if (b->second != second) {
-		b->second = second;
+	if (b->sent >= config.events_per_sec) {
+		__u32 tick = bpf_jiffies64();
+
+		if (tick == b->tick)
+			goto limited;
+		b->tick = tick;
+	}
+	now = bpf_ktime_get_coarse_ns();
+	if (now >= b->until) {
+		b->until = now - now % NSEC_PER_SEC + NSEC_PER_SEC;
 		b->sent = 0;
 	}
-	if (b->sent >= config.events_per_sec) {
-		cnt->events_ratelimited++;
-		return 0;
-	}
+	if (b->sent >= config.events_per_sec)
+		goto limited;
 	b->sent++;
 	return 1;
+limited:
+	cnt->events_ratelimited++;
+	return 0;
 }
 
 /*
  * A drop event on the ring buffer: the packet's addresses and ports, what
  * matched, and the verdict (enum bloomxdp_event_verdict). Global, so
- * verified once. Returns 0: an event not sent is counted (events_ratelimited,
- * events_lost), and the verdict does not depend on it.
+ * verified once; called once event_allowed() said yes, so that a hit over
+ * the budget costs no call. Returns 0: an event not sent is counted
+ * (events_lost), and the verdict does not depend on it.
  */
 __attribute__((noinline)) int emit_event(struct xdp_md *ctx, const struct packet *pkt,
 					const struct match_info *mi, __u32 verdict)
@@ -714,7 +742,7 @@ __attribute__((noinline)) int emit_event(struct xdp_md *ctx, const struct packet
 	l4_off = pkt->l4_off;
 	ipv6 = pkt->ipv6;
 	cnt = bpf_map_lookup_elem(&counters, &zero);
-	if (!cnt || !event_allowed(cnt))
+	if (!cnt)
 		return 0;
 	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
 	if (!ev) {
@@ -759,6 +787,12 @@ __attribute__((noinline)) int emit_event(struct xdp_md *ctx, const struct packet
 	return 0;
 }
 
+/* The live filter's header words main reads, in one lookup, as scalars. */
+struct filter_header {
+	__u64 v4_lengths;
+	__u64 v6_lengths;
+};
+
 /*
  * q->gen and q->lengths are set by the caller (from the live filter's
  * header); kinds gates the lookup by family. One query lives on main's stack
@@ -787,14 +821,15 @@ static __always_inline int v6_blocked(struct addr_query *q, __u64 kinds,
 }
 
 /* ::ffff:a.b.c.d is the IPv4 address a.b.c.d, probed at the IPv4 lengths. */
-static __always_inline int v6_or_mapped_blocked(struct addr_query *q, __u64 kinds, void *bits,
+static __always_inline int v6_or_mapped_blocked(struct addr_query *q, __u64 kinds,
+						const struct filter_header *h,
 						const struct in6_addr *addr, __u32 field)
 {
 	if (bloomxdp_ipv6_is_v4mapped(addr)) {
-		q->lengths = filter_header_word(bits, BLOOMXDP_HDR_V4_LENGTHS);
+		q->lengths = h->v4_lengths;
 		return v4_blocked(q, kinds, &addr->in6_u.u6_addr32[3], field);
 	}
-	q->lengths = filter_header_word(bits, BLOOMXDP_HDR_V6_LENGTHS);
+	q->lengths = h->v6_lengths;
 	return v6_blocked(q, kinds, addr, field);
 }
 
@@ -812,8 +847,10 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 	int verdict = XDP_PASS;
 	int hit = 0;
 	struct addr_query q = {};
+	struct filter_header fh = {};
 	__u32 field, allow;
 	__u64 kinds = 0;
+	__u64 *hdr;
 	void *bits;
 	int proto;
 
@@ -842,8 +879,19 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 	q.gen.allow_slot = allow & (BLOOMXDP_GENERATIONS - 1);
 	q.gen.allow_has = allow & ~(BLOOMXDP_GENERATIONS - 1);
 	bits = bpf_map_lookup_elem(&filter, &q.gen.block_slot);
-	if (bits)
-		kinds = filter_header_word(bits, BLOOMXDP_HDR_KINDS);
+	/*
+	 * The header in one lookup: what the list holds, its lengths, m, read
+	 * at once. "No filter" stays the bits pointer: a flag of its own made
+	 * the verifier walk half as much again (test_verifier_cost).
+	 */
+	hdr = bits ? bloomxdp_filter_line(bits, 0) : NULL;
+	if (hdr) {
+		kinds = hdr[BLOOMXDP_HDR_KINDS];
+		fh.v4_lengths = hdr[BLOOMXDP_HDR_V4_LENGTHS];
+		fh.v6_lengths = hdr[BLOOMXDP_HDR_V6_LENGTHS];
+		q.filter_bits = config.layout == BLOOMXDP_LAYOUT_KERNEL ? 0 :
+				hdr[BLOOMXDP_HDR_BITS];
+	}
 	pkt.l3_off = c.pos - (void *)(long)ctx->data;
 
 	if (proto == bpf_htons(ETH_P_IP)) {
@@ -863,7 +911,7 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 			goto out;
 		}
 		cnt->checked_v4++;
-		q.lengths = filter_header_word(bits, BLOOMXDP_HDR_V4_LENGTHS);
+		q.lengths = fh.v4_lengths;
 		if (config.match & BLOOMXDP_MATCH_SRC)
 			hit = v4_blocked(&q, kinds, &iph->saddr, BLOOMXDP_FIELD_SRC);
 		if (!hit && (config.match & BLOOMXDP_MATCH_DST))
@@ -891,10 +939,10 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 		}
 		cnt->checked_v6++;
 		if (config.match & BLOOMXDP_MATCH_SRC)
-			hit = v6_or_mapped_blocked(&q, kinds, bits, &ip6h->saddr,
+			hit = v6_or_mapped_blocked(&q, kinds, &fh, &ip6h->saddr,
 						   BLOOMXDP_FIELD_SRC);
 		if (!hit && (config.match & BLOOMXDP_MATCH_DST))
-			hit = v6_or_mapped_blocked(&q, kinds, bits, &ip6h->daddr,
+			hit = v6_or_mapped_blocked(&q, kinds, &fh, &ip6h->daddr,
 						   BLOOMXDP_FIELD_DST);
 		if (hit)
 			cnt->hits_v6++;
@@ -925,7 +973,7 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 			ev = BLOOMXDP_EVVERDICT_NXDOMAIN;
 		}
 		/* Before an NXDOMAIN answer rewrites the addresses. */
-		if (config.events_per_sec)
+		if (config.events_per_sec && event_allowed(cnt))
 			(void)emit_event(ctx, &pkt, &q.mi, ev);	/* always 0 */
 		if (config.action == BLOOMXDP_ACTION_MONITOR)
 			;

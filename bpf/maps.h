@@ -28,8 +28,9 @@ struct filter_bits {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE | BPF_F_INNER_MAP);
 	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
+	/* A size, not a type: BTF of a type seen only through __array() is a bare forward. */
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct bloomxdp_line));	/* the header is line 0 */
 };
 
 /* Layouts "bits" and "blocked": the bit array and its header, one per generation. */
@@ -125,10 +126,15 @@ struct {
 	__uint(max_entries, 256 * 1024);
 } events SEC(".maps");
 
-/* Per CPU: the second being counted and the events sent in it. */
+/*
+ * Per CPU: when the second being counted ends (coarse clock), the events sent
+ * in it, and once they are spent, jiffies at the last clock read (low bits).
+ * All zero is a fresh budget. 16 bytes: tests/bpf/verify_harness.h resets it.
+ */
 struct event_budget {
-	__u64 second;
-	__u64 sent;
+	__u64 until;
+	__u32 sent;
+	__u32 tick;
 };
 
 /* The events budget of each CPU (config.events_per_sec). */

@@ -12,6 +12,11 @@ static inline __u64 *bloomxdp_filter_word(void *filter, __u32 index)
 	return (__u64 *)filter + index;
 }
 
+static inline __u64 *bloomxdp_filter_line(void *filter, __u32 first)
+{
+	return (__u64 *)filter + first;
+}
+
 /* Layout "kernel" is tested by its own ops (layout_kernel.c), never through here. */
 static inline int bloomxdp_kernel_has(void *filter, __u64 hash)
 {
@@ -37,8 +42,15 @@ static int filter_init(struct filter *f, const struct bloomxdp_config *cfg, __u6
 	f->layout = cfg->layout;
 	f->bytes = ((size_t)bits / BLOOMXDP_WORD_BITS + BLOOMXDP_HDR_WORDS) * sizeof(__u64);
 	memcpy(f->hash_key, cfg->hash_key, sizeof(f->hash_key));
+	bloomxdp_addr_key_derive(f->hash_key, f->addr_key);
 	f->ops = layout_get(cfg->layout);
 	return f->ops ? 0 : -EPROTO;
+}
+
+/* Lines of the map holding bytes of words: the last one may be padded. */
+static __u32 filter_lines(size_t bytes)
+{
+	return (bytes + sizeof(struct bloomxdp_line) - 1) / sizeof(struct bloomxdp_line);
 }
 
 static int filter_map(struct filter *f)
@@ -65,7 +77,7 @@ static int filter_create_sized(const struct bloomxdp_config *cfg, __u64 capacity
 	if (bits % BLOOMXDP_WORD_BITS || (f->ops->readable && !bits))
 		return -EINVAL;
 	f->map_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "bloomxdp_bits", sizeof(__u32),
-				   sizeof(__u64), f->bytes / sizeof(__u64), &opts);
+				   sizeof(struct bloomxdp_line), filter_lines(f->bytes), &opts);
 	if (f->map_fd < 0)
 		return -errno;
 	ret = filter_map(f);
@@ -137,6 +149,7 @@ int filter_open(int outer_fd, __u32 slot, const struct bloomxdp_config *cfg, str
 {
 	struct bpf_map_info info = {};
 	__u32 id, len = sizeof(info);
+	struct bloomxdp_line header;
 	__u64 bits;
 	int ret;
 
@@ -153,18 +166,17 @@ int filter_open(int outer_fd, __u32 slot, const struct bloomxdp_config *cfg, str
 		goto err;
 	}
 	ret = -EPROTO;
-	if (info.value_size != sizeof(__u64) || info.max_entries < BLOOMXDP_HDR_WORDS)
-		goto err;
-	f->bytes = (size_t)info.max_entries * sizeof(__u64);
-	ret = filter_map(f);
-	if (ret)
+	if (info.value_size != sizeof(struct bloomxdp_line) ||
+	    bpf_map_lookup_elem(f->map_fd, &(__u32){ 0 }, &header))
 		goto err;
 	/* The map says how many bits follow its header; the two must agree. */
-	bits = filter_header_word(f, BLOOMXDP_HDR_BITS);
-	ret = -EPROTO;
+	bits = header.word[BLOOMXDP_HDR_BITS];
+	f->bytes = (bits / BLOOMXDP_WORD_BITS + BLOOMXDP_HDR_WORDS) * sizeof(__u64);
 	if (bits % BLOOMXDP_WORD_BITS || bits > BLOOMXDP_MAX_BITS ||
-	    bits / BLOOMXDP_WORD_BITS + BLOOMXDP_HDR_WORDS != info.max_entries ||
-	    !bits != !f->ops->readable)
+	    filter_lines(f->bytes) != info.max_entries || !bits != !f->ops->readable)
+		goto err;
+	ret = filter_map(f);
+	if (ret)
 		goto err;
 	f->bits = bits;
 	return 0;
@@ -290,7 +302,7 @@ int filter_length_add(struct filter *f, __u32 family, __u32 len)
 
 __u64 filter_key_hash(const struct filter *f, const struct bloomxdp_key *key)
 {
-	return bloomxdp_siphash13(f->hash_key, key);
+	return bloomxdp_addr_hash(f->addr_key, key);
 }
 
 /* How far ahead the words of a hash are fetched: a few cache misses in flight. */

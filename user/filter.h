@@ -18,6 +18,7 @@ struct filter {
 	int kbloom_fd;		/* the map of a layout that is not readable, else -1 */
 	__u64 capacity;		/* keys it is sized for (layout kernel: its max_entries) */
 	__u64 hash_key[2];
+	__u64 addr_key[BLOOMXDP_ADDR_KEY_WORDS];	/* derived from hash_key */
 };
 
 struct bloom_plan;

@@ -101,6 +101,8 @@ static int loader_open(const struct bloomxdp_config *cfg, struct loaded_prog *lp
 		return ret;
 	}
 	lp->skel->rodata_config->config = *cfg;
+	/* Derived here, where every program is loaded: callers set the hash key only. */
+	bloomxdp_addr_key_derive(cfg->hash_key, lp->skel->rodata_config->config.addr_key);
 	return 0;
 }
 

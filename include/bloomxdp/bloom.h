@@ -5,7 +5,10 @@
  * The includer first defines how a word of the filter is reached:
  *   static __always_inline __u64 *bloomxdp_filter_word(void *filter, __u32 index);
  * (a map lookup in the kernel, an array index over the mmap-ed map in user space)
- * and may return NULL for an index out of range; and, for layout "kernel",
+ * and may return NULL for an index out of range; how the 8 words of a line
+ * (first a multiple of BLOOMXDP_LINE_WORDS) are reached, in one lookup:
+ *   static __always_inline __u64 *bloomxdp_filter_line(void *filter, __u32 first);
+ * and, for layout "kernel",
  *   static __always_inline int bloomxdp_kernel_has(void *filter, __u64 hash);
  * (a BLOOM_FILTER map lookup).
  */
@@ -89,6 +92,23 @@ static __always_inline int bloomxdp_filter_test(void *filter, __u32 layout, __u3
 	if (layout == BLOOMXDP_LAYOUT_KERNEL)
 		return bloomxdp_kernel_has(filter, hash);
 	bloomxdp_positions_init(&p, layout, bits, hash);
+	if (layout == BLOOMXDP_LAYOUT_BLOCKED) {
+		/* The block is one line: one lookup for all k bits (the same positions). */
+		__u64 *line = bloomxdp_filter_line(filter, p.base);
+		__u32 bit;
+
+		if (!line)
+			return 0;
+		for (i = 0; i < BLOOMXDP_MAX_HASHES; i++) {
+			if (i >= hashes)
+				break;
+			bit = bloomxdp_block_next(&p.h);
+			if (!(line[(bit / BLOOMXDP_WORD_BITS) % BLOOMXDP_LINE_WORDS] &
+			      1ULL << (bit % BLOOMXDP_WORD_BITS)))
+				return 0;
+		}
+		return 1;
+	}
 	for (i = 0; i < BLOOMXDP_MAX_HASHES; i++) {
 		if (i >= hashes)
 			break;

@@ -164,6 +164,20 @@ enum bloomxdp_layout {
 _Static_assert(BLOOMXDP_HDR_WORDS % BLOOMXDP_BLOCK_WORDS == 0, "blocks start on a cache line");
 
 /*
+ * An element of the filter's ARRAY map: a 64-byte line of words, so that one
+ * lookup reaches the whole header, or a whole block of layout "blocked" (its
+ * k probes), where a map of single words took a helper call per word (inner
+ * maps' lookups are not inlined). Memory is the same array of words: the
+ * CLI's mmap indexes words; a bit array not a whole number of lines has up to
+ * 7 words of padding at the end, never read.
+ */
+#define BLOOMXDP_LINE_WORDS	BLOOMXDP_BLOCK_WORDS
+struct bloomxdp_line {
+	__u64 word[BLOOMXDP_LINE_WORDS];
+};
+_Static_assert(BLOOMXDP_HDR_WORDS == BLOOMXDP_LINE_WORDS, "the header is line 0");
+
+/*
  * Bit positions are (h1 + i*h2) mod m with 32-bit h1, h2: m must fit in 32 bits.
  * Rounded down to a whole word, this is 512 MiB of filter, ~448M entries at 1%.
  */
@@ -207,6 +221,9 @@ enum bloomxdp_key_kind {
 #define BLOOMXDP_MAX_VLANS	2
 #define BLOOMXDP_MAX_IPV6_EXT	8
 
+/* Words of the address hash's key: see bloomxdp_addr_hash() in hash.h. */
+#define BLOOMXDP_ADDR_KEY_WORDS	14
+
 /*
  * Set by the CLI before load, frozen by the kernel (.rodata): the verifier
  * prunes what the configuration cannot reach. Pinned 0600 because it holds
@@ -233,6 +250,12 @@ struct bloomxdp_config {
 	__u32 verify;		/* 1: drop only what the exact copy confirms */
 	__u32 layout;		/* enum bloomxdp_layout */
 	__u32 events_per_sec;	/* drop events sent per second and CPU at most; 0: none */
+	/*
+	 * The multipliers of the address hash (hash.h), derived from hash_key
+	 * by the loader (bloomxdp_addr_key_derive()): in the program's .rodata,
+	 * so that a packet does not derive them.
+	 */
+	__u64 addr_key[BLOOMXDP_ADDR_KEY_WORDS];
 };
 
 #define BLOOMXDP_PPB 1000000000ULL

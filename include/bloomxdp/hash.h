@@ -4,10 +4,12 @@
  * clang -target bpf and by the user-space compiler, so that the XDP program
  * and the CLI compute the very same bit positions.
  *
- * Hash: SipHash-1-3 (Aumasson & Bernstein; the variant Rust's HashMap and
- * CPython use against hash flooding) over whole 64-bit words. The 128-bit key
- * is random per attachment: without it nobody can craft list entries or
- * addresses whose bits collide with another address on purpose.
+ * Hash of names: SipHash-1-3 (Aumasson & Bernstein; the variant Rust's HashMap
+ * and CPython use against hash flooding) over whole 64-bit words. The 128-bit
+ * key is random per attachment: without it nobody can craft list entries or
+ * addresses whose bits collide with another address on purpose. Addresses,
+ * on the packet's hot path, have a cheaper keyed hash with the guarantee that
+ * needs: bloomxdp_addr_hash() below, keyed from the same 128 bits.
  *
  * Probes: Kirsch-Mitzenmacher double hashing, g_i = (h1 + i*h2) mod m, with
  * h1 and h2 the two 32-bit halves of one hash.
@@ -94,6 +96,96 @@ static __always_inline __u64 bloomxdp_siphash13(const __u64 hash_key[2],
 						 const struct bloomxdp_key *key)
 {
 	return bloomxdp_siphash13_words(hash_key, key->word, key->nwords);
+}
+
+/*
+ * Address keys: vector multiply-add-shift (Dietzfelbinger), two multiplies per
+ * 32-bit piece of the key where SipHash-1-3 takes five rounds (~10 ns a packet
+ * in the kernel). The key is read as six 32-bit pieces x_0..x_5 (its words,
+ * low half first; an IPv4 key's missing words are zero, and its kind byte
+ * keeps it apart from any IPv6 key), and hashed by two functions of the family
+ *
+ *	h_j(x) = ((a_j0 x_0 + ... + a_j5 x_5 + b_j) mod 2^64) >> 32,
+ *
+ * with a_ji, b_j uniform 64-bit words (the CLI derives them from the hash key
+ * with SipHash: bloomxdp_addr_key_derive()). For pieces of w = 32 bits and
+ * 32-bit values, 64 >= w + 32 - 1, the family is strongly universal: for
+ * any two distinct keys x, y and any values u, v, Pr[h(x) = u, h(y) = v] =
+ * 2^-64 (Dietzfelbinger, "Universal hashing and k-wise independent random
+ * variables via integer arithmetic without primes", STACS 1996; Thorup, "High
+ * speed hashing for integers and strings", arXiv:1504.06804, on vector
+ * multiply-shift). h_0 and h_1 have independent multipliers, so the 64-bit
+ * h_1:h_0 is strongly universal as well; fmix64 (MurmurHash3's finalizer, a
+ * fixed bijection, so strong universality stays) then mixes every input bit
+ * into every output bit, so that the probe positions of neighbouring
+ * addresses are not a linear sequence.
+ *
+ * Why that is safe: the key exists so that nobody who does not know it can
+ * pick list entries or addresses whose probes hit those of another address.
+ * Whatever keys such a party picks, each hashes to a uniform 64-bit value
+ * independent of any other key's: a chosen key covers a given address's
+ * probes no more often than a random one would, and collides with it fully
+ * with probability 2^-64. The FPR of the whole filter asks for more than
+ * pairwise independence in theory; for keys with some entropy, as addresses
+ * of real lists have, 2-universal hashing gives the FPR of truly random
+ * hashing (Mitzenmacher & Vadhan, "Why simple hash functions work: exploiting
+ * the entropy in a data stream", SODA 2008), and the FPR tests measure it on
+ * random and on sequential addresses (tests/unit/test_fpr.c). What it gives
+ * up: it is not a pseudo-random function. Someone who sees which of very many
+ * addresses of theirs are dropped learns something of the multipliers, where
+ * SipHash would show nothing: they may find more of their own addresses that
+ * are false positives; to get someone else's address blocked they would also
+ * have to put entries in the list. No false negative either way: a listed
+ * key has all its bits set whatever the hash.
+ */
+#define BLOOMXDP_ADDR_PIECES	(2 * BLOOMXDP_KEY_MAX_WORDS)
+/* addr_key: a_0 (pieces), a_1 (pieces), b_0, b_1. */
+_Static_assert(BLOOMXDP_ADDR_KEY_WORDS == 2 * BLOOMXDP_ADDR_PIECES + 2, "addr_key layout");
+
+static __always_inline __u64 bloomxdp_fmix64(__u64 h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return h;
+}
+
+/*
+ * addr_key: BLOOMXDP_ADDR_KEY_WORDS words. Volatile, so that the XDP program
+ * can pass its .rodata (a cast to non-volatile lets clang fold the loads).
+ */
+static __always_inline __u64 bloomxdp_addr_hash(const volatile __u64 *addr_key,
+						const struct bloomxdp_key *key)
+{
+	__u64 h0 = addr_key[2 * BLOOMXDP_ADDR_PIECES], h1 = addr_key[2 * BLOOMXDP_ADDR_PIECES + 1];
+	__u64 lo, hi;
+	__u32 i;
+
+	for (i = 0; i < BLOOMXDP_KEY_MAX_WORDS; i++) {
+		if (i >= key->nwords)
+			break;
+		lo = (__u32)key->word[i];
+		hi = key->word[i] >> 32;
+		h0 += addr_key[2 * i] * lo + addr_key[2 * i + 1] * hi;
+		h1 += addr_key[BLOOMXDP_ADDR_PIECES + 2 * i] * lo +
+		      addr_key[BLOOMXDP_ADDR_PIECES + 2 * i + 1] * hi;
+	}
+	return bloomxdp_fmix64((h1 & 0xffffffff00000000ULL) | h0 >> 32);
+}
+
+/* The address hash's words from the hash key: SipHash of a tag and the index. */
+static __always_inline void bloomxdp_addr_key_derive(const __u64 hash_key[2],
+						     __u64 addr_key[BLOOMXDP_ADDR_KEY_WORDS])
+{
+	__u64 w;
+	__u32 i;
+
+	for (i = 0; i < BLOOMXDP_ADDR_KEY_WORDS; i++) {
+		w = 0x79656b72646461ULL | (__u64)i << 56;	/* "addrkey", i */
+		addr_key[i] = bloomxdp_siphash13_words(hash_key, &w, 1);
+	}
 }
 
 /* Callers pass at least 4-byte aligned pointers (header fields, key buffers). */

@@ -5,8 +5,9 @@
  * into the frame for BPF_PROG_TEST_RUN's data_out. Proves that the kernel side
  * computes the same positions as user space.
  *
- * Frame in:  struct hash_probe_frame with key, hash_key, bits, hashes set.
- * Frame out: the same with hash and pos[] filled in.
+ * Frame in:  struct hash_probe_frame with key, hash_key, addr_key, bits, hashes set.
+ * Frame out: the same with hash (SipHash), pos[] (its positions) and
+ * addr_hash (the address hash) filled in.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -31,7 +32,10 @@ int hash_probe(struct xdp_md *ctx)
 	__builtin_memcpy(&key, &f->key, sizeof(key));
 	hash_key[0] = f->hash_key[0];
 	hash_key[1] = f->hash_key[1];
-	f->hash = bloomxdp_siphash13(hash_key, &key);
+	if (!(f->skip & HASH_PROBE_SKIP_SIP))
+		f->hash = bloomxdp_siphash13(hash_key, &key);
+	if (!(f->skip & HASH_PROBE_SKIP_ADDR))
+		f->addr_hash = bloomxdp_addr_hash(f->addr_key, &key);
 	bloomxdp_probe_init(&probe, f->hash, f->bits);
 	for (i = 0; i < BLOOMXDP_MAX_HASHES; i++) {
 		if (i >= f->hashes)

@@ -13,6 +13,13 @@ struct hash_probe_frame {
 	__u32 hashes;
 	__u64 hash;
 	__u32 pos[BLOOMXDP_MAX_HASHES];
+	__u64 addr_key[BLOOMXDP_ADDR_KEY_WORDS];	/* in: bloomxdp_addr_key_derive()'s */
+	__u64 addr_hash;			/* out: bloomxdp_addr_hash() of key */
+	__u32 skip;				/* in: HASH_PROBE_SKIP_* (timing) */
+	__u32 pad2;
 };
+
+#define HASH_PROBE_SKIP_SIP	1
+#define HASH_PROBE_SKIP_ADDR	2
 
 #endif

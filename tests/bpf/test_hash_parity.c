@@ -4,6 +4,7 @@
  * addresses pass. Checks, in order of reach:
  *  - an independent byte-wise SipHash against published vectors,
  *  - include/bloomxdp/hash.h against that reference (fixed known answers),
+ *  - the address hash (multiply-add-shift) against a byte-wise reference,
  *  - the kernel (tests/bpf/hash_probe.bpf.c) against user space, for random
  *    keys, hash keys and geometries,
  *  - the real program end to end: no false negatives, false positives within
@@ -116,6 +117,42 @@ static __u64 ref_key_hash(const __u64 hash_key[2], const struct bloomxdp_key *ke
 	return ref_siphash(1, 3, k, msg, 8 * key->nwords);
 }
 
+/*
+ * The address hash as hash.h's comment defines it, from the bytes: multipliers
+ * a_j,i and b_j the reference SipHash-1-3 of "addrkey" and the index byte;
+ * pieces x_0..x_5 the key's bytes, 4 at a time, little-endian, zero past
+ * nwords; h_j the high half of sum(a_j,i x_i) + b_j mod 2^64; fmix64 of h_1:h_0.
+ */
+static __u64 ref_addr_hash(const __u64 hash_key[2], const struct bloomxdp_key *key)
+{
+	__u8 k[16], msg[8], bytes[8 * BLOOMXDP_KEY_MAX_WORDS] = { 0 };
+	__u64 mul[BLOOMXDP_ADDR_KEY_WORDS], h[2], x;
+	__u32 i, j, w;
+
+	for (i = 0; i < 16; i++)
+		k[i] = hash_key[i / 8] >> (8 * (i % 8));
+	memcpy(msg, "addrkey", 7);
+	for (i = 0; i < BLOOMXDP_ADDR_KEY_WORDS; i++) {
+		msg[7] = i;
+		mul[i] = ref_siphash(1, 3, k, msg, 8);
+	}
+	for (w = 0; w < key->nwords; w++)
+		for (i = 0; i < 8; i++)
+			bytes[8 * w + i] = key->word[w] >> (8 * i);
+	for (j = 0; j < 2; j++) {
+		h[j] = mul[12 + j];
+		for (i = 0; i < 6; i++) {
+			x = ref_le(bytes + 4 * i, 4);
+			h[j] += mul[6 * j + i] * x;
+		}
+		h[j] >>= 32;
+	}
+	x = h[1] << 32 | h[0];
+	x = (x ^ x >> 33) * 0xff51afd7ed558ccdULL;
+	x = (x ^ x >> 33) * 0xc4ceb9fe1a85ec53ULL;
+	return x ^ x >> 33;
+}
+
 /* ---------------------------------------------------------- kernel probes */
 
 /* The kernel's hash and positions of key (hash_probe.bpf.c); fails the test on error. */
@@ -128,6 +165,7 @@ static void kernel_probe(const struct bloomxdp_key *key, const __u64 hash_key[2]
 
 	in.hash_key[0] = hash_key[0];
 	in.hash_key[1] = hash_key[1];
+	bloomxdp_addr_key_derive(hash_key, in.addr_key);
 	memset(out, 0, sizeof(*out));
 	ret = xdp_test_run(bpf_program__fd(probe_skel->progs.hash_probe), &in, sizeof(in), out,
 			   sizeof(*out), &verdict);
@@ -142,6 +180,24 @@ static void describe_key(const struct bloomxdp_key *key, char *buf, size_t len)
 	snprintf(buf, len, "key {%#llx, %#llx, %#llx; %u words}",
 		 (unsigned long long)key->word[0], (unsigned long long)key->word[1],
 		 (unsigned long long)key->word[2], key->nwords);
+}
+
+/* The address hash: reference, user space and kernel agree. */
+static void assert_addr_hash(const struct bloomxdp_key *key, const __u64 hash_key[2],
+			     __u64 kernel, const char *what)
+{
+	__u64 addr_key[BLOOMXDP_ADDR_KEY_WORDS], user, ref = ref_addr_hash(hash_key, key);
+	char desc[128];
+
+	bloomxdp_addr_key_derive(hash_key, addr_key);
+	user = bloomxdp_addr_hash(addr_key, key);
+	if (user != ref || kernel != ref) {
+		describe_key(key, desc, sizeof(desc));
+		fail_msg("%s: %s, hash key {%#llx, %#llx}: address hash: reference %#llx, "
+			 "user %#llx, kernel %#llx", what, desc, (unsigned long long)hash_key[0],
+			 (unsigned long long)hash_key[1], (unsigned long long)ref,
+			 (unsigned long long)user, (unsigned long long)kernel);
+	}
 }
 
 /*
@@ -159,6 +215,7 @@ static void assert_parity(const struct bloomxdp_key *key, const __u64 hash_key[2
 
 	kernel_probe(key, hash_key, bits, hashes, &out);
 	describe_key(key, desc, sizeof(desc));
+	assert_addr_hash(key, hash_key, out.addr_hash, what);
 	if (out.hash != hash)
 		fail_msg("%s: %s, hash key {%#llx, %#llx}: kernel hash %#llx, user %#llx", what,
 			 desc, (unsigned long long)hash_key[0], (unsigned long long)hash_key[1],
@@ -277,6 +334,46 @@ static void test_known_answers(void **state)
 				 "kernel %#llx", name, key.nwords, (unsigned long long)want,
 				 (unsigned long long)ref, (unsigned long long)user,
 				 (unsigned long long)out.hash);
+	}
+}
+
+/*
+ * The address hash's fixed answers, computed once with ref_addr_hash(): a
+ * change of the hash, of its key derivation or of the key layout changes
+ * them, and every filter with it. Reference, user space and kernel agree.
+ */
+static void test_addr_known_answers(void **state)
+{
+	static const __u64 key2[2] = { 0x0123456789abcdefULL, 0xfedcba9876543210ULL };
+	static const struct {
+		const char *text;
+		const __u64 *hash_key;
+		__u64 hash;
+	} answers[] = {
+		{ "192.0.2.1", paper_key, 0x927bb1d0a1bbdf34ULL },
+		{ "192.0.2.2", paper_key, 0xaa82be334e5e1192ULL },
+		{ "::ffff:192.0.2.1", paper_key, 0x927bb1d0a1bbdf34ULL },
+		{ "0.0.0.0", paper_key, 0xfaea087773c9be6dULL },
+		{ "2001:db8::1", paper_key, 0xe06fe69700b0c685ULL },
+		{ "::", paper_key, 0x852815b62615acafULL },
+		{ "fe80::1:2:3:4", key2, 0xa6ae0ec940de0710ULL },
+	};
+	struct bloomxdp_key key = { 0 };
+	struct hash_probe_frame out;
+	const char *why;
+	__u64 ref;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(answers); i++) {
+		assert_int_equal(key_parse(answers[i].text, &key, &why), 0);
+		ref = ref_addr_hash(answers[i].hash_key, &key);
+		if (ref != answers[i].hash)
+			fail_msg("%s: reference address hash %#llx, expected %#llx",
+				 answers[i].text, (unsigned long long)ref,
+				 (unsigned long long)answers[i].hash);
+		kernel_probe(&key, answers[i].hash_key, 64, 1, &out);
+		assert_addr_hash(&key, answers[i].hash_key, out.addr_hash, answers[i].text);
 	}
 }
 
@@ -462,6 +559,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reference_siphash),
 		cmocka_unit_test(test_known_answers),
+		cmocka_unit_test(test_addr_known_answers),
 		cmocka_unit_test(test_kernel_parity),
 		cmocka_unit_test(test_end_to_end),
 		cmocka_unit_test(test_end_to_end_blocked),

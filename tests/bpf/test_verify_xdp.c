@@ -16,6 +16,7 @@
  *  - a false positive found, not forced, in an overfull filter;
  *  - events at --events-per-sec 3: 10 blocked frames in one test run give
  *    3 events and 7 rate-limited, the budget renews in the next second;
+ *    once spent, it stays spent across ticks and refills a tick after the second;
  *  - generations: slot 1 filled and made live by the active word, for the
  *    blocklist and the allowlist separately;
  *  - statistics: 20,000 random IPv4 prefixes /16../32 in a filter at FPR
@@ -864,6 +865,44 @@ static void test_event_rate(void **state)
 	prog_close(&monitor);
 }
 
+/*
+ * The spent budget (bpf/bloomxdp.bpf.c, event_allowed()): hits over it read
+ * the clock only when jiffies moves, and must still send nothing however many
+ * ticks pass within the second; the first hits of the next second, a few
+ * ticks into it, get the whole budget again (at most a tick late).
+ */
+static void test_event_budget_spent(void **state)
+{
+	struct vh_config vc = { .match = TABLE_MATCH, .verify = 1, .events_per_sec = RATE,
+				.hash_key = fixed_key, .capacity = 1000, .fpr = 1e-6 };
+	struct timespec now, nap = { 0, 10000000L };	/* 10 ms: a tick at HZ >= 100 */
+	char err[LIST_ERROR_LEN];
+	struct prog drop;
+	cpu_set_t old;
+	int i;
+
+	(void)state;
+	assert_int_equal(prog_open(&drop, &vc), 0);
+	assert_int_equal(vh_load_blocklist(&drop.v, 0, blocklist, ARRAY_SIZE(blocklist), 6, NULL,
+					   err), 0);
+	assert_int_equal(pin_to_cpu(&old), 0);
+	assert_int_equal(vh_reset_budgets(&drop.v), 0);
+	/* At most 100 ms into a second: the budget, then ticks of hits over it (~500 ms). */
+	vh_wait_second_start(900000000);
+	burst_run(&drop, &bursts[0], RATE, BURST - RATE);
+	for (i = 0; i < 15; i++) {
+		nanosleep(&nap, NULL);
+		burst_run(&drop, &bursts[i % 2], 0, BURST);
+	}
+	/* 20 ms into the next second: the coarse clock is there too. */
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	nap.tv_nsec = 1000000000L - now.tv_nsec + 20000000L;
+	nanosleep(&nap, NULL);
+	burst_run(&drop, &bursts[1], RATE, BURST - RATE);
+	sched_setaffinity(0, sizeof(old), &old);
+	prog_close(&drop);
+}
+
 /* events_per_sec 0: no event, nothing counted as rate-limited. */
 static void test_events_off(void **state)
 {
@@ -1298,6 +1337,7 @@ int main(void)
 	const struct CMUnitTest others[] = {
 		cmocka_unit_test(test_natural_false_positive),
 		cmocka_unit_test(test_event_rate),
+		cmocka_unit_test(test_event_budget_spent),
 		cmocka_unit_test(test_events_off),
 		cmocka_unit_test(test_generations),
 		cmocka_unit_test(test_statistics),

@@ -329,7 +329,7 @@ static inline int vh_reset_budgets(struct vh *v)
 
 	if (ncpus < 0)
 		return ncpus;
-	values = calloc(ncpus, 16);	/* struct event_budget: two __u64 */
+	values = calloc(ncpus, 16);	/* struct event_budget (bpf/maps.h): 16 bytes */
 	if (!values)
 		return -ENOMEM;
 	if (bpf_map_update_elem(v->budgets_fd, &zero, values, BPF_ANY))

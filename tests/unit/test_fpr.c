@@ -14,12 +14,18 @@
  * Layout "blocked": a query tests k bits of one 512-bit block, so given the
  * filter q is the mean over blocks of (block fill)^k, and the design formula
  * is the Poisson model of bloom_blocked_fpr(); the same tolerances apply.
+ *
+ * Keys: random IPv6 addresses, and sequential IPv4 addresses (a list of
+ * 10.0.0.0 + i queried with 11.0.0.0 + i), the structured input on which a
+ * weak address hash (bloomxdp_addr_hash() is strongly universal, not a PRF)
+ * would show.
  */
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdlib.h>
+#include <arpa/inet.h>
 #include <cmocka.h>
 
 #include <bloomxdp/common.h>
@@ -43,6 +49,17 @@ static void random_key(__u64 *s, struct bloomxdp_key *key)
 	bloomxdp_key_ipv6(key, addr, 128);
 }
 
+/* Key i of the list (query 0) or of the queries: random, or sequential IPv4. */
+static void next_key(__u64 *s, __u64 i, int query, int sequential, struct bloomxdp_key *key)
+{
+	__u32 addr = htonl((query ? 0x0b000000U : 0x0a000000U) + (__u32)i);
+
+	if (sequential)
+		bloomxdp_key_ipv4(key, &addr, 32);
+	else
+		random_key(s, key);
+}
+
 /* The FPR of this very filter, were positions independent within what a query covers. */
 static double filter_q(const struct filter *f)
 {
@@ -60,7 +77,8 @@ static double filter_q(const struct filter *f)
 	return sum / blocks;
 }
 
-static void check_fpr(__u64 capacity, double fpr, __u64 queries, __u64 seed, __u32 layout)
+static void check_fpr_keys(__u64 capacity, double fpr, __u64 queries, __u64 seed, __u32 layout,
+			   int sequential)
 {
 	struct bloom_plan plan;
 	struct bloomxdp_key key;
@@ -78,7 +96,7 @@ static void check_fpr(__u64 capacity, double fpr, __u64 queries, __u64 seed, __u
 	assert_int_equal(filter_init_memory(&cfg, &f), 0);
 
 	for (i = 0; i < capacity; i++) {
-		random_key(&s, &key);
+		next_key(&s, i, 0, sequential, &key);
 		filter_insert(&f, &key);
 	}
 	/* Replay the same keys: every member must test positive. */
@@ -86,11 +104,11 @@ static void check_fpr(__u64 capacity, double fpr, __u64 queries, __u64 seed, __u
 	rng_next(&s);
 	rng_next(&s);
 	for (i = 0; i < capacity; i++) {
-		random_key(&s, &key);
+		next_key(&s, i, 0, sequential, &key);
 		false_neg += !filter_test(&f, &key);
 	}
 	for (i = 0; i < queries; i++) {
-		random_key(&s, &key);
+		next_key(&s, i, 1, sequential, &key);
 		false_pos += filter_test(&f, &key);
 	}
 
@@ -99,8 +117,9 @@ static void check_fpr(__u64 capacity, double fpr, __u64 queries, __u64 seed, __u
 	design = bloom_layout_fpr(f.layout, f.bits, f.hashes, capacity);
 	measured = (double)false_pos / queries;
 	sigma = sqrt(q * (1 - q) / queries);
-	print_message("# %s n=%llu m=%u k=%u fill %.3f: measured FPR %.6f, given the filter %.6f, "
+	print_message("# %s%s n=%llu m=%u k=%u fill %.3f: measured FPR %.6f, given the filter %.6f, "
 		      "design %.6f, sigma %.6f\n", f.layout ? "blocked" : "bits",
+		      sequential ? " sequential IPv4" : "",
 		      (unsigned long long)capacity, f.bits, f.hashes, fill, measured, q, design,
 		      sigma);
 	filter_close(&f);
@@ -114,6 +133,18 @@ static void check_fpr(__u64 capacity, double fpr, __u64 queries, __u64 seed, __u
 	if (fabs(measured - design) > 5 * sigma + 0.02 * design)
 		fail_msg("measured FPR %.6f is off the design estimate %.6f (seed %llu)", measured,
 			 design, (unsigned long long)seed);
+}
+
+static void check_fpr(__u64 capacity, double fpr, __u64 queries, __u64 seed, __u32 layout)
+{
+	check_fpr_keys(capacity, fpr, queries, seed, layout, 0);
+}
+
+static void test_sequential_ipv4(void **state)
+{
+	(void)state;
+	check_fpr_keys(1000000, 0.01, 1000000, 3, BLOOMXDP_LAYOUT_BITS, 1);
+	check_fpr_keys(1000000, 0.01, 1000000, 5, BLOOMXDP_LAYOUT_BLOCKED, 1);
 }
 
 static void test_one_million_at_one_percent(void **state)
@@ -154,6 +185,7 @@ int main(void)
 		cmocka_unit_test(test_tiny_filter_at_ten_percent),
 		cmocka_unit_test(test_blocked_one_million_at_one_percent),
 		cmocka_unit_test(test_blocked_small_filter_at_one_per_mille),
+		cmocka_unit_test(test_sequential_ipv4),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
