@@ -10,7 +10,7 @@
 /* The commands, each in its cmd_*.c: its options table and its handler (see options.h). */
 extern const struct command command_plan, command_attach, command_detach, command_load,
 	command_add, command_query, command_stats, command_status,
-	command_watch;
+	command_watch, command_save;
 
 /* The values of --match: "src", "dst", "dns", "http", "sni" (BLOOMXDP_MATCH_*). */
 extern const struct enum_value match_values[];
