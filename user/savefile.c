@@ -18,6 +18,7 @@
 #include "attachment.h"
 #include "filter.h"
 #include "layout.h"
+#include "lists.h"
 #include "log.h"
 #include "ranges.h"
 #include "savefile.h"
@@ -676,6 +677,7 @@ int savefile_apply(struct attachment *att, const char *path)
 	struct timespec wall;
 	struct reader r = { .fd = -1 };
 	char why[256], when[32];
+	__u64 max_memory, need;
 	time_t saved_at;
 	struct tm tm;
 	__u32 slot;
@@ -688,11 +690,31 @@ int savefile_apply(struct attachment *att, const char *path)
 			  "unchanged", att->ifname);
 		return -EOPNOTSUPP;
 	}
+	ret = attachment_active(att, BLOOMXDP_ACTIVE_BLOCK, &slot);
+	if (!ret)
+		ret = attachment_read_state(att, slot, &st);
+	if (ret) {
+		log_error("cannot read the live generation of %s: %s; the live list is unchanged",
+			  att->ifname, strerror(-ret));
+		return ret;
+	}
 	ret = open_file(path, &r, &in, why, sizeof(why));
 	if (!ret)
 		ret = check_fits(att, &in, why, sizeof(why));
 	if (ret)
 		goto refused;
+	/* Held to the attachment's limit, as a load is: checked before anything is allocated. */
+	max_memory = st.max_memory ? st.max_memory : default_max_memory();
+	need = in.bits / 8 + BLOOMXDP_HDR_WORDS * 8 + range_set_bytes(BLOOMXDP_KEY_IPV4, in.ranges[0]) +
+	       range_set_bytes(BLOOMXDP_KEY_IPV6, in.ranges[1]);
+	if (need > max_memory) {
+		ret = -E2BIG;
+		snprintf(why, sizeof(why), "its filter and intervals take %llu bytes, over the "
+			 "--max-memory %llu of %s: attach it with --max-memory %llu or more",
+			 (unsigned long long)need, (unsigned long long)max_memory, att->ifname,
+			 (unsigned long long)need);
+		goto refused;
+	}
 	memset(&plan, 0, sizeof(plan));
 	plan.capacity = in.capacity;
 	plan.bits = in.bits;
@@ -723,14 +745,6 @@ int savefile_apply(struct attachment *att, const char *path)
 			goto cleanup;
 		}
 	}
-	ret = attachment_active(att, BLOOMXDP_ACTIVE_BLOCK, &slot);
-	if (!ret)
-		ret = attachment_read_state(att, slot, &st);
-	if (ret) {
-		log_error("cannot read the live generation of %s: %s; the live list is unchanged",
-			  att->ifname, strerror(-ret));
-		goto cleanup;
-	}
 	slot ^= 1;
 	clock_gettime(CLOCK_REALTIME, &wall);
 	st.entries = in.entries;
@@ -759,6 +773,7 @@ int savefile_apply(struct attachment *att, const char *path)
 	printf("restored %llu entries (%llu keys) from %s, saved %s, into %s\n",
 	       (unsigned long long)in.entries, (unsigned long long)in.keys, path, when,
 	       att->ifname);
+	warn_unmatched_kinds(&f, &att->config, att->ifname);
 	goto cleanup;
 refused:
 	log_error("%s: %s; the live list of %s is unchanged", path, why, att->ifname);

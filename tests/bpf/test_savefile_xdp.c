@@ -15,7 +15,8 @@
  *    offsets after it, and a file whose checksum was recomputed over
  *    hostile fields (intervals out of order, a bad lengths word, another
  *    version);
- *  - another hash key, layout or k, and a --verify attachment, are refused;
+ *  - another hash key, layout or k, a filter over the attachment's
+ *    --max-memory, and a --verify attachment, are refused;
  *    layout kernel cannot be saved; the file is mode 0600.
  */
 #include <setjmp.h>
@@ -564,6 +565,7 @@ static void test_hostile_fields(void **state)
 
 static void test_other_attachments(void **state)
 {
+	struct bloomxdp_state st;
 	struct xdp_harness h;
 	struct attachment att;
 	struct source src;
@@ -584,6 +586,16 @@ static void test_other_attachments(void **state)
 	fresh_open(&h, &att, key_a, BLOOMXDP_LAYOUT_BLOCKED, 0.001, false);
 	assert_int_not_equal(att.config.hashes, src.att.config.hashes);
 	assert_refused(&att, src.path, "another k");
+	harness_close(&h);
+	/* Over the attachment's --max-memory. */
+	fresh_open(&h, &att, key_a, BLOOMXDP_LAYOUT_BLOCKED, 0.01, false);
+	assert_int_equal(attachment_read_state(&att, 0, &st), 0);
+	st.max_memory = 4096;
+	assert_int_equal(attachment_write_state(&att, 0, &st), 0);
+	assert_refused(&att, src.path, "over --max-memory");
+	st.max_memory = 0;
+	assert_int_equal(attachment_write_state(&att, 0, &st), 0);
+	assert_int_equal(savefile_apply(&att, src.path), 0);
 	harness_close(&h);
 	/* --verify: no exact copy in the file. */
 	fresh_open(&h, &att, key_a, BLOOMXDP_LAYOUT_BLOCKED, 0.01, true);
