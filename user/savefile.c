@@ -201,6 +201,8 @@ static int decode_header(const __u8 h[SAVEFILE_HEADER_BYTES], __u64 size,
 	if (in->kinds & ~kinds)
 		return WHY("corrupted: unknown kinds of keys 0x%llx",
 			   (unsigned long long)(in->kinds & ~kinds));
+	if (!in->capacity)
+		return WHY("corrupted: a filter sized for 0 keys");
 	if (!in->fpr_ppb || in->fpr_ppb >= BLOOMXDP_PPB)
 		return WHY("corrupted: target FPR %llu ppb", (unsigned long long)in->fpr_ppb);
 	/* At most 2^31 disjoint, unmerged IPv4 intervals; IPv6 bounded by the file's size too. */
@@ -569,8 +571,8 @@ int savefile_save(const struct attachment *att, const char *path,
 	struct bloomxdp_state st;
 	struct range_set s[2];
 	struct timespec now;
-	__u32 slot, bytes = 0;
-	size_t i;
+	size_t i, bytes = 0;
+	__u32 slot;
 	int ret, fam;
 
 	range_set_init(&s[0], BLOOMXDP_KEY_IPV4);
@@ -582,10 +584,14 @@ int savefile_save(const struct attachment *att, const char *path,
 			  att->ifname, layout_name(att->config.layout));
 		return -EOPNOTSUPP;
 	}
-	for (i = 0; i < nsources; i++)
+	for (i = 0; i < nsources && i <= SAVEFILE_MAX_SOURCES; i++) {
+		if (strlen(sources[i].name) > PATH_MAX)
+			break;
 		bytes += 34 + strlen(sources[i].name);
-	if (nsources > SAVEFILE_MAX_SOURCES || bytes > SAVEFILE_MAX_SOURCE_BYTES) {
-		log_error("too many sources to record (%zu): nothing was saved", nsources);
+	}
+	if (i < nsources || bytes > SAVEFILE_MAX_SOURCE_BYTES) {
+		log_error("too many sources, or too long a name, to record (%zu): nothing was "
+			  "saved", nsources);
 		return -E2BIG;
 	}
 	ret = attachment_active(att, BLOOMXDP_ACTIVE_BLOCK, &slot);
