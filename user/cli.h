@@ -10,16 +10,25 @@
 /* The commands, each in its cmd_*.c: its options table and its handler (see options.h). */
 extern const struct command command_plan, command_attach, command_detach, command_load,
 	command_add, command_query, command_stats, command_status,
-	command_watch, command_restore;
+	command_watch, command_restore, command_save;
 /* The configuration file and the daemon (cmd_daemon.c). */
 extern const struct command command_daemon, command_check_config;
 extern const struct command command_refresh;
 
+/* What a saved filter needs of the attachment it goes into (restore --file). */
+struct attach_filter {
+	__u32 layout;
+	double fpr;
+	const __u64 *hash_key;
+};
+
 /*
- * attach with the settings the state recorded (state.h), its lists left for
- * the caller to load; force: replace the XDP program already there.
+ * attach with the settings the state recorded (state.h; NULL: the defaults),
+ * its lists left for the caller to load; force: replace the XDP program
+ * already there; filter: with the layout, FPR and hash key of a saved filter.
  */
-int attach_restore(const char *ifname, char *settings, const char *state_dir, bool force);
+int attach_restore(const char *ifname, char *settings, const char *state_dir, bool force,
+		   const struct attach_filter *filter);
 
 /* The values of --match: "src", "dst", "dns", "http", "sni" (BLOOMXDP_MATCH_*). */
 extern const struct enum_value match_values[];

@@ -50,6 +50,7 @@ struct attach_opts {
 	__u64 max_memory;
 	bool max_memory_given;
 	const char *state_dir;
+	const __u64 *hash_key;	/* restore --file: the file's key; NULL: a new random one */
 };
 
 static const struct option_spec attach_options[];
@@ -329,7 +330,10 @@ static int do_attach(const char *ifname, const struct attach_opts *o, bool resto
 	if (ret)
 		return ret;
 
-	ret = random_key(cfg.hash_key);
+	if (o->hash_key)
+		memcpy(cfg.hash_key, o->hash_key, sizeof(cfg.hash_key));
+	else
+		ret = random_key(cfg.hash_key);
 	if (ret)
 		return ret;
 	loader_config_plan(&cfg, &plan);
@@ -456,22 +460,29 @@ static const struct attach_opts attach_defaults = {
 	.layout = DEFAULT_LAYOUT,
 };
 
-int attach_restore(const char *ifname, char *settings, const char *state_dir, bool force)
+int attach_restore(const char *ifname, char *settings, const char *state_dir, bool force,
+		   const struct attach_filter *filter)
 {
 	struct attach_opts o = attach_defaults;
 	char *line, *save;
 	int ret = 0;
 
-	line = strtok_r(settings, "\n", &save);
-	if (!line || strcmp(line, STATE_MAGIC)) {
+	line = settings ? strtok_r(settings, "\n", &save) : NULL;
+	if (settings && (!line || strcmp(line, STATE_MAGIC))) {
 		log_error("%s: its settings in the state are not of this version: attach it by "
 			  "hand", ifname);
 		return -EINVAL;
 	}
-	while (!ret && (line = strtok_r(NULL, "\n", &save)))
+	while (settings && !ret && (line = strtok_r(NULL, "\n", &save)))
 		ret = options_parse_line(attach_options, line, &o);
 	if (ret)
 		return ret;
+	if (filter) {
+		/* What the saved filter was made with: the same k and positions. */
+		o.layout = filter->layout;
+		o.fpr = filter->fpr;
+		o.hash_key = filter->hash_key;
+	}
 	o.state_dir = state_dir;
 	o.force = force;
 	return do_attach(ifname, &o, true);

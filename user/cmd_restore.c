@@ -18,10 +18,12 @@
 #include "listbuild.h"
 #include "lists.h"
 #include "log.h"
+#include "savefile.h"
 #include "state.h"
 
 struct restore_opts {
 	bool all;
+	const char *file;
 	const char *state_dir;
 };
 
@@ -272,7 +274,7 @@ static int restore_one(const char *ifname, const char *state_dir)
 	if (ret)
 		goto out;
 	quiet = quiet_begin();
-	ret = attach_restore(ifname, settings, state_dir, ours);
+	ret = attach_restore(ifname, settings, state_dir, ours, NULL);
 	if (!ret)
 		ret = attachment_open(ifname, true, &att);
 	if (ret)
@@ -310,6 +312,56 @@ out:
 	return ret;
 }
 
+/*
+ * restore --file: a filter saved by 'bloomxdp save', swapped in as a new
+ * generation. An interface that is not attached is attached first, with the
+ * settings its state records (else the defaults) and the file's layout, FPR
+ * and hash key, the one key the filter answers with.
+ */
+static int restore_file(const char *ifname, const char *path, const char *state_dir)
+{
+	struct savefile_info info;
+	struct attach_filter filter;
+	struct attachment att;
+	struct pin_dir pd;
+	struct state_dir sd;
+	char why[256], *settings = NULL;
+	size_t len;
+	int ret, quiet;
+
+	ret = savefile_check(path, &info, why, sizeof(why));
+	if (ret) {
+		log_error("%s: %s; nothing changed", path, why);
+		return ret;
+	}
+	ret = pin_dir_open(ifname, false, &pd);
+	pin_dir_close(&pd);
+	if (ret == -ENOENT) {
+		if (!state_open(state_root(state_dir), ifname, false, &sd)) {
+			if (state_read(&sd, STATE_SETTINGS, STATE_TEXT_MAX, &settings, &len))
+				settings = NULL;
+			state_close(&sd);
+		}
+		filter = (struct attach_filter){ .layout = info.layout,
+						 .fpr = (double)info.fpr_ppb / BLOOMXDP_PPB,
+						 .hash_key = info.hash_key };
+		quiet = quiet_begin();
+		ret = attach_restore(ifname, settings, state_dir, false, &filter);
+		quiet_end(quiet);
+		free(settings);
+	}
+	if (ret)
+		return ret;
+	ret = attachment_open(ifname, true, &att);
+	if (ret)
+		return ret;
+	ret = savefile_apply(&att, path);
+	if (!ret)
+		ret = attachment_check_enforced(&att);
+	attachment_close(&att);
+	return ret;
+}
+
 static int run_restore(const struct cli_call *call)
 {
 	const struct restore_opts *o = call->opts;
@@ -320,11 +372,17 @@ static int run_restore(const struct cli_call *call)
 		log_error("restore: give an interface or --all; see 'bloomxdp restore --help'");
 		return -EINVAL;
 	}
+	if (o->all && o->file) {
+		log_error("restore: --file goes with one interface, not --all");
+		return -EINVAL;
+	}
 	ret = check_privileges();
 	if (!ret)
 		ret = check_bpffs();
 	if (ret)
 		return ret;
+	if (o->file)
+		return restore_file(call->argv[0], o->file, o->state_dir);
 	if (!o->all)
 		return restore_one(call->argv[0], o->state_dir);
 	ret = state_interfaces(state_root(o->state_dir), &names, &n);
@@ -352,6 +410,9 @@ static int run_restore(const struct cli_call *call)
 static const struct option_spec restore_options[] = {
 	OPTION("all", 0, OPT_FLAG, offsetof(struct restore_opts, all), NULL,
 	       "every interface with state"),
+	OPTION("file", 'f', OPT_TEXT, offsetof(struct restore_opts, file), "FILE",
+	       "swap in a filter saved by 'bloomxdp save' instead\n"
+	       "(attaching with its key if IFNAME is not attached)"),
 	OPTION_STATE_DIR(struct restore_opts),
 	{}
 };
@@ -366,7 +427,9 @@ const struct command command_restore = {
 		"(allowlist, blocklist, the entries added since) from the copies in the state,\n"
 		"without the network. An interface already attached at the generation its\n"
 		"state records is left as it is. One line per interface; exits 1 if any failed,\n"
-		"naming it.\n",
+		"naming it. With --file, the filter a 'save' wrote goes in instead (refused,\n"
+		"changing nothing, if damaged or made with another key, layout or k); the\n"
+		"lists in the state are then not the live filter's, and query says so.\n",
 	.options = restore_options,
 	.opts_size = sizeof(struct restore_opts),
 	.min_args = 0,

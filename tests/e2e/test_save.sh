@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# bloomxdp save on a veth attachment: the file is written with mode 0600 (it
+# holds the hash key), atomically (a file of that name replaced in one rename,
+# no temporary file left, the live list untouched), starts with its magic and
+# is as long as the bits and the intervals make it; a save that cannot be made
+# (no such directory, layout kernel, not attached) exits 1 with one line and
+# leaves no file. The restore side (savefile_apply) and the format's checks
+# are in tests/bpf/test_savefile_xdp.c. Speaks TAP; needs root; about 5 s.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/e2e/lib.sh
+. tests/e2e/lib.sh
+
+if ! why=$(e2e_requirements); then
+	skip "save tests" "$why"
+	tap_finish
+	exit 0
+fi
+e2e_install_trap
+
+C4_LISTED=192.0.2.50
+C4_FREE=192.0.2.51
+if ! topo_up "$C4_LISTED" "$C4_FREE"; then
+	not_ok "build the test topology (namespaces $NS_CLI, $NS_SRV)"
+	tap_finish
+	exit 1
+fi
+
+check "attach (layout blocked)" bx attach "$IF_SRV" --capacity 1000 || {
+	tap_finish
+	exit 1
+}
+printf '%s\n' "$C4_LISTED" 203.0.113.0/24 2001:db8::7 evil.example >"$E2E_TMP/list.txt"
+check "load a list of 4 entries" bx load "$IF_SRV" --store bloom "$E2E_TMP/list.txt"
+before=$(status_json)
+
+FILE=$E2E_TMP/saved.bxs
+(umask 000 && : >"$FILE" && chmod 0644 "$FILE")
+check "save $IF_SRV over an existing file of mode 0644" bx save "$IF_SRV" "$FILE"
+check_eq "the file has mode 0600 (it holds the hash key)" 600 "$(stat -c %a "$FILE")"
+check_eq "it starts with the magic BXDPSAVE" BXDPSAVE "$(head -c 8 "$FILE")"
+bits=$(json_num "$before" bits)
+# Header 160, the bits, no intervals (--store bloom), no sources, CRC32C 4.
+check_eq "its size: header, $bits bits, checksum" $((160 + bits / 8 + 4)) "$(stat -c %s "$FILE")"
+check_eq "no temporary file left beside it" "saved.bxs" \
+	"$(cd "$E2E_TMP" && ls | grep saved | tr '\n' ' ' | sed 's/ $//')"
+after=$(status_json)
+check_eq "the live list is untouched (generation, keys)" \
+	"$(json_num "$before" generation) $(json_num "$before" keys)" \
+	"$(json_num "$after" generation) $(json_num "$after" keys)"
+check_eq "the hash key is in the file (bytes 56-71 are not all zero)" 1 \
+	"$(od -An -tx1 -j56 -N16 "$FILE" | grep -qv '^[ 0]*$' && echo 1)"
+
+# Exact intervals are saved too: the file grows by 8 bytes per IPv4 interval.
+check "load with --store intervals" bx load "$IF_SRV" --store intervals "$E2E_TMP/list.txt"
+st=$(status_json)
+check "save again" bx save "$IF_SRV" "$FILE"
+check_eq "size: header, bits, 2 IPv4 intervals, 1 IPv6 interval, checksum" \
+	$((160 + $(json_num "$st" bits) / 8 + 2 * 8 + 32 + 4)) "$(stat -c %s "$FILE")"
+
+# The filter back after the attachment is gone: restore --file attaches with the file's key.
+check_eq "before: the listed source is dropped, the other passes" "0 5" \
+	"$(ping_recv "$C4_LISTED" "$SRV4" 5 0.02 | cut -d' ' -f2) $(ping_recv "$C4_FREE" "$SRV4" 5 \
+	0.02 | cut -d' ' -f2)"
+check "detach --forget (no pins, no state)" bx detach "$IF_SRV" --forget
+check_eq "detached: both pass" "5 5" \
+	"$(ping_recv "$C4_LISTED" "$SRV4" 5 0.02 | cut -d' ' -f2) $(ping_recv "$C4_FREE" "$SRV4" 5 \
+	0.02 | cut -d' ' -f2)"
+DAMAGED=$E2E_TMP/damaged.bxs
+cp "$FILE" "$DAMAGED"
+printf '\xff' | dd of="$DAMAGED" bs=1 seek=200 conv=notrunc status=none
+check_fails "restore --file of a damaged copy: exit 1, nothing attached" 1 "checksum" \
+	bx restore "$IF_SRV" --file "$DAMAGED"
+check_eq "... and nothing is on the interface" "" "$(xdp_on_if)"
+check "restore --file: attaches with the file's key and swaps the filter in" \
+	bx restore "$IF_SRV" --file "$FILE"
+check_eq "the same verdicts: the listed source is dropped, the other passes" "0 5" \
+	"$(ping_recv "$C4_LISTED" "$SRV4" 5 0.02 | cut -d' ' -f2) $(ping_recv "$C4_FREE" "$SRV4" 5 \
+	0.02 | cut -d' ' -f2)"
+expect_query "query agrees: the listed prefix is blocked" "203.0.113.9: blocked (listed)"
+check_eq "the intervals came back (status ranges_v4)" 2 "$(json_num "$(status_json)" ranges_v4)"
+check "restore --file on the attached interface: a new generation" \
+	bx restore "$IF_SRV" --file "$FILE"
+check "detach" bx detach "$IF_SRV"
+check "attach anew (a new key)" bx attach "$IF_SRV" --capacity 1000
+check_fails "restore --file into an attachment with another key: refused" 1 "key" \
+	bx restore "$IF_SRV" --file "$FILE"
+
+check_fails "save into a directory that does not exist: exit 1, one line" 1 \
+	"cannot write .*nothing was saved" bx save "$IF_SRV" "$E2E_TMP/no/such/dir/f"
+check_fails "save without FILE: a usage error" 2 "FILE" bx save "$IF_SRV"
+
+check "detach" bx detach "$IF_SRV"
+check_fails "save when not attached: exit 1" 1 "not attached" bx save "$IF_SRV" "$E2E_TMP/k.bxs"
+check "attach --layout kernel" bx attach "$IF_SRV" --capacity 1000 --layout kernel
+check_fails "layout kernel cannot be saved: exit 1, says why" 1 \
+	"BPF_MAP_TYPE_BLOOM_FILTER.*cannot be saved" bx save "$IF_SRV" "$E2E_TMP/k.bxs"
+check_eq "and no file is left" no "$([ -e "$E2E_TMP/k.bxs" ] && echo yes || echo no)"
+check "detach" bx detach "$IF_SRV"
+
+tap_finish
