@@ -36,23 +36,6 @@ static __always_inline int tls_load_u16(struct xdp_md *ctx, __u32 off, __u32 *ou
 	return 0;
 }
 
-struct sni_split {
-	__u32 len;
-	struct name_builder nb;
-};
-
-static long sni_split_step(__u32 i, void *data)
-{
-	struct sni_split *sp = data;
-	struct scratch *s = scratch_get();
-
-	if (!s || i >= sp->len)
-		return 1;
-	/* name_add() writes s->name[i] itself: read the byte from the payload copy. */
-	name_add(s, &sp->nb, s->payload[i & (PAYLOAD_MAX - 1)]);
-	return 0;
-}
-
 struct tls_ext_walk {
 	struct xdp_md *ctx;
 	__u32 pos;		/* at an extension's type */
@@ -89,7 +72,6 @@ static __always_inline int tls_parse_client_hello(struct xdp_md *ctx, __u32 off,
 {
 	struct tls_ext_walk ew = { .ctx = ctx, .end = off + len };
 	__u32 pos, v, name_len;
-	struct sni_split sp = {};
 	__u8 hdr[TLS_RECORD_HDR_LEN + TLS_HANDSHAKE_HDR_LEN];
 
 	if (len < sizeof(hdr) || bpf_xdp_load_bytes(ctx, off, hdr, sizeof(hdr)))
@@ -129,12 +111,9 @@ static __always_inline int tls_parse_client_hello(struct xdp_md *ctx, __u32 off,
 		return -1;
 	barrier_var(name_len);
 	name_len &= BLOOMXDP_NAME_MAX;	/* a no-op the compiler must keep: the verifier needs it */
-	if (name_len < 1 || bpf_xdp_load_bytes(ctx, pos + 9, s->payload, name_len))
+	if (name_len < 1 || bpf_xdp_load_bytes(ctx, pos + 9, s->name, name_len))
 		return -1;
-	sp.len = name_len;
-	name_reset(s, &sp.nb);
-	bpf_loop_bounded(BLOOMXDP_NAME_MAX, sni_split_step, &sp);
-	return name_finish(s, &sp.nb);
+	return name_from_text(s, name_len);
 }
 
 #endif /* BLOOMXDP_TLS_H */
