@@ -54,54 +54,6 @@ static __always_inline __u64 payload_word(const struct scratch *s, __u32 i)
 	return w;
 }
 
-/* Builds s->name and its labels one byte at a time, as dotted text. */
-struct name_builder {
-	__u32 len;
-	__u32 label_start;
-	int bad;		/* empty label, or longer than BLOOMXDP_NAME_MAX / LABEL_MAX */
-};
-
-static __always_inline void name_reset(struct scratch *s, struct name_builder *nb)
-{
-	nb->len = 0;
-	nb->label_start = 0;
-	nb->bad = 0;
-	s->labels.count = 0;
-}
-
-static __always_inline void name_end_label(struct scratch *s, struct name_builder *nb)
-{
-	__u32 len = nb->len - nb->label_start;
-
-	if (len == 0 || len > BLOOMXDP_LABEL_MAX)
-		nb->bad = 1;
-	else
-		bloomxdp_labels_push(&s->labels, nb->label_start, len);
-	nb->label_start = nb->len + 1;
-}
-
-static __always_inline void name_add(struct scratch *s, struct name_builder *nb, __u8 c)
-{
-	if (nb->len >= BLOOMXDP_NAME_MAX) {
-		nb->bad = 1;
-		return;
-	}
-	if (c == '.')
-		name_end_label(s, nb);
-	s->name[nb->len & (BLOOMXDP_NAME_BUF - 1)] = c;
-	nb->len++;
-}
-
-/* Returns 0 when the name has at least one label and none is empty; a trailing dot is fine. */
-static __always_inline int name_finish(struct scratch *s, struct name_builder *nb)
-{
-	s->name_len = nb->len;
-	s->name_wire = 0;
-	if (nb->len > nb->label_start)
-		name_end_label(s, nb);
-	return nb->bad || s->labels.count == 0 ? -1 : 0;
-}
-
 /* 0x80 in each byte of w equal to c, 0 in the others: exact, no carry between bytes. */
 static __always_inline __u64 word_bytes_eq(__u64 w, __u8 c)
 {
@@ -120,7 +72,7 @@ static __always_inline __u32 word_first_byte(__u64 mask)
 struct text_split {
 	__u32 len;
 	__u32 label_start;
-	int bad;		/* as struct name_builder's */
+	int bad;		/* an empty label, or one over BLOOMXDP_LABEL_MAX bytes */
 };
 
 static __always_inline void text_label_end(struct scratch *s, struct text_split *sp, __u32 end)
@@ -155,9 +107,8 @@ static long text_split_step(__u32 i, void *data)
 
 /*
  * The labels of the len bytes of dotted text already in s->name (len <=
- * BLOOMXDP_NAME_MAX): what name_add() of each byte and name_finish() give,
- * without a step per byte. Returns 0, or -1 for an empty label, one over
- * BLOOMXDP_LABEL_MAX bytes, or no label at all; a trailing dot is fine.
+ * BLOOMXDP_NAME_MAX), a word a step. Returns 0, or -1 for an empty label, one
+ * over BLOOMXDP_LABEL_MAX bytes, or no label at all; a trailing dot is fine.
  */
 static __always_inline int name_from_text(struct scratch *s, __u32 len)
 {

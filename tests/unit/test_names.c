@@ -537,7 +537,7 @@ static void test_hash_bytes_equals_reference(void **state)
 			if (len >= 1 && len <= BLOOMXDP_LABEL_MAX &&
 			    bloomxdp_name_fold(key, key[0] ^ len, buf, off, len) !=
 			    fold_reference(key, key[0] ^ len, (const char *)buf + off, len))
-				fail_msg("fold of a label of %zu bytes at %zu: not the reference", len,
+				fail_msg("fold of a %zu-byte label at %zu: not the reference", len,
 					 off);
 
 			if (bloomxdp_hash_path(key, buf, len) !=
