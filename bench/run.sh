@@ -463,6 +463,17 @@ teardown() {
 NAME_MIXES=("unlisted-3 fine.example 1 0" "unlisted-5 fine.example 3 0"
 	"listed-3 evil.example 1 1" "listed-5 evil.example 3 1")
 
+# napi_ns NAME: nanoseconds the receiver's NAPI threads have run (schedstat):
+# with the receive path in those threads, CPU time per frame that does not
+# depend on what else the shared CPU runs.
+napi_ns() {
+	local pid s=0 v
+	for pid in $(ps -eo pid=,comm= | awk -v p="napi/${RIF[$1]}-" 'index($2, p) == 1 { print $1 }'); do
+		read -r v _ <"/proc/$pid/schedstat" && s=$((s + v))
+	done
+	echo "$s"
+}
+
 # names_list N FILE: N random names of 2 to 4 labels, and evil.example.
 names_list() {
 	awk -v n="$1" 'BEGIN {
@@ -485,7 +496,7 @@ names_list() {
 # each receiver's verdicts to names-verify.tsv, and writes names.md.
 run_names() {
 	local n=${BENCH_NAMES_LIST:-$([ "$QUICK" = 1 ] && echo 100000 || echo 1000000)}
-	local dir=$WORK/names m mix zone rnd listed name c0 c1 out args sec
+	local dir=$WORK/names m mix zone rnd listed name c0 c1 out args sec r t0 t1
 	mkdir -p "$dir"
 	names_list "$n" "$dir/names.txt"
 	# traffic-none.bin: the frames' source addresses (not looked up with --match dns)
@@ -510,18 +521,24 @@ run_names() {
 			--dns-zone "$zone" --dns-random "$rnd")
 		[ "$listed" = 1 ] && args+=(--listed)
 		args+=(--mix "$mix=$dir/traffic-none.bin")
-		# Verdicts first: each receiver's own counters over a short run.
-		for name in bare names; do
-			c0=$(counters "$name")
-			timeout 60 nsenter --net="/run/netns/$GNS" -- "$B/bench/gen" "${args[@]}" \
-				--warmup 0.1 --window 0.4 \
-				--target "$name=${GIF[$name]}=${RMAC[$name]}" >/dev/null ||
-				die "generator failed ($name, $mix)"
-			c1=$(counters "$name")
-			awk -v rx="$name" -v mix="$mix" -v a="$c0" -v b="$c1" 'BEGIN {
-				split(a, x, " "); split(b, y, " "); p = y[1] - x[1]; d = y[2] - x[2];
-				printf "%s\t%s\t%.0f\t%.0f\t%.6f\n", mix, rx, p, d, (p > 0 ? d / p : -1) }' \
-				>>"$RAW/names-verify.tsv"
+		# Each receiver alone, in turn: its own counters (the verdicts) and the
+		# CPU time of its NAPI threads per frame.
+		for ((r = 1; r <= (ROUNDS + 1) / 2; r++)); do
+			for name in bare names; do
+				c0=$(counters "$name")
+				t0=$(napi_ns "$name")
+				timeout 60 nsenter --net="/run/netns/$GNS" -- "$B/bench/gen" \
+					"${args[@]}" --warmup 0.1 --window "$WINDOW" \
+					--target "$name=${GIF[$name]}=${RMAC[$name]}" >/dev/null ||
+					die "generator failed ($name, $mix)"
+				t1=$(napi_ns "$name")
+				c1=$(counters "$name")
+				awk -v rx="$name" -v mix="$mix" -v a="$c0" -v b="$c1" -v t="$((t1 - t0))" \
+					'BEGIN { split(a, x, " "); split(b, y, " "); p = y[1] - x[1];
+					d = y[2] - x[2]; printf "%s\t%s\t%.0f\t%.0f\t%.6f\t%.1f\n", mix, rx,
+					p, d, (p > 0 ? d / p : -1), (p > 0 ? t / p : -1) }' \
+					>>"$RAW/names-verify.tsv"
+			done
 		done
 		timeout $((ROUNDS * 10 + 60)) nsenter --net="/run/netns/$GNS" -- "$B/bench/gen" \
 			"${args[@]}" --rounds "$ROUNDS" --window "$WINDOW" --warmup "$WARMUP" \
@@ -539,15 +556,20 @@ run_names() {
 
 # names_table N: the flood's table, medians over rounds of the per-round ratio.
 names_table() {
-	echo "| DNS flood ($1 names listed, bloomxdp --match dns) | bare: Mpps | bloomxdp: Mpps | bloomxdp / bare (median of rounds, min-max) | dropped by bare / bloomxdp |"
-	echo "|---|---|---|---|---|"
+	echo "| DNS flood ($1 names listed, bloomxdp --match dns) | bare: Mpps | bloomxdp: Mpps | bloomxdp / bare (median of rounds, min-max) | receiving CPU, ns/frame: bare / bloomxdp | bare / bloomxdp, CPU time | dropped by bare / bloomxdp |"
+	echo "|---|---|---|---|---|---|---|"
 	awk -F'\t' -v vf="$RAW/names-verify.tsv" '
 	function median(a, n,   i, j, t) {
 		for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
 			t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
 		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 	}
-	BEGIN { while ((getline l < vf) > 0) { split(l, f, "\t"); drop[f[1], f[2]] = f[5] } }
+	BEGIN { while ((getline l < vf) > 0) { split(l, f, "\t"); drop[f[1], f[2]] = f[5]
+		nc[f[1], f[2]]++; cpu[f[1], f[2], nc[f[1], f[2]]] = f[6] } }
+	function cpu_median(m, rx,   i, a) {
+		for (i = 1; i <= nc[m, rx]; i++) a[i] = cpu[m, rx, i]
+		return median(a, nc[m, rx])
+	}
 	{ rate[$1, $2, $3] = $4; if (!($1 in seen)) { seen[$1] = 1; order[++nm] = $1 }
 	  if ($2 > rounds[$1]) rounds[$1] = $2 }
 	END {
@@ -559,9 +581,10 @@ names_table() {
 				if (b > 0) { q = x / b; R[++nr] = q; if (q < lo) lo = q; if (q > hi) hi = q }
 			}
 			split(m, p, "-")
-			printf "| %s zone, %s labels, random | %.2f | %.2f | %.2fx (%.2f-%.2f) | %.1f%% / %.1f%% |\n",
+			cb = cpu_median(m, "bare"); cx = cpu_median(m, "names")
+			printf "| %s zone, %s labels, random | %.2f | %.2f | %.2fx (%.2f-%.2f) | %.0f / %.0f | %.2fx | %.1f%% / %.1f%% |\n",
 				p[1], p[2], median(B, nb), median(X, nn), median(R, nr), lo, hi,
-				100 * drop[m, "bare"], 100 * drop[m, "names"]
+				cb, cx, (cx > 0 ? cb / cx : 0), 100 * drop[m, "bare"], 100 * drop[m, "names"]
 		}
 	}' "$RAW/names.tsv"
 }
