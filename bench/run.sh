@@ -34,7 +34,9 @@
 # build/bench/results-quick.md; the plot goes beside it), BENCH_NAMES (1: the
 # names flood too, the default; 0: not; only: nothing else, no report: the
 # table is printed and left in the raw directory as names.md), BENCH_NAMES_LIST
-# (names listed, 1000000; 100000 with BENCH_QUICK=1).
+# (names listed, 1000000; 100000 with BENCH_QUICK=1), BENCH_NAMES_ATTACH (more
+# options of its attach, e.g. "--events-per-sec 0").
+# shellcheck disable=SC2086
 #
 # Network safety: everything lives in namespaces of this run (bxb-ID-*; veth
 # ends bxbIDgN and bIDrN, ID from the PID and random bits), the
@@ -508,7 +510,8 @@ run_names() {
 	rx_threaded bare || die "threaded NAPI for bare"
 	rx_up 1 names bloom || die "cannot build the veth pair for names"
 	out=$(timeout 120 nsenter --net="/run/netns/${RNS[names]}" -- "$BLOOMXDP" attach \
-		"${RIF[names]}" --capacity "$n" --fpr "$FPR" --match dns --mode native 2>&1) ||
+		"${RIF[names]}" --capacity "$n" --fpr "$FPR" --match dns --mode native \
+		${BENCH_NAMES_ATTACH:-} 2>&1) ||
 		die "bloomxdp attach --match dns: $out"
 	ATTACHED+=("${RIF[names]}")
 	sec=$(timed "$WORK/load.out" timeout 600 nsenter --net="/run/netns/${RNS[names]}" -- \
