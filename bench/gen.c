@@ -19,6 +19,8 @@
  *                  a name under zone Z, its first labels random (water torture)
  *   --dns-random N random 8-letter labels before the zone (1 to 4, default 1)
  *   --listed       mark the frames listed for the bare receiver (IPv4 ID not 0)
+ *   --dns-fixed    the same name in every frame (letters not stamped): what
+ *                  the randomness costs the receiver
  *
  * A round runs every mix against every target, one slot each, the targets in
  * turn (their order rotated by one each round, so that none is always first
@@ -262,6 +264,7 @@ int main(int argc, char **argv)
 		{ "dns-zone", required_argument, NULL, 'z' },
 		{ "dns-random", required_argument, NULL, 'l' },
 		{ "listed", no_argument, NULL, 'L' },
+		{ "dns-fixed", no_argument, NULL, 'F' },
 		{}
 	};
 	struct mix mixes[MAX_MIXES];
@@ -270,7 +273,7 @@ int main(int argc, char **argv)
 	unsigned char mac[ETH_ALEN];
 	int nmix = 0, ntarget = 0, cpu = -1, rounds = 1, nthreads = 2, opt, fd, err, ncpu, r, m, k;
 	struct worker workers[8];
-	int listed = 0;
+	int listed = 0, fixed = 0;
 	double window = 1, warmup = 0.2, t0, t1;
 	__u32 batch = 64, repeat = 262144, total = 0, p0, p1, d0, d1, zero = 0;
 	__be32 dst;
@@ -312,6 +315,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'L': listed = 1; break;
+		case 'F': fixed = 1; break;
 		case 'm':
 			eq = strchr(optarg, '=');
 			if (!eq || nmix == MAX_MIXES) {
@@ -377,7 +381,7 @@ int main(int argc, char **argv)
 		errno = -err;
 		die("load");
 	}
-	if (dns_zone) {
+	if (dns_zone && !fixed) {
 		/* After Ethernet, IPv4, UDP, the DNS header and the first length byte. */
 		skel->bss->name_off = ETH_HLEN + sizeof(struct iphdr) + sizeof(struct udphdr) +
 				      12 + 1;

@@ -35,7 +35,8 @@
 # names flood too, the default; 0: not; only: nothing else, no report: the
 # table is printed and left in the raw directory as names.md), BENCH_NAMES_LIST
 # (names listed, 1000000; 100000 with BENCH_QUICK=1), BENCH_NAMES_ATTACH (more
-# options of its attach, e.g. "--events-per-sec 0").
+# options of its attach, e.g. "--events-per-sec 0"), BENCH_NAMES_GEN (more
+# options of the generator, e.g. --dns-fixed: one name, not random ones).
 # shellcheck disable=SC2086
 #
 # Network safety: everything lives in namespaces of this run (bxb-ID-*; veth
@@ -523,6 +524,8 @@ run_names() {
 		args=(--dst "$DST" --cpu "$GEN_CPU" --batch "$BATCH" --threads "$GEN_THREADS"
 			--dns-zone "$zone" --dns-random "$rnd")
 		[ "$listed" = 1 ] && args+=(--listed)
+		# shellcheck disable=SC2206
+		args+=(${BENCH_NAMES_GEN:-})	# e.g. --dns-fixed
 		args+=(--mix "$mix=$dir/traffic-none.bin")
 		# Each receiver alone, in turn: its own counters (the verdicts) and the
 		# CPU time of its NAPI threads per frame.
