@@ -471,7 +471,8 @@ NAME_MIXES=("unlisted-3 fine.example 1 0" "unlisted-5 fine.example 3 0"
 # depend on what else the shared CPU runs.
 napi_ns() {
 	local pid s=0 v
-	for pid in $(ps -eo pid=,comm= | awk -v p="napi/${RIF[$1]}-" 'index($2, p) == 1 { print $1 }'); do
+	for pid in $(ps -eo pid=,comm= |
+		awk -v p="napi/${RIF[$1]}-" 'index($2, p) == 1 { print $1 }'); do
 		read -r v _ <"/proc/$pid/schedstat" && s=$((s + v))
 	done
 	echo "$s"
@@ -539,10 +540,12 @@ run_names() {
 					die "generator failed ($name, $mix)"
 				t1=$(napi_ns "$name")
 				c1=$(counters "$name")
-				awk -v rx="$name" -v mix="$mix" -v a="$c0" -v b="$c1" -v t="$((t1 - t0))" \
-					'BEGIN { split(a, x, " "); split(b, y, " "); p = y[1] - x[1];
-					d = y[2] - x[2]; printf "%s\t%s\t%.0f\t%.0f\t%.6f\t%.1f\n", mix, rx,
-					p, d, (p > 0 ? d / p : -1), (p > 0 ? t / p : -1) }' \
+				awk -v rx="$name" -v mix="$mix" -v a="$c0" -v b="$c1" \
+					-v t="$((t1 - t0))" 'BEGIN {
+					split(a, x, " "); split(b, y, " ")
+					p = y[1] - x[1]; d = y[2] - x[2]
+					printf "%s\t%s\t%.0f\t%.0f\t%.6f\t%.1f\n", mix, rx, p, d,
+						(p > 0 ? d / p : -1), (p > 0 ? t / p : -1) }' \
 					>>"$RAW/names-verify.tsv"
 			done
 		done
@@ -562,7 +565,10 @@ run_names() {
 
 # names_table N: the flood's table, medians over rounds of the per-round ratio.
 names_table() {
-	echo "| DNS flood ($1 names listed, bloomxdp --match dns) | bare: Mpps | bloomxdp: Mpps | bloomxdp / bare (median of rounds, min-max) | receiving CPU, ns/frame: bare / bloomxdp | bare / bloomxdp, CPU time | dropped by bare / bloomxdp |"
+	printf '%s%s%s%s\n' "| DNS flood ($1 names listed, bloomxdp --match dns) | bare: Mpps | " \
+		"bloomxdp: Mpps | bloomxdp / bare (median of rounds, min-max) | receiving CPU, " \
+		"ns/frame: bare / bloomxdp | bare / bloomxdp, CPU time | " \
+		"dropped by bare / bloomxdp |"
 	echo "|---|---|---|---|---|---|---|"
 	awk -F'\t' -v vf="$RAW/names-verify.tsv" '
 	function median(a, n,   i, j, t) {
@@ -584,13 +590,18 @@ names_table() {
 			for (r = 1; r <= rounds[m]; r++) {
 				b = rate[m, r, "bare"]; x = rate[m, r, "names"]
 				B[++nb] = b; X[++nn] = x
-				if (b > 0) { q = x / b; R[++nr] = q; if (q < lo) lo = q; if (q > hi) hi = q }
+				if (b > 0) {
+					q = x / b; R[++nr] = q
+					if (q < lo) lo = q
+					if (q > hi) hi = q
+				}
 			}
 			split(m, p, "-")
 			cb = cpu_median(m, "bare"); cx = cpu_median(m, "names")
-			printf "| %s zone, %s labels, random | %.2f | %.2f | %.2fx (%.2f-%.2f) | %.0f / %.0f | %.2fx | %.1f%% / %.1f%% |\n",
-				p[1], p[2], median(B, nb), median(X, nn), median(R, nr), lo, hi,
-				cb, cx, (cx > 0 ? cb / cx : 0), 100 * drop[m, "bare"], 100 * drop[m, "names"]
+			printf "| %s zone, %s labels, random | %.2f | %.2f | %.2fx (%.2f-%.2f) ",
+				p[1], p[2], median(B, nb), median(X, nn), median(R, nr), lo, hi
+			printf "| %.0f / %.0f | %.2fx | %.1f%% / %.1f%% |\n", cb, cx,
+				(cx > 0 ? cb / cx : 0), 100 * drop[m, "bare"], 100 * drop[m, "names"]
 		}
 	}' "$RAW/names.tsv"
 }

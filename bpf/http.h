@@ -2,7 +2,7 @@
 /*
  * HTTP/1.x: the host (absolute-form target, http:// or https://, after any
  * userinfo; else the Host header) and the path of a request that starts in
- * this segment, read by one bounded pass over the payload.
+ * this segment, read by jumps from one byte that matters to the next.
  */
 #ifndef BLOOMXDP_HTTP_H
 #define BLOOMXDP_HTTP_H
@@ -18,7 +18,6 @@
 #define HTTP_MASK_8		0xffffffffffffffffULL
 #define HTTP_MASK_7		0xffffffffffffffULL
 #define HTTP_MASK_5		0xffffffffffULL
-#define HTTP_METHOD_MAX		7			/* "OPTIONS" */
 
 /* Sets of bytes looked for, packed in a word, ended by a 0 byte. */
 #define HTTP_SET(a, b, c, d, e)	((__u64)(a) | (__u64)(b) << 8 | (__u64)(c) << 16 | \
@@ -299,7 +298,7 @@ static __always_inline int http_parse_request(struct xdp_md *ctx, __u32 off, __u
 	struct http_headers h = { .state = HTTP_LINE_START };
 	__u32 t, a, at, host_start = 0, host_end = 0, end;
 	__u64 w, ge_a, gt_z, upper, need;
-	int abs = 0;
+	int form;	/* -1: "*" or an authority, 0: a path, 7 or 8: http:// or https:// */
 
 	if (len > PAYLOAD_MAX - 1)
 		len = PAYLOAD_MAX - 1;
@@ -326,20 +325,20 @@ static __always_inline int http_parse_request(struct xdp_md *ctx, __u32 off, __u
 	t++;				/* the target, t <= 8 < len */
 
 	if (s->payload[t & (PAYLOAD_MAX - 1)] == '/')
-		abs = 0;
+		form = 0;
 	else if (http_token_at(s, len, t, HTTP_TOKEN_HTTP_SLASHES, HTTP_MASK_7, 7, 1))
-		abs = 7;
+		form = 7;
 	else if (http_token_at(s, len, t, HTTP_TOKEN_HTTPS_SLASHES, HTTP_MASK_8, 8, 1))
-		abs = 8;	/* as a proxy may be asked */
+		form = 8;	/* as a proxy may be asked */
 	else
-		abs = -1;	/* "*", or CONNECT's authority: no path */
-	if (abs < 0) {
+		form = -1;	/* "*", or CONNECT's authority: no path */
+	if (form < 0) {
 		end = http_find(t + 1, len, ' ');
 		goto version;
 	}
-	if (abs) {
+	if (form) {
 		/* The authority (RFC 3986 3.2): userinfo ends at its last '@'. */
-		t += abs;
+		t += form;
 		a = http_find(t, len, HTTP_AUTHORITY_END);
 		if (a >= len)
 			return -1;
@@ -367,7 +366,7 @@ static __always_inline int http_parse_request(struct xdp_md *ctx, __u32 off, __u
 version:
 	if (end >= len || !http_token_at(s, len, end + 1, HTTP_TOKEN_VERSION, HTTP_MASK_7, 7, 0))
 		return -1;
-	if (abs > 0)
+	if (form > 0)
 		return http_host_name(ctx, off, s, host_start, host_end);
 
 	/* The headers: from the line after the request line. */

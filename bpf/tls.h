@@ -31,8 +31,8 @@ struct tls_window {
 };
 
 /* n (1, 2 or 4) bytes at frame offset pos >= off. */
-static __always_inline int tls_bytes(const struct tls_window *tw, const struct scratch *s, __u32 pos,
-				     void *out, __u32 n)
+static __always_inline int tls_bytes(const struct tls_window *tw, const struct scratch *s,
+				     __u32 pos, void *out, __u32 n)
 {
 	__u32 rel = pos - tw->off;
 
