@@ -46,6 +46,45 @@ volatile __u32 traffic_base;
 volatile __u32 traffic_len;
 volatile __u32 csum_base;
 
+/*
+ * DNS flood (gen --dns-zone): the frame carries a query whose first
+ * name_labels labels, of 8 letters each, start at name_off; each frame gets
+ * new random letters there (a water-torture flood: every name new). id_or is
+ * ORed into the IPv4 ID: the bare receiver's "listed" for a listed zone.
+ */
+volatile __u32 name_off;
+volatile __u32 name_labels;
+volatile __u32 id_or;
+
+#define MAX_RANDOM_LABELS 4
+
+/* splitmix64: 8 random bytes from a counter. */
+static __always_inline __u64 mix64(__u64 x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+static __always_inline void stamp_labels(void *data, void *end, __u64 seed)
+{
+	__u32 off = name_off, j, k;
+	__u8 *p;
+	__u64 r;
+
+	for (j = 0; j < MAX_RANDOM_LABELS; j++) {
+		if (j >= name_labels)
+			break;
+		p = data + ((off + j * 9) & 0xff);
+		if ((void *)(p + 8) > end)
+			return;
+		r = mix64(seed * MAX_RANDOM_LABELS + j);
+		for (k = 0; k < 8; k++)
+			p[k] = 'a' + (((r >> (k * 8)) & 0xff) * 26 >> 8);
+	}
+}
+
 SEC("xdp")
 int gen(struct xdp_md *ctx)
 {
@@ -68,6 +107,9 @@ int gen(struct xdp_md *ctx)
 	if (!e)
 		return XDP_ABORTED;
 	v = *e;
+	if (name_off)
+		stamp_labels(data, end, c->frames + ((__u64)bpf_get_smp_processor_id() << 48));
+	v |= (__u64)(__u16)id_or << 32;
 	ip->saddr = (__u32)v;
 	ip->id = (__u16)(v >> 32);
 	sum = csum_base + ((__u32)v & 0xffff) + ((__u32)v >> 16) + (__u16)(v >> 32);

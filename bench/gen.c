@@ -15,6 +15,12 @@
  *   --warmup S     seconds run before each measurement (default 0.2)
  *   --repeat N     frames per BPF_PROG_TEST_RUN call (default 262144)
  *   --threads N    generator threads, all on the generator's CPU (default 2)
+ *   --dns-zone Z   DNS flood: every frame a standard query (UDP to port 53) for
+ *                  a name under zone Z, its first labels random (water torture)
+ *   --dns-random N random 8-letter labels before the zone (1 to 4, default 1)
+ *   --listed       mark the frames listed for the bare receiver (IPv4 ID not 0)
+ *   --dns-fixed    the same name in every frame (letters not stamped): what
+ *                  the randomness costs the receiver
  *
  * A round runs every mix against every target, one slot each, the targets in
  * turn (their order rotated by one each round, so that none is always first
@@ -51,6 +57,8 @@
 #include "gen.skel.h"
 
 #define FRAME_LEN 60
+#define FRAME_MAX 128
+#define MAX_RANDOM_LABELS 4
 #define MAX_MIXES 8
 #define MAX_TARGETS 16
 
@@ -63,7 +71,8 @@ struct target {
 	const char *name;
 	char ifname[IF_NAMESIZE];
 	unsigned int ifindex;
-	unsigned char frame[FRAME_LEN];
+	unsigned char frame[FRAME_MAX];
+	__u32 len;
 	__u32 csum_base;
 };
 
@@ -115,28 +124,66 @@ static void link_tx(const char *ifname, __u32 *packets, __u32 *dropped)
 	freeifaddrs(ifa);
 }
 
+/* The DNS flood's query, if any: zone and random labels before it. */
+static const char *dns_zone;
+static int dns_random = 1;
+
+/* A standard query for "xxxxxxxx.(dns_random times)ZONE", type A; returns its length. */
+static size_t dns_payload(unsigned char *out)
+{
+	const char *p = dns_zone, *dot;
+	size_t n = 12, len;
+	int i;
+
+	memset(out, 0, 12);
+	out[2] = 0x01;	/* RD */
+	out[5] = 1;	/* QDCOUNT */
+	for (i = 0; i < dns_random; i++) {
+		out[n++] = 8;
+		memset(out + n, 'a', 8);
+		n += 8;
+	}
+	while (*p) {
+		dot = strchr(p, '.');
+		len = dot ? (size_t)(dot - p) : strlen(p);
+		out[n++] = len;
+		memcpy(out + n, p, len);
+		n += len;
+		p += len + (dot ? 1 : 0);
+	}
+	out[n++] = 0;
+	memcpy(out + n, "\0\1\0\1", 4);
+	return n + 4;
+}
+
 static void build_frame(struct target *t, const unsigned char *dst_mac, __be32 dst)
 {
+	size_t payload = 0;
 	struct ethhdr *eth = (void *)t->frame;
 	struct iphdr *ip = (void *)(t->frame + ETH_HLEN);
 	struct udphdr *udp = (void *)(ip + 1);
 	__u16 *w;
 
 	memset(t->frame, 0, sizeof(t->frame));
+	t->len = FRAME_LEN;
+	if (dns_zone) {
+		payload = dns_payload((unsigned char *)(udp + 1));
+		t->len = ETH_HLEN + sizeof(*ip) + sizeof(*udp) + payload;
+	}
 	memcpy(eth->h_dest, dst_mac, ETH_ALEN);
 	if (own_mac(t->ifname, eth->h_source))
 		die(t->ifname);
 	eth->h_proto = htons(ETH_P_IP);
 	ip->version = 4;
 	ip->ihl = 5;
-	ip->tot_len = htons(FRAME_LEN - ETH_HLEN);
+	ip->tot_len = htons(t->len - ETH_HLEN);
 	ip->frag_off = htons(0x4000);	/* DF */
 	ip->ttl = 64;
 	ip->protocol = IPPROTO_UDP;
 	ip->daddr = dst;
 	udp->source = htons(4096);
-	udp->dest = htons(9);
-	udp->len = htons(FRAME_LEN - ETH_HLEN - sizeof(*ip));
+	udp->dest = htons(dns_zone ? 53 : 9);
+	udp->len = htons(t->len - ETH_HLEN - sizeof(*ip));
 	t->csum_base = 0;
 	for (w = (__u16 *)ip; w < (__u16 *)(ip + 1); w++)
 		t->csum_base += *w;
@@ -159,12 +206,12 @@ struct worker {
 static void *worker_run(void *arg)
 {
 	struct worker *w = arg;
-	struct xdp_md ctx_in = { .data = 0, .data_end = FRAME_LEN,
+	struct xdp_md ctx_in = { .data = 0, .data_end = w->t->len,
 				 .ingress_ifindex = w->t->ifindex };
 
 	do {
 		LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = w->t->frame,
-			    .data_size_in = FRAME_LEN, .ctx_in = &ctx_in,
+			    .data_size_in = w->t->len, .ctx_in = &ctx_in,
 			    .ctx_size_in = sizeof(ctx_in), .flags = BPF_F_TEST_XDP_LIVE_FRAMES,
 			    .repeat = w->repeat, .batch_size = w->batch);
 
@@ -214,6 +261,10 @@ int main(int argc, char **argv)
 		{ "threads", required_argument, NULL, 'n' },
 		{ "mix", required_argument, NULL, 'm' },
 		{ "target", required_argument, NULL, 't' },
+		{ "dns-zone", required_argument, NULL, 'z' },
+		{ "dns-random", required_argument, NULL, 'l' },
+		{ "listed", no_argument, NULL, 'L' },
+		{ "dns-fixed", no_argument, NULL, 'F' },
 		{}
 	};
 	struct mix mixes[MAX_MIXES];
@@ -222,6 +273,7 @@ int main(int argc, char **argv)
 	unsigned char mac[ETH_ALEN];
 	int nmix = 0, ntarget = 0, cpu = -1, rounds = 1, nthreads = 2, opt, fd, err, ncpu, r, m, k;
 	struct worker workers[8];
+	int listed = 0, fixed = 0;
 	double window = 1, warmup = 0.2, t0, t1;
 	__u32 batch = 64, repeat = 262144, total = 0, p0, p1, d0, d1, zero = 0;
 	__be32 dst;
@@ -247,6 +299,23 @@ int main(int argc, char **argv)
 		case 'u': warmup = atof(optarg); break;
 		case 'p': repeat = atoi(optarg); break;
 		case 'n': nthreads = atoi(optarg); break;
+		case 'z':
+			if (ntarget || strlen(optarg) > 60) {
+				fprintf(stderr, "gen: --dns-zone before --target, <= 60 bytes\n");
+				return 2;
+			}
+			dns_zone = optarg;
+			break;
+		case 'l':
+			dns_random = atoi(optarg);
+			if (ntarget || dns_random < 1 || dns_random > MAX_RANDOM_LABELS) {
+				fprintf(stderr, "gen: --dns-random 1..%d, before --target\n",
+					MAX_RANDOM_LABELS);
+				return 2;
+			}
+			break;
+		case 'L': listed = 1; break;
+		case 'F': fixed = 1; break;
 		case 'm':
 			eq = strchr(optarg, '=');
 			if (!eq || nmix == MAX_MIXES) {
@@ -312,6 +381,13 @@ int main(int argc, char **argv)
 		errno = -err;
 		die("load");
 	}
+	if (dns_zone && !fixed) {
+		/* After Ethernet, IPv4, UDP, the DNS header and the first length byte. */
+		skel->bss->name_off = ETH_HLEN + sizeof(struct iphdr) + sizeof(struct udphdr) +
+				      12 + 1;
+		skel->bss->name_labels = dns_random;
+	}
+	skel->bss->id_or = listed;
 	traffic = mmap(NULL, (size_t)total * sizeof(__u64), PROT_READ | PROT_WRITE, MAP_SHARED,
 		       bpf_map__fd(skel->maps.traffic), 0);
 	if (traffic == MAP_FAILED)

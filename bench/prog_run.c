@@ -410,6 +410,29 @@ int main(int argc, char **argv)
 	printf("| HTTP GET, Host of 3 labels, not listed | %.0f |\n",
 	       run_ns(prog, frame, make_frame(frame, 0, "192.0.2.99", 6, 80, http, len)));
 
+	/*
+	 * Suffixes deeper than any listed name are not hashed: with a name of 16
+	 * labels listed, every label of every name is.
+	 */
+	insert_text(&f, "p.o.n.m.l.k.j.i.h.g.f.e.d.c.b.a");
+	for (d = 0; d < sizeof(depths) / sizeof(depths[0]); d += 3) {
+		deep_name(name, depths[d], "good.example");
+		len = dns_query(payload, name);
+		printf("| DNS query, %d labels, not listed, a 16-label name listed | %.0f |\n",
+		       depths[d] + 2, run_ns(prog, frame, make_frame(frame, 0, "192.0.2.99", 17, 53,
+								     payload, len)));
+		len = client_hello(payload, name);
+		printf("| TLS ClientHello, SNI of %d labels, not listed, a 16-label name listed | "
+		       "%.0f |\n", depths[d] + 2,
+		       run_ns(prog, frame, make_frame(frame, 0, "192.0.2.99", 6, 443, payload,
+							len)));
+	}
+	deep_name(name, 1, "good.example");
+	len = snprintf(http, sizeof(http), "GET /a/b/c HTTP/1.1\r\nHost: %s\r\nUser-Agent: "
+		       "bench\r\nAccept: */*\r\n\r\n", name);
+	printf("| HTTP GET, Host of 3 labels, not listed, a 16-label name listed | %.0f |\n",
+	       run_ns(prog, frame, make_frame(frame, 0, "192.0.2.99", 6, 80, http, len)));
+
 	ranges_rows(skel, &f, prog);
 
 	bloomxdp_key_ipv4(&hf.key, &(__u32){ 0x07710bcb }, 32);

@@ -359,6 +359,29 @@ def main():
             L.extend(line.rstrip("\n") for line in f)
         w("")
 
+    # ---------------------------------------------------------------- names
+    nm = os.path.join(raw, "names.md")
+    if os.path.exists(nm):
+        w("## Names at line rate: a DNS query flood")
+        w("")
+        w("The generator sends standard queries (UDP to port 53) whose first labels are 8 random "
+          "letters, new in every frame, under a zone (the water-torture attack resolvers see), to "
+          "bloomxdp (`--match dns`, default attach, a list of random names of 2 to 4 labels and "
+          "`evil.example`) and to the bare program, in turn on two veth pairs; listed zone: "
+          "`evil.example` (dropped), unlisted: `fine.example` (passed up the stack). Rates and "
+          "their ratio as in the throughput tables; the CPU columns are the receiving NAPI "
+          "thread's run time per frame (schedstat), which other work on the shared CPU does not "
+          "move.")
+        w("")
+        with open(nm) as f:
+            L.extend(line.rstrip("\n") for line in f)
+        w("")
+    notes = os.path.join(os.path.dirname(os.path.abspath(__file__)), "names-round2.md")
+    if os.path.exists(notes):
+        with open(notes) as f:
+            L.extend(line.rstrip("\n") for line in f)
+        w("")
+
     # ------------------------------------------------------ where time goes
     w("## Where the time goes")
     w("")
@@ -493,12 +516,14 @@ def main():
     w("BENCH_QUICK=1 make bench   # 100k entries, short runs: about 2 minutes; writes "
       "build/bench/results-quick.md")
     w("BENCH_SIZES=1000000 BENCH_ROUNDS=3 BENCH_RECEIVERS='bare bits hash' make bench")
+    w("BENCH_NAMES=only make bench # the DNS flood alone: build/bench/results-names/names.md")
     w("```")
     w("")
     w("## What is not measured, and caveats")
     w("")
-    w("- IPv6, prefixes, names (DNS, HTTP, TLS): the throughput runs use IPv4 host addresses "
-      "with `--match src`; the per-packet costs of the other paths are in the prog_run table.")
+    w("- IPv6, prefixes, HTTP and TLS names: the throughput runs use IPv4 host addresses "
+      "with `--match src`, and DNS queries for the names flood; the per-packet costs of the "
+      "other paths are in the prog_run table.")
     w("- A physical NIC: a veth pair is the receive path here (no DMA, no IRQ). The frames "
       "are written by the generator on the other CPU, so the receiver reads them from that "
       "CPU's cache, as it would read a DMA'd frame from memory.")

@@ -19,7 +19,11 @@
 #      "Size in memory") and the change of kernel memory in /proc/meminfo;
 #      bits per entry against log2(1/p);
 #   4. load time: entries per second of bloomxdp load, next to nft -f,
-#      ipset restore and the BPF maps' batch updates.
+#      ipset restore and the BPF maps' batch updates;
+#   5. names at line rate (run_names): a DNS query flood, every name new
+#      (random 8-letter labels under a zone: the water-torture attack), at
+#      bloomxdp --match dns holding a list of names, and at the bare program
+#      on another veth pair; zones listed and not, names of 3 and 5 labels.
 #
 # Environment: BENCH_QUICK=1 (100k entries, short runs, for development);
 # BENCH_SIZES="1000000 10000000" (the default), BENCH_ROUNDS (10), BENCH_WINDOW
@@ -27,7 +31,13 @@
 # 4194304), BENCH_GEN_CPU (0), BENCH_RX_CPU (1), BENCH_BATCH (64),
 # BENCH_GEN_THREADS (2), BENCH_RECEIVERS (a subset, e.g. "bare bits hash"),
 # BENCH_OUT (the results file; default bench/results.md, with BENCH_QUICK=1
-# build/bench/results-quick.md; the plot goes beside it).
+# build/bench/results-quick.md; the plot goes beside it), BENCH_NAMES (1: the
+# names flood too, the default; 0: not; only: nothing else, no report: the
+# table is printed and left in the raw directory as names.md), BENCH_NAMES_LIST
+# (names listed, 1000000; 100000 with BENCH_QUICK=1), BENCH_NAMES_ATTACH (more
+# options of its attach, e.g. "--events-per-sec 0"), BENCH_NAMES_GEN (more
+# options of the generator, e.g. --dns-fixed: one name, not random ones).
+# shellcheck disable=SC2086
 #
 # Network safety: everything lives in namespaces of this run (bxb-ID-*; veth
 # ends bxbIDgN and bIDrN, ID from the PID and random bits), the
@@ -65,6 +75,7 @@ if [ "$QUICK" = 1 ]; then
 else
 	OUT_MD=${BENCH_OUT:-$ROOT/bench/results.md}
 fi
+[ "${BENCH_NAMES:-1}" = only ] && RAW=$B/bench/results-names	# the last full run's data stays
 OUT_PNG=${OUT_MD%.md}.png
 [ "$OUT_MD" = "$ROOT/bench/results.md" ] && OUT_PNG=$ROOT/bench/throughput.png
 GEN_CPU=${BENCH_GEN_CPU:-0}
@@ -449,6 +460,152 @@ teardown() {
 	RXS=()
 }
 
+# ---------------------------------------------------------------- names
+
+# Flood mixes: NAME ZONE RANDOM_LABELS LISTED (labels in all: RANDOM + 2).
+NAME_MIXES=("unlisted-3 fine.example 1 0" "unlisted-5 fine.example 3 0"
+	"listed-3 evil.example 1 1" "listed-5 evil.example 3 1")
+
+# napi_ns NAME: nanoseconds the receiver's NAPI threads have run (schedstat):
+# with the receive path in those threads, CPU time per frame that does not
+# depend on what else the shared CPU runs.
+napi_ns() {
+	local pid s=0 v
+	for pid in $(ps -eo pid=,comm= |
+		awk -v p="napi/${RIF[$1]}-" 'index($2, p) == 1 { print $1 }'); do
+		read -r v _ <"/proc/$pid/schedstat" && s=$((s + v))
+	done
+	echo "$s"
+}
+
+# names_list N FILE: N random names of 2 to 4 labels, and evil.example.
+names_list() {
+	awk -v n="$1" 'BEGIN {
+		srand(7); split("com net org info", tld, " ")
+		print "evil.example"
+		for (i = 1; i < n; i++) {
+			name = tld[int(rand() * 4) + 1]
+			depth = 2 + int(rand() * 3)
+			for (d = 1; d < depth; d++) {
+				len = 5 + int(rand() * 6); l = ""
+				for (c = 0; c < len; c++) l = l sprintf("%c", 97 + int(rand() * 26))
+				name = l "." name
+			}
+			print name
+		} }' >"$2"
+}
+
+# run_names: bare and bloomxdp (--match dns, the default layout) side by side
+# under each flood mix; appends "MIX ROUND RECEIVER MPPS" to names.tsv and
+# each receiver's verdicts to names-verify.tsv, and writes names.md.
+run_names() {
+	local n=${BENCH_NAMES_LIST:-$([ "$QUICK" = 1 ] && echo 100000 || echo 1000000)}
+	local dir=$WORK/names m mix zone rnd listed name c0 c1 out args sec r t0 t1
+	mkdir -p "$dir"
+	names_list "$n" "$dir/names.txt"
+	# traffic-none.bin: the frames' source addresses (not looked up with --match dns)
+	"$B/bench/mklists" "$dir" 1000 65536 11 >/dev/null || die "mklists failed"
+	make_ns "$GNS" || die "cannot create namespace $GNS"
+	rx_up 0 bare bare || die "cannot build the veth pair for bare"
+	out=$(in_ns "${RNS[bare]}" "$B/bench/rx" attach bare "${RIF[bare]}") || die "rx attach bare"
+	PROG[bare]=$(awk '{ print $2 }' <<<"$out")
+	rx_threaded bare || die "threaded NAPI for bare"
+	rx_up 1 names bloom || die "cannot build the veth pair for names"
+	out=$(timeout 120 nsenter --net="/run/netns/${RNS[names]}" -- "$BLOOMXDP" attach \
+		"${RIF[names]}" --capacity "$n" --fpr "$FPR" --match dns --mode native \
+		${BENCH_NAMES_ATTACH:-} 2>&1) ||
+		die "bloomxdp attach --match dns: $out"
+	ATTACHED+=("${RIF[names]}")
+	sec=$(timed "$WORK/load.out" timeout 600 nsenter --net="/run/netns/${RNS[names]}" -- \
+		"$BLOOMXDP" load "${RIF[names]}" "$dir/names.txt") || die "bloomxdp load of names"
+	log "names: $n names loaded in ${sec% *} s"
+	rx_threaded names || die "threaded NAPI for names"
+	for m in "${NAME_MIXES[@]}"; do
+		read -r mix zone rnd listed <<<"$m"
+		args=(--dst "$DST" --cpu "$GEN_CPU" --batch "$BATCH" --threads "$GEN_THREADS"
+			--dns-zone "$zone" --dns-random "$rnd")
+		[ "$listed" = 1 ] && args+=(--listed)
+		# shellcheck disable=SC2206
+		args+=(${BENCH_NAMES_GEN:-})	# e.g. --dns-fixed
+		args+=(--mix "$mix=$dir/traffic-none.bin")
+		# Each receiver alone, in turn: its own counters (the verdicts) and the
+		# CPU time of its NAPI threads per frame.
+		for ((r = 1; r <= (ROUNDS + 1) / 2; r++)); do
+			for name in bare names; do
+				c0=$(counters "$name")
+				t0=$(napi_ns "$name")
+				timeout 60 nsenter --net="/run/netns/$GNS" -- "$B/bench/gen" \
+					"${args[@]}" --warmup 0.1 --window "$WINDOW" \
+					--target "$name=${GIF[$name]}=${RMAC[$name]}" >/dev/null ||
+					die "generator failed ($name, $mix)"
+				t1=$(napi_ns "$name")
+				c1=$(counters "$name")
+				awk -v rx="$name" -v mix="$mix" -v a="$c0" -v b="$c1" \
+					-v t="$((t1 - t0))" 'BEGIN {
+					split(a, x, " "); split(b, y, " ")
+					p = y[1] - x[1]; d = y[2] - x[2]
+					printf "%s\t%s\t%.0f\t%.0f\t%.6f\t%.1f\n", mix, rx, p, d,
+						(p > 0 ? d / p : -1), (p > 0 ? t / p : -1) }' \
+					>>"$RAW/names-verify.tsv"
+			done
+		done
+		timeout $((ROUNDS * 10 + 60)) nsenter --net="/run/netns/$GNS" -- "$B/bench/gen" \
+			"${args[@]}" --rounds "$ROUNDS" --window "$WINDOW" --warmup "$WARMUP" \
+			--target "bare=${GIF[bare]}=${RMAC[bare]}" \
+			--target "names=${GIF[names]}=${RMAC[names]}" >"$WORK/names-gen.out" 2>&1 ||
+			die "generator failed ($mix): $(tail -n 3 "$WORK/names-gen.out")"
+		awk 'NF == 6 { printf "%s\t%s\t%s\t%s\n", $2, $1, $3, $4 }' "$WORK/names-gen.out" \
+			>>"$RAW/names.tsv"
+		log "names: $mix done"
+	done
+	names_table "$n" >"$RAW/names.md"
+	RXS=(bare names)
+	teardown
+}
+
+# names_table N: the flood's table, medians over rounds of the per-round ratio.
+names_table() {
+	printf '%s%s%s%s\n' "| DNS flood ($1 names listed, bloomxdp --match dns) | bare: Mpps | " \
+		"bloomxdp: Mpps | bloomxdp / bare (median of rounds, min-max) | receiving CPU, " \
+		"ns/frame: bare / bloomxdp | bare / bloomxdp, CPU time | " \
+		"dropped by bare / bloomxdp |"
+	echo "|---|---|---|---|---|---|---|"
+	awk -F'\t' -v vf="$RAW/names-verify.tsv" '
+	function median(a, n,   i, j, t) {
+		for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
+			t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+	}
+	BEGIN { while ((getline l < vf) > 0) { split(l, f, "\t"); drop[f[1], f[2]] = f[5]
+		nc[f[1], f[2]]++; cpu[f[1], f[2], nc[f[1], f[2]]] = f[6] } }
+	function cpu_median(m, rx,   i, a) {
+		for (i = 1; i <= nc[m, rx]; i++) a[i] = cpu[m, rx, i]
+		return median(a, nc[m, rx])
+	}
+	{ rate[$1, $2, $3] = $4; if (!($1 in seen)) { seen[$1] = 1; order[++nm] = $1 }
+	  if ($2 > rounds[$1]) rounds[$1] = $2 }
+	END {
+		for (k = 1; k <= nm; k++) {
+			m = order[k]; nb = nn = nr = 0; lo = 1e9; hi = 0
+			for (r = 1; r <= rounds[m]; r++) {
+				b = rate[m, r, "bare"]; x = rate[m, r, "names"]
+				B[++nb] = b; X[++nn] = x
+				if (b > 0) {
+					q = x / b; R[++nr] = q
+					if (q < lo) lo = q
+					if (q > hi) hi = q
+				}
+			}
+			split(m, p, "-")
+			cb = cpu_median(m, "bare"); cx = cpu_median(m, "names")
+			printf "| %s zone, %s labels, random | %.2f | %.2f | %.2fx (%.2f-%.2f) ",
+				p[1], p[2], median(B, nb), median(X, nn), median(R, nr), lo, hi
+			printf "| %.0f / %.0f | %.2fx | %.1f%% / %.1f%% |\n", cb, cx,
+				(cx > 0 ? cb / cx : 0), 100 * drop[m, "bare"], 100 * drop[m, "names"]
+		}
+	}' "$RAW/names.tsv"
+}
+
 # ---------------------------------------------------------------- main
 
 # The bloomxdp receivers: one per layout the CLI knows (attach --layout), or
@@ -559,18 +716,29 @@ main() {
 	"$B/bench/prog_run" "$PROG_RUN_ENTRIES" >"$RAW/prog_run.md" || die "prog_run failed"
 	cat "$RAW/prog_run.md" >&2
 
-	for n in "${SIZES[@]}"; do
-		run_size "$n"
-	done
+	if [ "${BENCH_NAMES:-1}" != only ]; then
+		for n in "${SIZES[@]}"; do
+			run_size "$n"
+		done
+	fi
 	# Prefix lists and load times: a script of their own, a section of results.md.
-	if [ "${BENCH_PREFIXES:-1}" = 1 ]; then
+	if [ "${BENCH_PREFIXES:-1}" = 1 ] && [ "${BENCH_NAMES:-1}" != only ]; then
 		cleanup
 		BENCH_PREFIX_RAW=$RAW/prefixes "$ROOT/bench/prefixes.sh" ||
 			log "bench/prefixes.sh failed: its section is left out"
 	fi
+	if [ "${BENCH_NAMES:-1}" != 0 ]; then
+		log "names: a DNS query flood of random names ($ROUNDS rounds, ${WINDOW} s each)"
+		run_names
+		cat "$RAW/names.md" >&2
+	fi
 	t_end=$(now_ns)
 	echo "seconds $(((t_end - t_start) / 1000000000))" >>"$RAW/meta.txt"
 	echo "load_end $(cut -d' ' -f1-3 /proc/loadavg)" >>"$RAW/meta.txt"
+	if [ "${BENCH_NAMES:-1}" = only ]; then
+		log "done in $(((t_end - t_start) / 1000000000)) s: $RAW/names.md"
+		return 0
+	fi
 	python3 "$ROOT/bench/report.py" "$RAW" "$OUT_MD" "$OUT_PNG" || die "report failed"
 	log "done in $(((t_end - t_start) / 1000000000)) s: $OUT_MD, $OUT_PNG"
 }

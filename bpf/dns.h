@@ -32,28 +32,41 @@ struct dns_name_walk {
 	int done;		/* 1: root label reached; -1: malformed or cut short */
 };
 
+/* Labels taken per step: a step's call and lookup cost more than a label's work. */
+#define DNS_LABELS_PER_STEP	4
+
 static long dns_label_step(__u32 i, void *data)
 {
 	struct dns_name_walk *w = data;
 	struct scratch *s = scratch_get();
+	__u32 k, pos;
 	__u8 l;
 
 	(void)i;
-	if (!s || w->pos >= w->n) {
+	if (!s) {
 		w->done = -1;
 		return 1;
 	}
-	l = s->name[w->pos & (BLOOMXDP_NAME_BUF - 1)];
-	if (l == 0) {
-		w->done = 1;
-		return 1;
+	pos = w->pos;
+	for (k = 0; k < DNS_LABELS_PER_STEP; k++) {
+		if (pos >= w->n) {
+			w->done = -1;
+			return 1;
+		}
+		l = s->name[pos & (BLOOMXDP_NAME_BUF - 1)];
+		if (l == 0) {
+			w->pos = pos;
+			w->done = 1;
+			return 1;
+		}
+		if (l > BLOOMXDP_LABEL_MAX || pos + 1 + l > w->n) {
+			w->done = -1;
+			return 1;
+		}
+		bloomxdp_labels_push(&s->labels, pos + 1, l);
+		pos += 1 + l;
 	}
-	if (l > BLOOMXDP_LABEL_MAX || w->pos + 1 + l > w->n) {
-		w->done = -1;
-		return 1;
-	}
-	bloomxdp_labels_push(&s->labels, w->pos + 1, l);
-	w->pos += 1 + l;
+	w->pos = pos;
 	return 0;
 }
 
@@ -88,7 +101,7 @@ static __always_inline int dns_parse_query(struct xdp_md *ctx, __u32 off, __u32 
 
 	s->labels.count = 0;
 	w.n = n;
-	bpf_loop_bounded(DNS_MAX_WIRE_LABELS, dns_label_step, &w);
+	bpf_loop_bounded(DNS_MAX_WIRE_LABELS / DNS_LABELS_PER_STEP, dns_label_step, &w);
 	if (w.done != 1)
 		return -1;
 	*question_end = sizeof(h) + w.pos + 1 + DNS_QTYPE_QCLASS_LEN;

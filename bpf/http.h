@@ -2,29 +2,13 @@
 /*
  * HTTP/1.x: the host (absolute-form target, http:// or https://, after any
  * userinfo; else the Host header) and the path of a request that starts in
- * this segment, read by one bounded pass over the payload.
+ * this segment, read by jumps from one byte that matters to the next.
  */
 #ifndef BLOOMXDP_HTTP_H
 #define BLOOMXDP_HTTP_H
 
 #include "loop.h"
 #include "scratch.h"
-
-enum http_state {
-	HTTP_METHOD,
-	HTTP_TARGET,		/* first byte of the request target */
-	HTTP_ABS_HOST,		/* host of an absolute-form target */
-	HTTP_ABS_PORT,
-	HTTP_PATH,
-	HTTP_TARGET_REST,	/* query string or fragment: ignored */
-	HTTP_VERSION,
-	HTTP_LINE_START,
-	HTTP_HOST_SPACE,
-	HTTP_HOST,
-	HTTP_SKIP_LINE,
-	HTTP_DONE,
-	HTTP_FAIL,
-};
 
 /* Little-endian words of the lower-cased tokens looked for. */
 #define HTTP_TOKEN_HTTP_SLASHES	0x2f2f3a70747468ULL	/* "http://" */
@@ -34,29 +18,107 @@ enum http_state {
 #define HTTP_MASK_8		0xffffffffffffffffULL
 #define HTTP_MASK_7		0xffffffffffffffULL
 #define HTTP_MASK_5		0xffffffffffULL
-#define HTTP_METHOD_MAX		7			/* "OPTIONS" */
 
-struct http_walk {
-	__u32 len;		/* payload bytes in s->payload */
-	__u32 state;
-	__u32 skip;		/* bytes still to skip */
-	int host_from_target;
-	int path_truncated;
-	__u32 path_len;
-	struct name_builder nb;
-};
+/* Sets of bytes looked for, packed in a word, ended by a 0 byte. */
+#define HTTP_SET(a, b, c, d, e)	((__u64)(a) | (__u64)(b) << 8 | (__u64)(c) << 16 | \
+				 (__u64)(d) << 24 | (__u64)(e) << 32)
+#define HTTP_TARGET_END		HTTP_SET(' ', '?', '#', 0, 0)	/* of a path */
+#define HTTP_AUTHORITY_END	HTTP_SET('/', ' ', '?', '#', 0)
+#define HTTP_HOST_END		HTTP_SET(':', ' ', '\t', '\r', '\n')	/* Host header value */
 
-static __always_inline int http_token_at(const struct scratch *s, const struct http_walk *w,
-					 __u32 i, __u64 token, __u64 mask, __u32 token_len,
-					 int lower)
+static __always_inline int http_token_at(const struct scratch *s, __u32 len, __u32 i, __u64 token,
+					 __u64 mask, __u32 token_len, int lower)
 {
 	__u64 word = payload_word(s, i);
 
-	if (i + token_len > w->len)
+	if (i + token_len > len)
 		return 0;
 	if (lower)
 		word = bloomxdp_ascii_lower(word);
 	return (word & mask) == token;
+}
+
+/* 0x80 in each byte of w that is in set, of the payload bytes before len (w is at at). */
+static __always_inline __u64 http_set_mask(__u64 w, __u64 set, __u32 at, __u32 len)
+{
+	__u64 m = 0;
+	__u32 k;
+
+	for (k = 0; k < 5; k++) {
+		if (!(set >> (k * 8) & 0xff))
+			break;
+		m |= word_bytes_eq(w, set >> (k * 8) & 0xff);
+	}
+	if (len - at < 8)
+		m &= (1ULL << ((len - at) * 8)) - 1;
+	return m;
+}
+
+/*
+ * Scans payload[from, end) 8 bytes a step for a byte of a set. The context
+ * stays the same from step to step until the end (the position is the step's
+ * index): the verifier sees the steps converge at once.
+ */
+struct http_scan {
+	__u32 from;
+	__u32 end;
+	__u64 set;
+	__u32 found;		/* end when none */
+};
+
+static long http_scan_step(__u32 i, void *data)
+{
+	struct http_scan *sc = data;
+	struct scratch *s = scratch_get();
+	__u32 at = sc->from + i * 8;
+	__u64 m;
+
+	if (!s || at >= sc->end)
+		return 1;
+	m = http_set_mask(payload_word(s, at), sc->set, at, sc->end);
+	if (!m)
+		return 0;
+	sc->found = at + word_first_byte(m);
+	return 1;
+}
+
+/* The first byte of set in payload[from, end), or end. */
+static __always_inline __u32 http_find(__u32 from, __u32 end, __u64 set)
+{
+	struct http_scan sc = { .from = from, .end = end, .set = set, .found = end };
+
+	bpf_loop_bounded(PAYLOAD_MAX / 8 + 1, http_scan_step, &sc);
+	return sc.found;
+}
+
+/* The same backwards: the last byte c in payload[from, end), or end. */
+static long http_scan_back_step(__u32 i, void *data)
+{
+	struct http_scan *sc = data;
+	struct scratch *s = scratch_get();
+	__u32 hi = sc->end - i * 8, k;
+	__u64 m;
+
+	if (!s || hi <= sc->from || i * 8 > sc->end)
+		return 1;
+	/* The 8 bytes before hi; those before from (or before the payload) masked off. */
+	m = word_bytes_eq(payload_word(s, hi - 8), sc->set);
+	if (hi - sc->from < 8)
+		m &= ~0ULL << ((8 - (hi - sc->from)) * 8);
+	if (!m)
+		return 0;
+	for (k = 0; k < 7 && (m & (m - 1)); k++)
+		m &= m - 1;	/* down to the highest byte found */
+	sc->found = hi - 8 + word_first_byte(m);
+	return 1;
+}
+
+static __always_inline __u32 http_find_last(__u32 from, __u32 end, __u8 c)
+{
+	struct http_scan sc = { .from = from, .end = end, .set = c, .found = end };
+
+	bpf_loop_bounded(PAYLOAD_MAX / 8 + 1, http_scan_back_step, &sc);
+	return sc.found;
 }
 
 static __always_inline void http_prefix_add(struct scratch *s, __u32 end)
@@ -70,188 +132,173 @@ static __always_inline void http_prefix_add(struct scratch *s, __u32 end)
 	}
 }
 
-static __always_inline void http_path_add(struct scratch *s, struct http_walk *w, __u8 c)
+/* A path prefix ends before each '/' of s->path[0, len), a word a step. */
+struct http_slashes {
+	__u32 len;
+};
+
+static long http_slash_step(__u32 i, void *data)
 {
-	if (w->path_len >= BLOOMXDP_PATH_MAX) {
-		w->path_truncated = 1;
-		return;
+	struct http_slashes *sl = data;
+	struct scratch *s = scratch_get();
+	__u32 at = i * 8, k;
+	__u64 m;
+
+	if (!s || at >= sl->len || s->nprefixes >= BLOOMXDP_MAX_PATH_PREFIXES)
+		return 1;
+	m = word_bytes_eq(bloomxdp_buf_word(s->path, at), '/');
+	if (sl->len - at < 8)
+		m &= (1ULL << ((sl->len - at) * 8)) - 1;
+	for (k = 0; k < 8 && m; k++) {
+		http_prefix_add(s, at + word_first_byte(m));
+		m &= m - 1;
 	}
-	if (c == '/')
-		http_prefix_add(s, w->path_len);
-	s->path[w->path_len & (BLOOMXDP_NAME_BUF - 1)] = c;
-	w->path_len++;
-}
-
-/* The whole path is a prefix too, unless it ends in '/' or was cut short. */
-static __always_inline void http_path_end(struct scratch *s, struct http_walk *w)
-{
-	/* path_len <= BLOOMXDP_PATH_MAX once checked non-zero: the mask is a no-op. */
-	if (w->path_len && !w->path_truncated &&
-	    s->path[(w->path_len - 1) & (BLOOMXDP_NAME_BUF - 1)] != '/')
-		http_prefix_add(s, w->path_len);
-}
-
-/* After the target, " HTTP/1." must follow: returns the next state. */
-static __always_inline __u32 http_target_end(struct scratch *s, struct http_walk *w, __u32 i)
-{
-	if (!http_token_at(s, w, i + 1, HTTP_TOKEN_VERSION, HTTP_MASK_7, 7, 0))
-		return HTTP_FAIL;
-	return HTTP_VERSION;
+	return 0;
 }
 
 /*
- * What ends the authority (the path, the target's end, a query or fragment),
- * or an '@' that ends userinfo, in the host or the port: 1 if c was one.
+ * The path payload[from, from + n), n >= 1: its first BLOOMXDP_PATH_MAX bytes
+ * in s->path, the prefixes ending before each '/', and the whole path too
+ * unless it ends in '/' or was cut short. off: the payload in the frame.
  */
-static __always_inline int http_authority_delim(struct scratch *s, struct http_walk *w, __u8 c,
-						__u32 i)
+static __always_inline int http_path(struct xdp_md *ctx, __u32 off, struct scratch *s, __u32 from,
+				     __u32 n)
 {
-	if (c == '/') {
-		/* The absolute path starts with this '/'. */
-		http_path_add(s, w, c);
-		w->state = HTTP_PATH;
-	} else if (c == ' ') {
-		http_path_add(s, w, '/');
-		w->state = http_target_end(s, w, i);
-	} else if (c == '?' || c == '#') {
-		http_path_add(s, w, '/');
-		w->state = HTTP_TARGET_REST;
-	} else if (c == '@') {
-		s->host_start = i + 1;
-		w->state = HTTP_ABS_HOST;
-	} else {
+	struct http_slashes sl = { .len = n < BLOOMXDP_PATH_MAX ? n : BLOOMXDP_PATH_MAX };
+	__u32 copy = sl.len;
+
+	barrier_var(copy);
+	copy &= BLOOMXDP_PATH_MAX;	/* a no-op the compiler must keep: the verifier needs it */
+	if (copy < 1 || bpf_xdp_load_bytes(ctx, off + from, s->path, copy))
+		return -1;
+	bpf_loop_bounded(BLOOMXDP_NAME_BUF / 8, http_slash_step, &sl);
+	if (n <= BLOOMXDP_PATH_MAX && s->path[(n - 1) & (BLOOMXDP_NAME_BUF - 1)] != '/')
+		http_prefix_add(s, n);
+	return 0;
+}
+
+/* The host payload[from, end) as the name; -1 when it is no name. */
+static __always_inline int http_host_name(struct xdp_md *ctx, __u32 off, struct scratch *s,
+					  __u32 from, __u32 end)
+{
+	__u32 n = end - from;
+
+	if (end <= from || n > BLOOMXDP_NAME_MAX)
+		return -1;
+	barrier_var(n);
+	n &= BLOOMXDP_NAME_MAX;		/* a no-op the compiler must keep: the verifier needs it */
+	if (n < 1 || bpf_xdp_load_bytes(ctx, off + from, s->name, n))
+		return -1;
+	return name_from_text(s, n);
+}
+
+/* The headers, a line (or a word of one) a step, up to the first Host with a value. */
+enum http_hdr_state {
+	HTTP_LINE_START,
+	HTTP_HOST_SPACE,
+	HTTP_HOST,
+	HTTP_SKIP_LINE,
+	HTTP_HOST_FOUND,
+	HTTP_NO_HOST,
+};
+
+/*
+ * The position and the host's bounds live in scratch, not in the walk's
+ * context: read back from a map they are unknown to the verifier, whose walk
+ * of the steps then converges instead of following each position.
+ */
+struct http_headers {
+	__u32 len;
+	__u32 state;
+};
+
+static long http_header_step(__u32 i, void *data)
+{
+	struct http_headers *h = data;
+	struct scratch *s = scratch_get();
+	__u32 at;
+	__u64 m;
+	__u8 c;
+
+	(void)i;
+	if (!s)
+		return 1;
+	at = s->walk_pos;
+	if (at >= h->len)
+		return 1;
+	c = s->payload[at & (PAYLOAD_MAX - 1)];
+	switch (h->state) {
+	case HTTP_LINE_START:
+		if (c == '\n') {
+			h->state = HTTP_NO_HOST;	/* the end of the headers */
+			return 1;
+		}
+		if (c == '\r') {
+			s->walk_pos = at + 1;
+		} else if (http_token_at(s, h->len, at, HTTP_TOKEN_HOST, HTTP_MASK_5, 5, 1)) {
+			s->walk_pos = at + 5;
+			h->state = HTTP_HOST_SPACE;
+		} else {
+			s->walk_pos = at + 1;
+			h->state = HTTP_SKIP_LINE;
+		}
+		return 0;
+	case HTTP_HOST_SPACE:
+		if (c == ' ' || c == '\t') {
+			s->walk_pos = at + 1;
+			return 0;
+		}
+		h->state = HTTP_HOST;
+		s->host_start = at;
+		/* fall through */
+	case HTTP_HOST:
+		m = http_set_mask(payload_word(s, at), HTTP_HOST_END, at, h->len);
+		if (!m) {
+			s->walk_pos = at + 8;
+			return 0;
+		}
+		at += word_first_byte(m);
+		if (at > s->host_start) {
+			s->host_end = at;
+			h->state = HTTP_HOST_FOUND;
+			return 1;
+		}
+		/* An empty Host: a later one may still name the host. */
+		h->state = s->payload[at & (PAYLOAD_MAX - 1)] == '\n' ? HTTP_LINE_START :
+									HTTP_SKIP_LINE;
+		s->walk_pos = at + 1;
+		return 0;
+	case HTTP_SKIP_LINE:
+		m = http_set_mask(payload_word(s, at), '\n', at, h->len);
+		if (!m) {
+			s->walk_pos = at + 8;
+			return 0;
+		}
+		s->walk_pos = at + word_first_byte(m) + 1;
+		h->state = HTTP_LINE_START;
 		return 0;
 	}
 	return 1;
-}
-
-static long http_step(__u32 i, void *data)
-{
-	struct http_walk *w = data;
-	struct scratch *s = scratch_get();
-	__u8 c;
-
-	if (!s || i >= w->len)
-		return 1;
-	if (w->skip) {
-		w->skip--;
-		return 0;
-	}
-	c = s->payload[i & (PAYLOAD_MAX - 1)];
-
-	switch (w->state) {
-	case HTTP_METHOD:
-		if (c == ' ' && i >= 3)
-			w->state = HTTP_TARGET;
-		else if (c < 'A' || c > 'Z' || i >= HTTP_METHOD_MAX)
-			w->state = HTTP_FAIL;
-		break;
-	case HTTP_TARGET:
-		if (c == '/') {
-			http_path_add(s, w, c);
-			w->state = HTTP_PATH;
-		} else if (http_token_at(s, w, i, HTTP_TOKEN_HTTP_SLASHES, HTTP_MASK_7, 7, 1)) {
-			w->skip = 6;
-			w->host_from_target = 1;
-			w->state = HTTP_ABS_HOST;
-		} else if (http_token_at(s, w, i, HTTP_TOKEN_HTTPS_SLASHES, HTTP_MASK_8, 8, 1)) {
-			w->skip = 7;	/* as a proxy may be asked */
-			w->host_from_target = 1;
-			w->state = HTTP_ABS_HOST;
-		} else {
-			w->state = HTTP_TARGET_REST;	/* "*", or CONNECT's authority */
-		}
-		break;
-	/*
-	 * The authority (RFC 3986 3.2). Userinfo ends at its last '@': the host
-	 * after it, payload[host_start, host_end), is named after the walk.
-	 */
-	case HTTP_ABS_HOST:
-		if (c == '/' || c == ':' || c == ' ' || c == '?' || c == '#')
-			s->host_end = i;
-		if (c == ':')
-			w->state = HTTP_ABS_PORT;	/* or a password, until an '@' */
-		else if (!http_authority_delim(s, w, c, i))
-			name_add(s, &w->nb, c);
-		break;
-	case HTTP_ABS_PORT:
-		http_authority_delim(s, w, c, i);
-		break;
-	case HTTP_PATH:
-		if (c == ' ' || c == '?' || c == '#') {
-			http_path_end(s, w);
-			w->state = c == ' ' ? http_target_end(s, w, i) : HTTP_TARGET_REST;
-		} else {
-			http_path_add(s, w, c);
-		}
-		break;
-	case HTTP_TARGET_REST:
-		if (c == ' ')
-			w->state = http_target_end(s, w, i);
-		break;
-	case HTTP_VERSION:
-	case HTTP_SKIP_LINE:
-		if (c == '\n')
-			w->state = HTTP_LINE_START;
-		break;
-	case HTTP_LINE_START:
-		if (c == '\n') {
-			w->state = HTTP_DONE;	/* end of the headers */
-		} else if (c == '\r') {
-			break;
-		} else if (!w->host_from_target && w->nb.len == 0 &&
-			   http_token_at(s, w, i, HTTP_TOKEN_HOST, HTTP_MASK_5, 5, 1)) {
-			w->skip = 4;
-			w->state = HTTP_HOST_SPACE;
-		} else {
-			w->state = HTTP_SKIP_LINE;
-		}
-		break;
-	case HTTP_HOST_SPACE:
-		if (c == ' ' || c == '\t')
-			break;
-		w->state = HTTP_HOST;
-		/* fall through */
-	case HTTP_HOST:
-		if (c == ':' || c == ' ' || c == '\t' || c == '\r' || c == '\n')
-			w->state = c == '\n' ? HTTP_LINE_START : HTTP_SKIP_LINE;
-		else
-			name_add(s, &w->nb, c);
-		break;
-	}
-	return w->state == HTTP_DONE || w->state == HTTP_FAIL;
-}
-
-/*
- * The host after the userinfo of an absolute-form target, one byte a step.
- * Restarting the name at each '@' during the walk, or keeping these bounds
- * on the stack, makes the verifier's walk of http_step exceed its limit.
- */
-static long http_host_step(__u32 i, void *data)
-{
-	struct name_builder *nb = data;
-	struct scratch *s = scratch_get();
-	__u32 at;
-
-	if (!s)
-		return 1;
-	at = s->host_start + i;
-	if (at >= s->host_end)
-		return 1;
-	/* host_end < len < PAYLOAD_MAX: the mask is a no-op. */
-	name_add(s, nb, s->payload[at & (PAYLOAD_MAX - 1)]);
-	return 0;
 }
 
 /*
  * Reads a request from the TCP payload at off (len bytes) into s: the host's
  * labels, and the path prefixes (s->nprefixes). Returns 0, or -1 when the
  * payload is not the start of an HTTP/1.x request or has no usable host.
+ *
+ * The request line: a method of 3 to 7 capitals, a space, the target, " HTTP/1.".
+ * The host: that of an absolute-form target (http:// or https://, after the
+ * userinfo's last '@', up to a ':'), else the first non-empty Host header
+ * before the blank line, whole in the segment. The walk jumps from one byte
+ * that matters to the next, found 8 bytes at a time.
  */
 static __always_inline int http_parse_request(struct xdp_md *ctx, __u32 off, __u32 len,
 					      struct scratch *s)
 {
-	struct http_walk w = {};
+	struct http_headers h = { .state = HTTP_LINE_START };
+	__u32 t, a, at, host_start = 0, host_end = 0, end;
+	__u64 w, ge_a, gt_z, upper, need;
+	int form;	/* -1: "*" or an authority, 0: a path, 7 or 8: http:// or https:// */
 
 	if (len > PAYLOAD_MAX - 1)
 		len = PAYLOAD_MAX - 1;
@@ -259,23 +306,76 @@ static __always_inline int http_parse_request(struct xdp_md *ctx, __u32 off, __u
 	len &= PAYLOAD_MAX - 1;		/* a no-op the compiler must keep: the verifier needs it */
 	if (len < 16 || bpf_xdp_load_bytes(ctx, off, s->payload, len))
 		return -1;
-	w.len = len;
-	name_reset(s, &w.nb);
 	s->nprefixes = 0;
-	s->host_start = 0;	/* no userinfo */
-	bpf_loop_bounded(PAYLOAD_MAX, http_step, &w);
-	if (w.state < HTTP_VERSION || w.state == HTTP_FAIL)
+
+	/* The method: capitals up to the first space, at byte 3 to 7. */
+	w = payload_word(s, 0);
+	need = word_bytes_eq(w, ' ');
+	if (!need)
 		return -1;
-	if (w.host_from_target && s->host_start) {
-		/* A name longer than BLOOMXDP_NAME_MAX is refused at its next byte. */
-		name_reset(s, &w.nb);
-		bpf_loop_bounded(BLOOMXDP_NAME_MAX + 1, http_host_step, &w.nb);
+	t = word_first_byte(need);
+	if (t < 3)
+		return -1;
+	ge_a = (w & 0x7f7f7f7f7f7f7f7fULL) + 0x3f3f3f3f3f3f3f3fULL;
+	gt_z = (w & 0x7f7f7f7f7f7f7f7fULL) + 0x2525252525252525ULL;
+	upper = ge_a & ~gt_z & ~w & 0x8080808080808080ULL;
+	need = 0x8080808080808080ULL & ((1ULL << (t * 8)) - 1);
+	if ((upper & need) != need)
+		return -1;
+	t++;				/* the target, t <= 8 < len */
+
+	if (s->payload[t & (PAYLOAD_MAX - 1)] == '/')
+		form = 0;
+	else if (http_token_at(s, len, t, HTTP_TOKEN_HTTP_SLASHES, HTTP_MASK_7, 7, 1))
+		form = 7;
+	else if (http_token_at(s, len, t, HTTP_TOKEN_HTTPS_SLASHES, HTTP_MASK_8, 8, 1))
+		form = 8;	/* as a proxy may be asked */
+	else
+		form = -1;	/* "*", or CONNECT's authority: no path */
+	if (form < 0) {
+		end = http_find(t + 1, len, ' ');
+		goto version;
 	}
-	if (w.nb.len == 0 && w.state != HTTP_DONE)
-		return -1;	/* the Host header may be in a later segment */
-	if (w.state == HTTP_HOST)
-		return -1;	/* so may the rest of the host */
-	return name_finish(s, &w.nb);
+	if (form) {
+		/* The authority (RFC 3986 3.2): userinfo ends at its last '@'. */
+		t += form;
+		a = http_find(t, len, HTTP_AUTHORITY_END);
+		if (a >= len)
+			return -1;
+		at = http_find_last(t, a, '@');
+		host_start = at < a ? at + 1 : t;
+		host_end = http_find(host_start, a, ':');
+		if (s->payload[a & (PAYLOAD_MAX - 1)] != '/') {
+			s->path[0] = '/';	/* no path: "/" */
+			http_prefix_add(s, 0);
+			end = a;
+			if (s->payload[a & (PAYLOAD_MAX - 1)] != ' ')
+				end = http_find(a + 1, len, ' ');
+			goto version;
+		}
+		t = a;
+	}
+	/* An absolute path, from the '/' at t: up to a space, a query or a fragment. */
+	end = http_find(t + 1, len, HTTP_TARGET_END);
+	if (end >= len)
+		return -1;
+	if (http_path(ctx, off, s, t, end - t))
+		return -1;
+	if (s->payload[end & (PAYLOAD_MAX - 1)] != ' ')
+		end = http_find(end + 1, len, ' ');
+version:
+	if (end >= len || !http_token_at(s, len, end + 1, HTTP_TOKEN_VERSION, HTTP_MASK_7, 7, 0))
+		return -1;
+	if (form > 0)
+		return http_host_name(ctx, off, s, host_start, host_end);
+
+	/* The headers: from the line after the request line. */
+	h.len = len;
+	s->walk_pos = http_find(end + 8, len, '\n') + 1;
+	bpf_loop_bounded(PAYLOAD_MAX, http_header_step, &h);
+	if (h.state != HTTP_HOST_FOUND)
+		return -1;
+	return http_host_name(ctx, off, s, s->host_start, s->host_end);
 }
 
 #endif /* BLOOMXDP_HTTP_H */

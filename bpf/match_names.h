@@ -51,6 +51,14 @@ static long name_walk_step(__u32 j, void *data)
 
 	if (!s)
 		return 1;
+	/*
+	 * No listed name is this deep or deeper: no suffix left to probe, so
+	 * the random labels of a water-torture flood are not hashed. URL
+	 * markers may sit at any depth: with URLs listed, every S_j is needed.
+	 */
+	if (!((w->kinds & BLOOMXDP_HAS_NAME_DEPTHS) >> (j & (BLOOMXDP_MAX_LABELS - 1))) &&
+	    !(w->kinds & BLOOMXDP_HAS_URLS))
+		return 1;
 	w->suffix = bloomxdp_suffix_fold(w->hash_key, s->name, &s->labels, j, w->suffix);
 	s->suffix[j & (BLOOMXDP_MAX_LABELS - 1)] = w->suffix;
 	/* Suffixes as deep as no listed name are not probed: no false positive there. */

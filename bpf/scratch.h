@@ -9,6 +9,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include <bloomxdp/name.h>
+#include "loop.h"
 
 #define PAYLOAD_MAX 2048	/* a power of two; PAYLOAD_MAX - 1 payload bytes are examined */
 
@@ -25,8 +26,9 @@ struct scratch {
 	__u32 name_wire;			/* 1: DNS wire form, 0: dotted text */
 	__u32 match_kind;			/* enum bloomxdp_event_key of the last hit */
 	__u32 match_len;			/* labels of the suffix that hit */
-	__u32 host_start;			/* HTTP: the host after userinfo, in payload */
+	__u32 host_start;			/* HTTP: the Host header's value, in payload */
 	__u32 host_end;
+	__u32 walk_pos;				/* HTTP: where the header walk is */
 };
 
 struct {
@@ -52,52 +54,73 @@ static __always_inline __u64 payload_word(const struct scratch *s, __u32 i)
 	return w;
 }
 
-/* Builds s->name and its labels one byte at a time, as dotted text. */
-struct name_builder {
+/* 0x80 in each byte of w equal to c, 0 in the others: exact, no carry between bytes. */
+static __always_inline __u64 word_bytes_eq(__u64 w, __u8 c)
+{
+	__u64 x = w ^ (0x0101010101010101ULL * c), low7 = 0x7f7f7f7f7f7f7f7fULL;
+
+	return ~(((x & low7) + low7) | x | low7);
+}
+
+/* The byte index (0..7) of the lowest byte flagged in a non-zero word_bytes_eq() mask. */
+static __always_inline __u32 word_first_byte(__u64 mask)
+{
+	return (((mask & -mask) >> 7) * 0x0001020304050607ULL) >> 56;
+}
+
+/* Splits the dotted text in s->name into labels, 8 bytes a step. */
+struct text_split {
 	__u32 len;
 	__u32 label_start;
-	int bad;		/* empty label, or longer than BLOOMXDP_NAME_MAX / LABEL_MAX */
+	int bad;		/* an empty label, or one over BLOOMXDP_LABEL_MAX bytes */
 };
 
-static __always_inline void name_reset(struct scratch *s, struct name_builder *nb)
+static __always_inline void text_label_end(struct scratch *s, struct text_split *sp, __u32 end)
 {
-	nb->len = 0;
-	nb->label_start = 0;
-	nb->bad = 0;
-	s->labels.count = 0;
-}
-
-static __always_inline void name_end_label(struct scratch *s, struct name_builder *nb)
-{
-	__u32 len = nb->len - nb->label_start;
+	__u32 len = end - sp->label_start;
 
 	if (len == 0 || len > BLOOMXDP_LABEL_MAX)
-		nb->bad = 1;
+		sp->bad = 1;
 	else
-		bloomxdp_labels_push(&s->labels, nb->label_start, len);
-	nb->label_start = nb->len + 1;
+		bloomxdp_labels_push(&s->labels, sp->label_start, len);
+	sp->label_start = end + 1;
 }
 
-static __always_inline void name_add(struct scratch *s, struct name_builder *nb, __u8 c)
+static long text_split_step(__u32 i, void *data)
 {
-	if (nb->len >= BLOOMXDP_NAME_MAX) {
-		nb->bad = 1;
-		return;
+	struct text_split *sp = data;
+	struct scratch *s = scratch_get();
+	__u32 base = i * 8, k;
+	__u64 dots;
+
+	if (!s || base >= sp->len)
+		return 1;
+	dots = word_bytes_eq(bloomxdp_buf_word(s->name, base), '.');
+	if (sp->len - base < 8)
+		dots &= (1ULL << ((sp->len - base) * 8)) - 1;
+	for (k = 0; k < 8 && dots; k++) {
+		text_label_end(s, sp, base + word_first_byte(dots));
+		dots &= dots - 1;
 	}
-	if (c == '.')
-		name_end_label(s, nb);
-	s->name[nb->len & (BLOOMXDP_NAME_BUF - 1)] = c;
-	nb->len++;
+	return 0;
 }
 
-/* Returns 0 when the name has at least one label and none is empty; a trailing dot is fine. */
-static __always_inline int name_finish(struct scratch *s, struct name_builder *nb)
+/*
+ * The labels of the len bytes of dotted text already in s->name (len <=
+ * BLOOMXDP_NAME_MAX), a word a step. Returns 0, or -1 for an empty label, one
+ * over BLOOMXDP_LABEL_MAX bytes, or no label at all; a trailing dot is fine.
+ */
+static __always_inline int name_from_text(struct scratch *s, __u32 len)
 {
-	s->name_len = nb->len;
+	struct text_split sp = { .len = len };
+
+	s->labels.count = 0;
+	s->name_len = len;
 	s->name_wire = 0;
-	if (nb->len > nb->label_start)
-		name_end_label(s, nb);
-	return nb->bad || s->labels.count == 0 ? -1 : 0;
+	bpf_loop_bounded((BLOOMXDP_NAME_MAX + 7) / 8, text_split_step, &sp);
+	if (len > sp.label_start)
+		text_label_end(s, &sp, len);
+	return sp.bad || s->labels.count == 0 ? -1 : 0;
 }
 
 #endif /* BLOOMXDP_SCRATCH_H */

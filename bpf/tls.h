@@ -16,58 +16,80 @@
 #define TLS_MAX_SESSION_ID		32
 #define TLS_EXT_HDR_LEN			4	/* type, length */
 
-static __always_inline int tls_load_u8(struct xdp_md *ctx, __u32 off, __u32 *out)
+/*
+ * The first TLS_WINDOW bytes of the segment are copied once; fields in them
+ * are read from the copy, fields past them from the frame, one helper call
+ * each. The copy covers the fixed part of a ClientHello and its first
+ * extensions.
+ */
+#define TLS_WINDOW	512
+
+struct tls_window {
+	struct xdp_md *ctx;
+	__u32 off;		/* the segment's payload in the frame */
+	__u32 len;		/* bytes of it in s->payload */
+};
+
+/* n (1, 2 or 4) bytes at frame offset pos >= off. */
+static __always_inline int tls_bytes(const struct tls_window *tw, const struct scratch *s,
+				     __u32 pos, void *out, __u32 n)
+{
+	__u32 rel = pos - tw->off;
+
+	if (rel + n <= tw->len) {
+		__builtin_memcpy(out, s->payload + (rel & (PAYLOAD_MAX - 1)), n);
+		return 0;
+	}
+	return bpf_xdp_load_bytes(tw->ctx, pos, out, n) ? -1 : 0;
+}
+
+static __always_inline int tls_load_u8(const struct tls_window *tw, const struct scratch *s,
+				       __u32 pos, __u32 *out)
 {
 	__u8 v;
 
-	if (bpf_xdp_load_bytes(ctx, off, &v, 1))
+	if (tls_bytes(tw, s, pos, &v, 1))
 		return -1;
 	*out = v;
 	return 0;
 }
 
-static __always_inline int tls_load_u16(struct xdp_md *ctx, __u32 off, __u32 *out)
+static __always_inline int tls_load_u16(const struct tls_window *tw, const struct scratch *s,
+					__u32 pos, __u32 *out)
 {
 	__be16 v;
 
-	if (bpf_xdp_load_bytes(ctx, off, &v, 2))
+	if (tls_bytes(tw, s, pos, &v, 2))
 		return -1;
 	*out = bpf_ntohs(v);
 	return 0;
 }
 
-struct sni_split {
-	__u32 len;
-	struct name_builder nb;
-};
-
-static long sni_split_step(__u32 i, void *data)
-{
-	struct sni_split *sp = data;
-	struct scratch *s = scratch_get();
-
-	if (!s || i >= sp->len)
-		return 1;
-	/* name_add() writes s->name[i] itself: read the byte from the payload copy. */
-	name_add(s, &sp->nb, s->payload[i & (PAYLOAD_MAX - 1)]);
-	return 0;
-}
-
+/*
+ * The walk's position lives in s->walk_pos, not in its context: read back
+ * from the map it is unknown to the verifier, whose walk of the steps then
+ * converges instead of following each position.
+ */
 struct tls_ext_walk {
-	struct xdp_md *ctx;
-	__u32 pos;		/* at an extension's type */
+	struct tls_window tw;
 	__u32 end;
-	int found;		/* 1: pos is at server_name; -1: cut short */
+	int found;		/* 1: s->walk_pos is at server_name; -1: cut short */
 };
 
 static long tls_ext_step(__u32 i, void *data)
 {
 	struct tls_ext_walk *w = data;
+	struct scratch *s = scratch_get();
 	__be16 hdr[2];		/* type, length */
+	__u32 pos;
 
 	(void)i;
-	if (w->pos + TLS_EXT_HDR_LEN > w->end ||
-	    bpf_xdp_load_bytes(w->ctx, w->pos, hdr, sizeof(hdr))) {
+	if (!s) {
+		w->found = -1;
+		return 1;
+	}
+	pos = s->walk_pos;
+	if (pos + TLS_EXT_HDR_LEN > w->end || tls_bytes(&w->tw, s, pos, hdr, sizeof(hdr))) {
 		w->found = -1;
 		return 1;
 	}
@@ -75,7 +97,7 @@ static long tls_ext_step(__u32 i, void *data)
 		w->found = 1;
 		return 1;
 	}
-	w->pos += TLS_EXT_HDR_LEN + bpf_ntohs(hdr[1]);
+	s->walk_pos = pos + TLS_EXT_HDR_LEN + bpf_ntohs(hdr[1]);
 	return 0;
 }
 
@@ -87,54 +109,56 @@ static long tls_ext_step(__u32 i, void *data)
 static __always_inline int tls_parse_client_hello(struct xdp_md *ctx, __u32 off, __u32 len,
 						  struct scratch *s)
 {
-	struct tls_ext_walk ew = { .ctx = ctx, .end = off + len };
-	__u32 pos, v, name_len;
-	struct sni_split sp = {};
+	struct tls_ext_walk ew = { .tw = { .ctx = ctx, .off = off }, .end = off + len };
+	__u32 pos, v, name_len, win = len < TLS_WINDOW ? len : TLS_WINDOW;
 	__u8 hdr[TLS_RECORD_HDR_LEN + TLS_HANDSHAKE_HDR_LEN];
 
-	if (len < sizeof(hdr) || bpf_xdp_load_bytes(ctx, off, hdr, sizeof(hdr)))
+	barrier_var(win);
+	win &= 2 * TLS_WINDOW - 1;	/* a no-op the compiler must keep: the verifier needs it */
+	if (len < sizeof(hdr) || win < sizeof(hdr) ||
+	    bpf_xdp_load_bytes(ctx, off, s->payload, win))
 		return -1;
+	ew.tw.len = win;
+	__builtin_memcpy(hdr, s->payload, sizeof(hdr));
 	if (hdr[0] != TLS_CONTENT_HANDSHAKE || hdr[1] != 3 ||
 	    hdr[5] != TLS_HANDSHAKE_CLIENT_HELLO)
 		return -1;
 
 	pos = off + sizeof(hdr) + 2 + TLS_RANDOM_LEN;	/* legacy_version, random */
-	if (tls_load_u8(ctx, pos, &v) || v > TLS_MAX_SESSION_ID)
+	if (tls_load_u8(&ew.tw, s, pos, &v) || v > TLS_MAX_SESSION_ID)
 		return -1;
 	pos += 1 + v;
-	if (tls_load_u16(ctx, pos, &v))
+	if (tls_load_u16(&ew.tw, s, pos, &v))
 		return -1;
 	pos += 2 + v;					/* cipher suites */
-	if (tls_load_u8(ctx, pos, &v))
+	if (tls_load_u8(&ew.tw, s, pos, &v))
 		return -1;
 	pos += 1 + v;					/* compression methods */
-	if (tls_load_u16(ctx, pos, &v))
+	if (tls_load_u16(&ew.tw, s, pos, &v))
 		return -1;
-	ew.pos = pos + 2;				/* after the extensions length */
-	if (ew.pos + v < ew.end)
-		ew.end = ew.pos + v;			/* the walk stops at their end */
-	if (ew.pos + TLS_EXT_HDR_LEN > ew.end)
+	pos += 2;					/* after the extensions length */
+	if (pos + v < ew.end)
+		ew.end = pos + v;			/* the walk stops at their end */
+	if (pos + TLS_EXT_HDR_LEN > ew.end)
 		return -1;
+	s->walk_pos = pos;
 	/* As many steps as extensions fit in what the segment holds of them: all. */
-	bpf_loop_bounded((ew.end - ew.pos) / TLS_EXT_HDR_LEN, tls_ext_step, &ew);
+	bpf_loop_bounded((ew.end - pos) / TLS_EXT_HDR_LEN, tls_ext_step, &ew);
 	if (ew.found != 1)
 		return -1;
-	pos = ew.pos;
+	pos = s->walk_pos;
 
 	/* server_name_list length (2), name_type (1), name length (2), name. */
-	if (tls_load_u8(ctx, pos + 6, &v) || v != TLS_SNI_HOST_NAME ||
-	    tls_load_u16(ctx, pos + 7, &name_len))
+	if (tls_load_u8(&ew.tw, s, pos + 6, &v) || v != TLS_SNI_HOST_NAME ||
+	    tls_load_u16(&ew.tw, s, pos + 7, &name_len))
 		return -1;
 	if (name_len < 1 || name_len > BLOOMXDP_NAME_MAX || pos + 9 + name_len > ew.end)
 		return -1;
 	barrier_var(name_len);
 	name_len &= BLOOMXDP_NAME_MAX;	/* a no-op the compiler must keep: the verifier needs it */
-	if (name_len < 1 || bpf_xdp_load_bytes(ctx, pos + 9, s->payload, name_len))
+	if (name_len < 1 || bpf_xdp_load_bytes(ctx, pos + 9, s->name, name_len))
 		return -1;
-	sp.len = name_len;
-	name_reset(s, &sp.nb);
-	bpf_loop_bounded(BLOOMXDP_NAME_MAX, sni_split_step, &sp);
-	return name_finish(s, &sp.nb);
+	return name_from_text(s, name_len);
 }
 
 #endif /* BLOOMXDP_TLS_H */

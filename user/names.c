@@ -127,9 +127,8 @@ int name_suffix_hashes(const __u64 hash_key[2], const char *name,
 		/* As the XDP program: a label it cannot hold makes the name unmatchable. */
 		if (labels.len[slot] == 0 || labels.len[slot] > BLOOMXDP_LABEL_MAX)
 			return 0;
-		s = bloomxdp_name_fold(hash_key, s,
-				       bloomxdp_hash_label(hash_key, buf.bytes, labels.off[slot],
-							   labels.len[slot]));
+		s = bloomxdp_name_fold(hash_key, s, buf.bytes, labels.off[slot],
+				       labels.len[slot]);
 		suffix[j] = s;
 	}
 	return n;

@@ -2,14 +2,17 @@
 /*
  * Hashing of domain names and URL paths, shared by the XDP program and the CLI.
  *
- * A name is a sequence of labels. Each label is hashed once (SipHash-1-3 of its
- * bytes, ASCII lower-cased); suffix hashes are then folded from the right:
+ * A name is a sequence of labels; suffix hashes are folded from the right,
+ * one SipHash-1-3 per label:
  *
  *   S_0 = BLOOMXDP_NAME_SEED
- *   S_j = SipHash-1-3(S_{j-1}, label_hash(label counted j-th from the right))
+ *   S_j = SipHash-1-3(S_{j-1} as 8 little-endian bytes || label j from the right)
  *
- * so "a.evil.example" costs one label hash and one fold per label, and its
- * suffixes "example", "evil.example", "a.evil.example" are S_1, S_2, S_3. A
+ * the label's bytes ASCII lower-cased and taken 8 at a time. The message is
+ * 8 + (1..63) bytes, and SipHash's last word carries its length: the encoding
+ * is injective, so S_j stays a PRF of the suffix under the secret key. The
+ * suffixes "example", "evil.example", "a.evil.example" of "a.evil.example" are
+ * S_1, S_2, S_3. A
  * listed domain inserts its own S; a packet's name probes every S_j: listing
  * evil.example blocks it and every name under it, at label boundaries only.
  *
@@ -59,23 +62,21 @@ static __always_inline __u64 bloomxdp_ascii_lower(__u64 w)
 }
 
 /*
- * SipHash-1-3 of buf[off, off + len); lower: fold ASCII case. max_words bounds
- * the loop for the verifier: len must be below max_words * 8.
+ * Feeds the whole words of buf[off, off + len) to s and returns the last 0..7
+ * bytes as SipHash's final word; lower: fold ASCII case. max_words bounds the
+ * loop for the verifier: len must be below max_words * 8.
  */
-static __always_inline __u64 bloomxdp_hash_bytes_bounded(const __u64 hash_key[2], const __u8 *buf,
-							 __u32 off, __u32 len, int lower,
-							 __u32 max_words)
+static __always_inline __u64 bloomxdp_sip_bytes(struct bloomxdp_sip *s, const __u8 *buf,
+						__u32 off, __u32 len, int lower, __u32 max_words)
 {
-	struct bloomxdp_sip s;
 	__u32 i, rem;
 	__u64 w;
 
-	bloomxdp_sip_init(&s, hash_key);
 	for (i = 0; i < max_words; i++) {
 		if (i * 8 + 8 > len)
 			break;
 		w = bloomxdp_buf_word(buf, off + i * 8);
-		bloomxdp_sip_word(&s, lower ? bloomxdp_ascii_lower(w) : w);
+		bloomxdp_sip_word(s, lower ? bloomxdp_ascii_lower(w) : w);
 	}
 	rem = len - i * 8;
 	w = 0;
@@ -84,7 +85,20 @@ static __always_inline __u64 bloomxdp_hash_bytes_bounded(const __u64 hash_key[2]
 		if (lower)
 			w = bloomxdp_ascii_lower(w);
 	}
-	return bloomxdp_sip_finish(&s, w, len);
+	return w;
+}
+
+/* SipHash-1-3 of buf[off, off + len); lower: fold ASCII case; len below max_words * 8. */
+static __always_inline __u64 bloomxdp_hash_bytes_bounded(const __u64 hash_key[2], const __u8 *buf,
+							 __u32 off, __u32 len, int lower,
+							 __u32 max_words)
+{
+	struct bloomxdp_sip s;
+	__u64 last;
+
+	bloomxdp_sip_init(&s, hash_key);
+	last = bloomxdp_sip_bytes(&s, buf, off, len, lower, max_words);
+	return bloomxdp_sip_finish(&s, last, len);
 }
 
 /* Any string of the buffer, len <= BLOOMXDP_NAME_MAX. */
@@ -94,14 +108,6 @@ static __always_inline __u64 bloomxdp_hash_bytes(const __u64 hash_key[2], const 
 	return bloomxdp_hash_bytes_bounded(hash_key, buf, off, len, lower, BLOOMXDP_NAME_BUF / 8);
 }
 
-/* A label, case-folded: at most 63 bytes, so at most 8 words. */
-static __always_inline __u64 bloomxdp_hash_label(const __u64 hash_key[2], const __u8 *buf,
-						 __u32 off, __u32 len)
-{
-	return bloomxdp_hash_bytes_bounded(hash_key, buf, off, len, 1,
-					   BLOOMXDP_LABEL_MAX / 8 + 1);
-}
-
 /* A URL path prefix buf[0, len), case kept. */
 static __always_inline __u64 bloomxdp_hash_path(const __u64 hash_key[2], const __u8 *buf,
 						__u32 len)
@@ -109,13 +115,20 @@ static __always_inline __u64 bloomxdp_hash_path(const __u64 hash_key[2], const _
 	return bloomxdp_hash_bytes(hash_key, buf, 0, len, 0);
 }
 
-/* S_j from S_{j-1} and the hash of the next label to the left. */
+/*
+ * S_j from S_{j-1} (suffix) and the label buf[off, off + len) to its left,
+ * len <= BLOOMXDP_LABEL_MAX (so at most 8 words): one SipHash-1-3.
+ */
 static __always_inline __u64 bloomxdp_name_fold(const __u64 hash_key[2], __u64 suffix,
-						__u64 label_hash)
+						const __u8 *buf, __u32 off, __u32 len)
 {
-	__u64 w[2] = { suffix, label_hash };
+	struct bloomxdp_sip s;
+	__u64 last;
 
-	return bloomxdp_siphash13_words(hash_key, w, 2);
+	bloomxdp_sip_init(&s, hash_key);
+	bloomxdp_sip_word(&s, suffix);
+	last = bloomxdp_sip_bytes(&s, buf, off, len, 1, BLOOMXDP_LABEL_MAX / 8 + 1);
+	return bloomxdp_sip_finish(&s, last, 8 + len);
 }
 
 /* The marker of a host suffix that has URL entries. */
@@ -177,8 +190,7 @@ static __always_inline __u64 bloomxdp_suffix_fold(const __u64 hash_key[2], const
 {
 	__u32 slot = bloomxdp_label_slot(l, j) & (BLOOMXDP_MAX_LABELS - 1);
 
-	return bloomxdp_name_fold(hash_key, suffix,
-				  bloomxdp_hash_label(hash_key, buf, l->off[slot], l->len[slot]));
+	return bloomxdp_name_fold(hash_key, suffix, buf, l->off[slot], l->len[slot]);
 }
 
 #endif /* BLOOMXDP_NAME_H */

@@ -504,6 +504,16 @@ static const struct name_case cases[] = {
 	     HTTP(GET("https://fine.example/", "evil.example")), XDP_PASS, HTTP_MISS),
 
 	/* HTTP: what is not a request with a host. */
+	/* The header walk jumps from line end to line end, a word at a time. */
+	CASE("http: empty Host, then a listed one", NAMES,
+	     HTTP("GET / HTTP/1.1\r\nHost: \r\nHost: evil.example\r\n\r\n"), XDP_DROP, HTTP_HIT),
+	CASE("http: CRs then LF end the headers", NAMES,
+	     HTTP("GET / HTTP/1.1\r\nAccept: */*\r\n\r\r\nHost: evil.example\r\n\r\n"), XDP_PASS,
+	     HTTP_BAD),
+	CASE("http: Host after a 1,000-byte header", NAMES,
+	     HTTP("GET / HTTP/1.1\r\nCookie: " R10(R10("0123456789")) "\r\nHost: evil.example\r\n"
+		  "\r\n"), XDP_DROP, HTTP_HIT),
+	CASE("http: 256-character Host", NAMES, HTTP(GET("/", TOO_LONG "xx")), XDP_PASS, HTTP_BAD),
 	CASE("http: no Host header", NAMES, HTTP("GET / HTTP/1.1\r\nAccept: */*\r\n\r\n"),
 	     XDP_PASS, HTTP_BAD),
 	CASE("http: empty Host", NAMES, HTTP("GET / HTTP/1.1\r\nHost: \r\n\r\n"), XDP_PASS,
@@ -663,6 +673,13 @@ static const struct name_case cases[] = {
 	     SNI_HIT),
 	CASE("tls: unlisted", NAMES, TLS("fine.example"), XDP_PASS, SNI_MISS),
 	CASE("tls: notevil.example", NAMES, TLS("notevil.example"), XDP_PASS, SNI_MISS),
+	/* The name is split into labels a word at a time. */
+	CASE("tls: 63-byte label, listed", NAMES, TLS(LABEL63), XDP_DROP, SNI_HIT),
+	CASE("tls: 64-byte label", NAMES, TLS(L64("a") ".example"), XDP_PASS, TLS_BAD),
+	CASE("tls: 122 labels, the rightmost two listed", NAMES, TLS(LABELS122_EVIL), XDP_DROP,
+	     SNI_HIT),
+	CASE("tls: leading dot", NAMES, TLS(".evil.example"), XDP_PASS, TLS_BAD),
+	CASE("tls: a dot alone", NAMES, TLS("."), XDP_PASS, TLS_BAD),
 	CASE("tls: empty label", NAMES, TLS("evil..example"), XDP_PASS, TLS_BAD),
 	CASE("tls: empty name", NAMES, TLS(""), XDP_PASS, TLS_BAD),
 
