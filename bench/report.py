@@ -506,6 +506,12 @@ def main():
         with open(p) as f:
             w(f.read().rstrip("\n"))
         w("")
+    # Sections written by hand, kept beside this script.
+    notes = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hotpath-round2.md")
+    if os.path.exists(notes):
+        with open(notes) as f:
+            w(f.read().rstrip("\n"))
+        w("")
 
     # -------------------------------------------------------- reproduce etc.
     w("## How to reproduce")
