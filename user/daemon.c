@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,10 +134,25 @@ int daemon_sources(const struct daemon *d, const struct daemon_source **src)
 	return d->nsrc;
 }
 
+/* One metric family with a sample per source: a __u64 field of struct daemon_source. */
+static void source_family(FILE *out, const struct daemon *d, const char *name, const char *help,
+			  const char *type, size_t field)
+{
+	int i;
+
+	fprintf(out, "# HELP bloomxdp_daemon_%s %s\n# TYPE bloomxdp_daemon_%s %s\n", name, help,
+		name, type);
+	for (i = 0; i < d->nsrc; i++) {
+		fprintf(out, "bloomxdp_daemon_%s{ifname=\"", name);
+		metrics_label_value(out, d->ifname);
+		fprintf(out, "\",list=\"%s\"} %llu\n", d->src[i].spec.name,
+			*(const unsigned long long *)((const char *)&d->src[i] + field));
+	}
+}
+
 int daemon_render_metrics(void *arg, FILE *out)
 {
 	struct daemon *d = arg;
-	int i;
 
 #define GAUGE(name, help, type, value)							\
 	do {										\
@@ -158,23 +174,16 @@ int daemon_render_metrics(void *arg, FILE *out)
 	      "counter", d->load_failures);
 	GAUGE("events_total", "Drop events read from the ring buffer.", "counter", d->events);
 #undef GAUGE
-	fprintf(out, "# HELP bloomxdp_daemon_source_failures_total Refreshes or loads of a source "
-		     "that failed.\n# TYPE bloomxdp_daemon_source_failures_total counter\n");
-	for (i = 0; i < d->nsrc; i++) {
-		fprintf(out, "bloomxdp_daemon_source_failures_total{ifname=\"");
-		metrics_label_value(out, d->ifname);
-		fprintf(out, "\",list=\"%s\"} %llu\n", d->src[i].spec.name,
-			(unsigned long long)d->src[i].failures);
-	}
-	fprintf(out, "# HELP bloomxdp_daemon_source_last_success_seconds When a copy of the "
-		     "source was last applied (0: never).\n"
-		     "# TYPE bloomxdp_daemon_source_last_success_seconds gauge\n");
-	for (i = 0; i < d->nsrc; i++) {
-		fprintf(out, "bloomxdp_daemon_source_last_success_seconds{ifname=\"");
-		metrics_label_value(out, d->ifname);
-		fprintf(out, "\",list=\"%s\"} %llu\n", d->src[i].spec.name,
-			(unsigned long long)d->src[i].last_ok);
-	}
+	source_family(out, d, "source_failures_total", "Refreshes or loads of a source that failed.",
+		      "counter", offsetof(struct daemon_source, failures));
+	source_family(out, d, "source_refreshes_total", "New copies of a source found.", "counter",
+		      offsetof(struct daemon_source, refreshes));
+	source_family(out, d, "source_last_success_seconds",
+		      "When a copy of the source was last applied (0: never).", "gauge",
+		      offsetof(struct daemon_source, last_ok));
+	source_family(out, d, "source_entries",
+		      "Entries read from the source's copy by the last load that applied it.",
+		      "gauge", offsetof(struct daemon_source, entries));
 	return ferror(out) ? -EIO : 0;
 }
 
@@ -268,7 +277,9 @@ static int apply(struct daemon *d, bool allow)
 			return -ENODATA;
 		}
 		first = first ? first : s;
-		paths[n++] = (struct list_source){ .path = s->path, .opts = &s->spec.load };
+		s->entries_read = 0;
+		paths[n++] = (struct list_source){ .path = s->path, .opts = &s->spec.load,
+						   .entries = &s->entries_read };
 	}
 	if (!n) {
 		free(paths);
@@ -292,10 +303,12 @@ static int apply(struct daemon *d, bool allow)
 
 		if (s->spec.load.allow != allow)
 			continue;
-		if (ret)
+		if (ret) {
 			s->failures++;
-		else
+		} else {
 			s->last_ok = time(NULL);
+			s->entries = s->entries_read;
+		}
 		if (s->ops && s->ops->applied)
 			s->ops->applied(s->ops->ctx, s, ret);
 	}

@@ -29,6 +29,8 @@ struct daemon_source {
 	__u64 refreshes;	/* new copies found */
 	__u64 failures;		/* refreshes or loads that failed */
 	__u64 last_ok;		/* CLOCK_REALTIME seconds of the last load; 0: never */
+	__u64 entries;		/* read from its copy by the last load that succeeded */
+	__u64 entries_read;	/* ... by the load under way */
 	const struct refresh_ops *ops;
 	void *priv;		/* ops' own state of this source */
 };

@@ -127,6 +127,7 @@ static int build_lists(struct list_build *b, const struct list_opts *o,
 	struct list_suffixes kept;
 	struct csv_spec csv;
 	const char *why;
+	__u64 before;
 	int i, ret = 0;
 
 	b->progress = isatty(STDERR_FILENO);
@@ -145,7 +146,10 @@ static int build_lists(struct list_build *b, const struct list_opts *o,
 		b->opts.tee_ctx = in->in[i].copy_index >= 0 ? &in->copies[in->in[i].copy_index] :
 							       NULL;
 		kept = b->suffixes;
+		before = b->read;
 		ret = list_build_read_fd(b, in->in[i].fd, in->in[i].name, in->in[i].format, err);
+		if (!ret && in->in[i].entries)
+			*in->in[i].entries = b->read - before;
 		/* A source that allows its public suffixes adds none to refuse. */
 		if (!ret && so->allow_public_suffix)
 			b->suffixes = kept;

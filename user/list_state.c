@@ -30,6 +30,7 @@ static int inputs_grow(struct list_inputs *in, const char *name, int fd, enum li
 	grown[in->n].fd = fd;
 	grown[in->n].format = opts ? opts->format : format;
 	grown[in->n].opts = opts;
+	grown[in->n].entries = NULL;
 	grown[in->n].copy_index = -1;
 	if (!grown[in->n].name)
 		return -ENOMEM;
@@ -109,6 +110,8 @@ int list_inputs_sources(struct list_inputs *in, const char *ifname, const struct
 				      inputs_grow(in, src[i].path, -1, FORMAT_AUTO, so ? so : o);
 		if (!ret && !so)
 			in->in[in->n - 1].opts = NULL;
+		if (!ret)
+			in->in[in->n - 1].entries = src[i].entries;
 		if (ret) {
 			if (ret == -ENOMEM)
 				log_error("out of memory");
@@ -127,6 +130,8 @@ int list_inputs_plain(struct list_inputs *in, const struct list_opts *o,
 	in->sd.fd = in->sd.root_fd = -1;
 	for (i = 0; i < n && !ret; i++)
 		ret = inputs_grow(in, src[i].path, -1, FORMAT_AUTO, src[i].opts ? src[i].opts : o);
+	for (i = 0; i < n && !ret; i++)
+		in->in[i].entries = src[i].entries;
 	return ret;
 }
 

@@ -45,6 +45,7 @@ int list_load(const char *ifname, const struct list_opts *o, char **files, int n
 struct list_source {
 	const char *path;		/* or LIST_STDIN; outlives the load (FILE:LINE in notes) */
 	const struct list_opts *opts;
+	__u64 *entries;			/* if set: the entries read from it (duplicates too) */
 };
 /*
  * list_load() of sources read each with its options; o gives the rest
@@ -74,6 +75,7 @@ struct list_input {
 	enum list_format format;
 	int copy_index;		/* its copy in list_inputs.copies, or -1 */
 	const struct list_opts *opts;	/* read as these say; NULL: the load's */
+	__u64 *entries;			/* list_source.entries */
 };
 
 struct list_inputs {

@@ -99,6 +99,8 @@ check_eq "... and the filter's entries gauge is the list's" 1 \
 	"$(promql "bloomxdp_filter_entries{ifname=\"$IF_SRV\"}")"
 check_eq "... and the daemon's own metrics are ingested" 1 \
 	"$(promql "bloomxdp_daemon_list_loads_total{ifname=\"$IF_SRV\"}")"
+check_eq "... and the source's entries (per list)" 1 \
+	"$(promql "bloomxdp_daemon_source_entries{ifname=\"$IF_SRV\",list=\"local\"}")"
 check_eq "... and the target is up" 1 "$(promql 'up{job="bloomxdp"}')"
 
 tap_finish
