@@ -75,6 +75,19 @@ int check_interface(const char *ifname, int *ifindex)
 	return 0;
 }
 
+int attachment_read_live(struct attachment *att, __u32 *slot, struct bloomxdp_state *st,
+			 const char *unchanged)
+{
+	int ret = attachment_active(att, BLOOMXDP_ACTIVE_BLOCK, slot);
+
+	if (!ret)
+		ret = attachment_read_state(att, *slot, st);
+	if (ret)
+		log_error("cannot read the live generation of %s: %s; %s is unchanged",
+			  att->ifname, strerror(-ret), unchanged);
+	return ret;
+}
+
 int own_dir_open(int parent_fd, const char *name, const char *path, bool create,
 		 mode_t forbidden, const char *then)
 {

@@ -60,6 +60,13 @@ struct pin_dir {
  */
 int pin_dir_open(const char *ifname, bool create, struct pin_dir *pd);
 /*
+ * The blocklist's live slot and its bookkeeping; on failure says so, ending
+ * "; <unchanged> is unchanged" ("the live list", "the allowlist").
+ */
+int attachment_read_live(struct attachment *att, __u32 *slot, struct bloomxdp_state *st,
+			 const char *unchanged);
+
+/*
  * name as a directory of ours in parent_fd, checked as above but refusing the
  * mode bits forbidden (077 for the pins), or -ENOENT unprinted; path names it
  * in messages, then says what to do after removing a bad one. With create,

@@ -243,14 +243,9 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o,
 	build.bits_per_key = -log(fpr) / (M_LN2 * M_LN2);
 	memcpy(build.hash_key, att->config.hash_key, sizeof(build.hash_key));
 	/* The limit this load sizes within: the live list's, unless --max-memory sets another. */
-	ret = attachment_active(att, BLOOMXDP_ACTIVE_BLOCK, &slot);
-	if (!ret)
-		ret = attachment_read_state(att, slot, &live);
-	if (ret) {
-		log_error("cannot read the live generation of %s: %s; the live list is unchanged",
-			  att->ifname, strerror(-ret));
+	ret = attachment_read_live(att, &slot, &live, "the live list");
+	if (ret)
 		goto cleanup;
-	}
 	max_memory = load_max_memory(o, &live);
 	if (att->config.verify) {
 		ret = exact_set_create(&exact, exact_room_for_memory(max_memory));
@@ -302,14 +297,9 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o,
 	ret = attachment_lock(att);
 	if (ret)
 		goto cleanup;
-	ret = attachment_active(att, BLOOMXDP_ACTIVE_BLOCK, &slot);
-	if (!ret)
-		ret = attachment_read_state(att, slot, &st);
-	if (ret) {
-		log_error("cannot read the live generation of %s: %s; the live list is unchanged",
-			  att->ifname, strerror(-ret));
+	ret = attachment_read_live(att, &slot, &st, "the live list");
+	if (ret)
 		goto cleanup;
-	}
 	ret = allow_exceptions(att, &build);
 	if (ret)
 		goto cleanup;
@@ -400,14 +390,9 @@ static int load_allowlist(struct attachment *att, const struct list_opts *o,
 	list_build_init(&build, NULL, o->prefix_probes);
 	build.allowlist = true;
 	exact_set_init(&exact);
-	ret = attachment_active(att, BLOOMXDP_ACTIVE_BLOCK, &slot);
-	if (!ret)
-		ret = attachment_read_state(att, slot, &live);
-	if (ret) {
-		log_error("cannot read the live generation of %s: %s; the allowlist is unchanged",
-			  att->ifname, strerror(-ret));
+	ret = attachment_read_live(att, &slot, &live, "the allowlist");
+	if (ret)
 		return ret;
-	}
 	/* The allowlist is held to the same limit as a generation of the blocklist. */
 	max_memory = load_max_memory(o, &live);
 	ret = exact_set_create(&exact, exact_room_for_memory(max_memory));

@@ -17,6 +17,7 @@
 #include <openssl/evp.h>
 
 #include "fetch.h"
+#include "attachment.h"
 #include "listbuild.h"
 #include "lists.h"
 #include "log.h"
@@ -101,43 +102,10 @@ long_text:
 
 /* ------------------------------------------------------------ the cache's files */
 
-/*
- * name as a directory of ours in parent_fd, made (0700) when missing and
- * create: never a symbolic link, owned by us, no group or other permissions,
- * as attachment.c does for pins. -ENOENT unprinted when missing.
- */
+/* A directory of the feed cache: ours, 0700, never a link (as the pins' and the state's). */
 static int own_dir(int parent_fd, const char *name, const char *path, bool create)
 {
-	struct stat st;
-	int fd, ret;
-
-	fd = openat(parent_fd, name, O_RDONLY | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT && create) {
-		if (mkdirat(parent_fd, name, 0700) && errno != EEXIST) {
-			ret = -errno;
-			log_error("cannot create %s: %s", path, strerror(-ret));
-			return ret;
-		}
-		fd = openat(parent_fd, name, O_RDONLY | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
-	}
-	if (fd < 0) {
-		ret = -errno;
-		if (ret == -ENOENT)
-			return ret;
-		log_error("cannot open %s: %s%s", path, strerror(-ret),
-			  ret == -ENOTDIR || ret == -ELOOP ?
-			  " (a symbolic link or not a directory: someone else may have made it; "
-			  "check it and remove it)" : "");
-		return ret;
-	}
-	if (fstat(fd, &st) || st.st_uid != geteuid() || (st.st_mode & 077)) {
-		log_error("%s is owned by uid %u with mode %04o, not by uid %u with 0700: someone "
-			  "else may have made it; check its contents and remove it", path,
-			  (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), (unsigned)geteuid());
-		close(fd);
-		return -EPERM;
-	}
-	return fd;
+	return own_dir_open(parent_fd, name, path, create, 077, "refresh again");
 }
 
 /* a/b into out; -ENAMETOOLONG, printed, when it does not fit. */

@@ -697,14 +697,9 @@ int savefile_apply(struct attachment *att, const char *path)
 			  "unchanged", att->ifname);
 		return -EOPNOTSUPP;
 	}
-	ret = attachment_active(att, BLOOMXDP_ACTIVE_BLOCK, &slot);
-	if (!ret)
-		ret = attachment_read_state(att, slot, &st);
-	if (ret) {
-		log_error("cannot read the live generation of %s: %s; the live list is unchanged",
-			  att->ifname, strerror(-ret));
+	ret = attachment_read_live(att, &slot, &st, "the live list");
+	if (ret)
 		return ret;
-	}
 	ret = open_file(path, &r, &in, why, sizeof(why));
 	if (!ret)
 		ret = check_fits(att, &in, why, sizeof(why));

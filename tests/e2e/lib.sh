@@ -314,6 +314,25 @@ tcp_try() {
 # ---------------------------------------------------------------- topology
 
 # Checks what the tests need; prints the reason and returns 1 if one is missing.
+# e2e_need WHAT [TOOL...]: skips the whole test (named WHAT, exit 0) unless the
+# machine can run it (e2e_requirements) and every TOOL is there.
+e2e_need() {
+	local what=$1 why tool
+	shift
+	if ! why=$(e2e_requirements); then
+		skip "$what" "$why"
+		tap_finish
+		exit 0
+	fi
+	for tool in "$@"; do
+		if ! command -v "$tool" >/dev/null; then
+			skip "$what" "$tool is missing: run tests/install-deps.sh"
+			tap_finish
+			exit 0
+		fi
+	done
+}
+
 e2e_requirements() {
 	local tool
 	if [ "$(id -u)" -ne 0 ]; then

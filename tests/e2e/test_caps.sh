@@ -26,18 +26,7 @@ cd "$(dirname "$0")/../.." || exit 1
 UNIT_IN=dist/bloomxdp@.service.in
 
 if [ -z "${BXC_PRIVATE_NS:-}" ]; then
-	if ! why=$(e2e_requirements); then
-		skip "capability tests" "$why"
-		tap_finish
-		exit 0
-	fi
-	for tool in unshare setpriv; do
-		if ! command -v "$tool" >/dev/null; then
-			skip "capability tests" "$tool is missing"
-			tap_finish
-			exit 0
-		fi
-	done
+	e2e_need "capability tests" unshare setpriv
 	BXC_PRIVATE_NS=1 exec unshare --mount --net --propagation private -- bash "$0" "$@"
 	echo "not ok 1 - unshare --mount --net failed"
 	exit 1

@@ -12,18 +12,7 @@ cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/e2e/lib.sh
 . tests/e2e/lib.sh
 
-if ! why=$(e2e_requirements); then
-	skip "daemon tests" "$why"
-	tap_finish
-	exit 0
-fi
-for tool in curl python3; do
-	if ! command -v "$tool" >/dev/null; then
-		skip "daemon tests" "$tool is missing: run tests/install-deps.sh"
-		tap_finish
-		exit 0
-	fi
-done
+e2e_need "daemon tests" curl python3
 e2e_install_trap
 
 C4_FIRST=192.0.2.60	# in the list at start

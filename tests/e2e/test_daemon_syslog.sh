@@ -11,18 +11,7 @@ cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/e2e/lib.sh
 . tests/e2e/lib.sh
 
-if ! why=$(e2e_requirements); then
-	skip "daemon syslog tests" "$why"
-	tap_finish
-	exit 0
-fi
-for tool in unshare python3; do
-	if ! command -v "$tool" >/dev/null; then
-		skip "daemon syslog tests" "$tool is missing: run tests/install-deps.sh"
-		tap_finish
-		exit 0
-	fi
-done
+e2e_need "daemon syslog tests" unshare python3
 e2e_install_trap
 
 LISTED=192.0.2.90

@@ -12,11 +12,7 @@ cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/e2e/lib.sh
 . tests/e2e/lib.sh
 
-if ! why=$(e2e_requirements); then
-	skip "end-to-end tests" "$why"
-	tap_finish
-	exit 0
-fi
+e2e_need "end-to-end tests"
 e2e_install_trap
 
 # ------------------------------------------------------------ addresses

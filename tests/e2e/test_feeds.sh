@@ -25,11 +25,7 @@ EASYPRIVACY=$UBO/thirdparties/easylist/easyprivacy.txt
 DISPOSABLE=disposable-email-domains@1.0.62
 ASN_COUNTRY=@ip-location-db/asn-country@2.3.2026061719
 
-if ! why=$(e2e_requirements); then
-	skip "feed tests" "$why"
-	tap_finish
-	exit 0
-fi
+e2e_need "feed tests"
 e2e_install_trap
 if ! topo_up 192.0.2.50; then
 	not_ok "build the test topology (namespaces $NS_CLI, $NS_SRV)"

@@ -10,11 +10,7 @@ cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/e2e/lib.sh
 . tests/e2e/lib.sh
 
-if ! why=$(e2e_requirements); then
-	skip "load safety tests" "$why"
-	tap_finish
-	exit 0
-fi
+e2e_need "load safety tests"
 
 # A second interface of ours, deleted while attached (see the last tests).
 IF_GONE=bxe${E2E_ID}g

@@ -20,18 +20,7 @@ cd "$(dirname "$0")/../.." || exit 1
 
 PASS_OBJ=$E2E_ROOT/build/xdp_pass.bpf.o
 
-if ! why=$(e2e_requirements); then
-	skip "end-to-end name tests" "$why"
-	tap_finish
-	exit 0
-fi
-for tool in dnsmasq dig nginx curl openssl ps; do
-	if ! command -v "$tool" >/dev/null; then
-		skip "end-to-end name tests" "$tool is missing: run tests/install-deps.sh"
-		tap_finish
-		exit 0
-	fi
-done
+e2e_need "end-to-end name tests" dnsmasq dig nginx curl openssl ps
 if [ ! -f "$PASS_OBJ" ]; then
 	skip "end-to-end name tests" "$PASS_OBJ is missing: run 'make' first"
 	tap_finish

@@ -26,18 +26,7 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/e2e/lib.sh
 
 if [ -z "${BXP_PRIVATE_NS:-}" ]; then
-	if ! why=$(e2e_requirements); then
-		skip "pin directory tests" "$why"
-		tap_finish
-		exit 0
-	fi
-	for tool in unshare setpriv bpftool; do
-		if ! command -v "$tool" >/dev/null; then
-			skip "pin directory tests" "$tool is missing"
-			tap_finish
-			exit 0
-		fi
-	done
+	e2e_need "pin directory tests" unshare setpriv bpftool
 	BXP_PRIVATE_NS=1 exec unshare --mount --net --propagation private -- bash "$0" "$@"
 	echo "not ok 1 - unshare --mount --net failed"
 	exit 1

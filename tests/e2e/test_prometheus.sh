@@ -9,18 +9,7 @@ cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/e2e/lib.sh
 . tests/e2e/lib.sh
 
-if ! why=$(e2e_requirements); then
-	skip "prometheus tests" "$why"
-	tap_finish
-	exit 0
-fi
-for tool in curl python3 prometheus promtool; do
-	if ! command -v "$tool" >/dev/null; then
-		skip "prometheus tests" "$tool is missing: run tests/install-deps.sh"
-		tap_finish
-		exit 0
-	fi
-done
+e2e_need "prometheus tests" curl python3 prometheus promtool
 e2e_install_trap
 
 LISTED=192.0.2.70

@@ -14,11 +14,7 @@ cd "$(dirname "$0")/../.." || exit 1
 ASN_COUNTRY=@ip-location-db/asn-country@2.3.2026061719
 CC=US
 
-if ! why=$(e2e_requirements); then
-	skip "exact ranges tests" "$why"
-	tap_finish
-	exit 0
-fi
+e2e_need "exact ranges tests"
 if ! command -v npm >/dev/null; then
 	skip "exact ranges tests" "npm is missing: run tests/install-deps.sh"
 	tap_finish

@@ -10,11 +10,7 @@ cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/e2e/lib.sh
 . tests/e2e/lib.sh
 
-if ! why=$(e2e_requirements); then
-	skip "re-attach tests" "$why"
-	tap_finish
-	exit 0
-fi
+e2e_need "re-attach tests"
 e2e_install_trap
 
 C4_LISTED=192.0.2.50

@@ -27,18 +27,7 @@ V2=192.0.2.61
 V3=192.0.2.62
 NONE=192.0.2.70
 
-if ! why=$(e2e_requirements); then
-	skip "refresh tests" "$why"
-	tap_finish
-	exit 0
-fi
-for tool in nginx openssl python3; do
-	if ! command -v "$tool" >/dev/null; then
-		skip "refresh tests" "$tool is missing: run tests/install-deps.sh"
-		tap_finish
-		exit 0
-	fi
-done
+e2e_need "refresh tests" nginx openssl python3
 if [ ! -r "$URLHAUS" ]; then
 	skip "refresh tests" "$URLHAUS is missing: run tests/install-deps.sh"
 	tap_finish

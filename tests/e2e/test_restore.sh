@@ -8,11 +8,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/e2e/lib.sh
 
-if ! why=$(e2e_requirements); then
-	skip "restore tests" "$why"
-	tap_finish
-	exit 0
-fi
+e2e_need "restore tests"
 trap e2e_cleanup EXIT
 
 C_LISTED=192.0.2.10	# in the blocklist

@@ -16,11 +16,7 @@ cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/e2e/lib.sh
 . tests/e2e/lib.sh
 
-if ! why=$(e2e_requirements); then
-	skip "sizing tests" "$why"
-	tap_finish
-	exit 0
-fi
+e2e_need "sizing tests"
 e2e_install_trap
 
 C4_LISTED=192.0.2.50
