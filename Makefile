@@ -122,8 +122,8 @@ $(BUILD)/bench/%.bpf.o: bench/%.bpf.c $(HEADERS) | $(BUILD)
 $(BUILD)/bench/%.skel.h: $(BUILD)/bench/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $* > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/bench/gen: bench/gen.c $(BUILD)/bench/gen.skel.h
-	$(CC) $(CFLAGS) -I$(BUILD)/bench $< -o $@ -lbpf -lelf -lz -lpthread
+$(BUILD)/bench/gen: bench/gen.c tests/bpf/dns_wire.h $(BUILD)/bench/gen.skel.h
+	$(CC) $(CFLAGS) -Itests/bpf -I$(BUILD)/bench $< -o $@ -lbpf -lelf -lz -lpthread
 
 $(BUILD)/bench/rx: bench/rx.c $(BUILD)/bench/receivers.skel.h
 	$(CC) $(CFLAGS) -I$(BUILD)/bench $< -o $@ -lbpf -lelf -lz -lpthread

@@ -54,6 +54,7 @@
 #include <linux/udp.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "dns_wire.h"
 #include "gen.skel.h"
 
 #define FRAME_LEN 60
@@ -131,8 +132,7 @@ static int dns_random = 1;
 /* A standard query for "xxxxxxxx.(dns_random times)ZONE", type A; returns its length. */
 static size_t dns_payload(unsigned char *out)
 {
-	const char *p = dns_zone, *dot;
-	size_t n = 12, len;
+	size_t n = 12;
 	int i;
 
 	memset(out, 0, 12);
@@ -143,15 +143,7 @@ static size_t dns_payload(unsigned char *out)
 		memset(out + n, 'a', 8);
 		n += 8;
 	}
-	while (*p) {
-		dot = strchr(p, '.');
-		len = dot ? (size_t)(dot - p) : strlen(p);
-		out[n++] = len;
-		memcpy(out + n, p, len);
-		n += len;
-		p += len + (dot ? 1 : 0);
-	}
-	out[n++] = 0;
+	n += dns_wire_name(dns_zone, out + n);
 	memcpy(out + n, "\0\1\0\1", 4);
 	return n + 4;
 }

@@ -22,6 +22,7 @@
 #include "hash_probe.skel.h"
 #include "lookup.skel.h"
 #include "blocklist.h"
+#include "dns_wire.h"
 #include "hash_probe.h"
 #include "keys.h"
 #include "layout.h"
@@ -146,20 +147,11 @@ static size_t make_frame(__u8 *buf, int ipv6, const char *src, int proto, __u16 
 /* A standard query for name (dotted text). */
 static size_t dns_query(__u8 *out, const char *name)
 {
-	size_t n = 12, len;
-	const char *p = name, *dot;
+	size_t n = 12;
 
 	memset(out, 0, 12);
 	out[5] = 1;	/* QDCOUNT */
-	while (*p) {
-		dot = strchr(p, '.');
-		len = dot ? (size_t)(dot - p) : strlen(p);
-		out[n++] = len;
-		memcpy(out + n, p, len);
-		n += len;
-		p += len + (dot ? 1 : 0);
-	}
-	out[n++] = 0;
+	n += dns_wire_name(name, out + n);
 	memcpy(out + n, "\0\1\0\1", 4);
 	return n + 4;
 }

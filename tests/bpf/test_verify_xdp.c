@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <cmocka.h>
 
+#include "dns_wire.h"
 #include "verify_harness.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -430,25 +431,6 @@ static void addr_bytes(const char *text, bool v6, __u8 out[16])
 	assert_int_equal(inet_pton(v6 ? AF_INET6 : AF_INET, text, out), 1);
 }
 
-/* The DNS wire form of a dotted name. */
-static __u32 wire_name(const char *name, __u8 *out)
-{
-	__u32 n = 0;
-	const char *p = name, *dot;
-	size_t len;
-
-	while (*p) {
-		dot = strchr(p, '.');
-		len = dot ? (size_t)(dot - p) : strlen(p);
-		out[n++] = len;
-		memcpy(out + n, p, len);
-		n += len;
-		p += len + (dot ? 1 : 0);
-	}
-	out[n++] = 0;
-	return n;
-}
-
 static void check_event(const char *what, const struct bloomxdp_event *ev,
 			const struct ev_want *want, __u8 verdict, bool v6, const char *src,
 			const char *dst, const char *qname, __u64 t0, __u64 t1)
@@ -473,7 +455,7 @@ static void check_event(const char *what, const struct bloomxdp_event *ev,
 	assert_memory_equal(ev->src, s, 16);
 	assert_memory_equal(ev->dst, d, 16);
 	if (qname) {
-		n = wire_name(qname, wire);
+		n = dns_wire_name(qname, wire);
 		assert_int_equal(ev->name_wire, 1);
 		assert_int_equal(ev->name_len, n > BLOOMXDP_EVENT_NAME_MAX ?
 				 BLOOMXDP_EVENT_NAME_MAX : n);
