@@ -95,7 +95,7 @@ static __always_inline int bloomxdp_filter_test(void *filter, __u32 layout, __u3
 	if (layout == BLOOMXDP_LAYOUT_BLOCKED) {
 		/* The block is one line: one lookup for all k bits (the same positions). */
 		__u64 *line = bloomxdp_filter_line(filter, p.base);
-		__u64 missing = 0;
+		__u64 set = 1;
 		__u32 bit;
 
 		if (!line)
@@ -109,10 +109,10 @@ static __always_inline int bloomxdp_filter_test(void *filter, __u32 layout, __u3
 			if (i >= hashes)
 				break;
 			bit = bloomxdp_block_next(&p.h);
-			missing |= ~line[(bit / BLOOMXDP_WORD_BITS) % BLOOMXDP_LINE_WORDS] >>
-				   (bit % BLOOMXDP_WORD_BITS);
+			set &= line[(bit / BLOOMXDP_WORD_BITS) % BLOOMXDP_LINE_WORDS] >>
+			       (bit % BLOOMXDP_WORD_BITS);
 		}
-		return !(missing & 1);
+		return set & 1;
 	}
 	for (i = 0; i < BLOOMXDP_MAX_HASHES; i++) {
 		if (i >= hashes)
