@@ -814,28 +814,31 @@ static __always_inline int v4_blocked(struct addr_query *q, __u64 kinds, const _
 	return addr_lookup(q);
 }
 
-static __always_inline int v6_blocked(struct addr_query *q, __u64 kinds,
-				      const struct in6_addr *addr, __u32 field)
+static __always_inline int v6_blocked(struct addr_query *q, __u64 kinds, __u32 field)
 {
 	if (!(kinds & BLOOMXDP_HAS_IPV6))
 		return 0;
 	q->ipv6 = 1;
 	q->field = field;
-	__builtin_memcpy(q->addr, addr, sizeof(q->addr));
 	return addr_lookup(q);
 }
 
-/* ::ffff:a.b.c.d is the IPv4 address a.b.c.d, probed at the IPv4 lengths. */
+/*
+ * ::ffff:a.b.c.d is the IPv4 address a.b.c.d, probed at the IPv4 lengths.
+ * Told apart in the query's copy: the header's copy is of unknown alignment,
+ * which clang reads a byte at a time.
+ */
 static __always_inline int v6_or_mapped_blocked(struct addr_query *q, __u64 kinds,
 						const struct filter_header *h,
 						const struct in6_addr *addr, __u32 field)
 {
-	if (bloomxdp_ipv6_is_v4mapped(addr)) {
+	__builtin_memcpy(q->addr, addr, sizeof(q->addr));
+	if (bloomxdp_ipv6_is_v4mapped(q->addr)) {
 		q->lengths = h->v4_lengths;
-		return v4_blocked(q, kinds, &addr->in6_u.u6_addr32[3], field);
+		return v4_blocked(q, kinds, &q->addr[3], field);
 	}
 	q->lengths = h->v6_lengths;
-	return v6_blocked(q, kinds, addr, field);
+	return v6_blocked(q, kinds, field);
 }
 
 SEC("xdp")
