@@ -50,11 +50,13 @@ static __always_inline int filter_has(void *bits, __u32 m, const struct bloomxdp
 	return bloomxdp_filter_test(bits, config.layout, m, config.hashes, hash);
 }
 
-/* The live generations (the active map), read once per packet for every lookup. */
+/*
+ * The live generation of the blocklist (the active map), read once per packet
+ * for every lookup. The allowlist's word is read only where a hit asks for it
+ * (allow_word()): most packets hit nothing.
+ */
 struct generations {
 	__u32 block_slot;	/* of filter, kfilter and verify_* */
-	__u32 allow_slot;	/* of allow_* */
-	__u32 allow_has;	/* BLOOMXDP_ALLOW_HAS_*: what the allowlist holds */
 };
 
 /* What the live filter holds: its header words, read once per packet. */
@@ -139,8 +141,7 @@ static __always_inline int ipv6_listed(const struct filter_view *fv, const struc
 	struct addr_probe p = { .bits = fv->bits, .lengths = fv->v6_lengths, .ipv6 = 1,
 				.filter_bits = fv->filter_bits };
 
-	if (bloomxdp_ipv6_is_v4mapped(addr))
-		return ipv4_listed(fv, &addr->in6_u.u6_addr32[3]);
+	/* No ::ffff:a.b.c.d here: v6_or_mapped_blocked() sent it to IPv4. */
 	if (!(fv->kinds & BLOOMXDP_HAS_IPV6))
 		return 0;
 	__builtin_memcpy(p.addr, addr, sizeof(p.addr));
@@ -321,6 +322,8 @@ static __always_inline int addr_verdict(const struct filter_view *fv,
 					struct bloomxdp_counters *cnt, int len1, int ipv6,
 					const void *addr, struct match_info *mi, __u32 field)
 {
+	__u32 allow;
+
 	if (!len1)
 		return 0;
 	/* An interval hit is exact: neither a Bloom hit nor anything to confirm. */
@@ -345,9 +348,10 @@ static __always_inline int addr_verdict(const struct filter_view *fv,
 	mi->key_kind = len1 - 1 < (ipv6 ? 128 : 32) ? BLOOMXDP_EVKEY_PREFIX :
 						     BLOOMXDP_EVKEY_ADDRESS;
 allow:
-	if ((fv->gen.allow_has & (ipv6 ? BLOOMXDP_ALLOW_HAS_V6 : BLOOMXDP_ALLOW_HAS_V4)) &&
-	    addr_exact(ipv6 ? (void *)&allow_v6 : (void *)&allow_v4, fv->gen.allow_slot, ipv6,
-		       addr)) {
+	allow = active_word(BLOOMXDP_ACTIVE_ALLOW);
+	if ((allow & (ipv6 ? BLOOMXDP_ALLOW_HAS_V6 : BLOOMXDP_ALLOW_HAS_V4)) &&
+	    addr_exact(ipv6 ? (void *)&allow_v6 : (void *)&allow_v4,
+		       allow & (BLOOMXDP_GENERATIONS - 1), ipv6, addr)) {
 		cnt->allowed++;
 		return 0;
 	}
@@ -498,14 +502,15 @@ static __always_inline void packet_set_l4(struct xdp_md *ctx, const struct curso
 static __always_inline void name_walk_init(struct name_walk *w, void *bits, __u64 kinds,
 					  const struct generations *gen)
 {
-	__u32 block_slot = gen->block_slot, allow_slot = gen->allow_slot;
+	__u32 block_slot = gen->block_slot, allow = active_word(BLOOMXDP_ACTIVE_ALLOW);
+	__u32 allow_slot = allow & (BLOOMXDP_GENERATIONS - 1);
 
 	w->bits = bits;
 	w->kinds = kinds;
 	w->bloom_hits = 0;
 	w->false_positives = 0;
 	w->verify = config.verify ? bpf_map_lookup_elem(&verify_names, &block_slot) : NULL;
-	w->allow = gen->allow_has & BLOOMXDP_ALLOW_HAS_NAMES ?
+	w->allow = allow & BLOOMXDP_ALLOW_HAS_NAMES ?
 		   bpf_map_lookup_elem(&allow_names, &allow_slot) : NULL;
 	/* Read through the volatile: a cast would let clang fold the key to zero. */
 	w->hash_key[0] = config.hash_key[0];
@@ -809,28 +814,31 @@ static __always_inline int v4_blocked(struct addr_query *q, __u64 kinds, const _
 	return addr_lookup(q);
 }
 
-static __always_inline int v6_blocked(struct addr_query *q, __u64 kinds,
-				      const struct in6_addr *addr, __u32 field)
+static __always_inline int v6_blocked(struct addr_query *q, __u64 kinds, __u32 field)
 {
 	if (!(kinds & BLOOMXDP_HAS_IPV6))
 		return 0;
 	q->ipv6 = 1;
 	q->field = field;
-	__builtin_memcpy(q->addr, addr, sizeof(q->addr));
 	return addr_lookup(q);
 }
 
-/* ::ffff:a.b.c.d is the IPv4 address a.b.c.d, probed at the IPv4 lengths. */
+/*
+ * ::ffff:a.b.c.d is the IPv4 address a.b.c.d, probed at the IPv4 lengths.
+ * Told apart in the query's copy: the header's copy is of unknown alignment,
+ * which clang reads a byte at a time.
+ */
 static __always_inline int v6_or_mapped_blocked(struct addr_query *q, __u64 kinds,
 						const struct filter_header *h,
 						const struct in6_addr *addr, __u32 field)
 {
-	if (bloomxdp_ipv6_is_v4mapped(addr)) {
+	__builtin_memcpy(q->addr, addr, sizeof(q->addr));
+	if (bloomxdp_ipv6_is_v4mapped(q->addr)) {
 		q->lengths = h->v4_lengths;
-		return v4_blocked(q, kinds, &addr->in6_u.u6_addr32[3], field);
+		return v4_blocked(q, kinds, &q->addr[3], field);
 	}
 	q->lengths = h->v6_lengths;
-	return v6_blocked(q, kinds, addr, field);
+	return v6_blocked(q, kinds, field);
 }
 
 SEC("xdp")
@@ -848,7 +856,7 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 	int hit = 0;
 	struct addr_query q = {};
 	struct filter_header fh = {};
-	__u32 field, allow;
+	__u32 field;
 	__u64 kinds = 0;
 	__u64 *hdr;
 	void *bits;
@@ -875,9 +883,6 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 	}
 
 	q.gen.block_slot = active_slot(BLOOMXDP_ACTIVE_BLOCK);
-	allow = active_word(BLOOMXDP_ACTIVE_ALLOW);
-	q.gen.allow_slot = allow & (BLOOMXDP_GENERATIONS - 1);
-	q.gen.allow_has = allow & ~(BLOOMXDP_GENERATIONS - 1);
 	bits = bpf_map_lookup_elem(&filter, &q.gen.block_slot);
 	/*
 	 * The header in one lookup: what the list holds, its lengths, m, read
