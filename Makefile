@@ -164,7 +164,8 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 UNITDIR     ?= $(PREFIX)/lib/systemd/system
 SYSCONFDIR  ?= /etc
 INSTALLED   := $(SBINDIR)/bloomxdp $(MANDIR)/man8/bloomxdp.8 $(BASHCOMPDIR)/bloomxdp \
-	       $(UNITDIR)/bloomxdp@.service $(SYSCONFDIR)/bloomxdp/example.conf
+	       $(UNITDIR)/bloomxdp@.service $(SYSCONFDIR)/bloomxdp/example.conf \
+	       $(SYSCONFDIR)/fail2ban/action.d/bloomxdp.conf
 
 .PHONY: install uninstall
 install: all
@@ -176,6 +177,10 @@ install: all
 		> $(DESTDIR)$(UNITDIR)/bloomxdp@.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/bloomxdp@.service
 	install -D -m 0644 dist/example.conf $(DESTDIR)$(SYSCONFDIR)/bloomxdp/example.conf
+	install -d $(DESTDIR)$(SYSCONFDIR)/fail2ban/action.d
+	sed 's|@SBINDIR@|$(SBINDIR)|g' dist/fail2ban/bloomxdp.conf \
+		> $(DESTDIR)$(SYSCONFDIR)/fail2ban/action.d/bloomxdp.conf
+	chmod 0644 $(DESTDIR)$(SYSCONFDIR)/fail2ban/action.d/bloomxdp.conf
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))

@@ -26,7 +26,8 @@ DEST=$TMP/dest
 
 FILES=(usr/local/sbin/bloomxdp usr/local/share/man/man8/bloomxdp.8
        usr/local/share/bash-completion/completions/bloomxdp
-       usr/local/lib/systemd/system/bloomxdp@.service etc/bloomxdp/example.conf)
+       usr/local/lib/systemd/system/bloomxdp@.service etc/bloomxdp/example.conf
+       etc/fail2ban/action.d/bloomxdp.conf)
 if ! out=$(make -s install DESTDIR="$DEST" 2>&1); then
 	not_ok "make install DESTDIR=..." "$out"
 	tap_finish
@@ -42,11 +43,13 @@ for f in "${FILES[@]}"; do
 done
 check_eq "nothing else installed" "$(printf '%s\n' "${FILES[@]}" | sort)" \
 	"$(cd "$DEST" && find . -type f | sed 's|^\./||' | sort)"
-check_eq "the binary is executable, the rest is not" "755 644 644 644 644" \
+check_eq "the binary is executable, the rest is not" "755 644 644 644 644 644" \
 	"$(cd "$DEST" && stat -c %a "${FILES[@]}" | xargs)"
 check_eq "the unit starts the installed binary" \
 	"ExecStartPre=-/usr/local/sbin/bloomxdp restore %I" \
 	"$(grep '^ExecStartPre=' "$DEST/usr/local/lib/systemd/system/bloomxdp@.service")"
+check_eq "fail2ban's action runs the installed binary" "bloomxdp = /usr/local/sbin/bloomxdp" \
+	"$(grep '^bloomxdp = ' "$DEST/etc/fail2ban/action.d/bloomxdp.conf")"
 
 BIN=$DEST/usr/local/sbin/bloomxdp
 PAGE=$DEST/usr/local/share/man/man8/bloomxdp.8
