@@ -4,11 +4,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 
 #include "attachment.h"
+#include "bitcounts.h"
+#include "layout.h"
 #include "blocklist.h"
 #include "listbuild.h"
 #include "lists.h"
@@ -146,6 +149,27 @@ cleanup:
 	return ret;
 }
 
+/*
+ * The counters of del (bitcounts.h), counting what add sets; when they are
+ * there but cannot be kept up to date, removed: del then refuses rather
+ * than clear a bit a key of this add still needs.
+ */
+static void add_counts_open(struct attachment *att, struct filter *f, __u64 generation,
+			    const char *state_dir, struct bitcounts *counts)
+{
+	struct state_dir sd;
+	int ret;
+
+	if (!f->ops->readable || state_open(state_root(state_dir), att->ifname, false, &sd))
+		return;
+	ret = bitcounts_map(counts, sd.fd, f->layout, f->bits, f->hashes, generation);
+	if (!ret)
+		f->counts = counts;
+	else if (ret != -ENOENT && ret != -ESTALE)
+		unlinkat(sd.fd, BITCOUNTS_FILE, 0);
+	state_close(&sd);
+}
+
 /* add: into the live filter (and exact copy) in place: Bloom inserts only set bits. */
 static int add_blocked(struct attachment *att, const struct parsed_args *p, char **entries,
 		       const char *state_dir)
@@ -154,6 +178,7 @@ static int add_blocked(struct attachment *att, const struct parsed_args *p, char
 	struct filter f = { .map_fd = -1 };
 	struct bloomxdp_state st = {};
 	struct exact_set live;
+	struct bitcounts counts = {};
 	__u64 inserted = 0, added;
 	int i, fam, r, failed, ret, n = p->n;
 	__u32 slot, ranged = 0;
@@ -175,6 +200,7 @@ static int add_blocked(struct attachment *att, const struct parsed_args *p, char
 	ret = add_check_room(att, &f, &st, parsed, n, &added, state_dir);
 	if (ret)
 		goto cleanup;
+	add_counts_open(att, &f, st.generation, state_dir, &counts);
 	for (i = 0; i < n; i++) {
 		/* Counted before it goes in: a prefix may add a length, and expand less. */
 		__u64 keys = blocklist_keys(&f, &parsed[i]);
@@ -228,6 +254,10 @@ static int add_blocked(struct attachment *att, const struct parsed_args *p, char
 	warn_unmatched_kinds(&f, &att->config, att->ifname);
 	ret = attachment_check_enforced(att);
 cleanup:
+	if (counts.hdr && bitcounts_sync(&counts))
+		log_warn("the counters of del could not be saved: 'bloomxdp load' the list "
+			 "before deleting from it");
+	bitcounts_free(&counts);
 	exact_set_close(&live);
 	filter_close(&f);
 	return ret;

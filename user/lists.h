@@ -61,6 +61,8 @@ int list_check_sources(const struct list_opts *o, const struct list_source *src,
 /* entries: one address, prefix, range, domain or URL each; all parsed before any insert. */
 int list_add(const char *ifname, const struct list_opts *o, char **entries, int n);
 int list_query(const char *ifname, const struct list_opts *o, char **entries, int n);
+/* entries: each taken out of the live list and its state (list_del.c). */
+int list_del(const char *ifname, const struct list_opts *o, char **entries, int n);
 
 /*
  * The inputs of a load, and what the state records of them (list_state.c):
@@ -76,6 +78,22 @@ struct list_input {
 	const struct list_opts *opts;	/* read as these say; NULL: the load's */
 };
 
+/* Entries by value (kind, key, name, path), for del: sorted fingerprints, then exact compare. */
+struct entry_set {
+	struct entry_set_item *items;
+	size_t n, cap;
+	bool sorted;
+};
+
+void entry_set_free(struct entry_set *s);
+int entry_set_add(struct entry_set *s, const struct entry *e);
+/* Sorts it if needed: not const for that, once. */
+void entry_set_sort(struct entry_set *s);
+bool entry_set_has(const struct entry_set *s, const struct entry *e);
+bool entry_same(const struct entry *a, const struct entry *b);
+/* The entries del took out of the copies of a list: "<which>-<serial>.deleted", arguments. */
+void state_deleted_name(const char *which, unsigned long long serial, char *out, size_t len);
+
 struct list_inputs {
 	struct list_input *in;
 	int n;
@@ -86,6 +104,7 @@ struct list_inputs {
 	struct state_copy *copies;
 	int ncopies;
 	struct state_list list;
+	struct entry_set deleted;	/* of the copies (keep: read from the state) */
 	char *parsed;		/* the recorded options' text, cut: their values point in */
 	struct list_opts *src_opts;	/* sources' own recorded options */
 	char **src_parsed;		/* ... their text, as parsed */
