@@ -106,6 +106,23 @@ check "del --allow" bx del --allow "$IF_SRV" "$C_PREFIX"
 check_eq "pings: no longer allowlisted, it drops" "$C_PREFIX:0 " \
 	"$(ping_many 3 0.05 "$C_PREFIX"; echo "$C_PREFIX:${PING_RX[$C_PREFIX]} ")"
 
+# ------------------------------------------------ exact intervals, and --verify
+check "detach --forget" bx detach --forget "$IF_SRV"
+check "attach --verify" bx attach "$IF_SRV" --capacity 1000 --match src,dns --verify
+check "load into exact intervals" bx load "$IF_SRV" --store intervals "$E2E_TMP/block.txt"
+check "del a host held in intervals" bx del "$IF_SRV" "$C_DEL"
+check_eq "pings: it passes, the host and prefix beside it still drop" \
+	"$C_DEL:3 $C_KEEP:0 $C_PREFIX:0 $C_FREE:3 " \
+	"$(ping_many 3 0.05 "$C_DEL" "$C_KEEP" "$C_PREFIX" "$C_FREE"
+	   for c in "$C_DEL" "$C_KEEP" "$C_PREFIX" "$C_FREE"; do echo -n "$c:${PING_RX[$c]} "; done)"
+check_eq "query: the name, from the Bloom filter behind --verify, still listed" \
+	"evil.example: blocked" "$(bx query "$IF_SRV" evil.example 2>&1)"
+check "del the name" bx del "$IF_SRV" evil.example
+check_eq "query: the name passes, the prefix still drops" \
+	"evil.example: not blocked
+$C_PREFIX: blocked (listed prefix 192.0.2.32/28)" \
+	"$(bx query "$IF_SRV" evil.example "$C_PREFIX" 2>&1)"
+
 # ------------------------------------------------ refusals
 mv "$STATE" "$E2E_TMP/state.aside"
 check_fails "without state: refused, saying so" 1 "no state" bx del "$IF_SRV" evil.example
