@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -35,7 +37,141 @@ struct del_scan {
 	/* The families held in exact intervals: every other entry of theirs, kept. */
 	bool ranged[2];
 	struct range_set ranges[2];
+	/* The copies' index (del_index): used instead of reading them, or made as they are read. */
+	bool use_index;
+	__u64 *fps;			/* INDEX_HEADER_WORDS, then one per entry of the copies */
+	size_t nfps, fcap;
+	bool oom;
 };
+
+/*
+ * The index of a list's copies, "<which>-<serial>.index": a header, then the
+ * fingerprint (entry_fingerprint()) of every entry of the copies, sorted. Made
+ * by the first del of a load (which reads the copies whole), mmap-ed by the
+ * next ones: a delete then reads a few pages and the journals, not the list.
+ */
+#define INDEX_MAGIC "bloomxdp-index"
+#define INDEX_HEADER_WORDS 4	/* magic (2 words), serial, count */
+
+struct del_index {
+	const __u64 *fp;
+	size_t n;
+	void *map;
+	size_t bytes;
+};
+
+static void index_name(const struct list_inputs *in, char name[STATE_NAME_MAX])
+{
+	snprintf(name, STATE_NAME_MAX, "%s-%llu.index", in->which, in->list.serial);
+}
+
+static int index_open(struct list_inputs *in, struct del_index *x)
+{
+	char name[STATE_NAME_MAX];
+	struct stat st;
+	const __u64 *h;
+	int fd, ret = 0;
+
+	memset(x, 0, sizeof(*x));
+	index_name(in, name);
+	fd = state_open_file(&in->sd, name);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) || st.st_size < INDEX_HEADER_WORDS * 8) {
+		ret = -EINVAL;
+		goto out;
+	}
+	x->map = mmap(NULL, st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (x->map == MAP_FAILED) {
+		x->map = NULL;
+		ret = -errno;
+		goto out;
+	}
+	x->bytes = st.st_size;
+	h = x->map;
+	if (memcmp(h, INDEX_MAGIC, sizeof(INDEX_MAGIC)) || h[2] != in->list.serial ||
+	    (__u64)st.st_size != (INDEX_HEADER_WORDS + h[3]) * 8) {
+		munmap(x->map, x->bytes);
+		x->map = NULL;
+		ret = -EINVAL;
+		goto out;
+	}
+	x->fp = h + INDEX_HEADER_WORDS;
+	x->n = h[3];
+out:
+	close(fd);
+	return ret;
+}
+
+static void index_close(struct del_index *x)
+{
+	if (x->map)
+		munmap(x->map, x->bytes);
+	memset(x, 0, sizeof(*x));
+}
+
+/* How many entries of the copies have this fingerprint. */
+static __u64 index_count(const struct del_index *x, __u64 fp)
+{
+	size_t lo = 0, hi = x->n, mid, n = 0;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (x->fp[mid] < fp)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < x->n && x->fp[lo] == fp; lo++)
+		n++;
+	return n;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The index of what the scan read of the copies; without it, del reads them again. */
+static void index_write(struct list_inputs *in, struct del_scan *s)
+{
+	char name[STATE_NAME_MAX];
+	size_t n = s->nfps - INDEX_HEADER_WORDS;
+
+	if (s->oom || !s->fps)
+		return;
+	qsort(s->fps + INDEX_HEADER_WORDS, n, sizeof(__u64), u64_cmp);
+	memset(s->fps, 0, 2 * sizeof(__u64));
+	memcpy(s->fps, INDEX_MAGIC, sizeof(INDEX_MAGIC));
+	s->fps[2] = in->list.serial;
+	s->fps[3] = n;
+	index_name(in, name);
+	if (state_write(&in->sd, name, s->fps, s->nfps * sizeof(__u64)))
+		log_warn("the index of the list could not be saved: the next del reads the list "
+			 "again");
+}
+
+static void collect_fp(struct del_scan *s, const struct entry *e)
+{
+	__u64 *grown;
+
+	if (s->oom)
+		return;
+	if (s->nfps == s->fcap) {
+		s->fcap = s->fcap ? s->fcap * 2 : 1 << 16;
+		grown = realloc(s->fps, s->fcap * sizeof(__u64));
+		if (!grown) {
+			s->oom = true;
+			return;
+		}
+		s->fps = grown;
+		if (!s->nfps)
+			s->nfps = INDEX_HEADER_WORDS;
+	}
+	s->fps[s->nfps++] = entry_fingerprint(e);
+}
 
 static int scan_entry(const struct entry *e, void *ctx)
 {
@@ -43,6 +179,8 @@ static int scan_entry(const struct entry *e, void *ctx)
 	size_t i;
 	int fam;
 
+	if (s->copy && !s->use_index)
+		collect_fp(s, e);
 	if (s->copy && entry_set_has(s->deleted, e))
 		return 0;
 	if (entry_set_has(&s->wanted, e)) {
@@ -78,6 +216,8 @@ static int del_scan_run(struct list_inputs *in, const struct list_opts *lo, stru
 		ro.lenient = so->lenient;
 		ro.format = in->in[i].format;
 		s->copy = i < in->list.nsources;
+		if (s->copy && s->use_index)
+			continue;
 		if (lseek(in->in[i].fd, 0, SEEK_SET))
 			return -errno;
 		ret = list_read_fd(in->in[i].fd, in->in[i].name, &ro, scan_entry, s, err);
@@ -377,6 +517,7 @@ int list_del(const char *ifname, const struct list_opts *o, char **entries, int 
 	struct parsed_args parsed = {};
 	struct journal_edit *journals = NULL;
 	struct del_scan s = {};
+	struct del_index index = {};
 	struct attachment att;
 	bool opened = false;
 	__u64 cleared = 0;
@@ -398,7 +539,7 @@ int list_del(const char *ifname, const struct list_opts *o, char **entries, int 
 		ret = -EOPNOTSUPP;
 		goto out;
 	}
-	ret = list_inputs_state(&in, ifname, o->state_dir, o->allow, true, &lo);
+	ret = list_inputs_state_unchecked(&in, ifname, o->state_dir, o->allow, &lo);
 	if (ret == -ENOENT)
 		log_error("%s has no state of its %s (its counters and copies live there): "
 			  "'bloomxdp load' the list with a state directory, then delete; nothing "
@@ -431,10 +572,31 @@ int list_del(const char *ifname, const struct list_opts *o, char **entries, int 
 					BLOOMXDP_HDR_V6_LENGTHS : BLOOMXDP_HDR_V4_LENGTHS));
 		filter_close(&f);
 	}
+	/* The families in intervals are rebuilt from every other entry: the copies are read. */
+	if (!ret && !s.ranged[0] && !s.ranged[1] && !index_open(&in, &index)) {
+		s.use_index = true;
+	} else if (!ret) {
+		/* The copies are read: checked first, as restore reads them. */
+		list_inputs_free(&in);
+		free(lo.where.items);
+		memset(&lo, 0, sizeof(lo));
+		lo.format = FORMAT_AUTO;
+		ret = list_inputs_state(&in, ifname, o->state_dir, o->allow, true, &lo);
+		if (!ret)
+			entry_set_sort(&in.deleted);
+	}
 	if (!ret)
 		ret = del_scan_run(&in, &lo, &s);
 	if (ret)
 		goto out;
+	if (s.use_index) {
+		for (i = 0; i < (int)parsed.n; i++)
+			if (!entry_set_has(&in.deleted, &parsed.e[i]))
+				s.in_copies[i] = index_count(&index,
+							     entry_fingerprint(&parsed.e[i]));
+	} else if (in.list.nsources) {
+		index_write(&in, &s);
+	}
 	for (i = 0; i < (int)parsed.n; i++) {
 		if (s.in_copies[i] + s.in_journals[i])
 			continue;
@@ -478,6 +640,8 @@ int list_del(const char *ifname, const struct list_opts *o, char **entries, int 
 		printf(" (%llu bits cleared)", (unsigned long long)cleared);
 	printf("\n");
 out:
+	index_close(&index);
+	free(s.fps);
 	journals_free(journals, nj);
 	free(s.in_copies);
 	free(s.in_journals);

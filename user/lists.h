@@ -91,6 +91,8 @@ int entry_set_add(struct entry_set *s, const struct entry *e);
 void entry_set_sort(struct entry_set *s);
 bool entry_set_has(const struct entry_set *s, const struct entry *e);
 bool entry_same(const struct entry *a, const struct entry *b);
+/* 64 bits of what makes an entry (FNV-1a): equal for the same entry from any format. */
+__u64 entry_fingerprint(const struct entry *e);
 /* The entries del took out of the copies of a list: "<which>-<serial>.deleted", arguments. */
 void state_deleted_name(const char *which, unsigned long long serial, char *out, size_t len);
 
@@ -127,6 +129,12 @@ int list_inputs_plain(struct list_inputs *in, const struct list_opts *o,
  */
 int list_inputs_state(struct list_inputs *in, const char *ifname, const char *state_dir,
 		      bool allow, bool messages, struct list_opts *o);
+/*
+ * The same without reading each copy whole for its SHA-256: for del, which
+ * reads them only when it has no index of them (and then checks them).
+ */
+int list_inputs_state_unchecked(struct list_inputs *in, const char *ifname,
+				const char *state_dir, bool allow, struct list_opts *o);
 /* After the swap: the list as applied, under the live generation, atomically. */
 int list_inputs_commit(struct list_inputs *in, const struct list_opts *o, __u64 generation,
 		       __u64 max_memory);

@@ -626,6 +626,9 @@ static bool in_use(const char *name, const char *which, const struct state_list 
 	if (!strncmp(name, prefix, strlen(prefix)))
 		return true;
 	snprintf(prefix, sizeof(prefix), "%s-%llu.deleted", which, l->serial);
+	if (!strcmp(name, prefix))
+		return true;
+	snprintf(prefix, sizeof(prefix), "%s-%llu.index", which, l->serial);
 	return !strcmp(name, prefix);
 }
 
