@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "bitcounts.h"
+#include "state.h"
 
 static size_t bitcounts_size(__u64 bits)
 {
@@ -96,4 +97,25 @@ void bitcounts_free(struct bitcounts *b)
 	else
 		free(b->hdr);
 	memset(b, 0, sizeof(*b));
+}
+
+int bitcounts_status(const char *ifname, const char *state_dir, __u32 layout, __u64 bits,
+		     __u32 hashes, __u64 generation, __u64 *bytes, __u64 *saturated)
+{
+	struct bitcounts b;
+	struct state_dir sd;
+	int ret;
+
+	*bytes = *saturated = 0;
+	ret = state_open(state_root(state_dir), ifname, false, &sd);
+	if (ret)
+		return ret;
+	ret = bitcounts_map(&b, sd.fd, layout, bits, hashes, generation);
+	if (!ret) {
+		*bytes = b.bytes;
+		*saturated = b.hdr->saturated;
+		bitcounts_free(&b);
+	}
+	state_close(&sd);
+	return ret;
 }

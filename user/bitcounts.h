@@ -85,6 +85,10 @@ static inline bool bitcount_dec(struct bitcounts *b, __u64 bit)
 	return v == 1;
 }
 
+/* For status: the live generation's counters, their size and how many saturated; -ENOENT. */
+int bitcounts_status(const char *ifname, const char *state_dir, __u32 layout, __u64 bits,
+		     __u32 hashes, __u64 generation, __u64 *bytes, __u64 *saturated);
+
 /* The header fields of a filter whose generation is unknown yet. */
 void bitcounts_stamp(struct bitcounts *b, __u64 generation, __u64 v4_lengths, __u64 v6_lengths);
 

@@ -25,6 +25,7 @@
 #include "prefixes.h"
 #include "sizing.h"
 #include "state.h"
+#include "bitcounts.h"
 
 #define NCOUNTERS BLOOMXDP_NCOUNTERS
 
@@ -248,7 +249,8 @@ static int do_status(const char *ifname, bool json, const char *state_dir)
 	double observed_fpr;
 	__u64 set_bits, r4, r6, ranges_bytes;
 	const char *state;
-	int ret;
+	__u64 del_bytes, del_saturated;
+	int ret, del_ret;
 
 	ret = attachment_open(ifname, false, &att);
 	if (ret)
@@ -280,6 +282,9 @@ static int do_status(const char *ifname, bool json, const char *state_dir)
 	distinct = g.distinct;
 	fpr_n = g.fpr;
 	target = g.target;
+	/* The counting filter of del, in the state (bitcounts.h). */
+	del_ret = bitcounts_status(ifname, state_dir, cfg->layout, bits_m, cfg->hashes,
+				   st.generation, &del_bytes, &del_saturated);
 	/* Observed with --verify: the exact copy refused these Bloom hits. */
 	memset(counts, 0, sizeof(counts));
 	counters_read(att.counters_fd, counts);
@@ -343,6 +348,8 @@ static int do_status(const char *ifname, bool json, const char *state_dir)
 		json_kv_u64(&j, "ranges_bytes", ranges_bytes);
 		json_kv_u64(&j, "events_per_sec", cfg->events_per_sec);
 		json_kv_string(&j, "state", state_text(ifname, state_dir, st.generation));
+		json_kv_u64(&j, "del_counters_bytes", del_bytes);
+		json_kv_u64(&j, "del_counters_saturated", del_saturated);
 		json_object_end(&j);
 		json_end(&j);
 		goto cleanup;
@@ -399,6 +406,15 @@ static int do_status(const char *ifname, bool json, const char *state_dir)
 	       !strcmp(state, "behind") ? "records another generation: a load did not complete "
 	       "its state write; load the list again" :
 	       "none for this list ('bloomxdp restore' cannot bring it back)");
+	if (cfg->layout == BLOOMXDP_LAYOUT_KERNEL)
+		printf("del counters    n/a (layout kernel cannot delete)\n");
+	else if (del_ret)
+		printf("del counters    none for this generation: 'bloomxdp del' refuses until a "
+		       "load builds them\n");
+	else
+		printf("del counters    %llu bytes in the state, %llu saturated (their bits stay "
+		       "set: del never clears them)\n", (unsigned long long)del_bytes,
+		       (unsigned long long)del_saturated);
 cleanup:
 	attachment_close(&att);
 	return ret;
