@@ -176,17 +176,16 @@ static void collect_fp(struct del_scan *s, const struct entry *e)
 static int scan_entry(const struct entry *e, void *ctx)
 {
 	struct del_scan *s = ctx;
-	size_t i;
+	long idx;
 	int fam;
 
 	if (s->copy && !s->use_index)
 		collect_fp(s, e);
 	if (s->copy && entry_set_has(s->deleted, e))
 		return 0;
-	if (entry_set_has(&s->wanted, e)) {
-		for (i = 0; i < s->p->n; i++)
-			if (entry_same(&s->p->e[i], e))
-				(s->copy ? s->in_copies : s->in_journals)[i]++;
+	idx = entry_set_find(&s->wanted, e);
+	if (idx >= 0) {
+		(s->copy ? s->in_copies : s->in_journals)[idx]++;
 		return 0;
 	}
 	if (e->kind != ENTRY_ADDR || e->allow)
@@ -510,6 +509,53 @@ static int parse_del(char **args, int n, const struct list_opts *o, struct parse
 	return bad ? -EINVAL : 0;
 }
 
+/* The entries of p whose keep is set, in order; the rest dropped. */
+static void parsed_keep(struct parsed_args *p, const bool *keep, __u64 *a, __u64 *b)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < p->n; i++) {
+		if (!keep[i])
+			continue;
+		p->e[n] = p->e[i];
+		p->arg[n] = p->arg[i];
+		if (a)
+			a[n] = a[i];
+		if (b)
+			b[n] = b[i];
+		n++;
+	}
+	p->n = n;
+}
+
+/* The set of p's entries, each once (an entry given twice is deleted once). */
+static int wanted_build(struct parsed_args *p, struct entry_set *w)
+{
+	bool *keep;
+	size_t i;
+	int ret = 0;
+
+	entry_set_free(w);
+	for (i = 0; i < p->n && !ret; i++)
+		ret = entry_set_add(w, &p->e[i]);
+	if (ret)
+		return ret;
+	entry_set_sort(w);
+	keep = calloc(p->n ? p->n : 1, sizeof(*keep));
+	if (!keep)
+		return -ENOMEM;
+	for (i = 0; i < p->n; i++)
+		keep[i] = entry_set_find(w, &p->e[i]) == (long)i;
+	for (i = 0; i < p->n && keep[i]; i++)
+		;
+	if (i < p->n) {
+		parsed_keep(p, keep, NULL, NULL);
+		ret = wanted_build(p, w);
+	}
+	free(keep);
+	return ret;
+}
+
 int list_del(const char *ifname, const struct list_opts *o, char **entries, int n)
 {
 	struct list_opts lo = { .format = FORMAT_AUTO };
@@ -519,20 +565,24 @@ int list_del(const char *ifname, const struct list_opts *o, char **entries, int 
 	struct del_scan s = {};
 	struct del_index index = {};
 	struct attachment att;
-	bool opened = false;
+	bool opened = false, *keep = NULL;
 	__u64 cleared = 0;
 	int i, nj = 0, missing = 0, ret;
 
 	range_set_init(&s.ranges[0], BLOOMXDP_KEY_IPV4);
 	range_set_init(&s.ranges[1], BLOOMXDP_KEY_IPV6);
 	ret = parse_del(entries, n, o, &parsed);
+	if (!ret)
+		ret = wanted_build(&parsed, &s.wanted);
 	if (ret)
 		goto out;
-	ret = attachment_open(ifname, true, &att);
-	if (ret)
-		goto out;
-	opened = true;
-	if (!o->allow && att.config.layout == BLOOMXDP_LAYOUT_KERNEL) {
+	if (!o->state_only) {
+		ret = attachment_open(ifname, true, &att);
+		if (ret)
+			goto out;
+		opened = true;
+	}
+	if (opened && !o->allow && att.config.layout == BLOOMXDP_LAYOUT_KERNEL) {
 		log_error("%s uses layout kernel: a BPF_MAP_TYPE_BLOOM_FILTER cannot delete; "
 			  "attach with another layout (--layout blocked), or 'load' the list "
 			  "without the entries", ifname);
@@ -548,18 +598,17 @@ int list_del(const char *ifname, const struct list_opts *o, char **entries, int 
 		goto out;
 	s.p = &parsed;
 	s.args = entries;
-	s.in_copies = calloc(parsed.n, sizeof(__u64));
-	s.in_journals = calloc(parsed.n, sizeof(__u64));
-	ret = s.in_copies && s.in_journals ? 0 : -ENOMEM;
+	s.in_copies = calloc(parsed.n + 1, sizeof(__u64));
+	s.in_journals = calloc(parsed.n + 1, sizeof(__u64));
+	keep = calloc(parsed.n + 1, sizeof(*keep));
+	ret = s.in_copies && s.in_journals && keep ? 0 : -ENOMEM;
 	for (i = 0; i < (int)parsed.n && !ret; i++) {
 		const struct entry *e = &parsed.e[i];
 
-		ret = entry_set_add(&s.wanted, e);
-		if (!o->allow && e->kind == ENTRY_ADDR)
+		if (opened && !o->allow && e->kind == ENTRY_ADDR)
 			s.ranged[key_family(&e->addr) == BLOOMXDP_KEY_IPV4 ? 0 : 1] = true;
 	}
-	entry_set_sort(&s.wanted);
-	if (!ret && !o->allow) {
+	if (!ret && opened && !o->allow) {
 		/* Only the families the live filter holds in intervals are rebuilt. */
 		struct filter f = { .map_fd = -1 };
 		__u32 slot;
@@ -598,18 +647,27 @@ int list_del(const char *ifname, const struct list_opts *o, char **entries, int 
 		index_write(&in, &s);
 	}
 	for (i = 0; i < (int)parsed.n; i++) {
-		if (s.in_copies[i] + s.in_journals[i])
+		keep[i] = s.in_copies[i] + s.in_journals[i];
+		if (keep[i])
 			continue;
-		/* An argument once, however many entries it makes. */
-		if (!i || parsed.arg[i] != parsed.arg[i - 1])
+		missing++;
+		/* An argument once, however many entries it makes; expiry skips them quietly. */
+		if (o->lenient)
+			log_debug("%s: no longer listed", entries[parsed.arg[i]]);
+		else if (!i || parsed.arg[i] != parsed.arg[i - 1])
 			log_error("%s: not in the %s of %s (as its state records it); nothing was "
 				  "deleted", entries[parsed.arg[i]],
 				  o->allow ? "allowlist" : "list", ifname);
-		missing++;
 	}
-	if (missing) {
+	if (missing && !o->lenient) {
 		ret = -ENOENT;
 		goto out;
+	}
+	if (missing) {
+		parsed_keep(&parsed, keep, s.in_copies, s.in_journals);
+		ret = wanted_build(&parsed, &s.wanted);
+		if (ret || !parsed.n)
+			goto out;
 	}
 	for (i = 0; i < 2; i++) {
 		if (!s.ranged[i] || s.ranges[i].n)
@@ -624,8 +682,9 @@ int list_del(const char *ifname, const struct list_opts *o, char **entries, int 
 	ret = journals_edit(&in, &s.wanted, &journals, &nj);
 	if (ret)
 		goto out;
-	ret = o->allow ? del_allowed(&att, &s) : del_blocked(&att, &in, &s, o->state_dir,
-							      &cleared);
+	if (opened)
+		ret = o->allow ? del_allowed(&att, &s) :
+				 del_blocked(&att, &in, &s, o->state_dir, &cleared);
 	if (ret)
 		goto out;
 	if (del_record(&in, journals, nj, &s, entries)) {
@@ -634,12 +693,15 @@ int list_del(const char *ifname, const struct list_opts *o, char **entries, int 
 			 ifname);
 		unlinkat(in.sd.fd, BITCOUNTS_FILE, 0);
 	}
+	if (o->state_only)
+		goto out;
 	printf("deleted %zu entr%s from the %s of %s", parsed.n, parsed.n == 1 ? "y" : "ies",
 	       o->allow ? "allowlist" : "list", ifname);
 	if (!o->allow)
 		printf(" (%llu bits cleared)", (unsigned long long)cleared);
 	printf("\n");
 out:
+	free(keep);
 	index_close(&index);
 	free(s.fps);
 	journals_free(journals, nj);

@@ -20,6 +20,7 @@
 
 struct entry_set_item {
 	__u64 fp;
+	size_t idx;		/* in the order added */
 	struct entry e;
 };
 
@@ -74,6 +75,7 @@ int entry_set_add(struct entry_set *s, const struct entry *e)
 		s->items = grown;
 	}
 	s->items[s->n].fp = entry_fingerprint(e);
+	s->items[s->n].idx = s->n;
 	s->items[s->n++].e = *e;
 	s->sorted = false;
 	return 0;
@@ -93,19 +95,19 @@ void entry_set_sort(struct entry_set *s)
 	s->sorted = true;
 }
 
-bool entry_set_has(const struct entry_set *s, const struct entry *e)
+long entry_set_find(const struct entry_set *s, const struct entry *e)
 {
 	size_t lo = 0, hi = s->n, mid;
 	__u64 fp;
 
 	if (!s->n)
-		return false;
+		return -1;
 	fp = entry_fingerprint(e);
 	if (!s->sorted) {
 		for (mid = 0; mid < s->n; mid++)
 			if (s->items[mid].fp == fp && entry_same(&s->items[mid].e, e))
-				return true;
-		return false;
+				return s->items[mid].idx;
+		return -1;
 	}
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
@@ -116,8 +118,13 @@ bool entry_set_has(const struct entry_set *s, const struct entry *e)
 	}
 	for (; lo < s->n && s->items[lo].fp == fp; lo++)
 		if (entry_same(&s->items[lo].e, e))
-			return true;
-	return false;
+			return s->items[lo].idx;
+	return -1;
+}
+
+bool entry_set_has(const struct entry_set *s, const struct entry *e)
+{
+	return entry_set_find(s, e) >= 0;
 }
 
 void state_deleted_name(const char *which, unsigned long long serial, char *out, size_t len)

@@ -30,6 +30,8 @@ struct list_opts {
 	bool allow_empty;	/* load: an input without entries may empty the list */
 	bool lenient;		/* load: skip the lines that cannot be honoured, and say so */
 	bool allow_public_suffix;	/* load/add: block public suffixes (edu.pl) too */
+	const char *timeout;	/* add: "10m" (s, m, h, d): each entry expires then (expiry.h) */
+	bool state_only;	/* del (expiry, restore): the state only, not the live list */
 	const char *column;	/* --format csv: "N" or "N,M" */
 	struct file_list where;	/* --format csv: "COL=VALUE", repeatable */
 	__u64 max_memory;	/* load: bytes a generation may take, from now on */
@@ -90,6 +92,8 @@ int entry_set_add(struct entry_set *s, const struct entry *e);
 /* Sorts it if needed: not const for that, once. */
 void entry_set_sort(struct entry_set *s);
 bool entry_set_has(const struct entry_set *s, const struct entry *e);
+/* The first added equal to e, by its order of addition; -1 when none. */
+long entry_set_find(const struct entry_set *s, const struct entry *e);
 bool entry_same(const struct entry *a, const struct entry *b);
 /* 64 bits of what makes an entry (FNV-1a): equal for the same entry from any format. */
 __u64 entry_fingerprint(const struct entry *e);
