@@ -107,6 +107,10 @@ static const struct option_spec add_options[] = {
 	OPTION("format", 'F', OPT_ENUM, L(format), "FORMAT", "how each ENTRY is read, as for load",
 	       .values = list_format_values),
 	OPTION_PUBLIC_SUFFIX,
+	OPTION("timeout", 0, OPT_TEXT, L(timeout), "DURATION",
+	       "the entries expire after DURATION (30s, 10m,\n"
+	       "2h, 7d): 'bloomxdp daemon' deletes them then;\n"
+	       "an entry listed with a later one keeps it"),
 	OPTION_STATE_DIR(struct list_opts),
 	{}
 };

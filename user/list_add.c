@@ -5,12 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 
 #include "attachment.h"
 #include "bitcounts.h"
+#include "expiry.h"
 #include "layout.h"
 #include "blocklist.h"
 #include "listbuild.h"
@@ -298,14 +300,48 @@ static int add_rebuild(struct attachment *att, const struct list_opts *o, char *
 	return ret;
 }
 
+/* --timeout: its deadline; refused for the allowlist, and without a state to keep it in. */
+static int timeout_check(const char *ifname, const struct list_opts *o, __u64 *deadline)
+{
+	struct state_dir sd;
+	struct timespec now;
+	__u64 secs;
+	int ret;
+
+	if (expiry_parse(o->timeout, &secs)) {
+		log_error("--timeout %s: expected a duration such as 30s, 10m, 2h or 7d (at most "
+			  "365d); nothing was added", o->timeout);
+		return -EINVAL;
+	}
+	if (o->allow) {
+		log_error("--timeout: allowlist entries do not expire; nothing was added");
+		return -EINVAL;
+	}
+	ret = state_open(state_root(o->state_dir), ifname, false, &sd);
+	if (ret) {
+		log_error("--timeout needs the state of %s, where deadlines are kept (%s); "
+			  "nothing was added", ifname, ret == -ENOENT ? "there is none" :
+			  strerror(-ret));
+		return ret;
+	}
+	state_close(&sd);
+	/* Rounded up: an entry never leaves before its time. */
+	clock_gettime(CLOCK_REALTIME, &now);
+	*deadline = now.tv_sec + (now.tv_nsec > 0) + secs;
+	return 0;
+}
+
 int list_add(const char *ifname, const struct list_opts *o, char **entries, int n)
 {
 	struct parsed_args parsed = {};
 	struct attachment att;
+	__u64 deadline = 0;
 	off_t before;
 	int ret, r;
 
 	ret = parse_entries(entries, n, o, &parsed);
+	if (!ret && o->timeout)
+		ret = timeout_check(ifname, o, &deadline);
 	if (!ret)
 		ret = attachment_open(ifname, true, &att);
 	if (ret)
@@ -319,6 +355,12 @@ int list_add(const char *ifname, const struct list_opts *o, char **entries, int 
 		if (r && r != -ENOENT)
 			log_warn("the entries are in the live list of %s, but not in its state: "
 				 "restore would leave them out", ifname);
+	}
+	if (!ret && !o->allow) {
+		r = expiry_record(ifname, o->state_dir, entries, n, deadline);
+		if (r && r != -ENOENT)
+			log_warn("the entries are in the live list of %s, but their timeout could "
+				 "not be recorded: 'bloomxdp del' them when due", ifname);
 	}
 	attachment_close(&att);
 out:
