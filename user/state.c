@@ -629,6 +629,9 @@ static bool in_use(const char *name, const char *which, const struct state_list 
 	if (!strcmp(name, prefix))
 		return true;
 	snprintf(prefix, sizeof(prefix), "%s-%llu.index", which, l->serial);
+	if (!strcmp(name, prefix))
+		return true;
+	snprintf(prefix, sizeof(prefix), "%s-%llu.timeouts", which, l->serial);
 	return !strcmp(name, prefix);
 }
 

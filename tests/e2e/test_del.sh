@@ -45,9 +45,10 @@ check "load 1000 names and 200 IPv6 hosts into the Bloom filter" \
 	bx load "$IF_SRV" --store bloom "$E2E_TMP/names.txt"
 check_eq "the counters are in the state" yes \
 	"$([ -s "$STATE/block.bitcounts" ] && echo yes)"
+st=$(status_json)
 check_eq "status: the counters' size, none saturated" \
 	"$(stat -c %s "$STATE/block.bitcounts") 0" \
-	"$(json_num "$(status_json)" del_counters_bytes) $(json_num "$(status_json)" del_counters_saturated)"
+	"$(json_num "$st" del_counters_bytes) $(json_num "$st" del_counters_saturated)"
 mapfile -t gone < <(awk 'BEGIN { for (i = 0; i < 1000; i += 10) printf "n%d.example\n", i
 	for (i = 0; i < 200; i += 10) printf "2001:db8:99::%x\n", i }')
 out=$(bx del "$IF_SRV" "${gone[@]}" 2>&1)
