@@ -119,3 +119,32 @@ int bitcounts_status(const char *ifname, const char *state_dir, __u32 layout, __
 	state_close(&sd);
 	return ret;
 }
+
+int bitcounts_write(const struct bitcounts *b, int dir_fd)
+{
+	char tmp[64];
+	size_t done = 0;
+	ssize_t n;
+	int fd, ret = 0;
+
+	snprintf(tmp, sizeof(tmp), ".tmp.%s.%d", BITCOUNTS_FILE, (int)getpid());
+	fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	while (done < b->bytes) {
+		n = write(fd, (const char *)b->hdr + done, b->bytes - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			ret = n < 0 ? -errno : -EIO;
+			break;
+		}
+		done += n;
+	}
+	close(fd);
+	if (!ret && renameat(dir_fd, tmp, dir_fd, BITCOUNTS_FILE))
+		ret = -errno;
+	if (ret)
+		unlinkat(dir_fd, tmp, 0);
+	return ret;
+}

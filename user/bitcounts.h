@@ -47,7 +47,13 @@ int bitcounts_alloc(struct bitcounts *b, __u32 layout, __u64 bits, __u32 hashes)
 int bitcounts_map(struct bitcounts *b, int dir_fd, __u32 layout, __u64 bits, __u32 hashes,
 		  __u64 generation);
 void bitcounts_free(struct bitcounts *b);
-/* Durable: an mmap-ed one synced; a malloc-ed one is written by the caller (state_write). */
+/*
+ * A malloc-ed one into the state directory, replacing the file atomically
+ * (rename), not fsync'd: counters serve the live filter only, which a reboot
+ * takes away; restore then builds them again with the filter.
+ */
+int bitcounts_write(const struct bitcounts *b, int dir_fd);
+/* Durable: one mmap-ed from the file msync-ed (the others: bitcounts_write()). */
 int bitcounts_sync(struct bitcounts *b);
 
 static inline unsigned int bitcount_get(const struct bitcounts *b, __u64 bit)

@@ -214,11 +214,18 @@ static int allow_exceptions(struct attachment *att, const struct list_build *b)
 /* The counters of a new generation, under it: del can then take its entries out. */
 static void write_bitcounts(struct list_inputs *in, struct filter *f, __u64 generation)
 {
+	int ret;
+
 	bitcounts_stamp(f->counts, generation, filter_header_word(f, BLOOMXDP_HDR_V4_LENGTHS),
 			filter_header_word(f, BLOOMXDP_HDR_V6_LENGTHS));
-	if (state_write(&in->sd, BITCOUNTS_FILE, f->counts->hdr, f->counts->bytes))
-		log_warn("'bloomxdp del' cannot take entries out of this list (see above): load "
-			 "it again to retry");
+	ret = bitcounts_write(f->counts, in->sd.fd);
+	if (ret) {
+		/* Older counters must not stay: they count another generation, but be sure. */
+		unlinkat(in->sd.fd, BITCOUNTS_FILE, 0);
+		log_warn("'bloomxdp del' cannot take entries out of this list: cannot write "
+			 "%s/%s: %s; load it again to retry", in->sd.path, BITCOUNTS_FILE,
+			 strerror(-ret));
+	}
 }
 
 /*
