@@ -115,6 +115,46 @@ int blocklist_insert(struct filter *f, const struct entry *e)
 	return changed;
 }
 
+struct remove_ctx {
+	struct filter *filter;
+	bool check;
+	__u64 cleared;
+};
+
+static int remove_key(struct remove_ctx *ctx, __u64 hash)
+{
+	return filter_count_remove(ctx->filter, hash, ctx->check, &ctx->cleared);
+}
+
+static int remove_sub(const struct bloomxdp_key *sub, void *arg)
+{
+	struct remove_ctx *ctx = arg;
+
+	return remove_key(ctx, filter_key_hash(ctx->filter, sub));
+}
+
+int blocklist_remove(struct filter *f, const struct entry *e, bool check, __u64 *cleared)
+{
+	struct remove_ctx ctx = { .filter = f, .check = check };
+	__u64 keys[2], kinds;
+	int n, i, target, ret = 0;
+
+	if (e->kind == ENTRY_ADDR) {
+		/* Where insert put it: at the shortest probed length at or past its own. */
+		target = target_length(f, key_family(&e->addr), key_prefix_len(&e->addr));
+		if (target < 0)
+			return -EUCLEAN;
+		ret = prefix_expand(&e->addr, target, remove_sub, &ctx);
+	} else {
+		n = blocklist_name_keys(f->hash_key, e, keys, &kinds);
+		for (i = 0; i < n && !ret; i++)
+			ret = remove_key(&ctx, keys[i]);
+	}
+	if (cleared)
+		*cleared += ctx.cleared;
+	return ret < 0 ? ret : 0;
+}
+
 __u64 blocklist_keys(const struct filter *f, const struct entry *e)
 {
 	__u32 family, len;

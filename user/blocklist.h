@@ -15,6 +15,12 @@
  * prefixes.h first when loading a whole list).
  */
 int blocklist_insert(struct filter *f, const struct entry *e);
+/*
+ * del: one insert of e undone in f->counts (filter_count_remove()), each key
+ * where insert put it; with check, nothing changed, -EUCLEAN when the counters
+ * do not hold every key. *cleared: bits cleared.
+ */
+int blocklist_remove(struct filter *f, const struct entry *e, bool check, __u64 *cleared);
 
 /*
  * The Bloom keys (64-bit hashes) of a domain or URL entry, for a filter made

@@ -9,7 +9,7 @@
 
 /* The commands, each in its cmd_*.c: its options table and its handler (see options.h). */
 extern const struct command command_plan, command_attach, command_detach, command_load,
-	command_add, command_query, command_stats, command_status,
+	command_add, command_del, command_query, command_stats, command_status,
 	command_watch, command_restore, command_save;
 /* The configuration file and the daemon (cmd_daemon.c). */
 extern const struct command command_daemon, command_check_config;

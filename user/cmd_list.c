@@ -37,6 +37,11 @@ static int run_add(const struct cli_call *call)
 	return list_add(call->ifname, call->opts, call->argv, call->argc);
 }
 
+static int run_del(const struct cli_call *call)
+{
+	return list_del(call->ifname, call->opts, call->argv, call->argc);
+}
+
 static int run_query(const struct cli_call *call)
 {
 	return list_query(call->ifname, call->opts, call->argv, call->argc);
@@ -102,6 +107,18 @@ static const struct option_spec add_options[] = {
 	OPTION("format", 'F', OPT_ENUM, L(format), "FORMAT", "how each ENTRY is read, as for load",
 	       .values = list_format_values),
 	OPTION_PUBLIC_SUFFIX,
+	OPTION("timeout", 0, OPT_TEXT, L(timeout), "DURATION",
+	       "the entries expire after DURATION (30s, 10m,\n"
+	       "2h, 7d): 'bloomxdp daemon' deletes them then;\n"
+	       "an entry listed with a later one keeps it"),
+	OPTION_STATE_DIR(struct list_opts),
+	{}
+};
+
+static const struct option_spec del_options[] = {
+	OPTION_ALLOW("delete from the allowlist"),
+	OPTION("format", 'F', OPT_ENUM, L(format), "FORMAT", "how each ENTRY is read, as for load",
+	       .values = list_format_values),
 	OPTION_STATE_DIR(struct list_opts),
 	{}
 };
@@ -162,10 +179,26 @@ const struct command command_add = {
 		"for (its FPR past the target) rebuild it from the state: the list as last\n"
 		"loaded, the journal and them, loaded into a new filter sized for all (about\n"
 		"2 s for a million entries); without state, the add is refused: 'load' the\n"
-		"whole list then. A Bloom filter cannot delete: to remove entries, 'load' the\n"
-		"list without them.\n",
+		"whole list then. 'del' takes entries out again.\n",
 	.options = add_options,
 	.run = run_add,
+};
+
+const struct command command_del = {
+	.name = "del",
+	ENTRY_COMMAND,
+	.summary = "take entries out of the live list",
+	.description =
+		"Takes entries out of the live list of IFNAME, in place, and out of its state\n"
+		"(restore does not bring them back); every other entry still matches. The\n"
+		"Bloom filter's bits are cleared through counters kept in the state, built by\n"
+		"load and kept by add: a bit is cleared when no other key counts on it. A\n"
+		"counter that reached 15 keys stays (its bit stays set: a false positive\n"
+		"more, never a false negative; 'status' counts them). Needs the state, and\n"
+		"a layout other than kernel (a BPF_MAP_TYPE_BLOOM_FILTER cannot delete). An\n"
+		"entry the state does not list is refused: exits 1, nothing deleted.\n",
+	.options = del_options,
+	.run = run_del,
 };
 
 const struct command command_query = {

@@ -20,6 +20,7 @@
 #include "log.h"
 #include "savefile.h"
 #include "state.h"
+#include "expiry.h"
 
 struct restore_opts {
 	bool all;
@@ -227,6 +228,17 @@ static void quiet_end(int saved)
 	}
 }
 
+static void restore_expire(const char *ifname, const char *state_dir)
+{
+	__u64 expired, next;
+	int ret;
+
+	ret = expiry_run(ifname, state_dir, time(NULL), true, &expired, &next);
+	if (ret && ret != -ENOENT)
+		log_warn("%s: entries whose timeout passed could not be taken out of its state: "
+			 "they are restored; 'bloomxdp del' them", ifname);
+}
+
 static int restore_one(const char *ifname, const char *state_dir)
 {
 	struct saved_list lists[2] = {};	/* allowlist, blocklist */
@@ -266,6 +278,9 @@ static int restore_one(const char *ifname, const char *state_dir)
 	}
 	if (!ret)
 		ret = check_interface(ifname, &ifindex);
+	/* Entries whose time passed while it was down are not brought back (expiry.h). */
+	if (!ret)
+		restore_expire(ifname, state_dir);
 	/* Every copy read and checked before anything is attached. */
 	for (i = 0; i < 2 && !ret; i++)
 		ret = saved_open(&lists[i], ifname, state_dir, i == 0);

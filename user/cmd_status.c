@@ -25,6 +25,8 @@
 #include "prefixes.h"
 #include "sizing.h"
 #include "state.h"
+#include "bitcounts.h"
+#include "expiry.h"
 
 #define NCOUNTERS BLOOMXDP_NCOUNTERS
 
@@ -248,7 +250,9 @@ static int do_status(const char *ifname, bool json, const char *state_dir)
 	double observed_fpr;
 	__u64 set_bits, r4, r6, ranges_bytes;
 	const char *state;
-	int ret;
+	__u64 del_bytes, del_saturated, timeouts = 0, next_expiry = 0;
+	char next_text[64] = "";
+	int ret, del_ret;
 
 	ret = attachment_open(ifname, false, &att);
 	if (ret)
@@ -280,6 +284,17 @@ static int do_status(const char *ifname, bool json, const char *state_dir)
 	distinct = g.distinct;
 	fpr_n = g.fpr;
 	target = g.target;
+	/* The counting filter of del, in the state (bitcounts.h). */
+	del_ret = bitcounts_status(ifname, state_dir, cfg->layout, bits_m, cfg->hashes,
+				   st.generation, &del_bytes, &del_saturated);
+	/* Entries that expire (expiry.h). */
+	if (!expiry_summary(ifname, state_dir, &timeouts, &next_expiry) && next_expiry) {
+		time_t t = next_expiry;
+		struct tm tm;
+
+		strftime(next_text, sizeof(next_text), "%Y-%m-%d %H:%M:%S %Z",
+			 localtime_r(&t, &tm));
+	}
 	/* Observed with --verify: the exact copy refused these Bloom hits. */
 	memset(counts, 0, sizeof(counts));
 	counters_read(att.counters_fd, counts);
@@ -343,6 +358,10 @@ static int do_status(const char *ifname, bool json, const char *state_dir)
 		json_kv_u64(&j, "ranges_bytes", ranges_bytes);
 		json_kv_u64(&j, "events_per_sec", cfg->events_per_sec);
 		json_kv_string(&j, "state", state_text(ifname, state_dir, st.generation));
+		json_kv_u64(&j, "del_counters_bytes", del_bytes);
+		json_kv_u64(&j, "del_counters_saturated", del_saturated);
+		json_kv_u64(&j, "timeouts", timeouts);
+		json_kv_u64(&j, "next_expiry", next_expiry);
 		json_object_end(&j);
 		json_end(&j);
 		goto cleanup;
@@ -399,6 +418,21 @@ static int do_status(const char *ifname, bool json, const char *state_dir)
 	       !strcmp(state, "behind") ? "records another generation: a load did not complete "
 	       "its state write; load the list again" :
 	       "none for this list ('bloomxdp restore' cannot bring it back)");
+	if (cfg->layout == BLOOMXDP_LAYOUT_KERNEL)
+		printf("del counters    n/a (layout kernel cannot delete)\n");
+	else if (del_ret)
+		printf("del counters    none for this generation: 'bloomxdp del' refuses until a "
+		       "load builds them\n");
+	else
+		printf("del counters    %llu bytes in the state, %llu saturated (their bits stay "
+		       "set: del never clears them)\n", (unsigned long long)del_bytes,
+		       (unsigned long long)del_saturated);
+	if (timeouts)
+		printf("timeouts        %llu entr%s, the next expires at %s (in %lld s)\n",
+		       (unsigned long long)timeouts, timeouts == 1 ? "y" : "ies", next_text,
+		       (long long)next_expiry - (long long)time(NULL));
+	else
+		printf("timeouts        none\n");
 cleanup:
 	attachment_close(&att);
 	return ret;

@@ -22,6 +22,7 @@
 #include "cli.h"
 #include "config.h"
 #include "daemon.h"
+#include "expiry.h"
 #include "events.h"
 #include "lists.h"
 #include "log.h"
@@ -48,7 +49,16 @@ struct daemon {
 	__u64 reloads, reload_failures;
 	__u64 loads, load_failures;
 	__u64 events;
+	/* Expiry (expiry.h): when to look again, and what the timeouts file was then. */
+	__u64 expiry_check_ms;
+	__u64 expiry_next;		/* the next deadline, seconds since the epoch; 0: none */
+	__u64 expiry_stamp;		/* size and mtime of the timeouts file, hashed */
+	bool expiry_seen;		/* the file was there at the last look */
+	__u64 expired;
 };
+
+/* How often the timeouts are looked at while some are there: well within a second. */
+#define EXPIRY_CHECK_MS 250
 
 static __u64 now_ms(void)
 {
@@ -339,6 +349,43 @@ static void refresh_due(struct daemon *d, bool force)
 		apply(d, true);
 }
 
+/*
+ * Entries whose deadline passed leave through del, the next check at most
+ * EXPIRY_CHECK_MS after their deadline; the timeouts file is read again only
+ * when it changed or a deadline came.
+ */
+static void expire_due(struct daemon *d)
+{
+	__u64 now = now_ms(), stamp, expired, next;
+	time_t wall = time(NULL);
+	int ret;
+
+	if (now < d->expiry_check_ms)
+		return;
+	d->expiry_check_ms = now + EXPIRY_CHECK_MS;
+	ret = expiry_stat(d->ifname, d->cfg.state_dir, &stamp);
+	d->expiry_seen = !ret;
+	if (ret)
+		return;
+	if (stamp == d->expiry_stamp && (!d->expiry_next || (__u64)wall < d->expiry_next))
+		return;
+	ret = expiry_run(d->ifname, d->cfg.state_dir, wall, false, &expired, &next);
+	if (ret && ret != -ENOENT) {
+		log_error("daemon %s: cannot expire entries: %s (retried in %d ms)", d->ifname,
+			  strerror(-ret), EXPIRY_CHECK_MS);
+		return;
+	}
+	d->expired += expired;
+	d->expiry_next = next;
+	if (expired)
+		log_info("daemon %s: %llu entr%s expired, deleted in %llu ms", d->ifname,
+			 (unsigned long long)expired, expired == 1 ? "y" : "ies",
+			 (unsigned long long)(now_ms() - now));
+	/* Its own rewrite is seen as a change once, and read back: cheap, and always right. */
+	if (!expiry_stat(d->ifname, d->cfg.state_dir, &stamp))
+		d->expiry_stamp = stamp;
+}
+
 static int next_timeout(const struct daemon *d)
 {
 	__u64 now = now_ms(), next = 0;
@@ -348,6 +395,9 @@ static int next_timeout(const struct daemon *d)
 		if (d->src[i].due_ms && (!next || d->src[i].due_ms < next))
 			next = d->src[i].due_ms;
 	t = !next ? 60000 : next <= now ? 0 : next - now > 60000 ? 60000 : (int)(next - now);
+	/* New timeouts are noticed within a second; due ones within EXPIRY_CHECK_MS. */
+	if (t > (d->expiry_seen ? EXPIRY_CHECK_MS : 1000))
+		t = d->expiry_seen ? EXPIRY_CHECK_MS : 1000;
 	if (d->metrics) {
 		int m = metrics_server_timeout_ms(d->metrics);
 
@@ -560,6 +610,7 @@ static int loop(struct daemon *d)
 
 	for (;;) {
 		refresh_due(d, false);
+		expire_due(d);
 		n = 0;
 		fds[n++] = (struct pollfd){ .fd = d->sigfd, .events = POLLIN };
 		if (d->rb && d->cfg.events != CONFIG_EVENTS_NONE)

@@ -115,6 +115,20 @@ int exact_set_add(struct exact_set *x, const __u64 hash_key[2], const struct ent
 	return exact_names_update(x, nkey, &one);
 }
 
+int exact_set_remove(struct exact_set *x, const __u64 hash_key[2], const struct entry *e)
+{
+	struct bloomxdp_lpm_v6 key;
+	struct bloomxdp_lpm_name nk = { .prefixlen = 64 };
+	int fd;
+
+	if (e->kind == ENTRY_ADDR) {
+		fd = lpm_key(x, &e->addr, &key);
+		return bpf_map_delete_elem(fd, &key) && errno != ENOENT ? -errno : 0;
+	}
+	nk.key = name_key(hash_key, e);
+	return bpf_map_delete_elem(x->names_fd, &nk) && errno != ENOENT ? -errno : 0;
+}
+
 bool exact_set_has(const struct exact_set *x, const __u64 hash_key[2], const struct entry *e)
 {
 	struct bloomxdp_lpm_v6 key;

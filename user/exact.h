@@ -45,6 +45,8 @@ void exact_set_close(struct exact_set *x);
 /* Adds an entry; hash_key hashes names as the filter does. -ENOSPC when full. */
 int exact_set_add(struct exact_set *x, const __u64 hash_key[2], const struct entry *e);
 
+/* del: the entry out of the set (0 when it was not there). */
+int exact_set_remove(struct exact_set *x, const __u64 hash_key[2], const struct entry *e);
 /* True when the set holds the entry, or (addresses) a prefix covering it. */
 bool exact_set_has(const struct exact_set *x, const __u64 hash_key[2], const struct entry *e);
 

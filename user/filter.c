@@ -26,6 +26,7 @@ static inline int bloomxdp_kernel_has(void *filter, __u64 hash)
 }
 
 #include <bloomxdp/bloom.h>
+#include "bitcounts.h"
 #include "filter.h"
 #include "layout.h"
 #include "sizing.h"
@@ -223,6 +224,12 @@ static bool set_bit(struct filter *f, __u32 word_index, __u64 mask)
 	return true;
 }
 
+/* The bit a position names, counted from the first bit after the header. */
+static __u64 position_bit(__u32 word, __u64 mask)
+{
+	return (__u64)(word - BLOOMXDP_HDR_WORDS) * BLOOMXDP_WORD_BITS + __builtin_ctzll(mask);
+}
+
 bool layout_array_insert(struct filter *f, __u64 hash)
 {
 	struct bloomxdp_positions p;
@@ -234,8 +241,35 @@ bool layout_array_insert(struct filter *f, __u64 hash)
 	for (i = 0; i < f->hashes; i++) {
 		bloomxdp_positions_next(&p, f->layout, f->bits, &word, &mask);
 		changed |= set_bit(f, word, mask);
+		if (f->counts)
+			bitcount_inc(f->counts, position_bit(word, mask));
 	}
 	return changed;
+}
+
+int filter_count_remove(struct filter *f, __u64 hash, bool check, __u64 *cleared)
+{
+	struct bloomxdp_positions p;
+	__u32 i, word;
+	__u64 mask, bit;
+
+	if (!f->counts || !f->ops->readable)
+		return -EOPNOTSUPP;
+	bloomxdp_positions_init(&p, f->layout, f->bits, hash);
+	for (i = 0; i < f->hashes; i++) {
+		bloomxdp_positions_next(&p, f->layout, f->bits, &word, &mask);
+		bit = position_bit(word, mask);
+		if (check) {
+			if (!bitcount_get(f->counts, bit) || !(f->words[word] & mask))
+				return -EUCLEAN;
+			continue;
+		}
+		if (bitcount_dec(f->counts, bit)) {
+			__atomic_fetch_and(&f->words[word], ~mask, __ATOMIC_RELAXED);
+			(*cleared)++;
+		}
+	}
+	return 0;
 }
 
 bool layout_array_test(const struct filter *f, __u64 hash)

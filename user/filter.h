@@ -19,7 +19,10 @@ struct filter {
 	__u64 capacity;		/* keys it is sized for (layout kernel: its max_entries) */
 	__u64 hash_key[2];
 	__u64 addr_key[BLOOMXDP_ADDR_KEY_WORDS];	/* derived from hash_key */
+	struct bitcounts *counts;	/* or NULL: counted as bits are set (bitcounts.h) */
 };
+
+struct bitcounts;
 
 struct bloom_plan;
 
@@ -63,6 +66,14 @@ void filter_insert_hashes(struct filter *f, const __u64 *hashes, size_t n);
 
 /* The hash of an address or prefix key that the filter and the XDP program use. */
 __u64 filter_key_hash(const struct filter *f, const struct bloomxdp_key *key);
+
+/*
+ * del of one key of f->counts: with check, only whether each of its bits is
+ * counted (-EUCLEAN when one is not: the counters do not hold it); else one
+ * key less on each, each bit whose counter falls to zero cleared in place (one
+ * word store: the XDP program may read it now). *cleared: bits cleared.
+ */
+int filter_count_remove(struct filter *f, __u64 hash, bool check, __u64 *cleared);
 
 /* True when every bit of the hash is set: listed, or a false positive. */
 bool filter_test_hash(const struct filter *f, __u64 hash);

@@ -4,11 +4,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 
 #include "attachment.h"
+#include "bitcounts.h"
+#include "expiry.h"
+#include "layout.h"
 #include "blocklist.h"
 #include "listbuild.h"
 #include "lists.h"
@@ -146,6 +151,27 @@ cleanup:
 	return ret;
 }
 
+/*
+ * The counters of del (bitcounts.h), counting what add sets; when they are
+ * there but cannot be kept up to date, removed: del then refuses rather
+ * than clear a bit a key of this add still needs.
+ */
+static void add_counts_open(struct attachment *att, struct filter *f, __u64 generation,
+			    const char *state_dir, struct bitcounts *counts)
+{
+	struct state_dir sd;
+	int ret;
+
+	if (!f->ops->readable || state_open(state_root(state_dir), att->ifname, false, &sd))
+		return;
+	ret = bitcounts_map(counts, sd.fd, f->layout, f->bits, f->hashes, generation);
+	if (!ret)
+		f->counts = counts;
+	else if (ret != -ENOENT && ret != -ESTALE)
+		unlinkat(sd.fd, BITCOUNTS_FILE, 0);
+	state_close(&sd);
+}
+
 /* add: into the live filter (and exact copy) in place: Bloom inserts only set bits. */
 static int add_blocked(struct attachment *att, const struct parsed_args *p, char **entries,
 		       const char *state_dir)
@@ -154,6 +180,7 @@ static int add_blocked(struct attachment *att, const struct parsed_args *p, char
 	struct filter f = { .map_fd = -1 };
 	struct bloomxdp_state st = {};
 	struct exact_set live;
+	struct bitcounts counts = {};
 	__u64 inserted = 0, added;
 	int i, fam, r, failed, ret, n = p->n;
 	__u32 slot, ranged = 0;
@@ -175,6 +202,7 @@ static int add_blocked(struct attachment *att, const struct parsed_args *p, char
 	ret = add_check_room(att, &f, &st, parsed, n, &added, state_dir);
 	if (ret)
 		goto cleanup;
+	add_counts_open(att, &f, st.generation, state_dir, &counts);
 	for (i = 0; i < n; i++) {
 		/* Counted before it goes in: a prefix may add a length, and expand less. */
 		__u64 keys = blocklist_keys(&f, &parsed[i]);
@@ -228,6 +256,10 @@ static int add_blocked(struct attachment *att, const struct parsed_args *p, char
 	warn_unmatched_kinds(&f, &att->config, att->ifname);
 	ret = attachment_check_enforced(att);
 cleanup:
+	if (counts.hdr && bitcounts_sync(&counts))
+		log_warn("the counters of del could not be saved: 'bloomxdp load' the list "
+			 "before deleting from it");
+	bitcounts_free(&counts);
 	exact_set_close(&live);
 	filter_close(&f);
 	return ret;
@@ -268,14 +300,48 @@ static int add_rebuild(struct attachment *att, const struct list_opts *o, char *
 	return ret;
 }
 
+/* --timeout: its deadline; refused for the allowlist, and without a state to keep it in. */
+static int timeout_check(const char *ifname, const struct list_opts *o, __u64 *deadline)
+{
+	struct state_dir sd;
+	struct timespec now;
+	__u64 secs;
+	int ret;
+
+	if (expiry_parse(o->timeout, &secs)) {
+		log_error("--timeout %s: expected a duration such as 30s, 10m, 2h or 7d (at most "
+			  "365d); nothing was added", o->timeout);
+		return -EINVAL;
+	}
+	if (o->allow) {
+		log_error("--timeout: allowlist entries do not expire; nothing was added");
+		return -EINVAL;
+	}
+	ret = state_open(state_root(o->state_dir), ifname, false, &sd);
+	if (ret) {
+		log_error("--timeout needs the state of %s, where deadlines are kept (%s); "
+			  "nothing was added", ifname, ret == -ENOENT ? "there is none" :
+			  strerror(-ret));
+		return ret;
+	}
+	state_close(&sd);
+	/* Rounded up: an entry never leaves before its time. */
+	clock_gettime(CLOCK_REALTIME, &now);
+	*deadline = now.tv_sec + (now.tv_nsec > 0) + secs;
+	return 0;
+}
+
 int list_add(const char *ifname, const struct list_opts *o, char **entries, int n)
 {
 	struct parsed_args parsed = {};
 	struct attachment att;
+	__u64 deadline = 0;
 	off_t before;
 	int ret, r;
 
 	ret = parse_entries(entries, n, o, &parsed);
+	if (!ret && o->timeout)
+		ret = timeout_check(ifname, o, &deadline);
 	if (!ret)
 		ret = attachment_open(ifname, true, &att);
 	if (ret)
@@ -289,6 +355,12 @@ int list_add(const char *ifname, const struct list_opts *o, char **entries, int 
 		if (r && r != -ENOENT)
 			log_warn("the entries are in the live list of %s, but not in its state: "
 				 "restore would leave them out", ifname);
+	}
+	if (!ret && !o->allow) {
+		r = expiry_record(ifname, o->state_dir, entries, n, deadline);
+		if (r && r != -ENOENT)
+			log_warn("the entries are in the live list of %s, but their timeout could "
+				 "not be recorded: 'bloomxdp del' them when due", ifname);
 	}
 	attachment_close(&att);
 out:

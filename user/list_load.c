@@ -11,6 +11,8 @@
 #include <bpf/bpf.h>
 
 #include "attachment.h"
+#include "bitcounts.h"
+#include "layout.h"
 #include "listbuild.h"
 #include "lists.h"
 #include "log.h"
@@ -147,6 +149,8 @@ static int build_lists(struct list_build *b, const struct list_opts *o,
 							       NULL;
 		kept = b->suffixes;
 		before = b->read;
+		/* What del took out of the list stays out of its copies. */
+		b->skip = i < in->list.nsources ? &in->deleted : NULL;
 		ret = list_build_read_fd(b, in->in[i].fd, in->in[i].name, in->in[i].format, err);
 		if (!ret && in->in[i].entries)
 			*in->in[i].entries = b->read - before;
@@ -155,6 +159,7 @@ static int build_lists(struct list_build *b, const struct list_opts *o,
 			b->suffixes = kept;
 	}
 	b->opts.csv = NULL;
+	b->skip = NULL;
 	list_notes_print(&b->notes);
 	if (!ret && b->suffixes.count) {
 		snprintf(err, LIST_ERROR_LEN, "%llu public suffix%s in the list, which would block "
@@ -210,6 +215,23 @@ static int allow_exceptions(struct attachment *att, const struct list_build *b)
 	return 0;
 }
 
+/* The counters of a new generation, under it: del can then take its entries out. */
+static void write_bitcounts(struct list_inputs *in, struct filter *f, __u64 generation)
+{
+	int ret;
+
+	bitcounts_stamp(f->counts, generation, filter_header_word(f, BLOOMXDP_HDR_V4_LENGTHS),
+			filter_header_word(f, BLOOMXDP_HDR_V6_LENGTHS));
+	ret = bitcounts_write(f->counts, in->sd.fd);
+	if (ret) {
+		/* Older counters must not stay: they count another generation, but be sure. */
+		unlinkat(in->sd.fd, BITCOUNTS_FILE, 0);
+		log_warn("'bloomxdp del' cannot take entries out of this list: cannot write "
+			 "%s/%s: %s; load it again to retry", in->sd.path, BITCOUNTS_FILE,
+			 strerror(-ret));
+	}
+}
+
 /*
  * The blocklist: a new filter (and exact copy with --verify) in the other
  * generation, sized for the list. The input is read before the writers' lock
@@ -230,6 +252,7 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o,
 	struct timespec start, wall;
 	struct list_build build;
 	struct bloom_plan plan;
+	struct bitcounts counts = {};
 	__u64 max_memory, exact_bytes = 0;
 	__u32 slot;
 	int ret;
@@ -277,6 +300,10 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o,
 			  strerror(-ret));
 		goto cleanup;
 	}
+	/* The counting filter of del, with the state it belongs to (bitcounts.h). */
+	if (in->recording && f.ops->readable &&
+	    !bitcounts_alloc(&counts, f.layout, f.bits, f.hashes))
+		f.counts = &counts;
 	ret = list_build_insert(&build, &f, err);
 	if (ret) {
 		log_error("%s; the live list of %s is unchanged", err, att->ifname);
@@ -355,8 +382,11 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o,
 	if (list_inputs_commit(in, o, st.generation, max_memory))
 		log_warn("the new list of %s is live, but the state could not record it: restore "
 			 "would bring back the previous one; load it again", att->ifname);
+	else if (f.counts)
+		write_bitcounts(in, &f, st.generation);
 	ret = attachment_check_enforced(att);
 cleanup:
+	bitcounts_free(&counts);
 	list_build_free(&build);
 	exact_set_close(&exact);
 	filter_close(&f);

@@ -57,6 +57,7 @@ static void print_verdict(const char *arg, const struct entry *e, bool blocked,
 /* What the state says of a Bloom hit: the list as last applied, read back. */
 struct listed_check {
 	const struct entry *q;
+	const struct entry_set *skip;	/* what del took out of the copy being read */
 	char covering[NAME_TEXT_MAX + BLOOMXDP_PATH_MAX + 8];
 };
 
@@ -106,7 +107,7 @@ static int check_listed(const struct entry *e, void *ctx)
 {
 	struct listed_check *c = ctx;
 
-	if (!covers(e, c->q))
+	if (!covers(e, c->q) || (c->skip && entry_set_has(c->skip, e)))
 		return 0;
 	if (e->kind == ENTRY_ADDR) {
 		prefix_text(&e->addr, c->covering, sizeof(c->covering));
@@ -162,6 +163,7 @@ static int find_listed(struct list_inputs *in, const struct list_opts *lo,
 		if (lseek(in->in[i].fd, 0, SEEK_SET))
 			return -errno;
 		ro.format = in->in[i].format;
+		c->skip = i < in->list.nsources ? &in->deleted : NULL;
 		ret = list_read_fd(in->in[i].fd, in->in[i].name, &ro, check_listed, c, err);
 	}
 	if (ret == -ECANCELED)

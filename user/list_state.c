@@ -18,6 +18,152 @@
 #include "log.h"
 #include "state.h"
 
+struct entry_set_item {
+	__u64 fp;
+	size_t idx;		/* in the order added */
+	struct entry e;
+};
+
+/* FNV-1a over what makes an entry: the same entry read from any format, the same. */
+__u64 entry_fingerprint(const struct entry *e)
+{
+	__u64 h = 0xcbf29ce484222325ULL;
+	const unsigned char *p;
+	size_t i;
+
+#define FP_BYTES(ptr, len)						\
+	for (p = (const unsigned char *)(ptr), i = 0; i < (len); i++)	\
+		h = (h ^ p[i]) * 0x100000001b3ULL
+	FP_BYTES(&e->kind, sizeof(e->kind));
+	if (e->kind == ENTRY_ADDR) {
+		/* Its words only: the rest is not set by every parser. */
+		FP_BYTES(e->addr.word, e->addr.nwords * sizeof(e->addr.word[0]));
+	} else {
+		FP_BYTES(e->name, strlen(e->name));
+		FP_BYTES("/", 1);
+		FP_BYTES(e->path, strlen(e->path));
+	}
+#undef FP_BYTES
+	return h;
+}
+
+bool entry_same(const struct entry *a, const struct entry *b)
+{
+	if (a->kind != b->kind || a->allow != b->allow)
+		return false;
+	if (a->kind == ENTRY_ADDR)
+		return a->addr.nwords == b->addr.nwords && a->addr.nwords <= BLOOMXDP_KEY_MAX_WORDS &&
+		       !memcmp(a->addr.word, b->addr.word, a->addr.nwords * sizeof(a->addr.word[0]));
+	return !strcmp(a->name, b->name) && !strcmp(a->path, b->path);
+}
+
+void entry_set_free(struct entry_set *s)
+{
+	free(s->items);
+	memset(s, 0, sizeof(*s));
+}
+
+int entry_set_add(struct entry_set *s, const struct entry *e)
+{
+	struct entry_set_item *grown;
+
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 16;
+		grown = realloc(s->items, s->cap * sizeof(*grown));
+		if (!grown)
+			return -ENOMEM;
+		s->items = grown;
+	}
+	s->items[s->n].fp = entry_fingerprint(e);
+	s->items[s->n].idx = s->n;
+	s->items[s->n++].e = *e;
+	s->sorted = false;
+	return 0;
+}
+
+static int item_cmp(const void *a, const void *b)
+{
+	__u64 x = ((const struct entry_set_item *)a)->fp, y = ((const struct entry_set_item *)b)->fp;
+
+	return x < y ? -1 : x > y;
+}
+
+void entry_set_sort(struct entry_set *s)
+{
+	if (!s->sorted && s->n)
+		qsort(s->items, s->n, sizeof(*s->items), item_cmp);
+	s->sorted = true;
+}
+
+long entry_set_find(const struct entry_set *s, const struct entry *e)
+{
+	size_t lo = 0, hi = s->n, mid;
+	__u64 fp;
+
+	if (!s->n)
+		return -1;
+	fp = entry_fingerprint(e);
+	if (!s->sorted) {
+		for (mid = 0; mid < s->n; mid++)
+			if (s->items[mid].fp == fp && entry_same(&s->items[mid].e, e))
+				return s->items[mid].idx;
+		return -1;
+	}
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (s->items[mid].fp < fp)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < s->n && s->items[lo].fp == fp; lo++)
+		if (entry_same(&s->items[lo].e, e))
+			return s->items[lo].idx;
+	return -1;
+}
+
+bool entry_set_has(const struct entry_set *s, const struct entry *e)
+{
+	return entry_set_find(s, e) >= 0;
+}
+
+void state_deleted_name(const char *which, unsigned long long serial, char *out, size_t len)
+{
+	snprintf(out, len, "%s-%llu.deleted", which, serial);
+}
+
+/* Deletions: a list of arguments, one a line, rarely more than a few megabytes. */
+#define STATE_DELETED_MAX (256 << 20)
+
+/* What del took out of the copies of the list, into in->deleted. */
+static int read_deleted(struct list_inputs *in, bool messages)
+{
+	struct parsed_args p = {};
+	char name[STATE_NAME_MAX], *text, *line, *save;
+	size_t len, i;
+	int ret;
+
+	state_deleted_name(in->which, in->list.serial, name, sizeof(name));
+	ret = state_read(&in->sd, name, STATE_DELETED_MAX, &text, &len);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret)
+		return ret;
+	for (line = strtok_r(text, "\n", &save); line && !ret; line = strtok_r(NULL, "\n", &save)) {
+		p.n = 0;
+		ret = parse_arg(line, FORMAT_AUTO, &p, "");
+		for (i = 0; i < p.n && !ret; i++)
+			ret = entry_set_add(&in->deleted, &p.e[i]);
+	}
+	if (ret && messages)
+		log_error("%s/%s: cannot be read back: check it, or load the list again",
+			  in->sd.path, name);
+	entry_set_sort(&in->deleted);
+	parsed_args_free(&p);
+	free(text);
+	return ret;
+}
+
 static int inputs_grow(struct list_inputs *in, const char *name, int fd, enum list_format format,
 		       const struct list_opts *opts)
 {
@@ -58,6 +204,7 @@ void list_inputs_free(struct list_inputs *in)
 	free(in->in);
 	free(in->copies);
 	free(in->parsed);
+	entry_set_free(&in->deleted);
 	state_list_free(&in->list);
 	state_close(&in->sd);
 	memset(in, 0, sizeof(*in));
@@ -220,8 +367,8 @@ static int source_options(struct list_inputs *in, const struct state_source *s,
 	return ret;
 }
 
-int list_inputs_state(struct list_inputs *in, const char *ifname, const char *state_dir,
-		      bool allow, bool messages, struct list_opts *o)
+static int inputs_state(struct list_inputs *in, const char *ifname, const char *state_dir,
+			bool allow, bool messages, struct list_opts *o, bool check_copies)
 {
 	char shown[PATH_MAX + STATE_NAME_MAX], hex[STATE_SHA256_HEX];
 	int i, fd, ret;
@@ -248,8 +395,8 @@ int list_inputs_state(struct list_inputs *in, const char *ifname, const char *st
 
 		snprintf(shown, sizeof(shown), "%s/%s", in->sd.path, s->copy);
 		fd = state_open_file(&in->sd, s->copy);
-		ret = fd < 0 ? fd : state_sha256_fd(fd, hex);
-		if (!ret && strcmp(hex, s->sha256))
+		ret = fd < 0 ? fd : check_copies ? state_sha256_fd(fd, hex) : 0;
+		if (!ret && check_copies && strcmp(hex, s->sha256))
 			ret = -EBADMSG;
 		if (ret) {
 			if (fd >= 0)
@@ -271,7 +418,20 @@ int list_inputs_state(struct list_inputs *in, const char *ifname, const char *st
 			return ret;
 		}
 	}
-	return open_journals(in, messages);
+	ret = read_deleted(in, messages);
+	return ret ? ret : open_journals(in, messages);
+}
+
+int list_inputs_state(struct list_inputs *in, const char *ifname, const char *state_dir,
+		      bool allow, bool messages, struct list_opts *o)
+{
+	return inputs_state(in, ifname, state_dir, allow, messages, o, true);
+}
+
+int list_inputs_state_unchecked(struct list_inputs *in, const char *ifname,
+				const char *state_dir, bool allow, struct list_opts *o)
+{
+	return inputs_state(in, ifname, state_dir, allow, true, o, false);
 }
 
 /* What a source read with options of its own records: those a source can have. */

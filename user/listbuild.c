@@ -8,6 +8,7 @@
 
 #include "blocklist.h"
 #include "listbuild.h"
+#include "lists.h"
 #include "suffixes.h"
 
 #define PROGRESS_EVERY (1U << 20)
@@ -134,6 +135,8 @@ static int build_entry(const struct entry *e, void *arg)
 	struct list_build *b = arg;
 	int ret = 0;
 
+	if (b->skip && entry_set_has(b->skip, e))
+		return 0;
 	if (b->allowlist && e->kind == ENTRY_URL)
 		return -EPROTONOSUPPORT;
 	if (e->kind == ENTRY_NAME && public_suffix_is(e->name))

@@ -29,6 +29,8 @@ struct list_suffixes {
 	} first[LIST_SUFFIX_PLACES];
 };
 
+struct entry_set;
+
 struct list_build {
 	struct list_read_opts opts;	/* format, csv, lenient: set before reading */
 	struct list_notes notes;	/* what --lenient skipped, what was widened */
@@ -68,6 +70,7 @@ struct list_build {
 	double bits_per_key;		/* 0: as at FPR 1% */
 	struct range_cost cost[2];	/* [0] IPv4, [1] IPv6, after list_build_finish() */
 	struct range_set ranges[2];	/* of the families whose cost.use_ranges */
+	const struct entry_set *skip;	/* entries not to read (del), or NULL */
 };
 
 void list_build_init(struct list_build *b, struct filter *filter, __u32 max_probes);

@@ -30,6 +30,8 @@ struct list_opts {
 	bool allow_empty;	/* load: an input without entries may empty the list */
 	bool lenient;		/* load: skip the lines that cannot be honoured, and say so */
 	bool allow_public_suffix;	/* load/add: block public suffixes (edu.pl) too */
+	const char *timeout;	/* add: "10m" (s, m, h, d): each entry expires then (expiry.h) */
+	bool state_only;	/* del (expiry, restore): the state only, not the live list */
 	const char *column;	/* --format csv: "N" or "N,M" */
 	struct file_list where;	/* --format csv: "COL=VALUE", repeatable */
 	__u64 max_memory;	/* load: bytes a generation may take, from now on */
@@ -62,6 +64,8 @@ int list_check_sources(const struct list_opts *o, const struct list_source *src,
 /* entries: one address, prefix, range, domain or URL each; all parsed before any insert. */
 int list_add(const char *ifname, const struct list_opts *o, char **entries, int n);
 int list_query(const char *ifname, const struct list_opts *o, char **entries, int n);
+/* entries: each taken out of the live list and its state (list_del.c). */
+int list_del(const char *ifname, const struct list_opts *o, char **entries, int n);
 
 /*
  * The inputs of a load, and what the state records of them (list_state.c):
@@ -78,6 +82,26 @@ struct list_input {
 	__u64 *entries;			/* list_source.entries */
 };
 
+/* Entries by value (kind, key, name, path), for del: sorted fingerprints, then exact compare. */
+struct entry_set {
+	struct entry_set_item *items;
+	size_t n, cap;
+	bool sorted;
+};
+
+void entry_set_free(struct entry_set *s);
+int entry_set_add(struct entry_set *s, const struct entry *e);
+/* Sorts it if needed: not const for that, once. */
+void entry_set_sort(struct entry_set *s);
+bool entry_set_has(const struct entry_set *s, const struct entry *e);
+/* The first added equal to e, by its order of addition; -1 when none. */
+long entry_set_find(const struct entry_set *s, const struct entry *e);
+bool entry_same(const struct entry *a, const struct entry *b);
+/* 64 bits of what makes an entry (FNV-1a): equal for the same entry from any format. */
+__u64 entry_fingerprint(const struct entry *e);
+/* The entries del took out of the copies of a list: "<which>-<serial>.deleted", arguments. */
+void state_deleted_name(const char *which, unsigned long long serial, char *out, size_t len);
+
 struct list_inputs {
 	struct list_input *in;
 	int n;
@@ -88,6 +112,7 @@ struct list_inputs {
 	struct state_copy *copies;
 	int ncopies;
 	struct state_list list;
+	struct entry_set deleted;	/* of the copies (keep: read from the state) */
 	char *parsed;		/* the recorded options' text, cut: their values point in */
 	struct list_opts *src_opts;	/* sources' own recorded options */
 	char **src_parsed;		/* ... their text, as parsed */
@@ -110,6 +135,12 @@ int list_inputs_plain(struct list_inputs *in, const struct list_opts *o,
  */
 int list_inputs_state(struct list_inputs *in, const char *ifname, const char *state_dir,
 		      bool allow, bool messages, struct list_opts *o);
+/*
+ * The same without reading each copy whole for its SHA-256: for del, which
+ * reads them only when it has no index of them (and then checks them).
+ */
+int list_inputs_state_unchecked(struct list_inputs *in, const char *ifname,
+				const char *state_dir, bool allow, struct list_opts *o);
 /* After the swap: the list as applied, under the live generation, atomically. */
 int list_inputs_commit(struct list_inputs *in, const struct list_opts *o, __u64 generation,
 		       __u64 max_memory);

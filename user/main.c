@@ -15,7 +15,8 @@
 
 /* Every command, in the order 'bloomxdp --help' shows them; a new one is a row. */
 static const struct command *const commands[] = {
-	&command_plan, &command_attach, &command_load, &command_add, &command_query,
+	&command_plan, &command_attach, &command_load, &command_add, &command_del,
+	&command_query,
 	&command_stats, &command_status, &command_watch, &command_save, &command_detach,
 	&command_restore, &command_daemon, &command_check_config, &command_refresh,
 	NULL,

@@ -621,9 +621,18 @@ static bool in_use(const char *name, const char *which, const struct state_list 
 	for (i = 0; i < l->nsources; i++)
 		if (!strcmp(name, l->src[i].copy))
 			return true;
-	/* The journals of the current serial, any format. */
+	/* The journals of the current serial, any format, and what del took out of it. */
 	state_journal_name(which, l->serial, "", prefix, sizeof(prefix));
-	return !strncmp(name, prefix, strlen(prefix));
+	if (!strncmp(name, prefix, strlen(prefix)))
+		return true;
+	snprintf(prefix, sizeof(prefix), "%s-%llu.deleted", which, l->serial);
+	if (!strcmp(name, prefix))
+		return true;
+	snprintf(prefix, sizeof(prefix), "%s-%llu.index", which, l->serial);
+	if (!strcmp(name, prefix))
+		return true;
+	snprintf(prefix, sizeof(prefix), "%s-%llu.timeouts", which, l->serial);
+	return !strcmp(name, prefix);
 }
 
 void state_prune(const struct state_dir *sd, const char *which, const struct state_list *l)

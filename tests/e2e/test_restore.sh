@@ -72,8 +72,8 @@ check "load an allowlist from standard input" \
 	bash -c "echo $C_ALLOWED | timeout 30 nsenter --net=/run/netns/$NS_SRV -- \
 		$BLOOMXDP load --allow $IF_SRV -"
 check "add an entry" bx add "$IF_SRV" "$C_ADDED"
-check_eq "the state: settings, both lists with their copies, the journal of the add" \
-	"allow allow-2.0 block block-2.0 block-2.journal.auto settings" \
+check_eq "the state: settings, lists and copies, the add's journal, del's counters" \
+	"allow allow-2.0 block block-2.0 block-2.journal.auto block.bitcounts settings" \
 	"$(cd "$STATE" && ls | tr '\n' ' ' | sed 's/ $//')"
 check_eq "the blocklist's copy is the list as read, its SHA-256 recorded" \
 	"$(sha256sum <"$E2E_TMP/block.txt" | cut -d' ' -f1)" \

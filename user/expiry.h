@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Entries that expire (add --timeout): their deadlines in the state, in
+ * "block-<serial>.timeouts", one "DEADLINE ENTRY" line per add (seconds since
+ * the epoch; 0: none, the entry stays). An entry's deadline is the latest of
+ * its lines (0 the latest of all): an add of a listed entry keeps the later
+ * one, as ipset's -exist. Expired entries leave through del (list_del()).
+ */
+#ifndef BLOOMXDP_EXPIRY_H
+#define BLOOMXDP_EXPIRY_H
+
+#include <stdbool.h>
+#include <time.h>
+#include <linux/types.h>
+
+/* "10m": seconds (s, m, h, d; none: seconds) into *seconds; 0 or -EINVAL. */
+int expiry_parse(const char *text, __u64 *seconds);
+
+/*
+ * add: the entries' deadline (0: none) onto the list's timeouts; without a
+ * deadline only when the file is there (an entry that had one keeps none).
+ * -ENOENT unprinted when there is no state.
+ */
+int expiry_record(const char *ifname, const char *state_dir, char **entries, int n,
+		  __u64 deadline);
+
+/* For the daemon: a number that changes when the timeouts file does; -ENOENT: none. */
+int expiry_stat(const char *ifname, const char *state_dir, __u64 *stamp);
+
+/* What status shows: entries with a deadline, the next one (0: none). -ENOENT: no file. */
+int expiry_summary(const char *ifname, const char *state_dir, __u64 *entries, __u64 *next);
+
+/*
+ * Deletes the entries whose deadline is at or before now: from the live list
+ * and the state, or with state_only from the state alone (restore, before it
+ * loads); then takes them off the timeouts. *expired: how many; *next: the
+ * next deadline (0: none). -ENOENT unprinted when there is nothing to expire.
+ */
+int expiry_run(const char *ifname, const char *state_dir, time_t now, bool state_only,
+	       __u64 *expired, __u64 *next);
+
+#endif
