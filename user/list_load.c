@@ -13,6 +13,7 @@
 #include "attachment.h"
 #include "bitcounts.h"
 #include "layout.h"
+#include "expiry.h"
 #include "listbuild.h"
 #include "lists.h"
 #include "log.h"
@@ -487,14 +488,23 @@ int list_load_sources(const char *ifname, const struct list_opts *o,
 {
 	struct list_inputs in;
 	struct attachment att;
+	__u64 timed, next;
 	int ret;
 
+	/* Entries with a deadline before the load: the load drops them (said after). */
+	if (o->allow || expiry_summary(ifname, o->state_dir, &timed, &next))
+		timed = 0;
 	ret = attachment_open(ifname, false, &att);
 	if (ret)
 		return ret;
 	ret = list_inputs_sources(&in, ifname, o, src, n);
 	if (!ret)
 		ret = list_load_inputs(&att, o, &in);
+	if (!ret && timed)
+		log_warn("%llu entr%s added with --timeout %s not in the new list of %s: a load "
+			 "replaces the whole list, adds included; add %s again",
+			 (unsigned long long)timed, timed == 1 ? "y" : "ies",
+			 timed == 1 ? "is" : "are", ifname, timed == 1 ? "it" : "them");
 	list_inputs_free(&in);
 	attachment_close(&att);
 	return ret;

@@ -142,4 +142,8 @@ check_eq "pings: the expired one passes, the rest still drop" \
 	"$C_KEEP:0 $C_SHORT:3 $C_LONG:0 $C_FREE:3 " "$(verdicts)"
 check_eq "status: only the one-hour timeout left" 1 "$(json_num "$(status_json)" timeouts)"
 
+# A load replaces the whole list, adds with a timeout included: it says so.
+check_fails "a load says the entry added with a timeout is not in the new list" 0 \
+	"1 entry added with --timeout is not in the new list" bx load "$IF_SRV" "$LIST"
+
 tap_finish
