@@ -258,3 +258,142 @@ out:
 	state_close(&sd);
 	return ret;
 }
+
+void expiry_carried_free(struct expiry_carried *c)
+{
+	int i;
+
+	for (i = 0; i < c->nfiles; i++) {
+		if (c->path[i][0])
+			unlink(c->path[i]);
+	}
+	free(c->text);
+	memset(c, 0, sizeof(*c));
+}
+
+/* The carried lines into a private temporary file: its path in c. */
+static int carry_file(struct expiry_carried *c, const char *text, size_t len)
+{
+	char *path = c->path[c->nfiles];
+	int fd;
+
+	snprintf(path, sizeof(c->path[0]), "/tmp/bloomxdp-carried-XXXXXX");
+	fd = mkstemp(path);
+	if (fd < 0) {
+		path[0] = '\0';
+		return -errno;
+	}
+	if (write(fd, text, len) != (ssize_t)len) {
+		close(fd);
+		unlink(path);
+		path[0] = '\0';
+		return -EIO;
+	}
+	close(fd);
+	c->format[c->nfiles++] = FORMAT_AUTO;
+	return 0;
+}
+
+int expiry_carry(const char *ifname, const char *state_dir, time_t now, struct expiry_carried *c)
+{
+	char name[STATE_NAME_MAX], *lines = NULL;
+	struct timeouts t = {};
+	struct state_dir sd;
+	size_t llen = 0, i;
+	FILE *kept = NULL, *out = NULL;
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	ret = timeouts_open(ifname, state_dir, &sd, name);
+	if (ret)
+		return ret;
+	/* del takes an entry off the timeouts: what is there with a deadline to come is listed. */
+	ret = timeouts_read(&sd, name, &t);
+	if (!ret) {
+		kept = open_memstream(&c->text, &c->len);
+		out = open_memstream(&lines, &llen);
+		if (!kept || !out)
+			ret = -ENOMEM;
+	}
+	for (i = 0; !ret && i < t.n; i++) {
+		if (!t.d[i].at || t.d[i].at <= (__u64)now)
+			continue;
+		fprintf(out, "%s\n", t.d[i].entry);
+		fprintf(kept, "%llu %s\n", (unsigned long long)t.d[i].at, t.d[i].entry);
+		c->entries++;
+	}
+	if (out && fclose(out) && !ret)
+		ret = -ENOMEM;
+	if (kept && fclose(kept) && !ret)
+		ret = -ENOMEM;
+	if (!ret && llen)
+		ret = carry_file(c, lines, llen);
+	free(lines);
+	if (ret)
+		expiry_carried_free(c);
+	timeouts_free(&t);
+	state_close(&sd);
+	return ret;
+}
+
+static int text_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int expiry_forget(const char *ifname, const char *state_dir, char **entries, int n)
+{
+	char name[STATE_NAME_MAX], *text = NULL, **sorted = NULL;
+	struct timeouts t = {};
+	struct state_dir sd;
+	size_t len = 0, i;
+	FILE *out;
+	int ret;
+
+	ret = timeouts_open(ifname, state_dir, &sd, name);
+	if (ret)
+		return ret;
+	ret = timeouts_read(&sd, name, &t);
+	if (!ret)
+		sorted = malloc((n + 1) * sizeof(*sorted));
+	if (!ret && !sorted)
+		ret = -ENOMEM;
+	if (ret)
+		goto out;
+	memcpy(sorted, entries, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), text_cmp);
+	out = open_memstream(&text, &len);
+	if (!out) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < t.n; i++) {
+		const char *e = t.d[i].entry;
+
+		if (!bsearch(&e, sorted, n, sizeof(*sorted), text_cmp))
+			fprintf(out, "%llu %s\n", (unsigned long long)t.d[i].at, e);
+	}
+	ret = fclose(out) ? -ENOMEM : state_write(&sd, name, text ? text : "", len);
+out:
+	free(text);
+	free(sorted);
+	timeouts_free(&t);
+	state_close(&sd);
+	return ret;
+}
+
+int expiry_recarry(const char *ifname, const char *state_dir, const struct expiry_carried *c)
+{
+	char name[STATE_NAME_MAX];
+	struct state_dir sd;
+	off_t before;
+	int ret;
+
+	if (!c->len)
+		return 0;
+	ret = timeouts_open(ifname, state_dir, &sd, name);
+	if (!ret)
+		ret = state_append(&sd, name, c->text, &before);
+	state_close(&sd);
+	return ret;
+}

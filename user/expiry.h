@@ -39,4 +39,29 @@ int expiry_summary(const char *ifname, const char *state_dir, __u64 *entries, __
 int expiry_run(const char *ifname, const char *state_dir, time_t now, bool state_only,
 	       __u64 *expired, __u64 *next);
 
+/*
+ * What a load keeps of the adds with a deadline to come (bans): a load
+ * replaces the list, so these go into it as inputs of their own (a private
+ * temporary file, read as add reads), and their deadlines into its timeouts
+ * after (expiry_recarry). del takes entries off the timeouts (expiry_forget):
+ * a deleted entry is not carried.
+ */
+#define EXPIRY_CARRY_FILES 16
+struct expiry_carried {
+	char path[EXPIRY_CARRY_FILES][64];	/* unlinked by expiry_carried_free() */
+	__u32 format[EXPIRY_CARRY_FILES];	/* enum list_format */
+	int nfiles;
+	__u64 entries;
+	char *text;				/* "DEADLINE ENTRY" lines */
+	size_t len;
+};
+
+/* -ENOENT unprinted when there is no state or no timeouts. */
+int expiry_carry(const char *ifname, const char *state_dir, time_t now, struct expiry_carried *c);
+/* After the load: the carried entries' deadlines into the new list's timeouts. */
+int expiry_recarry(const char *ifname, const char *state_dir, const struct expiry_carried *c);
+void expiry_carried_free(struct expiry_carried *c);
+/* del: the entries (as given) off the timeouts. -ENOENT unprinted when none. */
+int expiry_forget(const char *ifname, const char *state_dir, char **entries, int n);
+
 #endif

@@ -21,6 +21,7 @@
 #include "blocklist.h"
 #include "layout.h"
 #include "listbuild.h"
+#include "expiry.h"
 #include "lists.h"
 #include "log.h"
 #include "prefixes.h"
@@ -693,6 +694,10 @@ int list_del(const char *ifname, const struct list_opts *o, char **entries, int 
 			 ifname);
 		unlinkat(in.sd.fd, BITCOUNTS_FILE, 0);
 	}
+	/* A deleted entry has no deadline left: a load does not carry it. */
+	if (!o->allow && expiry_forget(ifname, o->state_dir, entries, n) == -ENOMEM)
+		log_warn("out of memory: the deleted entries keep their deadlines, and a load "
+			 "would keep them until then; delete them again");
 	if (o->state_only)
 		goto out;
 	printf("deleted %zu entr%s from the %s of %s", parsed.n, parsed.n == 1 ? "y" : "ies",

@@ -486,26 +486,52 @@ int list_load_inputs(struct attachment *att, const struct list_opts *o, struct l
 int list_load_sources(const char *ifname, const struct list_opts *o,
 		      const struct list_source *src, int n)
 {
-	struct list_inputs in;
+	struct list_opts carried_opts[EXPIRY_CARRY_FILES];
+	struct expiry_carried carried = {};
+	struct list_source *all = NULL;
+	struct list_inputs in = { .sd = { .fd = -1, .root_fd = -1 } };
 	struct attachment att;
-	__u64 timed, next;
-	int ret;
+	int i, ret;
 
-	/* Entries with a deadline before the load: the load drops them (said after). */
-	if (o->allow || expiry_summary(ifname, o->state_dir, &timed, &next))
-		timed = 0;
 	ret = attachment_open(ifname, false, &att);
 	if (ret)
 		return ret;
-	ret = list_inputs_sources(&in, ifname, o, src, n);
+	/* Entries added with a deadline to come (bans) stay in the new list, until then. */
+	if (!o->allow && expiry_carry(ifname, o->state_dir, time(NULL), &carried))
+		memset(&carried, 0, sizeof(carried));
+	all = calloc(n + carried.nfiles, sizeof(*all));
+	if (!all) {
+		log_error("out of memory; the live list of %s is unchanged", ifname);
+		ret = -ENOMEM;
+		goto cleanup;
+	}
+	memcpy(all, src, n * sizeof(*all));
+	for (i = 0; i < carried.nfiles; i++) {
+		/* Read as add read them: each accepted once already. */
+		carried_opts[i] = (struct list_opts){ .format = carried.format[i],
+						      .allow_public_suffix = true };
+		all[n + i] = (struct list_source){ .path = carried.path[i],
+						   .opts = &carried_opts[i] };
+	}
+	ret = list_inputs_sources(&in, ifname, o, all, n + carried.nfiles);
 	if (!ret)
 		ret = list_load_inputs(&att, o, &in);
-	if (!ret && timed)
-		log_warn("%llu entr%s added with --timeout %s not in the new list of %s: a load "
-			 "replaces the whole list, adds included; add %s again",
-			 (unsigned long long)timed, timed == 1 ? "y" : "ies",
-			 timed == 1 ? "is" : "are", ifname, timed == 1 ? "it" : "them");
+	if (!ret && carried.entries) {
+		if (expiry_recarry(ifname, o->state_dir, &carried))
+			log_warn("the deadlines of the %llu entries added with --timeout that the "
+				 "new list keeps could not be recorded: they stay until deleted",
+				 (unsigned long long)carried.entries);
+		else
+			printf("kept %llu entr%s added with --timeout (until %s deadline%s)\n",
+			       (unsigned long long)carried.entries,
+			       carried.entries == 1 ? "y" : "ies",
+			       carried.entries == 1 ? "its" : "their",
+			       carried.entries == 1 ? "" : "s");
+	}
+cleanup:
 	list_inputs_free(&in);
+	free(all);
+	expiry_carried_free(&carried);
 	attachment_close(&att);
 	return ret;
 }

@@ -142,8 +142,17 @@ check_eq "pings: the expired one passes, the rest still drop" \
 	"$C_KEEP:0 $C_SHORT:3 $C_LONG:0 $C_FREE:3 " "$(verdicts)"
 check_eq "status: only the one-hour timeout left" 1 "$(json_num "$(status_json)" timeouts)"
 
-# A load replaces the whole list, adds with a timeout included: it says so.
-check_fails "a load says the entry added with a timeout is not in the new list" 0 \
-	"1 entry added with --timeout is not in the new list" bx load "$IF_SRV" "$LIST"
+# A load replaces the list, but entries with a deadline to come (bans) stay, until then.
+check_fails "a load keeps the entry added with a 1 h timeout" 0 \
+	"kept 1 entry added with --timeout" bx load "$IF_SRV" "$LIST"
+check_eq "pings: it still drops after the load" "$C_KEEP:0 $C_SHORT:3 $C_LONG:0 $C_FREE:3 " \
+	"$(verdicts)"
+check_eq "status: its timeout kept" 1 "$(json_num "$(status_json)" timeouts)"
+check "del of it" bx del "$IF_SRV" "$C_LONG"
+check_eq "status: no timeout left (a deleted entry has none)" 0 \
+	"$(json_num "$(status_json)" timeouts)"
+check "load again" bx load "$IF_SRV" "$LIST"
+check_eq "pings: the deleted one is not brought back by the load" \
+	"$C_KEEP:0 $C_SHORT:3 $C_LONG:3 $C_FREE:3 " "$(verdicts)"
 
 tap_finish
