@@ -64,7 +64,10 @@ ping_many "$PINGS" 0.1 "${CLIENTS[@]}"
 status=0
 printf '  %-18s %-12s %s\n' "source" "query says" "ping replies"
 for a in "${CLIENTS[@]}"; do
-	verdict=$(bx query "$IF_SRV" "$a" 2>/dev/null | sed 's/^.*: //')
+	# "ADDR: blocked (listed: ENTRY)" or "ADDR: not blocked": the verdict after the address.
+	verdict=$(bx query "$IF_SRV" "$a" 2>/dev/null)
+	verdict=${verdict#"$a: "}
+	verdict=${verdict%% (*}
 	rx=${PING_RX[$a]}
 	printf '  %-18s %-12s %s/%s' "$a" "$verdict" "$rx" "${PING_TX[$a]}"
 	if [ "$verdict" = blocked ] && [ "$rx" = 0 ]; then
