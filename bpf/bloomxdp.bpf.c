@@ -221,42 +221,40 @@ struct range_walk {
 	__u64 found;		/* 0, or the 1-based node of the candidate */
 };
 
-static long range_step_v4(__u32 i, void *data)
+/* One step down the Eytzinger array: right when the node's interval starts at or below. */
+static __always_inline long range_step(struct range_walk *w, int v6)
 {
-	struct range_walk *w = data;
-	struct bloomxdp_range_v4 *r;
 	__u32 key = w->node;
 	__u64 right;
+	void *r;
 
 	if (w->node > w->n)
 		return 1;
 	r = bpf_map_lookup_elem(w->map, &key);
 	if (!r)
 		return 1;
-	right = r->start <= w->lo;
+	if (v6) {
+		const struct bloomxdp_range_v6 *r6 = r;
+
+		right = r6->start_hi < w->hi || (r6->start_hi == w->hi && r6->start_lo <= w->lo);
+	} else {
+		right = ((const struct bloomxdp_range_v4 *)r)->start <= w->lo;
+	}
 	if (right)
 		w->found = w->node;
 	w->node = 2 * w->node + right;
 	return 0;
 }
 
+/* bpf_loop callbacks, one per element type. */
+static long range_step_v4(__u32 i, void *data)
+{
+	return range_step(data, 0);
+}
+
 static long range_step_v6(__u32 i, void *data)
 {
-	struct range_walk *w = data;
-	struct bloomxdp_range_v6 *r;
-	__u32 key = w->node;
-	__u64 right;
-
-	if (w->node > w->n)
-		return 1;
-	r = bpf_map_lookup_elem(w->map, &key);
-	if (!r)
-		return 1;
-	right = r->start_hi < w->hi || (r->start_hi == w->hi && r->start_lo <= w->lo);
-	if (right)
-		w->found = w->node;
-	w->node = 2 * w->node + right;
-	return 0;
+	return range_step(data, 1);
 }
 
 /* addr_verdict()'s len1 of an interval hit: beyond any length + 1. */
