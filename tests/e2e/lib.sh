@@ -333,6 +333,37 @@ e2e_need() {
 	done
 }
 
+# e2e_private_bpffs WHAT TOOL... -- ARGS: the calling script runs again (with ARGS) in
+# a mount and network namespace of its own, where a fresh bpffs is mounted at
+# /sys/fs/bpf: tests that attack or remount bpffs never touch the machine's. In
+# that namespace it returns; outside, it never does.
+e2e_private_bpffs() {
+	local what=$1 tools=()
+	shift
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		tools+=("$1")
+		shift
+	done
+	[ $# -gt 0 ] && shift
+	if [ -z "${BX_PRIVATE_NS:-}" ]; then
+		e2e_need "$what" unshare "${tools[@]}"
+		BX_PRIVATE_NS=1 exec unshare --mount --net --propagation private -- bash "$0" "$@"
+		echo "not ok 1 - unshare --mount --net failed"
+		exit 1
+	fi
+	# Never mount over the machine's bpffs: this must be a mount namespace of our own.
+	if [ "$(readlink /proc/self/ns/mnt)" = "$(readlink /proc/1/ns/mnt)" ]; then
+		not_ok "running in a private mount namespace" "refusing to touch the real /sys/fs/bpf"
+		tap_finish
+		exit 1
+	fi
+	if ! mount -t bpf bpf /sys/fs/bpf; then
+		not_ok "mount a fresh bpffs at /sys/fs/bpf in the private mount namespace"
+		tap_finish
+		exit 1
+	fi
+}
+
 e2e_requirements() {
 	local tool
 	if [ "$(id -u)" -ne 0 ]; then

@@ -25,23 +25,7 @@ cd "$(dirname "$0")/../.." || exit 1
 
 UNIT_IN=dist/bloomxdp@.service.in
 
-if [ -z "${BXC_PRIVATE_NS:-}" ]; then
-	e2e_need "capability tests" unshare setpriv
-	BXC_PRIVATE_NS=1 exec unshare --mount --net --propagation private -- bash "$0" "$@"
-	echo "not ok 1 - unshare --mount --net failed"
-	exit 1
-fi
-
-if [ "$(readlink /proc/self/ns/mnt)" = "$(readlink /proc/1/ns/mnt)" ]; then
-	not_ok "running in a private mount namespace" "refusing to touch the real /sys/fs/bpf"
-	tap_finish
-	exit 1
-fi
-if ! mount -t bpf bpf /sys/fs/bpf; then
-	not_ok "mount a fresh bpffs at /sys/fs/bpf in the private mount namespace"
-	tap_finish
-	exit 1
-fi
+e2e_private_bpffs "capability tests" setpriv -- "$@"
 
 NOBODY=$(id -u nobody 2>/dev/null || echo 65534)
 NOGROUP=$(id -g nobody 2>/dev/null || echo 65534)

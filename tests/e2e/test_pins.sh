@@ -25,24 +25,7 @@ cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/e2e/lib.sh
 . tests/e2e/lib.sh
 
-if [ -z "${BXP_PRIVATE_NS:-}" ]; then
-	e2e_need "pin directory tests" unshare setpriv bpftool
-	BXP_PRIVATE_NS=1 exec unshare --mount --net --propagation private -- bash "$0" "$@"
-	echo "not ok 1 - unshare --mount --net failed"
-	exit 1
-fi
-
-# Never mount over the machine's bpffs: this must be a mount namespace of our own.
-if [ "$(readlink /proc/self/ns/mnt)" = "$(readlink /proc/1/ns/mnt)" ]; then
-	not_ok "running in a private mount namespace" "refusing to touch the real /sys/fs/bpf"
-	tap_finish
-	exit 1
-fi
-if ! mount -t bpf bpf /sys/fs/bpf; then
-	not_ok "mount a fresh bpffs at /sys/fs/bpf in the private mount namespace"
-	tap_finish
-	exit 1
-fi
+e2e_private_bpffs "pin directory tests" setpriv bpftool -- "$@"
 check_eq "a fresh bpffs in a private mount namespace, mode 1777 (as CI mounts it)" 1777 \
 	"$(stat -c %a /sys/fs/bpf)"
 
