@@ -314,6 +314,37 @@ tcp_try() {
 # ---------------------------------------------------------------- topology
 
 # Checks what the tests need; prints the reason and returns 1 if one is missing.
+# nginx_start DIR LOG_FORMAT: an nginx of the test's own in the server's
+# namespace: its files in DIR (access log DIR/access.log, LOG_FORMAT the rest of
+# its log_format line), the server blocks read from standard input. Its PID in
+# NGINX_PID (the timeout's, as every process of the test: ended by cleanup).
+nginx_start() {
+	local dir=$1 format=$2
+	{
+		cat <<EOF
+user root;
+worker_processes 1;
+pid $dir/nginx.pid;
+error_log $dir/error.log warn;
+events { worker_connections 64; }
+http {
+	log_format bx $format;
+	access_log $dir/access.log bx;
+	client_body_temp_path $dir/body;
+	proxy_temp_path $dir/proxy;
+	fastcgi_temp_path $dir/fastcgi;
+	uwsgi_temp_path $dir/uwsgi;
+	scgi_temp_path $dir/scgi;
+	default_type text/plain;
+EOF
+		cat
+		echo "}"
+	} >"$dir/nginx.conf"
+	bg_start timeout 300 nsenter --net="/run/netns/$NS_SRV" -- \
+		nginx -p "$dir/" -e "$dir/error.log" -c "$dir/nginx.conf" -g 'daemon off;'
+	NGINX_PID=$BG_PID
+}
+
 # e2e_need WHAT [TOOL...]: skips the whole test (named WHAT, exit 0) unless the
 # machine can run it (e2e_requirements) and every TOOL is there.
 e2e_need() {

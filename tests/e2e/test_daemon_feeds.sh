@@ -58,30 +58,13 @@ events = none
 EOF
 check "check-config accepts a feed beside a local file" "$BLOOMXDP" check-config "$CONF"
 
-cat >"$NGX/nginx.conf" <<EOF
-user root;
-worker_processes 1;
-pid $NGX/nginx.pid;
-error_log $NGX/error.log warn;
-events { worker_connections 64; }
-http {
-	log_format bx escape=none '\$status \$request_uri inm=\$http_if_none_match';
-	access_log $NGX/access.log bx;
-	client_body_temp_path $NGX/body;
-	proxy_temp_path $NGX/proxy;
-	fastcgi_temp_path $NGX/fastcgi;
-	uwsgi_temp_path $NGX/uwsgi;
-	scgi_temp_path $NGX/scgi;
-	default_type text/plain;
+nginx_start "$NGX" "escape=none '\$status \$request_uri inm=\$http_if_none_match'" <<EOF
 	server {
 		listen 127.0.0.1:$HTTP_PORT;
 		root $WWW;
 	}
-}
 EOF
-bg_start timeout 90 nsenter --net="/run/netns/$NS_SRV" -- \
-	nginx -p "$NGX/" -e "$NGX/error.log" -c "$NGX/nginx.conf" -g 'daemon off;'
-HTTP_PID=$BG_PID
+HTTP_PID=$NGINX_PID
 check "nginx serves the feed in $NS_SRV" wait_listen tcp "$HTTP_PORT"
 
 # wait_log REGEX COUNT SECONDS: until the daemon's log holds COUNT lines matching REGEX.

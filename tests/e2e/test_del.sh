@@ -6,14 +6,11 @@
 # layout kernel and a missing state are refused.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/e2e/lib.sh
 . tests/e2e/lib.sh
 
-if ! why=$(e2e_requirements); then
-	skip "del tests" "$why"
-	tap_finish
-	exit 0
-fi
-trap e2e_cleanup EXIT
+e2e_need "del tests"
+e2e_install_trap
 
 C_DEL=192.0.2.10	# listed, deleted
 C_KEEP=192.0.2.11	# listed, kept

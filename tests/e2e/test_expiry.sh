@@ -6,14 +6,11 @@
 # leaves every other entry enforced; restore skips entries whose time passed.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/e2e/lib.sh
 . tests/e2e/lib.sh
 
-if ! why=$(e2e_requirements); then
-	skip "expiry tests" "$why"
-	tap_finish
-	exit 0
-fi
-trap e2e_cleanup EXIT
+e2e_need "expiry tests"
+e2e_install_trap
 
 C_KEEP=192.0.2.11	# loaded, stays
 C_SHORT=192.0.2.12	# added for 3 s

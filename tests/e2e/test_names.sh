@@ -175,21 +175,7 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 
 	-keyout "$NGX/key.pem" -out "$NGX/cert.pem" -subj "/CN=bloomxdp-test.example" \
 	-addext "subjectAltName=DNS:*.example,DNS:*.example.org,DNS:evil.example,DNS:good.example" \
 	>"$NGX/openssl.log" 2>&1
-cat >"$NGX/nginx.conf" <<EOF
-user root;
-worker_processes 1;
-pid $NGX/nginx.pid;
-error_log $NGX/error.log warn;
-events { worker_connections 64; }
-http {
-	log_format bx '\$host \$server_port \$request_uri';
-	access_log $NGX/access.log bx;
-	client_body_temp_path $NGX/body;
-	proxy_temp_path $NGX/proxy;
-	fastcgi_temp_path $NGX/fastcgi;
-	uwsgi_temp_path $NGX/uwsgi;
-	scgi_temp_path $NGX/scgi;
-	default_type text/plain;
+nginx_start "$NGX" "'\$host \$server_port \$request_uri'" <<EOF
 	server {
 		listen $SRV4:80 default_server;
 		listen [$SRV6]:80 default_server;
@@ -202,11 +188,7 @@ http {
 		server_name _;
 		location / { return 200 "ok \$host \$request_uri\n"; }
 	}
-}
 EOF
-bg_start timeout 300 nsenter --net="/run/netns/$NS_SRV" -- \
-	nginx -p "$NGX/" -e "$NGX/error.log" -c "$NGX/nginx.conf" -g 'daemon off;'
-NGINX_PID=$BG_PID
 
 if wait_listen udp 53 && wait_listen tcp 80 && wait_listen tcp 443 && wait_listen tcp 8080; then
 	ok "dnsmasq (pid $DNSMASQ_PID) and nginx (pid $NGINX_PID) listen in $NS_SRV"

@@ -57,23 +57,9 @@ mkdir -p "$WWW"
 	openssl x509 -req -in "$NGX/srv.csr" -CA "$NGX/ca.pem" -CAkey "$NGX/ca.key" \
 		-CAcreateserial -days 1 -extfile "$NGX/ext" -out "$NGX/cert.pem"
 } >"$NGX/openssl.log" 2>&1
-cat >"$NGX/nginx.conf" <<EOF
-user root;
-worker_processes 1;
-pid $NGX/nginx.pid;
-error_log $NGX/error.log warn;
-events { worker_connections 64; }
-http {
-	log_format bx escape=none
+nginx_start "$NGX" "escape=none
 		'\$status \$request_uri inm=\$http_if_none_match enc=\$sent_http_content_encoding'
-		' ims=\$http_if_modified_since';
-	access_log $NGX/access.log bx;
-	client_body_temp_path $NGX/body;
-	proxy_temp_path $NGX/proxy;
-	fastcgi_temp_path $NGX/fastcgi;
-	uwsgi_temp_path $NGX/uwsgi;
-	scgi_temp_path $NGX/scgi;
-	default_type text/plain;
+		' ims=\$http_if_modified_since'" <<EOF
 	gzip on;
 	gzip_types text/plain;
 	server {
@@ -90,7 +76,6 @@ http {
 		location = /to-file { return 302 file:///etc/passwd; }
 		location = /loop { return 302 /loop; }
 	}
-}
 EOF
 # Version 1, 2 and the shrunk one (a fifth of the rules: 80% fewer entries).
 RULES=$(grep -vc '^!' "$URLHAUS")
@@ -104,9 +89,6 @@ serve() {
 }
 serve "$E2E_TMP/v1.txt" 100
 
-bg_start timeout 300 nsenter --net="/run/netns/$NS_SRV" -- \
-	nginx -p "$NGX/" -e "$NGX/error.log" -c "$NGX/nginx.conf" -g 'daemon off;'
-NGINX_PID=$BG_PID
 if wait_listen tcp 8080 && wait_listen tcp 8443; then
 	ok "nginx (pid $NGINX_PID) serves the feed on $SRV4:8080 and :8443 (TLS) in $NS_SRV"
 else

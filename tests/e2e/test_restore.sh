@@ -6,10 +6,11 @@
 # between its swap and its state write is seen, not papered over.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/e2e/lib.sh
 . tests/e2e/lib.sh
 
 e2e_need "restore tests"
-trap e2e_cleanup EXIT
+e2e_install_trap
 
 C_LISTED=192.0.2.10	# in the blocklist
 C_PREFIX=192.0.2.35	# under 192.0.2.32/28, listed
