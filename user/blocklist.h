@@ -39,8 +39,9 @@ __u64 blocklist_keys(const struct filter *f, const struct entry *e);
 /*
  * Decides an entry as the XDP program would decide a packet carrying it: an
  * address (a prefix: its first address, probed at lengths up to its own), a
- * name in a DNS query / TLS SNI / HTTP Host, or a URL requested over HTTP. Returns true when blocked, with what matched in why (e.g. the
- * listed suffix "evil.example").
+ * name in a DNS query / TLS SNI / HTTP Host, or a URL requested over HTTP.
+ * Returns true when blocked, with what matched in why (e.g. the listed suffix
+ * "evil.example").
  */
 bool blocklist_lookup(const struct filter *f, const struct entry *e, char *why, size_t len);
 

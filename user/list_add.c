@@ -108,18 +108,6 @@ static int add_check_room(const struct attachment *att, const struct filter *f,
 	return -ENOSPC;
 }
 
-/* An address entry of a family the live filter leaves to exact intervals: 0 IPv4, 1 IPv6, or -1. */
-static int ranged_family(const struct filter *f, const struct entry *e)
-{
-	int fam;
-
-	if (e->kind != ENTRY_ADDR)
-		return -1;
-	fam = key_family(&e->addr) == BLOOMXDP_KEY_IPV4 ? 0 : 1;
-	return BLOOMXDP_IS_RANGES_WORD(filter_header_word(f, fam ? BLOOMXDP_HDR_V6_LENGTHS :
-							     BLOOMXDP_HDR_V4_LENGTHS)) ? fam : -1;
-}
-
 /*
  * add of addresses of a family held in exact intervals: the live intervals
  * and these, merged into a new array that replaces the live one in one
@@ -133,7 +121,7 @@ static int add_ranges(struct attachment *att, const struct filter *f, __u32 slot
 
 	ret = range_set_open(outer, slot, fam ? BLOOMXDP_KEY_IPV6 : BLOOMXDP_KEY_IPV4, &s);
 	for (i = 0; i < n && !ret; i++)
-		if (ranged_family(f, &e[i]) == fam)
+		if (entry_ranged_family(f, &e[i]) == fam)
 			ret = range_set_add_key(&s, &e[i].addr);
 	if (ret)
 		goto cleanup;
@@ -213,9 +201,9 @@ static int add_blocked(struct attachment *att, const struct parsed_args *p, char
 			if (ret < 0)
 				break;
 		}
-		if (ranged_family(&f, &parsed[i]) >= 0) {
+		if (entry_ranged_family(&f, &parsed[i]) >= 0) {
 			/* Into the intervals, all at once below. */
-			ranged |= 1U << ranged_family(&f, &parsed[i]);
+			ranged |= 1U << entry_ranged_family(&f, &parsed[i]);
 			inserted++;
 			st.entries++;
 			continue;

@@ -141,3 +141,14 @@ int parse_arg(const char *arg, enum list_format format, struct parsed_args *p, c
 		log_warn("%s: %s", arg, parse.widened);
 	return 0;
 }
+
+int entry_ranged_family(const struct filter *f, const struct entry *e)
+{
+	int fam;
+
+	if (e->kind != ENTRY_ADDR)
+		return -1;
+	fam = key_family(&e->addr) == BLOOMXDP_KEY_IPV4 ? 0 : 1;
+	return BLOOMXDP_IS_RANGES_WORD(filter_header_word(f, fam ? BLOOMXDP_HDR_V6_LENGTHS :
+							     BLOOMXDP_HDR_V4_LENGTHS)) ? fam : -1;
+}

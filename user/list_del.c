@@ -331,18 +331,6 @@ static int del_record(struct list_inputs *in, struct journal_edit *j, int nj,
 	return ret;
 }
 
-/* An address entry of a family the live filter leaves to exact intervals: 0, 1, or -1. */
-static int ranged_family(const struct filter *f, const struct entry *e)
-{
-	int fam;
-
-	if (e->kind != ENTRY_ADDR)
-		return -1;
-	fam = key_family(&e->addr) == BLOOMXDP_KEY_IPV4 ? 0 : 1;
-	return BLOOMXDP_IS_RANGES_WORD(filter_header_word(f, fam ? BLOOMXDP_HDR_V6_LENGTHS :
-							     BLOOMXDP_HDR_V4_LENGTHS)) ? fam : -1;
-}
-
 /* The prefix lengths probed now, as the counters' load planned them: keys where they were. */
 static bool lengths_as_counted(const struct filter *f, const struct bitcounts *c,
 			       const struct entry *e)
@@ -419,7 +407,7 @@ static int del_blocked(struct attachment *att, struct list_inputs *in, struct de
 	f.counts = &counts;
 	/* Checked whole before a bit changes: all deleted, or nothing. */
 	for (i = 0; i < n && !ret; i++) {
-		if (ranged_family(&f, &s->p->e[i]) >= 0)
+		if (entry_ranged_family(&f, &s->p->e[i]) >= 0)
 			continue;
 		if (!lengths_as_counted(&f, &counts, &s->p->e[i]))
 			ret = -ERANGE;
@@ -440,7 +428,7 @@ static int del_blocked(struct attachment *att, struct list_inputs *in, struct de
 			if (ret)
 				break;
 		}
-		fam = ranged_family(&f, &s->p->e[i]);
+		fam = entry_ranged_family(&f, &s->p->e[i]);
 		times = s->in_copies[i] + s->in_journals[i];
 		/* A listed key counted once per time it was inserted: each one undone. */
 		for (t = 0; fam < 0 && t < times && !ret; t++)
@@ -465,7 +453,7 @@ static int del_blocked(struct attachment *att, struct list_inputs *in, struct de
 		unlinkat(sd.fd, BITCOUNTS_FILE, 0);
 	}
 	for (i = 0; i < n; i++)
-		if (ranged_family(&f, &s->p->e[i]) < 0 && !att->config.verify &&
+		if (entry_ranged_family(&f, &s->p->e[i]) < 0 && !att->config.verify &&
 		    blocklist_lookup(&f, &s->p->e[i], why, sizeof(why)))
 			log_warn("%s: deleted, but still matched by the filter: its bits are "
 				 "shared with other keys or saturated (a false positive now; "

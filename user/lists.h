@@ -179,6 +179,8 @@ void warn_unmatched_kinds(const struct filter *f, const struct bloomxdp_config *
 			  const char *ifname);
 /* Distinct keys in a filter: from the fill where readable, else the keys inserted. */
 double filter_keys_now(const struct filter *f, const struct bloomxdp_state *st);
+/* An address of a family the live filter keeps in exact intervals: 0 IPv4, 1 IPv6; else -1. */
+int entry_ranged_family(const struct filter *f, const struct entry *e);
 /* Into the live allowlist, in place; *added: how many made it when one fails. */
 int allowlist_insert(struct attachment *att, const struct entry *e, size_t n, size_t *added);
 

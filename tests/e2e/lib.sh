@@ -314,6 +314,17 @@ tcp_try() {
 # ---------------------------------------------------------------- topology
 
 # Checks what the tests need; prints the reason and returns 1 if one is missing.
+# wait_log REGEX COUNT SECONDS [FILE]: until FILE (default: $ERR, a daemon's
+# log) holds COUNT lines matching REGEX; 1 if it does not within SECONDS.
+wait_log() {
+	local i file=${4:-$ERR}
+	for ((i = 0; i < $3 * 20; i++)); do
+		[ "$(grep -cE -- "$1" "$file" 2>/dev/null)" -ge "$2" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 # nginx_start DIR LOG_FORMAT: an nginx of the test's own in the server's
 # namespace: its files in DIR (access log DIR/access.log, LOG_FORMAT the rest of
 # its log_format line), the server blocks read from standard input. Its PID in

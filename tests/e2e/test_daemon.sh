@@ -66,16 +66,6 @@ write_list() {
 	mv "$1.tmp" "$1"
 }
 
-# wait_log REGEX COUNT SECONDS: until the daemon's log holds COUNT lines matching REGEX.
-wait_log() {
-	local i
-	for ((i = 0; i < $3 * 20; i++)); do
-		[ "$(grep -cE -- "$1" "$ERR" 2>/dev/null)" -ge "$2" ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
-
 http_code() {
 	in_srv curl -s -o /dev/null -m 3 -w '%{http_code}' "http://127.0.0.1:$1$2"
 }

@@ -67,15 +67,6 @@ EOF
 HTTP_PID=$NGINX_PID
 check "nginx serves the feed in $NS_SRV" wait_listen tcp "$HTTP_PORT"
 
-# wait_log REGEX COUNT SECONDS: until the daemon's log holds COUNT lines matching REGEX.
-wait_log() {
-	local i
-	for ((i = 0; i < $3 * 20; i++)); do
-		[ "$(grep -cE -- "$1" "$ERR" 2>/dev/null)" -ge "$2" ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
 # received SRC...: how many of 5 pings from each SRC got a reply.
 received() {
 	local src out=()

@@ -69,10 +69,7 @@ bg_start timeout 60 unshare -m --propagation private bash "$E2E_TMP/inside.sh" \
 DPID=$BG_PID
 
 loaded=0
-for ((i = 0; i < 200; i++)); do
-	grep -q 'blocklist loaded' "$E2E_TMP/daemon.err" 2>/dev/null && loaded=1 && break
-	sleep 0.05
-done
+wait_log 'blocklist loaded' 1 10 "$E2E_TMP/daemon.err" && loaded=1
 check_eq "the daemon, in a mount namespace with a /dev/log of the test's, loaded its list" 1 \
 	"$loaded" "$(cat "$E2E_TMP/daemon.err")"
 # The listener outlives the shell that started it (the daemon took its place): ended by

@@ -45,14 +45,6 @@ refresh = 1h
 state_dir = $BLOOMXDP_STATE_DIR
 EOF
 
-wait_log() {
-	local i
-	for ((i = 0; i < $3 * 20; i++)); do
-		[ "$(grep -cE -- "$1" "$ERR" 2>/dev/null)" -ge "$2" ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
 verdicts() {
 	local src out=""
 	ping_many 3 0.05 "${CLIENTS[@]}"

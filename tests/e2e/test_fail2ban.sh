@@ -79,10 +79,7 @@ bg_start timeout 60 nsenter --net="/run/netns/$NS_SRV" -- fail2ban-server -f -x 
 	-c "$F2B" --logtarget "$F2B/fail2ban.log" >"$F2B/server.out" 2>&1
 F2B_PID=$BG_PID
 started=0
-for ((i = 0; i < 100; i++)); do
-	grep -q "Jail 'bx' started" "$F2B/fail2ban.log" 2>/dev/null && started=1 && break
-	sleep 0.1
-done
+wait_log "Jail 'bx' started" 1 10 "$F2B/fail2ban.log" && started=1
 check_eq "fail2ban-server started the jail" 1 "$started" \
 	"$(cat "$F2B/fail2ban.log" "$F2B/server.out" 2>/dev/null | tail -20)"
 
@@ -92,10 +89,7 @@ for i in 1 2 3; do
 	[ "$i" -lt 3 ] && echo "Failed login from $OTHER" >>"$AUTHLOG"
 done
 banned=0
-for ((i = 0; i < 100; i++)); do
-	grep -q "Ban $ATTACKER" "$F2B/fail2ban.log" 2>/dev/null && banned=1 && break
-	sleep 0.1
-done
+wait_log "Ban $ATTACKER" 1 10 "$F2B/fail2ban.log" && banned=1
 check_eq "after 3 failures fail2ban bans the attacker" 1 "$banned" \
 	"$(tail -20 "$F2B/fail2ban.log" 2>/dev/null)"
 sleep 0.3
@@ -105,10 +99,7 @@ check_eq "... and query says it is listed" "$ATTACKER: blocked" \
 	"$(bx query "$IF_SRV" "$ATTACKER" 2>&1 | sed 's/ (listed: .*)$//')"
 
 unbanned=0
-for ((i = 0; i < (BANTIME + 6) * 10; i++)); do
-	grep -q "Unban $ATTACKER" "$F2B/fail2ban.log" 2>/dev/null && unbanned=1 && break
-	sleep 0.1
-done
+wait_log "Unban $ATTACKER" 1 $((BANTIME + 6)) "$F2B/fail2ban.log" && unbanned=1
 check_eq "after bantime ($BANTIME s) fail2ban unbans it" 1 "$unbanned"
 sleep 0.3
 check_eq "unbanned: the attacker passes again, the listed address is still dropped" "3 3 0" \
