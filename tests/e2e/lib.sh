@@ -314,6 +314,14 @@ tcp_try() {
 # ---------------------------------------------------------------- topology
 
 # Checks what the tests need; prints the reason and returns 1 if one is missing.
+# verdicts: 3 pings from each address of the array CLIENTS; "SRC:REPLIES " each.
+verdicts() {
+	local src out=""
+	ping_many 3 0.05 "${CLIENTS[@]}"
+	for src in "${CLIENTS[@]}"; do out+="$src:${PING_RX[$src]} "; done
+	echo "$out"
+}
+
 # wait_log REGEX COUNT SECONDS [FILE]: until FILE (default: $ERR, a daemon's
 # log) holds COUNT lines matching REGEX; 1 if it does not within SECONDS.
 wait_log() {

@@ -26,13 +26,6 @@ if ! topo_up "${CLIENTS[@]}"; then
 fi
 STATE=$BLOOMXDP_STATE_DIR/$IF_SRV
 
-verdicts() {
-	local src out=""
-	ping_many 3 0.05 "${CLIENTS[@]}"
-	for src in "${CLIENTS[@]}"; do out+="$src:${PING_RX[$src]} "; done
-	echo "$out"
-}
-
 # ------------------------------------------------ shared bits: no false negative
 # FPR 0.3 and a full filter: keys share most of their bits.
 awk 'BEGIN { for (i = 0; i < 1000; i++) printf "n%d.example\n", i }' >"$E2E_TMP/names.txt"

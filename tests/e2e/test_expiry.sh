@@ -45,13 +45,6 @@ refresh = 1h
 state_dir = $BLOOMXDP_STATE_DIR
 EOF
 
-verdicts() {
-	local src out=""
-	ping_many 3 0.05 "${CLIENTS[@]}"
-	for src in "${CLIENTS[@]}"; do out+="$src:${PING_RX[$src]} "; done
-	echo "$out"
-}
-
 bg_start nsenter --net="/run/netns/$NS_SRV" -- "$BLOOMXDP" daemon "$IF_SRV" --config "$CONF" \
 	>/dev/null 2>"$ERR"
 DPID=$BG_PID

@@ -82,12 +82,6 @@ check_eq "the blocklist's copy is the list as read, its SHA-256 recorded" \
 check_eq "the allowlist's source is recorded as stdin" "stdin" \
 	"$(sed -n 's/^source //p' "$STATE/allow")"
 
-verdicts() {
-	local src out=""
-	ping_many 3 0.05 "${CLIENTS[@]}"
-	for src in "${CLIENTS[@]}"; do out+="$src:${PING_RX[$src]} "; done
-	echo "$out"
-}
 queries() { bx query "$IF_SRV" "${CLIENTS[@]}" www.evil.example 2>&1; }
 want_pings="$C_LISTED:0 $C_PREFIX:0 $C_ALLOWED:3 $C_ADDED:0 $C_FREE:3 "
 check_eq "pings: listed, prefixed and added dropped; allowlisted and free through" \
