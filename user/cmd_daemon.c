@@ -96,7 +96,7 @@ const struct command command_check_config = {
 		"Reads FILE as the daemon does and prints a one-line summary, or every error\n"
 		"as FILE:LINE: ... (exit status 1). Sections: [attach] (the options of\n"
 		"'bloomxdp attach' by their long names), [list NAME] (source = PATH or\n"
-		"http(s)://URL, refresh = 1h, max_shrink = 50%, timeout = 30s, max_bytes = 100M,\n"
+		"http(s)://URL, refresh = 1h, max_shrink = 50%, timeout = 60s, max_bytes = 268435456,\n"
 		"and the options of 'bloomxdp load': format, lenient, prefix-probes, store,\n"
 		"column, where, allow-public-suffix), [allowlist] (the same keys), and\n"
 		"[daemon] (state_dir, metrics = ADDRESS:PORT, events = json, syslog or none).\n",

@@ -12,6 +12,7 @@
 #include "config.h"
 #include "log.h"
 #include "metrics_http.h"
+#include "state.h"
 
 #define MAX_SECTION_KEYS 48
 #define KEY_MAX 32
@@ -163,10 +164,10 @@ static int new_source(struct parse *p, const char *name, bool allow)
 	snprintf(s->spec.name, sizeof(s->spec.name), "%s", name);
 	memcpy(&s->spec.load, command_load.defaults, sizeof(s->spec.load));
 	s->spec.load.allow = allow;
-	s->spec.refresh_s = CONFIG_DEFAULT_REFRESH_S;
+	s->spec.refresh_s = FEED_DEFAULT_REFRESH_S;
 	s->spec.max_shrink_pct = FEED_DEFAULT_MAX_SHRINK;
-	s->spec.timeout_s = CONFIG_DEFAULT_TIMEOUT_S;
-	s->spec.max_bytes = CONFIG_DEFAULT_MAX_BYTES;
+	s->spec.timeout_s = FEED_DEFAULT_TIMEOUT_S;
+	s->spec.max_bytes = FEED_DEFAULT_MAX_BYTES;
 	s->line = p->line;
 	p->src = s;
 	return 0;
@@ -543,7 +544,7 @@ int config_parse(const char *path, struct config *cfg)
 
 	memset(cfg, 0, sizeof(*cfg));
 	snprintf(cfg->path, sizeof(cfg->path), "%s", path);
-	snprintf(cfg->state_dir, sizeof(cfg->state_dir), "%s", CONFIG_DEFAULT_STATE_DIR);
+	snprintf(cfg->state_dir, sizeof(cfg->state_dir), "%s", STATE_ROOT_DEFAULT);
 	cfg->events = CONFIG_EVENTS_JSON;
 	cfg->attach = calloc(1, command_attach.opts_size);
 	if (!cfg->attach) {

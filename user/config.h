@@ -26,10 +26,6 @@
 #include "feed_spec.h"
 
 #define CONFIG_DIR			"/etc/bloomxdp"
-#define CONFIG_DEFAULT_STATE_DIR	"/var/lib/bloomxdp"
-#define CONFIG_DEFAULT_REFRESH_S	3600
-#define CONFIG_DEFAULT_TIMEOUT_S	30
-#define CONFIG_DEFAULT_MAX_BYTES	100000000ULL
 /* A year: a longer interval is a typo. */
 #define CONFIG_MAX_INTERVAL_S		(365ULL * 86400)
 #define CONFIG_MAX_TIMEOUT_S		3600ULL

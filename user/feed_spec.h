@@ -16,6 +16,9 @@
 #define FEED_NAME_MAX		32	/* [a-z0-9_-], a file name in the state directory */
 #define FEED_SOURCE_MAX		2048	/* a path or an http(s) URL */
 #define FEED_DEFAULT_MAX_SHRINK	50	/* percent: a copy with fewer entries is held back */
+#define FEED_DEFAULT_REFRESH_S	3600	/* the daemon's interval between fetches */
+#define FEED_DEFAULT_TIMEOUT_S	60	/* one fetch, whole */
+#define FEED_DEFAULT_MAX_BYTES	(256ULL << 20)
 
 struct feed_spec {
 	char name[FEED_NAME_MAX];

@@ -23,8 +23,6 @@
 
 #include "feed_spec.h"
 
-#define FEED_DEFAULT_TIMEOUT_S	60
-#define FEED_DEFAULT_MAX_BYTES	(256ULL << 20)
 /* Retries after a failure: 30 s, 1 min, 2 min... capped at the refresh interval. */
 #define FEED_RETRY_FIRST_S	30
 #define FEED_RETRY_CAP_S	3600	/* the cap of a feed without an interval */

@@ -169,7 +169,7 @@ static void test_good_file(void **state)
 	s = &cfg.sources[1].spec;
 	assert_string_equal(s->name, "local-1");
 	assert_string_equal(s->source, "/etc/bloomxdp/local.txt");
-	assert_int_equal(s->refresh_s, CONFIG_DEFAULT_REFRESH_S);
+	assert_int_equal(s->refresh_s, FEED_DEFAULT_REFRESH_S);
 	assert_int_equal(s->max_shrink_pct, FEED_DEFAULT_MAX_SHRINK);
 	s = &cfg.sources[2].spec;
 	assert_string_equal(s->name, "allowlist");
@@ -196,7 +196,7 @@ static void test_defaults(void **state)
 	assert_int_equal(parse_text("; nothing\n", &cfg, path, sizeof(path), err, sizeof(err)), 0);
 	assert_int_equal(cfg.nsources, 0);
 	assert_int_equal(cfg.attach_keys, 0);
-	assert_string_equal(cfg.state_dir, CONFIG_DEFAULT_STATE_DIR);
+	assert_string_equal(cfg.state_dir, STATE_ROOT_DEFAULT);
 	assert_string_equal(cfg.metrics, "");
 	assert_int_equal(cfg.events, CONFIG_EVENTS_JSON);
 	assert_int_equal(*(const __u64 *)attach_value(&cfg, "capacity"), DEFAULT_CAPACITY);
