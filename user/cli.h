@@ -14,6 +14,8 @@ extern const struct command command_plan, command_attach, command_detach, comman
 /* The configuration file and the daemon (cmd_daemon.c). */
 extern const struct command command_daemon, command_check_config;
 extern const struct command command_refresh;
+/* The fleet through Redis (cmd_fleet.c). */
+extern const struct command command_publish, command_fleet;
 
 /* What a saved filter needs of the attachment it goes into (restore --file). */
 struct attach_filter {

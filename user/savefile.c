@@ -563,6 +563,35 @@ static int write_atomically(const char *path, const struct savefile_info *in, co
 	return ret;
 }
 
+int savefile_write_filter(const char *path, const struct filter *f, const struct range_set *s,
+			  const struct savefile_info *meta)
+{
+	struct savefile_info in = *meta;
+	struct range_set use[2] = { { .family = BLOOMXDP_KEY_IPV4 }, { .family = BLOOMXDP_KEY_IPV6 } };
+	struct timespec now;
+	int fam;
+
+	in.layout = f->layout;
+	in.hashes = f->hashes;
+	in.bits = f->bits;
+	in.kinds = filter_header(f);
+	in.lengths[0] = filter_header_word(f, BLOOMXDP_HDR_V4_LENGTHS);
+	in.lengths[1] = filter_header_word(f, BLOOMXDP_HDR_V6_LENGTHS);
+	memcpy(in.hash_key, f->hash_key, sizeof(in.hash_key));
+	/* Only the families held in intervals: a build keeps others' sets half made. */
+	for (fam = 0; fam < 2; fam++) {
+		if (BLOOMXDP_IS_RANGES_WORD(in.lengths[fam]))
+			use[fam] = s[fam];
+		in.ranges[fam] = use[fam].n;
+	}
+	in.nsources = 0;
+	in.sources_bytes = 0;
+	clock_gettime(CLOCK_REALTIME, &now);
+	in.created_ns = now.tv_sec * 1000000000ULL + now.tv_nsec;
+	in.file_bytes = expected_bytes(&in);
+	return write_atomically(path, &in, f->words + BLOOMXDP_HDR_WORDS, use, NULL);
+}
+
 int savefile_save(const struct attachment *att, const char *path,
 		  const struct savefile_source *sources, size_t nsources)
 {

@@ -88,6 +88,18 @@ struct attachment;
 int savefile_save(const struct attachment *att, const char *path,
 		  const struct savefile_source *sources, size_t nsources);
 
+struct filter;
+struct range_set;
+/*
+ * A filter built in memory (the fleet's payload: 'publish' compiles lists
+ * without an attachment) written to path as save does. meta gives fpr_ppb,
+ * entries, keys, capacity and generation; the rest comes from f (its layout,
+ * k, m, header words, hash key) and s (the intervals of a family whose
+ * lengths word says so). -errno, nothing printed.
+ */
+int savefile_write_filter(const char *path, const struct filter *f, const struct range_set *s,
+			  const struct savefile_info *meta);
+
 /*
  * Swaps the filter saved in path into att as a new generation, the way load
  * does (bookkeeping written before the one-word flip). Refused, with one line
