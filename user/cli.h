@@ -32,6 +32,13 @@ struct attach_filter {
 int attach_restore(const char *ifname, char *settings, const char *state_dir, bool force,
 		   const struct attach_filter *filter);
 
+/*
+ * attach with opts (command_attach's options struct, as the daemon's [attach]
+ * gives them; NULL: the defaults) but the layout, FPR and hash key of a saved
+ * filter: a fleet node, whose every version is compiled with the fleet's key.
+ */
+int attach_with_filter(const char *ifname, const void *opts, const struct attach_filter *filter);
+
 /* The values of --match: "src", "dst", "dns", "http", "sni" (BLOOMXDP_MATCH_*). */
 extern const struct enum_value match_values[];
 /* The comma list of a match mask, e.g. "src,dns", into buf. */

@@ -38,6 +38,53 @@ static int url_decode(const char *s, size_t n, char *out, size_t len)
 	return 0;
 }
 
+/* USER:PASSWORD@ or :PASSWORD@ of [p, at) into u. */
+static int parse_userinfo(const char *p, const char *at, struct fleet_url *u)
+{
+	const char *colon = memchr(p, ':', at - p);
+
+	if (!colon || url_decode(p, colon - p, u->user, sizeof(u->user)) ||
+	    url_decode(colon + 1, at - colon - 1, u->pass, sizeof(u->pass))) {
+		log_error("redis URL: expected USER:PASSWORD@ or :PASSWORD@ before the host "
+			  "(%%-encode ':', '@' and '/' in them)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* unix://[[USER]:PASSWORD@]/PATH[?db=N] */
+static int parse_unix(const char *p, struct fleet_url *u)
+{
+	const char *at = strchr(p, '@'), *slash = strchr(p, '/'), *q;
+	char *tail;
+	size_t n;
+	long v;
+
+	if (at && slash && at < slash) {
+		if (parse_userinfo(p, at, u))
+			return -EINVAL;
+		p = at + 1;
+	}
+	q = strstr(p, "?db=");
+	n = q ? (size_t)(q - p) : strlen(p);
+	if (p[0] != '/' || n >= sizeof(u->unix_path)) {
+		log_error("redis URL: unix:// takes an absolute socket path of at most %zu bytes",
+			  sizeof(u->unix_path) - 1);
+		return -EINVAL;
+	}
+	memcpy(u->unix_path, p, n);
+	if (q) {
+		errno = 0;
+		v = strtol(q + 4, &tail, 10);
+		if (errno || *tail || v < 0 || v > 65535) {
+			log_error("redis URL: ?db=%s: expected a number", q + 4);
+			return -EINVAL;
+		}
+		u->db = (int)v;
+	}
+	return 0;
+}
+
 int fleet_url_parse(const char *text, struct fleet_url *u)
 {
 	const char *p, *at, *host, *end, *colon, *slash;
@@ -47,6 +94,8 @@ int fleet_url_parse(const char *text, struct fleet_url *u)
 
 	memset(u, 0, sizeof(*u));
 	u->port = 6379;
+	if (!strncmp(text, "unix://", 7))
+		return parse_unix(text + 7, u);
 	if (!strncmp(text, "redis://", 8)) {
 		p = text + 8;
 	} else if (!strncmp(text, "rediss://", 9)) {
@@ -59,13 +108,8 @@ int fleet_url_parse(const char *text, struct fleet_url *u)
 	slash = strchr(p, '/');
 	at = memrchr(p, '@', slash ? (size_t)(slash - p) : strlen(p));
 	if (at) {
-		colon = memchr(p, ':', at - p);
-		if (!colon || url_decode(p, colon - p, u->user, sizeof(u->user)) ||
-		    url_decode(colon + 1, at - colon - 1, u->pass, sizeof(u->pass))) {
-			log_error("redis URL: expected USER:PASSWORD@ or :PASSWORD@ before the host "
-				  "(%%-encode ':', '@' and '/' in them)");
+		if (parse_userinfo(p, at, u))
 			return -EINVAL;
-		}
 		p = at + 1;
 	}
 	host = p;
@@ -119,6 +163,10 @@ bad_port:
 
 const char *fleet_url_text(const struct fleet_url *u, char *buf, size_t len)
 {
+	if (u->unix_path[0]) {
+		snprintf(buf, len, "unix://%s?db=%d", u->unix_path, u->db);
+		return buf;
+	}
 	snprintf(buf, len, "%s%s%s%s:%d/%d", u->tls ? "rediss://" : "redis://",
 		 strchr(u->host, ':') ? "[" : "", u->host, strchr(u->host, ':') ? "]" : "",
 		 u->port, u->db);
@@ -235,7 +283,8 @@ int fleet_connect(const struct fleet_url *u, struct redisContext **out, char *wh
 			 HIREDIS_MAJOR, HIREDIS_MINOR);
 		return -EPROTONOSUPPORT;
 	}
-	c = redisConnectWithTimeout(u->host, u->port, tv);
+	c = u->unix_path[0] ? redisConnectUnixWithTimeout(u->unix_path, tv) :
+			      redisConnectWithTimeout(u->host, u->port, tv);
 	if (!c) {
 		snprintf(why, len, "%s: out of memory", where);
 		return -ENOMEM;
@@ -247,7 +296,9 @@ int fleet_connect(const struct fleet_url *u, struct redisContext **out, char *wh
 		return ret;
 	}
 	redisSetTimeout(c, tv);
-	redisEnableKeepAlive(c);
+	/* A dead peer noticed on TCP (a unix socket has no keepalive, and it would mark c failed). */
+	if (!u->unix_path[0])
+		redisEnableKeepAlive(c);
 	ret = handshake(c, u, why, len);
 	if (ret) {
 		redisFree(c);

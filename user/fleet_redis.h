@@ -55,6 +55,7 @@ struct redisReply;
 struct fleet_url {
 	char host[256];
 	int port;
+	char unix_path[108];	/* unix://: a socket path instead of host and port */
 	char user[128];		/* "": none (AUTH PASSWORD) */
 	char pass[256];		/* "": no AUTH */
 	int db;
@@ -63,7 +64,9 @@ struct fleet_url {
 
 /*
  * redis://[[USER]:PASSWORD@]HOST[:PORT][/DB] (HOST a name, an IPv4 address or
- * [IPv6]; USER and PASSWORD may be %-encoded). Prints the error; -EINVAL.
+ * [IPv6]; USER and PASSWORD may be %-encoded), or
+ * unix://[[USER]:PASSWORD@]/PATH/TO/SOCKET[?db=DB] (a socket reached from any
+ * network namespace). Prints the error; -EINVAL.
  */
 int fleet_url_parse(const char *text, struct fleet_url *u);
 /* HOST:PORT/DB, without the password: for messages. */

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* A fleet node's side of the attachment: versions and deltas into the live list (fleet_node.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "attachment.h"
+#include "cli.h"
+#include "fleet_node.h"
+#include "listbuild.h"
+#include "lists.h"
+#include "log.h"
+#include "savefile.h"
+
+int fleet_entries_add(struct fleet_entries *s, const char *e)
+{
+	char **grown;
+
+	if (fleet_entries_has(s, e))
+		return 0;
+	if (s->n == s->cap) {
+		grown = realloc(s->e, (s->cap ? s->cap * 2 : 16) * sizeof(*s->e));
+		if (!grown)
+			return -ENOMEM;
+		s->e = grown;
+		s->cap = s->cap ? s->cap * 2 : 16;
+	}
+	s->e[s->n] = strdup(e);
+	if (!s->e[s->n])
+		return -ENOMEM;
+	s->n++;
+	return 0;
+}
+
+bool fleet_entries_has(const struct fleet_entries *s, const char *e)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (!strcmp(s->e[i], e))
+			return true;
+	return false;
+}
+
+bool fleet_entries_remove(struct fleet_entries *s, const char *e)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		if (strcmp(s->e[i], e))
+			continue;
+		free(s->e[i]);
+		s->e[i] = s->e[--s->n];
+		return true;
+	}
+	return false;
+}
+
+void fleet_entries_free(struct fleet_entries *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		free(s->e[i]);
+	free(s->e);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Whether the live attachment answers with the payload's key, layout and k. */
+static int fits(const char *ifname, const struct savefile_info *in, bool *attached, bool *same)
+{
+	struct attachment att;
+	struct pin_dir pd;
+	int ret;
+
+	*attached = *same = false;
+	ret = pin_dir_open(ifname, false, &pd);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret)
+		return ret;
+	pin_dir_close(&pd);
+	ret = attachment_open(ifname, false, &att);
+	if (ret)
+		return ret;
+	*attached = true;
+	*same = att.config.layout == in->layout && att.config.hashes == in->hashes &&
+		!memcmp(att.config.hash_key, in->hash_key, sizeof(in->hash_key)) &&
+		!att.config.verify;
+	attachment_close(&att);
+	return 0;
+}
+
+/*
+ * Attached with the payload's key: a first version, or a new key (rotation).
+ * Between the detach and the swap that follows the interface filters nothing:
+ * a few milliseconds, once per key (README).
+ */
+static int attach_for(const struct fleet_config *cfg, const struct savefile_info *in,
+		      bool attached, char *why, size_t len)
+{
+	struct attach_filter filter = { .layout = in->layout,
+					.fpr = (double)in->fpr_ppb / BLOOMXDP_PPB,
+					.hash_key = in->hash_key };
+	struct cli_call call = { .cmd = &command_detach, .ifname = cfg->ifname };
+	void *opts = NULL;
+	int ret;
+
+	if (attached) {
+		log_warn("fleet %s: the payload's hash key, layout or k is not the attachment's: "
+			 "attaching again with the fleet's", cfg->ifname);
+		opts = calloc(1, command_detach.opts_size);
+		if (!opts)
+			return -ENOMEM;
+		call.opts = opts;
+		ret = command_detach.run(&call);
+		free(opts);
+		if (ret) {
+			snprintf(why, len, "cannot detach to attach with the fleet's key: %s",
+				 strerror(-ret));
+			return ret;
+		}
+	}
+	ret = attach_with_filter(cfg->ifname, cfg->attach, &filter);
+	if (ret)
+		snprintf(why, len, "cannot attach with the fleet's key: %s", strerror(-ret));
+	return ret;
+}
+
+int fleet_apply_add(const struct fleet_config *cfg, char **entries, int n, char *why, size_t len)
+{
+	struct list_opts lo = { .format = FORMAT_AUTO,
+				.prefix_probes = LIST_DEFAULT_PREFIX_PROBES,
+				.state_dir = cfg->state_dir };
+	int ret;
+
+	if (!n)
+		return 0;
+	ret = list_add(cfg->ifname, &lo, entries, n);
+	fflush(stdout);
+	if (ret)
+		snprintf(why, len, "a delta of %d entr%s was not added: %s (see the daemon's log)",
+			 n, n == 1 ? "y" : "ies", strerror(-ret));
+	return ret;
+}
+
+int fleet_apply_payload(const struct fleet_config *cfg, const char *path,
+			const struct fleet_entries *inforce, bool *reattached, char *why,
+			size_t len)
+{
+	struct savefile_info in;
+	struct attachment att;
+	bool attached, same;
+	char what[256];
+	int ret;
+
+	*reattached = false;
+	ret = savefile_check(path, &in, what, sizeof(what));
+	if (ret) {
+		snprintf(why, len, "payload refused: %s", what);
+		return -EBADMSG;
+	}
+	ret = fits(cfg->ifname, &in, &attached, &same);
+	if (ret) {
+		snprintf(why, len, "cannot open the attachment: %s", strerror(-ret));
+		return ret;
+	}
+	if (!same) {
+		ret = attach_for(cfg, &in, attached, why, len);
+		if (ret)
+			return ret;
+		*reattached = true;
+	}
+	ret = attachment_open(cfg->ifname, true, &att);
+	if (ret) {
+		snprintf(why, len, "cannot open the attachment: %s", strerror(-ret));
+		return ret;
+	}
+	ret = savefile_apply(&att, path);
+	if (!ret)
+		ret = attachment_check_enforced(&att);
+	attachment_close(&att);
+	fflush(stdout);
+	if (ret) {
+		snprintf(why, len, "the payload was not swapped in: %s (see the daemon's log)",
+			 strerror(-ret));
+		return ret;
+	}
+	/* The deltas in force stay in force: added again to the new version. */
+	return fleet_apply_add(cfg, inforce->e, (int)inforce->n, why, len);
+}
