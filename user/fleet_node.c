@@ -46,6 +46,7 @@ struct fleet_node {
 	struct fleet_entries inforce;
 	/* For the report. */
 	__u64 applied_at, deltas, refused, errors;
+	__u64 entry_ms;			/* CLOCK_REALTIME ms when the last entry was applied */
 	char last_error[WHY_LEN], logged[WHY_LEN];
 	bool reattached;
 };
@@ -55,6 +56,14 @@ static __u64 now_ms(void)
 	struct timespec t;
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000ULL + t.tv_nsec / 1000000;
+}
+
+static __u64 wall_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
 	return t.tv_sec * 1000ULL + t.tv_nsec / 1000000;
 }
 
@@ -160,6 +169,7 @@ static const char *state_path(const struct fleet_node *f, const char *name, char
 static void report(struct fleet_node *f)
 {
 	char k[FLEET_KEY_MAX], v[32], at[32], seen[32], d[32], r[32], e[32], n[32], pid[16];
+	char ems[32];
 	char why[WHY_LEN];
 	redisReply *reply = NULL;
 
@@ -174,12 +184,13 @@ static void report(struct fleet_node *f)
 	snprintf(e, sizeof(e), "%llu", (unsigned long long)f->errors);
 	snprintf(n, sizeof(n), "%zu", f->inforce.n);
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	snprintf(ems, sizeof(ems), "%llu", (unsigned long long)f->entry_ms);
 	{
 		const char *argv[] = { "HSET", k, "ifname", f->ifname, "host", f->host, "pid", pid,
 				       "version", v, "sha256", f->sha, "stream_id", f->last_id,
 				       "applied_at", at, "seen_at", seen, "deltas", d, "refused", r,
 				       "errors", e, "inforce", n, "last_error", f->last_error,
-				       NULL };
+				       "entry_ms", ems, NULL };
 
 		if (fleet_cmd(f->c, &reply, why, sizeof(why), argv))
 			goto fail;
@@ -450,6 +461,8 @@ static int apply_entry(struct fleet_node *f, const redisReply *fields)
 		f->last_error[0] = '\0';
 		f->logged[0] = '\0';
 	}
+	/* When the entry took effect (or was refused): the time from its announcement (bench). */
+	f->entry_ms = wall_ms();
 	return 0;
 }
 
