@@ -22,6 +22,7 @@
 #include "layout.h"
 #include "log.h"
 #include "savefile.h"
+#include "cmd_fleet.h"
 
 struct publish_opts {
 	const char *redis;
@@ -34,36 +35,7 @@ struct publish_opts {
 	__u64 max_memory;
 };
 
-struct fleet_opts {
-	const char *redis;
-	const char *channel;
-};
-
 #define WHY_LEN 512
-
-/* --redis and --channel, checked, and a connection: the error printed. */
-static int open_channel(const char *url_text, const char *channel, redisContext **c)
-{
-	struct fleet_url url;
-	char why[WHY_LEN];
-	int ret;
-
-	if (!url_text || !channel) {
-		log_error("give --redis redis://[USER:PASSWORD@]HOST[:PORT][/DB] and --channel NAME");
-		return -EINVAL;
-	}
-	if (!fleet_channel_valid(channel)) {
-		log_error("--channel '%s': use 1 to %d of a-z, A-Z, 0-9, '_', '-' and '.'", channel,
-			  FLEET_CHANNEL_MAX - 1);
-		return -EINVAL;
-	}
-	ret = fleet_url_parse(url_text, &url);
-	if (!ret)
-		ret = fleet_connect(&url, c, why, sizeof(why));
-	if (ret && ret != -EINVAL)
-		log_error("%s", why);
-	return ret;
-}
 
 /* The hash key of the channel's latest payload: the fleet keeps it unless --new-key. */
 static int latest_key(redisContext *c, const char *channel, __u64 key[2], bool *found)
@@ -74,7 +46,8 @@ static int latest_key(redisContext *c, const char *channel, __u64 key[2], bool *
 
 	*found = false;
 	{
-		const char *argv[] = { "HGETALL", fleet_key(k, sizeof(k), channel, "latest"), NULL };
+		const char *argv[] = { "HGETALL", fleet_key(k, sizeof(k), channel, "latest"),
+				       NULL };
 
 		ret = fleet_cmd(c, &h, why, sizeof(why), argv);
 	}
@@ -273,7 +246,8 @@ static int make_payload(redisContext *c, const struct publish_opts *o, char **fi
 		return ret;
 	}
 	if (!n) {
-		log_error("publish: give the list FILEs, a file of 'bloomxdp save', or --from IFNAME");
+		log_error("publish: give the list FILEs, a file of 'bloomxdp save', or --from "
+			  "IFNAME");
 		return -EINVAL;
 	}
 	if (n == 1 && fleet_is_savefile(files[0])) {
@@ -290,8 +264,8 @@ static int make_payload(redisContext *c, const struct publish_opts *o, char **fi
 		return -EIO;
 	}
 	if (!found)
-		printf("publish: a new hash key for channel %s: every node attaches again with it\n",
-		       o->channel);
+		printf("publish: a new hash key for channel %s: every node attaches again with "
+		       "it\n", o->channel);
 	return fleet_compile(files, n, &co, tmp, NULL);
 }
 
@@ -353,8 +327,9 @@ static int publish_delta(redisContext *c, const struct publish_opts *o, char **e
 			if (entries[i][j] <= ' ' || entries[i][j] == 0x7f)
 				break;
 		if (!len || len > FLEET_ENTRY_MAX || j < len) {
-			log_error("publish --%s: '%s': an entry is 1 to %d printable characters, no "
-				  "spaces; nothing was published", type, entries[i], FLEET_ENTRY_MAX);
+			log_error("publish --%s: '%s': an entry is 1 to %d printable characters, "
+				  "no spaces; nothing was published", type, entries[i],
+				  FLEET_ENTRY_MAX);
 			return -EINVAL;
 		}
 		total += len + 1;
@@ -423,7 +398,8 @@ static int publish_delta(redisContext *c, const struct publish_opts *o, char **e
 		ret = -EPROTO;
 		snprintf(why, sizeof(why), "the delta was not recorded (EXEC answered %s)",
 			 r->type == REDIS_REPLY_ARRAY && r->elements == 2 &&
-			 r->element[1]->type == REDIS_REPLY_ERROR ? r->element[1]->str : "otherwise");
+			 r->element[1]->type == REDIS_REPLY_ERROR ? r->element[1]->str :
+			 "otherwise");
 	}
 	if (!ret)
 		printf("published %s of %d entr%s on channel %s, announced as %.*s\n", type, n,
@@ -452,7 +428,7 @@ static int run_publish(const struct cli_call *call)
 		log_error("publish: a delta (--add, --del) takes entries, not --from or --new-key");
 		return -EINVAL;
 	}
-	ret = open_channel(o->redis, o->channel, &c);
+	ret = fleet_open(o->redis, o->channel, &c);
 	if (ret)
 		return ret;
 	if (o->add || o->del)
@@ -463,191 +439,7 @@ static int run_publish(const struct cli_call *call)
 	return ret;
 }
 
-/* ---------------------------------------------------------- fleet status */
-
-static __u64 field_u64(const redisReply *h, const char *name)
-{
-	char buf[32], *end;
-	unsigned long long v;
-
-	if (!fleet_field_text(h, name, buf, sizeof(buf)))
-		return 0;
-	errno = 0;
-	v = strtoull(buf, &end, 10);
-	return errno || *end ? 0 : v;
-}
-
-static const char *when_text(__u64 t, char *buf, size_t len)
-{
-	time_t tt = t;
-	struct tm tm;
-
-	if (!t || !gmtime_r(&tt, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
-		snprintf(buf, len, "-");
-	return buf;
-}
-
-/* The stream's newest id (what every node should have reached), or "0-0". */
-static void stream_top(redisContext *c, const char *channel, struct fleet_id *top, __u64 *version)
-{
-	char k[FLEET_KEY_MAX], why[WHY_LEN];
-	redisReply *r = NULL;
-
-	*top = (struct fleet_id){ 0, 0 };
-	{
-		const char *argv[] = { "XREVRANGE", fleet_key(k, sizeof(k), channel, "stream"), "+",
-				       "-", "COUNT", "1", NULL };
-
-		if (!fleet_cmd(c, &r, why, sizeof(why), argv) && r->type == REDIS_REPLY_ARRAY &&
-		    r->elements == 1 && r->element[0]->type == REDIS_REPLY_ARRAY &&
-		    r->element[0]->elements == 2 &&
-		    r->element[0]->element[0]->type == REDIS_REPLY_STRING)
-			fleet_id_parse(r->element[0]->element[0]->str, r->element[0]->element[0]->len,
-				       top);
-	}
-	freeReplyObject(r);
-	r = NULL;
-	{
-		const char *argv[] = { "HGETALL", fleet_key(k, sizeof(k), channel, "latest"), NULL };
-
-		*version = !fleet_cmd(c, &r, why, sizeof(why), argv) ? field_u64(r, "version") : 0;
-	}
-	freeReplyObject(r);
-}
-
-static void status_node(const char *id, const redisReply *h, const struct fleet_id *top,
-			__u64 latest, struct json *j, bool json)
-{
-	char ifname[64], err[256], sid[FLEET_ID_MAX], a[32], b[32], lag[32];
-	struct fleet_id at = { 0, 0 };
-	__u64 version = field_u64(h, "version");
-	bool have_id;
-
-	if (!fleet_field_text(h, "ifname", ifname, sizeof(ifname)))
-		snprintf(ifname, sizeof(ifname), "?");
-	if (!fleet_field_text(h, "last_error", err, sizeof(err)))
-		err[0] = '\0';
-	have_id = fleet_field_text(h, "stream_id", sid, sizeof(sid)) &&
-		  !fleet_id_parse(sid, strlen(sid), &at);
-	/* Lag: how long ago the newest announcement the node has not applied was made. */
-	if (!have_id)
-		snprintf(lag, sizeof(lag), "-");
-	else if (fleet_id_cmp(&at, top) >= 0)
-		snprintf(lag, sizeof(lag), "0");
-	else
-		snprintf(lag, sizeof(lag), "%.1fs", (double)(top->ms - at.ms) / 1000);
-	if (json) {
-		json_object_start(j);
-		json_kv_string(j, "node", id);
-		json_kv_string(j, "ifname", ifname);
-		json_kv_u64(j, "version", version);
-		json_kv_bool(j, "latest", version == latest && fleet_id_cmp(&at, top) >= 0);
-		json_kv_string(j, "stream_id", have_id ? sid : "");
-		json_kv_u64(j, "applied_at", field_u64(h, "applied_at"));
-		json_kv_u64(j, "seen_at", field_u64(h, "seen_at"));
-		json_kv_double(j, "lag_seconds", "%.3f",
-			       have_id && fleet_id_cmp(&at, top) < 0 ?
-			       (double)(top->ms - at.ms) / 1000 : 0);
-		json_kv_u64(j, "deltas", field_u64(h, "deltas"));
-		json_kv_u64(j, "refused", field_u64(h, "refused"));
-		json_kv_u64(j, "errors", field_u64(h, "errors"));
-		json_kv_string(j, "last_error", err);
-		json_object_end(j);
-		return;
-	}
-	printf("%-20s %-12s %7llu%c %-20s %-20s %8s %7llu %6llu  %s\n", id, ifname,
-	       (unsigned long long)version, version == latest ? ' ' : '*',
-	       when_text(field_u64(h, "applied_at"), a, sizeof(a)),
-	       when_text(field_u64(h, "seen_at"), b, sizeof(b)), lag,
-	       (unsigned long long)field_u64(h, "refused"),
-	       (unsigned long long)field_u64(h, "errors"), err[0] ? err : "-");
-}
-
-static int run_fleet(const struct cli_call *call)
-{
-	const struct fleet_opts *o = call->opts;
-	char k[FLEET_KEY_MAX], nk[FLEET_KEY_MAX + FLEET_NODE_MAX], why[WHY_LEN];
-	redisReply *nodes = NULL, *h = NULL;
-	struct fleet_id top;
-	redisContext *c = NULL;
-	struct json j;
-	__u64 latest;
-	size_t i;
-	int ret;
-
-	if (strcmp(call->argv[0], "status")) {
-		log_error("fleet: unknown subcommand '%s': expected status", call->argv[0]);
-		return -EINVAL;
-	}
-	ret = open_channel(o->redis, o->channel, &c);
-	if (ret)
-		return ret;
-	{
-		const char *argv[] = { "SMEMBERS", fleet_key(k, sizeof(k), o->channel, "nodes"),
-				       NULL };
-
-		ret = fleet_cmd(c, &nodes, why, sizeof(why), argv);
-	}
-	if (ret) {
-		log_error("fleet status: %s", why);
-		goto out;
-	}
-	stream_top(c, o->channel, &top, &latest);
-	if (call->json) {
-		json_start(&j, stdout);
-		json_object_start(&j);
-		json_kv_string(&j, "channel", o->channel);
-		json_kv_u64(&j, "latest_version", latest);
-		json_key(&j, "nodes");
-		json_array_start(&j);
-	} else {
-		printf("channel %s: latest version %llu, %zu node%s\n", o->channel,
-		       (unsigned long long)latest, nodes->elements, nodes->elements == 1 ? "" : "s");
-		printf("%-20s %-12s %8s %-20s %-20s %8s %7s %6s  %s\n", "NODE", "IFNAME", "VERSION",
-		       "APPLIED", "SEEN", "LAG", "REFUSED", "ERRORS", "LAST ERROR");
-	}
-	for (i = 0; nodes->type == REDIS_REPLY_ARRAY && i < nodes->elements; i++) {
-		const redisReply *e = nodes->element[i];
-		char id[FLEET_NODE_MAX];
-
-		if (e->type != REDIS_REPLY_STRING || !e->len || e->len >= sizeof(id) ||
-		    memchr(e->str, 0, e->len))
-			continue;
-		memcpy(id, e->str, e->len);
-		id[e->len] = '\0';
-		snprintf(nk, sizeof(nk), FLEET_KEY_ROOT "%s:node:%s", o->channel, id);
-		{
-			const char *argv[] = { "HGETALL", nk, NULL };
-
-			ret = fleet_cmd(c, &h, why, sizeof(why), argv);
-		}
-		if (ret) {
-			log_error("fleet status: %s", why);
-			break;
-		}
-		status_node(id, h, &top, latest, &j, call->json);
-		freeReplyObject(h);
-		h = NULL;
-	}
-	if (call->json) {
-		json_array_end(&j);
-		json_object_end(&j);
-		json_end(&j);
-	}
-out:
-	freeReplyObject(nodes);
-	redisFree(c);
-	return ret;
-}
-
 #define P(field) offsetof(struct publish_opts, field)
-#define OPT_REDIS(type)									\
-	OPTION("redis", 0, OPT_TEXT, offsetof(type, redis), "URL",			\
-	       "redis://[[USER]:PASSWORD@]HOST[:PORT][/DB] (rediss:// is\n"		\
-	       "refused: this hiredis has no TLS)")
-#define OPT_CHANNEL(type)								\
-	OPTION("channel", 0, OPT_TEXT, offsetof(type, channel), "NAME",		\
-	       "the fleet's channel (its keys: bloomxdp:NAME:...)")
 
 static const struct option_spec publish_options[] = {
 	OPT_REDIS(struct publish_opts),
@@ -693,28 +485,4 @@ const struct command command_publish = {
 	.max_args = -1,
 	.what_args = "FILE",
 	.run = run_publish,
-};
-
-static const struct option_spec fleet_options[] = {
-	OPT_REDIS(struct fleet_opts),
-	OPT_CHANNEL(struct fleet_opts),
-	{}
-};
-
-const struct command command_fleet = {
-	.name = "fleet",
-	.args = "status",
-	.summary = "every node of a fleet: applied version, when, lag, errors",
-	.description =
-		"fleet status: the nodes that reported on the channel, each with the version it\n"
-		"applied ('*': not the latest), when, when it was last heard of, how far behind\n"
-		"the newest announcement it is (LAG), the payloads it refused (REFUSED: size,\n"
-		"checksum or format) and its last error.\n",
-	.options = fleet_options,
-	.opts_size = sizeof(struct fleet_opts),
-	.json = true,
-	.min_args = 1,
-	.max_args = 1,
-	.what_args = "status",
-	.run = run_fleet,
 };

@@ -157,7 +157,8 @@ int fleet_apply_payload(const struct fleet_config *cfg, const char *path,
 	int ret;
 
 	*reattached = false;
-	ret = savefile_check(path, &in, what, sizeof(what));
+	/* The header now; the body is read and checked by savefile_apply() before the swap. */
+	ret = savefile_read_header(path, &in, what, sizeof(what));
 	if (ret) {
 		snprintf(why, len, "payload refused: %s", what);
 		return -EBADMSG;
@@ -166,6 +167,11 @@ int fleet_apply_payload(const struct fleet_config *cfg, const char *path,
 	if (ret) {
 		snprintf(why, len, "cannot open the attachment: %s", strerror(-ret));
 		return ret;
+	}
+	/* Before an attachment is given up for the payload's key: the whole payload checked. */
+	if (!same && savefile_check(path, &in, what, sizeof(what))) {
+		snprintf(why, len, "payload refused: %s", what);
+		return -EBADMSG;
 	}
 	if (!same) {
 		ret = attach_for(cfg, &in, attached, why, len);
@@ -183,6 +189,12 @@ int fleet_apply_payload(const struct fleet_config *cfg, const char *path,
 		ret = attachment_check_enforced(&att);
 	attachment_close(&att);
 	fflush(stdout);
+	/* -EINVAL: the body failed its checks (CRC32C, intervals), said in the daemon's log. */
+	if (ret == -EINVAL) {
+		snprintf(why, len, "payload refused: its body failed the file's checks (see the "
+			 "daemon's log)");
+		return -EBADMSG;
+	}
 	if (ret) {
 		snprintf(why, len, "the payload was not swapped in: %s (see the daemon's log)",
 			 strerror(-ret));

@@ -296,7 +296,7 @@ int fleet_connect(const struct fleet_url *u, struct redisContext **out, char *wh
 		return ret;
 	}
 	redisSetTimeout(c, tv);
-	/* A dead peer noticed on TCP (a unix socket has no keepalive, and it would mark c failed). */
+	/* A dead peer noticed on TCP (a unix socket has none, and c would be marked failed). */
 	if (!u->unix_path[0])
 		redisEnableKeepAlive(c);
 	ret = handshake(c, u, why, len);
@@ -377,4 +377,29 @@ int fleet_sha256_hex(const void *data, size_t len, char out[65])
 	for (i = 0; i < 32; i++)
 		snprintf(out + 2 * i, 3, "%02x", md[i]);
 	return 0;
+}
+
+/* --redis and --channel, checked, and a connection: the error printed. */
+int fleet_open(const char *url_text, const char *channel, struct redisContext **c)
+{
+	struct fleet_url url;
+	char why[512];
+	int ret;
+
+	if (!url_text || !channel) {
+		log_error("give --redis redis://[USER:PASSWORD@]HOST[:PORT][/DB] and --channel "
+			  "NAME");
+		return -EINVAL;
+	}
+	if (!fleet_channel_valid(channel)) {
+		log_error("--channel '%s': use 1 to %d of a-z, A-Z, 0-9, '_', '-' and '.'", channel,
+			  FLEET_CHANNEL_MAX - 1);
+		return -EINVAL;
+	}
+	ret = fleet_url_parse(url_text, &url);
+	if (!ret)
+		ret = fleet_connect(&url, c, why, sizeof(why));
+	if (ret && ret != -EINVAL)
+		log_error("%s", why);
+	return ret;
 }

@@ -83,6 +83,9 @@ bool fleet_channel_valid(const char *channel);
  */
 int fleet_connect(const struct fleet_url *u, struct redisContext **out, char *why, size_t len);
 
+/* The commands' --redis and --channel checked, and connected: 0, or -errno with the error said. */
+int fleet_open(const char *url, const char *channel, struct redisContext **c);
+
 /*
  * One command (argv, binary safe) and its reply: 0 with *reply set, or -EIO
  * (the connection is lost: reconnect) / -EPROTO (an error reply, in why).

@@ -404,6 +404,17 @@ static int open_file(const char *path, struct reader *r, struct savefile_info *i
 	return ret;
 }
 
+int savefile_read_header(const char *path, struct savefile_info *info, char *why, size_t why_len)
+{
+	struct reader r;
+	int ret;
+
+	ret = open_file(path, &r, info, why, why_len);
+	if (!ret)
+		close(r.fd);
+	return ret;
+}
+
 int savefile_check(const char *path, struct savefile_info *info, char *why, size_t why_len)
 {
 	struct range_set s[2];

@@ -119,6 +119,13 @@ int savefile_apply(struct attachment *att, const char *path);
  */
 int savefile_check(const char *path, struct savefile_info *info, char *why, size_t why_len);
 
+/*
+ * Only the header of path, decoded and checked (every field bounded, the
+ * file's size the one it computes): what a caller decides on before
+ * savefile_apply() reads and checks the rest. Prints nothing; why says it.
+ */
+int savefile_read_header(const char *path, struct savefile_info *info, char *why, size_t why_len);
+
 /* The CRC32C (Castagnoli) of len bytes, continuing from crc (0 to start). */
 __u32 savefile_crc32c(__u32 crc, const void *data, size_t len);
 

@@ -230,10 +230,20 @@ rcli xadd "$STREAM" '*' type full version 901 key "bloomxdp:$CHANNEL:payload:901
 	>/dev/null
 if late=$(converged refused=2 15); then ok "a truncated payload is refused by all"
 else not_ok "a truncated payload is refused by all" "late:$late"; fi
+# One byte of the bits flipped, announced with the damaged file's size and SHA-256: the
+# header reads well, the CRC32C refuses it before anything is swapped in.
+python3 -c 'import sys; b = bytearray(open(sys.argv[1], "rb").read()); b[200] ^= 0x10
+open(sys.argv[2], "wb").write(b)' "$E2E_TMP/saved" "$E2E_TMP/flipped"
+rcli -x set "bloomxdp:$CHANNEL:payload:902" <"$E2E_TMP/flipped" >/dev/null
+rcli xadd "$STREAM" '*' type full version 902 key "bloomxdp:$CHANNEL:payload:902" \
+	size "$(stat -c %s "$E2E_TMP/flipped")" \
+	sha256 "$(sha256sum <"$E2E_TMP/flipped" | cut -c1-64)" >/dev/null
+if late=$(converged refused=3 15); then ok "a payload with a flipped bit (CRC32C) is refused by all"
+else not_ok "a payload with a flipped bit (CRC32C) is refused by all" "late:$late"; fi
 check_eq "every node stays on version 4, node 0 enforcing it" "4 1" \
 	"$(converged version=4 1 >/dev/null && echo 4) $(listed "$C_LATER")"
 status=$(timeout 30 "$BLOOMXDP" fleet status --redis "$PUB" --channel "$CHANNEL" 2>&1)
-if grep -q "truncated" <<<"$status" && grep -q "n0 " <<<"$status"; then
+if grep -qE "^n0 +$IF_SRV +4  .* 3 +[0-9]+  payload refused" <<<"$status"; then
 	ok "fleet status shows the refusals"; diag "$(grep "n0 " <<<"$status")"
 else not_ok "fleet status shows the refusals" "$status"; fi
 
