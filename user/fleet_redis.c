@@ -102,7 +102,9 @@ int fleet_url_parse(const char *text, struct fleet_url *u)
 		p = text + 9;
 		u->tls = true;
 	} else {
-		log_error("'%s': expected redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]", text);
+		/* Not echoed: it may hold a password. */
+		log_error("redis URL: expected redis://[[USER]:PASSWORD@]HOST[:PORT][/DB] or "
+			  "unix://[[USER]:PASSWORD@]/PATH");
 		return -EINVAL;
 	}
 	slash = strchr(p, '/');
@@ -154,7 +156,9 @@ int fleet_url_parse(const char *text, struct fleet_url *u)
 	}
 	return 0;
 bad_host:
-	log_error("redis URL '%s': expected a host name, an IPv4 address or [IPv6]", text);
+	/* The host only: the URL may hold a password. */
+	log_error("redis URL: host '%.*s': expected a host name, an IPv4 address or [IPv6]",
+		  (int)(end - p > 255 ? 255 : end - p), p);
 	return -EINVAL;
 bad_port:
 	log_error("redis URL: expected a port from 1 to 65535 after the host");
