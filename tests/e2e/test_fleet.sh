@@ -169,6 +169,18 @@ check_eq "fleet status: every node at the latest version, lag 0" "$FLEET_NODES $
 print(len(n), sum(1 for x in n if x["latest"] and x["version"] == 1 and x["lag_seconds"] == 0))' \
 	"$status" 2>&1)" "$status"
 
+# --- versions swapped in under traffic: the listed client never gets through
+
+ping_many_start 150 0.02 "$C_LISTED"
+for ((v = 0; v < 5; v++)); do
+	publish "$E2E_TMP/v1.txt" >/dev/null 2>&1
+	sleep 0.3
+done
+ping_many_wait
+converged version=6 20 >/dev/null
+check_eq "5 versions swapped in while node 0's listed client pings: none gets through" \
+	"150 0 6" "${PING_TX[$C_LISTED]} ${PING_RX[$C_LISTED]} $(field 0 version)"
+
 # --- deltas
 
 check "publish --add $C_DELTA" publish --add "$C_DELTA"
@@ -183,31 +195,30 @@ check_eq "node 0 passes the deleted client again, still drops the listed one" "0
 
 # --- Redis killed and back
 
-kill -KILL "$REDIS_PID"
-wait "$REDIS_PID" 2>/dev/null
+{ kill -KILL "$REDIS_PID"; wait "$REDIS_PID"; } 2>/dev/null	# (bash's "Killed" unsaid)
 bg_forget "$REDIS_PID"
 sleep 1
-check_eq "Redis down: node 0 keeps enforcing version 1" "1 0" \
+check_eq "Redis down: node 0 keeps enforcing version 6" "1 0" \
 	"$(listed "$C_LISTED") $(listed "$C_LATER")"
 check_fails "Redis down: publish fails and says so" 1 "cannot reach Redis" publish "$E2E_TMP/v2.txt"
 if redis_start; then ok "Redis restarted (its append-only file kept the channel)"; else
 	not_ok "Redis restarted"; fi
-check "publish version 2 once Redis is back" publish "$E2E_TMP/v2.txt"
-if late=$(converged version=2 30); then ok "every node converges on version 2"; else
-	not_ok "every node converges on version 2" "late:$late"; fi
-check_eq "node 0 drops the client version 2 lists" 1 "$(listed "$C_LATER")"
+check "publish version 7 once Redis is back" publish "$E2E_TMP/v2.txt"
+if late=$(converged version=7 30); then ok "every node converges on version 7"; else
+	not_ok "every node converges on version 7" "late:$late"; fi
+check_eq "node 0 drops the client version 7 lists" 1 "$(listed "$C_LATER")"
 
 # --- a node stopped while two versions are published catches up
 
 stop_pid "${DAEMON[3]}"
 bg_forget "${DAEMON[3]}"
-check "publish version 3 while node 3 is stopped" publish "$E2E_TMP/v1.txt"
-check "publish version 4 while node 3 is stopped" publish "$E2E_TMP/v2.txt"
-converged version=4 20 4 >/dev/null
-check_eq "node 3 still reports version 2" 2 "$(field 3 version)"
+check "publish version 8 while node 3 is stopped" publish "$E2E_TMP/v1.txt"
+check "publish version 9 while node 3 is stopped" publish "$E2E_TMP/v2.txt"
+converged version=9 20 4 >/dev/null
+check_eq "node 3 still reports version 7" 7 "$(field 3 version)"
 daemon_start 3
-if late=$(converged version=4 20); then ok "node 3 restarted catches up to version 4"; else
-	not_ok "node 3 restarted catches up to version 4" "late:$late" \
+if late=$(converged version=9 20); then ok "node 3 restarted catches up to version 9"; else
+	not_ok "node 3 restarted catches up to version 9" "late:$late" \
 		"$(tail -n 5 "$E2E_TMP/node3.err")"; fi
 
 # --- corrupted and truncated payloads
@@ -240,10 +251,10 @@ rcli xadd "$STREAM" '*' type full version 902 key "bloomxdp:$CHANNEL:payload:902
 	sha256 "$(sha256sum <"$E2E_TMP/flipped" | cut -c1-64)" >/dev/null
 if late=$(converged refused=3 15); then ok "a payload with a flipped bit (CRC32C) is refused by all"
 else not_ok "a payload with a flipped bit (CRC32C) is refused by all" "late:$late"; fi
-check_eq "every node stays on version 4, node 0 enforcing it" "4 1" \
-	"$(converged version=4 1 >/dev/null && echo 4) $(listed "$C_LATER")"
+check_eq "every node stays on version 9, node 0 enforcing it" "9 1" \
+	"$(converged version=9 1 >/dev/null && echo 9) $(listed "$C_LATER")"
 status=$(timeout 30 "$BLOOMXDP" fleet status --redis "$PUB" --channel "$CHANNEL" 2>&1)
-if grep -qE "^n0 +$IF_SRV +4  .* 3 +[0-9]+  payload refused" <<<"$status"; then
+if grep -qE "^n0 +$IF_SRV +9  .* 3 +[0-9]+  payload refused" <<<"$status"; then
 	ok "fleet status shows the refusals"; diag "$(grep "n0 " <<<"$status")"
 else not_ok "fleet status shows the refusals" "$status"; fi
 
@@ -269,11 +280,11 @@ stop_pid "${DAEMON[5]}"
 bg_forget "${DAEMON[5]}"
 node_conf 5 "unix://:s3cret-$E2E_ID@$SOCK"
 daemon_start 5
-PUBURL=redis://:s3cret-$E2E_ID@127.0.0.1:$PORT check "publish version 5 with the password" \
+PUBURL=redis://:s3cret-$E2E_ID@127.0.0.1:$PORT check "publish version 10 with the password" \
 	publish "$E2E_TMP/v1.txt"
-if late=$(converged version=5 30); then
-	ok "with the password, every node converges on version 5"
-else not_ok "with the password, every node converges on version 5" "late:$late"; fi
-check_eq "node 0 enforces version 5" "1 0" "$(listed "$C_LISTED") $(listed "$C_LATER")"
+if late=$(converged version=10 30); then
+	ok "with the password, every node converges on version 10"
+else not_ok "with the password, every node converges on version 10" "late:$late"; fi
+check_eq "node 0 enforces version 10" "1 0" "$(listed "$C_LISTED") $(listed "$C_LATER")"
 
 tap_finish
