@@ -287,4 +287,19 @@ if late=$(converged version=10 30); then
 else not_ok "with the password, every node converges on version 10" "late:$late"; fi
 check_eq "node 0 enforces version 10" "1 0" "$(listed "$C_LISTED") $(listed "$C_LATER")"
 
+# --- the other sources of a version: a node's live list, a file of 'bloomxdp save'
+
+export PUBURL=redis://:s3cret-$E2E_ID@127.0.0.1:$PORT
+check "publish --from node 0's interface (version 11)" \
+	timeout 60 nsenter --net="/run/netns/$NS_SRV" -- "$BLOOMXDP" publish \
+	--redis "unix://:s3cret-$E2E_ID@$SOCK" \
+	--channel "$CHANNEL" --from "$IF_SRV"
+if late=$(converged version=11 30); then ok "every node converges on version 11"; else
+	not_ok "every node converges on version 11" "late:$late"; fi
+check "publish the file 'bloomxdp save' wrote (version 12, the list of version 9)" \
+	publish "$E2E_TMP/saved"
+if late=$(converged version=12 30); then ok "every node converges on version 12"; else
+	not_ok "every node converges on version 12" "late:$late"; fi
+check_eq "node 0 enforces version 12" "1 1" "$(listed "$C_LISTED") $(listed "$C_LATER")"
+
 tap_finish
