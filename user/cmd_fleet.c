@@ -350,6 +350,24 @@ static int publish_delta(redisContext *c, const struct publish_opts *o, char **e
 	fleet_key(stream, sizeof(stream), o->channel, "stream");
 	snprintf(keep, sizeof(keep), "%d", FLEET_STREAM_KEEP);
 	snprintf(count, sizeof(count), "%d", n);
+	if (o->add) {
+		/* Bounded: each node re-adds the whole set after every full version. */
+		const char *scard[] = { "SCARD", inforce, NULL };
+
+		ret = fleet_cmd(c, &r, why, sizeof(why), scard);
+		if (!ret && (r->type != REDIS_REPLY_INTEGER ||
+			     r->integer + n > FLEET_INFORCE_MAX)) {
+			snprintf(why, sizeof(why), "the channel holds %lld entries from deltas, and "
+				 "at most %d stay in force: put them in the lists of a full version, "
+				 "then --del them", r->type == REDIS_REPLY_INTEGER ? r->integer : -1LL,
+				 FLEET_INFORCE_MAX);
+			ret = -ENOSPC;
+		}
+		freeReplyObject(r);
+		r = NULL;
+		if (ret)
+			goto out;
+	}
 	{
 		const char *multi[] = { "MULTI", NULL };
 

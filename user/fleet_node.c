@@ -71,7 +71,7 @@ static int sync_latest(struct fleet_node *f)
 	for (i = 0; i < set->elements && !ret; i++)
 		if (set->element[i]->type == REDIS_REPLY_STRING &&
 		    fleet_entry_ok(set->element[i]->str, set->element[i]->len) &&
-		    i < FLEET_DELTA_MAX) {
+		    i < FLEET_INFORCE_MAX) {
 			char e[FLEET_ENTRY_MAX + 1];
 
 			snprintf(e, sizeof(e), "%.*s", (int)set->element[i]->len,

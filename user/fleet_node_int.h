@@ -20,7 +20,7 @@
 /* Reconnect after 0.2 s, doubling to 5 s: an outage is noticed and left quickly. */
 #define FLEET_BACKOFF_MIN_MS	200
 #define FLEET_BACKOFF_MAX_MS	5000
-#define FLEET_STATE_MAX		(FLEET_DELTA_MAX * (FLEET_ENTRY_MAX + 8) + 4096)
+#define FLEET_STATE_MAX		(FLEET_INFORCE_MAX * (FLEET_ENTRY_MAX + 8) + 4096)
 #define STATE_MAGIC_LINE	"bloomxdp-fleet 1"
 #define WHY_LEN			512
 

@@ -41,6 +41,8 @@
 /* A delta: at most this many entries, each at most this long. */
 #define FLEET_DELTA_MAX		10000
 #define FLEET_ENTRY_MAX		256
+/* Entries in force from deltas, at most: a node re-adds them all after each full version. */
+#define FLEET_INFORCE_MAX	10000
 /* The stream keeps about this many announcements (XADD MAXLEN ~). */
 #define FLEET_STREAM_KEEP	10000
 /* Payloads kept besides the newest: a node still fetching one is not cut short. */

@@ -116,7 +116,8 @@ void fleet_state_load(struct fleet_node *f)
 			f->version = strtoull(line + 8, NULL, 10);
 		else if (!strncmp(line, "sha256 ", 7) && strlen(line + 7) == 64)
 			snprintf(f->sha, sizeof(f->sha), "%s", line + 7);
-		else if (!strncmp(line, "entry ", 6) && fleet_entry_ok(line + 6, strlen(line + 6)))
+		else if (!strncmp(line, "entry ", 6) && fleet_entry_ok(line + 6, strlen(line + 6)) &&
+			 f->inforce.n < FLEET_INFORCE_MAX)
 			fleet_entries_add(&f->inforce, line + 6);
 	}
 	free(buf);
@@ -370,6 +371,12 @@ static int apply_delta(struct fleet_node *f, bool add, const redisReply *fields,
 	ret = delta_entries(fields, &text, &argv, &n);
 	if (ret) {
 		snprintf(why, len, "a delta refused: its entries are not a list of entries");
+		goto out;
+	}
+	if (add && f->inforce.n + n > FLEET_INFORCE_MAX) {
+		snprintf(why, len, "a delta refused: more than %d entries would be in force",
+			 FLEET_INFORCE_MAX);
+		ret = -E2BIG;
 		goto out;
 	}
 	if (add) {
