@@ -105,7 +105,7 @@ static int attach_for(const struct fleet_config *cfg, const struct savefile_info
 					.fpr = (double)in->fpr_ppb / BLOOMXDP_PPB,
 					.hash_key = in->hash_key };
 	struct cli_call call = { .cmd = &command_detach, .ifname = cfg->ifname };
-	void *opts = NULL;
+	void *opts;
 	int ret;
 
 	if (attached) {
@@ -114,8 +114,12 @@ static int attach_for(const struct fleet_config *cfg, const struct savefile_info
 		opts = calloc(1, command_detach.opts_size);
 		if (!opts)
 			return -ENOMEM;
+		/* The daemon's state directory, not the environment's. */
+		if (cfg->state_dir)
+			command_set_option(&command_detach, opts, "state-dir", cfg->state_dir);
 		call.opts = opts;
 		ret = command_detach.run(&call);
+		command_free_options(&command_detach, opts);
 		free(opts);
 		if (ret) {
 			snprintf(why, len, "cannot detach to attach with the fleet's key: %s",
@@ -123,7 +127,15 @@ static int attach_for(const struct fleet_config *cfg, const struct savefile_info
 			return ret;
 		}
 	}
-	ret = attach_with_filter(cfg->ifname, cfg->attach, &filter);
+	opts = malloc(command_attach.opts_size);
+	if (!opts)
+		return -ENOMEM;
+	memcpy(opts, cfg->attach ? cfg->attach : command_attach.defaults, command_attach.opts_size);
+	if (cfg->state_dir)
+		command_set_option(&command_attach, opts, "state-dir", cfg->state_dir);
+	ret = attach_with_filter(cfg->ifname, opts, &filter);
+	/* Not command_free_options(): the copy shares the configuration's lists. */
+	free(opts);
 	if (ret)
 		snprintf(why, len, "cannot attach with the fleet's key: %s", strerror(-ret));
 	return ret;

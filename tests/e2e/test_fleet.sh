@@ -302,4 +302,13 @@ if late=$(converged version=12 30); then ok "every node converges on version 12"
 	not_ok "every node converges on version 12" "late:$late"; fi
 check_eq "node 0 enforces version 12" "1 1" "$(listed "$C_LISTED") $(listed "$C_LATER")"
 
+# --- a new hash key: every node attaches again with it
+
+check "publish --new-key (version 13)" publish --new-key "$E2E_TMP/v1.txt"
+if late=$(converged version=13 30); then ok "every node attaches with the new key, version 13"
+else not_ok "every node attaches with the new key, version 13" "late:$late" \
+	"$(tail -n 5 "$E2E_TMP/node0.err")"; fi
+check_eq "node 0 enforces version 13" "1 0" "$(listed "$C_LISTED") $(listed "$C_LATER")"
+check "the new key is node 0's" grep -q "attaching again with the fleet's" "$E2E_TMP/node0.err"
+
 tap_finish
