@@ -7,11 +7,14 @@
 #include <unistd.h>
 
 #include "attachment.h"
+#include "blocklist.h"
 #include "cli.h"
 #include "fleet_node.h"
+#include "fleet_redis.h"
 #include "listbuild.h"
 #include "lists.h"
 #include "log.h"
+#include "ranges.h"
 #include "savefile.h"
 
 int fleet_entries_add(struct fleet_entries *s, const char *e)
@@ -158,6 +161,65 @@ int fleet_apply_add(const struct fleet_config *cfg, char **entries, int n, char 
 	return ret;
 }
 
+/* The entries in force, into a version before it is swapped in (savefile_apply_with()). */
+struct inforce_ctx {
+	const struct fleet_config *cfg;
+	const struct fleet_entries *set;
+	struct filter *f;
+	struct range_set *s;
+	__u64 *entries;
+	bool ranged[2];
+};
+
+static int add_entry(const struct entry *e, void *arg)
+{
+	struct inforce_ctx *x = arg;
+	int fam, ret;
+
+	if (e->allow)
+		return 0;	/* an exception: a node's allowlist is its own */
+	fam = entry_ranged_family(x->f, e);
+	if (fam >= 0) {
+		ret = range_set_add_key(&x->s[fam], &e->addr);
+		x->ranged[fam] = true;
+	} else {
+		ret = blocklist_insert(x->f, e);
+	}
+	if (ret < 0)
+		return ret;
+	(*x->entries)++;
+	return 0;
+}
+
+static int add_inforce(struct filter *f, struct range_set *s, __u64 *entries, void *arg)
+{
+	struct inforce_ctx *x = arg;
+	char text[FLEET_ENTRY_MAX + 1];
+	const char *why = NULL;
+	size_t i;
+	int fam, ret;
+
+	x->f = f;
+	x->s = s;
+	x->entries = entries;
+	for (i = 0; i < x->set->n; i++) {
+		snprintf(text, sizeof(text), "%s", x->set->e[i]);
+		ret = entry_parse_line(text, FORMAT_AUTO, add_entry, x, &why);
+		if (ret == -EINVAL) {
+			/* One bad entry does not hold a version back: said, and left out. */
+			log_warn("fleet %s: entry in force '%s' left out: %s", x->cfg->ifname,
+				 x->set->e[i], why ? why : "not an entry");
+			continue;
+		}
+		if (ret < 0)
+			return ret;
+	}
+	for (fam = 0; fam < 2; fam++)
+		if (x->ranged[fam])
+			range_set_merge(&s[fam]);
+	return 0;
+}
+
 int fleet_apply_payload(const struct fleet_config *cfg, const char *path,
 			const struct fleet_entries *inforce, bool *reattached, char *why,
 			size_t len)
@@ -196,7 +258,9 @@ int fleet_apply_payload(const struct fleet_config *cfg, const char *path,
 		snprintf(why, len, "cannot open the attachment: %s", strerror(-ret));
 		return ret;
 	}
-	ret = savefile_apply(&att, path);
+	/* The entries in force go in with the version: a ban never lapses across a swap. */
+	ret = savefile_apply_with(&att, path, add_inforce,
+				  &(struct inforce_ctx){ .cfg = cfg, .set = inforce });
 	if (!ret)
 		ret = attachment_check_enforced(&att);
 	attachment_close(&att);
@@ -212,6 +276,5 @@ int fleet_apply_payload(const struct fleet_config *cfg, const char *path,
 			 strerror(-ret));
 		return ret;
 	}
-	/* The deltas in force stay in force: added again to the new version. */
-	return fleet_apply_add(cfg, inforce->e, (int)inforce->n, why, len);
+	return 0;
 }

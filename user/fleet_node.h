@@ -61,8 +61,8 @@ bool fleet_entries_has(const struct fleet_entries *s, const char *e);
 void fleet_entries_free(struct fleet_entries *s);
 
 /*
- * The payload at path (checked whole: size, format, CRC32C) swapped in as the
- * live blocklist, then the entries in force added; the interface is attached
+ * The payload at path (checked whole: size, format, CRC32C) with the entries
+ * in force swapped in as the live blocklist, in one swap; the interface is attached
  * (again, if its hash key, layout or k are not the payload's) with attach's
  * options. *reattached: it was. why: the error in one line.
  */

@@ -714,6 +714,12 @@ static int check_fits(const struct attachment *att, const struct savefile_info *
 
 int savefile_apply(struct attachment *att, const char *path)
 {
+	return savefile_apply_with(att, path, NULL, NULL);
+}
+
+int savefile_apply_with(struct attachment *att, const char *path, savefile_extra_fn extra,
+			void *ctx)
+{
 	const int outers[] = { att->filter_fd, att->ranges_v4_fd, att->ranges_v6_fd };
 	struct filter f = { .map_fd = -1, .kbloom_fd = -1 };
 	int range_fds[2] = { -1, -1 }, ret, fam;
@@ -776,6 +782,15 @@ int savefile_apply(struct attachment *att, const char *path)
 	filter_header_word_set(&f, BLOOMXDP_HDR_V4_LENGTHS, in.lengths[0]);
 	filter_header_word_set(&f, BLOOMXDP_HDR_V6_LENGTHS, in.lengths[1]);
 	filter_header_word_set(&f, BLOOMXDP_HDR_KINDS, in.kinds);
+	/* What the caller adds goes into the new generation before it is live: one swap. */
+	if (extra) {
+		ret = extra(&f, s, &in.entries, ctx);
+		if (ret) {
+			log_error("cannot add to the filter of %s before its swap: %s; the live list "
+				  "is unchanged", att->ifname, strerror(-ret));
+			goto cleanup;
+		}
+	}
 	for (fam = 0; fam < 2; fam++) {
 		if (!s[fam].n)
 			continue;

@@ -114,6 +114,19 @@ int savefile_write_filter(const char *path, const struct filter *f, const struct
 int savefile_apply(struct attachment *att, const char *path);
 
 /*
+ * savefile_apply() with more in the new generation: extra (if not NULL) is
+ * called with its filter (the file's bits and header words in place), its
+ * intervals (s[0] IPv4, s[1] IPv6: sorted and merged on return) and its entry
+ * count, after the file passed every check and before anything is live, so
+ * that the file and what extra adds are swapped in together (a fleet node's
+ * entries in force). A negative errno from extra refuses the swap.
+ */
+typedef int (*savefile_extra_fn)(struct filter *f, struct range_set *s, __u64 *entries,
+				 void *ctx);
+int savefile_apply_with(struct attachment *att, const char *path, savefile_extra_fn extra,
+			void *ctx);
+
+/*
  * Checks a whole file as savefile_apply() would, without an attachment, and
  * decodes its header into info. Prints nothing; on error, why says it.
  */

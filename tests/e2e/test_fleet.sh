@@ -169,24 +169,28 @@ check_eq "fleet status: every node at the latest version, lag 0" "$FLEET_NODES $
 print(len(n), sum(1 for x in n if x["latest"] and x["version"] == 1 and x["lag_seconds"] == 0))' \
 	"$status" 2>&1)" "$status"
 
-# --- versions swapped in under traffic: the listed client never gets through
+# --- deltas: an add, in force across full versions, then its del
 
-ping_many_start 150 0.02 "$C_LISTED"
+check "publish --add $C_DELTA" publish --add "$C_DELTA"
+if late=$(converged inforce=1 10); then ok "the add reaches every node"; else
+	not_ok "the add reaches every node" "late:$late"; fi
+check_eq "node 0 drops the added client" 1 "$(listed "$C_DELTA")"
+
+# --- versions swapped in under traffic: the listed client and the added one never get through
+
+ping_many_start 150 0.02 "$C_LISTED" "$C_DELTA"
 for ((v = 0; v < 5; v++)); do
 	publish "$E2E_TMP/v1.txt" >/dev/null 2>&1
 	sleep 0.3
 done
 ping_many_wait
 converged version=6 20 >/dev/null
-check_eq "5 versions swapped in while node 0's listed client pings: none gets through" \
-	"150 0 6" "${PING_TX[$C_LISTED]} ${PING_RX[$C_LISTED]} $(field 0 version)"
+check_eq "5 versions swapped in while node 0's listed and added clients ping: none gets through" \
+	"150 0 150 0 6" "${PING_TX[$C_LISTED]} ${PING_RX[$C_LISTED]} ${PING_TX[$C_DELTA]} \
+${PING_RX[$C_DELTA]} $(field 0 version)"
+check_eq "the added entry stays in force across the versions on every node" "" \
+	"$(converged inforce=1 1)"
 
-# --- deltas
-
-check "publish --add $C_DELTA" publish --add "$C_DELTA"
-if late=$(converged inforce=1 10); then ok "the add reaches every node"; else
-	not_ok "the add reaches every node" "late:$late"; fi
-check_eq "node 0 drops the added client" 1 "$(listed "$C_DELTA")"
 check "publish --del $C_DELTA" publish --del "$C_DELTA"
 if late=$(converged inforce=0 10); then ok "the del reaches every node"; else
 	not_ok "the del reaches every node" "late:$late"; fi
