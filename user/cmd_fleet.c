@@ -23,12 +23,14 @@
 #include "log.h"
 #include "savefile.h"
 #include "cmd_fleet.h"
+#include "expiry.h"
 
 struct publish_opts {
 	const char *redis;
 	const char *channel;
 	const char *from;
 	bool add, del;
+	const char *timeout;	/* --add: "10m": the entries expire then on every node */
 	bool new_key;
 	__u32 layout;
 	double fpr;
@@ -305,16 +307,63 @@ out:
 	return ret;
 }
 
+/* Entries whose deadline passed, out of the set in force (nodes skip them already). */
+static void prune_expired(redisContext *c, const char *inforce)
+{
+	const char *hgetall[] = { "HGETALL", inforce, NULL };
+	redisReply *r = NULL, *d = NULL;
+	char why[WHY_LEN], *end;
+	__u64 now = time(NULL), deadline;
+	size_t i;
+
+	if (fleet_cmd(c, &r, why, sizeof(why), hgetall) || r->type != REDIS_REPLY_ARRAY) {
+		freeReplyObject(r);
+		return;
+	}
+	for (i = 0; i + 1 < r->elements; i += 2) {
+		const redisReply *k = r->element[i], *v = r->element[i + 1];
+		char text[24];
+
+		if (k->type != REDIS_REPLY_STRING || v->type != REDIS_REPLY_STRING ||
+		    v->len >= sizeof(text))
+			continue;
+		memcpy(text, v->str, v->len);
+		text[v->len] = '\0';
+		deadline = strtoull(text, &end, 10);
+		if (*end || !deadline || deadline > now)
+			continue;
+		{
+			const char *argv[] = { "HDEL", inforce, k->str };
+			size_t lens[] = { 4, strlen(inforce), k->len };
+
+			if (!fleet_command(c, 3, argv, lens, &d, why, sizeof(why)))
+				freeReplyObject(d);
+		}
+	}
+	freeReplyObject(r);
+}
+
 /* A delta: the entries into (or out of) the set in force and onto the stream, in one MULTI. */
 static int publish_delta(redisContext *c, const struct publish_opts *o, char **entries, int n)
 {
 	const char *type = o->add ? "add" : "del";
 	char inforce[FLEET_KEY_MAX], stream[FLEET_KEY_MAX], keep[32], count[16], why[WHY_LEN];
+	char expires[24] = "0";
 	const char **argv = NULL;
 	redisReply *r = NULL;
 	char *joined = NULL;
 	size_t total = 1, i;
+	__u64 secs;
 	int ret;
+
+	if (o->timeout && (!o->add || expiry_parse(o->timeout, &secs))) {
+		log_error("publish --timeout %s: goes with --add, as a duration such as 30s, 10m, "
+			  "2h or 7d (at most 365d)", o->timeout);
+		return -EINVAL;
+	}
+	/* A deadline, not a duration: every node, started or caught up later, agrees on it. */
+	if (o->timeout)
+		snprintf(expires, sizeof(expires), "%llu", (unsigned long long)(time(NULL) + secs));
 
 	if (n < 1 || n > FLEET_DELTA_MAX) {
 		log_error("publish --%s: give 1 to %d entries", type, FLEET_DELTA_MAX);
@@ -335,7 +384,7 @@ static int publish_delta(redisContext *c, const struct publish_opts *o, char **e
 		total += len + 1;
 	}
 	joined = calloc(1, total);
-	argv = calloc(n + 2, sizeof(*argv));
+	argv = calloc(2 * n + 2, sizeof(*argv));
 	if (!joined || !argv) {
 		ret = -ENOMEM;
 		snprintf(why, sizeof(why), "out of memory");
@@ -352,14 +401,16 @@ static int publish_delta(redisContext *c, const struct publish_opts *o, char **e
 	snprintf(count, sizeof(count), "%d", n);
 	if (o->add) {
 		/* Bounded: each node re-adds the whole set after every full version. */
-		const char *scard[] = { "SCARD", inforce, NULL };
+		const char *scard[] = { "HLEN", inforce, NULL };
 
+		prune_expired(c, inforce);
 		ret = fleet_cmd(c, &r, why, sizeof(why), scard);
 		if (!ret && (r->type != REDIS_REPLY_INTEGER ||
 			     r->integer + n > FLEET_INFORCE_MAX)) {
-			snprintf(why, sizeof(why), "the channel holds %lld entries from deltas, and "
-				 "at most %d stay in force: put them in the lists of a full version, "
-				 "then --del them", r->type == REDIS_REPLY_INTEGER ? r->integer : -1LL,
+			snprintf(why, sizeof(why), "the channel holds %lld entries from deltas, "
+				 "and at most %d stay in force: put them in the lists of a full "
+				 "version, then --del them",
+				 r->type == REDIS_REPLY_INTEGER ? r->integer : -1LL,
 				 FLEET_INFORCE_MAX);
 			ret = -ENOSPC;
 		}
@@ -377,28 +428,37 @@ static int publish_delta(redisContext *c, const struct publish_opts *o, char **e
 	}
 	if (ret)
 		goto out;
-	argv[0] = o->add ? "SADD" : "SREM";
+	/* The set in force: each entry with its deadline (0: none). */
+	argv[0] = o->add ? "HSET" : "HDEL";
 	argv[1] = inforce;
-	for (i = 0; i < (size_t)n; i++)
-		argv[2 + i] = entries[i];
+	for (i = 0; i < (size_t)n; i++) {
+		if (o->add) {
+			argv[2 + 2 * i] = entries[i];
+			argv[3 + 2 * i] = expires;
+		} else {
+			argv[2 + i] = entries[i];
+		}
+	}
 	{
-		size_t *lens = calloc(n + 2, sizeof(*lens));
+		int argc = o->add ? 2 * n + 2 : n + 2;
+		size_t *lens = calloc(argc, sizeof(*lens));
 
 		if (!lens) {
 			ret = -ENOMEM;
 			snprintf(why, sizeof(why), "out of memory");
 			goto out;
 		}
-		for (i = 0; i < (size_t)n + 2; i++)
+		for (i = 0; i < (size_t)argc; i++)
 			lens[i] = strlen(argv[i]);
-		ret = fleet_command(c, n + 2, argv, lens, &r, why, sizeof(why));
+		ret = fleet_command(c, argc, argv, lens, &r, why, sizeof(why));
 		free(lens);
 		freeReplyObject(r);
 		r = NULL;
 	}
 	if (!ret) {
 		const char *xadd[] = { "XADD", stream, "MAXLEN", "~", keep, "*", "type", type,
-				       "entries", joined, "count", count, NULL };
+				       "entries", joined, "count", count, "expires", expires,
+				       NULL };
 
 		ret = fleet_cmd(c, &r, why, sizeof(why), xadd);
 		freeReplyObject(r);
@@ -467,6 +527,9 @@ static const struct option_spec publish_options[] = {
 	       "(as 'bloomxdp save' writes it) instead of FILEs"),
 	OPTION("add", 0, OPT_FLAG, P(add), NULL,
 	       "a delta: the ENTRYs go into every node's list"),
+	OPTION("timeout", 0, OPT_TEXT, P(timeout), "DURATION",
+	       "with --add: the ENTRYs leave every node's list then\n"
+	       "(30s, 10m, 2h, 7d; a deadline every node agrees on)"),
 	OPTION("del", 0, OPT_FLAG, P(del), NULL,
 	       "a delta: the ENTRYs added by --add leave every node's list"),
 	OPTION("new-key", 0, OPT_FLAG, P(new_key), NULL,

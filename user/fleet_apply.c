@@ -17,24 +17,44 @@
 #include "ranges.h"
 #include "savefile.h"
 
-int fleet_entries_add(struct fleet_entries *s, const char *e)
+int fleet_entries_add(struct fleet_entries *s, const char *e, __u64 deadline)
 {
+	size_t i, cap = s->cap ? s->cap * 2 : 16;
+	__u64 *dl;
 	char **grown;
 
-	if (fleet_entries_has(s, e))
-		return 0;
+	for (i = 0; i < s->n; i++)
+		if (!strcmp(s->e[i], e)) {
+			s->deadline[i] = deadline;
+			return 0;
+		}
 	if (s->n == s->cap) {
-		grown = realloc(s->e, (s->cap ? s->cap * 2 : 16) * sizeof(*s->e));
+		grown = realloc(s->e, cap * sizeof(*s->e));
 		if (!grown)
 			return -ENOMEM;
 		s->e = grown;
-		s->cap = s->cap ? s->cap * 2 : 16;
+		dl = realloc(s->deadline, cap * sizeof(*s->deadline));
+		if (!dl)
+			return -ENOMEM;
+		s->deadline = dl;
+		s->cap = cap;
 	}
 	s->e[s->n] = strdup(e);
 	if (!s->e[s->n])
 		return -ENOMEM;
-	s->n++;
+	s->deadline[s->n++] = deadline;
 	return 0;
+}
+
+__u64 fleet_entries_next_deadline(const struct fleet_entries *s)
+{
+	__u64 next = 0;
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->deadline[i] && (!next || s->deadline[i] < next))
+			next = s->deadline[i];
+	return next;
 }
 
 bool fleet_entries_has(const struct fleet_entries *s, const char *e)
@@ -56,6 +76,7 @@ bool fleet_entries_remove(struct fleet_entries *s, const char *e)
 			continue;
 		free(s->e[i]);
 		s->e[i] = s->e[--s->n];
+		s->deadline[i] = s->deadline[s->n];
 		return true;
 	}
 	return false;
@@ -68,6 +89,7 @@ void fleet_entries_free(struct fleet_entries *s)
 	for (i = 0; i < s->n; i++)
 		free(s->e[i]);
 	free(s->e);
+	free(s->deadline);
 	memset(s, 0, sizeof(*s));
 }
 

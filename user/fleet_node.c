@@ -46,7 +46,7 @@ static int sync_latest(struct fleet_node *f)
 	fleet_key(inforce, sizeof(inforce), f->channel, "inforce");
 	{
 		const char *multi[] = { "MULTI", NULL }, *hget[] = { "HGETALL", latest, NULL },
-			   *smem[] = { "SMEMBERS", inforce, NULL },
+			   *smem[] = { "HGETALL", inforce, NULL },
 			   *xrev[] = { "XREVRANGE", f->stream_key, "+", "-", "COUNT", "1", NULL },
 			   *exec[] = { "EXEC", NULL };
 		const char *const *cmds[] = { multi, hget, smem, xrev };
@@ -67,17 +67,23 @@ static int sync_latest(struct fleet_node *f)
 		snprintf(why, sizeof(why), "Redis answered the snapshot with something else");
 		goto out;
 	}
+	/* Entry, deadline pairs; those whose deadline passed are left out. */
 	set = r->element[1];
-	for (i = 0; i < set->elements && !ret; i++)
-		if (set->element[i]->type == REDIS_REPLY_STRING &&
-		    fleet_entry_ok(set->element[i]->str, set->element[i]->len) &&
-		    i < FLEET_INFORCE_MAX) {
-			char e[FLEET_ENTRY_MAX + 1];
+	for (i = 0; i + 1 < set->elements && !ret && next.n < FLEET_INFORCE_MAX; i += 2) {
+		const redisReply *k = set->element[i], *d = set->element[i + 1];
+		char e[FLEET_ENTRY_MAX + 1], dl[24], *end;
+		__u64 deadline;
 
-			snprintf(e, sizeof(e), "%.*s", (int)set->element[i]->len,
-				 set->element[i]->str);
-			ret = fleet_entries_add(&next, e);
-		}
+		if (k->type != REDIS_REPLY_STRING || !fleet_entry_ok(k->str, k->len) ||
+		    d->type != REDIS_REPLY_STRING || d->len >= sizeof(dl))
+			continue;
+		snprintf(e, sizeof(e), "%.*s", (int)k->len, k->str);
+		snprintf(dl, sizeof(dl), "%.*s", (int)d->len, d->str);
+		deadline = strtoull(dl, &end, 10);
+		if (*end || (deadline && deadline <= (__u64)time(NULL)))
+			continue;
+		ret = fleet_entries_add(&next, e, deadline);
+	}
 	top = r->element[2];
 	if (!fleet_field_text(r->element[0], "sha256", sha, sizeof(sha)))
 		sha[0] = '\0';
@@ -207,12 +213,54 @@ static void try_connect(struct fleet_node *f)
 		fleet_report(f);
 }
 
+/*
+ * Entries in force whose deadline came: out of every node's list, each node on
+ * its own clock, by one swap of the applied payload with the set without them.
+ */
+static void expire_due(struct fleet_node *f)
+{
+	struct fleet_entries next = {};
+	__u64 now = time(NULL), due = fleet_entries_next_deadline(&f->inforce);
+	char why[WHY_LEN];
+	size_t i, gone = 0;
+	int ret = 0;
+
+	if (!due || due > now)
+		return;
+	for (i = 0; i < f->inforce.n && !ret; i++) {
+		if (f->inforce.deadline[i] && f->inforce.deadline[i] <= now)
+			gone++;
+		else
+			ret = fleet_entries_add(&next, f->inforce.e[i], f->inforce.deadline[i]);
+	}
+	if (!ret)
+		ret = fleet_rebuild(f, &next, why, sizeof(why));
+	if (ret) {
+		/* Retried a second later: the entries stay until then. */
+		if (ret == -ENOMEM)
+			snprintf(why, sizeof(why), "out of memory");
+		fleet_note_error(f, why, true);
+		for (i = 0; i < f->inforce.n; i++)
+			if (f->inforce.deadline[i] && f->inforce.deadline[i] <= now)
+				f->inforce.deadline[i] = now + 1;
+		fleet_entries_free(&next);
+		return;
+	}
+	fleet_entries_free(&f->inforce);
+	f->inforce = next;
+	f->entry_ms = fleet_wall_ms();
+	log_info("fleet %s: %zu entr%s in force expired", f->ifname, gone, gone == 1 ? "y" : "ies");
+	fleet_state_save(f);
+	fleet_report(f);
+}
+
 void fleet_node_run(struct fleet_node *f, bool readable)
 {
 	redisReply *r = NULL;
 	void *reply = NULL;
 	int ret;
 
+	expire_due(f);
 	if (!f->c) {
 		if (fleet_now_ms() < f->retry_ms)
 			return;
@@ -275,6 +323,9 @@ int fleet_node_timeout_ms(const struct fleet_node *f)
 		due = f->sent_ms + FLEET_BLOCK_MS + FLEET_TIMEOUT_S * 1000 + 1;
 	else
 		due = now;
+	/* A deadline in force: looked at within a second of it (the wall clock's seconds). */
+	if (fleet_entries_next_deadline(&f->inforce) && due > now + 1000)
+		due = now + 1000;
 	return due <= now ? 0 : due - now > 60000 ? 60000 : (int)(due - now);
 }
 

@@ -48,13 +48,20 @@ bool fleet_node_reattached(struct fleet_node *f);
 
 /* --- the attachment's side (fleet_apply.c) --- */
 
-/* The entries the node holds from deltas, in force; a full version keeps them. */
+/*
+ * The entries the node holds from deltas, in force; a full version keeps them.
+ * deadline[i]: when e[i] expires (CLOCK_REALTIME seconds), 0 for never.
+ */
 struct fleet_entries {
 	char **e;
+	__u64 *deadline;
 	size_t n, cap;
 };
 
-int fleet_entries_add(struct fleet_entries *s, const char *e);
+/* Adds e, or sets its deadline if it is there already (a later add replaces it). */
+int fleet_entries_add(struct fleet_entries *s, const char *e, __u64 deadline);
+/* The earliest deadline, 0 when none. */
+__u64 fleet_entries_next_deadline(const struct fleet_entries *s);
 /* true when it was there. */
 bool fleet_entries_remove(struct fleet_entries *s, const char *e);
 bool fleet_entries_has(const struct fleet_entries *s, const char *e);

@@ -10,8 +10,10 @@
  *   latest             hash: the last full version's announcement (its fields, and id)
  *   stream             stream: the announcements, in order (XADD, trimmed):
  *                        type full: version, key, size, sha256 (of the payload, hex)
- *                        type add / del: entries (space-separated), count
- *   inforce            set: the entries added by deltas and not deleted since
+ *                        type add / del: entries (space-separated), count,
+ *                        expires (add --timeout: CLOCK_REALTIME seconds; 0: never)
+ *   inforce            hash: the entries added by deltas and not deleted since, each
+ *                      with its deadline (0: none; those past it are left out)
  *   nodes              set: the node ids that reported
  *   node:<id>          hash: what a node applied, when, and its errors
  *

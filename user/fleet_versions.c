@@ -65,7 +65,7 @@ int fleet_state_save(struct fleet_node *f)
 	int ret;
 
 	for (i = 0; i < f->inforce.n; i++)
-		cap += strlen(f->inforce.e[i]) + 8;
+		cap += strlen(f->inforce.e[i]) + 32;
 	buf = malloc(cap);
 	if (!buf)
 		return -ENOMEM;
@@ -73,7 +73,8 @@ int fleet_state_save(struct fleet_node *f)
 			f->last_id[0] ? f->last_id : "-", (unsigned long long)f->version,
 			f->sha[0] ? f->sha : "-");
 	for (i = 0; i < f->inforce.n; i++)
-		len += snprintf(buf + len, cap - len, "entry %s\n", f->inforce.e[i]);
+		len += snprintf(buf + len, cap - len, "entry %llu %s\n",
+				(unsigned long long)f->inforce.deadline[i], f->inforce.e[i]);
 	ret = state_open(state_root(f->state_dir), f->ifname, true, &sd);
 	if (!ret) {
 		ret = state_write(&sd, f->state_name, buf, len);
@@ -85,6 +86,22 @@ int fleet_state_save(struct fleet_node *f)
 			 "reads the stream from the newest full version", f->ifname,
 			 strerror(-ret));
 	return ret;
+}
+
+/* "DEADLINE ENTRY" of the state file. */
+static void state_entry(struct fleet_node *f, const char *text)
+{
+	const char *space = strchr(text, ' ');
+	unsigned long long deadline;
+	char *end;
+
+	if (!space || f->inforce.n >= FLEET_INFORCE_MAX)
+		return;
+	errno = 0;
+	deadline = strtoull(text, &end, 10);
+	if (errno || end != space || !fleet_entry_ok(space + 1, strlen(space + 1)))
+		return;
+	fleet_entries_add(&f->inforce, space + 1, deadline);
 }
 
 void fleet_state_load(struct fleet_node *f)
@@ -116,9 +133,8 @@ void fleet_state_load(struct fleet_node *f)
 			f->version = strtoull(line + 8, NULL, 10);
 		else if (!strncmp(line, "sha256 ", 7) && strlen(line + 7) == 64)
 			snprintf(f->sha, sizeof(f->sha), "%s", line + 7);
-		else if (!strncmp(line, "entry ", 6) && fleet_entry_ok(line + 6, strlen(line + 6)) &&
-			 f->inforce.n < FLEET_INFORCE_MAX)
-			fleet_entries_add(&f->inforce, line + 6);
+		else if (!strncmp(line, "entry ", 6))
+			state_entry(f, line + 6);
 	}
 	free(buf);
 }
@@ -365,9 +381,15 @@ static int apply_delta(struct fleet_node *f, bool add, const redisReply *fields,
 		       size_t len)
 {
 	struct fleet_entries next = {};
-	char *text = NULL, **argv = NULL;
+	char *text = NULL, **argv = NULL, expires[24], *end;
 	int i, n, ret, known = 0;
+	__u64 deadline = 0;
 
+	if (fleet_field_text(fields, "expires", expires, sizeof(expires))) {
+		deadline = strtoull(expires, &end, 10);
+		if (*end)
+			deadline = 0;
+	}
 	ret = delta_entries(fields, &text, &argv, &n);
 	if (ret) {
 		snprintf(why, len, "a delta refused: its entries are not a list of entries");
@@ -379,14 +401,17 @@ static int apply_delta(struct fleet_node *f, bool add, const redisReply *fields,
 		ret = -E2BIG;
 		goto out;
 	}
+	/* A deadline already past (a node catching up): nothing to add. */
+	if (add && deadline && deadline <= (__u64)time(NULL))
+		goto out;
 	if (add) {
 		ret = fleet_apply_add(&f->cfg, argv, n, why, len);
 		for (i = 0; !ret && i < n; i++)
-			ret = fleet_entries_add(&f->inforce, argv[i]);
+			ret = fleet_entries_add(&f->inforce, argv[i], deadline);
 		goto out;
 	}
 	for (i = 0; i < (int)f->inforce.n && !ret; i++)
-		ret = fleet_entries_add(&next, f->inforce.e[i]);
+		ret = fleet_entries_add(&next, f->inforce.e[i], f->inforce.deadline[i]);
 	for (i = 0; i < n && !ret; i++)
 		known += fleet_entries_remove(&next, argv[i]);
 	if (!ret && known)

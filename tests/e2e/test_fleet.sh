@@ -197,6 +197,17 @@ if late=$(converged inforce=0 10); then ok "the del reaches every node"; else
 check_eq "node 0 passes the deleted client again, still drops the listed one" "0 1" \
 	"$(listed "$C_DELTA") $(listed "$C_LISTED")"
 
+# --- an add with a timeout: in force on every node, then out at its deadline
+
+check "publish --add --timeout 3s $C_DELTA" publish --add --timeout 3s "$C_DELTA"
+if late=$(converged inforce=1 10); then ok "the timed add reaches every node"; else
+	not_ok "the timed add reaches every node" "late:$late"; fi
+check_eq "node 0 drops the client added for 3 s" 1 "$(listed "$C_DELTA")"
+if late=$(converged inforce=0 15); then ok "at its deadline it leaves every node"; else
+	not_ok "at its deadline it leaves every node" "late:$late"; fi
+check_eq "node 0 passes it again, still drops the listed one" "0 1" \
+	"$(listed "$C_DELTA") $(listed "$C_LISTED")"
+
 # --- Redis killed and back
 
 { kill -KILL "$REDIS_PID"; wait "$REDIS_PID"; } 2>/dev/null	# (bash's "Killed" unsaid)

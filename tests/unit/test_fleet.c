@@ -147,9 +147,9 @@ static void test_entries_in_force(void **state)
 	(void)state;
 	for (i = 0; i < 40; i++) {
 		snprintf(name, sizeof(name), "192.0.2.%d", i);
-		assert_int_equal(fleet_entries_add(&s, name), 0);
+		assert_int_equal(fleet_entries_add(&s, name, 0), 0);
 	}
-	assert_int_equal(fleet_entries_add(&s, "192.0.2.3"), 0);
+	assert_int_equal(fleet_entries_add(&s, "192.0.2.3", 5), 0);
 	assert_int_equal(s.n, 40);
 	assert_true(fleet_entries_remove(&s, "192.0.2.3"));
 	assert_false(fleet_entries_remove(&s, "192.0.2.3"));
