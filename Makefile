@@ -15,6 +15,8 @@ LDLIBS    := -lbpf -lelf -lz -lm -lidn2 -lpsl
 LDLIBS    += -linih -lmicrohttpd
 # Feed refresh: libcurl fetches, libcrypto's SHA-256 of each copy.
 LDLIBS    += -lcurl -lcrypto
+# The fleet: publish, fleet status and the daemon's subscriber talk to Redis (hiredis).
+LDLIBS    += -lhiredis
 BPF_CFLAGS := -O2 -g -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude \
 	      -I/usr/include/$(MULTIARCH)
 

@@ -15,6 +15,7 @@ PACKAGES=(
 	iproute2 iputils-ping netcat-openbsd python3				# e2e tests, demo
 	dnsmasq-base dnsutils nginx curl openssl procps			# e2e name tests
 	fail2ban								# its action (e2e)
+	libhiredis-dev redis-server redis-tools					# the fleet: hiredis; a Redis of the test's own (e2e)
 	util-linux coreutils strace						# nsenter, prlimit, setpriv, timeout
 	mandoc groff-base systemd libcap2-bin prometheus			# install test: man lint, systemd-analyze, capsh, promtool
 )

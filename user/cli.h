@@ -14,6 +14,8 @@ extern const struct command command_plan, command_attach, command_detach, comman
 /* The configuration file and the daemon (cmd_daemon.c). */
 extern const struct command command_daemon, command_check_config;
 extern const struct command command_refresh;
+/* The fleet through Redis (cmd_fleet.c). */
+extern const struct command command_publish, command_fleet;
 
 /* What a saved filter needs of the attachment it goes into (restore --file). */
 struct attach_filter {
@@ -29,6 +31,13 @@ struct attach_filter {
  */
 int attach_restore(const char *ifname, char *settings, const char *state_dir, bool force,
 		   const struct attach_filter *filter);
+
+/*
+ * attach with opts (command_attach's options struct, as the daemon's [attach]
+ * gives them; NULL: the defaults) but the layout, FPR and hash key of a saved
+ * filter: a fleet node, whose every version is compiled with the fleet's key.
+ */
+int attach_with_filter(const char *ifname, const void *opts, const struct attach_filter *filter);
 
 /* The values of --match: "src", "dst", "dns", "http", "sni" (BLOOMXDP_MATCH_*). */
 extern const struct enum_value match_values[];

@@ -488,6 +488,17 @@ int attach_restore(const char *ifname, char *settings, const char *state_dir, bo
 	return do_attach(ifname, &o, true);
 }
 
+int attach_with_filter(const char *ifname, const void *opts, const struct attach_filter *filter)
+{
+	struct attach_opts o = opts ? *(const struct attach_opts *)opts : attach_defaults;
+
+	o.layout = filter->layout;
+	o.fpr = filter->fpr;
+	o.hash_key = filter->hash_key;
+	o.force = false;
+	return do_attach(ifname, &o, false);
+}
+
 const struct command command_attach = {
 	.name = "attach",
 	.args = "IFNAME",

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "config.h"
 #include "log.h"
+#include "fleet_redis.h"
 #include "metrics_http.h"
 #include "state.h"
 
@@ -330,6 +331,7 @@ static void daemon_key(struct parse *p, const char *key, const char *value)
 {
 	struct config *cfg = p->cfg;
 	struct sockaddr_storage sa;
+	struct fleet_url url;
 	char choices[128];
 	socklen_t len;
 
@@ -350,9 +352,22 @@ static void daemon_key(struct parse *p, const char *key, const char *value)
 		if (enum_value_parse(events_values, value, &cfg->events))
 			parse_error(p, p->line, "events = %s: expected %s", value,
 				    enum_value_choices(events_values, choices, sizeof(choices)));
+	} else if (!strcmp(key, "subscribe")) {
+		if (strlen(value) >= sizeof(cfg->subscribe) || fleet_url_parse(value, &url))
+			parse_error(p, p->line, "subscribe = ...: expected "
+				    "redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]");
+		else
+			snprintf(cfg->subscribe, sizeof(cfg->subscribe), "%s", value);
+	} else if (!strcmp(key, "channel") || !strcmp(key, "node")) {
+		if (!fleet_channel_valid(value))
+			parse_error(p, p->line, "%s = %s: use 1 to 63 of a-z, A-Z, 0-9, '_', '-' "
+				    "and '.'", key, value);
+		else
+			snprintf(key[0] == 'c' ? cfg->channel : cfg->node, sizeof(cfg->channel),
+				 "%s", value);
 	} else {
-		parse_error(p, p->line, "unknown key '%s' in [daemon]: expected state_dir, metrics "
-			    "or events", key);
+		parse_error(p, p->line, "unknown key '%s' in [daemon]: expected state_dir, metrics, "
+			    "events, subscribe, channel or node", key);
 	}
 }
 
@@ -537,6 +552,29 @@ static void check_sources(struct parse *p)
 	}
 }
 
+/* A fleet node: its channel named; its blocklist is the fleet's, which a [list] would replace. */
+static void check_fleet(struct parse *p)
+{
+	int i;
+
+	if (!p->cfg->subscribe[0]) {
+		if (p->cfg->channel[0] || p->cfg->node[0])
+			parse_error(p, p->daemon_line, "channel and node go with subscribe = "
+				    "redis://...");
+		return;
+	}
+	if (!p->cfg->channel[0])
+		parse_error(p, p->daemon_line, "subscribe needs channel = NAME (publish's "
+			    "--channel)");
+	for (i = 0; i < p->cfg->nsources; i++)
+		if (!p->cfg->sources[i].spec.load.allow) {
+			parse_error(p, p->cfg->sources[i].line, "[list %s]: a fleet node (subscribe) "
+				    "takes its blocklist from the fleet, which this list would "
+				    "replace: remove one of them", p->cfg->sources[i].spec.name);
+			break;
+		}
+}
+
 int config_parse(const char *path, struct config *cfg)
 {
 	struct parse p = { .cfg = cfg };
@@ -575,6 +613,7 @@ int config_parse(const char *path, struct config *cfg)
 	if (ferror(p.file))
 		parse_error(&p, p.line, "read error");
 	check_sources(&p);
+	check_fleet(&p);
 	fclose(p.file);
 	free(p.buf);
 	return p.errors ? -EINVAL : 0;

@@ -9,7 +9,9 @@
  *                       options of 'bloomxdp load' by their long names
  *   [allowlist]         the same keys, for the allowlist ([allowlist NAME]
  *                       for more than one source)
- *   [daemon]            state_dir, metrics = ADDRESS:PORT, events
+ *   [daemon]            state_dir, metrics = ADDRESS:PORT, events; a fleet node:
+ *                       subscribe = redis://..., channel = NAME, node = ID
+ *                       (fleet_node.h; its blocklist is the fleet's: no [list])
  *
  * A key's '_' and '-' are the same ("max_shrink", "max-shrink"). Values are
  * parsed by the command line's own tables (options.h). Every error is one
@@ -50,6 +52,10 @@ struct config {
 	char state_dir[PATH_MAX];
 	char metrics[128];	/* "ADDRESS:PORT"; "": no metrics server */
 	__u32 events;		/* enum config_events */
+	/* A fleet node (fleet_node.h): "" when not subscribed. */
+	char subscribe[FEED_SOURCE_MAX];
+	char channel[64];
+	char node[64];
 	char **strings;		/* copies of the values that options point to */
 	int nstrings;
 };

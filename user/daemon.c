@@ -24,6 +24,7 @@
 #include "daemon.h"
 #include "expiry.h"
 #include "events.h"
+#include "fleet_node.h"
 #include "lists.h"
 #include "log.h"
 #include "metrics.h"
@@ -55,6 +56,7 @@ struct daemon {
 	__u64 expiry_stamp;		/* size and mtime of the timeouts file, hashed */
 	bool expiry_seen;		/* the file was there at the last look */
 	__u64 expired;
+	struct fleet_node *fleet;	/* a fleet node (subscribe = ...), or NULL */
 };
 
 /* How often the timeouts are looked at while some are there: well within a second. */
@@ -404,6 +406,12 @@ static int next_timeout(const struct daemon *d)
 		if (m >= 0 && m < t)
 			t = m;
 	}
+	if (d->fleet) {
+		int m = fleet_node_timeout_ms(d->fleet);
+
+		if (m >= 0 && m < t)
+			t = m;
+	}
 	return t;
 }
 
@@ -446,6 +454,10 @@ static void reload(struct daemon *d)
 	}
 	if (!config_attach_equal(&d->cfg, &nc))
 		reattach(d, &nc);
+	if (strcmp(d->cfg.subscribe, nc.subscribe) || strcmp(d->cfg.channel, nc.channel) ||
+	    strcmp(d->cfg.node, nc.node))
+		log_warn("daemon %s: subscribe, channel and node change when the daemon restarts; "
+			 "it goes on as it was", d->ifname);
 	/* Sources kept as they were keep their copy and timer; the others start over. */
 	for (i = 0; i < nc.nsources; i++) {
 		fresh = true;
@@ -516,6 +528,7 @@ static void reload(struct daemon *d)
 	/* The old configuration goes only now: the sources' options pointed into it. */
 	config_free(&d->cfg);
 	d->cfg = nc;
+	fleet_node_set_attach(d->fleet, d->cfg.attach);
 	events_mode(d);
 	if (d->cfg.events != CONFIG_EVENTS_NONE && events_open(d))
 		log_error("daemon %s: drop events are not read", d->ifname);
@@ -603,10 +616,26 @@ static int on_signal(struct daemon *d)
 	return 0;
 }
 
+/* The fleet's turn: a version may have attached the interface again (its events map is new). */
+static void fleet_due(struct daemon *d, bool readable)
+{
+	if (!d->fleet)
+		return;
+	fleet_node_run(d->fleet, readable);
+	if (!fleet_node_reattached(d->fleet) || !d->rb)
+		return;
+	ring_buffer__free(d->rb);
+	d->rb = NULL;
+	attachment_close(&d->att);
+	d->att_open = false;
+	if (events_open(d))
+		log_error("daemon %s: drop events are not read", d->ifname);
+}
+
 static int loop(struct daemon *d)
 {
-	struct pollfd fds[3];
-	int n, ret;
+	struct pollfd fds[4];
+	int n, ret, fleet_at;
 
 	for (;;) {
 		refresh_due(d, false);
@@ -619,6 +648,9 @@ static int loop(struct daemon *d)
 		if (d->metrics)
 			fds[n++] = (struct pollfd){ .fd = metrics_server_fd(d->metrics),
 						    .events = POLLIN };
+		fleet_at = fleet_node_fd(d->fleet) >= 0 ? n : -1;
+		if (fleet_at >= 0)
+			fds[n++] = (struct pollfd){ .fd = fleet_node_fd(d->fleet), .events = POLLIN };
 		ret = poll(fds, n, next_timeout(d));
 		if (ret < 0 && errno != EINTR) {
 			log_error("daemon %s: poll: %s", d->ifname, strerror(errno));
@@ -634,7 +666,21 @@ static int loop(struct daemon *d)
 		}
 		if (d->metrics)
 			metrics_server_run(d->metrics);
+		fleet_due(d, ret > 0 && fleet_at >= 0 && (fds[fleet_at].revents & (POLLIN | POLLHUP |
+										POLLERR)));
 	}
+}
+
+/* subscribe = ...: the node starts before attach, to attach with the fleet's key at once. */
+static int fleet_start(struct daemon *d)
+{
+	struct fleet_config fc = { .ifname = d->ifname, .state_dir = d->cfg.state_dir,
+				   .attach = d->cfg.attach, .subscribe = d->cfg.subscribe,
+				   .channel = d->cfg.channel, .node = d->cfg.node };
+
+	if (!d->cfg.subscribe[0])
+		return 0;
+	return fleet_node_start(&fc, &d->fleet);
 }
 
 int daemon_run(const char *ifname, const char *config_path, const struct daemon_hooks *hooks)
@@ -657,6 +703,8 @@ int daemon_run(const char *ifname, const char *config_path, const struct daemon_
 	if (!ret)
 		ret = signals_open(&d);
 	if (!ret)
+		ret = fleet_start(&d);
+	if (!ret)
 		ret = attach_if_needed(&d);
 	if (!ret)
 		ret = events_open(&d);
@@ -678,6 +726,7 @@ cleanup:
 		source_forget(&d.src[i]);
 	free(d.src);
 	metrics_server_stop(d.metrics);
+	fleet_node_stop(d.fleet);
 	ring_buffer__free(d.rb);
 	if (d.att_open)
 		attachment_close(&d.att);

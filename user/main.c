@@ -19,6 +19,7 @@ static const struct command *const commands[] = {
 	&command_query,
 	&command_stats, &command_status, &command_watch, &command_save, &command_detach,
 	&command_restore, &command_daemon, &command_check_config, &command_refresh,
+	&command_publish, &command_fleet,
 	NULL,
 };
 

@@ -404,6 +404,17 @@ static int open_file(const char *path, struct reader *r, struct savefile_info *i
 	return ret;
 }
 
+int savefile_read_header(const char *path, struct savefile_info *info, char *why, size_t why_len)
+{
+	struct reader r;
+	int ret;
+
+	ret = open_file(path, &r, info, why, why_len);
+	if (!ret)
+		close(r.fd);
+	return ret;
+}
+
 int savefile_check(const char *path, struct savefile_info *info, char *why, size_t why_len)
 {
 	struct range_set s[2];
@@ -563,6 +574,35 @@ static int write_atomically(const char *path, const struct savefile_info *in, co
 	return ret;
 }
 
+int savefile_write_filter(const char *path, const struct filter *f, const struct range_set *s,
+			  const struct savefile_info *meta)
+{
+	struct savefile_info in = *meta;
+	struct range_set use[2] = { { .family = BLOOMXDP_KEY_IPV4 }, { .family = BLOOMXDP_KEY_IPV6 } };
+	struct timespec now;
+	int fam;
+
+	in.layout = f->layout;
+	in.hashes = f->hashes;
+	in.bits = f->bits;
+	in.kinds = filter_header(f);
+	in.lengths[0] = filter_header_word(f, BLOOMXDP_HDR_V4_LENGTHS);
+	in.lengths[1] = filter_header_word(f, BLOOMXDP_HDR_V6_LENGTHS);
+	memcpy(in.hash_key, f->hash_key, sizeof(in.hash_key));
+	/* Only the families held in intervals: a build keeps others' sets half made. */
+	for (fam = 0; fam < 2; fam++) {
+		if (BLOOMXDP_IS_RANGES_WORD(in.lengths[fam]))
+			use[fam] = s[fam];
+		in.ranges[fam] = use[fam].n;
+	}
+	in.nsources = 0;
+	in.sources_bytes = 0;
+	clock_gettime(CLOCK_REALTIME, &now);
+	in.created_ns = now.tv_sec * 1000000000ULL + now.tv_nsec;
+	in.file_bytes = expected_bytes(&in);
+	return write_atomically(path, &in, f->words + BLOOMXDP_HDR_WORDS, use, NULL);
+}
+
 int savefile_save(const struct attachment *att, const char *path,
 		  const struct savefile_source *sources, size_t nsources)
 {
@@ -674,6 +714,12 @@ static int check_fits(const struct attachment *att, const struct savefile_info *
 
 int savefile_apply(struct attachment *att, const char *path)
 {
+	return savefile_apply_with(att, path, NULL, NULL);
+}
+
+int savefile_apply_with(struct attachment *att, const char *path, savefile_extra_fn extra,
+			void *ctx)
+{
 	const int outers[] = { att->filter_fd, att->ranges_v4_fd, att->ranges_v6_fd };
 	struct filter f = { .map_fd = -1, .kbloom_fd = -1 };
 	int range_fds[2] = { -1, -1 }, ret, fam;
@@ -736,6 +782,15 @@ int savefile_apply(struct attachment *att, const char *path)
 	filter_header_word_set(&f, BLOOMXDP_HDR_V4_LENGTHS, in.lengths[0]);
 	filter_header_word_set(&f, BLOOMXDP_HDR_V6_LENGTHS, in.lengths[1]);
 	filter_header_word_set(&f, BLOOMXDP_HDR_KINDS, in.kinds);
+	/* What the caller adds goes into the new generation before it is live: one swap. */
+	if (extra) {
+		ret = extra(&f, s, &in.entries, ctx);
+		if (ret) {
+			log_error("cannot add to the filter of %s before its swap: %s; the live list "
+				  "is unchanged", att->ifname, strerror(-ret));
+			goto cleanup;
+		}
+	}
 	for (fam = 0; fam < 2; fam++) {
 		if (!s[fam].n)
 			continue;

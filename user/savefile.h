@@ -88,6 +88,18 @@ struct attachment;
 int savefile_save(const struct attachment *att, const char *path,
 		  const struct savefile_source *sources, size_t nsources);
 
+struct filter;
+struct range_set;
+/*
+ * A filter built in memory (the fleet's payload: 'publish' compiles lists
+ * without an attachment) written to path as save does. meta gives fpr_ppb,
+ * entries, keys, capacity and generation; the rest comes from f (its layout,
+ * k, m, header words, hash key) and s (the intervals of a family whose
+ * lengths word says so). -errno, nothing printed.
+ */
+int savefile_write_filter(const char *path, const struct filter *f, const struct range_set *s,
+			  const struct savefile_info *meta);
+
 /*
  * Swaps the filter saved in path into att as a new generation, the way load
  * does (bookkeeping written before the one-word flip). Refused, with one line
@@ -102,10 +114,30 @@ int savefile_save(const struct attachment *att, const char *path,
 int savefile_apply(struct attachment *att, const char *path);
 
 /*
+ * savefile_apply() with more in the new generation: extra (if not NULL) is
+ * called with its filter (the file's bits and header words in place), its
+ * intervals (s[0] IPv4, s[1] IPv6: sorted and merged on return) and its entry
+ * count, after the file passed every check and before anything is live, so
+ * that the file and what extra adds are swapped in together (a fleet node's
+ * entries in force). A negative errno from extra refuses the swap.
+ */
+typedef int (*savefile_extra_fn)(struct filter *f, struct range_set *s, __u64 *entries,
+				 void *ctx);
+int savefile_apply_with(struct attachment *att, const char *path, savefile_extra_fn extra,
+			void *ctx);
+
+/*
  * Checks a whole file as savefile_apply() would, without an attachment, and
  * decodes its header into info. Prints nothing; on error, why says it.
  */
 int savefile_check(const char *path, struct savefile_info *info, char *why, size_t why_len);
+
+/*
+ * Only the header of path, decoded and checked (every field bounded, the
+ * file's size the one it computes): what a caller decides on before
+ * savefile_apply() reads and checks the rest. Prints nothing; why says it.
+ */
+int savefile_read_header(const char *path, struct savefile_info *info, char *why, size_t why_len);
 
 /* The CRC32C (Castagnoli) of len bytes, continuing from crc (0 to start). */
 __u32 savefile_crc32c(__u32 crc, const void *data, size_t len);
