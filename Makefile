@@ -15,6 +15,8 @@ LDLIBS    := -lbpf -lelf -lz -lm -lidn2 -lpsl
 LDLIBS    += -linih -lmicrohttpd
 # Feed refresh: libcurl fetches, libcrypto's SHA-256 of each copy.
 LDLIBS    += -lcurl -lcrypto
+# The CrowdSec bouncer: json-c reads the LAPI's replies.
+LDLIBS    += -ljson-c
 BPF_CFLAGS := -O2 -g -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude \
 	      -I/usr/include/$(MULTIARCH)
 

@@ -10,6 +10,9 @@
  *   [allowlist]         the same keys, for the allowlist ([allowlist NAME]
  *                       for more than one source)
  *   [daemon]            state_dir, metrics = ADDRESS:PORT, events
+ *   [crowdsec]          the CrowdSec bouncer (crowdsec.h): lapi_url, api_key
+ *                       or api_key_file, interval, timeout, max_bytes,
+ *                       scopes, ca_file
  *
  * A key's '_' and '-' are the same ("max_shrink", "max-shrink"). Values are
  * parsed by the command line's own tables (options.h). Every error is one
@@ -23,6 +26,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 
+#include "crowdsec.h"
 #include "feed_spec.h"
 
 #define CONFIG_DIR			"/etc/bloomxdp"
@@ -50,6 +54,7 @@ struct config {
 	char state_dir[PATH_MAX];
 	char metrics[128];	/* "ADDRESS:PORT"; "": no metrics server */
 	__u32 events;		/* enum config_events */
+	struct crowdsec_config crowdsec;	/* [crowdsec]; .enabled: there is one */
 	char **strings;		/* copies of the values that options point to */
 	int nstrings;
 };
