@@ -394,7 +394,8 @@ static void crowdsec_key(struct parse *p, const char *key, const char *value)
 				    value);
 		else if (crowdsec_key_read(value, c->api_key, why, sizeof(why)))
 			parse_error(p, p->line, "api_key_file = %s: %s", value, why);
-		else
+		/* Kept even when refused: the section does not also lack a key. */
+		if (strlen(value) < sizeof(c->api_key_file))
 			snprintf(c->api_key_file, sizeof(c->api_key_file), "%s", value);
 	} else if (!strcmp(key, "interval")) {
 		if (config_parse_duration(value, &v) || !v)

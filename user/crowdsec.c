@@ -313,8 +313,26 @@ static void failed(struct crowdsec *cs, __u64 now_ms, int err, const char *what,
 	cs->pulled = true;
 }
 
+/* A few changes are named in the log: " (+192.0.2.7 -198.51.100.0/24)". */
+static const char *plan_values(const struct crowdsec_plan *p, char *buf, size_t len)
+{
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+	if (p->ndel + p->nadd > 4)
+		return buf;
+	for (i = 0; i < p->ndel; i++)
+		n += snprintf(buf + n, len - n, "%s-%s", n ? " " : " (", p->del[i].value);
+	for (i = 0; i < p->nadd && n < len; i++)
+		n += snprintf(buf + n, len - n, "%s+%s", n ? " " : " (", p->add[i].value);
+	if (n && n < len)
+		snprintf(buf + n, len - n, ")");
+	return buf;
+}
+
 void crowdsec_run(struct crowdsec *cs, __u64 now_ms)
 {
+	char values[4 * (CROWDSEC_VALUE_MAX + 2) + 8];
 	struct crowdsec_batch b = {};
 	struct crowdsec_plan p = {};
 	bool startup = cs->resync;
@@ -361,8 +379,9 @@ void crowdsec_run(struct crowdsec *cs, __u64 now_ms)
 			 cs->pulled ? "in touch again with" : "connected to", cs->cfg.lapi_url,
 			 cs->nheld, cs->nheld == 1 ? "" : "s");
 	if (p.ndel || p.nadd || ignored)
-		log_info("daemon %s: crowdsec: %s%zu added, %zu deleted, %llu ignored", cs->ifname,
-			 startup ? "resync: " : "", p.nadd, p.ndel, (unsigned long long)ignored);
+		log_info("daemon %s: crowdsec: %s%zu added, %zu deleted, %llu ignored%s", cs->ifname,
+			 startup ? "resync: " : "", p.nadd, p.ndel, (unsigned long long)ignored,
+			 plan_values(&p, values, sizeof(values)));
 	cs->st.up = cs->pulled = true;
 	cs->failures = 0;
 	cs->resync = false;
