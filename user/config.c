@@ -717,10 +717,11 @@ void config_summary(const struct config *cfg, char *buf, size_t len)
 		feeds += config_source_is_url(cfg->sources[i].spec.source);
 	}
 	snprintf(buf, len, "%s: ok: %d list%s and %d allowlist source%s (%d feed%s), %u attach "
-		 "setting%s, metrics %s, events %s, crowdsec %s, state in %s", cfg->path, lists,
+		 "setting%s, metrics %s, events %s, state in %s%s%s", cfg->path, lists,
 		 lists == 1 ? "" : "s", allow, allow == 1 ? "" : "s", feeds, feeds == 1 ? "" : "s",
 		 cfg->attach_keys, cfg->attach_keys == 1 ? "" : "s",
 		 cfg->metrics[0] ? cfg->metrics : "off",
-		 enum_value_name(events_values, cfg->events),
-		 cfg->crowdsec.enabled ? cfg->crowdsec.lapi_url : "off", cfg->state_dir);
+		 enum_value_name(events_values, cfg->events), cfg->state_dir,
+		 cfg->crowdsec.enabled ? ", crowdsec decisions from " : "",
+		 cfg->crowdsec.enabled ? cfg->crowdsec.lapi_url : "");
 }
