@@ -158,6 +158,12 @@ check_eq "metrics: 4 decisions applied, the captcha ignored as a type, the bounc
 	"4 1 1" "$(metric decisions_applied_total) $(metric decisions_ignored_total \
 	',reason="type"') $(metric up)"
 
+if command -v promtool >/dev/null; then
+	out=$(in_srv curl -s -m 3 "http://127.0.0.1:$METRICS_PORT/metrics" | promtool check metrics 2>&1)
+	check_eq "promtool check metrics: the daemon's metrics with the bouncer's pass" "0:" \
+		"$?:$out"
+fi
+
 check "cscli decisions delete -i $BANNED" cscli_ decisions delete -i "$BANNED"
 lifted=0
 wait_log "crowdsec: .*[-]$BANNED" 1 5 && lifted=1
