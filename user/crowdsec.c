@@ -16,9 +16,17 @@
 #include "lists.h"
 #include "log.h"
 #include "metrics.h"
+#include "state.h"
 
 /* A ban this much longer than its decision is cut to it (the decision was replaced). */
 #define PLAN_SLACK_S	2
+/*
+ * The bans held, in the interface's state: "UNTIL APPLIED VALUE" lines, so
+ * that a daemon started again lifts, at its first pull, what the LAPI
+ * deleted meanwhile. Bounded as a reply's decisions are.
+ */
+#define BANS_FILE	"crowdsec.bans"
+#define BANS_LINE_MAX	(2 * 21 + CROWDSEC_VALUE_MAX + 4)
 
 struct crowdsec {
 	char ifname[64];
@@ -247,6 +255,72 @@ static int plan_apply(struct crowdsec *cs, struct crowdsec_plan *p)
 	return ret;
 }
 
+/* The bans of the run before (a missing or unreadable file: none, said). */
+static void bans_load(struct crowdsec *cs)
+{
+	struct crowdsec_ban b;
+	struct state_dir sd;
+	char *text = NULL, *line, *save, value[CROWDSEC_VALUE_MAX + 1];
+	unsigned long long until, applied;
+	size_t len, bad = 0;
+	int ret;
+
+	ret = state_open(state_root(cs->state_dir), cs->ifname, false, &sd);
+	if (ret)
+		return;
+	ret = state_read(&sd, BANS_FILE, (size_t)CROWDSEC_MAX_DECISIONS * BANS_LINE_MAX, &text,
+			 &len);
+	state_close(&sd);
+	if (ret) {
+		if (ret != -ENOENT)
+			log_warn("daemon %s: crowdsec: the bans of the run before are not known "
+				 "(%s): they end with their timeouts", cs->ifname, strerror(-ret));
+		return;
+	}
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%llu %llu %64s", &until, &applied, value) != 3 ||
+		    crowdsec_value_canonical(value, true, b.value) || strcmp(value, b.value)) {
+			bad++;
+			continue;
+		}
+		/* Not known to be in the list (it may have been replaced): added again if due. */
+		b.until = until;
+		b.applied = 0;
+		if (push(&cs->held, &cs->nheld, &b))
+			break;
+	}
+	free(text);
+	qsort(cs->held, cs->nheld, sizeof(*cs->held), ban_cmp);
+	if (bad)
+		log_warn("daemon %s: crowdsec: %zu lines of %s not read", cs->ifname, bad, BANS_FILE);
+	if (cs->nheld)
+		log_info("daemon %s: crowdsec: %zu ban%s of the run before, checked at the first "
+			 "pull", cs->ifname, cs->nheld, cs->nheld == 1 ? "" : "s");
+}
+
+/* The bans held, for the next run; without state (nothing loaded yet) there is nowhere. */
+static void bans_save(struct crowdsec *cs)
+{
+	struct state_dir sd;
+	char *text = NULL;
+	size_t len = 0, i;
+	FILE *f;
+
+	if (state_open(state_root(cs->state_dir), cs->ifname, false, &sd))
+		return;
+	f = open_memstream(&text, &len);
+	if (f) {
+		for (i = 0; i < cs->nheld; i++)
+			fprintf(f, "%llu %llu %s\n", (unsigned long long)cs->held[i].until,
+				(unsigned long long)cs->held[i].applied, cs->held[i].value);
+		if (fclose(f) || state_write(&sd, BANS_FILE, text, len))
+			log_warn("daemon %s: crowdsec: the bans held are not saved: a daemon "
+				 "started again leaves them to their timeouts", cs->ifname);
+	}
+	free(text);
+	state_close(&sd);
+}
+
 int crowdsec_new(const char *ifname, const char *state_dir, const struct crowdsec_config *cfg,
 		 struct crowdsec **out)
 {
@@ -257,6 +331,8 @@ int crowdsec_new(const char *ifname, const char *state_dir, const struct crowdse
 	snprintf(cs->ifname, sizeof(cs->ifname), "%s", ifname);
 	cs->resync = true;
 	crowdsec_reconfigure(cs, state_dir, cfg);
+	bans_load(cs);
+	cs->st.bans = cs->nheld;
 	*out = cs;
 	return 0;
 }
@@ -365,6 +441,8 @@ void crowdsec_run(struct crowdsec *cs, __u64 now_ms)
 		cs->nheld = p.nnext;
 		p.next = NULL;
 	}
+	if (p.ndel || p.nadd)
+		bans_save(cs);
 	cs->st.bans = cs->nheld;
 	if (ret) {
 		cs->st.apply_failures++;

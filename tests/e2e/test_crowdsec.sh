@@ -6,8 +6,9 @@
 # address, one of a few seconds, a captcha) are enforced by XDP within a few
 # seconds; 'cscli decisions delete' lets the address pass again; the short
 # one expires on its own while the LAPI is down, the others stay enforced and
-# the outage is logged once; back up, the LAPI's set is resynced. Speaks TAP;
-# needs root, crowdsec, cscli; about 40 s.
+# the outage is logged once; back up, the LAPI's set is resynced; a daemon
+# started again lifts what was deleted while it was stopped. Speaks TAP;
+# needs root, crowdsec, cscli; about 50 s.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/e2e/lib.sh
@@ -134,8 +135,8 @@ check_eq "before: every client passes but the one the list file names" "3 3 3 3 
 	"$(received "${ALL[@]}")"
 
 check "cscli decisions add -i $BANNED -d 1m" cscli_ decisions add -i "$BANNED" -d 1m
-check "cscli decisions add --range 192.0.2.128/26 -d 1m" cscli_ decisions add \
-	--range 192.0.2.128/26 -d 1m
+check "cscli decisions add --range 192.0.2.128/26 -d 5m" cscli_ decisions add \
+	--range 192.0.2.128/26 -d 5m
 check "cscli decisions add -i $BANNED6 -d 1m" cscli_ decisions add -i "$BANNED6" -d 1m
 check "cscli decisions add -i $SHORT -d 25s" cscli_ decisions add -i "$SHORT" -d 25s
 check "cscli decisions add -i $OTHER -t captcha -d 1m" cscli_ decisions add -i "$OTHER" \
@@ -217,6 +218,23 @@ else
 	TAP_N=$((TAP_N + 1))
 fi
 
+kill -TERM "$DAEMON_PID" 2>/dev/null
+wait_pid "$DAEMON_PID" 10
+check_eq "SIGTERM: the daemon exits 0" 0 "$?" "$(tail -3 "$ERR")"
+bg_forget "$DAEMON_PID"
+
+# Started again: the bans of the run before are checked at its first pull.
+check "cscli decisions delete --range 192.0.2.128/26 (the daemon stopped)" \
+	cscli_ decisions delete --range 192.0.2.128/26
+check_eq "... the range stays dropped while no daemon runs" 0 "$(received "$IN_RANGE")"
+bg_start timeout 60 nsenter --net="/run/netns/$NS_SRV" -- "$BLOOMXDP" daemon "$IF_SRV" \
+	--config "$CONF" >>"$E2E_TMP/daemon.out" 2>>"$ERR"
+DAEMON_PID=$BG_PID
+lifted=0
+wait_log "crowdsec: resync: .*[-]192.0.2.128/26" 1 15 && lifted=1
+check_eq "the daemon started again lifts the range deleted while it was stopped" 1 \
+	"$lifted" "$(grep crowdsec "$ERR" | tail -4)"
+check_eq "... and the range's client passes" 3 "$(received "$IN_RANGE")"
 kill -TERM "$DAEMON_PID" 2>/dev/null
 wait_pid "$DAEMON_PID" 10
 check_eq "SIGTERM: the daemon exits 0" 0 "$?" "$(tail -3 "$ERR")"
