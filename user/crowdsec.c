@@ -5,6 +5,7 @@
  * what is enforced when the LAPI is down.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,8 @@ struct crowdsec {
 	size_t nheld;
 	bool resync;			/* the next pull asks for the whole set */
 	bool pulled;			/* some pull was tried: a state to change from */
+	struct crowdsec_pull *pull;	/* under way */
+	bool pull_startup;		/* ... asking for the whole set */
 	unsigned int failures;		/* in a row: the backoff's step */
 	__u64 due_ms;
 	struct crowdsec_stats st;
@@ -341,6 +344,9 @@ void crowdsec_reconfigure(struct crowdsec *cs, const char *state_dir,
 			  const struct crowdsec_config *cfg)
 {
 	snprintf(cs->state_dir, sizeof(cs->state_dir), "%s", state_dir);
+	/* A pull under way with the old settings is dropped: the new ones pull now. */
+	crowdsec_pull_free(cs->pull);
+	cs->pull = NULL;
 	cs->cfg = *cfg;
 	cs->resync = true;
 	cs->failures = 0;
@@ -356,13 +362,19 @@ void crowdsec_free(struct crowdsec *cs)
 	if (cs->nheld)
 		log_info("daemon %s: crowdsec: the bouncer stops; its %zu ban%s stay until their "
 			 "timeouts", cs->ifname, cs->nheld, cs->nheld == 1 ? "" : "s");
+	crowdsec_pull_free(cs->pull);
 	free(cs->held);
 	free(cs);
 }
 
 __u64 crowdsec_due_ms(const struct crowdsec *cs)
 {
-	return cs->due_ms;
+	return cs->pull ? UINT64_MAX : cs->due_ms;
+}
+
+int crowdsec_poll_fds(struct crowdsec *cs, struct pollfd *fds, int max, int *timeout_ms)
+{
+	return cs->pull ? crowdsec_pull_fds(cs->pull, fds, max, timeout_ms) : 0;
 }
 
 /* A failed pull or apply: logged when the state changes, retried with backoff, then resync. */
@@ -411,14 +423,26 @@ void crowdsec_run(struct crowdsec *cs, __u64 now_ms)
 	char values[4 * (CROWDSEC_VALUE_MAX + 2) + 8];
 	struct crowdsec_batch b = {};
 	struct crowdsec_plan p = {};
-	bool startup = cs->resync;
+	bool startup = cs->pull ? cs->pull_startup : cs->resync;
 	char why[256] = "";
 	__u64 ignored = 0;
-	size_t len, i;
+	size_t len = 0, i;
 	char *body = NULL;
 	int ret;
 
-	ret = crowdsec_pull(&cs->cfg, startup, &body, &len, why, sizeof(why));
+	if (!cs->pull && now_ms < cs->due_ms)
+		return;
+	if (!cs->pull) {
+		ret = crowdsec_pull_start(&cs->cfg, startup, &cs->pull, why, sizeof(why));
+		cs->pull_startup = startup;
+	}
+	if (cs->pull) {
+		ret = crowdsec_pull_step(cs->pull, &body, &len, why, sizeof(why));
+		if (ret == -EINPROGRESS)
+			return;
+		crowdsec_pull_free(cs->pull);
+		cs->pull = NULL;
+	}
 	if (!ret)
 		ret = crowdsec_parse(body, len, cs->cfg.scope_ip, cs->cfg.scope_range, &b, why,
 				     sizeof(why));

@@ -13,6 +13,7 @@
 #define BLOOMXDP_CROWDSEC_H
 
 #include <limits.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -115,12 +116,22 @@ void crowdsec_batch_free(struct crowdsec_batch *batch);
 int crowdsec_value_canonical(const char *value, bool range, char out[CROWDSEC_VALUE_MAX]);
 
 /*
- * One GET of the stream (startup: the whole set): the reply's body,
- * NUL-terminated and malloc'd, at most cfg->max_bytes; or -errno with why
- * (unreachable, timed out, HTTP 403: the key refused, too large).
+ * One GET of the stream (startup: the whole set), as a transfer the caller's
+ * poll() drives: start it, poll the descriptors crowdsec_pull_fds() gives
+ * (it lowers *timeout_ms to libcurl's), and step it after each poll.
  */
-int crowdsec_pull(const struct crowdsec_config *cfg, bool startup, char **body, size_t *len,
-		  char *why, size_t whylen);
+struct crowdsec_pull;
+int crowdsec_pull_start(const struct crowdsec_config *cfg, bool startup,
+			struct crowdsec_pull **out, char *why, size_t whylen);
+int crowdsec_pull_fds(struct crowdsec_pull *p, struct pollfd *fds, int max, int *timeout_ms);
+/*
+ * -EINPROGRESS while under way; then the reply's body, NUL-terminated and
+ * malloc'd, at most max_bytes (0), or -errno with why (unreachable, timed
+ * out, HTTP 403: the key refused, too large).
+ */
+int crowdsec_pull_step(struct crowdsec_pull *p, char **body, size_t *len, char *why,
+		       size_t whylen);
+void crowdsec_pull_free(struct crowdsec_pull *p);
 
 /* The bouncer of one interface, run from the daemon's loop. */
 struct crowdsec;
@@ -143,10 +154,17 @@ int crowdsec_new(const char *ifname, const char *state_dir, const struct crowdse
 void crowdsec_reconfigure(struct crowdsec *cs, const char *state_dir,
 			  const struct crowdsec_config *cfg);
 void crowdsec_free(struct crowdsec *cs);
-/* CLOCK_MONOTONIC milliseconds of the next pull. */
+/* CLOCK_MONOTONIC milliseconds of the next pull; UINT64_MAX while one is under way. */
 __u64 crowdsec_due_ms(const struct crowdsec *cs);
-/* Pulls and applies now; schedules the next pull (the interval, or a backoff). */
+/*
+ * Starts the pull when due, steps the one under way, and applies its reply
+ * when it is in; schedules the next pull (the interval, or a backoff). Call
+ * it after every poll().
+ */
 void crowdsec_run(struct crowdsec *cs, __u64 now_ms);
+/* The descriptors of the pull under way to poll (0 when none); *timeout_ms lowered to its. */
+#define CROWDSEC_POLL_FDS 4
+int crowdsec_poll_fds(struct crowdsec *cs, struct pollfd *fds, int max, int *timeout_ms);
 void crowdsec_stats(const struct crowdsec *cs, struct crowdsec_stats *st);
 /* Prometheus text of the bouncer's counters (bloomxdp_crowdsec_*), labelled ifname. */
 int crowdsec_render_metrics(const struct crowdsec *cs, FILE *out);

@@ -455,13 +455,11 @@ static int crowdsec_configure(struct daemon *d, const struct config *nc)
 	return 0;
 }
 
-/* The bouncer's pull when due; its changes are list_add and list_del, in place. */
+/* The bouncer's pull, started when due and driven by the loop; its changes are in place. */
 static void crowdsec_due(struct daemon *d)
 {
-	__u64 now = now_ms();
-
-	if (d->crowdsec && crowdsec_due_ms(d->crowdsec) <= now) {
-		crowdsec_run(d->crowdsec, now);
+	if (d->crowdsec) {
+		crowdsec_run(d->crowdsec, now_ms());
 		fflush(stdout);
 	}
 }
@@ -646,8 +644,8 @@ static int on_signal(struct daemon *d)
 
 static int loop(struct daemon *d)
 {
-	struct pollfd fds[3];
-	int n, ret;
+	struct pollfd fds[3 + CROWDSEC_POLL_FDS];
+	int n, ret, timeout;
 
 	for (;;) {
 		refresh_due(d, false);
@@ -661,7 +659,11 @@ static int loop(struct daemon *d)
 		if (d->metrics)
 			fds[n++] = (struct pollfd){ .fd = metrics_server_fd(d->metrics),
 						    .events = POLLIN };
-		ret = poll(fds, n, next_timeout(d));
+		timeout = next_timeout(d);
+		/* A pull under way: its sockets, and libcurl's own timeout. */
+		if (d->crowdsec)
+			n += crowdsec_poll_fds(d->crowdsec, fds + n, CROWDSEC_POLL_FDS, &timeout);
+		ret = poll(fds, n, timeout);
 		if (ret < 0 && errno != EINTR) {
 			log_error("daemon %s: poll: %s", d->ifname, strerror(errno));
 			return -errno;
