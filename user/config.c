@@ -427,7 +427,8 @@ static void crowdsec_key(struct parse *p, const char *key, const char *value)
 				break;
 		}
 		if (!copy || item || (!c->scope_ip && !c->scope_range))
-			parse_error(p, p->line, "scopes = %s: expected ip, range or ip,range", value);
+			parse_error(p, p->line, "scopes = %s: expected ip, range or ip,range",
+				    value);
 		free(copy);
 	} else if (!strcmp(key, "ca-file")) {
 		if (value[0] != '/' || strlen(value) >= sizeof(c->ca_file))
@@ -435,8 +436,9 @@ static void crowdsec_key(struct parse *p, const char *key, const char *value)
 		else
 			snprintf(c->ca_file, sizeof(c->ca_file), "%s", value);
 	} else {
-		parse_error(p, p->line, "unknown key '%s' in [crowdsec]: expected lapi_url, api_key, "
-			    "api_key_file, interval, timeout, max_bytes, scopes or ca_file", key);
+		parse_error(p, p->line, "unknown key '%s' in [crowdsec]: expected lapi_url, "
+			    "api_key, api_key_file, interval, timeout, max_bytes, scopes or "
+			    "ca_file", key);
 	}
 }
 

@@ -215,9 +215,11 @@ static int plan_apply(struct crowdsec *cs, struct crowdsec_plan *p)
 		ret = list_del(cs->ifname, &o, values, (int)p->ndel);
 		o.lenient = false;
 		if (ret) {
+			size_t sorted = p->nnext;
+
 			/* Still in the list: still held, to be lifted by the resync. */
 			for (i = 0; i < p->ndel; i++)
-				if (!ban_in(p->next, p->nnext, p->del[i].value) &&
+				if (!ban_in(p->next, sorted, p->del[i].value) &&
 				    push(&p->next, &p->nnext, &p->del[i]))
 					break;
 			qsort(p->next, p->nnext, sizeof(*p->next), ban_cmp);
@@ -295,7 +297,8 @@ static void bans_load(struct crowdsec *cs)
 	free(text);
 	qsort(cs->held, cs->nheld, sizeof(*cs->held), ban_cmp);
 	if (bad)
-		log_warn("daemon %s: crowdsec: %zu lines of %s not read", cs->ifname, bad, BANS_FILE);
+		log_warn("daemon %s: crowdsec: %zu lines of %s not read", cs->ifname, bad,
+			 BANS_FILE);
 	if (cs->nheld)
 		log_info("daemon %s: crowdsec: %zu ban%s of the run before, checked at the first "
 			 "pull", cs->ifname, cs->nheld, cs->nheld == 1 ? "" : "s");
@@ -481,8 +484,9 @@ void crowdsec_run(struct crowdsec *cs, __u64 now_ms)
 			 cs->pulled ? "in touch again with" : "connected to", cs->cfg.lapi_url,
 			 cs->nheld, cs->nheld == 1 ? "" : "s");
 	if (p.ndel || p.nadd || ignored)
-		log_info("daemon %s: crowdsec: %s%zu added, %zu deleted, %llu ignored%s", cs->ifname,
-			 startup ? "resync: " : "", p.nadd, p.ndel, (unsigned long long)ignored,
+		log_info("daemon %s: crowdsec: %s%zu added, %zu deleted, %llu ignored%s",
+			 cs->ifname, startup ? "resync: " : "", p.nadd, p.ndel,
+			 (unsigned long long)ignored,
 			 plan_values(&p, values, sizeof(values)));
 	cs->st.up = cs->pulled = true;
 	cs->failures = 0;

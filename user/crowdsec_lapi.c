@@ -182,7 +182,8 @@ int crowdsec_pull_fds(struct crowdsec_pull *p, struct pollfd *fds, int max, int 
 	if (curl_multi_fdset(p->multi, &rd, &wr, &ex, &maxfd) != CURLM_OK)
 		maxfd = -1;
 	for (fd = 0; fd <= maxfd && n < max; fd++) {
-		short events = (FD_ISSET(fd, &rd) ? POLLIN : 0) | (FD_ISSET(fd, &wr) ? POLLOUT : 0) |
+		short events = (FD_ISSET(fd, &rd) ? POLLIN : 0) |
+			       (FD_ISSET(fd, &wr) ? POLLOUT : 0) |
 			       (FD_ISSET(fd, &ex) ? POLLPRI : 0);
 
 		if (events)

@@ -153,27 +153,32 @@ static void test_real_reply(void **state)
 /* Decisions that are not applied are counted under their reason, the rest applied. */
 static void test_bad_decisions(void **state)
 {
+	/* D(duration, scope, type, value): a decision, each argument JSON text. */
+#define D(dur, scope, type, value)							\
+	"{\"duration\":" dur ",\"scope\":" scope ",\"type\":" type ",\"value\":" value "},"
 	static const char reply[] =
 		"{\"new\":["
-		"{\"duration\":\"1h\",\"scope\":\"Ip\",\"type\":\"ban\",\"value\":\"192.0.2.1\"},"
-		"{\"duration\":3600,\"scope\":\"Ip\",\"type\":\"ban\",\"value\":\"192.0.2.2\"},"
-		"{\"duration\":\"1h\",\"scope\":\"Ip\",\"type\":\"ban\",\"value\":[\"192.0.2.3\"]},"
+		D("\"1h\"", "\"Ip\"", "\"ban\"", "\"192.0.2.1\"")
+		D("3600", "\"Ip\"", "\"ban\"", "\"192.0.2.2\"")
+		D("\"1h\"", "\"Ip\"", "\"ban\"", "[\"192.0.2.3\"]")
 		"{\"duration\":\"1h\",\"scope\":\"Ip\",\"type\":\"ban\"},"
-		"{\"duration\":\"1h\",\"scope\":null,\"type\":\"ban\",\"value\":\"192.0.2.4\"},"
+		D("\"1h\"", "null", "\"ban\"", "\"192.0.2.4\"")
 		"\"192.0.2.5\", 17, null, [],"
-		"{\"duration\":\"1h\",\"scope\":\"Ip\",\"type\":\"ban\",\"value\":\"evil.example\"},"
-		"{\"duration\":\"1h\",\"scope\":\"Ip\",\"type\":\"ban\",\"value\":\"192.0.2.0/24\"},"
-		"{\"duration\":\"1h\",\"scope\":\"Range\",\"type\":\"ban\",\"value\":\"0.0.0.0/0\"},"
-		"{\"duration\":\"1h\",\"scope\":\"Ip\",\"type\":\"ban\",\"value\":\"192.0.2.6\\u0000\"},"
-		"{\"duration\":\"forever\",\"scope\":\"Ip\",\"type\":\"ban\",\"value\":\"192.0.2.7\"},"
-		"{\"duration\":\"-3s\",\"scope\":\"Ip\",\"type\":\"ban\",\"value\":\"192.0.2.8\"},"
-		"{\"duration\":\"0s\",\"scope\":\"Ip\",\"type\":\"ban\",\"value\":\"192.0.2.9\"},"
-		"{\"duration\":\"9999999999h\",\"scope\":\"Ip\",\"type\":\"ban\",\"value\":\"192.0.2.10\"},"
-		"{\"duration\":\"1h\",\"scope\":\"ip\",\"type\":\"BAN\",\"value\":\"192.0.2.11\"},"
-		"{\"duration\":\"1h\",\"scope\":\"AS\",\"type\":\"ban\",\"value\":\"64496\"},"
-		"{\"duration\":\"1h\",\"scope\":\"Ip\",\"type\":\"throttle\",\"value\":\"192.0.2.12\"}"
+		D("\"1h\"", "\"Ip\"", "\"ban\"", "\"evil.example\"")
+		D("\"1h\"", "\"Ip\"", "\"ban\"", "\"192.0.2.0/24\"")
+		D("\"1h\"", "\"Range\"", "\"ban\"", "\"0.0.0.0/0\"")
+		D("\"1h\"", "\"Ip\"", "\"ban\"", "\"192.0.2.6\\u0000\"")
+		D("\"forever\"", "\"Ip\"", "\"ban\"", "\"192.0.2.7\"")
+		D("\"-3s\"", "\"Ip\"", "\"ban\"", "\"192.0.2.8\"")
+		D("\"0s\"", "\"Ip\"", "\"ban\"", "\"192.0.2.9\"")
+		D("\"9999999999h\"", "\"Ip\"", "\"ban\"", "\"192.0.2.10\"")
+		D("\"1h\"", "\"ip\"", "\"BAN\"", "\"192.0.2.11\"")
+		D("\"1h\"", "\"AS\"", "\"ban\"", "\"64496\"")
+		"{\"duration\":\"1h\",\"scope\":\"Ip\",\"type\":\"throttle\","
+		"\"value\":\"192.0.2.12\"}"
 		"],\"deleted\":[{\"duration\":\"-1s\",\"scope\":\"Ip\",\"type\":\"ban\","
 		"\"value\":\"192.0.2.13\"}],\"extra\":{\"anything\":[1,2]}}";
+#undef D
 	struct crowdsec_batch b;
 
 	(void)state;
