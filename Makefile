@@ -17,6 +17,8 @@ LDLIBS    += -linih -lmicrohttpd
 LDLIBS    += -lcurl -lcrypto
 # The fleet: publish, fleet status and the daemon's subscriber talk to Redis (hiredis).
 LDLIBS    += -lhiredis
+# The CrowdSec bouncer: json-c reads the LAPI's replies.
+LDLIBS    += -ljson-c
 BPF_CFLAGS := -O2 -g -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude \
 	      -I/usr/include/$(MULTIARCH)
 

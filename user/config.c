@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <ini.h>
 
 #include "cli.h"
@@ -18,7 +19,7 @@
 #define MAX_SECTION_KEYS 48
 #define KEY_MAX 32
 
-enum section_kind { SEC_NONE, SEC_ATTACH, SEC_DAEMON, SEC_LIST, SEC_ALLOW, SEC_BAD };
+enum section_kind { SEC_NONE, SEC_ATTACH, SEC_DAEMON, SEC_LIST, SEC_ALLOW, SEC_CROWDSEC, SEC_BAD };
 
 /* The state of one reading: inih calls read_line() for each line, then on_key() for a key. */
 struct parse {
@@ -210,6 +211,17 @@ static void start_section(struct parse *p, const char *text, size_t len)
 		p->daemon_line = p->daemon_line ? p->daemon_line : p->line;
 		return;
 	}
+	if (n == 1 && !strcmp(kind, "crowdsec")) {
+		if (p->cfg->crowdsec.enabled)
+			parse_error(p, p->line, "a second [crowdsec] (the first is at line %u)",
+				    p->cfg->crowdsec.line);
+		else
+			p->kind = SEC_CROWDSEC;
+		if (!p->cfg->crowdsec.enabled)
+			p->cfg->crowdsec.line = p->line;
+		p->cfg->crowdsec.enabled = true;
+		return;
+	}
 	allow = !strcmp(kind, "allowlist");
 	if ((n == 2 && (allow || !strcmp(kind, "list"))) || (n == 1 && allow)) {
 		if (n == 1)
@@ -234,7 +246,7 @@ static void start_section(struct parse *p, const char *text, size_t len)
 		return;
 	}
 	parse_error(p, p->line, "unknown section [%s]: expected [attach], [list NAME], "
-		    "[allowlist], [allowlist NAME] or [daemon]", head);
+		    "[allowlist], [allowlist NAME], [daemon] or [crowdsec]", head);
 }
 
 /*
@@ -371,6 +383,95 @@ static void daemon_key(struct parse *p, const char *key, const char *value)
 	}
 }
 
+static void crowdsec_key(struct parse *p, const char *key, const char *value)
+{
+	struct crowdsec_config *c = &p->cfg->crowdsec;
+	char why[256], *copy, *item, *save;
+	__u64 v;
+
+	if (!strcmp(key, "lapi-url")) {
+		if (strlen(value) >= sizeof(c->lapi_url) || !config_source_is_url(value) ||
+		    strpbrk(value, "?# \t"))
+			parse_error(p, p->line, "lapi_url = %s: expected the LAPI's http:// or "
+				    "https:// URL, such as http://127.0.0.1:8080/", value);
+		else
+			snprintf(c->lapi_url, sizeof(c->lapi_url), "%s", value);
+	} else if (!strcmp(key, "api-key")) {
+		if (!crowdsec_key_valid(value))
+			parse_error(p, p->line, "api_key: expected 1 to %d printable characters "
+				    "without space (the output of 'cscli bouncers add NAME')",
+				    CROWDSEC_KEY_MAX - 1);
+		else
+			snprintf(c->api_key, sizeof(c->api_key), "%s", value);
+	} else if (!strcmp(key, "api-key-file")) {
+		if (value[0] != '/' || strlen(value) >= sizeof(c->api_key_file))
+			parse_error(p, p->line, "api_key_file = %s: expected an absolute path",
+				    value);
+		else if (crowdsec_key_read(value, c->api_key, why, sizeof(why)))
+			parse_error(p, p->line, "api_key_file = %s: %s", value, why);
+		/* Kept even when refused: the section does not also lack a key. */
+		if (strlen(value) < sizeof(c->api_key_file))
+			snprintf(c->api_key_file, sizeof(c->api_key_file), "%s", value);
+	} else if (!strcmp(key, "interval")) {
+		if (config_parse_duration(value, &v) || !v)
+			parse_error(p, p->line, "interval = %s: expected a time such as 10s or 1m, "
+				    "at most 365d", value);
+		else
+			c->interval_s = v;
+	} else if (!strcmp(key, "timeout")) {
+		if (config_parse_duration(value, &v) || !v || v > CONFIG_MAX_TIMEOUT_S)
+			parse_error(p, p->line, "timeout = %s: expected a time from 1s to 1h",
+				    value);
+		else
+			c->timeout_s = v;
+	} else if (!strcmp(key, "max-bytes")) {
+		at_line(p, p->line);
+		if (parse_count_range("max_bytes =", value, 1024, 1ULL << 30, &c->max_bytes))
+			p->errors++;
+		log_context = NULL;
+	} else if (!strcmp(key, "scopes")) {
+		copy = strdup(value);
+		c->scope_ip = c->scope_range = false;
+		for (item = copy ? strtok_r(copy, ", ", &save) : NULL; item;
+		     item = strtok_r(NULL, ", ", &save)) {
+			if (!strcasecmp(item, "ip"))
+				c->scope_ip = true;
+			else if (!strcasecmp(item, "range"))
+				c->scope_range = true;
+			else
+				break;
+		}
+		if (!copy || item || (!c->scope_ip && !c->scope_range))
+			parse_error(p, p->line, "scopes = %s: expected ip, range or ip,range",
+				    value);
+		free(copy);
+	} else if (!strcmp(key, "ca-file")) {
+		if (value[0] != '/' || strlen(value) >= sizeof(c->ca_file))
+			parse_error(p, p->line, "ca_file = %s: expected an absolute path", value);
+		else
+			snprintf(c->ca_file, sizeof(c->ca_file), "%s", value);
+	} else {
+		parse_error(p, p->line, "unknown key '%s' in [crowdsec]: expected lapi_url, "
+			    "api_key, api_key_file, interval, timeout, max_bytes, scopes or "
+			    "ca_file", key);
+	}
+}
+
+/* [crowdsec] as a whole: an LAPI and one key. */
+static void check_crowdsec(struct parse *p)
+{
+	const struct crowdsec_config *c = &p->cfg->crowdsec;
+
+	if (!c->enabled)
+		return;
+	if (!c->lapi_url[0])
+		parse_error(p, c->line, "[crowdsec] has no lapi_url: add 'lapi_url = "
+			    "http://127.0.0.1:8080/' (the LAPI's address)");
+	if (!c->api_key[0] && !c->api_key_file[0])
+		parse_error(p, c->line, "[crowdsec] has no key: add 'api_key_file = PATH' (mode "
+			    "0600) holding the key 'cscli bouncers add NAME' printed");
+}
+
 static void source_key(struct parse *p, const char *key, const char *value)
 {
 	struct feed_spec *spec = &p->src->spec;
@@ -458,6 +559,14 @@ static int on_key(void *user, const char *section, const char *name, const char 
 		break;
 	case SEC_DAEMON:
 		daemon_key(p, key, value);
+		break;
+	case SEC_CROWDSEC:
+		if ((!strcmp(key, "api-key") && p->cfg->crowdsec.api_key_file[0]) ||
+		    (!strcmp(key, "api-key-file") && p->cfg->crowdsec.api_key[0]))
+			parse_error(p, p->line, "[crowdsec] takes api_key or api_key_file, not "
+				    "both");
+		else
+			crowdsec_key(p, key, value);
 		break;
 	case SEC_LIST:
 	case SEC_ALLOW:
@@ -584,6 +693,7 @@ int config_parse(const char *path, struct config *cfg)
 	snprintf(cfg->path, sizeof(cfg->path), "%s", path);
 	snprintf(cfg->state_dir, sizeof(cfg->state_dir), "%s", STATE_ROOT_DEFAULT);
 	cfg->events = CONFIG_EVENTS_JSON;
+	crowdsec_config_defaults(&cfg->crowdsec);
 	cfg->attach = calloc(1, command_attach.opts_size);
 	if (!cfg->attach) {
 		log_error("%s: out of memory", path);
@@ -614,6 +724,7 @@ int config_parse(const char *path, struct config *cfg)
 		parse_error(&p, p.line, "read error");
 	check_sources(&p);
 	check_fleet(&p);
+	check_crowdsec(&p);
 	fclose(p.file);
 	free(p.buf);
 	return p.errors ? -EINVAL : 0;
@@ -647,9 +758,11 @@ void config_summary(const struct config *cfg, char *buf, size_t len)
 		feeds += config_source_is_url(cfg->sources[i].spec.source);
 	}
 	snprintf(buf, len, "%s: ok: %d list%s and %d allowlist source%s (%d feed%s), %u attach "
-		 "setting%s, metrics %s, events %s, state in %s", cfg->path, lists,
+		 "setting%s, metrics %s, events %s, state in %s%s%s", cfg->path, lists,
 		 lists == 1 ? "" : "s", allow, allow == 1 ? "" : "s", feeds, feeds == 1 ? "" : "s",
 		 cfg->attach_keys, cfg->attach_keys == 1 ? "" : "s",
 		 cfg->metrics[0] ? cfg->metrics : "off",
-		 enum_value_name(events_values, cfg->events), cfg->state_dir);
+		 enum_value_name(events_values, cfg->events), cfg->state_dir,
+		 cfg->crowdsec.enabled ? ", crowdsec decisions from " : "",
+		 cfg->crowdsec.enabled ? cfg->crowdsec.lapi_url : "");
 }

@@ -12,6 +12,9 @@
  *   [daemon]            state_dir, metrics = ADDRESS:PORT, events; a fleet node:
  *                       subscribe = redis://..., channel = NAME, node = ID
  *                       (fleet_node.h; its blocklist is the fleet's: no [list])
+ *   [crowdsec]          the CrowdSec bouncer (crowdsec.h): lapi_url, api_key
+ *                       or api_key_file, interval, timeout, max_bytes,
+ *                       scopes, ca_file
  *
  * A key's '_' and '-' are the same ("max_shrink", "max-shrink"). Values are
  * parsed by the command line's own tables (options.h). Every error is one
@@ -25,6 +28,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 
+#include "crowdsec.h"
 #include "feed_spec.h"
 
 #define CONFIG_DIR			"/etc/bloomxdp"
@@ -56,6 +60,7 @@ struct config {
 	char subscribe[FEED_SOURCE_MAX];
 	char channel[64];
 	char node[64];
+	struct crowdsec_config crowdsec;	/* [crowdsec]; .enabled: there is one */
 	char **strings;		/* copies of the values that options point to */
 	int nstrings;
 };

@@ -21,6 +21,7 @@
 #include "attachment.h"
 #include "cli.h"
 #include "config.h"
+#include "crowdsec.h"
 #include "daemon.h"
 #include "expiry.h"
 #include "events.h"
@@ -44,6 +45,7 @@ struct daemon {
 	FILE *events_out;	/* the daemon's standard output, as it was given */
 	bool syslog_open;
 	struct metrics_server *metrics;
+	struct crowdsec *crowdsec;	/* the bouncer, with a [crowdsec] section */
 	int sigfd;
 	/* For the metrics. */
 	__u64 started;
@@ -196,6 +198,8 @@ int daemon_render_metrics(void *arg, FILE *out)
 	source_family(out, d, "source_entries",
 		      "Entries read from the source's copy by the last load that applied it.",
 		      "gauge", offsetof(struct daemon_source, entries));
+	if (d->crowdsec)
+		crowdsec_render_metrics(d->crowdsec, out);
 	return ferror(out) ? -EIO : 0;
 }
 
@@ -396,6 +400,8 @@ static int next_timeout(const struct daemon *d)
 	for (i = 0; i < d->nsrc; i++)
 		if (d->src[i].due_ms && (!next || d->src[i].due_ms < next))
 			next = d->src[i].due_ms;
+	if (d->crowdsec && (!next || crowdsec_due_ms(d->crowdsec) < next))
+		next = crowdsec_due_ms(d->crowdsec) ? crowdsec_due_ms(d->crowdsec) : now;
 	t = !next ? 60000 : next <= now ? 0 : next - now > 60000 ? 60000 : (int)(next - now);
 	/* New timeouts are noticed within a second; due ones within EXPIRY_CHECK_MS. */
 	if (t > (d->expiry_seen ? EXPIRY_CHECK_MS : 1000))
@@ -432,6 +438,38 @@ static void reattach(struct daemon *d, const struct config *nc)
 		fflush(stdout);
 	}
 	free(opts);
+}
+
+/* The bouncer as [crowdsec] says: started, given its new settings, or stopped. */
+static int crowdsec_configure(struct daemon *d, const struct config *nc)
+{
+	int ret;
+
+	if (!nc->crowdsec.enabled) {
+		crowdsec_free(d->crowdsec);
+		d->crowdsec = NULL;
+		return 0;
+	}
+	if (!d->crowdsec) {
+		ret = crowdsec_new(d->ifname, nc->state_dir, &nc->crowdsec, &d->crowdsec);
+		if (ret)
+			log_error("daemon %s: cannot start the crowdsec bouncer: %s", d->ifname,
+				  strerror(-ret));
+		return ret;
+	}
+	if (!crowdsec_config_equal(&d->cfg.crowdsec, &nc->crowdsec) ||
+	    strcmp(d->cfg.state_dir, nc->state_dir))
+		crowdsec_reconfigure(d->crowdsec, nc->state_dir, &nc->crowdsec);
+	return 0;
+}
+
+/* The bouncer's pull, started when due and driven by the loop; its changes are in place. */
+static void crowdsec_due(struct daemon *d)
+{
+	if (d->crowdsec) {
+		crowdsec_run(d->crowdsec, now_ms());
+		fflush(stdout);
+	}
 }
 
 /* SIGHUP: the configuration again; applied if it is valid, else refused as a whole. */
@@ -525,6 +563,7 @@ static void reload(struct daemon *d)
 				log_info("daemon %s: metrics server stopped", d->ifname);
 		}
 	}
+	crowdsec_configure(d, &nc);
 	/* The old configuration goes only now: the sources' options pointed into it. */
 	config_free(&d->cfg);
 	d->cfg = nc;
@@ -634,11 +673,12 @@ static void fleet_due(struct daemon *d, bool readable)
 
 static int loop(struct daemon *d)
 {
-	struct pollfd fds[4];
-	int n, ret, fleet_at;
+	struct pollfd fds[4 + CROWDSEC_POLL_FDS];
+	int n, ret, polled, fleet_at, timeout;
 
 	for (;;) {
 		refresh_due(d, false);
+		crowdsec_due(d);
 		expire_due(d);
 		n = 0;
 		fds[n++] = (struct pollfd){ .fd = d->sigfd, .events = POLLIN };
@@ -651,7 +691,11 @@ static int loop(struct daemon *d)
 		fleet_at = fleet_node_fd(d->fleet) >= 0 ? n : -1;
 		if (fleet_at >= 0)
 			fds[n++] = (struct pollfd){ .fd = fleet_node_fd(d->fleet), .events = POLLIN };
-		ret = poll(fds, n, next_timeout(d));
+		timeout = next_timeout(d);
+		/* A pull under way: its sockets, and libcurl's own timeout. */
+		if (d->crowdsec)
+			n += crowdsec_poll_fds(d->crowdsec, fds + n, CROWDSEC_POLL_FDS, &timeout);
+		ret = polled = poll(fds, n, timeout);
 		if (ret < 0 && errno != EINTR) {
 			log_error("daemon %s: poll: %s", d->ifname, strerror(errno));
 			return -errno;
@@ -666,8 +710,9 @@ static int loop(struct daemon *d)
 		}
 		if (d->metrics)
 			metrics_server_run(d->metrics);
-		fleet_due(d, ret > 0 && fleet_at >= 0 && (fds[fleet_at].revents & (POLLIN | POLLHUP |
-										POLLERR)));
+		/* polled, not ret: ring_buffer__consume() has reused ret. */
+		fleet_due(d, polled > 0 && fleet_at >= 0 &&
+			     (fds[fleet_at].revents & (POLLIN | POLLHUP | POLLERR)));
 	}
 }
 
@@ -712,6 +757,8 @@ int daemon_run(const char *ifname, const char *config_path, const struct daemon_
 		ret = metrics_start(&d, d.cfg.metrics, &d.metrics);
 	if (!ret)
 		ret = sources_from_config(&d, &d.cfg, &d.src);
+	if (!ret)
+		ret = crowdsec_configure(&d, &d.cfg);
 	if (ret)
 		goto cleanup;
 	d.nsrc = d.cfg.nsources;
@@ -725,6 +772,7 @@ cleanup:
 	for (i = 0; i < d.nsrc; i++)
 		source_forget(&d.src[i]);
 	free(d.src);
+	crowdsec_free(d.crowdsec);
 	metrics_server_stop(d.metrics);
 	fleet_node_stop(d.fleet);
 	ring_buffer__free(d.rb);

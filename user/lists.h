@@ -38,6 +38,7 @@ struct list_opts {
 	bool max_memory_given;
 	/* The state's root (state.h): NULL for $BLOOMXDP_STATE_DIR, else the default. */
 	const char *state_dir;
+	const char *list;	/* --list NAME: a named list; NULL: the default list */
 };
 
 /* files: paths, or LIST_STDIN; read and checked as a whole before anything changes. */

@@ -206,6 +206,17 @@ static void test_defaults(void **state)
 				    sizeof(err)), 0);
 	assert_string_equal(cfg.metrics, "");
 	config_free(&cfg);
+	/* [crowdsec]: its defaults, and the key as given. */
+	assert_int_equal(parse_text("[crowdsec]\nlapi_url = http://127.0.0.1:8080/\n"
+				    "api_key = 74b1af83834f1d7a\nscopes = range\n", &cfg, path,
+				    sizeof(path), err, sizeof(err)), 0);
+	assert_true(cfg.crowdsec.enabled);
+	assert_string_equal(cfg.crowdsec.api_key, "74b1af83834f1d7a");
+	assert_int_equal(cfg.crowdsec.interval_s, CROWDSEC_DEFAULT_INTERVAL_S);
+	assert_int_equal(cfg.crowdsec.max_bytes, CROWDSEC_DEFAULT_MAX_BYTES);
+	assert_false(cfg.crowdsec.scope_ip);
+	assert_true(cfg.crowdsec.scope_range);
+	config_free(&cfg);
 }
 
 /* Each mistake, the line that holds it, and words of its error. */
@@ -259,6 +270,20 @@ static const struct bad_case {
 	{ "[daemon]\nstate_dir = var/lib\n", 2, "state_dir = var/lib" },
 	{ "[daemon]\nevents\n", 2, "expected 'key = value'" },
 	{ "[daemon\nevents = json\n", 1, "needs its ']'" },
+	{ "[crowdsec]\napi_key = abc\n", 1, "[crowdsec] has no lapi_url" },
+	{ "[crowdsec]\nlapi_url = http://127.0.0.1:8080/\n", 1, "[crowdsec] has no key" },
+	{ "[crowdsec]\nlapi_url = 127.0.0.1:8080\napi_key = k\n", 2, "lapi_url = 127.0.0.1" },
+	{ "[crowdsec]\nlapi_url = http://a/?x=1\napi_key = k\n", 2, "lapi_url = http://a/?x" },
+	{ "[crowdsec]\nlapi_url = http://a/\napi_key = k\napi_key_file = /k\n", 4,
+	  "api_key or api_key_file, not both" },
+	{ "[crowdsec]\nlapi_url = http://a/\napi_key = k\nscopes = ip,country\n", 4,
+	  "scopes = ip,country" },
+	{ "[crowdsec]\nlapi_url = http://a/\napi_key = k\ninterval = 0\n", 4, "interval = 0" },
+	{ "[crowdsec]\nlapi_url = http://a/\napi_key = k\ntypes = ban\n", 4,
+	  "unknown key 'types' in [crowdsec]" },
+	{ "[crowdsec]\nlapi_url = http://a/\napi_key_file = /nonexistent/key\n", 3,
+	  "api_key_file = /nonexistent/key: cannot open it" },
+	{ "[crowdsec]\n[crowdsec]\n", 2, "a second [crowdsec]" },
 };
 
 static void test_bad_files(void **state)
