@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <poll.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,13 +53,6 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *arg)
 	return len;
 }
 
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static CURLcode curl_init_status;
-
-static void curl_init(void)
-{
-	curl_init_status = curl_global_init(CURL_GLOBAL_DEFAULT);
-}
 
 __attribute__((format(printf, 4, 5)))
 static int fail(int err, char *why, size_t len, const char *fmt, ...)
@@ -102,14 +94,13 @@ int crowdsec_pull_start(const struct crowdsec_config *c, bool startup, struct cr
 	char header[CROWDSEC_KEY_MAX + 16];
 	size_t n = strlen(c->lapi_url);
 	struct crowdsec_pull *p;
+	const char *curl_why;
 	CURLcode code;
 	int ret = 0;
 
 	*out = NULL;
-	pthread_once(&curl_once, curl_init);
-	if (curl_init_status != CURLE_OK)
-		return fail(-EIO, why, whylen, "cannot initialise libcurl: %s",
-			    curl_easy_strerror(curl_init_status));
+	if (fetch_curl_init(&curl_why))
+		return fail(-EIO, why, whylen, "cannot initialise libcurl: %s", curl_why);
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return fail(-ENOMEM, why, whylen, "out of memory");

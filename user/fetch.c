@@ -98,6 +98,13 @@ static void curl_init(void)
 	curl_init_status = curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
+int fetch_curl_init(const char **why)
+{
+	pthread_once(&curl_once, curl_init);
+	*why = curl_easy_strerror(curl_init_status);
+	return curl_init_status == CURLE_OK ? 0 : -EIO;
+}
+
 __attribute__((format(printf, 3, 4)))
 static int fail(struct fetch_result *r, int err, const char *fmt, ...)
 {
@@ -151,13 +158,12 @@ static int fetch_url(const struct fetch_opts *o, struct fetch_result *r, int fd)
 	struct sink s = { .fd = fd, .max = o->max_bytes, .r = r };
 	struct curl_slist *headers = NULL, *more;
 	CURL *curl = NULL;
+	const char *why;
 	CURLcode code;
 	int ret = 0;
 
-	pthread_once(&curl_once, curl_init);
-	if (curl_init_status != CURLE_OK)
-		return fail(r, -EIO, "cannot initialise libcurl: %s",
-			    curl_easy_strerror(curl_init_status));
+	if (fetch_curl_init(&why))
+		return fail(r, -EIO, "cannot initialise libcurl: %s", why);
 	curl = curl_easy_init();
 	if (!curl)
 		return fail(r, -ENOMEM, "cannot initialise libcurl");

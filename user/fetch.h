@@ -46,5 +46,7 @@ bool fetch_is_url(const char *source);
 
 /* Returns 0 (FETCH_NEW, FETCH_NOT_MODIFIED) or -errno (FETCH_FAILED, why filled in). */
 int fetch(const struct fetch_opts *o, struct fetch_result *r);
+/* libcurl's global initialisation, once per process (thread-safe); *why: its message. */
+int fetch_curl_init(const char **why);
 
 #endif
