@@ -310,6 +310,7 @@ struct match_info {
 	__u32 field;		/* enum bloomxdp_field */
 	__u32 key_kind;		/* enum bloomxdp_event_key */
 	__u32 key_len;
+	__u32 list;		/* the list whose action applies (list_verdict()) */
 };
 
 /*
@@ -366,7 +367,6 @@ struct addr_query {
 	struct generations gen;
 	struct match_info mi;	/* out */
 	__u32 filter_bits;	/* m, from the header main read (layout kernel: 0) */
-	__u32 unused;
 };	/* no padding: main's stack is short (see v4_blocked()) */
 
 /*
@@ -760,6 +760,7 @@ __attribute__((noinline)) int emit_event(struct xdp_md *ctx, const struct packet
 	ev->key_kind = mi->key_kind;
 	ev->key_len = mi->key_len;
 	ev->verdict = verdict;
+	ev->list = mi->list;
 	ev->l4_proto = pkt->l4_proto < 0 ? 0xff : pkt->l4_proto;	/* 0xff: none */
 	/*
 	 * Results ignored: the IP header was parsed whole, so its addresses are
@@ -788,6 +789,120 @@ __attribute__((noinline)) int emit_event(struct xdp_md *ctx, const struct packet
 	bpf_ringbuf_submit(ev, 0);
 	cnt->events_sent++;
 	return 0;
+}
+
+/*
+ * After a hit of the union: which named lists hold the key (their exact
+ * copies), each one's hits counted, the strongest action kept. A bpf_loop
+ * callback: checked once, whatever the number of lists.
+ */
+struct list_probe {
+	__u32 addr[4];		/* network order */
+	__u64 key;		/* name or URL key */
+	__u32 kind;		/* 0 IPv4, 1 IPv6, 2 a name or URL key */
+	__u32 present;		/* BLOOMXDP_ACTIVE_LISTS */
+	__u32 slots;		/* BLOOMXDP_ACTIVE_LIST_SLOTS */
+	__u32 best;		/* enum bloomxdp_list_action */
+	__u32 best_id;
+	__u32 unused;
+};
+
+static long list_probe_step(__u32 i, void *data)
+{
+	struct list_probe *p = data;
+	__u32 id = (i + 1) & 31, idx, action;
+	struct bloomxdp_list *desc;
+	void *trie, *found;
+	__u64 *hits;
+
+	if (id >= BLOOMXDP_LIST_IDS)
+		return 1;
+	if (!(p->present & (1U << id)))
+		return 0;
+	idx = BLOOMXDP_LIST_INDEX(id, (p->slots >> id) & 1);
+	if (p->kind == 2) {
+		struct bloomxdp_lpm_name k = { .prefixlen = 64, .key = p->key };
+
+		trie = bpf_map_lookup_elem(&list_names, &idx);
+		found = trie ? bpf_map_lookup_elem(trie, &k) : NULL;
+	} else if (p->kind == 1) {
+		struct bloomxdp_lpm_v6 k = { .prefixlen = 128 };
+
+		__builtin_memcpy(k.addr, p->addr, sizeof(k.addr));
+		trie = bpf_map_lookup_elem(&list_v6, &idx);
+		found = trie ? bpf_map_lookup_elem(trie, &k) : NULL;
+	} else {
+		struct bloomxdp_lpm_v4 k = { .prefixlen = 32 };
+
+		__builtin_memcpy(k.addr, p->addr, sizeof(k.addr));
+		trie = bpf_map_lookup_elem(&list_v4, &idx);
+		found = trie ? bpf_map_lookup_elem(trie, &k) : NULL;
+	}
+	if (!found)
+		return 0;
+	hits = bpf_map_lookup_elem(&list_hits, &id);
+	if (hits)
+		(*hits)++;
+	desc = bpf_map_lookup_elem(&lists, &id);
+	action = desc ? desc->action : BLOOMXDP_LIST_DROP;
+	if (action > p->best) {
+		p->best = action;
+		p->best_id = id;
+	}
+	return 0;
+}
+
+/*
+ * The action of a hit (enum bloomxdp_list_action), after the allowlist: with
+ * named lists present, the strongest of those holding the key; else the
+ * default list's (the attachment's --action and --dns-reply). Sets
+ * q->mi.list. Global: verified once, called once per hit, never on the path
+ * of unlisted traffic.
+ */
+__attribute__((noinline)) int list_verdict(struct addr_query *q)
+{
+	struct list_probe p = {};
+	struct bloomxdp_counters *cnt;
+	__u32 zero = 0, present;
+	struct scratch *s;
+	__u64 *hits;
+
+	if (!q)
+		return BLOOMXDP_LIST_PASS;
+	present = active_word(BLOOMXDP_ACTIVE_LISTS);
+	if (present & BLOOMXDP_LISTS_NAMED) {
+		p.present = present;
+		p.slots = active_word(BLOOMXDP_ACTIVE_LIST_SLOTS);
+		if (q->mi.field >= BLOOMXDP_FIELD_DNS) {
+			s = scratch_get();
+			if (!s)
+				return BLOOMXDP_LIST_PASS;
+			p.kind = 2;
+			p.key = s->match_key;
+		} else {
+			p.kind = q->ipv6 ? 1 : 0;
+			__builtin_memcpy(p.addr, q->addr, sizeof(p.addr));
+		}
+		bpf_loop_bounded(BLOOMXDP_MAX_LISTS, list_probe_step, &p);
+		if (p.best) {
+			q->mi.list = p.best_id;
+			return p.best;
+		}
+		if (!(present & BLOOMXDP_LIST_DEFAULT_PRESENT)) {
+			cnt = bpf_map_lookup_elem(&counters, &zero);
+			if (cnt)
+				cnt->unattributed++;
+			return BLOOMXDP_LIST_PASS;
+		}
+	}
+	q->mi.list = BLOOMXDP_LIST_DEFAULT_ID;
+	hits = bpf_map_lookup_elem(&list_hits, &zero);
+	if (hits)
+		(*hits)++;
+	if (config.action == BLOOMXDP_ACTION_MONITOR)
+		return BLOOMXDP_LIST_MONITOR;
+	return config.dns_reply == BLOOMXDP_DNS_REPLY_NXDOMAIN ? BLOOMXDP_LIST_NXDOMAIN :
+								 BLOOMXDP_LIST_DROP;
 }
 
 /* The live filter's header words main reads, in one lookup, as scalars. */
@@ -966,19 +1081,22 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 			name_match_info(field, &q.mi);
 	}
 
+	/* The lists holding it decide: drop > nxdomain > monitor; none: it passes. */
+	if (hit)
+		hit = list_verdict(&q);
 	if (hit) {
 		__u32 ev = BLOOMXDP_EVVERDICT_DROP;
 
-		if (config.action == BLOOMXDP_ACTION_MONITOR) {
+		if (hit == BLOOMXDP_LIST_MONITOR) {
 			cnt->would_drop++;
 			ev = BLOOMXDP_EVVERDICT_WOULD_DROP;
-		} else if (dns_question_end && config.dns_reply == BLOOMXDP_DNS_REPLY_NXDOMAIN) {
+		} else if (dns_question_end && hit == BLOOMXDP_LIST_NXDOMAIN) {
 			ev = BLOOMXDP_EVVERDICT_NXDOMAIN;
 		}
 		/* Before an NXDOMAIN answer rewrites the addresses. */
 		if (config.events_per_sec && event_allowed(cnt))
 			(void)emit_event(ctx, &pkt, &q.mi, ev);	/* always 0 */
-		if (config.action == BLOOMXDP_ACTION_MONITOR)
+		if (hit == BLOOMXDP_LIST_MONITOR)
 			;
 		else if (ev == BLOOMXDP_EVVERDICT_NXDOMAIN &&
 			 !answer_nxdomain(ctx, &pkt, dns_question_end))

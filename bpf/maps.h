@@ -112,6 +112,35 @@ RANGES_INNER(ranges_v6_inner, struct bloomxdp_range_v6);
 EXACT_OUTER(ranges_v4, ranges_v4_inner);
 EXACT_OUTER(ranges_v6, ranges_v6_inner);
 
+/* The exact copies of the named lists, at BLOOMXDP_LIST_INDEX(id, slot). */
+#define LIST_OUTER(name, inner)						\
+	struct {							\
+		__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);		\
+		__uint(max_entries, BLOOMXDP_LIST_IDS * BLOOMXDP_GENERATIONS); \
+		__type(key, __u32);					\
+		__array(values, struct inner);				\
+	} name SEC(".maps")
+
+LIST_OUTER(list_v4, exact_v4);
+LIST_OUTER(list_v6, exact_v6);
+LIST_OUTER(list_names, exact_names);
+
+/* What each list does on a hit (struct bloomxdp_list), by id. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, BLOOMXDP_LIST_IDS);
+	__type(key, __u32);
+	__type(value, struct bloomxdp_list);
+} lists SEC(".maps");
+
+/* Hits attributed to each list, per CPU, by id. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, BLOOMXDP_LIST_IDS);
+	__type(key, __u32);
+	__type(value, __u64);
+} list_hits SEC(".maps");
+
 /* The live generation of the blocklist maps and of the allowlist maps. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

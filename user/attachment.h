@@ -25,6 +25,9 @@ struct attachment {
 	int counters_fd;
 	int state_fd;
 	int events_fd;
+	int lists_fd;		/* struct bloomxdp_list by id */
+	struct exact_outer list;	/* exact copies of named lists, BLOOMXDP_LIST_INDEX() */
+	int list_hits_fd;
 	struct bloomxdp_config config;
 };
 

@@ -18,6 +18,7 @@
 #include "listbuild.h"
 #include "lists.h"
 #include "log.h"
+#include "named.h"
 #include "sizing.h"
 #include "suffixes.h"
 
@@ -259,6 +260,70 @@ cleanup:
  * sized for them all and swapped in, as load does. The entries go onto the
  * journal first, and come off it if the load fails.
  */
+/* add --list: into the named list's live copy, before the union: a hit is then its. */
+static int add_named(struct attachment *att, const struct list_opts *o,
+		     const struct parsed_args *p)
+{
+	struct named_view v;
+	struct exact_set x;
+	size_t i;
+	int id, ret;
+
+	exact_set_init(&x);
+	ret = named_view_read(att, &v);
+	id = ret ? ret : named_view_find(&v, o->list);
+	if (id < 0) {
+		log_error("cannot open list %s of %s: %s; nothing was added", o->list, att->ifname,
+			  strerror(-id));
+		return id;
+	}
+	ret = named_list_open(att, &v, id, &x);
+	for (i = 0; i < p->n && ret >= 0; i++)
+		ret = exact_set_add(&x, att->config.hash_key, &p->e[i]);
+	exact_set_close(&x);
+	if (ret < 0) {
+		log_error("cannot add to list %s of %s: %s; load it again", o->list, att->ifname,
+			  ret == -ENOSPC ? "it is full" : strerror(-ret));
+		return ret;
+	}
+	v.list[id].entries += p->n;
+	if (bpf_map_update_elem(att->lists_fd, &id, &v.list[id], BPF_ANY))
+		log_warn("the entry count of list %s could not be saved", o->list);
+	return 0;
+}
+
+/* The default list holds entries: a hit no named list holds is then its (common.h). */
+static void default_present(const struct attachment *att)
+{
+	__u32 which = BLOOMXDP_ACTIVE_LISTS, present;
+
+	if (!bpf_map_lookup_elem(att->active_fd, &which, &present) &&
+	    !(present & BLOOMXDP_LIST_DEFAULT_PRESENT)) {
+		present |= BLOOMXDP_LIST_DEFAULT_PRESENT;
+		bpf_map_update_elem(att->active_fd, &which, &present, BPF_ANY);
+	}
+}
+
+/* add --list NAME of a list the state does not record: made empty first, as load would. */
+static int named_make(const char *ifname, const struct list_opts *o)
+{
+	list_name_t names[BLOOMXDP_MAX_LISTS + 1];
+	struct list_opts lo = { .format = FORMAT_AUTO, .list = o->list, .allow_empty = true,
+				.prefix_probes = LIST_DEFAULT_PREFIX_PROBES,
+				.state_dir = o->state_dir };
+	char *none[] = { "/dev/null" };
+	int i, n, ret;
+
+	ret = named_lists_recorded(ifname, o->state_dir, names, &n);
+	for (i = 0; !ret && i < n; i++)
+		if (!strcmp(names[i], o->list))
+			return 0;
+	if (ret && ret != -ENOENT)
+		return ret;
+	printf("making list %s of %s\n", o->list, ifname);
+	return list_load(ifname, &lo, none, 1);
+}
+
 static int add_rebuild(struct attachment *att, const struct list_opts *o, char **entries, int n)
 {
 	struct list_opts lo = {
@@ -328,14 +393,26 @@ int list_add(const char *ifname, const struct list_opts *o, char **entries, int 
 	int ret, r;
 
 	ret = parse_entries(entries, n, o, &parsed);
+	if (!ret && o->timeout && o->list) {
+		log_error("--timeout with --list: named lists do not expire entries yet; add "
+			  "without --timeout and 'del --list' them when due; nothing was added");
+		ret = -EOPNOTSUPP;
+	}
 	if (!ret && o->timeout)
 		ret = timeout_check(ifname, o, &deadline);
+	if (!ret && o->list)
+		ret = named_make(ifname, o);
 	if (!ret)
 		ret = attachment_open(ifname, true, &att);
 	if (ret)
 		goto out;
-	ret = o->allow ? add_allowed(&att, &parsed) :
-			 add_blocked(&att, &parsed, entries, o->state_dir);
+	if (o->list)
+		ret = add_named(&att, o, &parsed);
+	if (!ret)
+		ret = o->allow ? add_allowed(&att, &parsed) :
+				 add_blocked(&att, &parsed, entries, o->state_dir);
+	if (!ret && !o->allow && !o->list)
+		default_present(&att);
 	if (ret == -EOVERFLOW) {
 		ret = add_rebuild(&att, o, entries, n);
 	} else if (!ret) {
@@ -344,7 +421,7 @@ int list_add(const char *ifname, const struct list_opts *o, char **entries, int 
 			log_warn("the entries are in the live list of %s, but not in its state: "
 				 "restore would leave them out", ifname);
 	}
-	if (!ret && !o->allow) {
+	if (!ret && !o->allow && !o->list) {
 		r = expiry_record(ifname, o->state_dir, entries, n, deadline);
 		if (r && r != -ENOENT)
 			log_warn("the entries are in the live list of %s, but their timeout could "

@@ -17,6 +17,7 @@
 #include "listbuild.h"
 #include "lists.h"
 #include "log.h"
+#include "named.h"
 #include "sizing.h"
 
 /* The expansion of prefixes, for load's report. */
@@ -118,15 +119,12 @@ static double seconds_since(const struct timespec *start)
 }
 
 /*
- * Reads the list sources into the new filter (and exact set), as a whole,
- * each as its own options say (format, csv, lenient, public suffixes). An
- * input without a single entry (an empty file, a feed that failed upstream)
- * would silently remove all blocking: refused unless --allow-empty.
+ * Reads the list sources into the new filter (and exact set), each as its
+ * own options say (format, csv, lenient, public suffixes).
  */
-static int build_lists(struct list_build *b, const struct list_opts *o,
+static int read_inputs(struct list_build *b, const struct list_opts *o,
 		       const struct list_inputs *in, char err[LIST_ERROR_LEN])
 {
-	char places[LIST_ERROR_LEN / 2];
 	struct list_suffixes kept;
 	struct csv_spec csv;
 	const char *why;
@@ -161,6 +159,21 @@ static int build_lists(struct list_build *b, const struct list_opts *o,
 	}
 	b->opts.csv = NULL;
 	b->skip = NULL;
+	return ret;
+}
+
+/*
+ * After read_inputs(): the list as a whole. An input without a single entry
+ * (an empty file, a feed that failed upstream) would silently remove all
+ * blocking: refused unless --allow-empty (o and in: the list checked, read:
+ * its entries).
+ */
+static int finish_lists(struct list_build *b, const struct list_opts *o,
+			const struct list_inputs *in, __u64 read, char err[LIST_ERROR_LEN])
+{
+	char places[LIST_ERROR_LEN / 2];
+	int ret = 0;
+
 	list_notes_print(&b->notes);
 	if (!ret && b->suffixes.count) {
 		snprintf(err, LIST_ERROR_LEN, "%llu public suffix%s in the list, which would block "
@@ -179,7 +192,7 @@ static int build_lists(struct list_build *b, const struct list_opts *o,
 			 list_suffixes_text(&b->allowed_suffixes, places, sizeof(places)));
 	if (!ret)
 		ret = list_build_finish(b, err);
-	if (!ret && !b->read && !o->allow_empty) {
+	if (!ret && !read && !o->allow_empty) {
 		snprintf(err, LIST_ERROR_LEN, "no entry in %s%s (give --allow-empty to empty the "
 			 "list on purpose)", !in->n ? "the list" : strcmp(in->in[0].name,
 			 LIST_STDIN) ? in->in[0].name : "the standard input",
@@ -187,6 +200,18 @@ static int build_lists(struct list_build *b, const struct list_opts *o,
 		ret = -ENODATA;
 	}
 	return ret;
+}
+
+static int build_lists(struct list_build *b, const struct list_opts *o,
+		       const struct list_inputs *in, char err[LIST_ERROR_LEN])
+{
+	int ret = read_inputs(b, o, in, err);
+
+	if (ret) {
+		list_notes_print(&b->notes);
+		return ret;
+	}
+	return finish_lists(b, o, in, b->read, err);
 }
 
 /*
@@ -239,9 +264,17 @@ static void write_bitcounts(struct list_inputs *in, struct filter *f, __u64 gene
  * is taken, so that a slow feed holds up no other writer; the lock covers
  * only the swap.
  */
+/* The named list a load replaces (load --list): its name, inputs and options. */
+struct named_target {
+	const char *name;
+	struct list_inputs *in;
+	const struct list_opts *opts;
+};
+
 static int load_blocklist(struct attachment *att, const struct list_opts *o,
-			  struct list_inputs *in)
+			  struct list_inputs *in, const struct named_target *t)
 {
+	struct named_parts np = {};
 	/* The outer maps of this generation: filter first, as attachment_flip() wants. */
 	int outers[7] = { att->filter_fd, att->kfilter_fd }, nouters = 1;
 	int range_fds[2] = { -1, -1 }, fam;
@@ -254,9 +287,9 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o,
 	struct list_build build;
 	struct bloom_plan plan;
 	struct bitcounts counts = {};
-	__u64 max_memory, exact_bytes = 0;
+	__u64 max_memory, exact_bytes = 0, default_read, before;
 	__u32 slot;
-	int ret;
+	int i, ret;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	exact_set_init(&exact);
@@ -280,7 +313,31 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o,
 		}
 		build.exact = &exact;
 	}
-	ret = build_lists(&build, o, in, err);
+	/* The union: the default list, then every named list, each into its exact copy too. */
+	ret = named_parts_open(&np, att->ifname, o->state_dir, t ? t->name : NULL,
+			       exact_room_for_memory(max_memory));
+	if (!ret && t)
+		ret = named_parts_add(&np, t->name, t->in, t->opts,
+				      exact_room_for_memory(max_memory));
+	if (ret) {
+		log_error("the live list of %s is unchanged", att->ifname);
+		goto cleanup;
+	}
+	ret = read_inputs(&build, o, in, err);
+	default_read = build.read;
+	for (i = 0; i < np.n && !ret; i++) {
+		before = build.read;
+		build.also = &np.part[i].exact;
+		ret = read_inputs(&build, &np.part[i].opts, np.part[i].in, err);
+		np.part[i].entries = build.read - before;
+	}
+	build.also = NULL;
+	if (ret)
+		list_notes_print(&build.notes);
+	else if (t)
+		ret = finish_lists(&build, t->opts, t->in, np.part[np.n - 1].entries, err);
+	else
+		ret = finish_lists(&build, o, in, default_read, err);
 	if (ret) {
 		log_error("%s; the live list of %s is unchanged", err, att->ifname);
 		goto cleanup;
@@ -362,6 +419,9 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o,
 		    bpf_map_update_elem(fam ? att->ranges_v6_fd : att->ranges_v4_fd, &slot,
 					&range_fds[fam], BPF_ANY))
 			ret = -errno;
+	/* Each named list's new copy before the union that holds it. */
+	if (!ret)
+		ret = named_parts_install(&np, att, default_read);
 	if (!ret)
 		ret = attachment_flip(att, BLOOMXDP_ACTIVE_BLOCK, slot, 0, outers, nouters);
 	if (ret) {
@@ -369,8 +429,14 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o,
 			  strerror(-ret));
 		goto cleanup;
 	}
-	printf("loaded %llu entries into %s in %.2f s\n", (unsigned long long)build.read,
-	       att->ifname, seconds_since(&start));
+	named_parts_clear(&np, att);
+	if (t)
+		printf("loaded %llu entries into list %s of %s (action %s)\n",
+		       (unsigned long long)np.part[np.n - 1].entries, t->name, att->ifname,
+		       list_action_name(t->opts->action_given ? t->opts->action :
+					list_default_action(&att->config)));
+	printf("loaded %llu entries into %s in %.2f s%s\n", (unsigned long long)build.read,
+	       att->ifname, seconds_since(&start), np.n ? " (the union of its lists)" : "");
 	print_prefix_plans(build.plan, build.cost);
 	printf("filter sized for %llu keys (the list makes %llu; the previous filter was sized "
 	       "for %llu): %llu bytes, estimated FPR %.3g at FPR %g asked\n",
@@ -380,13 +446,15 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o,
 	       (double)att->config.fpr_ppb / BLOOMXDP_PPB);
 	warn_unmatched_kinds(&f, &att->config, att->ifname);
 	/* After the swap: a crash in between leaves the state a generation behind (README). */
-	if (list_inputs_commit(in, o, st.generation, max_memory))
+	if (list_inputs_commit(in, o, st.generation, max_memory) ||
+	    (t && list_inputs_commit(t->in, t->opts, st.generation, max_memory)))
 		log_warn("the new list of %s is live, but the state could not record it: restore "
 			 "would bring back the previous one; load it again", att->ifname);
 	else if (f.counts)
 		write_bitcounts(in, &f, st.generation);
 	ret = attachment_check_enforced(att);
 cleanup:
+	named_parts_free(&np);
 	bitcounts_free(&counts);
 	list_build_free(&build);
 	exact_set_close(&exact);
@@ -480,7 +548,47 @@ cleanup:
 
 int list_load_inputs(struct attachment *att, const struct list_opts *o, struct list_inputs *in)
 {
-	return o->allow ? load_allowlist(att, o, in) : load_blocklist(att, o, in);
+	return o->allow ? load_allowlist(att, o, in) : load_blocklist(att, o, in, NULL);
+}
+
+/*
+ * load --list NAME: the named list from the sources, the default list and
+ * the other named lists as the state last recorded them, all into a new
+ * union; the named list's own copy swapped in before the union.
+ */
+static int load_named(struct attachment *att, const struct list_opts *o,
+		      const struct list_source *src, int n)
+{
+	struct list_opts od = { .format = FORMAT_AUTO, .prefix_probes = LIST_DEFAULT_PREFIX_PROBES };
+	struct list_inputs def = { .sd = { .fd = -1, .root_fd = -1 } };
+	struct list_inputs own = { .sd = { .fd = -1, .root_fd = -1 } };
+	struct named_target t = { .name = o->list, .in = &own, .opts = o };
+	int ret;
+
+	ret = list_inputs_state(&def, att->ifname, o->state_dir, false, true, &od);
+	if (ret == -ENOENT)
+		log_error("named lists need the state of %s, which records each list: there is "
+			  "none (attach with a usable state directory); nothing changed",
+			  att->ifname);
+	if (ret)
+		goto cleanup;
+	/* The union is sized and built as the default list's load recorded. */
+	od.state_dir = o->state_dir;
+	od.allow_empty = true;
+	if (o->max_memory_given) {
+		od.max_memory = o->max_memory;
+		od.max_memory_given = true;
+	}
+	ret = list_inputs_sources(&own, att->ifname, o, src, n);
+	if (!ret && !own.recording)
+		ret = -ENOENT;	/* said by list_inputs_sources() */
+	if (!ret)
+		ret = load_blocklist(att, &od, &def, &t);
+cleanup:
+	list_inputs_free(&own);
+	list_inputs_free(&def);
+	free(od.where.items);
+	return ret;
 }
 
 int list_load_sources(const char *ifname, const struct list_opts *o,
@@ -496,6 +604,11 @@ int list_load_sources(const char *ifname, const struct list_opts *o,
 	ret = attachment_open(ifname, false, &att);
 	if (ret)
 		return ret;
+	if (o->list) {
+		ret = load_named(&att, o, src, n);
+		attachment_close(&att);
+		return ret;
+	}
 	/* Entries added with a deadline to come (bans) stay in the new list, until then. */
 	if (!o->allow && expiry_carry(ifname, o->state_dir, time(NULL), &carried))
 		memset(&carried, 0, sizeof(carried));
@@ -576,5 +689,30 @@ int list_check_sources(const struct list_opts *o, const struct list_source *src,
 	*entries = build.read;
 	list_build_free(&build);
 	list_inputs_free(&in);
+	return ret;
+}
+
+int list_rebuild(const char *ifname, const char *state_dir)
+{
+	struct list_opts lo = { .format = FORMAT_AUTO, .prefix_probes = LIST_DEFAULT_PREFIX_PROBES };
+	struct list_inputs in = { .sd = { .fd = -1, .root_fd = -1 } };
+	struct attachment att;
+	int ret;
+
+	ret = attachment_open(ifname, false, &att);
+	if (ret)
+		return ret;
+	ret = list_inputs_state(&in, ifname, state_dir, false, true, &lo);
+	if (ret == -ENOENT)
+		log_error("%s has no state to rebuild its lists from", ifname);
+	if (!ret) {
+		/* Checked when it was loaded; its journal may be all that is left of it. */
+		lo.allow_empty = true;
+		lo.state_dir = state_dir;
+		ret = load_blocklist(&att, &lo, &in, NULL);
+	}
+	list_inputs_free(&in);
+	free(lo.where.items);
+	attachment_close(&att);
 	return ret;
 }

@@ -429,7 +429,7 @@ static bool state_name_ok(const char *name)
 	if (!n || n >= STATE_NAME_MAX || name[0] == '.')
 		return false;
 	for (i = 0; i < n; i++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyz0123456789.-", name[i]))
+		if (!strchr("abcdefghijklmnopqrstuvwxyz0123456789._-", name[i]))
 			return false;
 	return true;
 }
@@ -650,8 +650,15 @@ void state_prune(const struct state_dir *sd, const char *which, const struct sta
 		return;
 	}
 	snprintf(prefix, sizeof(prefix), "%s-", which);
+	/*
+	 * "<which>-<serial>.": list "a"'s prefix "list.a-" is also the start of
+	 * list "a-b"'s names, whose serial is not right after it.
+	 */
 	while ((d = readdir(dir)))
 		if (!strncmp(d->d_name, prefix, strlen(prefix)) && state_name_ok(d->d_name) &&
+		    strspn(d->d_name + strlen(prefix), "0123456789") &&
+		    d->d_name[strlen(prefix) + strspn(d->d_name + strlen(prefix),
+						      "0123456789")] == '.' &&
 		    !in_use(d->d_name, which, l))
 			unlinkat(sd->fd, d->d_name, 0);
 	closedir(dir);

@@ -26,8 +26,10 @@
 #define STATE_SETTINGS "settings"
 #define STATE_BLOCK "block"
 #define STATE_ALLOW "allow"
+/* A named list's manifest: "list.NAME" (named.h). */
+#define STATE_LIST_PREFIX "list."
 /* A copy's, a journal's name: "block-<serial>.<n>", "block-<serial>.journal.<format>". */
-#define STATE_NAME_MAX 64
+#define STATE_NAME_MAX 96
 #define STATE_SHA256_HEX 65
 
 /* --state-dir, the same row for every command that reads or writes state. */

@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Named lists: their names, actions, kernel descriptors and their part in a load. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "attachment.h"
+#include "log.h"
+#include "named.h"
+#include "state.h"
+
+int list_name_check(const char *name)
+{
+	size_t n = name ? strlen(name) : 0;
+
+	if (!n || n > BLOOMXDP_LIST_NAME_MAX ||
+	    strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_-") != n)
+		return -EINVAL;
+	return 0;
+}
+
+const struct enum_value list_action_values[] = {
+	ENUM_VALUE("drop", BLOOMXDP_LIST_DROP, "drop what the list holds"),
+	ENUM_VALUE("monitor", BLOOMXDP_LIST_MONITOR, "count it as would_drop, pass it"),
+	ENUM_VALUE("nxdomain", BLOOMXDP_LIST_NXDOMAIN,
+		   "answer DNS queries NXDOMAIN, drop other hits"),
+	{}
+};
+
+const char *list_action_name(__u32 action)
+{
+	return enum_value_name(list_action_values, action);
+}
+
+__u32 list_default_action(const struct bloomxdp_config *cfg)
+{
+	if (cfg->action == BLOOMXDP_ACTION_MONITOR)
+		return BLOOMXDP_LIST_MONITOR;
+	return cfg->dns_reply == BLOOMXDP_DNS_REPLY_NXDOMAIN ? BLOOMXDP_LIST_NXDOMAIN :
+							       BLOOMXDP_LIST_DROP;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+int named_lists_recorded(const char *ifname, const char *state_dir,
+			 list_name_t names[BLOOMXDP_MAX_LISTS + 1], int *n)
+{
+	const size_t plen = strlen(STATE_LIST_PREFIX);
+	struct state_dir sd;
+	struct dirent *d;
+	DIR *dir;
+	int fd, ret;
+
+	*n = 0;
+	ret = state_open(state_root(state_dir), ifname, false, &sd);
+	if (ret)
+		return ret;
+	fd = openat(sd.fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dir = fd < 0 ? NULL : fdopendir(fd);
+	if (!dir) {
+		ret = -errno;
+		if (fd >= 0)
+			close(fd);
+		log_error("cannot read %s: %s", sd.path, strerror(-ret));
+		state_close(&sd);
+		return ret;
+	}
+	/* A manifest is "list.NAME"; its copies and journals have a '.' after NAME. */
+	while ((d = readdir(dir)) && *n <= BLOOMXDP_MAX_LISTS)
+		if (!strncmp(d->d_name, STATE_LIST_PREFIX, plen) &&
+		    !list_name_check(d->d_name + plen))
+			snprintf(names[(*n)++], sizeof(names[0]), "%s", d->d_name + plen);
+	closedir(dir);
+	state_close(&sd);
+	qsort(names, *n, sizeof(names[0]), name_cmp);
+	return 0;
+}
+
+int named_view_read(const struct attachment *att, struct named_view *v)
+{
+	int ncpus = libbpf_num_possible_cpus(), c;
+	__u32 id, which;
+	__u64 *percpu;
+
+	memset(v, 0, sizeof(*v));
+	if (ncpus <= 0)
+		return ncpus ? ncpus : -EINVAL;
+	percpu = calloc(ncpus, sizeof(*percpu));
+	if (!percpu)
+		return -ENOMEM;
+	for (id = 0; id < BLOOMXDP_LIST_IDS; id++) {
+		if (bpf_map_lookup_elem(att->lists_fd, &id, &v->list[id]) ||
+		    bpf_map_lookup_elem(att->list_hits_fd, &id, percpu)) {
+			free(percpu);
+			return -errno;
+		}
+		v->list[id].name[BLOOMXDP_LIST_NAME_MAX] = '\0';
+		for (c = 0; c < ncpus; c++)
+			v->hits[id] += percpu[c];
+	}
+	free(percpu);
+	which = BLOOMXDP_ACTIVE_LISTS;
+	if (bpf_map_lookup_elem(att->active_fd, &which, &v->present))
+		return -errno;
+	which = BLOOMXDP_ACTIVE_LIST_SLOTS;
+	if (bpf_map_lookup_elem(att->active_fd, &which, &v->slots))
+		return -errno;
+	return 0;
+}
+
+int named_view_find(const struct named_view *v, const char *name)
+{
+	int id;
+
+	for (id = 1; id < BLOOMXDP_LIST_IDS; id++)
+		if ((v->present & (1U << id)) && !strcmp(v->list[id].name, name))
+			return id;
+	return -ENOENT;
+}
+
+int named_list_open(const struct attachment *att, const struct named_view *v, int id,
+		    struct exact_set *x)
+{
+	return exact_set_open(&att->list, BLOOMXDP_LIST_INDEX(id, (v->slots >> id) & 1), x);
+}
+
+static int part_exact(struct named_part *p, __u32 room)
+{
+	int ret = exact_set_create(&p->exact, room);
+
+	if (ret)
+		log_error("cannot create the maps of list %s: %s", p->name, strerror(-ret));
+	return ret;
+}
+
+int named_parts_open(struct named_parts *np, const char *ifname, const char *state_dir,
+		     const char *skip, __u32 room)
+{
+	list_name_t names[BLOOMXDP_MAX_LISTS + 1];
+	char which[STATE_NAME_MAX];
+	int i, n, ret;
+
+	memset(np, 0, sizeof(*np));
+	ret = named_lists_recorded(ifname, state_dir, names, &n);
+	if (ret == -ENOENT)
+		return 0;
+	for (i = 0; i < n && !ret; i++) {
+		struct named_part *p = &np->part[np->n];
+
+		if (skip && !strcmp(names[i], skip))
+			continue;
+		if (np->n == BLOOMXDP_MAX_LISTS) {
+			log_error("the state of %s records more than %d named lists", ifname,
+				  BLOOMXDP_MAX_LISTS);
+			return -E2BIG;
+		}
+		snprintf(p->name, sizeof(p->name), "%.*s", BLOOMXDP_LIST_NAME_MAX, names[i]);
+		p->opts = (struct list_opts){ .format = FORMAT_AUTO };
+		exact_set_init(&p->exact);
+		snprintf(which, sizeof(which), STATE_LIST_PREFIX "%.*s", BLOOMXDP_LIST_NAME_MAX, names[i]);
+		ret = list_inputs_state_which(&p->own, ifname, state_dir, which, true, true,
+					      &p->opts);
+		np->n++;
+		p->in = &p->own;
+		p->opts.list = p->name;
+		/* Recorded when it was loaded; its journal may be all that is left of it. */
+		p->opts.allow_empty = true;
+		if (!ret)
+			ret = part_exact(p, room);
+	}
+	return ret;
+}
+
+int named_parts_add(struct named_parts *np, const char *name, struct list_inputs *in,
+		    const struct list_opts *o, __u32 room)
+{
+	struct named_part *p = &np->part[np->n];
+
+	if (np->n == BLOOMXDP_MAX_LISTS) {
+		log_error("there are %d named lists already, the most there may be: load one of "
+			  "them with --allow-empty /dev/null to drop it, or load list %s into "
+			  "another", BLOOMXDP_MAX_LISTS, name);
+		return -E2BIG;
+	}
+	memset(p, 0, sizeof(*p));
+	snprintf(p->name, sizeof(p->name), "%.*s", BLOOMXDP_LIST_NAME_MAX, name);
+	p->in = in;
+	p->opts = *o;
+	p->own.sd.fd = p->own.sd.root_fd = -1;
+	exact_set_init(&p->exact);
+	np->n++;
+	return part_exact(p, room);
+}
+
+/* The id of each part: its list's if present, else a free one. */
+static int parts_ids(struct named_parts *np, const struct named_view *v)
+{
+	__u32 used = BLOOMXDP_LIST_DEFAULT_PRESENT;
+	int i, id;
+
+	for (i = 0; i < np->n; i++) {
+		np->part[i].id = named_view_find(v, np->part[i].name);
+		if (np->part[i].id > 0)
+			used |= 1U << np->part[i].id;
+	}
+	for (i = 0; i < np->n; i++) {
+		if (np->part[i].id > 0)
+			continue;
+		for (id = 1; id < BLOOMXDP_LIST_IDS && (used & (1U << id)); id++)
+			;
+		if (id == BLOOMXDP_LIST_IDS)
+			return -E2BIG;
+		np->part[i].id = id;
+		used |= 1U << id;
+	}
+	return 0;
+}
+
+int named_parts_install(struct named_parts *np, const struct attachment *att,
+			__u64 default_entries)
+{
+	__u32 present = default_entries ? BLOOMXDP_LIST_DEFAULT_PRESENT : 0, slots, which;
+	struct named_view v;
+	int i, ret;
+
+	ret = named_view_read(att, &v);
+	if (!ret)
+		ret = parts_ids(np, &v);
+	if (ret) {
+		log_error("cannot set the named lists of %s: %s", att->ifname, strerror(-ret));
+		return ret;
+	}
+	slots = v.slots;
+	for (i = 0; i < np->n && !ret; i++) {
+		const struct named_part *p = &np->part[i];
+		struct bloomxdp_list d = { .action = p->opts.action_given ? p->opts.action :
+					   list_default_action(&att->config),
+					   .entries = p->entries };
+		__u32 id = p->id, slot = ((slots >> id) & 1) ^ 1;
+
+		snprintf(d.name, sizeof(d.name), "%s", p->name);
+		ret = exact_set_install(&att->list, BLOOMXDP_LIST_INDEX(id, slot), &p->exact);
+		if (!ret && bpf_map_update_elem(att->lists_fd, &id, &d, BPF_ANY))
+			ret = -errno;
+		slots ^= 1U << id;
+		present |= 1U << id;
+	}
+	if (!ret) {
+		/* The default list's entry, for stats and status. */
+		struct bloomxdp_list d = { .action = list_default_action(&att->config),
+					   .entries = default_entries, .name = "default" };
+		__u32 id = BLOOMXDP_LIST_DEFAULT_ID;
+
+		if (bpf_map_update_elem(att->lists_fd, &id, &d, BPF_ANY))
+			ret = -errno;
+	}
+	np->old_slots = ~slots;
+	np->old_present = v.present;
+	/* The slots first: a list that comes is present only once its copy is there. */
+	which = BLOOMXDP_ACTIVE_LIST_SLOTS;
+	if (!ret && bpf_map_update_elem(att->active_fd, &which, &slots, BPF_ANY))
+		ret = -errno;
+	which = BLOOMXDP_ACTIVE_LISTS;
+	if (!ret && bpf_map_update_elem(att->active_fd, &which, &present, BPF_ANY))
+		ret = -errno;
+	if (ret)
+		log_error("cannot swap in the named lists of %s: %s", att->ifname,
+			  strerror(-ret));
+	return ret;
+}
+
+void named_parts_clear(const struct named_parts *np, const struct attachment *att)
+{
+	__u32 present = 0, id;
+	struct bloomxdp_list none = {};
+	int i;
+
+	for (i = 0; i < np->n; i++)
+		present |= 1U << np->part[i].id;
+	for (id = 1; id < BLOOMXDP_LIST_IDS; id++) {
+		if (present & (1U << id)) {
+			exact_outer_clear(&att->list, BLOOMXDP_LIST_INDEX(id, (np->old_slots >> id) & 1));
+			continue;
+		}
+		/* A list no longer recorded: gone from the union too. */
+		if (!(np->old_present & (1U << id)))
+			continue;
+		exact_outer_clear(&att->list, BLOOMXDP_LIST_INDEX(id, 0));
+		exact_outer_clear(&att->list, BLOOMXDP_LIST_INDEX(id, 1));
+		bpf_map_update_elem(att->lists_fd, &id, &none, BPF_ANY);
+	}
+}
+
+void named_parts_free(struct named_parts *np)
+{
+	int i;
+
+	for (i = 0; i < np->n; i++) {
+		if (np->part[i].in == &np->part[i].own) {
+			free(np->part[i].opts.where.items);
+			list_inputs_free(&np->part[i].own);
+		}
+		exact_set_close(&np->part[i].exact);
+	}
+	np->n = 0;
+}
+
+__u32 named_holding(const struct attachment *att, const struct named_view *v,
+		    const struct entry *e, char *names, size_t len, __u32 *action)
+{
+	struct exact_set x;
+	__u32 mask = 0;
+	size_t used = 0;
+	int id;
+
+	*action = BLOOMXDP_LIST_PASS;
+	if (len)
+		names[0] = '\0';
+	for (id = 1; id < BLOOMXDP_LIST_IDS; id++) {
+		if (!(v->present & (1U << id)) || named_list_open(att, v, id, &x))
+			continue;
+		if (exact_set_has(&x, att->config.hash_key, e)) {
+			mask |= 1U << id;
+			if (v->list[id].action > *action)
+				*action = v->list[id].action;
+			if (used < len)
+				used += snprintf(names + used, len - used, "%s%s", used ? ", " : "",
+						 v->list[id].name);
+		}
+		exact_set_close(&x);
+	}
+	return mask;
+}

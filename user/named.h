@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Named lists (load --list NAME): each an exact copy of its own in the
+ * kernel (struct bloomxdp_list and the list_* maps of common.h), and its
+ * entries in the union, the blocklist's filter, which every load rebuilds
+ * from the state: the default list's sources and every named list's, as
+ * last recorded ("list.NAME" manifests), and the one being replaced.
+ */
+#ifndef BLOOMXDP_NAMED_H
+#define BLOOMXDP_NAMED_H
+
+#include <stdbool.h>
+#include <bloomxdp/common.h>
+#include "exact.h"
+#include "lists.h"
+#include "options.h"
+
+struct attachment;
+
+/* [a-z0-9_-]{1,32}: 0, or -EINVAL. */
+int list_name_check(const char *name);
+/* drop, monitor, nxdomain: the values of --action. */
+extern const struct enum_value list_action_values[];
+const char *list_action_name(__u32 action);
+/* The default list's action: the attachment's --action and --dns-reply. */
+__u32 list_default_action(const struct bloomxdp_config *cfg);
+
+/* The named lists the state of ifname records, sorted; -ENOENT unprinted when no state. */
+typedef char list_name_t[BLOOMXDP_LIST_NAME_MAX + 1];
+int named_lists_recorded(const char *ifname, const char *state_dir,
+			 list_name_t names[BLOOMXDP_MAX_LISTS + 1], int *n);
+
+/* What the kernel holds: every id's descriptor and the present and slot words. */
+struct named_view {
+	struct bloomxdp_list list[BLOOMXDP_LIST_IDS];
+	__u32 present;		/* BLOOMXDP_ACTIVE_LISTS */
+	__u32 slots;		/* BLOOMXDP_ACTIVE_LIST_SLOTS */
+	__u64 hits[BLOOMXDP_LIST_IDS];	/* summed over CPUs */
+};
+int named_view_read(const struct attachment *att, struct named_view *v);
+/* The id of a present named list, or -ENOENT. */
+int named_view_find(const struct named_view *v, const char *name);
+/* The live exact copy of a present named list. */
+int named_list_open(const struct attachment *att, const struct named_view *v, int id,
+		    struct exact_set *x);
+
+/*
+ * The present named lists holding e (their live copies): their ids' mask,
+ * names ("a, b") and strongest action.
+ */
+struct entry;
+__u32 named_holding(const struct attachment *att, const struct named_view *v,
+		    const struct entry *e, char *names, size_t len, __u32 *action);
+
+/* One named list of a load: read from the state, or the one being replaced. */
+struct named_part {
+	list_name_t name;
+	struct list_inputs own;		/* read from the state */
+	struct list_inputs *in;		/* &own, or the load's own inputs */
+	struct list_opts opts;
+	struct exact_set exact;
+	__u64 entries;
+	int id;
+};
+
+struct named_parts {
+	struct named_part part[BLOOMXDP_MAX_LISTS];
+	int n;
+	__u32 old_slots;	/* after install: the slots now unused, for named_parts_clear() */
+	__u32 old_present;
+};
+
+/*
+ * Every named list the state of ifname records but skip (the one a load
+ * replaces), its inputs open; exact sets of room entries each created.
+ */
+int named_parts_open(struct named_parts *np, const char *ifname, const char *state_dir,
+		     const char *skip, __u32 room);
+/* The list being replaced (its inputs in, read as o says), last. */
+int named_parts_add(struct named_parts *np, const char *name, struct list_inputs *in,
+		    const struct list_opts *o, __u32 room);
+/*
+ * Under the writers' lock, before the union's flip: each part's exact copy
+ * into the slot its list does not use, its descriptor, then the slots and
+ * present words (the default list present when default_entries).
+ */
+int named_parts_install(struct named_parts *np, const struct attachment *att,
+			__u64 default_entries);
+/* After the union's flip (which waited for packets): the slots no longer used, emptied. */
+void named_parts_clear(const struct named_parts *np, const struct attachment *att);
+void named_parts_free(struct named_parts *np);
+
+#endif
