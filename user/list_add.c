@@ -304,24 +304,48 @@ static void default_present(const struct attachment *att)
 	}
 }
 
-/* add --list NAME of a list the state does not record: made empty first, as load would. */
-static int named_make(const char *ifname, const struct list_opts *o)
+/*
+ * add --list NAME of a list the state does not record: loaded from the
+ * entries, as 'load --list' would (then 1), with attach's action.
+ */
+static int named_make(const char *ifname, const struct list_opts *o, char **entries, int n)
 {
 	list_name_t names[BLOOMXDP_MAX_LISTS + 1];
-	struct list_opts lo = { .format = FORMAT_AUTO, .list = o->list, .allow_empty = true,
+	struct list_opts lo = { .format = o->format, .list = o->list,
+				.allow_public_suffix = o->allow_public_suffix,
 				.prefix_probes = LIST_DEFAULT_PREFIX_PROBES,
 				.state_dir = o->state_dir };
-	char *none[] = { "/dev/null" };
-	int i, n, ret;
+	char path[] = "/tmp/bloomxdp-add.XXXXXX", *files[] = { path };
+	int i, nlists, fd, ret;
+	FILE *f;
 
-	ret = named_lists_recorded(ifname, o->state_dir, names, &n);
-	for (i = 0; !ret && i < n; i++)
+	ret = named_lists_recorded(ifname, o->state_dir, names, &nlists);
+	for (i = 0; !ret && i < nlists; i++)
 		if (!strcmp(names[i], o->list))
 			return 0;
 	if (ret && ret != -ENOENT)
 		return ret;
-	printf("making list %s of %s\n", o->list, ifname);
-	return list_load(ifname, &lo, none, 1);
+	fd = mkstemp(path);
+	f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!f) {
+		ret = -errno;
+		if (fd >= 0)
+			close(fd);
+		log_error("cannot write a temporary file: %s; nothing was added", strerror(-ret));
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s\n", entries[i]);
+	ret = fclose(f) ? -errno : 0;
+	if (!ret) {
+		printf("making list %s of %s\n", o->list, ifname);
+		ret = list_load(ifname, &lo, files, 1);
+	}
+	ret = ret ? ret : 1;
+out:
+	if (fd >= 0)
+		unlink(path);
+	return ret;
 }
 
 static int add_rebuild(struct attachment *att, const struct list_opts *o, char **entries, int n)
@@ -400,8 +424,13 @@ int list_add(const char *ifname, const struct list_opts *o, char **entries, int 
 	}
 	if (!ret && o->timeout)
 		ret = timeout_check(ifname, o, &deadline);
-	if (!ret && o->list)
-		ret = named_make(ifname, o);
+	if (!ret && o->list) {
+		ret = named_make(ifname, o, entries, n);
+		if (ret == 1) {
+			ret = 0;
+			goto out;
+		}
+	}
 	if (!ret)
 		ret = attachment_open(ifname, true, &att);
 	if (ret)

@@ -258,12 +258,20 @@ static void write_bitcounts(struct list_inputs *in, struct filter *f, __u64 gene
 	}
 }
 
-/*
- * The blocklist: a new filter (and exact copy with --verify) in the other
- * generation, sized for the list. The input is read before the writers' lock
- * is taken, so that a slow feed holds up no other writer; the lock covers
- * only the swap.
- */
+/* After the swap: a named list's state, or none when the load dropped it. */
+static int named_commit(struct list_inputs *in, const struct list_opts *o, __u64 generation,
+			__u64 max_memory, bool dropped)
+{
+	struct state_list none = {};
+
+	if (!dropped)
+		return list_inputs_commit(in, o, generation, max_memory);
+	if (unlinkat(in->sd.fd, in->which, 0) && errno != ENOENT)
+		return -errno;
+	state_prune(&in->sd, in->which, &none);
+	return 0;
+}
+
 /* The named list a load replaces (load --list): its name, inputs and options. */
 struct named_target {
 	const char *name;
@@ -271,6 +279,12 @@ struct named_target {
 	const struct list_opts *opts;
 };
 
+/*
+ * The blocklist: a new filter (and exact copy with --verify) in the other
+ * generation, sized for the list. The input is read before the writers' lock
+ * is taken, so that a slow feed holds up no other writer; the lock covers
+ * only the swap.
+ */
 static int load_blocklist(struct attachment *att, const struct list_opts *o,
 			  struct list_inputs *in, const struct named_target *t)
 {
@@ -338,6 +352,9 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o,
 		ret = finish_lists(&build, t->opts, t->in, np.part[np.n - 1].entries, err);
 	else
 		ret = finish_lists(&build, o, in, default_read, err);
+	/* A named list loaded empty (--allow-empty) is no longer a list. */
+	if (!ret && t && !np.part[np.n - 1].entries)
+		np.part[np.n - 1].dropped = true;
 	if (ret) {
 		log_error("%s; the live list of %s is unchanged", err, att->ifname);
 		goto cleanup;
@@ -430,7 +447,9 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o,
 		goto cleanup;
 	}
 	named_parts_clear(&np, att);
-	if (t)
+	if (t && np.part[np.n - 1].dropped)
+		printf("dropped list %s of %s: it is empty\n", t->name, att->ifname);
+	else if (t)
 		printf("loaded %llu entries into list %s of %s (action %s)\n",
 		       (unsigned long long)np.part[np.n - 1].entries, t->name, att->ifname,
 		       list_action_name(t->opts->action_given ? t->opts->action :
@@ -447,7 +466,8 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o,
 	warn_unmatched_kinds(&f, &att->config, att->ifname);
 	/* After the swap: a crash in between leaves the state a generation behind (README). */
 	if (list_inputs_commit(in, o, st.generation, max_memory) ||
-	    (t && list_inputs_commit(t->in, t->opts, st.generation, max_memory)))
+	    (t && named_commit(t->in, t->opts, st.generation, max_memory,
+			       np.part[np.n - 1].dropped)))
 		log_warn("the new list of %s is live, but the state could not record it: restore "
 			 "would bring back the previous one; load it again", att->ifname);
 	else if (f.counts)

@@ -208,12 +208,14 @@ static int parts_ids(struct named_parts *np, const struct named_view *v)
 	int i, id;
 
 	for (i = 0; i < np->n; i++) {
+		if (np->part[i].dropped)
+			continue;
 		np->part[i].id = named_view_find(v, np->part[i].name);
 		if (np->part[i].id > 0)
 			used |= 1U << np->part[i].id;
 	}
 	for (i = 0; i < np->n; i++) {
-		if (np->part[i].id > 0)
+		if (np->part[i].id > 0 || np->part[i].dropped)
 			continue;
 		for (id = 1; id < BLOOMXDP_LIST_IDS && (used & (1U << id)); id++)
 			;
@@ -247,6 +249,8 @@ int named_parts_install(struct named_parts *np, const struct attachment *att,
 					   .entries = p->entries };
 		__u32 id = p->id, slot = ((slots >> id) & 1) ^ 1;
 
+		if (p->dropped)
+			continue;
 		snprintf(d.name, sizeof(d.name), "%s", p->name);
 		ret = exact_set_install(&att->list, BLOOMXDP_LIST_INDEX(id, slot), &p->exact);
 		if (!ret && bpf_map_update_elem(att->lists_fd, &id, &d, BPF_ANY))
@@ -285,7 +289,8 @@ void named_parts_clear(const struct named_parts *np, const struct attachment *at
 	int i;
 
 	for (i = 0; i < np->n; i++)
-		present |= 1U << np->part[i].id;
+		if (!np->part[i].dropped)
+			present |= 1U << np->part[i].id;
 	for (id = 1; id < BLOOMXDP_LIST_IDS; id++) {
 		if (present & (1U << id)) {
 			exact_outer_clear(&att->list, BLOOMXDP_LIST_INDEX(id, (np->old_slots >> id) & 1));

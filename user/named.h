@@ -61,6 +61,7 @@ struct named_part {
 	struct exact_set exact;
 	__u64 entries;
 	int id;
+	bool dropped;		/* the list a load empties: no longer a list */
 };
 
 struct named_parts {
