@@ -119,6 +119,7 @@ static int events_open(struct daemon *d)
 		log_warn("%s was attached with events-per-sec 0: no drop event will come",
 			 d->ifname);
 	events_clock_now(&d->clock);
+	d->clock.lists_fd = d->att.lists_fd;
 	d->rb = ring_buffer__new(d->att.events_fd, on_event, d, NULL);
 	if (!d->rb) {
 		ret = -errno;

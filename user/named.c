@@ -166,7 +166,8 @@ int named_parts_open(struct named_parts *np, const char *ifname, const char *sta
 		snprintf(p->name, sizeof(p->name), "%.*s", BLOOMXDP_LIST_NAME_MAX, names[i]);
 		p->opts = (struct list_opts){ .format = FORMAT_AUTO };
 		exact_set_init(&p->exact);
-		snprintf(which, sizeof(which), STATE_LIST_PREFIX "%.*s", BLOOMXDP_LIST_NAME_MAX, names[i]);
+		snprintf(which, sizeof(which), STATE_LIST_PREFIX "%.*s", BLOOMXDP_LIST_NAME_MAX,
+			 names[i]);
 		ret = list_inputs_state_which(&p->own, ifname, state_dir, which, true, true,
 					      &p->opts);
 		np->n++;
@@ -293,7 +294,8 @@ void named_parts_clear(const struct named_parts *np, const struct attachment *at
 			present |= 1U << np->part[i].id;
 	for (id = 1; id < BLOOMXDP_LIST_IDS; id++) {
 		if (present & (1U << id)) {
-			exact_outer_clear(&att->list, BLOOMXDP_LIST_INDEX(id, (np->old_slots >> id) & 1));
+			exact_outer_clear(&att->list,
+					  BLOOMXDP_LIST_INDEX(id, (np->old_slots >> id) & 1));
 			continue;
 		}
 		/* A list no longer recorded: gone from the union too. */

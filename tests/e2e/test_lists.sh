@@ -24,7 +24,10 @@ if ! topo_up "${CLIENTS[@]}"; then
 	exit 1
 fi
 
-hits() { stats_json | sed -n "s/.*\"list\":\"$1\",\"action\":\"[a-z]*\",\"entries\":[0-9]*,\"hits\":\([0-9]*\).*/\1/p"; }
+# hits LIST: the hits stats --json gives the list.
+hits() {
+	stats_json | sed -n "s/.*\"list\":\"$1\",\"action\":\"[a-z]*\",\"entries\":[0-9]*,\"hits\":\([0-9]*\).*/\1/p"
+}
 
 printf '%s\n%s\n' "$C_MON" "$C_BOTH" >"$E2E_TMP/watch.txt"
 printf '%s\n%s\n' "$C_DROP" "$C_BOTH" >"$E2E_TMP/bad.txt"
@@ -66,7 +69,8 @@ check_eq "pings: the deleted entry passes" "$C_MON:3 $C_DROP:0 $C_BOTH:3 $C_DEF:
 check "add --list new makes the list" bx add "$IF_SRV" --list new "$C_BOTH"
 check_eq "pings: the new list drops (attach's action)" \
 	"$C_MON:3 $C_DROP:0 $C_BOTH:0 $C_DEF:0 $C_FREE:3 " "$(verdicts)"
-check_fails "a bad list name is refused" 2 "a list.s name" bx load "$IF_SRV" --list "Bad/Name" "$E2E_TMP/bad.txt"
+check_fails "a bad list name is refused" 2 "a list.s name" \
+	bx load "$IF_SRV" --list "Bad/Name" "$E2E_TMP/bad.txt"
 for i in $(seq 1 13); do
 	bx add "$IF_SRV" --list "l$i" "198.51.100.$i" >/dev/null 2>&1
 done
@@ -74,7 +78,8 @@ check_fails "a 17th list is refused" 1 "16 named lists" bx add "$IF_SRV" --list 
 check "load --list l13 --allow-empty /dev/null drops list l13" \
 	bx load "$IF_SRV" --list l13 --allow-empty /dev/null
 check "then a 16th list can be made" bx add "$IF_SRV" --list l14 198.51.100.14
-check_eq "query --list l14" "198.51.100.14: listed in l14" "$(bx query "$IF_SRV" --list l14 198.51.100.14 2>&1)"
+check_eq "query --list l14" "198.51.100.14: listed in l14" \
+	"$(bx query "$IF_SRV" --list l14 198.51.100.14 2>&1)"
 
 # restore after a detach brings every list back
 check "detach" bx detach "$IF_SRV"
