@@ -413,28 +413,25 @@ int list_add(const char *ifname, const struct list_opts *o, char **entries, int 
 	struct parsed_args parsed = {};
 	struct attachment att;
 	__u64 deadline = 0;
+	bool made = false;
 	off_t before;
 	int ret, r;
 
 	ret = parse_entries(entries, n, o, &parsed);
-	if (!ret && o->timeout && o->list) {
-		log_error("--timeout with --list: named lists do not expire entries yet; add "
-			  "without --timeout and 'del --list' them when due; nothing was added");
-		ret = -EOPNOTSUPP;
-	}
 	if (!ret && o->timeout)
 		ret = timeout_check(ifname, o, &deadline);
 	if (!ret && o->list) {
 		ret = named_make(ifname, o, entries, n);
-		if (ret == 1) {
+		made = ret == 1;
+		if (made)
 			ret = 0;
-			goto out;
-		}
 	}
-	if (!ret)
+	if (!ret && !made)
 		ret = attachment_open(ifname, true, &att);
 	if (ret)
 		goto out;
+	if (made)
+		goto record;
 	if (o->list)
 		ret = add_named(&att, o, &parsed);
 	if (!ret)
@@ -450,13 +447,14 @@ int list_add(const char *ifname, const struct list_opts *o, char **entries, int 
 			log_warn("the entries are in the live list of %s, but not in its state: "
 				 "restore would leave them out", ifname);
 	}
-	if (!ret && !o->allow && !o->list) {
-		r = expiry_record(ifname, o->state_dir, entries, n, deadline);
+	attachment_close(&att);
+record:
+	if (!ret && !o->allow) {
+		r = expiry_record(ifname, o->state_dir, o->list, entries, n, deadline);
 		if (r && r != -ENOENT)
 			log_warn("the entries are in the live list of %s, but their timeout could "
 				 "not be recorded: 'bloomxdp del' them when due", ifname);
 	}
-	attachment_close(&att);
 out:
 	parsed_args_free(&parsed);
 	return ret;

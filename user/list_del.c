@@ -702,7 +702,7 @@ int list_del(const char *ifname, const struct list_opts *o, char **entries, int 
 		unlinkat(in.sd.fd, BITCOUNTS_FILE, 0);
 	}
 	/* A deleted entry has no deadline left: a load does not carry it. */
-	if (!o->allow && !o->list && expiry_forget(ifname, o->state_dir, entries, n) == -ENOMEM)
+	if (!o->allow && expiry_forget(ifname, o->state_dir, o->list, entries, n) == -ENOMEM)
 		log_warn("out of memory: the deleted entries keep their deadlines, and a load "
 			 "would keep them until then; delete them again");
 	if (o->state_only)

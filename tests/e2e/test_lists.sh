@@ -2,7 +2,8 @@
 # Named lists (README "Named lists"): load --list NAME with its own action;
 # a monitor list's address passes and is counted, a drop list's is dropped;
 # replacing one list leaves the others enforced; add/del/query --list; the
-# union's hits no list holds pass; restore brings every list back.
+# union's hits no list holds pass; restore brings every list back, without
+# what expired meanwhile (add --list --timeout).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/e2e/lib.sh
@@ -81,8 +82,15 @@ check "then a 16th list can be made" bx add "$IF_SRV" --list l14 198.51.100.14
 check_eq "query --list l14" "198.51.100.14: listed in l14" \
 	"$(bx query "$IF_SRV" --list l14 198.51.100.14 2>&1)"
 
+# expiry per list: restore skips what expired meanwhile
+check "add --list new --timeout 1s" bx add "$IF_SRV" --list new --timeout 1s "$C_FREE"
+check_eq "pings: the entry with a timeout drops" \
+	"$C_MON:3 $C_DROP:0 $C_BOTH:0 $C_DEF:0 $C_FREE:0 " "$(verdicts)"
+check_eq "status counts its timeout" 1 "$(json_num "$(status_json)" timeouts)"
+
 # restore after a detach brings every list back
 check "detach" bx detach "$IF_SRV"
+sleep 1.1
 check "restore" bx restore "$IF_SRV"
 check_eq "pings after restore: every list back" \
 	"$C_MON:3 $C_DROP:0 $C_BOTH:0 $C_DEF:0 $C_FREE:3 " "$(verdicts)"
