@@ -807,6 +807,15 @@ struct list_probe {
 	__u32 unused;
 };
 
+/* The default list's action: the attachment's --action and --dns-reply. */
+static __always_inline __u32 attach_action(void)
+{
+	if (config.action == BLOOMXDP_ACTION_MONITOR)
+		return BLOOMXDP_LIST_MONITOR;
+	return config.dns_reply == BLOOMXDP_DNS_REPLY_NXDOMAIN ? BLOOMXDP_LIST_NXDOMAIN :
+								 BLOOMXDP_LIST_DROP;
+}
+
 static long list_probe_step(__u32 i, void *data)
 {
 	struct list_probe *p = data;
@@ -845,6 +854,8 @@ static long list_probe_step(__u32 i, void *data)
 		(*hits)++;
 	desc = bpf_map_lookup_elem(&lists, &id);
 	action = desc ? desc->action : BLOOMXDP_LIST_DROP;
+	if (action > BLOOMXDP_LIST_DROP)
+		action = attach_action();	/* BLOOMXDP_LIST_AS_ATTACH */
 	if (action > p->best) {
 		p->best = action;
 		p->best_id = id;
@@ -899,10 +910,7 @@ __attribute__((noinline)) int list_verdict(struct addr_query *q)
 	hits = bpf_map_lookup_elem(&list_hits, &zero);
 	if (hits)
 		(*hits)++;
-	if (config.action == BLOOMXDP_ACTION_MONITOR)
-		return BLOOMXDP_LIST_MONITOR;
-	return config.dns_reply == BLOOMXDP_DNS_REPLY_NXDOMAIN ? BLOOMXDP_LIST_NXDOMAIN :
-								 BLOOMXDP_LIST_DROP;
+	return attach_action();
 }
 
 /* The live filter's header words main reads, in one lookup, as scalars. */

@@ -43,7 +43,7 @@ static void print_lists(const struct named_view *v, const struct bloomxdp_config
 	}
 	for (id = 0; id < BLOOMXDP_LIST_IDS; id++) {
 		const char *name = id ? v->list[id].name : "default";
-		__u32 action = id ? v->list[id].action : list_default_action(cfg);
+		__u32 action = id ? list_action_of(&v->list[id], cfg) : list_default_action(cfg);
 
 		if (id && !(v->present & (1U << id)))
 			continue;
@@ -294,9 +294,12 @@ static int do_status(const char *ifname, bool json, const char *state_dir)
 	const char *state;
 	__u64 del_bytes, del_saturated, timeouts = 0, next_expiry = 0;
 	char next_text[64] = "";
+	struct named_view lists;
 	int ret, del_ret;
 
 	ret = attachment_open(ifname, false, &att);
+	if (!ret && named_view_read(&att, &lists))
+		memset(&lists, 0, sizeof(lists));
 	if (ret)
 		return ret;
 	cfg = &att.config;
@@ -404,6 +407,7 @@ static int do_status(const char *ifname, bool json, const char *state_dir)
 		json_kv_u64(&j, "del_counters_saturated", del_saturated);
 		json_kv_u64(&j, "timeouts", timeouts);
 		json_kv_u64(&j, "next_expiry", next_expiry);
+		print_lists(&lists, cfg, &j);
 		json_object_end(&j);
 		json_end(&j);
 		goto cleanup;
@@ -475,6 +479,7 @@ static int do_status(const char *ifname, bool json, const char *state_dir)
 		       (long long)next_expiry - (long long)time(NULL));
 	else
 		printf("timeouts        none\n");
+	print_lists(&lists, cfg, NULL);
 cleanup:
 	attachment_close(&att);
 	return ret;

@@ -289,6 +289,7 @@ static int apply(struct daemon *d, bool allow)
 		}
 		first = first ? first : s;
 		s->entries_read = 0;
+		config_source_list(&s->spec);
 		paths[n++] = (struct list_source){ .path = s->path, .opts = &s->spec.load,
 						   .entries = &s->entries_read };
 	}
@@ -494,6 +495,11 @@ static void reload(struct daemon *d)
 			continue;
 		log_info("daemon %s: list %s: removed", d->ifname, d->src[j].spec.name);
 		changed[d->src[j].spec.load.allow] = true;
+		/* A named list: dropped now; the reload below reads the others. */
+		if (!d->src[j].spec.load.allow &&
+		    list_drop(d->ifname, nc.state_dir, d->src[j].spec.name))
+			log_error("daemon %s: list %s stays enforced: it could not be dropped",
+				  d->ifname, d->src[j].spec.name);
 		source_forget(&d->src[j]);
 	}
 	free(d->src);

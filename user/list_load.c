@@ -163,13 +163,23 @@ static int read_inputs(struct list_build *b, const struct list_opts *o,
 }
 
 /*
- * After read_inputs(): the list as a whole. An input without a single entry
- * (an empty file, a feed that failed upstream) would silently remove all
- * blocking: refused unless --allow-empty (o and in: the list checked, read:
- * its entries).
+ * An input without a single entry (an empty file, a feed that failed
+ * upstream) would silently remove all blocking: refused unless --allow-empty
+ * (o and in: the list checked, read: its entries).
  */
-static int finish_lists(struct list_build *b, const struct list_opts *o,
-			const struct list_inputs *in, __u64 read, char err[LIST_ERROR_LEN])
+static int check_nonempty(const struct list_opts *o, const struct list_inputs *in, __u64 read,
+			  char err[LIST_ERROR_LEN])
+{
+	if (read || o->allow_empty)
+		return 0;
+	snprintf(err, LIST_ERROR_LEN, "no entry in %s%s (give --allow-empty to empty the list "
+		 "on purpose)", !in->n ? "the list" : strcmp(in->in[0].name, LIST_STDIN) ?
+		 in->in[0].name : "the standard input", in->n > 1 ? " nor in the other files" : "");
+	return -ENODATA;
+}
+
+/* After read_inputs(): the list as a whole. */
+static int finish_lists(struct list_build *b, char err[LIST_ERROR_LEN])
 {
 	char places[LIST_ERROR_LEN / 2];
 	int ret = 0;
@@ -192,13 +202,6 @@ static int finish_lists(struct list_build *b, const struct list_opts *o,
 			 list_suffixes_text(&b->allowed_suffixes, places, sizeof(places)));
 	if (!ret)
 		ret = list_build_finish(b, err);
-	if (!ret && !read && !o->allow_empty) {
-		snprintf(err, LIST_ERROR_LEN, "no entry in %s%s (give --allow-empty to empty the "
-			 "list on purpose)", !in->n ? "the list" : strcmp(in->in[0].name,
-			 LIST_STDIN) ? in->in[0].name : "the standard input",
-			 in->n > 1 ? " nor in the other files" : "");
-		ret = -ENODATA;
-	}
 	return ret;
 }
 
@@ -211,7 +214,8 @@ static int build_lists(struct list_build *b, const struct list_opts *o,
 		list_notes_print(&b->notes);
 		return ret;
 	}
-	return finish_lists(b, o, in, b->read, err);
+	ret = finish_lists(b, err);
+	return ret ? ret : check_nonempty(o, in, b->read, err);
 }
 
 /*
@@ -272,11 +276,16 @@ static int named_commit(struct list_inputs *in, const struct list_opts *o, __u64
 	return 0;
 }
 
-/* The named list a load replaces (load --list): its name, inputs and options. */
+/* The named lists a load replaces (load --list): each one's name, inputs and options. */
 struct named_target {
 	const char *name;
-	struct list_inputs *in;
-	const struct list_opts *opts;
+	struct list_inputs in;
+	struct list_opts opts;
+};
+
+struct named_targets {
+	struct named_target t[BLOOMXDP_MAX_LISTS];
+	int n;
 };
 
 /*
@@ -286,9 +295,11 @@ struct named_target {
  * only the swap.
  */
 static int load_blocklist(struct attachment *att, const struct list_opts *o,
-			  struct list_inputs *in, const struct named_target *t)
+			  struct list_inputs *in, struct named_targets *ts)
 {
+	const char *skip[BLOOMXDP_MAX_LISTS];
 	struct named_parts np = {};
+	int first = 0, nt = ts ? ts->n : 0;
 	/* The outer maps of this generation: filter first, as attachment_flip() wants. */
 	int outers[7] = { att->filter_fd, att->kfilter_fd }, nouters = 1;
 	int range_fds[2] = { -1, -1 }, fam;
@@ -328,10 +339,13 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o,
 		build.exact = &exact;
 	}
 	/* The union: the default list, then every named list, each into its exact copy too. */
-	ret = named_parts_open(&np, att->ifname, o->state_dir, t ? t->name : NULL,
+	for (i = 0; i < nt; i++)
+		skip[i] = ts->t[i].name;
+	ret = named_parts_open(&np, att->ifname, o->state_dir, skip, nt,
 			       exact_room_for_memory(max_memory));
-	if (!ret && t)
-		ret = named_parts_add(&np, t->name, t->in, t->opts,
+	first = np.n;
+	for (i = 0; i < nt && !ret; i++)
+		ret = named_parts_add(&np, ts->t[i].name, &ts->t[i].in, &ts->t[i].opts,
 				      exact_room_for_memory(max_memory));
 	if (ret) {
 		log_error("the live list of %s is unchanged", att->ifname);
@@ -348,13 +362,16 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o,
 	build.also = NULL;
 	if (ret)
 		list_notes_print(&build.notes);
-	else if (t)
-		ret = finish_lists(&build, t->opts, t->in, np.part[np.n - 1].entries, err);
 	else
-		ret = finish_lists(&build, o, in, default_read, err);
-	/* A named list loaded empty (--allow-empty) is no longer a list. */
-	if (!ret && t && !np.part[np.n - 1].entries)
-		np.part[np.n - 1].dropped = true;
+		ret = finish_lists(&build, err);
+	if (!ret && !nt)
+		ret = check_nonempty(o, in, default_read, err);
+	for (i = 0; i < nt && !ret; i++) {
+		ret = check_nonempty(&ts->t[i].opts, &ts->t[i].in, np.part[first + i].entries,
+				     err);
+		/* A named list loaded empty (--allow-empty) is no longer a list. */
+		np.part[first + i].dropped = !np.part[first + i].entries;
+	}
 	if (ret) {
 		log_error("%s; the live list of %s is unchanged", err, att->ifname);
 		goto cleanup;
@@ -447,13 +464,17 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o,
 		goto cleanup;
 	}
 	named_parts_clear(&np, att);
-	if (t && np.part[np.n - 1].dropped)
-		printf("dropped list %s of %s: it is empty\n", t->name, att->ifname);
-	else if (t)
-		printf("loaded %llu entries into list %s of %s (action %s)\n",
-		       (unsigned long long)np.part[np.n - 1].entries, t->name, att->ifname,
-		       list_action_name(t->opts->action_given ? t->opts->action :
-					list_default_action(&att->config)));
+	for (i = 0; i < nt; i++) {
+		const struct named_part *p = &np.part[first + i];
+
+		if (p->dropped)
+			printf("dropped list %s of %s: it is empty\n", p->name, att->ifname);
+		else
+			printf("loaded %llu entries into list %s of %s (action %s)\n",
+			       (unsigned long long)p->entries, p->name, att->ifname,
+			       list_action_name(p->opts.action_given ? p->opts.action :
+						list_default_action(&att->config)));
+	}
 	printf("loaded %llu entries into %s in %.2f s%s\n", (unsigned long long)build.read,
 	       att->ifname, seconds_since(&start), np.n ? " (the union of its lists)" : "");
 	print_prefix_plans(build.plan, build.cost);
@@ -465,9 +486,10 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o,
 	       (double)att->config.fpr_ppb / BLOOMXDP_PPB);
 	warn_unmatched_kinds(&f, &att->config, att->ifname);
 	/* After the swap: a crash in between leaves the state a generation behind (README). */
-	if (list_inputs_commit(in, o, st.generation, max_memory) ||
-	    (t && named_commit(t->in, t->opts, st.generation, max_memory,
-			       np.part[np.n - 1].dropped)))
+	for (i = 0, ret = 0; i < nt && !ret; i++)
+		ret = named_commit(&ts->t[i].in, &ts->t[i].opts, st.generation, max_memory,
+				   np.part[first + i].dropped);
+	if (ret || list_inputs_commit(in, o, st.generation, max_memory))
 		log_warn("the new list of %s is live, but the state could not record it: restore "
 			 "would bring back the previous one; load it again", att->ifname);
 	else if (f.counts)
@@ -571,20 +593,40 @@ int list_load_inputs(struct attachment *att, const struct list_opts *o, struct l
 	return o->allow ? load_allowlist(att, o, in) : load_blocklist(att, o, in, NULL);
 }
 
+/* The named list a source goes to: its own options', else the load's; NULL: the default. */
+static const char *source_list(const struct list_opts *o, const struct list_source *src)
+{
+	return src->opts && src->opts->list ? src->opts->list : o->list;
+}
+
 /*
- * load --list NAME: the named list from the sources, the default list and
- * the other named lists as the state last recorded them, all into a new
- * union; the named list's own copy swapped in before the union.
+ * Named lists from sources (load --list NAME, or the daemon's [list NAME]
+ * sections): each list from its sources, the default list and the other
+ * named lists as the state last recorded them, all into a new union; each
+ * named list's own copy swapped in before the union.
  */
 static int load_named(struct attachment *att, const struct list_opts *o,
 		      const struct list_source *src, int n)
 {
 	struct list_opts od = { .format = FORMAT_AUTO, .prefix_probes = LIST_DEFAULT_PREFIX_PROBES };
 	struct list_inputs def = { .sd = { .fd = -1, .root_fd = -1 } };
-	struct list_inputs own = { .sd = { .fd = -1, .root_fd = -1 } };
-	struct named_target t = { .name = o->list, .in = &own, .opts = o };
-	int ret;
+	struct named_targets *ts = calloc(1, sizeof(*ts));
+	struct list_source *group = calloc(n ? n : 1, sizeof(*group));
+	int i, j, k, ng, ret;
 
+	if (!ts || !group) {
+		ret = -ENOMEM;
+		log_error("out of memory; the live list of %s is unchanged", att->ifname);
+		goto cleanup;
+	}
+	for (i = 0; i < n; i++) {
+		if (!source_list(o, &src[i])) {
+			log_error("a load takes the sources of named lists or of the default list, "
+				  "not both; the live list of %s is unchanged", att->ifname);
+			ret = -EINVAL;
+			goto cleanup;
+		}
+	}
 	ret = list_inputs_state(&def, att->ifname, o->state_dir, false, true, &od);
 	if (ret == -ENOENT)
 		log_error("named lists need the state of %s, which records each list: there is "
@@ -599,13 +641,56 @@ static int load_named(struct attachment *att, const struct list_opts *o,
 		od.max_memory = o->max_memory;
 		od.max_memory_given = true;
 	}
-	ret = list_inputs_sources(&own, att->ifname, o, src, n);
-	if (!ret && !own.recording)
-		ret = -ENOENT;	/* said by list_inputs_sources() */
+	/* One target per list, its sources in their order. */
+	for (i = 0; i < n && !ret; i++) {
+		const char *name = source_list(o, &src[i]);
+		struct named_target *t;
+
+		for (k = 0; k < ts->n && strcmp(ts->t[k].name, name); k++)
+			;
+		if (k < ts->n)
+			continue;
+		if (ts->n == BLOOMXDP_MAX_LISTS) {
+			log_error("more than %d named lists in one load; the live list of %s is "
+				  "unchanged", BLOOMXDP_MAX_LISTS, att->ifname);
+			ret = -E2BIG;
+			break;
+		}
+		t = &ts->t[ts->n++];
+		t->name = name;
+		/* The load's options, with the list's action if its first source has one. */
+		t->opts = *o;
+		t->opts.list = name;
+		if (src[i].opts && src[i].opts->action_given) {
+			t->opts.action = src[i].opts->action;
+			t->opts.action_given = true;
+		}
+		for (j = i, ng = 0; j < n; j++)
+			if (!strcmp(source_list(o, &src[j]), name)) {
+				group[ng] = src[j];
+				if (group[ng].opts == o)
+					group[ng].opts = &t->opts;
+				ng++;
+			}
+		ret = list_inputs_sources(&t->in, att->ifname, &t->opts, group, ng);
+		if (!ret && !t->in.recording)
+			ret = -ENOENT;	/* said by list_inputs_sources() */
+	}
+	/* No source (list_drop()): the list is loaded empty, which drops it. */
+	if (!ret && !n) {
+		ts->t[0].name = o->list;
+		ts->t[0].opts = *o;
+		ts->t[0].opts.allow_empty = true;
+		ts->n = 1;
+		ret = list_inputs_sources(&ts->t[0].in, att->ifname, &ts->t[0].opts, NULL, 0);
+	}
 	if (!ret)
-		ret = load_blocklist(att, &od, &def, &t);
+		ret = load_blocklist(att, &od, &def, ts);
 cleanup:
-	list_inputs_free(&own);
+	for (i = 0; ts && i < ts->n; i++)
+		list_inputs_free(&ts->t[i].in);
+	free(ts);
+	free(group);
 	list_inputs_free(&def);
 	free(od.where.items);
 	return ret;
@@ -624,7 +709,9 @@ int list_load_sources(const char *ifname, const struct list_opts *o,
 	ret = attachment_open(ifname, false, &att);
 	if (ret)
 		return ret;
-	if (o->list) {
+	for (i = 0; i < n && !source_list(o, &src[i]); i++)
+		;
+	if (n && i < n) {
 		ret = load_named(&att, o, src, n);
 		attachment_close(&att);
 		return ret;
@@ -733,6 +820,21 @@ int list_rebuild(const char *ifname, const char *state_dir)
 	}
 	list_inputs_free(&in);
 	free(lo.where.items);
+	attachment_close(&att);
+	return ret;
+}
+
+int list_drop(const char *ifname, const char *state_dir, const char *name)
+{
+	const struct list_opts o = { .format = FORMAT_AUTO, .list = name, .allow_empty = true,
+				     .prefix_probes = LIST_DEFAULT_PREFIX_PROBES,
+				     .state_dir = state_dir };
+	struct attachment att;
+	int ret;
+
+	ret = attachment_open(ifname, false, &att);
+	if (!ret)
+		ret = load_named(&att, &o, NULL, 0);
 	attachment_close(&att);
 	return ret;
 }

@@ -167,6 +167,8 @@ int list_state_journal(const char *ifname, const struct list_opts *o, char **ent
 void list_state_unjournal(const char *ifname, const struct list_opts *o, off_t before);
 /* 0 when the state records the list as live at generation; -ESTALE, -ENOENT when not. */
 int list_state_current(const char *ifname, const char *state_dir, bool allow, __u64 generation);
+/* The named list name no longer: out of the union, its copy and its state. */
+int list_drop(const char *ifname, const char *state_dir, const char *name);
 /* Every list (the default one and the named ones) rebuilt from the state, as restore does. */
 int list_rebuild(const char *ifname, const char *state_dir);
 /* A load of inputs into an open attachment: what list_load() does with its files. */

@@ -38,6 +38,11 @@ const char *list_action_name(__u32 action)
 	return enum_value_name(list_action_values, action);
 }
 
+__u32 list_action_of(const struct bloomxdp_list *l, const struct bloomxdp_config *cfg)
+{
+	return l->action > BLOOMXDP_LIST_DROP ? list_default_action(cfg) : l->action;
+}
+
 __u32 list_default_action(const struct bloomxdp_config *cfg)
 {
 	if (cfg->action == BLOOMXDP_ACTION_MONITOR)
@@ -143,11 +148,11 @@ static int part_exact(struct named_part *p, __u32 room)
 }
 
 int named_parts_open(struct named_parts *np, const char *ifname, const char *state_dir,
-		     const char *skip, __u32 room)
+		     const char *const *skip, int nskip, __u32 room)
 {
 	list_name_t names[BLOOMXDP_MAX_LISTS + 1];
 	char which[STATE_NAME_MAX];
-	int i, n, ret;
+	int i, k, n, ret;
 
 	memset(np, 0, sizeof(*np));
 	ret = named_lists_recorded(ifname, state_dir, names, &n);
@@ -156,7 +161,9 @@ int named_parts_open(struct named_parts *np, const char *ifname, const char *sta
 	for (i = 0; i < n && !ret; i++) {
 		struct named_part *p = &np->part[np->n];
 
-		if (skip && !strcmp(names[i], skip))
+		for (k = 0; k < nskip && strcmp(names[i], skip[k]); k++)
+			;
+		if (k < nskip)
 			continue;
 		if (np->n == BLOOMXDP_MAX_LISTS) {
 			log_error("the state of %s records more than %d named lists", ifname,
@@ -246,8 +253,7 @@ int named_parts_install(struct named_parts *np, const struct attachment *att,
 	for (i = 0; i < np->n && !ret; i++) {
 		const struct named_part *p = &np->part[i];
 		struct bloomxdp_list d = { .action = p->opts.action_given ? p->opts.action :
-					   list_default_action(&att->config),
-					   .entries = p->entries };
+					   BLOOMXDP_LIST_AS_ATTACH, .entries = p->entries };
 		__u32 id = p->id, slot = ((slots >> id) & 1) ^ 1;
 
 		if (p->dropped)
@@ -261,7 +267,7 @@ int named_parts_install(struct named_parts *np, const struct attachment *att,
 	}
 	if (!ret) {
 		/* The default list's entry, for stats and status. */
-		struct bloomxdp_list d = { .action = list_default_action(&att->config),
+		struct bloomxdp_list d = { .action = BLOOMXDP_LIST_AS_ATTACH,
 					   .entries = default_entries, .name = "default" };
 		__u32 id = BLOOMXDP_LIST_DEFAULT_ID;
 
@@ -337,8 +343,8 @@ __u32 named_holding(const struct attachment *att, const struct named_view *v,
 			continue;
 		if (exact_set_has(&x, att->config.hash_key, e)) {
 			mask |= 1U << id;
-			if (v->list[id].action > *action)
-				*action = v->list[id].action;
+			if (list_action_of(&v->list[id], &att->config) > *action)
+				*action = list_action_of(&v->list[id], &att->config);
 			if (used < len)
 				used += snprintf(names + used, len - used, "%s%s", used ? ", " : "",
 						 v->list[id].name);

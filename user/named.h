@@ -24,6 +24,8 @@ extern const struct enum_value list_action_values[];
 const char *list_action_name(__u32 action);
 /* The default list's action: the attachment's --action and --dns-reply. */
 __u32 list_default_action(const struct bloomxdp_config *cfg);
+/* A list's action now (BLOOMXDP_LIST_AS_ATTACH: the attachment's). */
+__u32 list_action_of(const struct bloomxdp_list *l, const struct bloomxdp_config *cfg);
 
 /* The named lists the state of ifname records, sorted; -ENOENT unprinted when no state. */
 typedef char list_name_t[BLOOMXDP_LIST_NAME_MAX + 1];
@@ -72,11 +74,11 @@ struct named_parts {
 };
 
 /*
- * Every named list the state of ifname records but skip (the one a load
- * replaces), its inputs open; exact sets of room entries each created.
+ * Every named list the state of ifname records but those in skip (the ones a
+ * load replaces), its inputs open; exact sets of room entries each created.
  */
 int named_parts_open(struct named_parts *np, const char *ifname, const char *state_dir,
-		     const char *skip, __u32 room);
+		     const char *const *skip, int nskip, __u32 room);
 /* The list being replaced (its inputs in, read as o says), last. */
 int named_parts_add(struct named_parts *np, const char *name, struct list_inputs *in,
 		    const struct list_opts *o, __u32 room);

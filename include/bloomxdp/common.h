@@ -84,6 +84,8 @@ enum bloomxdp_list_action {
 	BLOOMXDP_LIST_MONITOR = 1,	/* counted as would_drop, passed */
 	BLOOMXDP_LIST_NXDOMAIN = 2,	/* a DNS query answered NXDOMAIN, other hits dropped */
 	BLOOMXDP_LIST_DROP = 3,
+	/* Not a rank: the attachment's --action (and --dns-reply), whatever they are now. */
+	BLOOMXDP_LIST_AS_ATTACH = 0x80,
 };
 
 /* A list, at its id in the lists array: written by the CLI, action read after a hit. */
