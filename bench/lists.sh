@@ -78,16 +78,17 @@ lists_section() {
 			if (!cnt[r SUBSEP "all"])
 				continue
 			a = median(r SUBSEP "all"); u = median(r SUBSEP "none")
-			printf "| %s | %.3f | %.2f | %.3f | %.2f |\n", r == "one" ? "default list" :
-			       substr(r, 6) " named", a, a / a0, u, u / n0
+			label = "default list"
+			if (r != "one")
+				label = substr(r, 6) " named"
+			printf "| %s | %.3f | %.2f | %.3f | %.2f |\n", label, a, a / a0, u, u / n0
 		}
 	}' "$RAW/throughput.tsv"
 }
 
 lists_main() {
 	local i=0 name t0 t1
-	requirements
-	install_deps
+	requirements	# nothing of install_deps: no nft, ipset or plot here
 	rm -rf -- "$L_RAW"
 	mkdir -p "$L_RAW"
 	RAW=$L_RAW

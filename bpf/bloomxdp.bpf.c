@@ -798,7 +798,7 @@ __attribute__((noinline)) int emit_event(struct xdp_md *ctx, const struct packet
  */
 struct list_probe {
 	__u32 addr[4];		/* network order */
-	__u64 key;		/* name or URL key */
+	__u64 key;		/* the host's address hash (/32, /128), or the name or URL key */
 	__u32 kind;		/* 0 IPv4, 1 IPv6, 2 a name or URL key */
 	__u32 present;		/* BLOOMXDP_ACTIVE_LISTS */
 	__u32 slots;		/* BLOOMXDP_ACTIVE_LIST_SLOTS */
@@ -828,19 +828,20 @@ static long list_probe_step(__u32 i, void *data)
 		return 1;
 	if (!(p->present & (1U << id)))
 		return 0;
+	desc = bpf_map_lookup_elem(&lists, &id);
+	if (!desc)
+		return 0;
 	idx = BLOOMXDP_LIST_INDEX(id, (p->slots >> id) & 1);
-	if (p->kind == 2) {
-		struct bloomxdp_lpm_name k = { .prefixlen = 64, .key = p->key };
-
-		trie = bpf_map_lookup_elem(&list_names, &idx);
-		found = trie ? bpf_map_lookup_elem(trie, &k) : NULL;
-	} else if (p->kind == 1) {
+	/* One hash lookup for hosts, names and URLs; a trie only for a list's prefixes. */
+	trie = bpf_map_lookup_elem(&list_keys, &idx);
+	found = trie ? bpf_map_lookup_elem(trie, &p->key) : NULL;
+	if (!found && p->kind == 1 && (desc->has & BLOOMXDP_LIST_HAS_PREFIX_V6)) {
 		struct bloomxdp_lpm_v6 k = { .prefixlen = 128 };
 
 		__builtin_memcpy(k.addr, p->addr, sizeof(k.addr));
 		trie = bpf_map_lookup_elem(&list_v6, &idx);
 		found = trie ? bpf_map_lookup_elem(trie, &k) : NULL;
-	} else {
+	} else if (!found && p->kind == 0 && (desc->has & BLOOMXDP_LIST_HAS_PREFIX_V4)) {
 		struct bloomxdp_lpm_v4 k = { .prefixlen = 32 };
 
 		__builtin_memcpy(k.addr, p->addr, sizeof(k.addr));
@@ -852,8 +853,7 @@ static long list_probe_step(__u32 i, void *data)
 	hits = bpf_map_lookup_elem(&list_hits, &id);
 	if (hits)
 		(*hits)++;
-	desc = bpf_map_lookup_elem(&lists, &id);
-	action = desc ? desc->action : BLOOMXDP_LIST_DROP;
+	action = desc->action;
 	if (action > BLOOMXDP_LIST_DROP)
 		action = attach_action();	/* BLOOMXDP_LIST_AS_ATTACH */
 	if (action > p->best) {
@@ -891,8 +891,16 @@ __attribute__((noinline)) int list_verdict(struct addr_query *q)
 			p.kind = 2;
 			p.key = s->match_key;
 		} else {
+			struct bloomxdp_key key;
+
 			p.kind = q->ipv6 ? 1 : 0;
 			__builtin_memcpy(p.addr, q->addr, sizeof(p.addr));
+			/* The host's key, as a named list holds it (the hit may be a prefix's). */
+			if (q->ipv6)
+				bloomxdp_key_ipv6(&key, p.addr, 128);
+			else
+				bloomxdp_key_ipv4(&key, p.addr, 32);
+			p.key = bloomxdp_addr_hash(config.addr_key, &key);
 		}
 		bpf_loop_bounded(BLOOMXDP_MAX_LISTS, list_probe_step, &p);
 		if (p.best) {

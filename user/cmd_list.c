@@ -198,7 +198,11 @@ const struct command command_load = {
 		"fine. Adblock, hosts, dnsmasq, Unbound, RPZ lines and address ranges are told\n"
 		"apart per line; CSV needs --format csv. Exceptions (@@||host^, rpz-passthru)\n"
 		"are added to the allowlist before the new list goes live. A list holding a\n"
-		"public suffix (edu.pl, github.io) is refused unless --allow-public-suffix.\n",
+		"public suffix (edu.pl, github.io) is refused unless --allow-public-suffix.\n\n"
+		"With --list NAME, the FILEs are the named list NAME (up to 16 per interface),\n"
+		"with its own --action and hit counter; the other lists (the default one and\n"
+		"the other named ones) stay as the state records them, rebuilt into the new\n"
+		"union filter; NAME loaded empty (--allow-empty /dev/null) is dropped.\n",
 	.options = load_options,
 	.opts_size = sizeof(struct list_opts),
 	.defaults = &list_defaults,

@@ -265,11 +265,11 @@ static int add_named(struct attachment *att, const struct list_opts *o,
 		     const struct parsed_args *p)
 {
 	struct named_view v;
-	struct exact_set x;
+	struct named_copy x;
 	size_t i;
 	int id, ret;
 
-	exact_set_init(&x);
+	named_copy_init(&x, &att->config);
 	ret = named_view_read(att, &v);
 	id = ret ? ret : named_view_find(&v, o->list);
 	if (id < 0) {
@@ -279,8 +279,12 @@ static int add_named(struct attachment *att, const struct list_opts *o,
 	}
 	ret = named_list_open(att, &v, id, &x);
 	for (i = 0; i < p->n && ret >= 0; i++)
-		ret = exact_set_add(&x, att->config.hash_key, &p->e[i]);
-	exact_set_close(&x);
+		ret = named_copy_add(&x, &p->e[i]);
+	v.list[id].has |= x.has;
+	named_copy_close(&x);
+	/* Its key map is full: the list is rebuilt with room (add_rebuild()). */
+	if (ret == -EOVERFLOW)
+		return ret;
 	if (ret < 0) {
 		log_error("cannot add to list %s of %s: %s; load it again", o->list, att->ifname,
 			  ret == -ENOSPC ? "it is full" : strerror(-ret));
@@ -413,7 +417,7 @@ int list_add(const char *ifname, const struct list_opts *o, char **entries, int 
 	struct parsed_args parsed = {};
 	struct attachment att;
 	__u64 deadline = 0;
-	bool made = false;
+	bool made = false, named_full = false;
 	off_t before;
 	int ret, r;
 
@@ -432,11 +436,17 @@ int list_add(const char *ifname, const struct list_opts *o, char **entries, int 
 		goto out;
 	if (made)
 		goto record;
-	if (o->list)
+	if (o->list) {
 		ret = add_named(&att, o, &parsed);
+		named_full = ret == -EOVERFLOW;
+		if (named_full)
+			ret = 0;
+	}
 	if (!ret)
 		ret = o->allow ? add_allowed(&att, &parsed) :
 				 add_blocked(&att, &parsed, entries, o->state_dir);
+	if (!ret && named_full)
+		ret = -EOVERFLOW;	/* rebuilt below, with room */
 	if (!ret && !o->allow && !o->list)
 		default_present(&att);
 	if (ret == -EOVERFLOW) {

@@ -341,11 +341,11 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o,
 	/* The union: the default list, then every named list, each into its exact copy too. */
 	for (i = 0; i < nt; i++)
 		skip[i] = ts->t[i].name;
-	ret = named_parts_open(&np, att->ifname, o->state_dir, skip, nt,
+	ret = named_parts_open(&np, att, o->state_dir, skip, nt,
 			       exact_room_for_memory(max_memory));
 	first = np.n;
 	for (i = 0; i < nt && !ret; i++)
-		ret = named_parts_add(&np, ts->t[i].name, &ts->t[i].in, &ts->t[i].opts,
+		ret = named_parts_add(&np, att, ts->t[i].name, &ts->t[i].in, &ts->t[i].opts,
 				      exact_room_for_memory(max_memory));
 	if (ret) {
 		log_error("the live list of %s is unchanged", att->ifname);
@@ -355,7 +355,8 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o,
 	default_read = build.read;
 	for (i = 0; i < np.n && !ret; i++) {
 		before = build.read;
-		build.also = &np.part[i].exact;
+		build.also = named_part_take;
+		build.also_ctx = &np.part[i];
 		ret = read_inputs(&build, &np.part[i].opts, np.part[i].in, err);
 		np.part[i].entries = build.read - before;
 	}
@@ -364,6 +365,10 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o,
 		list_notes_print(&build.notes);
 	else
 		ret = finish_lists(&build, err);
+	if (!ret && named_parts_finish(&np)) {
+		ret = -ENOMEM;
+		snprintf(err, LIST_ERROR_LEN, "the named lists' copies could not be made");
+	}
 	if (!ret && !nt)
 		ret = check_nonempty(o, in, default_read, err);
 	for (i = 0; i < nt && !ret; i++) {

@@ -154,7 +154,7 @@ static int build_entry(const struct entry *e, void *arg)
 			return ret;
 	}
 	if (b->also) {
-		ret = exact_set_add(b->also, b->hash_key, e);
+		ret = b->also(b->also_ctx, e);
 		if (ret < 0)
 			return ret;
 	}

@@ -11,6 +11,9 @@
 #include <bpf/libbpf.h>
 
 #include "attachment.h"
+#include "entries.h"
+#include "keys.h"
+#include "prefixes.h"
 #include "log.h"
 #include "named.h"
 #include "state.h"
@@ -132,24 +135,201 @@ int named_view_find(const struct named_view *v, const char *name)
 	return -ENOENT;
 }
 
-int named_list_open(const struct attachment *att, const struct named_view *v, int id,
-		    struct exact_set *x)
+void named_copy_init(struct named_copy *c, const struct bloomxdp_config *cfg)
 {
-	return exact_set_open(&att->list, BLOOMXDP_LIST_INDEX(id, (v->slots >> id) & 1), x);
+	memset(c, 0, sizeof(*c));
+	c->keys_fd = c->v4_fd = c->v6_fd = -1;
+	memcpy(c->hash_key, cfg->hash_key, sizeof(c->hash_key));
+	bloomxdp_addr_key_derive(c->hash_key, c->addr_key);
+}
+
+int named_copy_create(struct named_copy *c, __u32 room)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_NO_PREALLOC);
+
+	c->v4_fd = bpf_map_create(BPF_MAP_TYPE_LPM_TRIE, "bloomxdp_list4",
+				  sizeof(struct bloomxdp_lpm_v4), 1, room, &opts);
+	c->v6_fd = bpf_map_create(BPF_MAP_TYPE_LPM_TRIE, "bloomxdp_list6",
+				  sizeof(struct bloomxdp_lpm_v6), 1, room, &opts);
+	return c->v4_fd < 0 || c->v6_fd < 0 ? -errno : 0;
+}
+
+/* The key a host, name or URL is known by (the union's); false for a prefix. */
+static bool copy_key(const struct named_copy *c, const struct entry *e, __u64 *key)
+{
+	__u32 len;
+
+	if (e->kind != ENTRY_ADDR) {
+		*key = exact_entry_key(c->hash_key, e);
+		return true;
+	}
+	len = key_prefix_len(&e->addr);
+	if (len != (key_family(&e->addr) == BLOOMXDP_KEY_IPV4 ? 32U : 128U))
+		return false;
+	*key = bloomxdp_addr_hash(c->addr_key, &e->addr);
+	return true;
+}
+
+int named_copy_add(struct named_copy *c, const struct entry *e)
+{
+	const struct exact_set prefixes = { .v4_fd = c->v4_fd, .v6_fd = c->v6_fd, .names_fd = -1 };
+	__u64 key, *grown;
+	__u8 one = 1;
+
+	if (!copy_key(c, e, &key)) {
+		c->has |= key_family(&e->addr) == BLOOMXDP_KEY_IPV4 ? BLOOMXDP_LIST_HAS_PREFIX_V4 :
+								      BLOOMXDP_LIST_HAS_PREFIX_V6;
+		return exact_set_add((struct exact_set *)&prefixes, c->hash_key, e);
+	}
+	if (c->keys_fd >= 0) {
+		if (!bpf_map_update_elem(c->keys_fd, &key, &one, BPF_ANY))
+			return 0;
+		return errno == E2BIG || errno == ENOMEM ? -EOVERFLOW : -errno;
+	}
+	if (c->nkeys == c->cap) {
+		grown = realloc(c->keys, (c->cap ? 2 * c->cap : 1024) * sizeof(*grown));
+		if (!grown)
+			return -ENOMEM;
+		c->keys = grown;
+		c->cap = c->cap ? 2 * c->cap : 1024;
+	}
+	c->keys[c->nkeys++] = key;
+	return 0;
+}
+
+/* Room for the keys of a load and the adds after it (a full map: add rebuilds). */
+#define COPY_ROOM(n)	((n) + (n) / 4 + 1024)
+
+int named_copy_finish(struct named_copy *c)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_NO_PREALLOC);
+	__u64 room = COPY_ROOM((__u64)c->nkeys);
+	__u8 one = 1;
+	size_t i;
+
+	if (room > (1U << 30))
+		return -E2BIG;
+	c->keys_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "bloomxdp_listk", sizeof(__u64),
+				    sizeof(__u8), room, &opts);
+	if (c->keys_fd < 0)
+		return -errno;
+	for (i = 0; i < c->nkeys; i++)
+		if (bpf_map_update_elem(c->keys_fd, &c->keys[i], &one, BPF_ANY))
+			return -errno;
+	free(c->keys);
+	c->keys = NULL;
+	c->nkeys = c->cap = 0;
+	return 0;
+}
+
+bool named_copy_has(const struct named_copy *c, const struct entry *e)
+{
+	const struct exact_set prefixes = { .v4_fd = c->v4_fd, .v6_fd = c->v6_fd, .names_fd = -1 };
+	struct bloomxdp_key host;
+	__u64 key;
+	__u8 v;
+
+	if (copy_key(c, e, &key))
+		return !bpf_map_lookup_elem(c->keys_fd, &key, &v) ||
+		       (e->kind == ENTRY_ADDR && exact_set_match_len(&prefixes, &e->addr));
+	/* A prefix: listed itself, or under a listed one. */
+	host = e->addr;
+	return exact_set_match_len(&prefixes, &host) > 0;
+}
+
+void named_copy_close(struct named_copy *c)
+{
+	if (c->keys_fd >= 0)
+		close(c->keys_fd);
+	if (c->v4_fd >= 0)
+		close(c->v4_fd);
+	if (c->v6_fd >= 0)
+		close(c->v6_fd);
+	free(c->keys);
+	c->keys = NULL;
+	c->keys_fd = c->v4_fd = c->v6_fd = -1;
+}
+
+static int inner_fd(int outer_fd, __u32 index)
+{
+	__u32 id;
+
+	if (bpf_map_lookup_elem(outer_fd, &index, &id))
+		return -errno;
+	return bpf_map_get_fd_by_id(id);
+}
+
+int named_list_open(const struct attachment *att, const struct named_view *v, int id,
+		    struct named_copy *c)
+{
+	__u32 index = BLOOMXDP_LIST_INDEX(id, (v->slots >> id) & 1);
+
+	named_copy_init(c, &att->config);
+	c->has = v->list[id].has;
+	c->keys_fd = inner_fd(att->list.keys_fd, index);
+	c->v4_fd = inner_fd(att->list.v4_fd, index);
+	c->v6_fd = inner_fd(att->list.v6_fd, index);
+	if (c->keys_fd < 0 || c->v4_fd < 0 || c->v6_fd < 0) {
+		int err = c->keys_fd < 0 ? c->keys_fd : c->v4_fd < 0 ? c->v4_fd : c->v6_fd;
+
+		named_copy_close(c);
+		return err;
+	}
+	return 0;
+}
+
+/* The live copy of list index gone from the outer maps (the maps are freed when unused). */
+static void copy_clear(const struct attachment *att, __u32 index)
+{
+	bpf_map_delete_elem(att->list.keys_fd, &index);
+	bpf_map_delete_elem(att->list.v4_fd, &index);
+	bpf_map_delete_elem(att->list.v6_fd, &index);
+}
+
+static int copy_install(const struct attachment *att, __u32 index, const struct named_copy *c)
+{
+	if (bpf_map_update_elem(att->list.keys_fd, &index, &c->keys_fd, BPF_ANY) ||
+	    bpf_map_update_elem(att->list.v4_fd, &index, &c->v4_fd, BPF_ANY) ||
+	    bpf_map_update_elem(att->list.v6_fd, &index, &c->v6_fd, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+int named_part_take(void *ctx, const struct entry *e)
+{
+	struct named_part *p = ctx;
+
+	return named_copy_add(&p->copy, e);
+}
+
+int named_parts_finish(struct named_parts *np)
+{
+	int i, ret;
+
+	for (i = 0; i < np->n; i++) {
+		ret = named_copy_finish(&np->part[i].copy);
+		if (ret) {
+			log_error("cannot make the copy of list %s: %s", np->part[i].name,
+				  strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
 }
 
 static int part_exact(struct named_part *p, __u32 room)
 {
-	int ret = exact_set_create(&p->exact, room);
+	int ret = named_copy_create(&p->copy, room);
 
 	if (ret)
 		log_error("cannot create the maps of list %s: %s", p->name, strerror(-ret));
 	return ret;
 }
 
-int named_parts_open(struct named_parts *np, const char *ifname, const char *state_dir,
-		     const char *const *skip, int nskip, __u32 room)
+int named_parts_open(struct named_parts *np, const struct attachment *att,
+		     const char *state_dir, const char *const *skip, int nskip, __u32 room)
 {
+	const char *ifname = att->ifname;
 	list_name_t names[BLOOMXDP_MAX_LISTS + 1];
 	char which[STATE_NAME_MAX];
 	int i, k, n, ret;
@@ -172,7 +352,7 @@ int named_parts_open(struct named_parts *np, const char *ifname, const char *sta
 		}
 		snprintf(p->name, sizeof(p->name), "%.*s", BLOOMXDP_LIST_NAME_MAX, names[i]);
 		p->opts = (struct list_opts){ .format = FORMAT_AUTO };
-		exact_set_init(&p->exact);
+		named_copy_init(&p->copy, &att->config);
 		snprintf(which, sizeof(which), STATE_LIST_PREFIX "%.*s", BLOOMXDP_LIST_NAME_MAX,
 			 names[i]);
 		ret = list_inputs_state_which(&p->own, ifname, state_dir, which, true, true,
@@ -188,8 +368,8 @@ int named_parts_open(struct named_parts *np, const char *ifname, const char *sta
 	return ret;
 }
 
-int named_parts_add(struct named_parts *np, const char *name, struct list_inputs *in,
-		    const struct list_opts *o, __u32 room)
+int named_parts_add(struct named_parts *np, const struct attachment *att, const char *name,
+		    struct list_inputs *in, const struct list_opts *o, __u32 room)
 {
 	struct named_part *p = &np->part[np->n];
 
@@ -204,7 +384,7 @@ int named_parts_add(struct named_parts *np, const char *name, struct list_inputs
 	p->in = in;
 	p->opts = *o;
 	p->own.sd.fd = p->own.sd.root_fd = -1;
-	exact_set_init(&p->exact);
+	named_copy_init(&p->copy, &att->config);
 	np->n++;
 	return part_exact(p, room);
 }
@@ -253,13 +433,14 @@ int named_parts_install(struct named_parts *np, const struct attachment *att,
 	for (i = 0; i < np->n && !ret; i++) {
 		const struct named_part *p = &np->part[i];
 		struct bloomxdp_list d = { .action = p->opts.action_given ? p->opts.action :
-					   BLOOMXDP_LIST_AS_ATTACH, .entries = p->entries };
+					   BLOOMXDP_LIST_AS_ATTACH, .entries = p->entries,
+					   .has = p->copy.has };
 		__u32 id = p->id, slot = ((slots >> id) & 1) ^ 1;
 
 		if (p->dropped)
 			continue;
 		snprintf(d.name, sizeof(d.name), "%s", p->name);
-		ret = exact_set_install(&att->list, BLOOMXDP_LIST_INDEX(id, slot), &p->exact);
+		ret = copy_install(att, BLOOMXDP_LIST_INDEX(id, slot), &p->copy);
 		if (!ret && bpf_map_update_elem(att->lists_fd, &id, &d, BPF_ANY))
 			ret = -errno;
 		slots ^= 1U << id;
@@ -300,15 +481,14 @@ void named_parts_clear(const struct named_parts *np, const struct attachment *at
 			present |= 1U << np->part[i].id;
 	for (id = 1; id < BLOOMXDP_LIST_IDS; id++) {
 		if (present & (1U << id)) {
-			exact_outer_clear(&att->list,
-					  BLOOMXDP_LIST_INDEX(id, (np->old_slots >> id) & 1));
+			copy_clear(att, BLOOMXDP_LIST_INDEX(id, (np->old_slots >> id) & 1));
 			continue;
 		}
 		/* A list no longer recorded: gone from the union too. */
 		if (!(np->old_present & (1U << id)))
 			continue;
-		exact_outer_clear(&att->list, BLOOMXDP_LIST_INDEX(id, 0));
-		exact_outer_clear(&att->list, BLOOMXDP_LIST_INDEX(id, 1));
+		copy_clear(att, BLOOMXDP_LIST_INDEX(id, 0));
+		copy_clear(att, BLOOMXDP_LIST_INDEX(id, 1));
 		bpf_map_update_elem(att->lists_fd, &id, &none, BPF_ANY);
 	}
 }
@@ -322,7 +502,7 @@ void named_parts_free(struct named_parts *np)
 			free(np->part[i].opts.where.items);
 			list_inputs_free(&np->part[i].own);
 		}
-		exact_set_close(&np->part[i].exact);
+		named_copy_close(&np->part[i].copy);
 	}
 	np->n = 0;
 }
@@ -330,7 +510,7 @@ void named_parts_free(struct named_parts *np)
 __u32 named_holding(const struct attachment *att, const struct named_view *v,
 		    const struct entry *e, char *names, size_t len, __u32 *action)
 {
-	struct exact_set x;
+	struct named_copy x;
 	__u32 mask = 0;
 	size_t used = 0;
 	int id;
@@ -341,7 +521,7 @@ __u32 named_holding(const struct attachment *att, const struct named_view *v,
 	for (id = 1; id < BLOOMXDP_LIST_IDS; id++) {
 		if (!(v->present & (1U << id)) || named_list_open(att, v, id, &x))
 			continue;
-		if (exact_set_has(&x, att->config.hash_key, e)) {
+		if (named_copy_has(&x, e)) {
 			mask |= 1U << id;
 			if (list_action_of(&v->list[id], &att->config) > *action)
 				*action = list_action_of(&v->list[id], &att->config);
@@ -349,7 +529,7 @@ __u32 named_holding(const struct attachment *att, const struct named_view *v,
 				used += snprintf(names + used, len - used, "%s%s", used ? ", " : "",
 						 v->list[id].name);
 		}
-		exact_set_close(&x);
+		named_copy_close(&x);
 	}
 	return mask;
 }

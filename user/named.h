@@ -42,9 +42,36 @@ struct named_view {
 int named_view_read(const struct attachment *att, struct named_view *v);
 /* The id of a present named list, or -ENOENT. */
 int named_view_find(const struct named_view *v, const char *name);
-/* The live exact copy of a present named list. */
+/*
+ * A named list's exact copy: its hosts, names and URLs as the union's 64-bit
+ * keys in a HASH map (one lookup after a hit), its prefixes in LPM tries.
+ * While a load reads the list, the keys gather in keys[] and go into a map
+ * sized for them in named_copy_finish(); once in the kernel, adds go
+ * straight into the map.
+ */
+struct named_copy {
+	int keys_fd;			/* HASH __u64 -> __u8; -1 until finished */
+	int v4_fd, v6_fd;		/* LPM tries of the prefixes */
+	__u32 has;			/* BLOOMXDP_LIST_HAS_* */
+	__u64 *keys;			/* gathered while building */
+	size_t nkeys, cap;
+	__u64 hash_key[2];
+	__u64 addr_key[BLOOMXDP_ADDR_KEY_WORDS];
+};
+
+struct entry;
+void named_copy_init(struct named_copy *c, const struct bloomxdp_config *cfg);
+/* Its prefix tries, of room entries each. */
+int named_copy_create(struct named_copy *c, __u32 room);
+/* An entry into it: -EOVERFLOW when a live copy's key map is full. */
+int named_copy_add(struct named_copy *c, const struct entry *e);
+/* The keys gathered, into a map sized for them and later adds. */
+int named_copy_finish(struct named_copy *c);
+bool named_copy_has(const struct named_copy *c, const struct entry *e);
+void named_copy_close(struct named_copy *c);
+/* The live copy of a present named list. */
 int named_list_open(const struct attachment *att, const struct named_view *v, int id,
-		    struct exact_set *x);
+		    struct named_copy *c);
 
 /*
  * The present named lists holding e (their live copies): their ids' mask,
@@ -60,7 +87,7 @@ struct named_part {
 	struct list_inputs own;		/* read from the state */
 	struct list_inputs *in;		/* &own, or the load's own inputs */
 	struct list_opts opts;
-	struct exact_set exact;
+	struct named_copy copy;
 	__u64 entries;
 	int id;
 	bool dropped;		/* the list a load empties: no longer a list */
@@ -77,11 +104,15 @@ struct named_parts {
  * Every named list the state of ifname records but those in skip (the ones a
  * load replaces), its inputs open; exact sets of room entries each created.
  */
-int named_parts_open(struct named_parts *np, const char *ifname, const char *state_dir,
-		     const char *const *skip, int nskip, __u32 room);
+int named_parts_open(struct named_parts *np, const struct attachment *att,
+		     const char *state_dir, const char *const *skip, int nskip, __u32 room);
 /* The list being replaced (its inputs in, read as o says), last. */
-int named_parts_add(struct named_parts *np, const char *name, struct list_inputs *in,
-		    const struct list_opts *o, __u32 room);
+int named_parts_add(struct named_parts *np, const struct attachment *att, const char *name,
+		    struct list_inputs *in, const struct list_opts *o, __u32 room);
+/* list_build.also of a part: an entry into its copy (ctx: the struct named_part). */
+int named_part_take(void *ctx, const struct entry *e);
+/* After reading, before the lock: each part's key map made. */
+int named_parts_finish(struct named_parts *np);
 /*
  * Under the writers' lock, before the union's flip: each part's exact copy
  * into the slot its list does not use, its descriptor, then the slots and

@@ -31,9 +31,9 @@
 #define BLOOMXDP_PIN_STATE	"state"		/* user-space bookkeeping, see struct below */
 #define BLOOMXDP_PIN_EVENTS	"events"	/* ring buffer of drop events */
 #define BLOOMXDP_PIN_LISTS	"lists"		/* ARRAY of struct bloomxdp_list, see below */
-#define BLOOMXDP_PIN_LIST_V4	"list_v4"	/* ARRAY_OF_MAPS: exact copies of named lists */
+#define BLOOMXDP_PIN_LIST_KEYS	"list_keys"	/* ARRAY_OF_MAPS: named lists' exact keys */
+#define BLOOMXDP_PIN_LIST_V4	"list_v4"	/* ARRAY_OF_MAPS: named lists' prefixes */
 #define BLOOMXDP_PIN_LIST_V6	"list_v6"
-#define BLOOMXDP_PIN_LIST_NAMES	"list_names"
 #define BLOOMXDP_PIN_LIST_HITS	"list_hits"	/* PERCPU_ARRAY: hits per list */
 
 /*
@@ -62,9 +62,12 @@
  * add, del); lists 1..BLOOMXDP_MAX_LISTS are named. The blocklist's filter
  * (and its exact copy, intervals) holds the union of every list, so that
  * unlisted traffic costs what it did with one list. Each named list also
- * has an exact copy of its own (list_v4, list_v6, list_names: LPM tries as
- * those of --verify, at index BLOOMXDP_LIST_INDEX(id, slot)), looked up only
- * after a hit of the union, when named lists are present (the
+ * has an exact copy of its own, at index BLOOMXDP_LIST_INDEX(id, slot): its
+ * hosts, names and URLs as the 64-bit keys of the union filter (a host's
+ * address hash at /32 or /128) in a HASH map (list_keys: one lookup), its
+ * prefixes in LPM tries (list_v4, list_v6, only when struct bloomxdp_list's
+ * has says it holds some). They are looked up only after a hit of the
+ * union, when named lists are present (the
  * BLOOMXDP_ACTIVE_LISTS word): the strongest action of the lists holding
  * the key wins. A hit no named list holds belongs to the default list when
  * it has entries (its bit 0 in that word), else it passes (a false positive
@@ -89,9 +92,11 @@ enum bloomxdp_list_action {
 };
 
 /* A list, at its id in the lists array: written by the CLI, action read after a hit. */
+#define BLOOMXDP_LIST_HAS_PREFIX_V4	(1U << 0)	/* list_v4 holds prefixes */
+#define BLOOMXDP_LIST_HAS_PREFIX_V6	(1U << 1)
 struct bloomxdp_list {
 	__u32 action;		/* enum bloomxdp_list_action */
-	__u32 unused;
+	__u32 has;		/* BLOOMXDP_LIST_HAS_* */
 	__u64 entries;		/* entries of its live generation, duplicates included */
 	char name[BLOOMXDP_LIST_NAME_MAX + 8];	/* NUL-terminated; "" for an unused id */
 };

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "verify_harness.h"
+#include "named.h"
 
 #define ID_WATCH 1		/* monitor */
 #define ID_BAD	 2		/* drop */
@@ -34,7 +35,7 @@ static struct vh v;
 static struct ring_buffer *rb;
 static struct bloomxdp_event last;
 static int nevents;
-static struct exact_set sets[BLOOMXDP_LIST_IDS];
+static struct named_copy copies[BLOOMXDP_LIST_IDS];
 
 static int ev_collect(void *ctx, void *data, size_t size)
 {
@@ -45,27 +46,33 @@ static int ev_collect(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-/* A named list as load --list builds it: its exact copy in slot 0 of its id, its action. */
+static int copy_take(void *ctx, const struct entry *e)
+{
+	return named_copy_add(ctx, e);
+}
+
+/* A named list as load --list builds it: its copy in slot 0 of its id, its action. */
 static int list_install(__u32 id, const char *name, __u32 action, const char *const *entries,
 			size_t n)
 {
 	struct bloomxdp *skel = v.h.lp.skel;
-	struct exact_outer outer = { bpf_map__fd(skel->maps.list_v4),
-				     bpf_map__fd(skel->maps.list_v6),
-				     bpf_map__fd(skel->maps.list_names) };
-	struct bloomxdp_list d = { .action = action, .entries = n };
+	struct named_copy *c = &copies[id];
 	char err[LIST_ERROR_LEN], path[64];
+	struct bloomxdp_list d = { .action = action, .entries = n };
+	__u32 index = BLOOMXDP_LIST_INDEX(id, 0);
 	struct list_build b;
 	int ret;
 
 	snprintf(d.name, sizeof(d.name), "%s", name);
-	ret = exact_set_create(&sets[id], 64);
+	named_copy_init(c, &v.h.config);
+	ret = named_copy_create(c, 64);
 	if (!ret)
 		ret = harness_write_list(entries, n, path);
 	if (ret)
 		return ret;
 	list_build_init(&b, NULL, LIST_DEFAULT_PREFIX_PROBES);
-	b.exact = &sets[id];
+	b.also = copy_take;
+	b.also_ctx = c;
 	memcpy(b.hash_key, v.h.config.hash_key, sizeof(b.hash_key));
 	ret = list_build_read(&b, path, FORMAT_AUTO, err);
 	if (!ret)
@@ -73,8 +80,15 @@ static int list_install(__u32 id, const char *name, __u32 action, const char *co
 	list_build_free(&b);
 	unlink(path);
 	if (!ret)
-		ret = exact_set_install(&outer, BLOOMXDP_LIST_INDEX(id, 0), &sets[id]);
-	if (!ret && bpf_map_update_elem(bpf_map__fd(skel->maps.lists), &id, &d, BPF_ANY))
+		ret = named_copy_finish(c);
+	d.has = c->has;
+	if (!ret && (bpf_map_update_elem(bpf_map__fd(skel->maps.list_keys), &index, &c->keys_fd,
+					 BPF_ANY) ||
+		     bpf_map_update_elem(bpf_map__fd(skel->maps.list_v4), &index, &c->v4_fd,
+					 BPF_ANY) ||
+		     bpf_map_update_elem(bpf_map__fd(skel->maps.list_v6), &index, &c->v6_fd,
+					 BPF_ANY) ||
+		     bpf_map_update_elem(bpf_map__fd(skel->maps.lists), &id, &d, BPF_ANY)))
 		ret = -errno;
 	return ret;
 }
@@ -109,7 +123,7 @@ static int setup(void **state)
 
 	(void)state;
 	for (i = 0; i < BLOOMXDP_LIST_IDS; i++)
-		exact_set_init(&sets[i]);
+		named_copy_init(&copies[i], &v.h.config);
 	if (vh_open(&v, &c) ||
 	    vh_load_blocklist(&v, 0, union_list, sizeof(union_list) / sizeof(union_list[0]),
 			      LIST_DEFAULT_PREFIX_PROBES, NULL, err) ||
@@ -129,7 +143,7 @@ static int teardown(void **state)
 	(void)state;
 	ring_buffer__free(rb);
 	for (i = 0; i < BLOOMXDP_LIST_IDS; i++)
-		exact_set_close(&sets[i]);
+		named_copy_close(&copies[i]);
 	vh_close(&v);
 	return 0;
 }
