@@ -863,6 +863,30 @@ static long list_probe_step(__u32 i, void *data)
 	return 0;
 }
 
+/* The highest bit set in m, 1-based (0 for none): the lists a walk must reach. */
+static __always_inline __u32 highest_bit(__u32 m)
+{
+	__u32 n = 0;
+
+	if (m >> 16) {
+		n += 16;
+		m >>= 16;
+	}
+	if (m >> 8) {
+		n += 8;
+		m >>= 8;
+	}
+	if (m >> 4) {
+		n += 4;
+		m >>= 4;
+	}
+	if (m >> 2) {
+		n += 2;
+		m >>= 2;
+	}
+	return n + (m > 1 ? 2 : m);	/* m is 0 to 3 here */
+}
+
 /*
  * The action of a hit (enum bloomxdp_list_action), after the allowlist: with
  * named lists present, the strongest of those holding the key; else the
@@ -902,7 +926,9 @@ __attribute__((noinline)) int list_verdict(struct addr_query *q)
 				bloomxdp_key_ipv4(&key, p.addr, 32);
 			p.key = bloomxdp_addr_hash(config.addr_key, &key);
 		}
-		bpf_loop_bounded(BLOOMXDP_MAX_LISTS, list_probe_step, &p);
+		/* Step i probes id i + 1: up to the highest present id, no further. */
+		bpf_loop_bounded(highest_bit(present & BLOOMXDP_LISTS_NAMED) - 1, list_probe_step,
+				 &p);
 		if (p.best) {
 			q->mi.list = p.best_id;
 			return p.best;

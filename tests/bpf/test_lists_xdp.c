@@ -221,6 +221,25 @@ static void test_union_false_positive(void **state)
 	assert_int_equal(list_hits(BLOOMXDP_LIST_DEFAULT_ID) - dflt, 1);
 }
 
+static void test_one_named_list(void **state)
+{
+	struct bloomxdp_counters d;
+
+	(void)state;
+	/* Only the first id present: the walk reaches it; the others are not looked at. */
+	assert_int_equal(set_present(1U << ID_WATCH), 0);
+	assert_int_equal(run("192.0.2.1", NULL, &d), XDP_PASS);
+	assert_int_equal(d.would_drop, 1);
+	assert_int_equal(last.list, ID_WATCH);
+	/* bad is not present: its entry is no list's, and passes. */
+	assert_int_equal(run("192.0.2.2", NULL, &d), XDP_PASS);
+	assert_int_equal(d.unattributed, 1);
+	/* Only the last id present. */
+	assert_int_equal(set_present(1U << ID_NX), 0);
+	assert_int_equal(run(NULL, "evil.example", &d), XDP_TX);
+	assert_int_equal(last.list, ID_NX);
+}
+
 static void test_no_named_lists(void **state)
 {
 	struct bloomxdp_counters d;
@@ -240,6 +259,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_actions),
 		cmocka_unit_test(test_union_false_positive),
+		cmocka_unit_test(test_one_named_list),
 		cmocka_unit_test(test_no_named_lists),
 	};
 
