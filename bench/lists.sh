@@ -48,7 +48,8 @@ setup_lists_rx() {
 	rx_threaded "$name"
 }
 
-# The section: the median Mpps of each receiver and mix, and its ratio to "one".
+# The section: the median Mpps of each receiver and mix, and the median of its per-round
+# ratios to "one" (the receivers alternate within a round: the machine's load cancels out).
 lists_section() {
 	awk -F'\t' -v n="$L_N" -v rounds="$ROUNDS" -v window="$WINDOW" '
 	function median(key,    m, i, j, t, a) {
@@ -61,27 +62,40 @@ lists_section() {
 			}
 		return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
 	}
-	{ k = $4 SUBSEP $3; v[k, ++cnt[k]] = $5 }
+	{ k = $4 SUBSEP $3; v[k, ++cnt[k]] = $5; at[$2, $3, $4] = $5; round[$2] = 1 }
 	END {
+		split("one lists1 lists4 lists16", rx, " ")
+		for (i = 2; i <= 4; i++)
+			for (r in round)
+				for (m = 1; m <= 2; m++) {
+					mix = m == 1 ? "all" : "none"
+					if ((r, mix, rx[i]) in at && at[r, mix, "one"] > 0) {
+						k = "ratio-" rx[i] SUBSEP mix
+						v[k, ++cnt[k]] = at[r, mix, rx[i]] / at[r, mix, "one"]
+					}
+				}
 		printf "## Named lists\n\n"
-		printf "%d IPv4 hosts, held as the default list (one) or split into 1, 4 and 16 " \
-		       "named lists (load --list), side by side in one run (%d rounds of %s s, " \
-		       "medians): every frame listed (each hit attributed to its list by " \
-		       "list_verdict()) and none listed (the union filter only). Mpps of the " \
-		       "receiving CPU, and the ratio to the default list.\n\n", n, rounds, window
+		printf "%d IPv4 hosts, held as the default list or split into 1, 4 and 16 named " \
+		       "lists of equal size (load --list), side by side in one run (%d rounds of " \
+		       "%s s, receivers alternating): every frame listed (each hit attributed to its " \
+		       "list by list_verdict()) and none listed (the union filter only: the same " \
+		       "code as with one list). Mpps of the receiving CPU (medians), and the median " \
+		       "of the per-round ratios to the default list.\n\n", n, rounds, window
 		printf "| lists | all listed, Mpps | ratio | none listed, Mpps | ratio |\n"
 		printf "|---|---|---|---|---|\n"
-		split("one lists1 lists4 lists16", rx, " ")
-		a0 = median("one" SUBSEP "all"); n0 = median("one" SUBSEP "none")
 		for (i = 1; i <= 4; i++) {
 			r = rx[i]
 			if (!cnt[r SUBSEP "all"])
 				continue
-			a = median(r SUBSEP "all"); u = median(r SUBSEP "none")
 			label = "default list"
-			if (r != "one")
+			ra = rn = 1
+			if (r != "one") {
 				label = substr(r, 6) " named"
-			printf "| %s | %.3f | %.2f | %.3f | %.2f |\n", label, a, a / a0, u, u / n0
+				ra = median("ratio-" r SUBSEP "all")
+				rn = median("ratio-" r SUBSEP "none")
+			}
+			printf "| %s | %.3f | %.2f | %.3f | %.2f |\n", label,
+			       median(r SUBSEP "all"), ra, median(r SUBSEP "none"), rn
 		}
 	}' "$RAW/throughput.tsv"
 }

@@ -96,4 +96,13 @@ check_eq "pings after restore: every list back" \
 	"$C_MON:3 $C_DROP:0 $C_BOTH:0 $C_DEF:0 $C_FREE:3 " "$(verdicts)"
 check_eq "stats after restore: watch is a monitor list again" 3 \
 	"$(json_num "$(stats_json)" would_drop)"
+
+# a fresh attach starts without named lists (restore is what brings them back)
+check "detach" bx detach "$IF_SRV"
+check "attach again" bx attach "$IF_SRV" --capacity 1000 --match src
+check_eq "no named list left in the state" 0 \
+	"$(find "$BLOOMXDP_STATE_DIR/$IF_SRV" -name 'list.*' | wc -l)"
+check "load the default list" bx load "$IF_SRV" "$E2E_TMP/def.txt"
+check_eq "pings: only the default list drops" \
+	"$C_MON:3 $C_DROP:3 $C_BOTH:3 $C_DEF:0 $C_FREE:3 " "$(verdicts)"
 tap_finish
