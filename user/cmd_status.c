@@ -53,11 +53,12 @@ static void print_lists(const struct named_view *v, const struct bloomxdp_config
 			       (unsigned long long)v->list[id].entries, list_action_name(action));
 			continue;
 		}
+		/* Keys of their own: status and stats have "action" and "entries" already. */
 		json_object_start(j);
 		json_kv_string(j, "list", name);
-		json_kv_string(j, "action", list_action_name(action));
-		json_kv_u64(j, "entries", v->list[id].entries);
-		json_kv_u64(j, "hits", v->hits[id]);
+		json_kv_string(j, "list_action", list_action_name(action));
+		json_kv_u64(j, "list_entries", v->list[id].entries);
+		json_kv_u64(j, "list_hits", v->hits[id]);
 		json_object_end(j);
 	}
 	if (j)

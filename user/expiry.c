@@ -31,13 +31,14 @@ static int timeouts_open(const char *ifname, const char *state_dir, const char *
 			 struct state_dir *sd, char name[STATE_NAME_MAX])
 {
 	const struct list_opts o = { .list = list };
-	char which[STATE_NAME_MAX];
+	char buf[STATE_NAME_MAX];
+	const char *which = list_opts_which(&o, buf);
 	struct state_list l;
 	int ret;
 
 	ret = state_open(state_root(state_dir), ifname, false, sd);
 	if (!ret)
-		ret = state_list_read(sd, list_opts_which(&o, which), &l);
+		ret = state_list_read(sd, which, &l);
 	if (ret) {
 		state_close(sd);
 		return ret;

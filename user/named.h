@@ -124,4 +124,30 @@ int named_parts_install(struct named_parts *np, const struct attachment *att,
 void named_parts_clear(const struct named_parts *np, const struct attachment *att);
 void named_parts_free(struct named_parts *np);
 
+/* The named lists a load replaces (load --list): each one's name, inputs and options. */
+struct named_target {
+	const char *name;
+	struct list_inputs in;
+	struct list_opts opts;
+};
+
+struct named_targets {
+	struct named_target t[BLOOMXDP_MAX_LISTS];
+	int n;
+};
+
+/*
+ * The union filter (the blocklist) built again: the default list from in
+ * (read as o says), every named list the state records, and the named
+ * lists ts replaces (NULL: none), each into its own copy; each named
+ * list's copy swapped in before the union. list_load.c.
+ */
+int list_load_union(struct attachment *att, const struct list_opts *o, struct list_inputs *in,
+		    struct named_targets *ts);
+/* load with sources for named lists: each source's list (its options', else o's). */
+int list_load_named(struct attachment *att, const struct list_opts *o,
+		    const struct list_source *src, int n);
+/* The named list a source goes to: its own options', else the load's; NULL: the default. */
+const char *list_source_list(const struct list_opts *o, const struct list_source *src);
+
 #endif

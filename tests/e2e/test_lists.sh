@@ -27,7 +27,7 @@ fi
 
 # hits LIST: the hits stats --json gives the list.
 hits() {
-	stats_json | sed -n "s/.*\"list\":\"$1\",\"action\":\"[a-z]*\",\"entries\":[0-9]*,\"hits\":\([0-9]*\).*/\1/p"
+	stats_json | sed -n "s/.*\"list\":\"$1\",\"list_action\":\"[a-z]*\",\"list_entries\":[0-9]*,\"list_hits\":\([0-9]*\).*/\1/p"
 }
 
 printf '%s\n%s\n' "$C_MON" "$C_BOTH" >"$E2E_TMP/watch.txt"
