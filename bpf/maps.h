@@ -121,16 +121,17 @@ EXACT_OUTER(ranges_v6, ranges_v6_inner);
 		__array(values, struct inner);				\
 	} name SEC(".maps")
 
-/* A named list's hosts, names and URLs: their 64-bit keys. */
+/* The named lists' hosts, names and URLs: 64-bit key -> mask of the lists holding it. */
 struct list_keys_inner {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 1);
 	__uint(key_size, sizeof(__u64));
-	__uint(value_size, sizeof(__u8));
+	__uint(value_size, sizeof(__u32));
 };
 
-LIST_OUTER(list_keys, list_keys_inner);
+/* One per generation of the union filter (with filter's slot). */
+EXACT_OUTER(list_keys, list_keys_inner);
 LIST_OUTER(list_v4, exact_v4);
 LIST_OUTER(list_v6, exact_v6);
 

@@ -24,7 +24,7 @@ struct list_probe {
 	__u32 slots;		/* BLOOMXDP_ACTIVE_LIST_SLOTS */
 	__u32 best;		/* enum bloomxdp_list_action */
 	__u32 best_id;
-	__u32 unused;
+	__u32 mask;		/* the lists whose keys hold p->key (list_keys) */
 };
 
 /* The default list's action: the attachment's --action and --dns-reply. */
@@ -52,9 +52,8 @@ static long list_probe_step(__u32 i, void *data)
 	if (!desc)
 		return 0;
 	idx = BLOOMXDP_LIST_INDEX(id, (p->slots >> id) & 1);
-	/* One hash lookup for hosts, names and URLs; a trie only for a list's prefixes. */
-	trie = bpf_map_lookup_elem(&list_keys, &idx);
-	found = trie ? bpf_map_lookup_elem(trie, &p->key) : NULL;
+	/* The keys' lookup was made once, before the walk; a trie only for a list's prefixes. */
+	found = p->mask & (1U << id) ? (void *)p : NULL;
 	if (!found && p->kind == 1 && (desc->has & BLOOMXDP_LIST_HAS_PREFIX_V6)) {
 		struct bloomxdp_lpm_v6 k = { .prefixlen = 128 };
 
@@ -118,7 +117,8 @@ __attribute__((noinline)) int list_verdict(struct addr_query *q)
 {
 	struct list_probe p = {};
 	struct bloomxdp_counters *cnt;
-	__u32 zero = 0, present;
+	__u32 zero = 0, present, *mask;
+	void *keys;
 	struct scratch *s;
 	__u64 *hits;
 
@@ -147,6 +147,9 @@ __attribute__((noinline)) int list_verdict(struct addr_query *q)
 			p.key = bloomxdp_addr_hash(config.addr_key, &key);
 		}
 		/* Step i probes id i + 1: up to the highest present id, no further. */
+		keys = bpf_map_lookup_elem(&list_keys, &q->gen.block_slot);
+		mask = keys ? bpf_map_lookup_elem(keys, &p.key) : NULL;
+		p.mask = mask ? *mask : 0;
 		bpf_loop_bounded(highest_bit(present & BLOOMXDP_LISTS_NAMED) - 1, list_probe_step,
 				 &p);
 		if (p.best) {

@@ -289,7 +289,7 @@ int list_load_union(struct attachment *att, const struct list_opts *o, struct li
 	struct named_parts np = {};
 	int first = 0, nt = ts ? ts->n : 0;
 	/* The outer maps of this generation: filter first, as attachment_flip() wants. */
-	int outers[7] = { att->filter_fd, att->kfilter_fd }, nouters = 1;
+	int outers[8] = { att->filter_fd, att->kfilter_fd }, nouters = 1;
 	int range_fds[2] = { -1, -1 }, fam;
 	double fpr = (double)att->config.fpr_ppb / BLOOMXDP_PPB;
 	struct exact_set exact;
@@ -353,10 +353,7 @@ int list_load_union(struct attachment *att, const struct list_opts *o, struct li
 		list_notes_print(&build.notes);
 	else
 		ret = finish_lists(&build, err);
-	if (!ret && named_parts_finish(&np)) {
-		ret = -ENOMEM;
-		snprintf(err, LIST_ERROR_LEN, "the named lists' copies could not be made");
-	}
+
 	if (!ret && !nt)
 		ret = check_nonempty(o, in, default_read, err);
 	for (i = 0; i < nt && !ret; i++) {
@@ -421,6 +418,7 @@ int list_load_union(struct attachment *att, const struct list_opts *o, struct li
 	/* Always: a family that leaves its intervals leaves no stale map behind. */
 	outers[nouters++] = att->ranges_v4_fd;
 	outers[nouters++] = att->ranges_v6_fd;
+	outers[nouters++] = att->list.keys_fd;	/* the named lists' keys, with the union */
 	if (att->config.verify) {
 		outers[nouters++] = att->verify.v4_fd;
 		outers[nouters++] = att->verify.v6_fd;
@@ -448,7 +446,7 @@ int list_load_union(struct attachment *att, const struct list_opts *o, struct li
 			ret = -errno;
 	/* Each named list's new copy before the union that holds it. */
 	if (!ret)
-		ret = named_parts_install(&np, att, default_read);
+		ret = named_parts_install(&np, att, default_read, slot);
 	if (!ret)
 		ret = attachment_flip(att, BLOOMXDP_ACTIVE_BLOCK, slot, 0, outers, nouters);
 	if (ret) {

@@ -174,7 +174,7 @@ int named_copy_add(struct named_copy *c, const struct entry *e)
 {
 	const struct exact_set prefixes = { .v4_fd = c->v4_fd, .v6_fd = c->v6_fd, .names_fd = -1 };
 	__u64 key, *grown;
-	__u8 one = 1;
+	__u32 mask = 0;
 
 	if (!copy_key(c, e, &key)) {
 		c->has |= key_family(&e->addr) == BLOOMXDP_KEY_IPV4 ? BLOOMXDP_LIST_HAS_PREFIX_V4 :
@@ -182,7 +182,11 @@ int named_copy_add(struct named_copy *c, const struct entry *e)
 		return exact_set_add((struct exact_set *)&prefixes, c->hash_key, e);
 	}
 	if (c->keys_fd >= 0) {
-		if (!bpf_map_update_elem(c->keys_fd, &key, &one, BPF_ANY))
+		/* Under the writers' lock: no other writer between the read and the write. */
+		if (bpf_map_lookup_elem(c->keys_fd, &key, &mask) && errno != ENOENT)
+			return -errno;
+		mask |= 1U << c->id;
+		if (!bpf_map_update_elem(c->keys_fd, &key, &mask, BPF_ANY))
 			return 0;
 		return errno == E2BIG || errno == ENOMEM ? -EOVERFLOW : -errno;
 	}
@@ -198,43 +202,53 @@ int named_copy_add(struct named_copy *c, const struct entry *e)
 }
 
 /* Room for the keys of a load and the adds after it (a full map: add rebuilds). */
-#define COPY_ROOM(n)	((n) + (n) / 4 + 1024)
+#define KEYS_ROOM(n)	((n) + (n) / 4 + 1024)
 
-int named_copy_finish(struct named_copy *c)
+int named_keys_build(struct named_copy *const *copies, int n, int *fd)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_NO_PREALLOC);
-	__u64 room = COPY_ROOM((__u64)c->nkeys);
-	__u8 one = 1;
-	size_t i;
+	__u64 total = 0, room;
+	__u32 mask;
+	size_t k;
+	int i, ret = 0;
 
+	for (i = 0; i < n; i++)
+		total += copies[i]->nkeys;
+	room = KEYS_ROOM(total);
 	if (room > (1U << 30))
 		return -E2BIG;
-	c->keys_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "bloomxdp_listk", sizeof(__u64),
-				    sizeof(__u8), room, &opts);
-	if (c->keys_fd < 0)
+	*fd = bpf_map_create(BPF_MAP_TYPE_HASH, "bloomxdp_listk", sizeof(__u64), sizeof(__u32),
+			     room, &opts);
+	if (*fd < 0)
 		return -errno;
-	for (i = 0; i < c->nkeys; i++)
-		if (bpf_map_update_elem(c->keys_fd, &c->keys[i], &one, BPF_ANY))
-			return -errno;
-	free(c->keys);
-	c->keys = NULL;
-	c->nkeys = c->cap = 0;
-	return 0;
+	/* A key of several lists gets each one's bit. */
+	for (i = 0; i < n && !ret; i++)
+		for (k = 0; k < copies[i]->nkeys && !ret; k++) {
+			mask = 0;
+			if (bpf_map_lookup_elem(*fd, &copies[i]->keys[k], &mask) && errno != ENOENT)
+				ret = -errno;
+			mask |= 1U << copies[i]->id;
+			if (!ret && bpf_map_update_elem(*fd, &copies[i]->keys[k], &mask, BPF_ANY))
+				ret = -errno;
+		}
+	if (ret) {
+		close(*fd);
+		*fd = -1;
+	}
+	return ret;
 }
 
 bool named_copy_has(const struct named_copy *c, const struct entry *e)
 {
 	const struct exact_set prefixes = { .v4_fd = c->v4_fd, .v6_fd = c->v6_fd, .names_fd = -1 };
-	struct bloomxdp_key host;
+	__u32 mask = 0;
 	__u64 key;
-	__u8 v;
 
-	if (copy_key(c, e, &key))
-		return !bpf_map_lookup_elem(c->keys_fd, &key, &v) ||
-		       (e->kind == ENTRY_ADDR && exact_set_match_len(&prefixes, &e->addr));
-	/* A prefix: listed itself, or under a listed one. */
-	host = e->addr;
-	return exact_set_match_len(&prefixes, &host) > 0;
+	if (copy_key(c, e, &key) && c->keys_fd >= 0 &&
+	    !bpf_map_lookup_elem(c->keys_fd, &key, &mask) && (mask & (1U << c->id)))
+		return true;
+	/* An address under a listed prefix (a prefix: itself listed, or under one). */
+	return e->kind == ENTRY_ADDR && exact_set_match_len(&prefixes, &e->addr) > 0;
 }
 
 void named_copy_close(struct named_copy *c)
@@ -262,34 +276,36 @@ static int inner_fd(int outer_fd, __u32 index)
 int named_list_open(const struct attachment *att, const struct named_view *v, int id,
 		    struct named_copy *c)
 {
-	__u32 index = BLOOMXDP_LIST_INDEX(id, (v->slots >> id) & 1);
+	__u32 index = BLOOMXDP_LIST_INDEX(id, (v->slots >> id) & 1), union_slot;
+	int ret;
 
 	named_copy_init(c, &att->config);
+	c->id = id;
 	c->has = v->list[id].has;
-	c->keys_fd = inner_fd(att->list.keys_fd, index);
+	ret = attachment_active(att, BLOOMXDP_ACTIVE_BLOCK, &union_slot);
+	if (ret)
+		return ret;
+	c->keys_fd = inner_fd(att->list.keys_fd, union_slot);
 	c->v4_fd = inner_fd(att->list.v4_fd, index);
 	c->v6_fd = inner_fd(att->list.v6_fd, index);
 	if (c->keys_fd < 0 || c->v4_fd < 0 || c->v6_fd < 0) {
-		int err = c->keys_fd < 0 ? c->keys_fd : c->v4_fd < 0 ? c->v4_fd : c->v6_fd;
-
+		ret = c->keys_fd < 0 ? c->keys_fd : c->v4_fd < 0 ? c->v4_fd : c->v6_fd;
 		named_copy_close(c);
-		return err;
+		return ret;
 	}
 	return 0;
 }
 
-/* The live copy of list index gone from the outer maps (the maps are freed when unused). */
+/* The prefixes of list index gone from the outer maps (the maps are freed when unused). */
 static void copy_clear(const struct attachment *att, __u32 index)
 {
-	bpf_map_delete_elem(att->list.keys_fd, &index);
 	bpf_map_delete_elem(att->list.v4_fd, &index);
 	bpf_map_delete_elem(att->list.v6_fd, &index);
 }
 
 static int copy_install(const struct attachment *att, __u32 index, const struct named_copy *c)
 {
-	if (bpf_map_update_elem(att->list.keys_fd, &index, &c->keys_fd, BPF_ANY) ||
-	    bpf_map_update_elem(att->list.v4_fd, &index, &c->v4_fd, BPF_ANY) ||
+	if (bpf_map_update_elem(att->list.v4_fd, &index, &c->v4_fd, BPF_ANY) ||
 	    bpf_map_update_elem(att->list.v6_fd, &index, &c->v6_fd, BPF_ANY))
 		return -errno;
 	return 0;
@@ -300,21 +316,6 @@ int named_part_take(void *ctx, const struct entry *e)
 	struct named_part *p = ctx;
 
 	return named_copy_add(&p->copy, e);
-}
-
-int named_parts_finish(struct named_parts *np)
-{
-	int i, ret;
-
-	for (i = 0; i < np->n; i++) {
-		ret = named_copy_finish(&np->part[i].copy);
-		if (ret) {
-			log_error("cannot make the copy of list %s: %s", np->part[i].name,
-				  strerror(-ret));
-			return ret;
-		}
-	}
-	return 0;
 }
 
 static int part_exact(struct named_part *p, __u32 room)
@@ -416,8 +417,10 @@ static int parts_ids(struct named_parts *np, const struct named_view *v)
 }
 
 int named_parts_install(struct named_parts *np, const struct attachment *att,
-			__u64 default_entries)
+			__u64 default_entries, __u32 union_slot)
 {
+	struct named_copy *copies[BLOOMXDP_MAX_LISTS];
+	int ncopies = 0, keys_fd = -1;
 	__u32 present = default_entries ? BLOOMXDP_LIST_DEFAULT_PRESENT : 0, slots, which;
 	struct named_view v;
 	int i, ret;
@@ -431,7 +434,7 @@ int named_parts_install(struct named_parts *np, const struct attachment *att,
 	}
 	slots = v.slots;
 	for (i = 0; i < np->n && !ret; i++) {
-		const struct named_part *p = &np->part[i];
+		struct named_part *p = &np->part[i];
 		struct bloomxdp_list d = { .action = p->opts.action_given ? p->opts.action :
 					   BLOOMXDP_LIST_AS_ATTACH, .entries = p->entries,
 					   .has = p->copy.has };
@@ -441,11 +444,21 @@ int named_parts_install(struct named_parts *np, const struct attachment *att,
 			continue;
 		snprintf(d.name, sizeof(d.name), "%s", p->name);
 		ret = copy_install(att, BLOOMXDP_LIST_INDEX(id, slot), &p->copy);
+		np->part[i].copy.id = id;
+		copies[ncopies++] = &np->part[i].copy;
 		if (!ret && bpf_map_update_elem(att->lists_fd, &id, &d, BPF_ANY))
 			ret = -errno;
 		slots ^= 1U << id;
 		present |= 1U << id;
 	}
+	/* Every list's keys, in the union's new generation: swapped with it. */
+	if (!ret && ncopies)
+		ret = named_keys_build(copies, ncopies, &keys_fd);
+	if (!ret && ncopies &&
+	    bpf_map_update_elem(att->list.keys_fd, &union_slot, &keys_fd, BPF_ANY))
+		ret = -errno;
+	if (keys_fd >= 0)
+		close(keys_fd);
 	if (!ret) {
 		/* The default list's entry, for stats and status. */
 		struct bloomxdp_list d = { .action = BLOOMXDP_LIST_AS_ATTACH,

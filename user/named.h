@@ -44,13 +44,15 @@ int named_view_read(const struct attachment *att, struct named_view *v);
 int named_view_find(const struct named_view *v, const char *name);
 /*
  * A named list's exact copy: its hosts, names and URLs as the union's 64-bit
- * keys in a HASH map (one lookup after a hit), its prefixes in LPM tries.
- * While a load reads the list, the keys gather in keys[] and go into a map
- * sized for them in named_copy_finish(); once in the kernel, adds go
- * straight into the map.
+ * keys, in the HASH map of all named lists (key -> mask of the lists holding
+ * it: one lookup after a hit), its prefixes in LPM tries of its own. While a
+ * load reads the list, the keys gather in keys[], and go into a new map of
+ * every list's keys once the lists' ids are known (named_parts_install());
+ * in the kernel, adds go straight into the live map, in its id's bit.
  */
 struct named_copy {
-	int keys_fd;			/* HASH __u64 -> __u8; -1 until finished */
+	int keys_fd;			/* the live keys map (HASH __u64 -> __u32); -1: building */
+	int id;				/* its bit in keys_fd's masks */
 	int v4_fd, v6_fd;		/* LPM tries of the prefixes */
 	__u32 has;			/* BLOOMXDP_LIST_HAS_* */
 	__u64 *keys;			/* gathered while building */
@@ -63,11 +65,11 @@ struct entry;
 void named_copy_init(struct named_copy *c, const struct bloomxdp_config *cfg);
 /* Its prefix tries, of room entries each. */
 int named_copy_create(struct named_copy *c, __u32 room);
-/* An entry into it: -EOVERFLOW when a live copy's key map is full. */
+/* An entry into it: -EOVERFLOW when the live keys map is full. */
 int named_copy_add(struct named_copy *c, const struct entry *e);
-/* The keys gathered, into a map sized for them and later adds. */
-int named_copy_finish(struct named_copy *c);
 bool named_copy_has(const struct named_copy *c, const struct entry *e);
+/* A new keys map of the copies' keys, each in its copy's id's bit; *fd, to close. */
+int named_keys_build(struct named_copy *const *copies, int n, int *fd);
 void named_copy_close(struct named_copy *c);
 /* The live copy of a present named list. */
 int named_list_open(const struct attachment *att, const struct named_view *v, int id,
@@ -111,15 +113,14 @@ int named_parts_add(struct named_parts *np, const struct attachment *att, const 
 		    struct list_inputs *in, const struct list_opts *o, __u32 room);
 /* list_build.also of a part: an entry into its copy (ctx: the struct named_part). */
 int named_part_take(void *ctx, const struct entry *e);
-/* After reading, before the lock: each part's key map made. */
-int named_parts_finish(struct named_parts *np);
 /*
- * Under the writers' lock, before the union's flip: each part's exact copy
- * into the slot its list does not use, its descriptor, then the slots and
- * present words (the default list present when default_entries).
+ * Under the writers' lock, before the union's flip: each part's prefixes
+ * into the slot its list does not use, its descriptor, the keys of them all
+ * into the union's new generation union_slot, then the slots and present
+ * words (the default list present when default_entries).
  */
 int named_parts_install(struct named_parts *np, const struct attachment *att,
-			__u64 default_entries);
+			__u64 default_entries, __u32 union_slot);
 /* After the union's flip (which waited for packets): the slots no longer used, emptied. */
 void named_parts_clear(const struct named_parts *np, const struct attachment *att);
 void named_parts_free(struct named_parts *np);

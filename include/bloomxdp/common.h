@@ -31,7 +31,7 @@
 #define BLOOMXDP_PIN_STATE	"state"		/* user-space bookkeeping, see struct below */
 #define BLOOMXDP_PIN_EVENTS	"events"	/* ring buffer of drop events */
 #define BLOOMXDP_PIN_LISTS	"lists"		/* ARRAY of struct bloomxdp_list, see below */
-#define BLOOMXDP_PIN_LIST_KEYS	"list_keys"	/* ARRAY_OF_MAPS: named lists' exact keys */
+#define BLOOMXDP_PIN_LIST_KEYS	"list_keys"	/* ARRAY_OF_MAPS: keys -> the named lists' mask */
 #define BLOOMXDP_PIN_LIST_V4	"list_v4"	/* ARRAY_OF_MAPS: named lists' prefixes */
 #define BLOOMXDP_PIN_LIST_V6	"list_v6"
 #define BLOOMXDP_PIN_LIST_HITS	"list_hits"	/* PERCPU_ARRAY: hits per list */
@@ -62,12 +62,14 @@
  * add, del); lists 1..BLOOMXDP_MAX_LISTS are named. The blocklist's filter
  * (and its exact copy, intervals) holds the union of every list, so that
  * unlisted traffic costs what it did with one list. Each named list also
- * has an exact copy of its own, at index BLOOMXDP_LIST_INDEX(id, slot): its
- * hosts, names and URLs as the 64-bit keys of the union filter (a host's
- * address hash at /32 or /128) in a HASH map (list_keys: one lookup), its
- * prefixes in LPM tries (list_v4, list_v6, only when struct bloomxdp_list's
- * has says it holds some). They are looked up only after a hit of the
- * union, when named lists are present (the
+ * has an exact copy: its hosts, names and URLs as the 64-bit keys of the
+ * union filter (a host's address hash at /32 or /128) in one HASH map for
+ * all named lists, whose value is the mask of the lists holding the key
+ * (list_keys, at the union's generation slot, swapped with it: one lookup,
+ * whatever the number of lists), and its prefixes in LPM tries of its own
+ * (list_v4, list_v6 at BLOOMXDP_LIST_INDEX(id, slot), looked up only when
+ * struct bloomxdp_list's has says it holds some). They are read only after
+ * a hit of the union, when named lists are present (the
  * BLOOMXDP_ACTIVE_LISTS word): the strongest action of the lists holding
  * the key wins. A hit no named list holds belongs to the default list when
  * it has entries (its bit 0 in that word), else it passes (a false positive

@@ -51,7 +51,7 @@ static int copy_take(void *ctx, const struct entry *e)
 	return named_copy_add(ctx, e);
 }
 
-/* A named list as load --list builds it: its copy in slot 0 of its id, its action. */
+/* A named list as load --list builds it: its prefixes in slot 0 of its id, its action. */
 static int list_install(__u32 id, const char *name, __u32 action, const char *const *entries,
 			size_t n)
 {
@@ -65,6 +65,7 @@ static int list_install(__u32 id, const char *name, __u32 action, const char *co
 
 	snprintf(d.name, sizeof(d.name), "%s", name);
 	named_copy_init(c, &v.h.config);
+	c->id = id;
 	ret = named_copy_create(c, 64);
 	if (!ret)
 		ret = harness_write_list(entries, n, path);
@@ -79,17 +80,29 @@ static int list_install(__u32 id, const char *name, __u32 action, const char *co
 		ret = list_build_finish(&b, err);
 	list_build_free(&b);
 	unlink(path);
-	if (!ret)
-		ret = named_copy_finish(c);
 	d.has = c->has;
-	if (!ret && (bpf_map_update_elem(bpf_map__fd(skel->maps.list_keys), &index, &c->keys_fd,
-					 BPF_ANY) ||
-		     bpf_map_update_elem(bpf_map__fd(skel->maps.list_v4), &index, &c->v4_fd,
+	if (!ret && (bpf_map_update_elem(bpf_map__fd(skel->maps.list_v4), &index, &c->v4_fd,
 					 BPF_ANY) ||
 		     bpf_map_update_elem(bpf_map__fd(skel->maps.list_v6), &index, &c->v6_fd,
 					 BPF_ANY) ||
 		     bpf_map_update_elem(bpf_map__fd(skel->maps.lists), &id, &d, BPF_ANY)))
 		ret = -errno;
+	return ret;
+}
+
+/* The keys of every list, in one map of masks, at the union's slot 0. */
+static int keys_install(void)
+{
+	struct named_copy *all[] = { &copies[ID_WATCH], &copies[ID_BAD], &copies[ID_NX] };
+	__u32 slot = 0;
+	int fd, ret;
+
+	ret = named_keys_build(all, 3, &fd);
+	if (!ret && bpf_map_update_elem(bpf_map__fd(v.h.lp.skel->maps.list_keys), &slot, &fd,
+					BPF_ANY))
+		ret = -errno;
+	if (!ret)
+		close(fd);
 	return ret;
 }
 
@@ -130,7 +143,7 @@ static int setup(void **state)
 	    vh_bloom_only(&v, 0, FALSE_POSITIVE) < 0 ||
 	    list_install(ID_WATCH, "watch", BLOOMXDP_LIST_MONITOR, watch_list, 3) ||
 	    list_install(ID_BAD, "bad", BLOOMXDP_LIST_DROP, bad_list, 3) ||
-	    list_install(ID_NX, "nx", BLOOMXDP_LIST_NXDOMAIN, nx_list, 1))
+	    list_install(ID_NX, "nx", BLOOMXDP_LIST_NXDOMAIN, nx_list, 1) || keys_install())
 		return -1;
 	rb = ring_buffer__new(v.events_fd, ev_collect, NULL, NULL);
 	return rb ? 0 : -1;

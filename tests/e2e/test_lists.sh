@@ -70,6 +70,17 @@ check_eq "pings: the deleted entry passes" "$C_MON:3 $C_DROP:0 $C_BOTH:3 $C_DEF:
 check "add --list new makes the list" bx add "$IF_SRV" --list new "$C_BOTH"
 check_eq "pings: the new list drops (attach's action)" \
 	"$C_MON:3 $C_DROP:0 $C_BOTH:0 $C_DEF:0 $C_FREE:3 " "$(verdicts)"
+# Past the room of the filter (sized for 1024 keys) and of the named lists' key map (its keys
+# and 1024): every list rebuilt from the state, the entries with them.
+mapfile -t many < <(awk 'BEGIN { for (i = 0; i < 2000; i++) printf "10.9.%d.%d\n", i / 250, i % 250 }')
+out=$(bx add "$IF_SRV" --list new "${many[@]}" 2>&1)
+check_eq "add --list of 2000 entries: past the rooms, every list rebuilt" "0 yes" \
+	"$? $(grep -q 'rebuilding' <<<"$out" && echo yes)" "$out"
+check_eq "query: the first and the last are in list new" \
+	"10.9.0.0: blocked (listed in new)
+10.9.7.249: blocked (listed in new)" "$(bx query "$IF_SRV" 10.9.0.0 10.9.7.249 2>&1)"
+check_eq "pings: the lists as before" "$C_MON:3 $C_DROP:0 $C_BOTH:0 $C_DEF:0 $C_FREE:3 " \
+	"$(verdicts)"
 check_fails "a bad list name is refused" 2 "a list.s name" \
 	bx load "$IF_SRV" --list "Bad/Name" "$E2E_TMP/bad.txt"
 for i in $(seq 1 13); do
