@@ -27,7 +27,6 @@ struct list_opts {
 	__u64 prefix_probes;
 	__u32 store;		/* enum range_store: --store */
 	bool allow;		/* load/add the allowlist */
-	const char *list;	/* --list NAME: a named list; NULL: the default list */
 	__u32 action;		/* load --list: enum bloomxdp_list_action (--action) */
 	bool action_given;
 	bool allow_empty;	/* load: an input without entries may empty the list */
@@ -41,6 +40,7 @@ struct list_opts {
 	bool max_memory_given;
 	/* The state's root (state.h): NULL for $BLOOMXDP_STATE_DIR, else the default. */
 	const char *state_dir;
+	const char *list;	/* --list NAME: a named list; NULL: the default list */
 };
 
 /* files: paths, or LIST_STDIN; read and checked as a whole before anything changes. */
