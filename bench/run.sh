@@ -20,7 +20,9 @@
 #      bits per entry against log2(1/p);
 #   4. load time: entries per second of bloomxdp load, next to nft -f,
 #      ipset restore and the BPF maps' batch updates;
-#   5. names at line rate (run_names): a DNS query flood, every name new
+#   5. named lists (bench/lists.sh): 1, 4 and 16 named lists against the
+#      default list, all listed and none listed;
+#   6. names at line rate (run_names): a DNS query flood, every name new
 #      (random 8-letter labels under a zone: the water-torture attack), at
 #      bloomxdp --match dns holding a list of names, and at the bare program
 #      on another veth pair; zones listed and not, names of 3 and 5 labels.
@@ -36,7 +38,8 @@
 # table is printed and left in the raw directory as names.md), BENCH_NAMES_LIST
 # (names listed, 1000000; 100000 with BENCH_QUICK=1), BENCH_NAMES_ATTACH (more
 # options of its attach, e.g. "--events-per-sec 0"), BENCH_NAMES_GEN (more
-# options of the generator, e.g. --dns-fixed: one name, not random ones).
+# options of the generator, e.g. --dns-fixed: one name, not random ones),
+# BENCH_LISTS (1: the named lists of bench/lists.sh, the default; 0: not).
 # shellcheck disable=SC2086
 #
 # Network safety: everything lives in namespaces of this run (bxb-ID-*; veth
@@ -726,6 +729,12 @@ main() {
 		cleanup
 		BENCH_PREFIX_RAW=$RAW/prefixes "$ROOT/bench/prefixes.sh" ||
 			log "bench/prefixes.sh failed: its section is left out"
+	fi
+	# Named lists: a script of their own, a section of results.md.
+	if [ "${BENCH_LISTS:-1}" = 1 ] && [ "${BENCH_NAMES:-1}" != only ]; then
+		cleanup
+		BENCH_LISTS_RAW=$RAW/lists "$ROOT/bench/lists.sh" ||
+			log "bench/lists.sh failed: its section is left out"
 	fi
 	if [ "${BENCH_NAMES:-1}" != 0 ]; then
 		log "names: a DNS query flood of random names ($ROUNDS rounds, ${WINDOW} s each)"

@@ -310,6 +310,7 @@ struct match_info {
 	__u32 field;		/* enum bloomxdp_field */
 	__u32 key_kind;		/* enum bloomxdp_event_key */
 	__u32 key_len;
+	__u32 list;		/* the list whose action applies (list_verdict()) */
 };
 
 /*
@@ -366,7 +367,6 @@ struct addr_query {
 	struct generations gen;
 	struct match_info mi;	/* out */
 	__u32 filter_bits;	/* m, from the header main read (layout kernel: 0) */
-	__u32 unused;
 };	/* no padding: main's stack is short (see v4_blocked()) */
 
 /*
@@ -760,6 +760,7 @@ __attribute__((noinline)) int emit_event(struct xdp_md *ctx, const struct packet
 	ev->key_kind = mi->key_kind;
 	ev->key_len = mi->key_len;
 	ev->verdict = verdict;
+	ev->list = mi->list;
 	ev->l4_proto = pkt->l4_proto < 0 ? 0xff : pkt->l4_proto;	/* 0xff: none */
 	/*
 	 * Results ignored: the IP header was parsed whole, so its addresses are
@@ -789,6 +790,8 @@ __attribute__((noinline)) int emit_event(struct xdp_md *ctx, const struct packet
 	cnt->events_sent++;
 	return 0;
 }
+
+#include "match_lists.h"
 
 /* The live filter's header words main reads, in one lookup, as scalars. */
 struct filter_header {
@@ -966,19 +969,22 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 			name_match_info(field, &q.mi);
 	}
 
+	/* The lists holding it decide: drop > nxdomain > monitor; none: it passes. */
+	if (hit)
+		hit = list_verdict(&q);
 	if (hit) {
 		__u32 ev = BLOOMXDP_EVVERDICT_DROP;
 
-		if (config.action == BLOOMXDP_ACTION_MONITOR) {
+		if (hit == BLOOMXDP_LIST_MONITOR) {
 			cnt->would_drop++;
 			ev = BLOOMXDP_EVVERDICT_WOULD_DROP;
-		} else if (dns_question_end && config.dns_reply == BLOOMXDP_DNS_REPLY_NXDOMAIN) {
+		} else if (dns_question_end && hit == BLOOMXDP_LIST_NXDOMAIN) {
 			ev = BLOOMXDP_EVVERDICT_NXDOMAIN;
 		}
 		/* Before an NXDOMAIN answer rewrites the addresses. */
 		if (config.events_per_sec && event_allowed(cnt))
 			(void)emit_event(ctx, &pkt, &q.mi, ev);	/* always 0 */
-		if (config.action == BLOOMXDP_ACTION_MONITOR)
+		if (hit == BLOOMXDP_LIST_MONITOR)
 			;
 		else if (ev == BLOOMXDP_EVVERDICT_NXDOMAIN &&
 			 !answer_nxdomain(ctx, &pkt, dns_question_end))

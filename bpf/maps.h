@@ -112,6 +112,45 @@ RANGES_INNER(ranges_v6_inner, struct bloomxdp_range_v6);
 EXACT_OUTER(ranges_v4, ranges_v4_inner);
 EXACT_OUTER(ranges_v6, ranges_v6_inner);
 
+/* The exact copies of the named lists, at BLOOMXDP_LIST_INDEX(id, slot). */
+#define LIST_OUTER(name, inner)						\
+	struct {							\
+		__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);		\
+		__uint(max_entries, BLOOMXDP_LIST_IDS * BLOOMXDP_GENERATIONS); \
+		__type(key, __u32);					\
+		__array(values, struct inner);				\
+	} name SEC(".maps")
+
+/* The named lists' hosts, names and URLs: 64-bit key -> mask of the lists holding it. */
+struct list_keys_inner {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1);
+	__uint(key_size, sizeof(__u64));
+	__uint(value_size, sizeof(__u32));
+};
+
+/* One per generation of the union filter (with filter's slot). */
+EXACT_OUTER(list_keys, list_keys_inner);
+LIST_OUTER(list_v4, exact_v4);
+LIST_OUTER(list_v6, exact_v6);
+
+/* What each list does on a hit (struct bloomxdp_list), by id. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, BLOOMXDP_LIST_IDS);
+	__type(key, __u32);
+	__type(value, struct bloomxdp_list);
+} lists SEC(".maps");
+
+/* Hits attributed to each list, per CPU, by id. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, BLOOMXDP_LIST_IDS);
+	__type(key, __u32);
+	__type(value, __u64);
+} list_hits SEC(".maps");
+
 /* The live generation of the blocklist maps and of the allowlist maps. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

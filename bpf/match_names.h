@@ -69,6 +69,7 @@ static long name_walk_step(__u32 j, void *data)
 		return 0;	/* a false positive: a deeper suffix may still be listed */
 	w->hit = 1;
 	s->match_len = j + 1;
+	s->match_key = w->suffix;
 	return 1;
 }
 
@@ -128,6 +129,7 @@ static long url_pair_step(__u32 n, void *data)
 		return 0;
 	w->hit = 1;
 	s->match_len = j + 1;
+	s->match_key = key;
 	return 1;
 }
 

@@ -26,6 +26,7 @@ struct scratch {
 	__u32 name_wire;			/* 1: DNS wire form, 0: dotted text */
 	__u32 match_kind;			/* enum bloomxdp_event_key of the last hit */
 	__u32 match_len;			/* labels of the suffix that hit */
+	__u64 match_key;			/* the name or URL key that hit (named lists) */
 	__u32 host_start;			/* HTTP: the Host header's value, in payload */
 	__u32 host_end;
 	__u32 walk_pos;				/* HTTP: where the header walk is */

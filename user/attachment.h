@@ -25,6 +25,13 @@ struct attachment {
 	int counters_fd;
 	int state_fd;
 	int events_fd;
+	int lists_fd;		/* struct bloomxdp_list by id */
+	struct {		/* named lists' copies, at BLOOMXDP_LIST_INDEX() (named.h) */
+		int keys_fd;
+		int v4_fd;
+		int v6_fd;
+	} list;
+	int list_hits_fd;
 	struct bloomxdp_config config;
 };
 

@@ -6,8 +6,33 @@
 #include "listbuild.h"
 #include "lists.h"
 #include "log.h"
+#include "named.h"
 #include "sizing.h"
 #include "state.h"
+
+/* --list: a name that can be a file name and a label; not with --allow. */
+static int check_list(const struct cli_call *call)
+{
+	const struct list_opts *o = call->opts;
+
+	if (o->action_given && !o->list) {
+		log_error("--action goes with --list NAME: the default list's action is "
+			  "attach's --action");
+		return -EINVAL;
+	}
+	if (!o->list)
+		return 0;
+	if (list_name_check(o->list)) {
+		log_error("--list %s: a list's name is 1 to %d of a-z, 0-9, '_' and '-'", o->list,
+			  BLOOMXDP_LIST_NAME_MAX);
+		return -EINVAL;
+	}
+	if (o->allow) {
+		log_error("--list and --allow: the allowlist has no named lists");
+		return -EINVAL;
+	}
+	return 0;
+}
 
 /* --column and --where go with --format csv; their syntax is checked before any work. */
 static int check_load(const struct cli_call *call)
@@ -16,6 +41,8 @@ static int check_load(const struct cli_call *call)
 	struct csv_spec csv;
 	const char *why;
 
+	if (check_list(call))
+		return -EINVAL;
 	if ((o->column || o->where.count) && o->format != FORMAT_CSV) {
 		log_error("--column and --where go with --format csv");
 		return -EINVAL;
@@ -54,6 +81,8 @@ static const struct list_opts list_defaults = {
 #define L(field) offsetof(struct list_opts, field)
 #define OPTION_ALLOW(what)								\
 	OPTION("allow", 'A', OPT_FLAG, L(allow), NULL, what)
+#define OPTION_LIST(what)								\
+	OPTION("list", 0, OPT_TEXT, L(list), "NAME", what)
 #define OPTION_PUBLIC_SUFFIX								\
 	OPTION("allow-public-suffix", 0, OPT_FLAG, L(allow_public_suffix), NULL,	\
 	       "block public suffixes too (edu.pl, github.io:\n"			\
@@ -82,6 +111,14 @@ static const struct option_spec load_options[] = {
 	       "or the Bloom filter (auto: the cheaper, see\n"
 	       "'bloomxdp plan --list')", .values = range_store_values),
 	OPTION_ALLOW("the FILEs are the allowlist (replaced as a whole)"),
+	OPTION_LIST("the FILEs are the named list NAME (up to 16,\n"
+		    "of a-z 0-9 _ -), replaced on its own; the\n"
+		    "other lists stay as they are"),
+	OPTION("action", 0, OPT_ENUM, L(action), "ACTION",
+	       "--list: what a packet the list holds gets\n"
+	       "(default: attach's --action); the strongest of\n"
+	       "the lists holding it applies", .values = list_action_values,
+	       .given = OPTION_GIVEN(struct list_opts, action_given)),
 	OPTION("allow-empty", 0, OPT_FLAG, L(allow_empty), NULL,
 	       "accept an input without any entry, which empties\n"
 	       "the list (refused by default: an empty feed must\n"
@@ -104,6 +141,8 @@ static const struct option_spec load_options[] = {
 
 static const struct option_spec add_options[] = {
 	OPTION_ALLOW("the ENTRYs go to the allowlist: never dropped"),
+	OPTION_LIST("into the named list NAME (made, with attach's\n"
+		    "action, if it is not there)"),
 	OPTION("format", 'F', OPT_ENUM, L(format), "FORMAT", "how each ENTRY is read, as for load",
 	       .values = list_format_values),
 	OPTION_PUBLIC_SUFFIX,
@@ -117,6 +156,7 @@ static const struct option_spec add_options[] = {
 
 static const struct option_spec del_options[] = {
 	OPTION_ALLOW("delete from the allowlist"),
+	OPTION_LIST("delete from the named list NAME"),
 	OPTION("format", 'F', OPT_ENUM, L(format), "FORMAT", "how each ENTRY is read, as for load",
 	       .values = list_format_values),
 	OPTION_STATE_DIR(struct list_opts),
@@ -124,10 +164,12 @@ static const struct option_spec del_options[] = {
 };
 
 static const struct option_spec query_options[] = {
+	OPTION_LIST("only whether the named list NAME holds them"),
 	OPTION_STATE_DIR(struct list_opts),
 	{}
 };
 #undef OPTION_ALLOW
+#undef OPTION_LIST
 #undef OPTION_PUBLIC_SUFFIX
 #undef OPTION_CSV
 #undef L
@@ -136,7 +178,7 @@ static const struct option_spec query_options[] = {
 #define ENTRY_COMMAND								\
 	.args = "IFNAME ENTRY...", .opts_size = sizeof(struct list_opts),		\
 	.defaults = &list_defaults, .ifname = true, .min_args = 1, .max_args = -1,	\
-	.what_args = "ENTRY"
+	.what_args = "ENTRY", .check = check_list
 
 const struct command command_load = {
 	.name = "load",
@@ -156,7 +198,11 @@ const struct command command_load = {
 		"fine. Adblock, hosts, dnsmasq, Unbound, RPZ lines and address ranges are told\n"
 		"apart per line; CSV needs --format csv. Exceptions (@@||host^, rpz-passthru)\n"
 		"are added to the allowlist before the new list goes live. A list holding a\n"
-		"public suffix (edu.pl, github.io) is refused unless --allow-public-suffix.\n",
+		"public suffix (edu.pl, github.io) is refused unless --allow-public-suffix.\n\n"
+		"With --list NAME, the FILEs are the named list NAME (up to 16 per interface),\n"
+		"with its own --action and hit counter; the other lists (the default one and\n"
+		"the other named ones) stay as the state records them, rebuilt into the new\n"
+		"union filter; NAME loaded empty (--allow-empty /dev/null) is dropped.\n",
 	.options = load_options,
 	.opts_size = sizeof(struct list_opts),
 	.defaults = &list_defaults,

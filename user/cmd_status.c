@@ -22,6 +22,7 @@
 #include "ranges.h"
 #include "log.h"
 #include "metrics.h"
+#include "named.h"
 #include "prefixes.h"
 #include "sizing.h"
 #include "state.h"
@@ -30,7 +31,42 @@
 
 #define NCOUNTERS BLOOMXDP_NCOUNTERS
 
-static void print_counters(const __u64 *now, const __u64 *before, double secs, bool json)
+/* Each list: its name, action, entries and hits (the default list first, always). */
+static void print_lists(const struct named_view *v, const struct bloomxdp_config *cfg,
+			struct json *j)
+{
+	__u32 id;
+
+	if (j) {
+		json_key(j, "lists");
+		json_array_start(j);
+	}
+	for (id = 0; id < BLOOMXDP_LIST_IDS; id++) {
+		const char *name = id ? v->list[id].name : "default";
+		__u32 action = id ? list_action_of(&v->list[id], cfg) : list_default_action(cfg);
+
+		if (id && !(v->present & (1U << id)))
+			continue;
+		if (!j) {
+			printf("list %-13s %20llu hits, %llu entries, action %s\n", name,
+			       (unsigned long long)v->hits[id],
+			       (unsigned long long)v->list[id].entries, list_action_name(action));
+			continue;
+		}
+		/* Keys of their own: status and stats have "action" and "entries" already. */
+		json_object_start(j);
+		json_kv_string(j, "list", name);
+		json_kv_string(j, "list_action", list_action_name(action));
+		json_kv_u64(j, "list_entries", v->list[id].entries);
+		json_kv_u64(j, "list_hits", v->hits[id]);
+		json_object_end(j);
+	}
+	if (j)
+		json_array_end(j);
+}
+
+static void print_counters(const __u64 *now, const __u64 *before, double secs, bool json,
+			   const struct named_view *v, const struct bloomxdp_config *cfg)
 {
 	size_t i;
 
@@ -50,6 +86,7 @@ static void print_counters(const __u64 *now, const __u64 *before, double secs, b
 					       (now[i] - before[i]) / secs);
 			json_object_end(&j);
 		}
+		print_lists(v, cfg, &j);
 		json_object_end(&j);
 		json_end(&j);
 	} else {
@@ -59,6 +96,7 @@ static void print_counters(const __u64 *now, const __u64 *before, double secs, b
 				printf(" %14.1f/s", (now[i] - before[i]) / secs);
 			printf("\n");
 		}
+		print_lists(v, cfg, NULL);
 		if (before)
 			printf("\n");
 	}
@@ -84,6 +122,7 @@ static double monotonic_seconds(void)
 static int do_stats(const char *ifname, bool json, double interval, __u64 count)
 {
 	__u64 now[NCOUNTERS], before[NCOUNTERS];
+	struct named_view v;
 	struct attachment att;
 	double t_before, t_now;
 	struct timespec nap;
@@ -94,12 +133,14 @@ static int do_stats(const char *ifname, bool json, double interval, __u64 count)
 	if (ret)
 		return ret;
 	ret = counters_read(att.counters_fd, now);
+	if (!ret)
+		ret = named_view_read(&att, &v);
 	if (ret) {
 		log_error("cannot read the counters of %s: %s", ifname, strerror(-ret));
 		goto cleanup;
 	}
 	if (interval <= 0) {
-		print_counters(now, NULL, 0, json);
+		print_counters(now, NULL, 0, json, &v, &att.config);
 		goto cleanup;
 	}
 	signal(SIGINT, on_signal);
@@ -113,11 +154,13 @@ static int do_stats(const char *ifname, bool json, double interval, __u64 count)
 			break;
 		t_now = monotonic_seconds();
 		ret = counters_read(att.counters_fd, now);
+		if (!ret)
+			ret = named_view_read(&att, &v);
 		if (ret) {
 			log_error("cannot read the counters of %s: %s", ifname, strerror(-ret));
 			goto cleanup;
 		}
-		print_counters(now, before, t_now - t_before, json);
+		print_counters(now, before, t_now - t_before, json, &v, &att.config);
 		t_before = t_now;
 	}
 cleanup:
@@ -252,9 +295,12 @@ static int do_status(const char *ifname, bool json, const char *state_dir)
 	const char *state;
 	__u64 del_bytes, del_saturated, timeouts = 0, next_expiry = 0;
 	char next_text[64] = "";
+	struct named_view lists;
 	int ret, del_ret;
 
 	ret = attachment_open(ifname, false, &att);
+	if (!ret && named_view_read(&att, &lists))
+		memset(&lists, 0, sizeof(lists));
 	if (ret)
 		return ret;
 	cfg = &att.config;
@@ -362,6 +408,7 @@ static int do_status(const char *ifname, bool json, const char *state_dir)
 		json_kv_u64(&j, "del_counters_saturated", del_saturated);
 		json_kv_u64(&j, "timeouts", timeouts);
 		json_kv_u64(&j, "next_expiry", next_expiry);
+		print_lists(&lists, cfg, &j);
 		json_object_end(&j);
 		json_end(&j);
 		goto cleanup;
@@ -433,6 +480,7 @@ static int do_status(const char *ifname, bool json, const char *state_dir)
 		       (long long)next_expiry - (long long)time(NULL));
 	else
 		printf("timeouts        none\n");
+	print_lists(&lists, cfg, NULL);
 cleanup:
 	attachment_close(&att);
 	return ret;

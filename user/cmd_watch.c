@@ -65,6 +65,7 @@ static int do_watch(const char *ifname, struct watch_ctx *w, double timeout)
 	if (!att.config.events_per_sec)
 		log_warn("%s was attached with --events-per-sec 0: no event will come", ifname);
 	events_clock_now(&w->clock);
+	w->clock.lists_fd = att.lists_fd;
 	rb = ring_buffer__new(att.events_fd, on_event, w, NULL);
 	if (!rb) {
 		ret = -errno;

@@ -516,6 +516,10 @@ static void source_key(struct parse *p, const char *key, const char *value)
 	} else if (!strcmp(key, "allow")) {
 		parse_error(p, p->line, "'allow' is not a key: put the allowlist's sources in "
 			    "[allowlist]");
+	} else if (!strcmp(key, "list")) {
+		parse_error(p, p->line, "'list' is not a key: [list NAME] is the named list NAME");
+	} else if (!strcmp(key, "action") && spec->load.allow) {
+		parse_error(p, p->line, "'action' goes in a [list NAME]: the allowlist passes");
 	} else if (command_option(&command_load, key)) {
 		set_command_option(p, &command_load, &spec->load, key, value);
 	} else {
@@ -609,6 +613,7 @@ static bool same_load(const struct list_opts *a, const struct list_opts *b)
 {
 	return same_whole_load(a, b) && a->format == b->format && a->lenient == b->lenient &&
 	       a->allow_public_suffix == b->allow_public_suffix &&
+	       a->action_given == b->action_given && a->action == b->action &&
 	       same_text(a->column, b->column) && same_files(&a->where, &b->where);
 }
 
@@ -625,20 +630,34 @@ bool config_attach_equal(const struct config *a, const struct config *b)
 	return !memcmp(a->attach, b->attach, command_attach.opts_size);
 }
 
+void config_source_list(struct feed_spec *spec)
+{
+	spec->load.list = spec->load.allow ? NULL : spec->name;
+}
+
 /* What the file as a whole must hold: a source per list, load options that go together. */
 static void check_sources(struct parse *p)
 {
 	struct config *cfg = p->cfg;
 	const struct config_source *first[2] = { NULL, NULL };
 	struct cli_call call = { .cmd = &command_load };
-	int i;
+	int i, lists = 0;
 
+	for (i = 0; i < cfg->nsources; i++) {
+		/* Each [list NAME] is the named list NAME (config_source_list()). */
+		if (!cfg->sources[i].spec.load.allow && ++lists == BLOOMXDP_MAX_LISTS + 1)
+			parse_error(p, cfg->sources[i].line, "more than %d [list NAME] sections: "
+				    "each is a named list, and there are at most %d; put several "
+				    "sources' entries in one file", BLOOMXDP_MAX_LISTS,
+				    BLOOMXDP_MAX_LISTS);
+	}
 	for (i = 0; i < cfg->nsources; i++) {
 		struct config_source *s = &cfg->sources[i];
 		const struct config_source **f = &first[s->spec.load.allow];
 		char title[FEED_NAME_MAX + 16];
 
 		section_title(&s->spec, title, sizeof(title));
+		config_source_list(&s->spec);
 		call.opts = &s->spec.load;
 		at_line(p, s->line);
 		if (command_load.check && command_load.check(&call))

@@ -78,6 +78,8 @@ bool config_source_equal(const struct feed_spec *a, const struct feed_spec *b);
 bool config_attach_equal(const struct config *a, const struct config *b);
 /* "30s", "5m", "1h", "2d" or seconds: 0, or -EINVAL. */
 int config_parse_duration(const char *text, __u64 *seconds);
+/* A [list NAME]'s load goes to the named list NAME: spec->load.list set to spec's name. */
+void config_source_list(struct feed_spec *spec);
 /* A source that the feed refresher fetches, not a local file. */
 bool config_source_is_url(const char *source);
 

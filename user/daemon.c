@@ -123,6 +123,7 @@ static int events_open(struct daemon *d)
 		log_warn("%s was attached with events-per-sec 0: no drop event will come",
 			 d->ifname);
 	events_clock_now(&d->clock);
+	d->clock.lists_fd = d->att.lists_fd;
 	d->rb = ring_buffer__new(d->att.events_fd, on_event, d, NULL);
 	if (!d->rb) {
 		ret = -errno;
@@ -294,6 +295,7 @@ static int apply(struct daemon *d, bool allow)
 		}
 		first = first ? first : s;
 		s->entries_read = 0;
+		config_source_list(&s->spec);
 		paths[n++] = (struct list_source){ .path = s->path, .opts = &s->spec.load,
 						   .entries = &s->entries_read };
 	}
@@ -543,6 +545,11 @@ static void reload(struct daemon *d)
 			continue;
 		log_info("daemon %s: list %s: removed", d->ifname, d->src[j].spec.name);
 		changed[d->src[j].spec.load.allow] = true;
+		/* A named list: dropped now; the reload below reads the others. */
+		if (!d->src[j].spec.load.allow &&
+		    list_drop(d->ifname, nc.state_dir, d->src[j].spec.name))
+			log_error("daemon %s: list %s stays enforced: it could not be dropped",
+				  d->ifname, d->src[j].spec.name);
 		source_forget(&d->src[j]);
 	}
 	free(d->src);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <bpf/bpf.h>
 
 #include "events.h"
 #include "json.h"
@@ -44,6 +45,7 @@ void events_clock_now(struct events_clock *c)
 	clock_gettime(CLOCK_REALTIME, &real);
 	c->mono_to_real = (real.tv_sec - mono.tv_sec) + (real.tv_nsec - mono.tv_nsec) / 1e9;
 	c->since_ns = mono.tv_sec * 1000000000ULL + mono.tv_nsec;
+	c->lists_fd = -1;
 }
 
 int events_stale(const struct events_clock *c, const void *data, size_t size)
@@ -87,7 +89,27 @@ struct event_view {
 	char when[40];		/* 2026-12-01T07:00:00 */
 	int usec;
 	char name[BLOOMXDP_EVENT_NAME_MAX * 4 + 8];
+	char list[BLOOMXDP_LIST_NAME_MAX + 8];	/* whose action applied */
 };
+
+/* The list's name from its id: "default", a named list's, or "#ID" when unknown. */
+static void event_list(const struct events_clock *c, const struct bloomxdp_event *ev,
+		       char *out, size_t len)
+{
+	struct bloomxdp_list l;
+	__u32 id = ev->list;
+
+	if (id == BLOOMXDP_LIST_DEFAULT_ID) {
+		snprintf(out, len, "default");
+		return;
+	}
+	if (c->lists_fd >= 0 && !bpf_map_lookup_elem(c->lists_fd, &id, &l) && l.name[0]) {
+		l.name[BLOOMXDP_LIST_NAME_MAX] = '\0';
+		snprintf(out, len, "%s", l.name);
+		return;
+	}
+	snprintf(out, len, "#%u", id);
+}
 
 static void event_view(const struct events_clock *c, const struct bloomxdp_event *ev,
 		       struct event_view *v)
@@ -106,6 +128,7 @@ static void event_view(const struct events_clock *c, const struct bloomxdp_event
 	v->usec = (int)((t - secs) * 1e6);
 	strftime(v->when, sizeof(v->when), "%Y-%m-%dT%H:%M:%S", gmtime_r(&secs, &tm));
 	event_name(ev, v->name, sizeof(v->name));
+	event_list(c, ev, v->list, sizeof(v->list));
 }
 
 void event_write_json(const struct events_clock *c, const struct bloomxdp_event *ev, FILE *out)
@@ -131,6 +154,7 @@ void event_write_json(const struct events_clock *c, const struct bloomxdp_event 
 	json_kv_u64(&j, "sport", ntohs(ev->sport));
 	json_kv_u64(&j, "dport", ntohs(ev->dport));
 	json_kv_string(&j, "name", v.name);
+	json_kv_string(&j, "list", v.list);
 	json_object_end(&j);
 	json_end(&j);
 }
@@ -141,9 +165,9 @@ void event_text(const struct events_clock *c, const struct bloomxdp_event *ev, c
 	struct event_view v;
 
 	event_view(c, ev, &v);
-	snprintf(buf, len, "%s.%06dZ %s %s %s %s -> %s %s %s%s%s", v.when, v.usec, v.ifname,
-		 enum_value_name(verdict_values, ev->verdict), v.src, v.dst,
+	snprintf(buf, len, "%s.%06dZ %s %s %s %s -> %s %s %s%s%s%slist %s", v.when, v.usec,
+		 v.ifname, enum_value_name(verdict_values, ev->verdict), v.src, v.dst,
 		 enum_value_name(field_values, ev->field),
 		 enum_value_name(key_values, ev->key_kind), v.name[0] ? "\"" : "", v.name,
-		 v.name[0] ? "\"" : "");
+		 v.name[0] ? "\"" : "", v.name[0] ? " " : "", v.list);
 }

@@ -11,17 +11,21 @@
 
 #include <bloomxdp/common.h>
 
-/* What turns an event's CLOCK_MONOTONIC stamp into wall-clock time. */
+/*
+ * What turns an event's CLOCK_MONOTONIC stamp into wall-clock time, and its
+ * list id into the list's name.
+ */
 struct events_clock {
 	__u64 since_ns;		/* CLOCK_MONOTONIC at start: older events are stale */
 	double mono_to_real;	/* CLOCK_REALTIME - CLOCK_MONOTONIC, seconds */
+	int lists_fd;		/* the attachment's lists (BLOOMXDP_PIN_LISTS); -1: ids only */
 };
 
-/* Reading starts now: older events (left in the ring) are skipped. */
+/* Reading starts now: older events (left in the ring) are skipped. lists_fd is -1. */
 void events_clock_now(struct events_clock *c);
 /* An event that came before reading started, or is truncated: skip it. */
 int events_stale(const struct events_clock *c, const void *data, size_t size);
-/* One JSON object on one line (time, ifname, verdict, field, key, src, dst, ports, name). */
+/* One JSON object on one line (time, ifname, verdict, field, key, src, dst, ports, name, list). */
 void event_write_json(const struct events_clock *c, const struct bloomxdp_event *ev, FILE *out);
 /* The same as one line of text, without its newline, into buf. */
 void event_text(const struct events_clock *c, const struct bloomxdp_event *ev, char *buf,

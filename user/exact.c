@@ -79,7 +79,7 @@ static int lpm_key(const struct exact_set *x, const struct bloomxdp_key *key, vo
 }
 
 /* The 64-bit keys a name or URL entry is known by (as in the Bloom filter). */
-static __u64 name_key(const __u64 hash_key[2], const struct entry *e)
+__u64 exact_entry_key(const __u64 hash_key[2], const struct entry *e)
 {
 	__u64 prefix[BLOOMXDP_MAX_PATH_PREFIXES], host = name_hash(hash_key, e->name);
 	int n;
@@ -111,7 +111,7 @@ int exact_set_add(struct exact_set *x, const __u64 hash_key[2], const struct ent
 		fd = lpm_key(x, &e->addr, &key);
 		return bpf_map_update_elem(fd, &key, &len, BPF_ANY) ? -errno : 0;
 	}
-	nkey = name_key(hash_key, e);
+	nkey = exact_entry_key(hash_key, e);
 	return exact_names_update(x, nkey, &one);
 }
 
@@ -125,7 +125,7 @@ int exact_set_remove(struct exact_set *x, const __u64 hash_key[2], const struct 
 		fd = lpm_key(x, &e->addr, &key);
 		return bpf_map_delete_elem(fd, &key) && errno != ENOENT ? -errno : 0;
 	}
-	nk.key = name_key(hash_key, e);
+	nk.key = exact_entry_key(hash_key, e);
 	return bpf_map_delete_elem(x->names_fd, &nk) && errno != ENOENT ? -errno : 0;
 }
 
@@ -140,7 +140,7 @@ bool exact_set_has(const struct exact_set *x, const __u64 hash_key[2], const str
 		fd = lpm_key(x, &e->addr, &key);
 		return bpf_map_lookup_elem(fd, &key, &v) == 0;
 	}
-	nkey = name_key(hash_key, e);
+	nkey = exact_entry_key(hash_key, e);
 	return exact_set_has_key(x, nkey);
 }
 

@@ -53,6 +53,8 @@ bool exact_set_has(const struct exact_set *x, const __u64 hash_key[2], const str
 /* For an address: 0, or 1 + the length of the longest listed prefix covering it. */
 int exact_set_match_len(const struct exact_set *x, const struct bloomxdp_key *addr);
 
+/* The 64-bit key of a name or URL entry, as the Bloom filter holds it. */
+__u64 exact_entry_key(const __u64 hash_key[2], const struct entry *e);
 /* True when the names map holds a 64-bit name or URL key. */
 bool exact_set_has_key(const struct exact_set *x, __u64 key);
 

@@ -10,6 +10,7 @@
 
 #include "config.h"
 #include "expiry.h"
+#include "named.h"
 #include "listbuild.h"
 #include "lists.h"
 #include "log.h"
@@ -25,27 +26,33 @@ int expiry_parse(const char *text, __u64 *seconds)
 	return ret || !*seconds ? -EINVAL : 0;
 }
 
-/* The timeouts file of the blocklist as last applied. */
-static int timeouts_open(const char *ifname, const char *state_dir, struct state_dir *sd,
-			 char name[STATE_NAME_MAX])
+/* The timeouts file of a list as last applied: the default list, or the named list. */
+static int timeouts_open(const char *ifname, const char *state_dir, const char *list,
+			 struct state_dir *sd, char name[STATE_NAME_MAX])
 {
+	const struct list_opts o = { .list = list };
+	char buf[STATE_NAME_MAX];
+	const char *which = list_opts_which(&o, buf);
 	struct state_list l;
 	int ret;
 
 	ret = state_open(state_root(state_dir), ifname, false, sd);
 	if (!ret)
-		ret = state_list_read(sd, STATE_BLOCK, &l);
+		ret = state_list_read(sd, which, &l);
 	if (ret) {
 		state_close(sd);
 		return ret;
 	}
-	snprintf(name, STATE_NAME_MAX, "%s-%llu.timeouts", STATE_BLOCK, l.serial);
+	ret = snprintf(name, STATE_NAME_MAX, "%s-%llu.timeouts", which, l.serial) >=
+	      STATE_NAME_MAX ? -ENAMETOOLONG : 0;
 	state_list_free(&l);
-	return 0;
+	if (ret)
+		state_close(sd);
+	return ret;
 }
 
-int expiry_record(const char *ifname, const char *state_dir, char **entries, int n,
-		  __u64 deadline)
+int expiry_record(const char *ifname, const char *state_dir, const char *list, char **entries,
+		  int n, __u64 deadline)
 {
 	char name[STATE_NAME_MAX], *text = NULL;
 	struct state_dir sd;
@@ -54,7 +61,7 @@ int expiry_record(const char *ifname, const char *state_dir, char **entries, int
 	FILE *out;
 	int i, ret;
 
-	ret = timeouts_open(ifname, state_dir, &sd, name);
+	ret = timeouts_open(ifname, state_dir, list, &sd, name);
 	if (ret)
 		return ret;
 	if (!deadline && faccessat(sd.fd, name, F_OK, AT_SYMLINK_NOFOLLOW))
@@ -147,14 +154,32 @@ static void timeouts_free(struct timeouts *t)
 	memset(t, 0, sizeof(*t));
 }
 
-int expiry_stat(const char *ifname, const char *state_dir, __u64 *stamp)
+/*
+ * The lists whose timeouts are looked at: the default list (NULL), then each
+ * named list the state records. *n: how many.
+ */
+static void timeout_lists(const char *ifname, const char *state_dir,
+			  list_name_t names[BLOOMXDP_MAX_LISTS + 1], const char *lists[],
+			  int *n)
+{
+	int i, named = 0;
+
+	if (named_lists_recorded(ifname, state_dir, names, &named))
+		named = 0;
+	lists[0] = NULL;
+	for (i = 0; i < named; i++)
+		lists[i + 1] = names[i];
+	*n = named + 1;
+}
+
+static int list_stat(const char *ifname, const char *state_dir, const char *list, __u64 *stamp)
 {
 	char name[STATE_NAME_MAX];
 	struct state_dir sd;
 	struct stat st;
 	int ret;
 
-	ret = timeouts_open(ifname, state_dir, &sd, name);
+	ret = timeouts_open(ifname, state_dir, list, &sd, name);
 	if (ret)
 		return ret;
 	ret = fstatat(sd.fd, name, &st, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
@@ -165,7 +190,26 @@ int expiry_stat(const char *ifname, const char *state_dir, __u64 *stamp)
 	return ret;
 }
 
-int expiry_summary(const char *ifname, const char *state_dir, __u64 *entries, __u64 *next)
+int expiry_stat(const char *ifname, const char *state_dir, __u64 *stamp)
+{
+	list_name_t names[BLOOMXDP_MAX_LISTS + 1];
+	const char *lists[BLOOMXDP_MAX_LISTS + 2];
+	int i, n, ret = -ENOENT;
+	__u64 one;
+
+	*stamp = 0;
+	timeout_lists(ifname, state_dir, names, lists, &n);
+	for (i = 0; i < n; i++) {
+		if (list_stat(ifname, state_dir, lists[i], &one))
+			continue;
+		*stamp = (*stamp ^ one) * 0x9e3779b97f4a7c15ULL + i;
+		ret = 0;
+	}
+	return ret;
+}
+
+static int list_summary(const char *ifname, const char *state_dir, const char *list,
+			__u64 *entries, __u64 *next)
 {
 	char name[STATE_NAME_MAX];
 	struct state_dir sd;
@@ -173,8 +217,7 @@ int expiry_summary(const char *ifname, const char *state_dir, __u64 *entries, __
 	size_t i;
 	int ret;
 
-	*entries = *next = 0;
-	ret = timeouts_open(ifname, state_dir, &sd, name);
+	ret = timeouts_open(ifname, state_dir, list, &sd, name);
 	if (ret)
 		return ret;
 	ret = timeouts_read(&sd, name, &t);
@@ -187,6 +230,20 @@ int expiry_summary(const char *ifname, const char *state_dir, __u64 *entries, __
 	}
 	timeouts_free(&t);
 	state_close(&sd);
+	return ret;
+}
+
+int expiry_summary(const char *ifname, const char *state_dir, __u64 *entries, __u64 *next)
+{
+	list_name_t names[BLOOMXDP_MAX_LISTS + 1];
+	const char *lists[BLOOMXDP_MAX_LISTS + 2];
+	int i, n, ret = -ENOENT;
+
+	*entries = *next = 0;
+	timeout_lists(ifname, state_dir, names, lists, &n);
+	for (i = 0; i < n; i++)
+		if (!list_summary(ifname, state_dir, lists[i], entries, next))
+			ret = 0;
 	return ret;
 }
 
@@ -217,12 +274,13 @@ static int timeouts_prune(const struct state_dir *sd, const char *name, time_t n
 	return ret;
 }
 
-int expiry_run(const char *ifname, const char *state_dir, time_t now, bool state_only,
-	       __u64 *expired, __u64 *next)
+static int list_run(const char *ifname, const char *state_dir, const char *list, time_t now,
+		    bool state_only, __u64 *expired, __u64 *next)
 {
 	struct list_opts o = {
 		.format = FORMAT_AUTO, .prefix_probes = LIST_DEFAULT_PREFIX_PROBES,
 		.state_dir = state_dir, .lenient = true, .state_only = state_only,
+		.list = list,
 	};
 	char name[STATE_NAME_MAX], **due = NULL;
 	struct state_dir sd;
@@ -230,8 +288,7 @@ int expiry_run(const char *ifname, const char *state_dir, time_t now, bool state
 	size_t i;
 	int n = 0, ret;
 
-	*expired = *next = 0;
-	ret = timeouts_open(ifname, state_dir, &sd, name);
+	ret = timeouts_open(ifname, state_dir, list, &sd, name);
 	if (ret)
 		return ret;
 	ret = timeouts_read(&sd, name, &t);
@@ -251,11 +308,28 @@ int expiry_run(const char *ifname, const char *state_dir, time_t now, bool state
 	if (!ret)
 		ret = timeouts_prune(&sd, name, now);
 	if (!ret)
-		*expired = n;
+		*expired += n;
 out:
 	free(due);
 	timeouts_free(&t);
 	state_close(&sd);
+	return ret;
+}
+
+int expiry_run(const char *ifname, const char *state_dir, time_t now, bool state_only,
+	       __u64 *expired, __u64 *next)
+{
+	list_name_t names[BLOOMXDP_MAX_LISTS + 1];
+	const char *lists[BLOOMXDP_MAX_LISTS + 2];
+	int i, n, ret = -ENOENT, r;
+
+	*expired = *next = 0;
+	timeout_lists(ifname, state_dir, names, lists, &n);
+	for (i = 0; i < n; i++) {
+		r = list_run(ifname, state_dir, lists[i], now, state_only, expired, next);
+		if (!r || (r != -ENOENT && (ret == -ENOENT || !ret)))
+			ret = r;
+	}
 	return ret;
 }
 
@@ -304,7 +378,7 @@ int expiry_carry(const char *ifname, const char *state_dir, time_t now, struct e
 	int ret;
 
 	memset(c, 0, sizeof(*c));
-	ret = timeouts_open(ifname, state_dir, &sd, name);
+	ret = timeouts_open(ifname, state_dir, NULL, &sd, name);
 	if (ret)
 		return ret;
 	/* del takes an entry off the timeouts: what is there with a deadline to come is listed. */
@@ -341,7 +415,8 @@ static int text_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int expiry_forget(const char *ifname, const char *state_dir, char **entries, int n)
+int expiry_forget(const char *ifname, const char *state_dir, const char *list, char **entries,
+		  int n)
 {
 	char name[STATE_NAME_MAX], *text = NULL, **sorted = NULL;
 	struct timeouts t = {};
@@ -350,7 +425,7 @@ int expiry_forget(const char *ifname, const char *state_dir, char **entries, int
 	FILE *out;
 	int ret;
 
-	ret = timeouts_open(ifname, state_dir, &sd, name);
+	ret = timeouts_open(ifname, state_dir, list, &sd, name);
 	if (ret)
 		return ret;
 	ret = timeouts_read(&sd, name, &t);
@@ -391,7 +466,7 @@ int expiry_recarry(const char *ifname, const char *state_dir, const struct expir
 
 	if (!c->len)
 		return 0;
-	ret = timeouts_open(ifname, state_dir, &sd, name);
+	ret = timeouts_open(ifname, state_dir, NULL, &sd, name);
 	if (!ret)
 		ret = state_append(&sd, name, c->text, &before);
 	state_close(&sd);

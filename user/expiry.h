@@ -21,8 +21,8 @@ int expiry_parse(const char *text, __u64 *seconds);
  * deadline only when the file is there (an entry that had one keeps none).
  * -ENOENT unprinted when there is no state.
  */
-int expiry_record(const char *ifname, const char *state_dir, char **entries, int n,
-		  __u64 deadline);
+int expiry_record(const char *ifname, const char *state_dir, const char *list, char **entries,
+		  int n, __u64 deadline);
 
 /* For the daemon: a number that changes when the timeouts file does; -ENOENT: none. */
 int expiry_stat(const char *ifname, const char *state_dir, __u64 *stamp);
@@ -62,6 +62,7 @@ int expiry_carry(const char *ifname, const char *state_dir, time_t now, struct e
 int expiry_recarry(const char *ifname, const char *state_dir, const struct expiry_carried *c);
 void expiry_carried_free(struct expiry_carried *c);
 /* del: the entries (as given) off the timeouts. -ENOENT unprinted when none. */
-int expiry_forget(const char *ifname, const char *state_dir, char **entries, int n);
+int expiry_forget(const char *ifname, const char *state_dir, const char *list, char **entries,
+		  int n);
 
 #endif

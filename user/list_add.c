@@ -18,6 +18,7 @@
 #include "listbuild.h"
 #include "lists.h"
 #include "log.h"
+#include "named.h"
 #include "sizing.h"
 #include "suffixes.h"
 
@@ -259,6 +260,98 @@ cleanup:
  * sized for them all and swapped in, as load does. The entries go onto the
  * journal first, and come off it if the load fails.
  */
+/* add --list: into the named list's live copy, before the union: a hit is then its. */
+static int add_named(struct attachment *att, const struct list_opts *o,
+		     const struct parsed_args *p)
+{
+	struct named_view v;
+	struct named_copy x;
+	size_t i;
+	int id, ret;
+
+	named_copy_init(&x, &att->config);
+	ret = named_view_read(att, &v);
+	id = ret ? ret : named_view_find(&v, o->list);
+	if (id < 0) {
+		log_error("cannot open list %s of %s: %s; nothing was added", o->list, att->ifname,
+			  strerror(-id));
+		return id;
+	}
+	ret = named_list_open(att, &v, id, &x);
+	for (i = 0; i < p->n && ret >= 0; i++)
+		ret = named_copy_add(&x, &p->e[i]);
+	v.list[id].has |= x.has;
+	named_copy_close(&x);
+	/* Its key map is full: the list is rebuilt with room (add_rebuild()). */
+	if (ret == -EOVERFLOW)
+		return ret;
+	if (ret < 0) {
+		log_error("cannot add to list %s of %s: %s; load it again", o->list, att->ifname,
+			  ret == -ENOSPC ? "it is full" : strerror(-ret));
+		return ret;
+	}
+	v.list[id].entries += p->n;
+	if (bpf_map_update_elem(att->lists_fd, &id, &v.list[id], BPF_ANY))
+		log_warn("the entry count of list %s could not be saved", o->list);
+	return 0;
+}
+
+/* The default list holds entries: a hit no named list holds is then its (common.h). */
+static void default_present(const struct attachment *att)
+{
+	__u32 which = BLOOMXDP_ACTIVE_LISTS, present;
+
+	if (!bpf_map_lookup_elem(att->active_fd, &which, &present) &&
+	    !(present & BLOOMXDP_LIST_DEFAULT_PRESENT)) {
+		present |= BLOOMXDP_LIST_DEFAULT_PRESENT;
+		bpf_map_update_elem(att->active_fd, &which, &present, BPF_ANY);
+	}
+}
+
+/*
+ * add --list NAME of a list the state does not record: loaded from the
+ * entries, as 'load --list' would (then 1), with attach's action.
+ */
+static int named_make(const char *ifname, const struct list_opts *o, char **entries, int n)
+{
+	list_name_t names[BLOOMXDP_MAX_LISTS + 1];
+	struct list_opts lo = { .format = o->format, .list = o->list,
+				.allow_public_suffix = o->allow_public_suffix,
+				.prefix_probes = LIST_DEFAULT_PREFIX_PROBES,
+				.state_dir = o->state_dir };
+	char path[] = "/tmp/bloomxdp-add.XXXXXX", *files[] = { path };
+	int i, nlists, fd, ret;
+	FILE *f;
+
+	ret = named_lists_recorded(ifname, o->state_dir, names, &nlists);
+	for (i = 0; !ret && i < nlists; i++)
+		if (!strcmp(names[i], o->list))
+			return 0;
+	if (ret && ret != -ENOENT)
+		return ret;
+	fd = mkstemp(path);
+	f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!f) {
+		ret = -errno;
+		if (fd >= 0)
+			close(fd);
+		log_error("cannot write a temporary file: %s; nothing was added", strerror(-ret));
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s\n", entries[i]);
+	ret = fclose(f) ? -errno : 0;
+	if (!ret) {
+		printf("making list %s of %s\n", o->list, ifname);
+		ret = list_load(ifname, &lo, files, 1);
+	}
+	ret = ret ? ret : 1;
+out:
+	if (fd >= 0)
+		unlink(path);
+	return ret;
+}
+
 static int add_rebuild(struct attachment *att, const struct list_opts *o, char **entries, int n)
 {
 	struct list_opts lo = {
@@ -324,18 +417,38 @@ int list_add(const char *ifname, const struct list_opts *o, char **entries, int 
 	struct parsed_args parsed = {};
 	struct attachment att;
 	__u64 deadline = 0;
+	bool made = false, named_full = false;
 	off_t before;
 	int ret, r;
 
 	ret = parse_entries(entries, n, o, &parsed);
 	if (!ret && o->timeout)
 		ret = timeout_check(ifname, o, &deadline);
-	if (!ret)
+	if (!ret && o->list) {
+		ret = named_make(ifname, o, entries, n);
+		made = ret == 1;
+		if (made)
+			ret = 0;
+	}
+	if (!ret && !made)
 		ret = attachment_open(ifname, true, &att);
 	if (ret)
 		goto out;
-	ret = o->allow ? add_allowed(&att, &parsed) :
-			 add_blocked(&att, &parsed, entries, o->state_dir);
+	if (made)
+		goto record;
+	if (o->list) {
+		ret = add_named(&att, o, &parsed);
+		named_full = ret == -EOVERFLOW;
+		if (named_full)
+			ret = 0;
+	}
+	if (!ret)
+		ret = o->allow ? add_allowed(&att, &parsed) :
+				 add_blocked(&att, &parsed, entries, o->state_dir);
+	if (!ret && named_full)
+		ret = -EOVERFLOW;	/* rebuilt below, with room */
+	if (!ret && !o->allow && !o->list)
+		default_present(&att);
 	if (ret == -EOVERFLOW) {
 		ret = add_rebuild(&att, o, entries, n);
 	} else if (!ret) {
@@ -344,13 +457,14 @@ int list_add(const char *ifname, const struct list_opts *o, char **entries, int 
 			log_warn("the entries are in the live list of %s, but not in its state: "
 				 "restore would leave them out", ifname);
 	}
+	attachment_close(&att);
+record:
 	if (!ret && !o->allow) {
-		r = expiry_record(ifname, o->state_dir, entries, n, deadline);
+		r = expiry_record(ifname, o->state_dir, o->list, entries, n, deadline);
 		if (r && r != -ENOENT)
 			log_warn("the entries are in the live list of %s, but their timeout could "
 				 "not be recorded: 'bloomxdp del' them when due", ifname);
 	}
-	attachment_close(&att);
 out:
 	parsed_args_free(&parsed);
 	return ret;

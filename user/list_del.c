@@ -555,9 +555,26 @@ int list_del(const char *ifname, const struct list_opts *o, char **entries, int 
 	struct del_index index = {};
 	struct attachment att;
 	bool opened = false, *keep = NULL;
+	char which[STATE_NAME_MAX];
 	__u64 cleared = 0;
 	int i, nj = 0, missing = 0, ret;
 
+	/* A named list: out of its state, then every list rebuilt from the state. */
+	if (o->list && !o->state_only) {
+		struct list_opts so = *o;
+
+		so.state_only = true;
+		ret = list_del(ifname, &so, entries, n);
+		if (!ret)
+			ret = list_rebuild(ifname, o->state_dir);
+		if (!ret)
+			printf("deleted %d entr%s from list %s of %s\n", n, n == 1 ? "y" : "ies",
+			       o->list, ifname);
+		else if (ret != -ENOENT && ret != -EINVAL)
+			log_error("the entries are out of the state of list %s, but not out of "
+				  "the live list of %s: load the list again", o->list, ifname);
+		return ret;
+	}
 	range_set_init(&s.ranges[0], BLOOMXDP_KEY_IPV4);
 	range_set_init(&s.ranges[1], BLOOMXDP_KEY_IPV6);
 	ret = parse_del(entries, n, o, &parsed);
@@ -578,7 +595,8 @@ int list_del(const char *ifname, const struct list_opts *o, char **entries, int 
 		ret = -EOPNOTSUPP;
 		goto out;
 	}
-	ret = list_inputs_state_unchecked(&in, ifname, o->state_dir, o->allow, &lo);
+	ret = list_inputs_state_which(&in, ifname, o->state_dir, list_opts_which(o, which), true,
+				      false, &lo);
 	if (ret == -ENOENT)
 		log_error("%s has no state of its %s (its counters and copies live there): "
 			  "'bloomxdp load' the list with a state directory, then delete; nothing "
@@ -619,7 +637,8 @@ int list_del(const char *ifname, const struct list_opts *o, char **entries, int 
 		free(lo.where.items);
 		memset(&lo, 0, sizeof(lo));
 		lo.format = FORMAT_AUTO;
-		ret = list_inputs_state(&in, ifname, o->state_dir, o->allow, true, &lo);
+		ret = list_inputs_state_which(&in, ifname, o->state_dir, list_opts_which(o, which),
+					      true, true, &lo);
 		if (!ret)
 			entry_set_sort(&in.deleted);
 	}
@@ -683,7 +702,7 @@ int list_del(const char *ifname, const struct list_opts *o, char **entries, int 
 		unlinkat(in.sd.fd, BITCOUNTS_FILE, 0);
 	}
 	/* A deleted entry has no deadline left: a load does not carry it. */
-	if (!o->allow && expiry_forget(ifname, o->state_dir, entries, n) == -ENOMEM)
+	if (!o->allow && expiry_forget(ifname, o->state_dir, o->list, entries, n) == -ENOMEM)
 		log_warn("out of memory: the deleted entries keep their deadlines, and a load "
 			 "would keep them until then; delete them again");
 	if (o->state_only)

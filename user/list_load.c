@@ -17,6 +17,7 @@
 #include "listbuild.h"
 #include "lists.h"
 #include "log.h"
+#include "named.h"
 #include "sizing.h"
 
 /* The expansion of prefixes, for load's report. */
@@ -118,15 +119,12 @@ static double seconds_since(const struct timespec *start)
 }
 
 /*
- * Reads the list sources into the new filter (and exact set), as a whole,
- * each as its own options say (format, csv, lenient, public suffixes). An
- * input without a single entry (an empty file, a feed that failed upstream)
- * would silently remove all blocking: refused unless --allow-empty.
+ * Reads the list sources into the new filter (and exact set), each as its
+ * own options say (format, csv, lenient, public suffixes).
  */
-static int build_lists(struct list_build *b, const struct list_opts *o,
+static int read_inputs(struct list_build *b, const struct list_opts *o,
 		       const struct list_inputs *in, char err[LIST_ERROR_LEN])
 {
-	char places[LIST_ERROR_LEN / 2];
 	struct list_suffixes kept;
 	struct csv_spec csv;
 	const char *why;
@@ -161,6 +159,31 @@ static int build_lists(struct list_build *b, const struct list_opts *o,
 	}
 	b->opts.csv = NULL;
 	b->skip = NULL;
+	return ret;
+}
+
+/*
+ * An input without a single entry (an empty file, a feed that failed
+ * upstream) would silently remove all blocking: refused unless --allow-empty
+ * (o and in: the list checked, read: its entries).
+ */
+static int check_nonempty(const struct list_opts *o, const struct list_inputs *in, __u64 read,
+			  char err[LIST_ERROR_LEN])
+{
+	if (read || o->allow_empty)
+		return 0;
+	snprintf(err, LIST_ERROR_LEN, "no entry in %s%s (give --allow-empty to empty the list "
+		 "on purpose)", !in->n ? "the list" : strcmp(in->in[0].name, LIST_STDIN) ?
+		 in->in[0].name : "the standard input", in->n > 1 ? " nor in the other files" : "");
+	return -ENODATA;
+}
+
+/* After read_inputs(): the list as a whole. */
+static int finish_lists(struct list_build *b, char err[LIST_ERROR_LEN])
+{
+	char places[LIST_ERROR_LEN / 2];
+	int ret = 0;
+
 	list_notes_print(&b->notes);
 	if (!ret && b->suffixes.count) {
 		snprintf(err, LIST_ERROR_LEN, "%llu public suffix%s in the list, which would block "
@@ -179,14 +202,20 @@ static int build_lists(struct list_build *b, const struct list_opts *o,
 			 list_suffixes_text(&b->allowed_suffixes, places, sizeof(places)));
 	if (!ret)
 		ret = list_build_finish(b, err);
-	if (!ret && !b->read && !o->allow_empty) {
-		snprintf(err, LIST_ERROR_LEN, "no entry in %s%s (give --allow-empty to empty the "
-			 "list on purpose)", !in->n ? "the list" : strcmp(in->in[0].name,
-			 LIST_STDIN) ? in->in[0].name : "the standard input",
-			 in->n > 1 ? " nor in the other files" : "");
-		ret = -ENODATA;
-	}
 	return ret;
+}
+
+static int build_lists(struct list_build *b, const struct list_opts *o,
+		       const struct list_inputs *in, char err[LIST_ERROR_LEN])
+{
+	int ret = read_inputs(b, o, in, err);
+
+	if (ret) {
+		list_notes_print(&b->notes);
+		return ret;
+	}
+	ret = finish_lists(b, err);
+	return ret ? ret : check_nonempty(o, in, b->read, err);
 }
 
 /*
@@ -233,17 +262,34 @@ static void write_bitcounts(struct list_inputs *in, struct filter *f, __u64 gene
 	}
 }
 
+/* After the swap: a named list's state, or none when the load dropped it. */
+static int named_commit(struct list_inputs *in, const struct list_opts *o, __u64 generation,
+			__u64 max_memory, bool dropped)
+{
+	struct state_list none = {};
+
+	if (!dropped)
+		return list_inputs_commit(in, o, generation, max_memory);
+	if (unlinkat(in->sd.fd, in->which, 0) && errno != ENOENT)
+		return -errno;
+	state_prune(&in->sd, in->which, &none);
+	return 0;
+}
+
 /*
  * The blocklist: a new filter (and exact copy with --verify) in the other
  * generation, sized for the list. The input is read before the writers' lock
  * is taken, so that a slow feed holds up no other writer; the lock covers
  * only the swap.
  */
-static int load_blocklist(struct attachment *att, const struct list_opts *o,
-			  struct list_inputs *in)
+int list_load_union(struct attachment *att, const struct list_opts *o, struct list_inputs *in,
+		    struct named_targets *ts)
 {
+	const char *skip[BLOOMXDP_MAX_LISTS];
+	struct named_parts np = {};
+	int first = 0, nt = ts ? ts->n : 0;
 	/* The outer maps of this generation: filter first, as attachment_flip() wants. */
-	int outers[7] = { att->filter_fd, att->kfilter_fd }, nouters = 1;
+	int outers[8] = { att->filter_fd, att->kfilter_fd }, nouters = 1;
 	int range_fds[2] = { -1, -1 }, fam;
 	double fpr = (double)att->config.fpr_ppb / BLOOMXDP_PPB;
 	struct exact_set exact;
@@ -254,9 +300,9 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o,
 	struct list_build build;
 	struct bloom_plan plan;
 	struct bitcounts counts = {};
-	__u64 max_memory, exact_bytes = 0;
+	__u64 max_memory, exact_bytes = 0, default_read, before;
 	__u32 slot;
-	int ret;
+	int i, ret;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	exact_set_init(&exact);
@@ -280,7 +326,42 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o,
 		}
 		build.exact = &exact;
 	}
-	ret = build_lists(&build, o, in, err);
+	/* The union: the default list, then every named list, each into its exact copy too. */
+	for (i = 0; i < nt; i++)
+		skip[i] = ts->t[i].name;
+	ret = named_parts_open(&np, att, o->state_dir, skip, nt,
+			       exact_room_for_memory(max_memory));
+	first = np.n;
+	for (i = 0; i < nt && !ret; i++)
+		ret = named_parts_add(&np, att, ts->t[i].name, &ts->t[i].in, &ts->t[i].opts,
+				      exact_room_for_memory(max_memory));
+	if (ret) {
+		log_error("the live list of %s is unchanged", att->ifname);
+		goto cleanup;
+	}
+	ret = read_inputs(&build, o, in, err);
+	default_read = build.read;
+	for (i = 0; i < np.n && !ret; i++) {
+		before = build.read;
+		build.also = named_part_take;
+		build.also_ctx = &np.part[i];
+		ret = read_inputs(&build, &np.part[i].opts, np.part[i].in, err);
+		np.part[i].entries = build.read - before;
+	}
+	build.also = NULL;
+	if (ret)
+		list_notes_print(&build.notes);
+	else
+		ret = finish_lists(&build, err);
+
+	if (!ret && !nt)
+		ret = check_nonempty(o, in, default_read, err);
+	for (i = 0; i < nt && !ret; i++) {
+		ret = check_nonempty(&ts->t[i].opts, &ts->t[i].in, np.part[first + i].entries,
+				     err);
+		/* A named list loaded empty (--allow-empty) is no longer a list. */
+		np.part[first + i].dropped = !np.part[first + i].entries;
+	}
 	if (ret) {
 		log_error("%s; the live list of %s is unchanged", err, att->ifname);
 		goto cleanup;
@@ -337,6 +418,7 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o,
 	/* Always: a family that leaves its intervals leaves no stale map behind. */
 	outers[nouters++] = att->ranges_v4_fd;
 	outers[nouters++] = att->ranges_v6_fd;
+	outers[nouters++] = att->list.keys_fd;	/* the named lists' keys, with the union */
 	if (att->config.verify) {
 		outers[nouters++] = att->verify.v4_fd;
 		outers[nouters++] = att->verify.v6_fd;
@@ -362,6 +444,9 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o,
 		    bpf_map_update_elem(fam ? att->ranges_v6_fd : att->ranges_v4_fd, &slot,
 					&range_fds[fam], BPF_ANY))
 			ret = -errno;
+	/* Each named list's new copy before the union that holds it. */
+	if (!ret)
+		ret = named_parts_install(&np, att, default_read, slot);
 	if (!ret)
 		ret = attachment_flip(att, BLOOMXDP_ACTIVE_BLOCK, slot, 0, outers, nouters);
 	if (ret) {
@@ -369,8 +454,20 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o,
 			  strerror(-ret));
 		goto cleanup;
 	}
-	printf("loaded %llu entries into %s in %.2f s\n", (unsigned long long)build.read,
-	       att->ifname, seconds_since(&start));
+	named_parts_clear(&np, att);
+	for (i = 0; i < nt; i++) {
+		const struct named_part *p = &np.part[first + i];
+
+		if (p->dropped)
+			printf("dropped list %s of %s: it is empty\n", p->name, att->ifname);
+		else
+			printf("loaded %llu entries into list %s of %s (action %s)\n",
+			       (unsigned long long)p->entries, p->name, att->ifname,
+			       list_action_name(p->opts.action_given ? p->opts.action :
+						list_default_action(&att->config)));
+	}
+	printf("loaded %llu entries into %s in %.2f s%s\n", (unsigned long long)build.read,
+	       att->ifname, seconds_since(&start), np.n ? " (the union of its lists)" : "");
 	print_prefix_plans(build.plan, build.cost);
 	printf("filter sized for %llu keys (the list makes %llu; the previous filter was sized "
 	       "for %llu): %llu bytes, estimated FPR %.3g at FPR %g asked\n",
@@ -380,13 +477,17 @@ static int load_blocklist(struct attachment *att, const struct list_opts *o,
 	       (double)att->config.fpr_ppb / BLOOMXDP_PPB);
 	warn_unmatched_kinds(&f, &att->config, att->ifname);
 	/* After the swap: a crash in between leaves the state a generation behind (README). */
-	if (list_inputs_commit(in, o, st.generation, max_memory))
+	for (i = 0, ret = 0; i < nt && !ret; i++)
+		ret = named_commit(&ts->t[i].in, &ts->t[i].opts, st.generation, max_memory,
+				   np.part[first + i].dropped);
+	if (ret || list_inputs_commit(in, o, st.generation, max_memory))
 		log_warn("the new list of %s is live, but the state could not record it: restore "
 			 "would bring back the previous one; load it again", att->ifname);
 	else if (f.counts)
 		write_bitcounts(in, &f, st.generation);
 	ret = attachment_check_enforced(att);
 cleanup:
+	named_parts_free(&np);
 	bitcounts_free(&counts);
 	list_build_free(&build);
 	exact_set_close(&exact);
@@ -480,7 +581,7 @@ cleanup:
 
 int list_load_inputs(struct attachment *att, const struct list_opts *o, struct list_inputs *in)
 {
-	return o->allow ? load_allowlist(att, o, in) : load_blocklist(att, o, in);
+	return o->allow ? load_allowlist(att, o, in) : list_load_union(att, o, in, NULL);
 }
 
 int list_load_sources(const char *ifname, const struct list_opts *o,
@@ -496,6 +597,13 @@ int list_load_sources(const char *ifname, const struct list_opts *o,
 	ret = attachment_open(ifname, false, &att);
 	if (ret)
 		return ret;
+	for (i = 0; i < n && !list_source_list(o, &src[i]); i++)
+		;
+	if (n && i < n) {
+		ret = list_load_named(&att, o, src, n);
+		attachment_close(&att);
+		return ret;
+	}
 	/* Entries added with a deadline to come (bans) stay in the new list, until then. */
 	if (!o->allow && expiry_carry(ifname, o->state_dir, time(NULL), &carried))
 		memset(&carried, 0, sizeof(carried));

@@ -11,6 +11,7 @@
 #include "listbuild.h"
 #include "lists.h"
 #include "log.h"
+#include "named.h"
 #include "prefixes.h"
 
 /*
@@ -178,7 +179,8 @@ int list_query(const char *ifname, const struct list_opts *o, char **entries, in
 	__u32 block_slot, allow_slot;
 	struct parsed_args args = {};
 	struct attachment att;
-	char matched[512];
+	char matched[512], names[BLOOMXDP_LIST_IDS * (BLOOMXDP_LIST_NAME_MAX + 2)];
+	struct named_view nv;
 	struct entry e;
 	struct range_set ranges[2];
 	struct list_inputs in = { .sd = { -1, -1 } };
@@ -216,6 +218,13 @@ int list_query(const char *ifname, const struct list_opts *o, char **entries, in
 					     fam ? BLOOMXDP_KEY_IPV6 : BLOOMXDP_KEY_IPV4,
 					     &ranges[fam]);
 	}
+	if (!ret)
+		ret = named_view_read(&att, &nv);
+	if (!ret && o->list && named_view_find(&nv, o->list) < 0) {
+		log_error("%s has no list %s", ifname, o->list);
+		ret = -ENOENT;
+		goto cleanup;
+	}
 	if (ret) {
 		log_error("cannot open the live lists of %s: %s", ifname, strerror(-ret));
 		goto cleanup;
@@ -233,6 +242,27 @@ int list_query(const char *ifname, const struct list_opts *o, char **entries, in
 			continue;
 		}
 		e = args.e[0];
+		if (o->list || (nv.present & BLOOMXDP_LISTS_NAMED)) {
+			__u32 action, mask = named_holding(&att, &nv, &e, names, sizeof(names),
+							   &action);
+
+			if (o->list) {
+				mask &= 1U << named_view_find(&nv, o->list);
+				printf("%s: %s %s\n", entries[i], mask ? "listed in" : "not in",
+				       o->list);
+				continue;
+			}
+			if (mask && !blocklist_allowed(&allow, att.config.hash_key, &e)) {
+				printf("%s: %s (listed in %s)\n", entries[i],
+				       action == BLOOMXDP_LIST_MONITOR ? "monitored" : "blocked",
+				       names);
+				continue;
+			}
+			if (!mask && !(nv.present & BLOOMXDP_LIST_DEFAULT_PRESENT)) {
+				printf("%s: not blocked\n", entries[i]);
+				continue;
+			}
+		}
 		fam = e.kind != ENTRY_ADDR ? -1 : key_family(&e.addr) == BLOOMXDP_KEY_IPV4 ? 0 : 1;
 		if (fam >= 0 && ranges[fam].family && ranges[fam].r) {
 			/* Exact: no false positive to refuse, what matched is listed. */

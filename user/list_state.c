@@ -235,14 +235,36 @@ int list_input_tee(void *ctx, const void *buf, size_t n)
 	return state_copy_write(ctx, buf, n);
 }
 
+const char *list_opts_which(const struct list_opts *o, char buf[STATE_NAME_MAX])
+{
+	if (o->allow)
+		return STATE_ALLOW;
+	if (!o->list)
+		return STATE_BLOCK;
+	snprintf(buf, STATE_NAME_MAX, STATE_LIST_PREFIX "%s", o->list);
+	return buf;
+}
+
+/* in->which: one of the constants, or a named list's kept in in->which_buf. */
+static void inputs_which(struct list_inputs *in, const char *which)
+{
+	if (!strcmp(which, STATE_ALLOW) || !strcmp(which, STATE_BLOCK)) {
+		in->which = !strcmp(which, STATE_ALLOW) ? STATE_ALLOW : STATE_BLOCK;
+		return;
+	}
+	snprintf(in->which_buf, sizeof(in->which_buf), "%s", which);
+	in->which = in->which_buf;
+}
+
 int list_inputs_sources(struct list_inputs *in, const char *ifname, const struct list_opts *o,
 			const struct list_source *src, int n)
 {
+	char which[STATE_NAME_MAX];
 	int i, ret;
 
 	memset(in, 0, sizeof(*in));
 	in->sd.fd = in->sd.root_fd = -1;
-	in->which = o->allow ? STATE_ALLOW : STATE_BLOCK;
+	inputs_which(in, list_opts_which(o, which));
 	ret = state_open(state_root(o->state_dir), ifname, true, &in->sd);
 	in->recording = !ret;
 	if (ret)
@@ -367,15 +389,17 @@ static int source_options(struct list_inputs *in, const struct state_source *s,
 	return ret;
 }
 
-static int inputs_state(struct list_inputs *in, const char *ifname, const char *state_dir,
-			bool allow, bool messages, struct list_opts *o, bool check_copies)
+int list_inputs_state_which(struct list_inputs *in, const char *ifname, const char *state_dir,
+			    const char *which, bool messages, bool check_copies,
+			    struct list_opts *o)
 {
 	char shown[PATH_MAX + STATE_NAME_MAX], hex[STATE_SHA256_HEX];
+	bool allow = !strcmp(which, STATE_ALLOW);
 	int i, fd, ret;
 
 	memset(in, 0, sizeof(*in));
 	in->sd.fd = in->sd.root_fd = -1;
-	in->which = allow ? STATE_ALLOW : STATE_BLOCK;
+	inputs_which(in, which);
 	in->keep = true;
 	ret = state_open(state_root(state_dir), ifname, false, &in->sd);
 	if (!ret)
@@ -425,20 +449,23 @@ static int inputs_state(struct list_inputs *in, const char *ifname, const char *
 int list_inputs_state(struct list_inputs *in, const char *ifname, const char *state_dir,
 		      bool allow, bool messages, struct list_opts *o)
 {
-	return inputs_state(in, ifname, state_dir, allow, messages, o, true);
+	return list_inputs_state_which(in, ifname, state_dir, allow ? STATE_ALLOW : STATE_BLOCK,
+				       messages, true, o);
 }
 
 int list_inputs_state_unchecked(struct list_inputs *in, const char *ifname,
 				const char *state_dir, bool allow, struct list_opts *o)
 {
-	return inputs_state(in, ifname, state_dir, allow, true, o, false);
+	return list_inputs_state_which(in, ifname, state_dir, allow ? STATE_ALLOW : STATE_BLOCK,
+				       true, false, o);
 }
 
 /* What a source read with options of its own records: those a source can have. */
 static char *source_recorded_options(const struct list_opts *so)
 {
-	static const char *const skip[] = { "allow", "state-dir", "prefix-probes", "store",
-					     "allow-empty", "max-memory", NULL };
+	static const char *const skip[] = { "allow", "list", "action", "state-dir",
+					     "prefix-probes", "store", "allow-empty",
+					     "max-memory", NULL };
 	char *text = NULL;
 	size_t len = 0;
 	FILE *out;
@@ -457,7 +484,7 @@ static char *source_recorded_options(const struct list_opts *so)
 /* What a load records of its options: all but which list and where the state is. */
 static char *recorded_options(const struct list_opts *o, __u64 max_memory)
 {
-	static const char *const skip[] = { "allow", "state-dir", NULL };
+	static const char *const skip[] = { "allow", "list", "state-dir", NULL };
 	struct list_opts rec = *o;
 	char *text = NULL;
 	size_t len = 0;
@@ -496,6 +523,7 @@ int list_inputs_commit(struct list_inputs *in, const struct list_opts *o, __u64 
 	ret = state_list_read(&in->sd, in->which, &old);
 	if (ret && ret != -ENOENT)
 		goto out;
+	ret = 0;	/* a named list's first load */
 	state_list_free(l);
 	l->serial = old.serial + 1;
 	l->generation = generation;
@@ -540,17 +568,18 @@ out:
 static int journal_open(const char *ifname, const struct list_opts *o, struct state_dir *sd,
 			char name[STATE_NAME_MAX])
 {
+	char which[STATE_NAME_MAX];
 	struct state_list l;
 	int ret;
 
 	ret = state_open(state_root(o->state_dir), ifname, false, sd);
 	if (!ret)
-		ret = state_list_read(sd, o->allow ? STATE_ALLOW : STATE_BLOCK, &l);
+		ret = state_list_read(sd, list_opts_which(o, which), &l);
 	if (ret) {
 		state_close(sd);
 		return ret;
 	}
-	state_journal_name(o->allow ? STATE_ALLOW : STATE_BLOCK, l.serial,
+	state_journal_name(list_opts_which(o, which), l.serial,
 			   enum_value_name(list_format_values, o->format), name, STATE_NAME_MAX);
 	state_list_free(&l);
 	return 0;

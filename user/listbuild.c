@@ -153,6 +153,11 @@ static int build_entry(const struct entry *e, void *arg)
 		if (ret < 0)
 			return ret;
 	}
+	if (b->also) {
+		ret = b->also(b->also_ctx, e);
+		if (ret < 0)
+			return ret;
+	}
 	b->names += e->kind == ENTRY_NAME;
 	b->urls += e->kind == ENTRY_URL;
 	if (e->kind == ENTRY_ADDR) {

@@ -37,6 +37,9 @@ struct list_build {
 	struct filter *filter;		/* filled by list_build_finish(), or NULL */
 	bool bloom;			/* no filter yet: keep keys for list_build_insert() */
 	struct exact_set *exact;	/* the exact copy (--verify) or the allowlist, or NULL */
+	/* A named list's copy (load): each entry read goes there too; NULL: none. */
+	int (*also)(void *ctx, const struct entry *e);
+	void *also_ctx;
 	__u64 hash_key[2];		/* of the keys and exact when there is no filter */
 	bool allowlist;			/* refuse URL entries */
 	__u32 max_probes;		/* per family, 1..BLOOMXDP_MAX_PREFIX_LENGTHS */

@@ -27,6 +27,8 @@ struct list_opts {
 	__u64 prefix_probes;
 	__u32 store;		/* enum range_store: --store */
 	bool allow;		/* load/add the allowlist */
+	__u32 action;		/* load --list: enum bloomxdp_list_action (--action) */
+	bool action_given;
 	bool allow_empty;	/* load: an input without entries may empty the list */
 	bool lenient;		/* load: skip the lines that cannot be honoured, and say so */
 	bool allow_public_suffix;	/* load/add: block public suffixes (edu.pl) too */
@@ -106,7 +108,8 @@ void state_deleted_name(const char *which, unsigned long long serial, char *out,
 struct list_inputs {
 	struct list_input *in;
 	int n;
-	const char *which;	/* STATE_BLOCK or STATE_ALLOW */
+	const char *which;	/* STATE_BLOCK, STATE_ALLOW or which_buf */
+	char which_buf[STATE_NAME_MAX];	/* a named list's "list.NAME" */
 	bool recording;		/* the state directory is usable */
 	bool keep;		/* the inputs are the state's own: recorded as they were */
 	struct state_dir sd;
@@ -136,6 +139,12 @@ int list_inputs_plain(struct list_inputs *in, const struct list_opts *o,
  */
 int list_inputs_state(struct list_inputs *in, const char *ifname, const char *state_dir,
 		      bool allow, bool messages, struct list_opts *o);
+/* The same of any list: which is STATE_BLOCK, STATE_ALLOW or "list.NAME". */
+int list_inputs_state_which(struct list_inputs *in, const char *ifname, const char *state_dir,
+			    const char *which, bool messages, bool check_copies,
+			    struct list_opts *o);
+/* The manifest of the list o names: STATE_ALLOW, STATE_BLOCK or "list.NAME" into buf. */
+const char *list_opts_which(const struct list_opts *o, char buf[STATE_NAME_MAX]);
 /*
  * The same without reading each copy whole for its SHA-256: for del, which
  * reads them only when it has no index of them (and then checks them).
@@ -158,6 +167,10 @@ int list_state_journal(const char *ifname, const struct list_opts *o, char **ent
 void list_state_unjournal(const char *ifname, const struct list_opts *o, off_t before);
 /* 0 when the state records the list as live at generation; -ESTALE, -ENOENT when not. */
 int list_state_current(const char *ifname, const char *state_dir, bool allow, __u64 generation);
+/* The named list name no longer: out of the union, its copy and its state. */
+int list_drop(const char *ifname, const char *state_dir, const char *name);
+/* Every list (the default one and the named ones) rebuilt from the state, as restore does. */
+int list_rebuild(const char *ifname, const char *state_dir);
 /* A load of inputs into an open attachment: what list_load() does with its files. */
 int list_load_inputs(struct attachment *att, const struct list_opts *o, struct list_inputs *in);
 

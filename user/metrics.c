@@ -127,6 +127,8 @@ int iface_metrics_read(const char *ifname, struct iface_metrics *m)
 		goto cleanup;
 	}
 	ret = filter_gauges_read(&att, &m->gauges);
+	if (!ret)
+		ret = named_view_read(&att, &m->lists);
 cleanup:
 	attachment_close(&att);
 	return ret;
@@ -248,6 +250,18 @@ int metrics_write(FILE *out, const struct iface_metrics *m, size_t n)
 	for (i = 0; i < n; i++)
 		sample_double(out, "bloomxdp_filter_loaded_timestamp_seconds", &m[i],
 			      m[i].gauges.st.loaded_at_ns / 1e9);
+	family(out, "bloomxdp_list_hits_total", "counter",
+	       "hits each list's action applied to (list \"default\": plain load and add)");
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < BLOOMXDP_LIST_IDS; j++) {
+			if (j && !(m[i].lists.present & (1U << j)))
+				continue;
+			sample_start(out, "bloomxdp_list_hits_total", &m[i]);
+			fputs(",list=\"", out);
+			metrics_label_value(out, j ? m[i].lists.list[j].name : "default");
+			fprintf(out, "\"} %llu\n", (unsigned long long)m[i].lists.hits[j]);
+		}
+	}
 	if (fflush(out) || ferror(out))
 		return -EIO;
 	return 0;

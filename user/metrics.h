@@ -37,10 +37,13 @@ struct filter_gauges {
 int filter_gauges_read(const struct attachment *att, struct filter_gauges *g);
 
 /* What one interface exports. */
+#include "named.h"
+
 struct iface_metrics {
 	const char *ifname;
 	__u64 counters[BLOOMXDP_NCOUNTERS];
 	struct filter_gauges gauges;
+	struct named_view lists;	/* hits per list (named.h) */
 };
 
 /* Opens ifname's attachment and reads its counters and filter. Prints the error. */

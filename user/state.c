@@ -429,7 +429,7 @@ static bool state_name_ok(const char *name)
 	if (!n || n >= STATE_NAME_MAX || name[0] == '.')
 		return false;
 	for (i = 0; i < n; i++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyz0123456789.-", name[i]))
+		if (!strchr("abcdefghijklmnopqrstuvwxyz0123456789._-", name[i]))
 			return false;
 	return true;
 }
@@ -650,8 +650,15 @@ void state_prune(const struct state_dir *sd, const char *which, const struct sta
 		return;
 	}
 	snprintf(prefix, sizeof(prefix), "%s-", which);
+	/*
+	 * "<which>-<serial>.": list "a"'s prefix "list.a-" is also the start of
+	 * list "a-b"'s names, whose serial is not right after it.
+	 */
 	while ((d = readdir(dir)))
 		if (!strncmp(d->d_name, prefix, strlen(prefix)) && state_name_ok(d->d_name) &&
+		    strspn(d->d_name + strlen(prefix), "0123456789") &&
+		    d->d_name[strlen(prefix) + strspn(d->d_name + strlen(prefix),
+						      "0123456789")] == '.' &&
 		    !in_use(d->d_name, which, l))
 			unlinkat(sd->fd, d->d_name, 0);
 	closedir(dir);
@@ -714,6 +721,37 @@ int state_forget(const char *root, const char *ifname)
 	return ret;
 }
 
+/* The named lists' manifests ("list.NAME") and their files: gone with a fresh attach. */
+static void named_lists_reset(const struct state_dir *sd)
+{
+	const size_t plen = strlen(STATE_LIST_PREFIX);
+	char which[STATE_NAME_MAX];
+	struct state_list none = {};
+	struct dirent *d;
+	DIR *dir;
+	int fd;
+
+	fd = openat(sd->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dir = fd < 0 ? NULL : fdopendir(fd);
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((d = readdir(dir))) {
+		const char *name = d->d_name + plen;
+
+		if (strncmp(d->d_name, STATE_LIST_PREFIX, plen) || !*name ||
+		    strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_-") != strlen(name) ||
+		    strlen(d->d_name) >= sizeof(which))
+			continue;
+		snprintf(which, sizeof(which), "%s", d->d_name);
+		if (!unlinkat(sd->fd, which, 0))
+			state_prune(sd, which, &none);
+	}
+	closedir(dir);
+}
+
 int state_lists_reset(const struct state_dir *sd)
 {
 	static const char *const which[] = { STATE_BLOCK, STATE_ALLOW };
@@ -733,6 +771,8 @@ int state_lists_reset(const struct state_dir *sd)
 		if (!ret)
 			state_prune(sd, which[i], &l);
 	}
+	if (!ret)
+		named_lists_reset(sd);
 	return ret;
 }
 

@@ -26,8 +26,10 @@
 #define STATE_SETTINGS "settings"
 #define STATE_BLOCK "block"
 #define STATE_ALLOW "allow"
+/* A named list's manifest: "list.NAME" (named.h). */
+#define STATE_LIST_PREFIX "list."
 /* A copy's, a journal's name: "block-<serial>.<n>", "block-<serial>.journal.<format>". */
-#define STATE_NAME_MAX 64
+#define STATE_NAME_MAX 96
 #define STATE_SHA256_HEX 65
 
 /* --state-dir, the same row for every command that reads or writes state. */
@@ -77,7 +79,10 @@ int state_truncate(const struct state_dir *sd, const char *name, off_t len);
 /* Removes what the state holds for which that l does not name (older copies, journals). */
 struct state_list;
 void state_prune(const struct state_dir *sd, const char *which, const struct state_list *l);
-/* A fresh attachment: both lists recorded empty, their older copies and journals removed. */
+/*
+ * A fresh attachment: both lists recorded empty, their older copies and
+ * journals removed, and the named lists' ("list.NAME") state with them.
+ */
 int state_lists_reset(const struct state_dir *sd);
 
 /* A copy of an input being written: a temporary file, hashed as it grows. */

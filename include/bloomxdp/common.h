@@ -30,6 +30,11 @@
 #define BLOOMXDP_PIN_COUNTERS	"counters"
 #define BLOOMXDP_PIN_STATE	"state"		/* user-space bookkeeping, see struct below */
 #define BLOOMXDP_PIN_EVENTS	"events"	/* ring buffer of drop events */
+#define BLOOMXDP_PIN_LISTS	"lists"		/* ARRAY of struct bloomxdp_list, see below */
+#define BLOOMXDP_PIN_LIST_KEYS	"list_keys"	/* ARRAY_OF_MAPS: keys -> the named lists' mask */
+#define BLOOMXDP_PIN_LIST_V4	"list_v4"	/* ARRAY_OF_MAPS: named lists' prefixes */
+#define BLOOMXDP_PIN_LIST_V6	"list_v6"
+#define BLOOMXDP_PIN_LIST_HITS	"list_hits"	/* PERCPU_ARRAY: hits per list */
 
 /*
  * Generations. Every outer map (ARRAY_OF_MAPS) has two slots; the "active"
@@ -41,7 +46,9 @@
 #define BLOOMXDP_GENERATIONS	2
 #define BLOOMXDP_ACTIVE_BLOCK	0
 #define BLOOMXDP_ACTIVE_ALLOW	1
-#define BLOOMXDP_ACTIVE_SLOTS	2
+#define BLOOMXDP_ACTIVE_LISTS	2	/* bit i: list i is present (named lists, below) */
+#define BLOOMXDP_ACTIVE_LIST_SLOTS 3	/* bit i: the live generation slot of list i */
+#define BLOOMXDP_ACTIVE_SLOTS	4
 /*
  * Above bit 0 (the slot), the allowlist's active word says what it holds, so
  * that a hit skips the lookups of an empty allowlist (most of them).
@@ -49,6 +56,52 @@
 #define BLOOMXDP_ALLOW_HAS_V4	(1U << 1)
 #define BLOOMXDP_ALLOW_HAS_V6	(1U << 2)
 #define BLOOMXDP_ALLOW_HAS_NAMES (1U << 3)
+
+/*
+ * Named lists (load --list NAME). List 0 is the default list (plain load,
+ * add, del); lists 1..BLOOMXDP_MAX_LISTS are named. The blocklist's filter
+ * (and its exact copy, intervals) holds the union of every list, so that
+ * unlisted traffic costs what it did with one list. Each named list also
+ * has an exact copy: its hosts, names and URLs as the 64-bit keys of the
+ * union filter (a host's address hash at /32 or /128) in one HASH map for
+ * all named lists, whose value is the mask of the lists holding the key
+ * (list_keys, at the union's generation slot, swapped with it: one lookup,
+ * whatever the number of lists), and its prefixes in LPM tries of its own
+ * (list_v4, list_v6 at BLOOMXDP_LIST_INDEX(id, slot), looked up only when
+ * struct bloomxdp_list's has says it holds some). They are read only after
+ * a hit of the union, when named lists are present (the
+ * BLOOMXDP_ACTIVE_LISTS word): the strongest action of the lists holding
+ * the key wins. A hit no named list holds belongs to the default list when
+ * it has entries (its bit 0 in that word), else it passes (a false positive
+ * of the union, or a list being replaced), counted as unattributed.
+ */
+#define BLOOMXDP_MAX_LISTS	16
+#define BLOOMXDP_LIST_IDS	(BLOOMXDP_MAX_LISTS + 1)	/* with the default list, id 0 */
+#define BLOOMXDP_LIST_DEFAULT_ID 0
+#define BLOOMXDP_LIST_DEFAULT_PRESENT (1U << BLOOMXDP_LIST_DEFAULT_ID)
+#define BLOOMXDP_LISTS_NAMED	(((1U << BLOOMXDP_LIST_IDS) - 1) & ~BLOOMXDP_LIST_DEFAULT_PRESENT)
+#define BLOOMXDP_LIST_INDEX(id, slot)	((id) * BLOOMXDP_GENERATIONS + (slot))
+#define BLOOMXDP_LIST_NAME_MAX	32	/* [a-z0-9_-]{1,32}: a file name and a label */
+
+/* A list's action, ranked: the strongest of the lists holding a key applies. */
+enum bloomxdp_list_action {
+	BLOOMXDP_LIST_PASS = 0,		/* no list holds it */
+	BLOOMXDP_LIST_MONITOR = 1,	/* counted as would_drop, passed */
+	BLOOMXDP_LIST_NXDOMAIN = 2,	/* a DNS query answered NXDOMAIN, other hits dropped */
+	BLOOMXDP_LIST_DROP = 3,
+	/* Not a rank: the attachment's --action (and --dns-reply), whatever they are now. */
+	BLOOMXDP_LIST_AS_ATTACH = 0x80,
+};
+
+/* A list, at its id in the lists array: written by the CLI, action read after a hit. */
+#define BLOOMXDP_LIST_HAS_PREFIX_V4	(1U << 0)	/* list_v4 holds prefixes */
+#define BLOOMXDP_LIST_HAS_PREFIX_V6	(1U << 1)
+struct bloomxdp_list {
+	__u32 action;		/* enum bloomxdp_list_action */
+	__u32 has;		/* BLOOMXDP_LIST_HAS_* */
+	__u64 entries;		/* entries of its live generation, duplicates included */
+	char name[BLOOMXDP_LIST_NAME_MAX + 8];	/* NUL-terminated; "" for an unused id */
+};
 
 /* Keys of the exact LPM tries (BPF_MAP_TYPE_LPM_TRIE): a host is /32 or /128. */
 struct bloomxdp_lpm_v4 {
@@ -320,7 +373,8 @@ struct bloomxdp_state {
 	X(allowed,		"hits on the allowlist: passed")	\
 	X(events_sent,		"drop events written to the ring buffer") \
 	X(events_ratelimited,	"drop events not sent: over --events-per-sec") \
-	X(events_lost,		"drop events not sent: ring buffer full")
+	X(events_lost,		"drop events not sent: ring buffer full") \
+	X(unattributed,		"hits no named list holds, with an empty default list: passed")
 
 /*
  * The field of a packet looked up: the XDP program picks a name field from
@@ -373,6 +427,8 @@ struct bloomxdp_event {
 	__u8 src[16];			/* IPv4 in the first 4 bytes */
 	__u8 dst[16];
 	__u8 name[BLOOMXDP_EVENT_NAME_MAX];	/* the start of the name looked up */
+	__u8 list;			/* the id of the list whose action applied (0: default) */
+	__u8 unused[7];
 };
 
 #define BLOOMXDP_COUNTER_FIELD(name, help) __u64 name;

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Named lists (include/bloomxdp/common.h): after a hit of the union filter,
+ * list_verdict() tells which lists hold the key and returns the strongest
+ * action. Included by bloomxdp.bpf.c after struct addr_query, which it takes.
+ */
+#ifndef BLOOMXDP_MATCH_LISTS_H
+#define BLOOMXDP_MATCH_LISTS_H
+
+#include "loop.h"
+#include "maps.h"
+#include "scratch.h"
+
+/*
+ * After a hit of the union: which named lists hold the key (their exact
+ * copies), each one's hits counted, the strongest action kept. A bpf_loop
+ * callback: checked once, whatever the number of lists.
+ */
+struct list_probe {
+	__u32 addr[4];		/* network order */
+	__u64 key;		/* the host's address hash (/32, /128), or the name or URL key */
+	__u32 kind;		/* 0 IPv4, 1 IPv6, 2 a name or URL key */
+	__u32 present;		/* BLOOMXDP_ACTIVE_LISTS */
+	__u32 slots;		/* BLOOMXDP_ACTIVE_LIST_SLOTS */
+	__u32 best;		/* enum bloomxdp_list_action */
+	__u32 best_id;
+	__u32 mask;		/* the lists whose keys hold p->key (list_keys) */
+};
+
+/* The default list's action: the attachment's --action and --dns-reply. */
+static __always_inline __u32 attach_action(void)
+{
+	if (config.action == BLOOMXDP_ACTION_MONITOR)
+		return BLOOMXDP_LIST_MONITOR;
+	return config.dns_reply == BLOOMXDP_DNS_REPLY_NXDOMAIN ? BLOOMXDP_LIST_NXDOMAIN :
+								 BLOOMXDP_LIST_DROP;
+}
+
+static long list_probe_step(__u32 i, void *data)
+{
+	struct list_probe *p = data;
+	__u32 id = (i + 1) & 31, idx, action;
+	struct bloomxdp_list *desc;
+	void *trie, *found;
+	__u64 *hits;
+
+	if (id >= BLOOMXDP_LIST_IDS)
+		return 1;
+	if (!(p->present & (1U << id)))
+		return 0;
+	desc = bpf_map_lookup_elem(&lists, &id);
+	if (!desc)
+		return 0;
+	idx = BLOOMXDP_LIST_INDEX(id, (p->slots >> id) & 1);
+	/* The keys' lookup was made once, before the walk; a trie only for a list's prefixes. */
+	found = p->mask & (1U << id) ? (void *)p : NULL;
+	if (!found && p->kind == 1 && (desc->has & BLOOMXDP_LIST_HAS_PREFIX_V6)) {
+		struct bloomxdp_lpm_v6 k = { .prefixlen = 128 };
+
+		__builtin_memcpy(k.addr, p->addr, sizeof(k.addr));
+		trie = bpf_map_lookup_elem(&list_v6, &idx);
+		found = trie ? bpf_map_lookup_elem(trie, &k) : NULL;
+	} else if (!found && p->kind == 0 && (desc->has & BLOOMXDP_LIST_HAS_PREFIX_V4)) {
+		struct bloomxdp_lpm_v4 k = { .prefixlen = 32 };
+
+		__builtin_memcpy(k.addr, p->addr, sizeof(k.addr));
+		trie = bpf_map_lookup_elem(&list_v4, &idx);
+		found = trie ? bpf_map_lookup_elem(trie, &k) : NULL;
+	}
+	if (!found)
+		return 0;
+	hits = bpf_map_lookup_elem(&list_hits, &id);
+	if (hits)
+		(*hits)++;
+	action = desc->action;
+	if (action > BLOOMXDP_LIST_DROP)
+		action = attach_action();	/* BLOOMXDP_LIST_AS_ATTACH */
+	if (action > p->best) {
+		p->best = action;
+		p->best_id = id;
+	}
+	return 0;
+}
+
+/* The highest bit set in m, 1-based (0 for none): the lists a walk must reach. */
+static __always_inline __u32 highest_bit(__u32 m)
+{
+	__u32 n = 0;
+
+	if (m >> 16) {
+		n += 16;
+		m >>= 16;
+	}
+	if (m >> 8) {
+		n += 8;
+		m >>= 8;
+	}
+	if (m >> 4) {
+		n += 4;
+		m >>= 4;
+	}
+	if (m >> 2) {
+		n += 2;
+		m >>= 2;
+	}
+	return n + (m > 1 ? 2 : m);	/* m is 0 to 3 here */
+}
+
+/*
+ * The action of a hit (enum bloomxdp_list_action), after the allowlist: with
+ * named lists present, the strongest of those holding the key; else the
+ * default list's (the attachment's --action and --dns-reply). Sets
+ * q->mi.list. Global: verified once, called once per hit, never on the path
+ * of unlisted traffic.
+ */
+__attribute__((noinline)) int list_verdict(struct addr_query *q)
+{
+	struct list_probe p = {};
+	struct bloomxdp_counters *cnt;
+	__u32 zero = 0, present, *mask;
+	void *keys;
+	struct scratch *s;
+	__u64 *hits;
+
+	if (!q)
+		return BLOOMXDP_LIST_PASS;
+	present = active_word(BLOOMXDP_ACTIVE_LISTS);
+	if (present & BLOOMXDP_LISTS_NAMED) {
+		p.present = present;
+		p.slots = active_word(BLOOMXDP_ACTIVE_LIST_SLOTS);
+		if (q->mi.field >= BLOOMXDP_FIELD_DNS) {
+			s = scratch_get();
+			if (!s)
+				return BLOOMXDP_LIST_PASS;
+			p.kind = 2;
+			p.key = s->match_key;
+		} else {
+			struct bloomxdp_key key;
+
+			p.kind = q->ipv6 ? 1 : 0;
+			__builtin_memcpy(p.addr, q->addr, sizeof(p.addr));
+			/* The host's key, as a named list holds it (the hit may be a prefix's). */
+			if (q->ipv6)
+				bloomxdp_key_ipv6(&key, p.addr, 128);
+			else
+				bloomxdp_key_ipv4(&key, p.addr, 32);
+			p.key = bloomxdp_addr_hash(config.addr_key, &key);
+		}
+		/* Step i probes id i + 1: up to the highest present id, no further. */
+		keys = bpf_map_lookup_elem(&list_keys, &q->gen.block_slot);
+		mask = keys ? bpf_map_lookup_elem(keys, &p.key) : NULL;
+		p.mask = mask ? *mask : 0;
+		bpf_loop_bounded(highest_bit(present & BLOOMXDP_LISTS_NAMED) - 1, list_probe_step,
+				 &p);
+		if (p.best) {
+			q->mi.list = p.best_id;
+			return p.best;
+		}
+		if (!(present & BLOOMXDP_LIST_DEFAULT_PRESENT)) {
+			cnt = bpf_map_lookup_elem(&counters, &zero);
+			if (cnt)
+				cnt->unattributed++;
+			return BLOOMXDP_LIST_PASS;
+		}
+	}
+	q->mi.list = BLOOMXDP_LIST_DEFAULT_ID;
+	hits = bpf_map_lookup_elem(&list_hits, &zero);
+	if (hits)
+		(*hits)++;
+	return attach_action();
+}
+
+#endif /* BLOOMXDP_MATCH_LISTS_H */
