@@ -546,3 +546,26 @@ __u32 named_holding(const struct attachment *att, const struct named_view *v,
 	}
 	return mask;
 }
+
+int named_lists_suspend(const struct attachment *att, __u32 *was)
+{
+	__u32 which = BLOOMXDP_ACTIVE_LISTS, none = 0;
+
+	if (bpf_map_lookup_elem(att->active_fd, &which, was))
+		return -errno;
+	if (!(*was & BLOOMXDP_LISTS_NAMED))
+		return 0;
+	if (bpf_map_update_elem(att->active_fd, &which, &none, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+void named_lists_resume(const struct attachment *att, __u32 was)
+{
+	__u32 which = BLOOMXDP_ACTIVE_LISTS;
+
+	if ((was & BLOOMXDP_LISTS_NAMED) &&
+	    bpf_map_update_elem(att->active_fd, &which, &was, BPF_ANY))
+		log_error("cannot put back the named lists of %s: %s; 'bloomxdp restore %s' "
+			  "puts them back", att->ifname, strerror(errno), att->ifname);
+}

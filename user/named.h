@@ -40,6 +40,14 @@ struct named_view {
 	__u64 hits[BLOOMXDP_LIST_IDS];	/* summed over CPUs */
 };
 int named_view_read(const struct attachment *att, struct named_view *v);
+/*
+ * Before a saved filter (restore --file, a fleet version) becomes the union:
+ * it brings no named lists' keys, so every hit takes the default action
+ * (fails closed) until a load of a named list puts them back. *was: the
+ * present word before, for named_lists_resume() if the swap fails.
+ */
+int named_lists_suspend(const struct attachment *att, __u32 *was);
+void named_lists_resume(const struct attachment *att, __u32 was);
 /* The id of a present named list, or -ENOENT. */
 int named_view_find(const struct named_view *v, const char *name);
 /*

@@ -20,6 +20,7 @@
 #include "layout.h"
 #include "lists.h"
 #include "log.h"
+#include "named.h"
 #include "ranges.h"
 #include "savefile.h"
 #include "sizing.h"
@@ -733,7 +734,7 @@ int savefile_apply_with(struct attachment *att, const char *path, savefile_extra
 	__u64 max_memory, need;
 	time_t saved_at;
 	struct tm tm;
-	__u32 slot;
+	__u32 slot, named_was = 0;
 
 	range_set_init(&s[0], BLOOMXDP_KEY_IPV4);
 	range_set_init(&s[1], BLOOMXDP_KEY_IPV6);
@@ -818,12 +819,21 @@ int savefile_apply_with(struct attachment *att, const char *path, savefile_extra
 		    bpf_map_update_elem(outers[1 + fam], &slot, &range_fds[fam], BPF_ANY))
 			ret = -errno;
 	if (!ret)
+		ret = named_lists_suspend(att, &named_was);
+	if (!ret) {
 		ret = attachment_flip(att, BLOOMXDP_ACTIVE_BLOCK, slot, 0, outers, 3);
+		if (ret)
+			named_lists_resume(att, named_was);
+	}
 	if (ret) {
 		log_error("cannot swap in the saved filter: %s; the live list is unchanged",
 			  strerror(-ret));
 		goto cleanup;
 	}
+	if (named_was & BLOOMXDP_LISTS_NAMED)
+		log_error("note: a saved filter holds no named lists: every hit of %s now takes "
+			  "the default list's action, until a 'load --list' puts the named lists "
+			  "back (from the state)", att->ifname);
 	saved_at = in.created_ns / 1000000000ULL;
 	if (!gmtime_r(&saved_at, &tm) || !strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm))
 		snprintf(when, sizeof(when), "?");

@@ -108,6 +108,19 @@ check_eq "pings after restore: every list back" \
 check_eq "stats after restore: watch is a monitor list again" 3 \
 	"$(json_num "$(stats_json)" would_drop)"
 
+# restore --file: a saved filter is the union without the lists' keys; every hit then takes
+# the default action (fails closed) until a load of a named list puts the lists back
+check "save" bx save "$IF_SRV" "$E2E_TMP/saved.bxf"
+out=$(bx restore "$IF_SRV" --file "$E2E_TMP/saved.bxf" 2>&1)
+check_eq "restore --file says the named lists are set aside" 1 \
+	"$(grep -c 'holds no named lists' <<<"$out")" "$out"
+check_eq "pings after restore --file: the monitored client dropped, none let through" \
+	"$C_MON:0 $C_DROP:0 $C_BOTH:0 $C_DEF:0 $C_FREE:3 " "$(verdicts)"
+check "load --list watch puts the lists back" \
+	bx load "$IF_SRV" --list watch --action monitor "$E2E_TMP/mon.txt"
+check_eq "pings: watch monitors again" "$C_MON:3 $C_DROP:0 $C_BOTH:0 $C_DEF:0 $C_FREE:3 " \
+	"$(verdicts)"
+
 # a fresh attach starts without named lists (restore is what brings them back)
 check "detach" bx detach "$IF_SRV"
 check "attach again" bx attach "$IF_SRV" --capacity 1000 --match src
