@@ -701,6 +701,11 @@ static void check_fleet(struct parse *p)
 				    "replace: remove one of them", p->cfg->sources[i].spec.name);
 			break;
 		}
+	/* Its bans are a named list, which each version of the fleet sets aside (savefile.c). */
+	if (p->cfg->crowdsec.enabled)
+		parse_error(p, p->cfg->crowdsec.line, "[crowdsec]: a fleet node (subscribe) takes "
+			    "its blocklist from the fleet, whose next version would set the bans "
+			    "aside: remove one of them");
 }
 
 int config_parse(const char *path, struct config *cfg)

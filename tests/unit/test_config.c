@@ -284,6 +284,9 @@ static const struct bad_case {
 	{ "[crowdsec]\nlapi_url = http://a/\napi_key_file = /nonexistent/key\n", 3,
 	  "api_key_file = /nonexistent/key: cannot open it" },
 	{ "[crowdsec]\n[crowdsec]\n", 2, "a second [crowdsec]" },
+	{ "[daemon]\nsubscribe = redis://127.0.0.1/\nchannel = edge\n"
+	  "[crowdsec]\nlapi_url = http://a/\napi_key = k\n", 4,
+	  "[crowdsec]: a fleet node (subscribe)" },
 };
 
 static void test_bad_files(void **state)
