@@ -27,6 +27,57 @@ struct list_probe {
 	__u32 mask;		/* the lists whose keys hold p->key (list_keys) */
 };
 
+/*
+ * A name's suffixes deeper than the one that hit the union: the name walk
+ * stops at the shortest listed suffix, and a longer one may be in a list
+ * whose action is stronger (ads.example.com to drop under example.com to
+ * monitor). Each is folded on from the last and looked up in the keys map.
+ */
+struct name_deeper {
+	void *keys;		/* the union generation's keys map */
+	__u64 hash_key[2];
+	__u64 suffix;		/* S_j-1, then S_j */
+	__u64 depths;		/* BLOOMXDP_HAS_NAME_DEPTHS of the union: bit j, names of j + 1 labels */
+	__u32 first;		/* j of the first step: the labels of the suffix that hit */
+	__u32 mask;		/* out: the lists holding a deeper suffix */
+};
+
+static long name_deeper_step(__u32 i, void *data)
+{
+	struct name_deeper *d = data;
+	struct scratch *s = scratch_get();
+	__u32 j = (d->first + i) & (BLOOMXDP_MAX_LABELS - 1), *mask;
+
+	if (!s || !(d->depths >> j))
+		return 1;	/* no listed name this deep or deeper */
+	d->suffix = bloomxdp_suffix_fold(d->hash_key, s->name, &s->labels, j, d->suffix);
+	if (!(d->depths & (1ULL << j)))
+		return 0;
+	mask = bpf_map_lookup_elem(d->keys, &d->suffix);
+	if (mask)
+		d->mask |= *mask;
+	return 0;
+}
+
+/* The lists holding a suffix of the name deeper than the one that hit, s->match_len labels. */
+static __always_inline __u32 name_deeper_lists(void *keys, const struct scratch *s,
+					       __u32 block_slot)
+{
+	struct name_deeper d = { .keys = keys, .suffix = s->match_key, .first = s->match_len };
+	void *union_bits = bpf_map_lookup_elem(&filter, &block_slot);
+	__u64 *hdr = union_bits ? bloomxdp_filter_line(union_bits, 0) : NULL;
+	__u32 examined = bloomxdp_labels_examined(&s->labels);
+
+	if (!hdr || s->match_len >= examined)
+		return 0;
+	d.depths = hdr[BLOOMXDP_HDR_KINDS] & BLOOMXDP_HAS_NAME_DEPTHS;
+	/* Read through the volatile: a cast would let clang fold the key to zero. */
+	d.hash_key[0] = config.hash_key[0];
+	d.hash_key[1] = config.hash_key[1];
+	bpf_loop_bounded(examined - s->match_len, name_deeper_step, &d);
+	return d.mask;
+}
+
 /* The default list's action: the attachment's --action and --dns-reply. */
 static __always_inline __u32 attach_action(void)
 {
@@ -119,7 +170,7 @@ __attribute__((noinline)) int list_verdict(struct addr_query *q)
 	struct bloomxdp_counters *cnt;
 	__u32 zero = 0, present, *mask;
 	void *keys;
-	struct scratch *s;
+	struct scratch *s = NULL;
 	__u64 *hits;
 
 	if (!q)
@@ -150,6 +201,8 @@ __attribute__((noinline)) int list_verdict(struct addr_query *q)
 		keys = bpf_map_lookup_elem(&list_keys, &q->gen.block_slot);
 		mask = keys ? bpf_map_lookup_elem(keys, &p.key) : NULL;
 		p.mask = mask ? *mask : 0;
+		if (keys && s && s->match_kind == BLOOMXDP_EVKEY_NAME)
+			p.mask |= name_deeper_lists(keys, s, q->gen.block_slot);
 		bpf_loop_bounded(highest_bit(present & BLOOMXDP_LISTS_NAMED) - 1, list_probe_step,
 				 &p);
 		if (p.best) {

@@ -22,12 +22,16 @@
 #define ID_BAD	 2		/* drop */
 #define ID_NX	 3		/* nxdomain */
 
-static const char *const watch_list[] = { "192.0.2.1", "192.0.2.3", "2001:db8::1" };
-static const char *const bad_list[] = { "192.0.2.2", "192.0.2.3", "198.51.100.0/24" };
+static const char *const watch_list[] = { "192.0.2.1", "192.0.2.3", "2001:db8::1",
+					  "parent.example" };
+static const char *const bad_list[] = { "192.0.2.2", "192.0.2.3", "198.51.100.0/24",
+					"ads.parent.example" };
 static const char *const nx_list[] = { "evil.example" };
 /* The union: every list's entries (the default list is empty). */
 static const char *const union_list[] = { "192.0.2.1", "192.0.2.3", "2001:db8::1", "192.0.2.2",
-					  "198.51.100.0/24", "evil.example" };
+					  "198.51.100.0/24", "evil.example", "parent.example",
+					  "ads.parent.example" };
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define FALSE_POSITIVE "192.0.2.99"	/* in the union's Bloom filter only */
 #define UNLISTED4 "203.0.113.50"	/* FRAME_SRC4 is in bad's prefix */
 
@@ -138,12 +142,12 @@ static int setup(void **state)
 	for (i = 0; i < BLOOMXDP_LIST_IDS; i++)
 		named_copy_init(&copies[i], &v.h.config);
 	if (vh_open(&v, &c) ||
-	    vh_load_blocklist(&v, 0, union_list, sizeof(union_list) / sizeof(union_list[0]),
+	    vh_load_blocklist(&v, 0, union_list, ARRAY_LEN(union_list),
 			      LIST_DEFAULT_PREFIX_PROBES, NULL, err) ||
 	    vh_bloom_only(&v, 0, FALSE_POSITIVE) < 0 ||
-	    list_install(ID_WATCH, "watch", BLOOMXDP_LIST_MONITOR, watch_list, 3) ||
-	    list_install(ID_BAD, "bad", BLOOMXDP_LIST_DROP, bad_list, 3) ||
-	    list_install(ID_NX, "nx", BLOOMXDP_LIST_NXDOMAIN, nx_list, 1) || keys_install())
+	    list_install(ID_WATCH, "watch", BLOOMXDP_LIST_MONITOR, watch_list, ARRAY_LEN(watch_list)) ||
+	    list_install(ID_BAD, "bad", BLOOMXDP_LIST_DROP, bad_list, ARRAY_LEN(bad_list)) ||
+	    list_install(ID_NX, "nx", BLOOMXDP_LIST_NXDOMAIN, nx_list, ARRAY_LEN(nx_list)) || keys_install())
 		return -1;
 	rb = ring_buffer__new(v.events_fd, ev_collect, NULL, NULL);
 	return rb ? 0 : -1;
@@ -213,6 +217,25 @@ static void test_actions(void **state)
 	assert_int_equal(last.list, ID_NX);
 }
 
+/* The union's walk stops at the shortest listed suffix: a longer one's list must still count. */
+static void test_deeper_name(void **state)
+{
+	struct bloomxdp_counters d;
+
+	(void)state;
+	assert_int_equal(set_present(ALL_NAMED), 0);
+	assert_int_equal(run(NULL, "www.parent.example", &d), XDP_PASS);
+	assert_int_equal(d.would_drop, 1);
+	assert_int_equal(last.list, ID_WATCH);
+	/* ads.parent.example (drop) under parent.example (monitor): dropped. */
+	assert_int_equal(run(NULL, "x.ads.parent.example", &d), XDP_DROP);
+	assert_int_equal(d.would_drop, 0);
+	assert_int_equal(last.verdict, BLOOMXDP_EVVERDICT_DROP);
+	assert_int_equal(last.list, ID_BAD);
+	assert_int_equal(run(NULL, "ads.parent.example", &d), XDP_DROP);
+	assert_int_equal(last.list, ID_BAD);
+}
+
 static void test_union_false_positive(void **state)
 {
 	struct bloomxdp_counters d;
@@ -272,6 +295,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_actions),
 		cmocka_unit_test(test_union_false_positive),
+		cmocka_unit_test(test_deeper_name),
 		cmocka_unit_test(test_one_named_list),
 		cmocka_unit_test(test_no_named_lists),
 	};
