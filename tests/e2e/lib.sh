@@ -325,9 +325,11 @@ verdicts() {
 # wait_log REGEX COUNT SECONDS [FILE]: until FILE (default: $ERR, a daemon's
 # log) holds COUNT lines matching REGEX; 1 if it does not within SECONDS.
 wait_log() {
-	local i file=${4:-$ERR}
+	local i n file=${4:-$ERR}
 	for ((i = 0; i < $3 * 20; i++)); do
-		[ "$(grep -cE -- "$1" "$file" 2>/dev/null)" -ge "$2" ] && return 0
+		# No file yet: grep prints nothing, which is 0 lines.
+		n=$(grep -cE -- "$1" "$file" 2>/dev/null)
+		[ "${n:-0}" -ge "$2" ] && return 0
 		sleep 0.05
 	done
 	return 1
