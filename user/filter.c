@@ -383,6 +383,14 @@ bool filter_test(const struct filter *f, const struct bloomxdp_key *key)
 	       filter_test_hash(f, filter_key_hash(f, key));
 }
 
+/*
+ * POPCNT where the CPU has it, chosen when the program loads (GCC's
+ * target_clones: x86-64's baseline has no POPCNT): 15 MB (10M entries) in
+ * ~3.5 ms instead of ~7 here. add's room check and the metrics count them.
+ */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("popcnt", "default")))
+#endif
 __u64 filter_popcount(const struct filter *f)
 {
 	size_t i, nwords = f->bits / BLOOMXDP_WORD_BITS;
