@@ -635,20 +635,33 @@ static bool in_use(const char *name, const char *which, const struct state_list 
 	return !strcmp(name, prefix);
 }
 
+/* A listing of the directory dir_fd (its own descriptor: dir_fd stays open); NULL, errno set. */
+static DIR *dir_listing(int dir_fd)
+{
+	int fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *dir;
+
+	if (fd < 0)
+		return NULL;
+	dir = fdopendir(fd);
+	if (!dir) {
+		int err = errno;
+
+		close(fd);
+		errno = err;
+	}
+	return dir;
+}
+
 void state_prune(const struct state_dir *sd, const char *which, const struct state_list *l)
 {
 	char prefix[STATE_NAME_MAX];
 	struct dirent *d;
 	DIR *dir;
-	int fd;
 
-	fd = openat(sd->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	dir = fd < 0 ? NULL : fdopendir(fd);
-	if (!dir) {
-		if (fd >= 0)
-			close(fd);
+	dir = dir_listing(sd->fd);
+	if (!dir)
 		return;
-	}
 	snprintf(prefix, sizeof(prefix), "%s-", which);
 	/*
 	 * "<which>-<serial>.": list "a"'s prefix "list.a-" is also the start of
@@ -668,16 +681,12 @@ void state_prune(const struct state_dir *sd, const char *which, const struct sta
 static int remove_tree(int dir_fd, int depth)
 {
 	struct dirent *d;
-	int fd, sub, ret = 0;
+	int sub, ret = 0;
 	DIR *dir;
 
-	fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	dir = fd < 0 ? NULL : fdopendir(fd);
-	if (!dir) {
-		if (fd >= 0)
-			close(fd);
+	dir = dir_listing(dir_fd);
+	if (!dir)
 		return -errno;
-	}
 	while ((d = readdir(dir))) {
 		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
 			continue;
@@ -729,15 +738,10 @@ static void named_lists_reset(const struct state_dir *sd)
 	struct state_list none = {};
 	struct dirent *d;
 	DIR *dir;
-	int fd;
 
-	fd = openat(sd->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	dir = fd < 0 ? NULL : fdopendir(fd);
-	if (!dir) {
-		if (fd >= 0)
-			close(fd);
+	dir = dir_listing(sd->fd);
+	if (!dir)
 		return;
-	}
 	while ((d = readdir(dir))) {
 		const char *name = d->d_name + plen;
 
