@@ -272,7 +272,11 @@ static int open_pin(const struct attachment *att, const char *name)
 {
 	int fd = pin_get(att->dir_fd, name);
 
-	if (fd < 0)
+	if (fd == -ENOENT)
+		log_error("%s/%s: no such pin: attached by an earlier bloomxdp? 'bloomxdp detach %s "
+			  "&& bloomxdp restore %s' attaches it again with its lists", att->dir, name,
+			  att->ifname, att->ifname);
+	else if (fd < 0)
 		log_error("%s/%s: cannot open pin: %s; 'bloomxdp detach %s' and attach again",
 			  att->dir, name, strerror(-fd), att->ifname);
 	return fd;

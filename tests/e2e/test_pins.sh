@@ -158,6 +158,11 @@ else
 	skip "attach to an interface whose name has a control character" "ip link add refused it"
 fi
 
+# An attachment of an earlier bloomxdp lacks the pins of later maps: say how to upgrade it.
+rm -f "$PIN_ROOT/$IF/list_keys"
+refused "a pin missing (an earlier bloomxdp's attachment): says detach and restore" 1 \
+	"no such pin: attached by an earlier bloomxdp.*bloomxdp restore $IF" bxp stats "$IF"
+
 check "detach $IF" bxp detach "$IF"
 check_eq "detach removes $PIN_ROOT once empty" "" "$(ls -d "$PIN_ROOT" 2>/dev/null)"
 check_eq "the decoys survive detach too" "$decoys_before" "$(others)"
