@@ -16,6 +16,7 @@
 #include "prefixes.h"
 #include "log.h"
 #include "named.h"
+#include "names.h"
 #include "state.h"
 
 int list_name_check(const char *name)
@@ -238,14 +239,45 @@ int named_keys_build(struct named_copy *const *copies, int n, int *fd)
 	return ret;
 }
 
+static bool copy_has_key(const struct named_copy *c, __u64 key)
+{
+	__u32 mask = 0;
+
+	return c->keys_fd >= 0 && !bpf_map_lookup_elem(c->keys_fd, &key, &mask) &&
+	       (mask & (1U << c->id));
+}
+
+/*
+ * A name or URL as the XDP program matches it (list_verdict(), the name walk):
+ * any suffix of the host at a label boundary, or a URL entry covering a host
+ * suffix and a prefix of the path.
+ */
+static bool copy_has_name(const struct named_copy *c, const struct entry *e)
+{
+	__u64 suffix[BLOOMXDP_MAX_LABELS], prefix[BLOOMXDP_MAX_PATH_PREFIXES];
+	int nlabels = name_suffix_hashes(c->hash_key, e->name, suffix), nprefix, i, j;
+
+	for (j = 0; j < nlabels; j++)
+		if (copy_has_key(c, suffix[j]))
+			return true;
+	if (e->kind != ENTRY_URL)
+		return false;
+	nprefix = path_prefix_hashes(c->hash_key, e->path, strlen(e->path), prefix, NULL);
+	for (j = 0; j < nlabels; j++)
+		for (i = 0; i < nprefix; i++)
+			if (copy_has_key(c, bloomxdp_url_key(c->hash_key, suffix[j], prefix[i])))
+				return true;
+	return false;
+}
+
 bool named_copy_has(const struct named_copy *c, const struct entry *e)
 {
 	const struct exact_set prefixes = { .v4_fd = c->v4_fd, .v6_fd = c->v6_fd, .names_fd = -1 };
-	__u32 mask = 0;
 	__u64 key;
 
-	if (copy_key(c, e, &key) && c->keys_fd >= 0 &&
-	    !bpf_map_lookup_elem(c->keys_fd, &key, &mask) && (mask & (1U << c->id)))
+	if (e->kind != ENTRY_ADDR)
+		return copy_has_name(c, e);
+	if (copy_key(c, e, &key) && copy_has_key(c, key))
 		return true;
 	/* An address under a listed prefix (a prefix: itself listed, or under one). */
 	return e->kind == ENTRY_ADDR && exact_set_match_len(&prefixes, &e->addr) > 0;

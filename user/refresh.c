@@ -16,6 +16,7 @@
 
 #include <openssl/evp.h>
 
+#include "config.h"
 #include "fetch.h"
 #include "attachment.h"
 #include "listbuild.h"
@@ -610,14 +611,15 @@ struct source_slot {
 /*
  * Loads every feed of the interface with this one's kind (blocklist or
  * allowlist) in one swap: their good copies, each read with its own spec,
- * and this feed's copy at this_path.
+ * and this feed's copy at this_path. A blocklist feed is the named list of
+ * its name, as a daemon's [list NAME] is (config_source_list()).
  */
 static int apply_all(const struct feed_dirs *d, const char *ifname, const struct feed_spec *spec,
 		     const char *this_path, bool allow_empty)
 {
 	struct source_slot *slots = NULL, *grown;
 	struct list_source *src = NULL;
-	struct list_opts o = spec->load;
+	struct list_opts o = spec->load, this_opts = spec->load;
 	struct dirent *de;
 	struct stat sb;
 	size_t n = 0, cap = 0, i;
@@ -682,11 +684,13 @@ static int apply_all(const struct feed_dirs *d, const char *ifname, const struct
 	}
 	for (i = 0; i < n; i++) {
 		stored_fix(&slots[i].st);
+		config_source_list(&slots[i].st.spec);
 		src[i].path = slots[i].path;
 		src[i].opts = &slots[i].st.spec.load;
 	}
+	this_opts.list = this_opts.allow ? NULL : spec->name;
 	src[n].path = this_path;
-	src[n].opts = &spec->load;
+	src[n].opts = &this_opts;
 	o.allow_empty = allow_empty;
 	o.max_memory_given = false;
 	o.state_dir = d->state_dir;

@@ -282,12 +282,13 @@ expect_query() {
 	[ "$QUERY_LISTED" = 1 ] || listed=
 	got=$(bx query "$IF_SRV" "${entries[@]}" 2>&1 |
 		sed -e "s/ (listed \(prefix\|range\) [^)]*)\$/$listed/" -e 's/ (listed: .*)$//' \
-		    -e 's/ (the filter matches [^)]*)$//')
+		    -e 's/ (listed in [^)]*)$//' -e 's/ (the filter matches [^)]*)$//')
 	check_eq "$name" "$want" "$got"
 }
 
-# query's verdicts only: "blocked (listed: ENTRY)" reads "blocked" (what covers it cut).
-bxq() { bx query "$@" 2>&1 | sed -e 's/ (listed: .*)$//'; }
+# query's verdicts only: "blocked (listed: ENTRY)" and "blocked (listed in LIST)" read
+# "blocked" (what covers it, or the named lists holding it, cut).
+bxq() { bx query "$@" 2>&1 | sed -e 's/ (listed: .*)$//' -e 's/ (listed in [^)]*)$//'; }
 
 xdp_on_if() { ip -n "$NS_SRV" -d link show dev "$IF_SRV" | grep -oE 'prog/xdp[a-z]* id [0-9]+'; }
 # tcp_try SRC: an nc connection from SRC to the server on $port (then $port + 1):

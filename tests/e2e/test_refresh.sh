@@ -145,6 +145,10 @@ diag "urlhaus + 1 address: $LOADED entries of $RULES rules; fetched, checked, ap
 check_eq "version 1 is enforced: $V1 dropped, the others answered" "$EN1" "$(enforced)"
 expect_query "listed entries of the real list are blocked, a neighbour is not" \
 	"$IP1: blocked" "$HOST1: blocked" "x.$HOST1: blocked" "192.0.2.99: not blocked"
+# A feed is the named list of its name (as a daemon's [list NAME]); a subdomain of a listed
+# domain is in it as XDP matches it.
+check_eq "query: the feed's entries are in list urlhaus" "x.$HOST1: blocked (listed in urlhaus)" \
+	"$(bx query "$IF_SRV" "x.$HOST1" 2>&1)"
 check_eq "the cache keeps the spec, the good copy and its ETag" "yes yes yes" \
 	"$(grep -q "^source = http://$SRV4:8080/feed.txt" "$FEED/spec" && echo yes) $(cmp -s \
 	"$FEED/good" "$E2E_TMP/v1.txt" && echo yes) $(grep -qE '^etag = .+' "$FEED/good.meta" \
