@@ -120,7 +120,7 @@ static int parse_cacert(const char *text, struct fleet_url *u, char *head, size_
 int fleet_url_parse(const char *text, struct fleet_url *u)
 {
 	const char *p, *at, *host, *end, *colon, *slash;
-	char port[16], head[1024], *tail;
+	char port[16], head[4096], *tail;	/* a %-encoded USER:PASSWORD may be long */
 	size_t n;
 	long v;
 
@@ -296,7 +296,6 @@ static int handshake(redisContext *c, const struct fleet_url *u, char *why, size
 
 		ret = fleet_cmd(c, &r, why, len, sel);
 	}
-
 	if (ret == -EPROTO && strstr(why, "NOAUTH")) {
 		snprintf(why, len, "Redis at %s requires a password (NOAUTH): give it in the URL, "
 			 "%s://:PASSWORD@HOST:PORT (or USER:PASSWORD@ for an ACL user)", where,
