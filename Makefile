@@ -15,8 +15,9 @@ LDLIBS    := -lbpf -lelf -lz -lm -lidn2 -lpsl
 LDLIBS    += -linih -lmicrohttpd
 # Feed refresh: libcurl fetches, libcrypto's SHA-256 of each copy.
 LDLIBS    += -lcurl -lcrypto
-# The fleet: publish, fleet status and the daemon's subscriber talk to Redis (hiredis).
-LDLIBS    += -lhiredis
+# The fleet: publish, fleet status and the daemon's subscriber talk to Redis (hiredis);
+# rediss:// is TLS of our own (libssl, a bridge thread: user/fleet_tls.h).
+LDLIBS    += -lhiredis -lssl -lpthread
 # The CrowdSec bouncer: json-c reads the LAPI's replies.
 LDLIBS    += -ljson-c
 BPF_CFLAGS := -O2 -g -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude \

@@ -513,7 +513,7 @@ static int run_publish(const struct cli_call *call)
 		ret = publish_delta(c, o, call->argv, call->argc);
 	else
 		ret = publish_full(c, o, call->argv, call->argc);
-	redisFree(c);
+	fleet_disconnect(c);
 	return ret;
 }
 

@@ -7,8 +7,8 @@
 
 #define OPT_REDIS(type)									\
 	OPTION("redis", 0, OPT_TEXT, offsetof(type, redis), "URL",			\
-	       "redis://[[USER]:PASSWORD@]HOST[:PORT][/DB] (rediss:// is\n"		\
-	       "refused: this hiredis has no TLS)")
+	       "redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], or\n"		\
+	       "rediss://...[?cacert=CA.pem] for TLS (verified)")
 #define OPT_CHANNEL(type)								\
 	OPTION("channel", 0, OPT_TEXT, offsetof(type, channel), "NAME",		\
 	       "the fleet's channel (its keys: bloomxdp:NAME:...)")

@@ -194,7 +194,7 @@ static int run_fleet(const struct cli_call *call)
 	}
 out:
 	freeReplyObject(nodes);
-	redisFree(c);
+	fleet_disconnect(c);
 	return ret;
 }
 

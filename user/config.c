@@ -367,7 +367,7 @@ static void daemon_key(struct parse *p, const char *key, const char *value)
 	} else if (!strcmp(key, "subscribe")) {
 		if (strlen(value) >= sizeof(cfg->subscribe) || fleet_url_parse(value, &url))
 			parse_error(p, p->line, "subscribe = ...: expected "
-				    "redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]");
+				    "redis[s]://[[USER]:PASSWORD@]HOST[:PORT][/DB][?cacert=PATH]");
 		else
 			snprintf(cfg->subscribe, sizeof(cfg->subscribe), "%s", value);
 	} else if (!strcmp(key, "channel") || !strcmp(key, "node")) {

@@ -19,7 +19,7 @@
 static void drop(struct fleet_node *f, const char *why)
 {
 	if (f->c)
-		redisFree(f->c);
+		fleet_disconnect(f->c);
 	f->c = NULL;
 	f->waiting = false;
 	f->retry_ms = fleet_now_ms() + f->backoff_ms;
@@ -420,7 +420,7 @@ void fleet_node_stop(struct fleet_node *f)
 	if (!f)
 		return;
 	if (f->c)
-		redisFree(f->c);
+		fleet_disconnect(f->c);
 	fleet_entries_free(&f->inforce);
 	free(f);
 }

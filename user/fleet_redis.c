@@ -7,12 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <unistd.h>
 
 #include <hiredis/hiredis.h>
 #include <openssl/evp.h>
 
 #include "fleet_redis.h"
+#include "fleet_tls.h"
 #include "log.h"
+
+#define CACERT_QUERY	"?cacert="
 
 /* %XX decoded into out (len bytes at most): 0, or -EINVAL. */
 static int url_decode(const char *s, size_t n, char *out, size_t len)
@@ -85,10 +89,38 @@ static int parse_unix(const char *p, struct fleet_url *u)
 	return 0;
 }
 
+/* ?cacert=PATH of rediss:// (PATH %-decoded, absolute) into u; the URL before it into head. */
+static int parse_cacert(const char *text, struct fleet_url *u, char *head, size_t len)
+{
+	const char *q = strstr(text, CACERT_QUERY), *path;
+
+	if (strlen(text) >= len) {
+		log_error("redis URL: longer than %zu bytes", len - 1);
+		return -EINVAL;
+	}
+	if (!q) {
+		strcpy(head, text);
+		return 0;
+	}
+	if (!u->tls) {
+		log_error("redis URL: " CACERT_QUERY " is for rediss:// (TLS) only");
+		return -EINVAL;
+	}
+	path = q + strlen(CACERT_QUERY);
+	if (url_decode(path, strlen(path), u->cacert, sizeof(u->cacert)) || u->cacert[0] != '/') {
+		log_error("redis URL: " CACERT_QUERY " takes an absolute path of at most %zu bytes "
+			  "(a PEM file of CA certificates)", sizeof(u->cacert) - 1);
+		return -EINVAL;
+	}
+	memcpy(head, text, q - text);
+	head[q - text] = '\0';
+	return 0;
+}
+
 int fleet_url_parse(const char *text, struct fleet_url *u)
 {
 	const char *p, *at, *host, *end, *colon, *slash;
-	char port[16], *tail;
+	char port[16], head[4096], *tail;	/* a %-encoded USER:PASSWORD may be long */
 	size_t n;
 	long v;
 
@@ -103,10 +135,13 @@ int fleet_url_parse(const char *text, struct fleet_url *u)
 		u->tls = true;
 	} else {
 		/* Not echoed: it may hold a password. */
-		log_error("redis URL: expected redis://[[USER]:PASSWORD@]HOST[:PORT][/DB] or "
+		log_error("redis URL: expected redis[s]://[[USER]:PASSWORD@]HOST[:PORT][/DB] or "
 			  "unix://[[USER]:PASSWORD@]/PATH");
 		return -EINVAL;
 	}
+	if (parse_cacert(p, u, head, sizeof(head)))
+		return -EINVAL;
+	p = head;
 	slash = strchr(p, '/');
 	at = memrchr(p, '@', slash ? (size_t)(slash - p) : strlen(p));
 	if (at) {
@@ -171,9 +206,9 @@ const char *fleet_url_text(const struct fleet_url *u, char *buf, size_t len)
 		snprintf(buf, len, "unix://%s?db=%d", u->unix_path, u->db);
 		return buf;
 	}
-	snprintf(buf, len, "%s%s%s%s:%d/%d", u->tls ? "rediss://" : "redis://",
+	snprintf(buf, len, "%s%s%s%s:%d/%d%s%s", u->tls ? "rediss://" : "redis://",
 		 strchr(u->host, ':') ? "[" : "", u->host, strchr(u->host, ':') ? "]" : "",
-		 u->port, u->db);
+		 u->port, u->db, u->cacert[0] ? CACERT_QUERY : "", u->cacert);
 	return buf;
 }
 
@@ -234,7 +269,7 @@ int fleet_cmd(struct redisContext *c, struct redisReply **reply, char *why, size
 /* AUTH and SELECT: an error that says what to change. */
 static int handshake(redisContext *c, const struct fleet_url *u, char *why, size_t len)
 {
-	char db[16], where[300];
+	char db[16], where[600];
 	redisReply *r = NULL;
 	int ret = 0;
 
@@ -263,32 +298,80 @@ static int handshake(redisContext *c, const struct fleet_url *u, char *why, size
 	}
 	if (ret == -EPROTO && strstr(why, "NOAUTH")) {
 		snprintf(why, len, "Redis at %s requires a password (NOAUTH): give it in the URL, "
-			 "redis://:PASSWORD@HOST:PORT (or USER:PASSWORD@ for an ACL user)", where);
+			 "%s://:PASSWORD@HOST:PORT (or USER:PASSWORD@ for an ACL user)", where,
+			 u->tls ? "rediss" : "redis");
 		return -EACCES;
 	}
 	freeReplyObject(r);
 	return ret;
 }
 
+/* The TLS bridge of each rediss:// context (fleet_tls.h): its own thread, ended on close. */
+static struct {
+	redisContext *c;
+	struct fleet_tls *t;
+} bridges[FLEET_TLS_MAX];
+
+/* A TLS connection given to hiredis: the context, or NULL with why. */
+static redisContext *connect_tls(const struct fleet_url *u, int *ret, char *why, size_t len)
+{
+	struct fleet_tls *t;
+	redisContext *c;
+	int fd, i;
+
+	*ret = fleet_tls_open(u, &t, &fd, why, len);
+	if (*ret)
+		return NULL;
+	c = redisConnectFd(fd);
+	for (i = 0; c && !c->err && i < FLEET_TLS_MAX; i++)
+		if (!bridges[i].c) {
+			bridges[i].c = c;
+			bridges[i].t = t;
+			return c;
+		}
+	/* fleet_tls_open() bounds them to FLEET_TLS_MAX: out of memory. */
+	if (c)
+		redisFree(c);
+	else
+		close(fd);
+	fleet_tls_close(t);
+	snprintf(why, len, "out of memory");
+	*ret = -ENOMEM;
+	return NULL;
+}
+
+void fleet_disconnect(redisContext *c)
+{
+	int i;
+
+	if (!c)
+		return;
+	redisFree(c);
+	for (i = 0; i < FLEET_TLS_MAX; i++)
+		if (bridges[i].c == c) {
+			fleet_tls_close(bridges[i].t);
+			bridges[i].c = NULL;
+			bridges[i].t = NULL;
+		}
+}
+
 int fleet_connect(const struct fleet_url *u, struct redisContext **out, char *why, size_t len)
 {
 	struct timeval tv = { .tv_sec = FLEET_TIMEOUT_S };
-	char where[300];
+	char where[600];
 	redisContext *c;
 	int ret;
 
 	*out = NULL;
 	fleet_url_text(u, where, sizeof(where));
 	if (u->tls) {
-		/* Debian 12's hiredis 0.14 has no TLS (hiredis_ssl came with 1.0). */
-		snprintf(why, len, "%s: this bloomxdp is built with hiredis %d.%d, which has no "
-			 "TLS: rediss:// is refused rather than sent in clear; reach Redis through "
-			 "a TLS tunnel (stunnel, spiped) on loopback with redis://", where,
-			 HIREDIS_MAJOR, HIREDIS_MINOR);
-		return -EPROTONOSUPPORT;
+		c = connect_tls(u, &ret, why, len);
+		if (!c)
+			return ret;
+	} else {
+		c = u->unix_path[0] ? redisConnectUnixWithTimeout(u->unix_path, tv) :
+				      redisConnectWithTimeout(u->host, u->port, tv);
 	}
-	c = u->unix_path[0] ? redisConnectUnixWithTimeout(u->unix_path, tv) :
-			      redisConnectWithTimeout(u->host, u->port, tv);
 	if (!c) {
 		snprintf(why, len, "%s: out of memory", where);
 		return -ENOMEM;
@@ -296,16 +379,20 @@ int fleet_connect(const struct fleet_url *u, struct redisContext **out, char *wh
 	if (c->err) {
 		ret = c->err == REDIS_ERR_IO && errno ? -errno : -ECONNREFUSED;
 		snprintf(why, len, "cannot reach Redis at %s: %s", where, c->errstr);
-		redisFree(c);
+		fleet_disconnect(c);
 		return ret;
 	}
 	redisSetTimeout(c, tv);
 	/* A dead peer noticed on TCP (a unix socket has none, and c would be marked failed). */
-	if (!u->unix_path[0])
+	if (!u->unix_path[0] && !u->tls)
 		redisEnableKeepAlive(c);
 	ret = handshake(c, u, why, len);
+	if (ret == -EIO && !u->tls && !u->unix_path[0])
+		/* A TLS port closes on the first bytes that are not a ClientHello. */
+		snprintf(why, len, "Redis at %s closed the connection at its first command: "
+			 "if that is a TLS port (tls-port), use rediss://", where);
 	if (ret) {
-		redisFree(c);
+		fleet_disconnect(c);
 		return ret;
 	}
 	*out = c;

@@ -63,17 +63,19 @@ struct fleet_url {
 	char user[128];		/* "": none (AUTH PASSWORD) */
 	char pass[256];		/* "": no AUTH */
 	int db;
-	bool tls;		/* rediss:// (refused: see fleet_connect()) */
+	bool tls;		/* rediss:// (fleet_tls.h) */
+	char cacert[256];	/* rediss://...?cacert=PATH: the CAs, else the system's */
 };
 
 /*
  * redis://[[USER]:PASSWORD@]HOST[:PORT][/DB] (HOST a name, an IPv4 address or
  * [IPv6]; USER and PASSWORD may be %-encoded), or
+ * rediss://...[?cacert=PATH] (TLS; PATH absolute, a PEM file of CAs), or
  * unix://[[USER]:PASSWORD@]/PATH/TO/SOCKET[?db=DB] (a socket reached from any
  * network namespace). Prints the error; -EINVAL.
  */
 int fleet_url_parse(const char *text, struct fleet_url *u);
-/* HOST:PORT/DB, without the password: for messages. */
+/* HOST:PORT/DB (and ?cacert=), without the password: for messages. */
 const char *fleet_url_text(const struct fleet_url *u, char *buf, size_t len);
 /* A channel name that can be part of a key. */
 bool fleet_channel_valid(const char *channel);
@@ -81,11 +83,13 @@ bool fleet_channel_valid(const char *channel);
 /*
  * Connects, authenticates (AUTH [USER] PASSWORD) and selects the database,
  * each within FLEET_TIMEOUT_S. On error, why says it in one line with what to
- * do (no password, a wrong one, no TLS in this hiredis...), and returns
- * -errno: -EACCES refused credentials, -EPROTONOSUPPORT rediss://, else
- * -ECONNREFUSED, -ETIMEDOUT, -EIO.
+ * do (no password, a wrong one, a refused certificate...), and returns
+ * -errno: -EACCES refused credentials or certificate, -EPROTO no TLS there,
+ * else -ECONNREFUSED, -ETIMEDOUT, -EIO. rediss:// through fleet_tls.h.
  */
 int fleet_connect(const struct fleet_url *u, struct redisContext **out, char *why, size_t len);
+/* A connection closed (redisFree) and its TLS bridge, if any, ended. NULL: nothing. */
+void fleet_disconnect(struct redisContext *c);
 
 /* The commands' --redis and --channel checked, and connected: 0, or -errno with the error said. */
 int fleet_open(const char *url, const char *channel, struct redisContext **c);

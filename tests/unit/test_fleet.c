@@ -45,11 +45,49 @@ static void test_url_forms(void **state)
 
 	assert_int_equal(fleet_url_parse("rediss://h:6379", &u), 0);
 	assert_true(u.tls);
+	assert_string_equal(u.cacert, "");	/* the system's CAs */
 
 	assert_int_equal(fleet_url_parse("unix://:pw@/run/redis/redis.sock?db=2", &u), 0);
 	assert_string_equal(u.unix_path, "/run/redis/redis.sock");
 	assert_string_equal(u.pass, "pw");
 	assert_int_equal(u.db, 2);
+}
+
+/* rediss://...?cacert=PATH: the CA file, the rest of the URL as without it. */
+static void test_url_tls(void **state)
+{
+	char text[512];
+	struct fleet_url u;
+
+	(void)state;
+	assert_int_equal(fleet_url_parse("rediss://edge:p%3Fw@10.0.0.1:6380/2"
+					 "?cacert=/etc/r%20ca.pem", &u), 0);
+	assert_true(u.tls);
+	assert_string_equal(u.user, "edge");
+	assert_string_equal(u.pass, "p?w");
+	assert_string_equal(u.host, "10.0.0.1");
+	assert_int_equal(u.port, 6380);
+	assert_int_equal(u.db, 2);
+	assert_string_equal(u.cacert, "/etc/r ca.pem");
+	/* Messages: the CA said, never the password. */
+	assert_string_equal(fleet_url_text(&u, text, sizeof(text)),
+			    "rediss://10.0.0.1:6380/2?cacert=/etc/r ca.pem");
+
+	/* No /DB: the path's slashes are not taken for one. */
+	assert_int_equal(fleet_url_parse("rediss://redis.example?cacert=/etc/ssl/ca.pem", &u), 0);
+	assert_string_equal(u.host, "redis.example");
+	assert_int_equal(u.port, 6379);
+	assert_int_equal(u.db, 0);
+	assert_string_equal(u.cacert, "/etc/ssl/ca.pem");
+
+	/* A '/' and an '@' in the path leave the user and host alone. */
+	assert_int_equal(fleet_url_parse("rediss://:pw@[::1]:7000?cacert=/a@b/ca.pem", &u), 0);
+	assert_string_equal(u.pass, "pw");
+	assert_string_equal(u.host, "::1");
+	assert_int_equal(u.port, 7000);
+	assert_string_equal(u.cacert, "/a@b/ca.pem");
+	assert_string_equal(fleet_url_text(&u, text, sizeof(text)),
+			    "rediss://[::1]:7000/0?cacert=/a@b/ca.pem");
 }
 
 static void test_url_refused(void **state)
@@ -59,6 +97,10 @@ static void test_url_refused(void **state)
 		"redis://h/db", "redis://nouser@h", "redis://:p%zz@h", "redis://:p%00@h",
 		"redis://h o", "redis://[::1", "unix://relative.sock", "unix:///s?db=x",
 		"redis://h;rm", "redis://h\n",
+		/* ?cacert= is TLS's, an absolute path, decoded without a NUL */
+		"redis://h?cacert=/ca.pem", "redis://h/1?cacert=/ca.pem", "rediss://h?cacert=",
+		"rediss://h?cacert=ca.pem", "rediss://h?cacert=/a%00b", "rediss://h?cacert=/a%zz",
+		"rediss://h?db=1",
 	};
 	struct fleet_url u;
 	size_t i;
@@ -164,6 +206,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_url_forms),
+		cmocka_unit_test(test_url_tls),
 		cmocka_unit_test(test_url_refused),
 		cmocka_unit_test(test_channel_names),
 		cmocka_unit_test(test_stream_ids),
