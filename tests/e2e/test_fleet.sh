@@ -14,6 +14,8 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/e2e/lib.sh
 . tests/e2e/lib.sh
+# shellcheck source=tests/e2e/fleet_lib.sh
+. tests/e2e/fleet_lib.sh
 
 e2e_need "fleet tests" redis-server redis-cli python3 sha256sum
 
@@ -76,69 +78,12 @@ redis_start() {
 		--appendfsync always --logfile "$RDIR/redis.log" "${REDIS_ARGS[@]}"
 	REDIS_PID=$BG_PID
 	for ((j = 0; j < 100; j++)); do
-		[ -S "$SOCK" ] && redis-cli -s "$SOCK" "${RCLI_AUTH[@]}" ping 2>/dev/null |
-			grep -q PONG && return 0
+		[ -S "$SOCK" ] && rcli ping | grep -q PONG && return 0
 		sleep 0.05
 	done
 	return 1
 }
-RCLI_AUTH=()
-rcli() { redis-cli -s "$SOCK" "${RCLI_AUTH[@]}" "$@" 2>/dev/null; }
-
-# node_conf I [URL]: node I's configuration.
-node_conf() {
-	cat >"$E2E_TMP/node$1.conf" <<EOF
-[attach]
-capacity = 1000
-fpr = 1%
-match = src
-
-[daemon]
-state_dir = $E2E_TMP/state
-events = none
-subscribe = ${2:-unix://$SOCK}
-channel = $CHANNEL
-node = n$1
-EOF
-}
-
-daemon_start() {
-	bg_start timeout 600 nsenter --net="/run/netns/${NODE_NS[$1]}" -- "$BLOOMXDP" daemon \
-		"${NODE_IF[$1]}" --config "$E2E_TMP/node$1.conf" >>"$E2E_TMP/node$1.out" \
-		2>>"$E2E_TMP/node$1.err"
-	DAEMON[$1]=$BG_PID
-}
-
 publish() { timeout 60 "$BLOOMXDP" publish --redis "${PUBURL:-$PUB}" --channel "$CHANNEL" "$@"; }
-
-# field I NAME: what node I reported.
-field() { rcli hget "bloomxdp:$CHANNEL:node:n$1" "$2"; }
-
-# converged WHAT SECONDS [FIRST_NODE]: until every node reports WHAT ("version=N",
-# "refused=N", "inforce=N"); prints the nodes that do not, if some never do.
-converged() {
-	local name=${1%%=*} want=${1#*=} i t late got
-	for ((t = 0; t < $2 * 5; t++)); do
-		late=
-		# One redis-cli for all the nodes: the check stays well under its 0.2 s step.
-		mapfile -t got < <(for ((i = ${3:-0}; i < FLEET_NODES; i++)); do
-			echo "HGET bloomxdp:$CHANNEL:node:n$i $name"; done | rcli)
-		for ((i = ${3:-0}; i < FLEET_NODES; i++)); do
-			[ "${got[i - ${3:-0}]:-}" = "$want" ] || late+=" n$i=${got[i - ${3:-0}]:-}"
-		done
-		[ -z "$late" ] && return 0
-		sleep 0.2
-	done
-	echo "$late"
-	return 1
-}
-
-# listed SRC: whether node 0 drops SRC's pings (1) or passes them (0).
-listed() {
-	local r
-	r=$(ping_recv "$1" "$SRV4" 3 0.05)
-	[ "${r#* }" = 0 ] && echo 1 || echo 0
-}
 
 printf '%s\n' "$C_LISTED" 198.51.100.0/24 evil.example >"$E2E_TMP/v1.txt"
 printf '%s\n' "$C_LISTED" "$C_LATER" 198.51.100.0/24 evil.example >"$E2E_TMP/v2.txt"
@@ -153,7 +98,7 @@ fi
 
 check "publish version 1 (lists compiled with a new fleet key)" publish "$E2E_TMP/v1.txt"
 for ((i = 0; i < FLEET_NODES; i++)); do
-	node_conf "$i"
+	node_conf "$i" "unix://$SOCK"
 	daemon_start "$i"
 done
 if late=$(converged version=1 30); then

@@ -14,6 +14,8 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/e2e/lib.sh
 . tests/e2e/lib.sh
+# shellcheck source=tests/e2e/fleet_lib.sh
+. tests/e2e/fleet_lib.sh
 
 e2e_need "fleet TLS tests" redis-server redis-cli python3 openssl
 
@@ -101,60 +103,9 @@ redis_start() {
 	done
 	return 1
 }
-RCLI_AUTH=()
-rcli() { redis-cli -s "$SOCK" "${RCLI_AUTH[@]}" "$@" 2>/dev/null; }
-
-# node_conf I URL: node I's configuration.
-node_conf() {
-	cat >"$E2E_TMP/node$1.conf" <<EOF
-[attach]
-capacity = 1000
-fpr = 1%
-match = src
-
-[daemon]
-state_dir = $E2E_TMP/state
-events = none
-subscribe = $2
-channel = $CHANNEL
-node = n$1
-EOF
-}
-
-daemon_start() {
-	bg_start timeout 300 nsenter --net="/run/netns/$NS_SRV" -- "$BLOOMXDP" daemon \
-		"${NODE_IF[$1]}" --config "$E2E_TMP/node$1.conf" >>"$E2E_TMP/node$1.out" \
-		2>>"$E2E_TMP/node$1.err"
-	DAEMON[$1]=$BG_PID
-}
-daemon_stop() { stop_pid "${DAEMON[$1]}"; bg_forget "${DAEMON[$1]}"; }
-
 # bxs COMMAND...: bloomxdp in the server namespace (where Redis's TLS port is).
 bxs() { timeout 60 nsenter --net="/run/netns/$NS_SRV" -- "$BLOOMXDP" "$@"; }
 publish() { bxs publish --redis "${PUBURL:-$PUB}" --channel "$CHANNEL" "$@"; }
-
-# converged WHAT SECONDS: until both nodes report WHAT ("version=N", "inforce=N").
-converged() {
-	local name=${1%%=*} want=${1#*=} i t late
-	for ((t = 0; t < $2 * 5; t++)); do
-		late=
-		for ((i = 0; i < FLEET_NODES; i++)); do
-			[ "$(rcli hget "bloomxdp:$CHANNEL:node:n$i" "$name")" = "$want" ] ||
-				late+=" n$i"
-		done
-		[ -z "$late" ] && return 0
-		sleep 0.2
-	done
-	echo "$late"
-	return 1
-}
-
-# listed SRC: whether node 0 drops SRC's pings (1) or passes them (0).
-listed() {
-	local r
-	r=$(ping_recv "$1" "$SRV4" 3 0.05)
-	[ "${r#* }" = 0 ] && echo 1 || echo 0
-}
 
 # threads I: how many threads node I's daemon runs (the main one and a TLS bridge).
 threads() {

@@ -1,0 +1,65 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2034  # variables for the scripts that source this file
+# Helpers of the fleet tests (test_fleet.sh, test_fleet_tls.sh), sourced after
+# lib.sh. The test sets: SOCK (its Redis's unix socket, for its own checks),
+# CHANNEL, FLEET_NODES, NODE_IF[I] (node I's interface), NODE_NS[I] (its
+# namespace; default the server's) and DAEMON=().
+
+RCLI_AUTH=()
+# rcli ARGS...: redis-cli on the test's socket.
+rcli() { redis-cli -s "$SOCK" "${RCLI_AUTH[@]}" "$@" 2>/dev/null; }
+
+# node_conf I URL: node I's configuration, subscribed at URL.
+node_conf() {
+	cat >"$E2E_TMP/node$1.conf" <<CONF
+[attach]
+capacity = 1000
+fpr = 1%
+match = src
+
+[daemon]
+state_dir = $E2E_TMP/state
+events = none
+subscribe = $2
+channel = $CHANNEL
+node = n$1
+CONF
+}
+
+# daemon_start I: node I's daemon, in its namespace; its PID in DAEMON[I].
+daemon_start() {
+	bg_start timeout 600 nsenter --net="/run/netns/${NODE_NS[$1]:-$NS_SRV}" -- "$BLOOMXDP" \
+		daemon "${NODE_IF[$1]}" --config "$E2E_TMP/node$1.conf" >>"$E2E_TMP/node$1.out" \
+		2>>"$E2E_TMP/node$1.err"
+	DAEMON[$1]=$BG_PID
+}
+daemon_stop() { stop_pid "${DAEMON[$1]}"; bg_forget "${DAEMON[$1]}"; }
+
+# field I NAME: what node I reported.
+field() { rcli hget "bloomxdp:$CHANNEL:node:n$1" "$2"; }
+
+# converged WHAT SECONDS [FIRST_NODE]: until every node reports WHAT ("version=N",
+# "refused=N", "inforce=N"); prints the nodes that do not, if some never do.
+converged() {
+	local name=${1%%=*} want=${1#*=} i t late got
+	for ((t = 0; t < $2 * 5; t++)); do
+		late=
+		# One redis-cli for all the nodes: the check stays well under its 0.2 s step.
+		mapfile -t got < <(for ((i = ${3:-0}; i < FLEET_NODES; i++)); do
+			echo "HGET bloomxdp:$CHANNEL:node:n$i $name"; done | rcli)
+		for ((i = ${3:-0}; i < FLEET_NODES; i++)); do
+			[ "${got[i - ${3:-0}]:-}" = "$want" ] || late+=" n$i=${got[i - ${3:-0}]:-}"
+		done
+		[ -z "$late" ] && return 0
+		sleep 0.2
+	done
+	echo "$late"
+	return 1
+}
+
+# listed SRC: whether node 0 (lib.sh's server) drops SRC's pings (1) or passes them (0).
+listed() {
+	local r
+	r=$(ping_recv "$1" "$SRV4" 3 0.05)
+	[ "${r#* }" = 0 ] && echo 1 || echo 0
+}
