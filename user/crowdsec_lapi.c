@@ -127,18 +127,10 @@ int crowdsec_pull_start(const struct crowdsec_config *c, bool startup, struct cr
 	} while (0)
 	SET(CURLOPT_URL, p->url);
 	SET(CURLOPT_ERRORBUFFER, p->errbuf);
-	SET(CURLOPT_NOSIGNAL, 1L);
-	SET(CURLOPT_PROTOCOLS_STR, "http,https");
+	if (code == CURLE_OK)
+		code = fetch_curl_limits(p->curl, c->timeout_s, c->max_bytes, c->ca_file);
 	/* No redirect: the key goes to the LAPI configured, nowhere else. */
 	SET(CURLOPT_FOLLOWLOCATION, 0L);
-	SET(CURLOPT_TIMEOUT, (long)c->timeout_s);
-	SET(CURLOPT_CONNECTTIMEOUT, (long)(c->timeout_s < FETCH_CONNECT_TIMEOUT_S ?
-					   c->timeout_s : FETCH_CONNECT_TIMEOUT_S));
-	SET(CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)c->max_bytes);
-	SET(CURLOPT_SSL_VERIFYPEER, 1L);
-	SET(CURLOPT_SSL_VERIFYHOST, 2L);
-	if (c->ca_file[0])
-		SET(CURLOPT_CAINFO, c->ca_file);
 	/* max_bytes bounds what a compressed reply inflates to (on_body). */
 	SET(CURLOPT_ACCEPT_ENCODING, "");
 	SET(CURLOPT_USERAGENT, "bloomxdp");

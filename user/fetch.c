@@ -98,6 +98,31 @@ static void curl_init(void)
 	curl_init_status = curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
+int fetch_curl_limits(CURL *curl, __u64 timeout_s, __u64 max_bytes, const char *ca_file)
+{
+	CURLcode code = CURLE_OK;
+
+#define SET(opt, val)								\
+	do {									\
+		if (code == CURLE_OK)						\
+			code = curl_easy_setopt(curl, opt, val);		\
+	} while (0)
+	SET(CURLOPT_NOSIGNAL, 1L);
+	/* Never file://, ftp://, ldap://...: only what was asked for. */
+	SET(CURLOPT_PROTOCOLS_STR, "http,https");
+	SET(CURLOPT_TIMEOUT, (long)timeout_s);
+	SET(CURLOPT_CONNECTTIMEOUT, (long)(timeout_s < FETCH_CONNECT_TIMEOUT_S ?
+					   timeout_s : FETCH_CONNECT_TIMEOUT_S));
+	/* A Content-Length over the limit is refused before the body; the caller bounds the rest. */
+	SET(CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)max_bytes);
+	SET(CURLOPT_SSL_VERIFYPEER, 1L);
+	SET(CURLOPT_SSL_VERIFYHOST, 2L);
+	if (ca_file && ca_file[0])
+		SET(CURLOPT_CAINFO, ca_file);
+#undef SET
+	return code;
+}
+
 int fetch_curl_init(const char **why)
 {
 	pthread_once(&curl_once, curl_init);
@@ -189,21 +214,12 @@ static int fetch_url(const struct fetch_opts *o, struct fetch_result *r, int fd)
 	} while (0)
 	SET(CURLOPT_URL, o->source);
 	SET(CURLOPT_ERRORBUFFER, errbuf);
-	SET(CURLOPT_NOSIGNAL, 1L);
-	/* Never file://, ftp://, ldap://...: neither asked for nor on a redirect. */
-	SET(CURLOPT_PROTOCOLS_STR, "http,https");
+	if (code == CURLE_OK)
+		code = fetch_curl_limits(curl, o->timeout_s, o->max_bytes, o->ca_file);
+	/* Never file://, ftp://, ldap://... on a redirect either. */
 	SET(CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
 	SET(CURLOPT_FOLLOWLOCATION, 1L);
 	SET(CURLOPT_MAXREDIRS, (long)FETCH_MAX_REDIRECTS);
-	SET(CURLOPT_TIMEOUT, (long)o->timeout_s);
-	SET(CURLOPT_CONNECTTIMEOUT, (long)(o->timeout_s < FETCH_CONNECT_TIMEOUT_S ?
-					   o->timeout_s : FETCH_CONNECT_TIMEOUT_S));
-	/* A Content-Length over the limit is refused before the body; on_body() bounds the rest. */
-	SET(CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)o->max_bytes);
-	SET(CURLOPT_SSL_VERIFYPEER, 1L);
-	SET(CURLOPT_SSL_VERIFYHOST, 2L);
-	if (o->ca_file && o->ca_file[0])
-		SET(CURLOPT_CAINFO, o->ca_file);
 	/* Compressed transfers are welcome; max_bytes bounds what they inflate to. */
 	SET(CURLOPT_ACCEPT_ENCODING, "");
 	SET(CURLOPT_USERAGENT, "bloomxdp");

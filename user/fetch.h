@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <linux/types.h>
+#include <curl/curl.h>
 
 #define FETCH_VALIDATOR_MAX	256	/* an ETag or a Last-Modified date, as the server sent it */
 #define FETCH_WHY_MAX		256
@@ -46,6 +47,12 @@ bool fetch_is_url(const char *source);
 
 /* Returns 0 (FETCH_NEW, FETCH_NOT_MODIFIED) or -errno (FETCH_FAILED, why filled in). */
 int fetch(const struct fetch_opts *o, struct fetch_result *r);
+/*
+ * What every transfer of bloomxdp's is held to: http(s) only, a timeout for
+ * the whole and for the connection, a size bound, the peer's certificate
+ * and name verified (ca_file: NULL or "" for the system's CAs). A CURLcode.
+ */
+int fetch_curl_limits(CURL *curl, __u64 timeout_s, __u64 max_bytes, const char *ca_file);
 /* libcurl's global initialisation, once per process (thread-safe); *why: its message. */
 int fetch_curl_init(const char **why);
 
