@@ -38,7 +38,7 @@ struct bitcounts {
 	struct bitcounts_header *hdr;
 	__u8 *c;		/* bits / 2 bytes */
 	size_t bytes;		/* header included */
-	bool mapped;		/* mmap-ed from the file, else malloc-ed */
+	bool mapped;		/* the file mmap-ed, else anonymous memory (both: munmap) */
 };
 
 /* Zeroed counters for a filter of bits. */
