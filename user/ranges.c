@@ -126,9 +126,10 @@ void range_set_merge(struct range_set *s)
  */
 int range_v4_sort(__u64 *a, size_t n)
 {
-	size_t count[1 << 11], i, sum;
-	__u64 *tmp, *from, *to;
-	int shift;
+	static const int shifts[3] = { 32, 43, 54 };
+	size_t count[3][1 << 11] = { { 0 } }, i, sum;
+	__u64 *tmp, *from, *to, *swap, w;
+	int d;
 
 	for (i = 1; i < n && a[i - 1] <= a[i]; i++)
 		;
@@ -138,20 +139,22 @@ int range_v4_sort(__u64 *a, size_t n)
 	if (!tmp)
 		return -ENOMEM;
 	/* Digits of 11 bits: their counts stay in the L1 cache, their 2048 outputs in the TLB. */
-	for (shift = 32, from = a, to = tmp; shift < 64; shift += 11) {
-		__u64 *swap;
-
-		memset(count, 0, sizeof(count));
-		for (i = 0; i < n; i++)
-			count[(from[i] >> shift) & 0x7ff]++;
+	for (i = 0; i < n; i++) {
+		w = a[i];
+		count[0][(w >> 32) & 0x7ff]++;
+		count[1][(w >> 43) & 0x7ff]++;
+		count[2][(w >> 54) & 0x7ff]++;
+	}
+	/* One pass counts all three digits; then each places the words by its own. */
+	for (d = 0, from = a, to = tmp; d < 3; d++) {
 		for (i = 0, sum = 0; i < 1 << 11; i++) {
-			size_t c = count[i];
+			size_t c = count[d][i];
 
-			count[i] = sum;
+			count[d][i] = sum;
 			sum += c;
 		}
 		for (i = 0; i < n; i++)
-			to[count[(from[i] >> shift) & 0x7ff]++] = from[i];
+			to[count[d][(from[i] >> shifts[d]) & 0x7ff]++] = from[i];
 		swap = from;
 		from = to;
 		to = swap;
