@@ -76,8 +76,9 @@ static inline void bitcount_inc(struct bitcounts *b, __u64 bit)
 	if (v == BITCOUNT_SATURATED)
 		return;
 	bitcount_set(b, bit, v + 1);
+	/* Atomic: two threads of filter_insert_hashes() may saturate counters at once. */
 	if (v + 1 == BITCOUNT_SATURATED)
-		b->hdr->saturated++;
+		__atomic_fetch_add(&b->hdr->saturated, 1, __ATOMIC_RELAXED);
 }
 
 /* One key less: true when the bit may be cleared now (0); a saturated counter stays. */

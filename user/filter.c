@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -343,17 +344,32 @@ __u64 filter_key_hash(const struct filter *f, const struct bloomxdp_key *key)
 #define PREFETCH_AHEAD 16
 
 /*
- * The lines an insert of hash will write: its words (one line for blocked, k
- * anywhere for bits) and, for a counting filter, their 4-bit counters (a
- * block's 512 counters are 4 lines). A filter and its counters much larger
- * than the cache miss on every key: fetched ahead, the misses overlap.
- * Inlined: GCC takes a function of prefetches alone for one without effect
- * and drops its calls (as it dropped the write prefetches of x86-64 without
- * PRFCHW: these are read prefetches, which every x86-64 has).
+ * Many keys are inserted by two threads, each setting the bits (and counting
+ * them) in its own half of the words: no word or counter is written by both,
+ * and the two CPUs' cache misses overlap. Past this many keys a thread pays.
  */
-static inline __attribute__((always_inline)) void prefetch_insert(const struct filter *f,
+#define INSERT_SPLIT_MIN 65536
+
+/* Words [lo, hi) of the filter: the half of it one inserting thread writes. */
+struct insert_part {
+	struct filter *f;
+	const __u64 *hashes;
+	size_t n;
+	__u32 lo, hi;
+};
+
+/*
+ * The lines an insert of hash will write in [lo, hi): its words (one line
+ * for blocked, k anywhere for bits) and, for a counting filter, their 4-bit
+ * counters (a block's 512 counters are 4 lines). Inlined: GCC takes a
+ * function of prefetches alone for one without effect and drops its calls
+ * (as it dropped the write prefetches of x86-64 without PRFCHW: these are
+ * read prefetches, which every x86-64 has).
+ */
+static inline __attribute__((always_inline)) void prefetch_insert(const struct insert_part *part,
 								  __u64 hash)
 {
+	const struct filter *f = part->f;
 	__u32 j, word, off, n = f->layout == BLOOMXDP_LAYOUT_BLOCKED ? 1 : f->hashes;
 	struct bloomxdp_positions p;
 	__u64 mask, bit;
@@ -361,6 +377,8 @@ static inline __attribute__((always_inline)) void prefetch_insert(const struct f
 	bloomxdp_positions_init(&p, f->layout, f->bits, hash);
 	for (j = 0; j < n; j++) {
 		bloomxdp_positions_next(&p, f->layout, f->bits, &word, &mask);
+		if (word < part->lo || word >= part->hi)
+			continue;
 		__builtin_prefetch(&f->words[word]);
 		if (!f->counts)
 			continue;
@@ -375,19 +393,70 @@ static inline __attribute__((always_inline)) void prefetch_insert(const struct f
 	}
 }
 
+/* layout_array_insert() of the positions in [lo, hi) only. */
+static void insert_in_part(const struct insert_part *part, __u64 hash)
+{
+	struct filter *f = part->f;
+	struct bloomxdp_positions p;
+	__u32 i, word;
+	__u64 mask;
+
+	bloomxdp_positions_init(&p, f->layout, f->bits, hash);
+	for (i = 0; i < f->hashes; i++) {
+		bloomxdp_positions_next(&p, f->layout, f->bits, &word, &mask);
+		if (word < part->lo || word >= part->hi)
+			continue;
+		set_bit(f, word, mask);
+		if (f->counts)
+			bitcount_inc(f->counts, position_bit(word, mask));
+	}
+}
+
+static void *insert_part_run(void *arg)
+{
+	const struct insert_part *part = arg;
+	size_t i;
+
+	for (i = 0; i < part->n; i++) {
+		if (i + PREFETCH_AHEAD < part->n)
+			prefetch_insert(part, part->hashes[i + PREFETCH_AHEAD]);
+		insert_in_part(part, part->hashes[i]);
+	}
+	return NULL;
+}
+
 void filter_insert_hashes(struct filter *f, const __u64 *hashes, size_t n)
 {
+	struct insert_part low = { .f = f, .hashes = hashes, .n = n, .lo = 0, .hi = UINT32_MAX };
+	struct insert_part high = low;
+	__u32 mid;
+	pthread_t thread;
 	size_t i;
 
 	if (f->ops->insert_many) {
 		f->ops->insert_many(f, hashes, n);
 		return;
 	}
-	for (i = 0; i < n; i++) {
-		if (f->ops->readable && i + PREFETCH_AHEAD < n)
-			prefetch_insert(f, hashes[i + PREFETCH_AHEAD]);
-		f->ops->insert(f, hashes[i]);
+	if (!f->ops->readable) {
+		for (i = 0; i < n; i++)
+			f->ops->insert(f, hashes[i]);
+		return;
 	}
+	/* Whole blocks to each half: a block's words and counters stay with one thread. */
+	mid = BLOOMXDP_HDR_WORDS + f->bits / BLOOMXDP_BLOCK_BITS / 2 * BLOOMXDP_BLOCK_WORDS;
+	if (n < INSERT_SPLIT_MIN || mid <= BLOOMXDP_HDR_WORDS) {
+		insert_part_run(&low);
+		return;
+	}
+	low.hi = high.lo = mid;
+	/* No thread to be had: this one takes both halves, one after the other. */
+	if (pthread_create(&thread, NULL, insert_part_run, &high)) {
+		insert_part_run(&low);
+		insert_part_run(&high);
+		return;
+	}
+	insert_part_run(&low);
+	pthread_join(thread, NULL);
 }
 
 bool filter_insert(struct filter *f, const struct bloomxdp_key *key)

@@ -283,16 +283,17 @@ static void target_table(const struct prefix_plan *plan, __u32 width, __u8 *targ
 	}
 }
 
-#define INSERT_BATCH 4096
+/* Hashes inserted at a time: enough for filter_insert_hashes() to split them over two threads. */
+#define INSERT_BATCH (1 << 20)
 
 int list_build_insert(struct list_build *b, struct filter *f, char err[LIST_ERROR_LEN])
 {
 	static const __u32 families[2] = { BLOOMXDP_KEY_IPV4, BLOOMXDP_KEY_IPV6 };
 	struct entry e = { .kind = ENTRY_ADDR };
 	__u8 target[2][129];
-	__u64 batch[INSERT_BATCH], kinds = 0;
+	__u64 *batch, kinds = 0;
 	size_t i, nbatch = 0;
-	int fam, ret;
+	int fam, ret = 0;
 	__u32 t;
 
 	for (fam = 0; fam < 2; fam++) {
@@ -309,6 +310,11 @@ int list_build_insert(struct list_build *b, struct filter *f, char err[LIST_ERRO
 	}
 	filter_header_set(f, b->kinds);
 	filter_insert_hashes(f, b->hashes, b->nhashes);
+	batch = malloc(INSERT_BATCH * sizeof(*batch));
+	if (!batch) {
+		snprintf(err, LIST_ERROR_LEN, "cannot insert the addresses: %s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
 	for (fam = 0; fam < 2; fam++)
 		target_table(&b->plan[fam], fam ? 128 : 32, target[fam]);
 	for (i = 0; i < b->nv4 + b->naddrs; i++) {
@@ -333,11 +339,14 @@ int list_build_insert(struct list_build *b, struct filter *f, char err[LIST_ERRO
 		if (ret < 0) {
 			snprintf(err, LIST_ERROR_LEN, "cannot insert the prefixes: %s",
 				 strerror(-ret));
-			return ret;
+			goto out;
 		}
 	}
 	filter_insert_hashes(f, batch, nbatch);
 	/* Published after the bits, as filter_insert() does. */
 	filter_header_set(f, kinds);
-	return 0;
+	ret = 0;
+out:
+	free(batch);
+	return ret;
 }
