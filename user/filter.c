@@ -194,8 +194,38 @@ int filter_install(int outer_fd, __u32 slot, const struct filter *f)
 	return 0;
 }
 
+void filter_stage(struct filter *f)
+{
+	void *mem;
+
+	if (f->map_words || !f->words || f->map_fd < 0)
+		return;
+	mem = mmap(NULL, f->bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED)
+		return;
+	(void)madvise(mem, f->bytes, MADV_HUGEPAGE);	/* a hint: 4 KiB pages work too */
+	memcpy(mem, f->words, f->bytes);
+	f->map_words = f->words;
+	f->words = mem;
+}
+
+void filter_unstage(struct filter *f)
+{
+	if (!f->map_words)
+		return;
+	memcpy(f->map_words, f->words, f->bytes);
+	munmap(f->words, f->bytes);
+	f->words = f->map_words;
+	f->map_words = NULL;
+}
+
 void filter_close(struct filter *f)
 {
+	if (f->map_words) {
+		munmap(f->words, f->bytes);
+		f->words = f->map_words;
+		f->map_words = NULL;
+	}
 	if (f->ops && f->ops->release && f->kbloom_fd >= 0)
 		f->ops->release(f);
 	if (f->words && f->map_fd < 0)

@@ -20,6 +20,7 @@ struct filter {
 	__u64 hash_key[2];
 	__u64 addr_key[BLOOMXDP_ADDR_KEY_WORDS];	/* derived from hash_key */
 	struct bitcounts *counts;	/* or NULL: counted as bits are set (bitcounts.h) */
+	__u64 *map_words;	/* while staged (filter_stage()): the map's words, else NULL */
 };
 
 struct bitcounts;
@@ -35,6 +36,15 @@ int filter_create_plan(const struct bloomxdp_config *cfg, const struct bloom_pla
 
 /* The same at attach's size: cfg->bits for cfg->capacity keys. */
 int filter_create(const struct bloomxdp_config *cfg, struct filter *f);
+
+/*
+ * A new filter, not live yet, built aside: its words in private memory on
+ * huge pages (the map's mmap is on 4 KiB pages, and a load writes them at
+ * random) until filter_unstage() copies them into the map. filter_stage()
+ * fails on nothing: without the memory the filter is built in place.
+ */
+void filter_stage(struct filter *f);
+void filter_unstage(struct filter *f);
 
 /* A filter in plain memory, for tests and tools: no map. Free with filter_close(). */
 int filter_init_memory(const struct bloomxdp_config *cfg, struct filter *f);

@@ -386,7 +386,9 @@ int list_load_union(struct attachment *att, const struct list_opts *o, struct li
 	if (in->recording && f.ops->readable &&
 	    !bitcounts_alloc(&counts, f.layout, f.bits, f.hashes))
 		f.counts = &counts;
+	filter_stage(&f);
 	ret = list_build_insert(&build, &f, err);
+	filter_unstage(&f);
 	if (ret) {
 		log_error("%s; the live list of %s is unchanged", err, att->ifname);
 		goto cleanup;
