@@ -38,7 +38,8 @@ cleanup() {
 	for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null; done
 	for ((i = 0; i < NODES; i++)); do
 		[ -d "/sys/fs/bpf/bloomxdp/bxf${ID}n$i" ] &&
-			timeout 30 "$BLOOMXDP" detach "bxf${ID}n$i" >/dev/null 2>&1
+			{ timeout 30 "$BLOOMXDP" detach "bxf${ID}n$i" --forget >/dev/null 2>&1 ||
+				timeout 30 "$BLOOMXDP" detach "bxf${ID}n$i" >/dev/null 2>&1; }
 		ip netns del "bxf-$ID-n$i" 2>/dev/null
 	done
 	[ -n "$REDIS_PID" ] && kill "$REDIS_PID" 2>/dev/null && wait "$REDIS_PID" 2>/dev/null

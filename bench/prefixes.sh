@@ -116,8 +116,7 @@ load_times() {
 			record_load "$LOAD_N" "$layout" "load" "${tr% *}" "$LOAD_N" "${tr#* }"
 			log "load of $LOAD_N hosts, layout $layout: ${tr% *} s, peak RSS ${tr#* } KiB"
 		done
-		timeout 60 nsenter --net="/run/netns/$ns" -- "$BLOOMXDP" detach "$r" >/dev/null ||
-			die "detach failed"
+		bloom_detach timeout 60 nsenter --net="/run/netns/$ns" -- "$r" || die "detach failed"
 		ATTACHED=()
 	done
 	teardown

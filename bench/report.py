@@ -215,7 +215,7 @@ def main():
                             s <= 3))
         else:
             targets.append(("%s entries loaded (the target is for 10M)" % fmt_n(big),
-                            "<= %.1f s pro rata" % (3 * big / 1e7), "%.2f s" % s,
+                            "<= %.2f s pro rata" % (3 * big / 1e7), "%.2f s" % s,
                             s <= 3 * big / 1e7))
     if targets:
         w("## Targets (default layout: %s)" % (status.get((big, default_rx), {}).get(

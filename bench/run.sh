@@ -101,6 +101,13 @@ ATTACHED=()		# interfaces bloomxdp is attached to
 DEFAULT_LAYOUT=		# what 'attach' uses without --layout
 
 log() { printf '[bench %s] %s\n' "$(date +%T)" "$*" >&2; }
+# bloom_detach [nsenter ...] IFNAME: detach and forget the state of an
+# interface this run made (a build without --forget: detach alone).
+bloom_detach() {
+	local ifname=${*: -1}
+	"${@:1:$#-1}" "$BLOOMXDP" detach "$ifname" --forget >/dev/null 2>&1 ||
+		"${@:1:$#-1}" "$BLOOMXDP" detach "$ifname" >/dev/null 2>&1
+}
 die() { log "error: $*"; exit 1; }
 now_ns() { date +%s%N; }
 
@@ -147,7 +154,7 @@ cleanup() {
 	done
 	PIDS=()
 	for ifname in "${ATTACHED[@]}"; do
-		[ -d "$PIN_ROOT/$ifname" ] && timeout 60 "$BLOOMXDP" detach "$ifname" >/dev/null 2>&1
+		[ -d "$PIN_ROOT/$ifname" ] && bloom_detach timeout 60 "$ifname"
 	done
 	ATTACHED=()
 	for ns in "${NS_MADE[@]}"; do
@@ -451,8 +458,7 @@ teardown() {
 	local name ns
 	for name in "${RXS[@]}"; do
 		if [ "${KIND[$name]}" = bloom ] && [ -d "$PIN_ROOT/${RIF[$name]}" ]; then
-			timeout 60 "$BLOOMXDP" detach "${RIF[$name]}" >/dev/null 2>&1 ||
-				log "detach ${RIF[$name]} failed"
+			bloom_detach timeout 60 "${RIF[$name]}" || log "detach ${RIF[$name]} failed"
 		fi
 	done
 	ATTACHED=()
