@@ -261,8 +261,18 @@ static __u64 position_bit(__u32 word, __u64 mask)
 	return (__u64)(word - BLOOMXDP_HDR_WORDS) * BLOOMXDP_WORD_BITS + __builtin_ctzll(mask);
 }
 
-bool layout_array_insert(struct filter *f, __u64 hash)
+/* Words [lo, hi) of the filter: what one inserting thread writes (filter_insert_hashes()). */
+struct insert_part {
+	struct filter *f;
+	const __u64 *hashes;
+	size_t n;
+	__u32 lo, hi;
+};
+
+/* Sets (and counts) the bits of hash that fall in the part's words; true when one was new. */
+static bool insert_in_part(const struct insert_part *part, __u64 hash)
 {
+	struct filter *f = part->f;
 	struct bloomxdp_positions p;
 	bool changed = false;
 	__u32 i, word;
@@ -271,11 +281,20 @@ bool layout_array_insert(struct filter *f, __u64 hash)
 	bloomxdp_positions_init(&p, f->layout, f->bits, hash);
 	for (i = 0; i < f->hashes; i++) {
 		bloomxdp_positions_next(&p, f->layout, f->bits, &word, &mask);
+		if (word < part->lo || word >= part->hi)
+			continue;
 		changed |= set_bit(f, word, mask);
 		if (f->counts)
 			bitcount_inc(f->counts, position_bit(word, mask));
 	}
 	return changed;
+}
+
+bool layout_array_insert(struct filter *f, __u64 hash)
+{
+	struct insert_part all = { .f = f, .lo = 0, .hi = UINT32_MAX };
+
+	return insert_in_part(&all, hash);
 }
 
 int filter_count_remove(struct filter *f, __u64 hash, bool check, __u64 *cleared)
@@ -380,14 +399,6 @@ __u64 filter_key_hash(const struct filter *f, const struct bloomxdp_key *key)
  */
 #define INSERT_SPLIT_MIN 65536
 
-/* Words [lo, hi) of the filter: the half of it one inserting thread writes. */
-struct insert_part {
-	struct filter *f;
-	const __u64 *hashes;
-	size_t n;
-	__u32 lo, hi;
-};
-
 /*
  * The lines an insert of hash will write in [lo, hi): its words (one line
  * for blocked, k anywhere for bits) and, for a counting filter, their 4-bit
@@ -423,25 +434,6 @@ static inline __attribute__((always_inline)) void prefetch_insert(const struct i
 	}
 }
 
-/* layout_array_insert() of the positions in [lo, hi) only. */
-static void insert_in_part(const struct insert_part *part, __u64 hash)
-{
-	struct filter *f = part->f;
-	struct bloomxdp_positions p;
-	__u32 i, word;
-	__u64 mask;
-
-	bloomxdp_positions_init(&p, f->layout, f->bits, hash);
-	for (i = 0; i < f->hashes; i++) {
-		bloomxdp_positions_next(&p, f->layout, f->bits, &word, &mask);
-		if (word < part->lo || word >= part->hi)
-			continue;
-		set_bit(f, word, mask);
-		if (f->counts)
-			bitcount_inc(f->counts, position_bit(word, mask));
-	}
-}
-
 static void *insert_part_run(void *arg)
 {
 	const struct insert_part *part = arg;
@@ -450,7 +442,7 @@ static void *insert_part_run(void *arg)
 	for (i = 0; i < part->n; i++) {
 		if (i + PREFETCH_AHEAD < part->n)
 			prefetch_insert(part, part->hashes[i + PREFETCH_AHEAD]);
-		insert_in_part(part, part->hashes[i]);
+		(void)insert_in_part(part, part->hashes[i]);
 	}
 	return NULL;
 }
