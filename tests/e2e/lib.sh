@@ -585,3 +585,18 @@ wait_no_xdp() {
 	echo $((($(date +%s%N) - t0) / 1000000))
 	return 1
 }
+
+# crowdsec_conf FILE LAPI_URL KEY_FILE [LINE...]: a daemon configuration with
+# one list ($E2E_TMP/list.txt), metrics on $METRICS_PORT and a [crowdsec]
+# section pulling every second; each LINE is added to that section.
+crowdsec_conf() {
+	local file=$1 url=$2 key=$3
+	shift 3
+	{
+		printf '[attach]\ncapacity = 1000\n[list file]\nsource = %s\n' "$E2E_TMP/list.txt"
+		printf '[daemon]\nstate_dir = %s\nmetrics = 127.0.0.1:%s\nevents = none\n' \
+			"$E2E_TMP/state" "$METRICS_PORT"
+		printf '[crowdsec]\nlapi_url = %s\napi_key_file = %s\ninterval = 1s\n' "$url" "$key"
+		if [ $# -gt 0 ]; then printf '%s\n' "$@"; fi
+	} >"$file"
+}

@@ -82,20 +82,7 @@ check_eq "cscli bouncers add gives a key" 1 "$(grep -cE '^[A-Za-z0-9]{16,}$' <<<
 (umask 077 && printf '%s\n' "$KEY" >"$CS/key")
 
 printf '%s\n' "$LISTED" >"$E2E_TMP/list.txt"
-cat >"$CONF" <<EOF
-[attach]
-capacity = 1000
-[list file]
-source = $E2E_TMP/list.txt
-[daemon]
-state_dir = $E2E_TMP/state
-metrics = 127.0.0.1:$METRICS_PORT
-events = none
-[crowdsec]
-lapi_url = http://127.0.0.1:$LAPI_PORT/
-api_key_file = $CS/key
-interval = 1s
-EOF
+crowdsec_conf "$CONF" "http://127.0.0.1:$LAPI_PORT/" "$CS/key"
 check "check-config reads [crowdsec]" "$BLOOMXDP" check-config "$CONF"
 chmod 644 "$CS/key"
 check_fails "check-config refuses a key file others can read" 1 "chmod 600" \

@@ -84,22 +84,7 @@ check_eq "the test's LAPI listens" 0 "$?"
 printf '%s\n' "testkey-$E2E_ID" >"$FAKE/key"
 chmod 600 "$FAKE/key"
 printf '%s\n' 192.0.2.250 >"$E2E_TMP/list.txt"
-cat >"$CONF" <<EOF
-[attach]
-capacity = 1000
-[list file]
-source = $E2E_TMP/list.txt
-[daemon]
-state_dir = $E2E_TMP/state
-metrics = 127.0.0.1:$METRICS_PORT
-events = none
-[crowdsec]
-lapi_url = http://127.0.0.1:$PORT
-api_key_file = $FAKE/key
-interval = 1s
-timeout = 2s
-max_bytes = 1M
-EOF
+crowdsec_conf "$CONF" "http://127.0.0.1:$PORT" "$FAKE/key" "timeout = 2s" "max_bytes = 1M"
 # nsenter execs the daemon: BG_PID is the daemon's own PID, for the signals (timeout would
 # ignore a second SIGHUP).
 bg_start nsenter --net="/run/netns/$NS_SRV" -- "$BLOOMXDP" daemon "$IF_SRV" \
