@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "bitcounts.h"
+#include "hugemem.h"
 #include "state.h"
 
 static size_t bitcounts_size(__u64 bits)
@@ -18,20 +19,11 @@ static size_t bitcounts_size(__u64 bits)
 
 int bitcounts_alloc(struct bitcounts *b, __u32 layout, __u64 bits, __u32 hashes)
 {
-	void *mem;
-
 	memset(b, 0, sizeof(*b));
 	b->bytes = bitcounts_size(bits);
-	/*
-	 * Zeroed pages of their own, huge where the kernel has them: a load
-	 * writes the counters of every key at random, and with 4 KiB pages
-	 * each of those writes missed the TLB as well as the cache.
-	 */
-	mem = mmap(NULL, b->bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (mem == MAP_FAILED)
+	b->hdr = huge_zeroed(b->bytes);	/* a load writes the counters of every key at random */
+	if (!b->hdr)
 		return -ENOMEM;
-	(void)madvise(mem, b->bytes, MADV_HUGEPAGE);	/* a hint: 4 KiB pages work too */
-	b->hdr = mem;
 	memcpy(b->hdr->magic, BITCOUNTS_MAGIC, sizeof(BITCOUNTS_MAGIC));
 	b->hdr->version = BITCOUNTS_VERSION;
 	b->hdr->layout = layout;

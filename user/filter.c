@@ -29,6 +29,7 @@ static inline int bloomxdp_kernel_has(void *filter, __u64 hash)
 #include <bloomxdp/bloom.h>
 #include "bitcounts.h"
 #include "filter.h"
+#include "hugemem.h"
 #include "layout.h"
 #include "sizing.h"
 
@@ -200,10 +201,9 @@ void filter_stage(struct filter *f)
 
 	if (f->map_words || !f->words || f->map_fd < 0)
 		return;
-	mem = mmap(NULL, f->bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (mem == MAP_FAILED)
+	mem = huge_zeroed(f->bytes);
+	if (!mem)
 		return;
-	(void)madvise(mem, f->bytes, MADV_HUGEPAGE);	/* a hint: 4 KiB pages work too */
 	memcpy(mem, f->words, f->bytes);
 	f->map_words = f->words;
 	f->words = mem;

@@ -139,12 +139,9 @@ int range_v4_sort(__u64 *a, size_t n)
 	if (!tmp)
 		return -ENOMEM;
 	/* Digits of 11 bits: their counts stay in the L1 cache, their 2048 outputs in the TLB. */
-	for (i = 0; i < n; i++) {
-		w = a[i];
-		count[0][(w >> 32) & 0x7ff]++;
-		count[1][(w >> 43) & 0x7ff]++;
-		count[2][(w >> 54) & 0x7ff]++;
-	}
+	for (i = 0; i < n; i++)
+		for (d = 0, w = a[i]; d < 3; d++)
+			count[d][(w >> shifts[d]) & 0x7ff]++;
 	/* One pass counts all three digits; then each places the words by its own. */
 	for (d = 0, from = a, to = tmp; d < 3; d++) {
 		for (i = 0, sum = 0; i < 1 << 11; i++) {
