@@ -184,23 +184,40 @@ static __always_inline __u32 probe_bits(void *map)
 	return filter_header_word(map, BLOOMXDP_HDR_BITS);
 }
 
+/* The exact sets addr_exact() reads: --verify's copy of the list, or the allowlist. */
+enum exact_set {
+	EXACT_VERIFY,
+	EXACT_ALLOW,
+};
+
 /*
  * An exact set (LPM trie of generation slot) holding the address or a prefix
  * of it: 0, or 1 + the length of the longest such prefix (the trie's value).
+ * One branch on the family, the map chosen inside it: the 6.1 verifier learns
+ * nothing from "ipv6 != 0", so a map picked by one test of ipv6 and a key by
+ * another would pair the IPv6 trie with the IPv4 key on a path it walks.
  */
-static __always_inline int addr_exact(void *outer, __u32 slot, int ipv6, const void *addr)
+static __always_inline int addr_exact(enum exact_set set, __u32 slot, int ipv6, const void *addr)
 {
-	struct bloomxdp_lpm_v6 k6 = { .prefixlen = 128 };
-	struct bloomxdp_lpm_v4 k4 = { .prefixlen = 32 };
-	void *trie = bpf_map_lookup_elem(outer, &slot);
+	void *trie;
 	__u8 *len;
 
-	if (!trie)
-		return 0;
 	if (ipv6) {
+		struct bloomxdp_lpm_v6 k6 = { .prefixlen = 128 };
+
+		trie = bpf_map_lookup_elem(set == EXACT_VERIFY ? (void *)&verify_v6 :
+								  (void *)&allow_v6, &slot);
+		if (!trie)
+			return 0;
 		__builtin_memcpy(k6.addr, addr, sizeof(k6.addr));
 		len = bpf_map_lookup_elem(trie, &k6);
 	} else {
+		struct bloomxdp_lpm_v4 k4 = { .prefixlen = 32 };
+
+		trie = bpf_map_lookup_elem(set == EXACT_VERIFY ? (void *)&verify_v4 :
+								  (void *)&allow_v4, &slot);
+		if (!trie)
+			return 0;
 		__builtin_memcpy(k4.addr, addr, sizeof(k4.addr));
 		len = bpf_map_lookup_elem(trie, &k4);
 	}
@@ -335,8 +352,7 @@ static __always_inline int addr_verdict(const struct filter_view *fv,
 	cnt->bloom_hits++;
 	if (config.verify) {
 		/* The exact match also says which listed prefix it was. */
-		len1 = addr_exact(ipv6 ? (void *)&verify_v6 : (void *)&verify_v4,
-				  fv->gen.block_slot, ipv6, addr);
+		len1 = addr_exact(EXACT_VERIFY, fv->gen.block_slot, ipv6, addr);
 		if (!len1) {
 			cnt->false_positives++;
 			return 0;
@@ -349,8 +365,7 @@ static __always_inline int addr_verdict(const struct filter_view *fv,
 allow:
 	allow = active_word(BLOOMXDP_ACTIVE_ALLOW);
 	if ((allow & (ipv6 ? BLOOMXDP_ALLOW_HAS_V6 : BLOOMXDP_ALLOW_HAS_V4)) &&
-	    addr_exact(ipv6 ? (void *)&allow_v6 : (void *)&allow_v4,
-		       allow & (BLOOMXDP_GENERATIONS - 1), ipv6, addr)) {
+	    addr_exact(EXACT_ALLOW, allow & (BLOOMXDP_GENERATIONS - 1), ipv6, addr)) {
 		cnt->allowed++;
 		return 0;
 	}

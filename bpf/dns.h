@@ -94,9 +94,7 @@ static __always_inline int dns_parse_query(struct xdp_md *ctx, __u32 off, __u32 
 	n = len - sizeof(h);
 	if (n > BLOOMXDP_NAME_MAX)
 		n = BLOOMXDP_NAME_MAX;
-	barrier_var(n);
-	n &= BLOOMXDP_NAME_MAX;		/* a no-op the compiler must keep: the verifier needs it */
-	if (n < 1 || bpf_xdp_load_bytes(ctx, off + sizeof(h), s->name, n))
+	if (frame_load(ctx, off + sizeof(h), s->name, n, BLOOMXDP_NAME_BUF - 1))
 		return -1;
 
 	s->labels.count = 0;
@@ -156,7 +154,7 @@ static __always_inline int udp_checksum(struct xdp_md *ctx, struct scratch *s, _
 	if (udp_len < 1)
 		return -1;
 	__builtin_memset(s->payload + pseudo_len + udp_len, 0, 4);
-	if (bpf_xdp_load_bytes(ctx, l4_off, s->payload + pseudo_len, udp_len))
+	if (frame_load(ctx, l4_off, s->payload + pseudo_len, udp_len, 0x1ff))
 		return -1;
 	total = (pseudo_len + udp_len + 3) & ~3U;
 	barrier_var(total);

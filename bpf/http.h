@@ -165,11 +165,8 @@ static __always_inline int http_path(struct xdp_md *ctx, __u32 off, struct scrat
 				     __u32 n)
 {
 	struct http_slashes sl = { .len = n < BLOOMXDP_PATH_MAX ? n : BLOOMXDP_PATH_MAX };
-	__u32 copy = sl.len;
 
-	barrier_var(copy);
-	copy &= BLOOMXDP_PATH_MAX;	/* a no-op the compiler must keep: the verifier needs it */
-	if (copy < 1 || bpf_xdp_load_bytes(ctx, off + from, s->path, copy))
+	if (frame_load(ctx, off + from, s->path, sl.len, BLOOMXDP_NAME_BUF - 1))
 		return -1;
 	bpf_loop_bounded(BLOOMXDP_NAME_BUF / 8, http_slash_step, &sl);
 	if (n <= BLOOMXDP_PATH_MAX && s->path[(n - 1) & (BLOOMXDP_NAME_BUF - 1)] != '/')
@@ -185,9 +182,7 @@ static __always_inline int http_host_name(struct xdp_md *ctx, __u32 off, struct 
 
 	if (end <= from || n > BLOOMXDP_NAME_MAX)
 		return -1;
-	barrier_var(n);
-	n &= BLOOMXDP_NAME_MAX;		/* a no-op the compiler must keep: the verifier needs it */
-	if (n < 1 || bpf_xdp_load_bytes(ctx, off + from, s->name, n))
+	if (frame_load(ctx, off + from, s->name, n, BLOOMXDP_NAME_BUF - 1))
 		return -1;
 	return name_from_text(s, n);
 }

@@ -168,7 +168,7 @@ __attribute__((noinline)) int list_verdict(struct addr_query *q)
 {
 	struct list_probe p = {};
 	struct bloomxdp_counters *cnt;
-	__u32 zero = 0, present, *mask;
+	__u32 zero = 0, present, slot, *mask;
 	void *keys;
 	struct scratch *s = NULL;
 	__u64 *hits;
@@ -198,7 +198,8 @@ __attribute__((noinline)) int list_verdict(struct addr_query *q)
 			p.key = bloomxdp_addr_hash(config.addr_key, &key);
 		}
 		/* Step i probes id i + 1: up to the highest present id, no further. */
-		keys = bpf_map_lookup_elem(&list_keys, &q->gen.block_slot);
+		slot = q->gen.block_slot;	/* a key on the stack: 6.1 takes no arg memory */
+		keys = bpf_map_lookup_elem(&list_keys, &slot);
 		mask = keys ? bpf_map_lookup_elem(keys, &p.key) : NULL;
 		p.mask = mask ? *mask : 0;
 		if (keys && s && s->match_kind == BLOOMXDP_EVKEY_NAME)

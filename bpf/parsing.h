@@ -157,4 +157,23 @@ unparsed:
 	res->l4_proto = -1;
 }
 
+/*
+ * n bytes of the frame at off into dst, 1 <= n <= mask + 1 (mask: 2^k - 1, a
+ * constant), from the first buffer or the fragments past it; 0, or -1 when n
+ * is out of range or the frame is shorter. The size handed to the helper is
+ * ((n - 1) & mask) + 1, which every verifier bounds to [1, mask + 1]: the 6.1
+ * verifier learns nothing from "n != 0" (it keeps umin 0 there, newer ones set
+ * 1), and refuses a size that may be 0.
+ */
+static __always_inline int frame_load(struct xdp_md *ctx, __u32 off, void *dst, __u32 n,
+				      __u32 mask)
+{
+	if (n < 1 || n > mask + 1)
+		return -1;
+	n -= 1;
+	barrier_var(n);		/* the compiler must keep the mask: the verifier needs it */
+	n &= mask;
+	return bpf_xdp_load_bytes(ctx, off, dst, n + 1) ? -1 : 0;
+}
+
 #endif /* BLOOMXDP_PARSING_H */

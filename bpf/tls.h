@@ -154,9 +154,7 @@ static __always_inline int tls_parse_client_hello(struct xdp_md *ctx, __u32 off,
 		return -1;
 	if (name_len < 1 || name_len > BLOOMXDP_NAME_MAX || pos + 9 + name_len > ew.end)
 		return -1;
-	barrier_var(name_len);
-	name_len &= BLOOMXDP_NAME_MAX;	/* a no-op the compiler must keep: the verifier needs it */
-	if (name_len < 1 || bpf_xdp_load_bytes(ctx, pos + 9, s->name, name_len))
+	if (frame_load(ctx, pos + 9, s->name, name_len, BLOOMXDP_NAME_BUF - 1))
 		return -1;
 	return name_from_text(s, name_len);
 }
