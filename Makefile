@@ -34,7 +34,7 @@ SKELS     := $(BUILD)/bloomxdp.skel.h $(BUILD)/hash_probe.skel.h
 SKELS     += $(BUILD)/kbloom_fill.skel.h
 
 .SECONDARY:
-.PHONY: all deps test test-unit test-bpf test-e2e demo bench fuzz clean
+.PHONY: all deps test test-kernel test-unit test-bpf test-e2e demo bench fuzz clean
 all: $(BUILD)/bloomxdp $(BUILD)/xdp_pass.bpf.o
 
 $(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(HEADERS) | $(BUILD)
@@ -92,6 +92,16 @@ deps:
 test: deps
 	$(MAKE) all $(UNIT_TESTS) $(BPF_TESTS) $(FUZZ_TESTS)
 	tests/run.sh
+
+# make test-kernel KERNEL=/path/to/vmlinuz-or-linux-image.deb (root): the BPF tier and the
+# end-to-end smoke on that kernel under qemu (tests/kernel/vm.sh; a vmlinuz takes its modules
+# from KERNEL_MODULES or /lib/modules/RELEASE). Without KERNEL: Debian's kernels of
+# tests/kernel/kernels.sh, as make test runs them.
+KERNEL ?=
+test-kernel: deps
+	$(MAKE) all $(BPF_TESTS) $(FUZZ_TESTS)
+	@set -e; for k in $(if $(KERNEL),$(KERNEL),$$(tests/kernel/kernels.sh)); do \
+		tests/kernel/vm.sh "$$k"; done
 
 # make fuzz (root; not part of make test): FUZZ_FRAMES frames in each configuration of
 # tests/fuzz/test_fuzz.c; FUZZ_SEED repeats a run (default: a random seed, printed).

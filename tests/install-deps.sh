@@ -19,6 +19,7 @@ PACKAGES=(
 	libjson-c-dev								# daemon: CrowdSec LAPI replies
 	util-linux coreutils strace						# nsenter, prlimit, setpriv, timeout
 	mandoc groff-base systemd libcap2-bin prometheus			# install test: man lint, systemd-analyze, capsh, promtool
+	qemu-system-x86 busybox-static cpio file xz-utils			# the kernel tier: other kernels under qemu
 )
 
 missing=()

@@ -43,6 +43,18 @@ done
 for t in tests/e2e/test_*.sh; do
 	[ -f "$t" ] && run_one "$(basename "$t")" bash "$t"
 done
+# The kernel tier: the BPF tier and a smoke on each of Debian's kernels, under
+# qemu (tests/kernel/vm.sh); kernels.sh fetches them. A kernel that cannot be
+# fetched is a failure, not a skip: CI reaches Debian's registry.
+if kernels=$(bash tests/kernel/kernels.sh); then
+	for k in $kernels; do
+		run_one "kernel ${k##*/}" bash tests/kernel/vm.sh "$k"
+	done
+else
+	echo "not ok - the kernel tier: tests/kernel/kernels.sh could not fetch its kernels"
+	failed=$((failed + 1))
+	failed_names+=("kernel tier")
+fi
 
 echo
 [ "${#failed_names[@]}" -gt 0 ] && echo "failing: ${failed_names[*]}"
