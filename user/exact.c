@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 void exact_set_init(struct exact_set *x)
 {
 	x->v4_fd = x->v6_fd = x->names_fd = -1;
+	memset(x->added, 0, sizeof(x->added));
 }
 
 int exact_set_create(struct exact_set *x, __u32 max_entries)
@@ -60,6 +62,8 @@ void exact_set_close(struct exact_set *x)
 	exact_set_init(x);
 }
 
+enum { EXACT_V4, EXACT_V6, EXACT_NAMES };
+
 /* The trie key of an address or prefix key; returns the trie's fd. */
 static int lpm_key(const struct exact_set *x, const struct bloomxdp_key *key, void *out)
 {
@@ -90,29 +94,34 @@ __u64 exact_entry_key(const __u64 hash_key[2], const struct entry *e)
 	return bloomxdp_url_key(hash_key, host, prefix[n - 1]);
 }
 
-static int exact_names_update(struct exact_set *x, __u64 key, const __u8 *value)
+/*
+ * A key into one of the set's tries, counted when new. The value a key has is
+ * a function of the key (the prefix length, or 1 for a name): one already
+ * there is left as it is.
+ */
+static int exact_insert(struct exact_set *x, int which, int fd, const void *key, __u8 value)
 {
-	struct bloomxdp_lpm_name k = { .prefixlen = 64, .key = key };
-
-	return bpf_map_update_elem(x->names_fd, &k, value, BPF_ANY) ? -errno : 0;
+	if (!bpf_map_update_elem(fd, key, &value, BPF_NOEXIST)) {
+		x->added[which]++;
+		return 0;
+	}
+	return errno == EEXIST ? 0 : -errno;
 }
 
 int exact_set_add(struct exact_set *x, const __u64 hash_key[2], const struct entry *e)
 {
+	struct bloomxdp_lpm_name nk = { .prefixlen = 64 };
 	struct bloomxdp_lpm_v6 key;
-	__u8 one = 1;
-	__u64 nkey;
 	int fd;
 
 	if (e->kind == ENTRY_ADDR) {
 		/* The value is the prefix length: what a lookup matched. */
-		__u8 len = key_prefix_len(&e->addr);
-
 		fd = lpm_key(x, &e->addr, &key);
-		return bpf_map_update_elem(fd, &key, &len, BPF_ANY) ? -errno : 0;
+		return exact_insert(x, fd == x->v4_fd ? EXACT_V4 : EXACT_V6, fd, &key,
+				    key_prefix_len(&e->addr));
 	}
-	nkey = exact_entry_key(hash_key, e);
-	return exact_names_update(x, nkey, &one);
+	nk.key = exact_entry_key(hash_key, e);
+	return exact_insert(x, EXACT_NAMES, x->names_fd, &nk, 1);
 }
 
 int exact_set_remove(struct exact_set *x, const __u64 hash_key[2], const struct entry *e)
@@ -218,7 +227,38 @@ __u64 map_fd_bytes(int fd)
 	return v;
 }
 
+/*
+ * Whether memlock says what a map holds (Linux 6.4's map_mem_usage) rather
+ * than the room of its max_entries: an empty trie then takes nothing. Asked
+ * of the kernel once.
+ */
+static bool memlock_is_usage(void)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_NO_PREALLOC);
+	static int usage = -1;
+	int fd;
+
+	if (usage >= 0)
+		return usage;
+	fd = bpf_map_create(BPF_MAP_TYPE_LPM_TRIE, "bloomxdp_probe",
+			    sizeof(struct bloomxdp_lpm_name), 1, 1U << 16, &opts);
+	if (fd < 0)
+		return true;	/* no verdict now: the caller's own maps say what they say */
+	usage = map_fd_bytes(fd) == 0;
+	close(fd);
+	return usage;
+}
+
+/* An LPM trie's entry as 6.4 accounts it: struct lpm_trie_node (40 bytes), key data, value. */
+#define LPM_NODE_BYTES 40
+#define LPM_ENTRY_BYTES(key_type) (LPM_NODE_BYTES + sizeof(key_type) - sizeof(__u32) + 1)
+
 __u64 exact_set_bytes(const struct exact_set *x)
 {
-	return map_fd_bytes(x->v4_fd) + map_fd_bytes(x->v6_fd) + map_fd_bytes(x->names_fd);
+	if (memlock_is_usage())
+		return map_fd_bytes(x->v4_fd) + map_fd_bytes(x->v6_fd) +
+		       map_fd_bytes(x->names_fd);
+	return x->added[EXACT_V4] * LPM_ENTRY_BYTES(struct bloomxdp_lpm_v4) +
+	       x->added[EXACT_V6] * LPM_ENTRY_BYTES(struct bloomxdp_lpm_v6) +
+	       x->added[EXACT_NAMES] * LPM_ENTRY_BYTES(struct bloomxdp_lpm_name);
 }

@@ -15,6 +15,7 @@ struct exact_set {
 	int v4_fd;
 	int v6_fd;
 	int names_fd;
+	__u64 added[3];		/* keys this process inserted: IPv4, IPv6, names */
 };
 
 /* The outer maps (ARRAY_OF_MAPS) of one kind of set: verify_* or allow_*. */
@@ -64,7 +65,12 @@ int exact_set_open(const struct exact_outer *o, __u32 slot, struct exact_set *x)
 /* Empties generation slot of the outer maps (their maps are freed when unused). */
 void exact_outer_clear(const struct exact_outer *o, __u32 slot);
 
-/* Bytes the kernel charges for the maps (memlock in /proc/self/fdinfo). */
+/*
+ * Bytes the maps of a set take, as the kernel accounts them (memlock in
+ * /proc/self/fdinfo) where it accounts what a map holds (Linux 6.4 on); an
+ * older kernel reports the room of max_entries there, so for a set this
+ * process filled the same sum is made from the keys it inserted.
+ */
 __u64 exact_set_bytes(const struct exact_set *x);
 __u64 map_fd_bytes(int fd);
 

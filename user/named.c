@@ -173,14 +173,14 @@ static bool copy_key(const struct named_copy *c, const struct entry *e, __u64 *k
 
 int named_copy_add(struct named_copy *c, const struct entry *e)
 {
-	const struct exact_set prefixes = { .v4_fd = c->v4_fd, .v6_fd = c->v6_fd, .names_fd = -1 };
+	struct exact_set prefixes = { .v4_fd = c->v4_fd, .v6_fd = c->v6_fd, .names_fd = -1 };
 	__u64 key, *grown;
 	__u32 mask = 0;
 
 	if (!copy_key(c, e, &key)) {
 		c->has |= key_family(&e->addr) == BLOOMXDP_KEY_IPV4 ? BLOOMXDP_LIST_HAS_PREFIX_V4 :
 								      BLOOMXDP_LIST_HAS_PREFIX_V6;
-		return exact_set_add((struct exact_set *)&prefixes, c->hash_key, e);
+		return exact_set_add(&prefixes, c->hash_key, e);
 	}
 	if (c->keys_fd >= 0) {
 		/* Under the writers' lock: no other writer between the read and the write. */
@@ -272,7 +272,7 @@ static bool copy_has_name(const struct named_copy *c, const struct entry *e)
 
 bool named_copy_has(const struct named_copy *c, const struct entry *e)
 {
-	const struct exact_set prefixes = { .v4_fd = c->v4_fd, .v6_fd = c->v6_fd, .names_fd = -1 };
+	struct exact_set prefixes = { .v4_fd = c->v4_fd, .v6_fd = c->v6_fd, .names_fd = -1 };
 	__u64 key;
 
 	if (e->kind != ENTRY_ADDR)

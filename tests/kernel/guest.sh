@@ -51,5 +51,7 @@ echo "# BPF tier: $(($(date +%s) - start)) s"
 echo "=== smoke.sh"
 start=$(date +%s)
 bash tests/kernel/smoke.sh
+rc=$?
 echo "# smoke.sh: $(($(date +%s) - start)) s"
+[ "$rc" -ne 0 ] && echo "not ok 1 - smoke.sh exited with status $rc"
 rm -rf "$out"

@@ -29,7 +29,7 @@ printf '%s\n' "$C4_MON" >"$MON"
 
 # pings SRC COUNT WANT: WANT replies of COUNT pings from SRC ("all" or "none").
 pings() {
-	local src=$1 count=$2 want=$3 dst=$SRV4 tx rx
+	local src=$1 count=$2 want=$3 dst=$SRV4 tx= rx=
 	case $src in *:*) dst=$SRV6 ;; esac
 	read -r tx rx < <(ping_recv "$src" "$dst" "$count" 0.02)
 	if [ "$want" = all ]; then
@@ -46,6 +46,15 @@ pings "$C4_LISTED" 10 none
 pings "$C4_FREE" 10 all
 pings "$C6_LISTED" 10 none
 pings "$C6_FREE" 10 all
+
+# A drop event through the ring buffer, as watch prints it.
+bg_start timeout 20 nsenter --net="/run/netns/$NS_SRV" -- "$BLOOMXDP" watch "$IF_SRV" --json \
+	--count 1 --timeout 15 >"$E2E_TMP/watch.json" 2>&1
+sleep 0.5
+ping_recv "$C4_LISTED" "$SRV4" 3 0.2 >/dev/null
+wait_pid "$BG_PID" 15
+check "watch: the drop event names the source" grep -q "\"$C4_LISTED\"" "$E2E_TMP/watch.json"
+diag "$(head -c 300 "$E2E_TMP/watch.json")"
 
 check "a named list that monitors" bx load "$IF_SRV" --list watch --action monitor "$MON"
 before=$(json_num "$(stats_json)" would_drop)
