@@ -21,7 +21,7 @@
 #include "exact.h"
 
 #define N_EACH	1000
-/* struct lpm_trie_node (40 bytes in 6.4) + the key's data + a 1-byte value, as 6.4 accounts them. */
+/* 6.4's accounting of an entry: struct lpm_trie_node (40 bytes), the key's data, the value. */
 #define V4_BYTES	(40 + 4 + 1)
 #define V6_BYTES	(40 + 16 + 1)
 #define NAME_BYTES	(40 + 8 + 1)
@@ -71,7 +71,7 @@ static void test_exact_bytes(void **state)
 	assert_int_equal(x.added[1], N_EACH);
 	assert_int_equal(x.added[2], N_EACH);
 	if (memlock < 100 * want) {
-		/* What the tries hold, as the kernel accounts it (a node: 40 bytes in 6.4, 24 in 6.18). */
+		/* What the tries hold, the kernel's figure (a node: 40 bytes in 6.4, 24 in 6.18). */
 		assert_int_equal(bytes, memlock);
 		assert_in_range(bytes, want - N_EACH * 3 * 16, want + N_EACH * 3 * 16);
 	} else {

@@ -83,7 +83,7 @@ for i in 1 2 3 4 5 6; do
 done
 ping_many_wait
 check_eq "six swaps under traffic" 6 "$swaps"
-check "no reply to the listed source during the swaps (${PING_RX[$C4_LISTED]} of ${PING_TX[$C4_LISTED]})" \
+check "no reply to the listed source in the swaps (${PING_RX[$C4_LISTED]} of ${PING_TX[$C4_LISTED]})" \
 	test "${PING_TX[$C4_LISTED]}" -gt 100 -a "${PING_RX[$C4_LISTED]}" -eq 0
 check "every reply to the unlisted one (${PING_RX[$C4_FREE]} of ${PING_TX[$C4_FREE]})" \
 	test "${PING_TX[$C4_FREE]}" -gt 100 -a "${PING_RX[$C4_FREE]}" -eq "${PING_TX[$C4_FREE]}"
