@@ -17,8 +17,10 @@
 #include "cli.h"
 #include "filter.h"
 #include "json.h"
+#include "kernel_features.h"
 #include "layout.h"
 #include "lists.h"
+#include "loader.h"
 #include "ranges.h"
 #include "log.h"
 #include "metrics.h"
@@ -292,7 +294,19 @@ struct status_view {
 	__u64 del_bytes, del_saturated, timeouts, next_expiry;
 	char next_text[64];
 	struct named_view lists;
+	char kernel[KERNEL_RELEASE_LEN];	/* uname -r */
+	__u64 features;			/* its needs (kernel_features.h); 0: unknown */
 };
+
+/* The attachment's needs: its layout's, and this build's program's (multi-buffer or not). */
+static __u64 features_used(const struct bloomxdp_config *cfg)
+{
+	bool frags;
+
+	if (loader_program_frags(&frags))
+		return 0;
+	return kernel_features_needed(cfg->layout, frags);
+}
 
 static int status_read(struct attachment *att, const char *state_dir, struct status_view *v)
 {
@@ -344,6 +358,9 @@ static int status_read(struct attachment *att, const char *state_dir, struct sta
 		strftime(v->loaded, sizeof(v->loaded), "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
 	}
 	v->state = state_text(v->ifname, state_dir, v->g.st.generation);
+	if (kernel_release(v->kernel, sizeof(v->kernel)))
+		snprintf(v->kernel, sizeof(v->kernel), "unknown");
+	v->features = features_used(cfg);
 	return 0;
 }
 
@@ -353,6 +370,7 @@ static void status_json(const struct status_view *v)
 	const struct filter_gauges *g = &v->g;
 	char l4[64], l6[64];
 	struct json j;
+	size_t i;
 
 	json_start(&j, stdout);
 	json_object_start(&j);
@@ -399,6 +417,13 @@ static void status_json(const struct status_view *v)
 	json_kv_u64(&j, "del_counters_saturated", v->del_saturated);
 	json_kv_u64(&j, "timeouts", v->timeouts);
 	json_kv_u64(&j, "next_expiry", v->next_expiry);
+	json_kv_string(&j, "kernel", v->kernel);
+	json_key(&j, "features");
+	json_array_start(&j);
+	for (i = 0; i < kernel_features_count; i++)
+		if (v->features & (1ULL << i))
+			json_string(&j, kernel_features[i].name);
+	json_array_end(&j);
 	print_lists(&v->lists, cfg, &j);
 	json_object_end(&j);
 	json_end(&j);
@@ -447,9 +472,14 @@ static void status_text_filter(const struct status_view *v)
 static void status_text(const struct status_view *v)
 {
 	const struct bloomxdp_config *cfg = v->cfg;
+	char features[1024];
 
 	printf("interface       %s (ifindex %u)\n", v->ifname, v->link.ifindex);
 	printf("program         id %u, mode %s\n", v->link.prog_id, v->link.mode);
+	kernel_features_list(v->features, false, features, sizeof(features));
+	printf("kernel          %s\n", v->kernel);
+	printf("features        %s\n", v->features ? features :
+	       "unknown (the BPF object cannot be opened)");
 	printf("match           %s\n", v->match);
 	if (cfg->match & BLOOMXDP_MATCH_NAMES)
 		printf("ports           dns %s, http %s, tls %s\n", v->dns_ports, v->http_ports,
@@ -534,7 +564,8 @@ const struct command command_status = {
 		"sized for, entries and keys, bits m, hashes k, memory and its limit, fill ratio,\n"
 		"and the estimated false-positive rate both from the key count,\n"
 		"(1 - e^(-kn/m))^k, and from the fill ratio, fill^k; and whether the state\n"
-		"records the live list (for 'bloomxdp restore').\n",
+		"records the live list (for 'bloomxdp restore'); the kernel's release and the\n"
+		"features of it the attachment needs (each probed at attach).\n",
 	.options = status_options,
 	.opts_size = sizeof(struct status_opts),
 	.json = true,

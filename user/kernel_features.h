@@ -59,9 +59,12 @@ extern const size_t kernel_features_count;
 
 enum kf_state { KF_UNPROBED, KF_PRESENT, KF_ABSENT, KF_UNKNOWN };
 
+/* uname's release field: 64 bytes and its NUL. */
+#define KERNEL_RELEASE_LEN 65
+
 /* What the running kernel has. */
 struct kernel_view {
-	char release[65];		/* uname -r */
+	char release[KERNEL_RELEASE_LEN];	/* uname -r */
 	unsigned int major, minor;	/* of release; 0.0 when it does not parse */
 	enum kf_state state[KERNEL_FEATURES_MAX];
 	int err[KERNEL_FEATURES_MAX];	/* KF_UNKNOWN: the probe's negative errno */
@@ -76,7 +79,7 @@ int kernel_feature_find(const char *name);
 /* "6.1.0-57-cloud-amd64" -> 6, 1; false (0.0) when release does not start with one. */
 bool kernel_version_parse(const char *release, unsigned int *major, unsigned int *minor);
 
-/* uname -r into buf (at least 65 bytes). */
+/* uname -r into buf (KERNEL_RELEASE_LEN bytes hold it whole). */
 int kernel_release(char *buf, size_t len);
 
 /*
