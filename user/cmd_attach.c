@@ -187,8 +187,7 @@ static int check_kernel(const struct attach_opts *o)
 		log_error("%s", line);
 		return -EOPNOTSUPP;
 	}
-	if (kv.major < KERNEL_OLDEST_MAJOR ||
-	    (kv.major == KERNEL_OLDEST_MAJOR && kv.minor < KERNEL_OLDEST_MINOR))
+	if (kernel_older_than(&kv, KERNEL_OLDEST_MAJOR, KERNEL_OLDEST_MINOR))
 		fprintf(stderr, "bloomxdp: notice: this kernel (%s) is older than Linux %u.%u, the "
 			"oldest bloomxdp supports, but has every feature it needs: attaching\n",
 			kv.release, KERNEL_OLDEST_MAJOR, KERNEL_OLDEST_MINOR);

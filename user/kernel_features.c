@@ -85,6 +85,11 @@ bool kernel_version_parse(const char *release, unsigned int *major, unsigned int
 	return false;
 }
 
+bool kernel_older_than(const struct kernel_view *kv, unsigned int major, unsigned int minor)
+{
+	return kv->major && (kv->major < major || (kv->major == major && kv->minor < minor));
+}
+
 int kernel_release(char *buf, size_t len)
 {
 	struct utsname u;
@@ -336,7 +341,7 @@ static bool release_has(const struct kernel_view *kv, __u64 mask, unsigned int *
 			*newest_major = f->major;
 			*newest_minor = f->minor;
 		}
-		if (kv->major < f->major || (kv->major == f->major && kv->minor < f->minor))
+		if (kernel_older_than(kv, f->major, f->minor))
 			all = false;
 	}
 	return all;

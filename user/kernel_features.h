@@ -79,6 +79,9 @@ int kernel_feature_find(const char *name);
 /* "6.1.0-57-cloud-amd64" -> 6, 1; false (0.0) when release does not start with one. */
 bool kernel_version_parse(const char *release, unsigned int *major, unsigned int *minor);
 
+/* Whether kv's release parsed and is older than major.minor. */
+bool kernel_older_than(const struct kernel_view *kv, unsigned int major, unsigned int minor);
+
 /* uname -r into buf (KERNEL_RELEASE_LEN bytes hold it whole). */
 int kernel_release(char *buf, size_t len);
 

@@ -229,6 +229,23 @@ static void view(struct kernel_view *kv, const char *release)
 	kernel_version_parse(release, &kv->major, &kv->minor);
 }
 
+static void test_older_than(void **state)
+{
+	struct kernel_view kv;
+
+	(void)state;
+	view(&kv, "5.15.0-91-generic");
+	assert_true(kernel_older_than(&kv, 6, 1));
+	assert_true(kernel_older_than(&kv, 5, 16));
+	assert_false(kernel_older_than(&kv, 5, 15));
+	assert_false(kernel_older_than(&kv, 4, 19));
+	view(&kv, "6.1.0-57-cloud-amd64");
+	assert_false(kernel_older_than(&kv, KERNEL_OLDEST_MAJOR, KERNEL_OLDEST_MINOR));
+	/* A release that does not parse is older than nothing: no notice, no guess. */
+	view(&kv, "custom");
+	assert_false(kernel_older_than(&kv, 6, 1));
+}
+
 static void test_refusal(void **state)
 {
 	__u64 loop = BIT(row("bpf_loop")), load = BIT(row("xdp_load_bytes"));
@@ -352,6 +369,7 @@ int main(void)
 		cmocka_unit_test(test_table_covers_the_programs),
 		cmocka_unit_test(test_needed),
 		cmocka_unit_test(test_version_parse),
+		cmocka_unit_test(test_older_than),
 		cmocka_unit_test(test_refusal),
 		cmocka_unit_test(test_list),
 		cmocka_unit_test(test_hooks),
