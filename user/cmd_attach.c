@@ -20,6 +20,7 @@
 #include "options.h"
 #include "exact.h"
 #include "filter.h"
+#include "kernel_features.h"
 #include "layout.h"
 #include "loader.h"
 #include "log.h"
@@ -144,6 +145,53 @@ out:
 		return -err;
 	}
 	return fd;
+}
+
+static const char *const feature_states[] = {
+	[KF_UNPROBED] = "not probed", [KF_PRESENT] = "present", [KF_ABSENT] = "absent",
+	[KF_UNKNOWN] = "unknown",
+};
+
+/*
+ * Refuses, in one line, a kernel that lacks a feature this attachment needs
+ * (kernel_features.h): before anything is loaded. With -v, what each probe
+ * found. A probe that cannot tell refuses nothing: the load says what fails.
+ */
+static int check_kernel(const struct attach_opts *o)
+{
+	struct kernel_view kv;
+	__u64 needed, absent;
+	char line[1024];
+	bool frags;
+	size_t i;
+	int ret;
+
+	ret = loader_program_frags(&frags);
+	if (ret) {
+		log_error("cannot open the BPF object: %s", strerror(-ret));
+		return ret;
+	}
+	needed = kernel_features_needed(o->layout, frags);
+	ret = kernel_features_probe(needed, &kv);
+	if (ret)
+		return ret;
+	for (i = 0; i < kernel_features_count; i++)
+		if (needed & (1ULL << i))
+			log_debug("kernel %s: %s (Linux %u.%u) %s%s%s", kv.release,
+				  kernel_features[i].name, kernel_features[i].major,
+				  kernel_features[i].minor, feature_states[kv.state[i]],
+				  kv.err[i] ? ": " : "", kv.err[i] ? strerror(-kv.err[i]) : "");
+	absent = kernel_features_absent(&kv, needed);
+	if (absent) {
+		kernel_features_refusal(&kv, absent, line, sizeof(line));
+		log_error("%s", line);
+		return -EOPNOTSUPP;
+	}
+	if (kernel_older_than(&kv, KERNEL_OLDEST_MAJOR, KERNEL_OLDEST_MINOR))
+		fprintf(stderr, "bloomxdp: notice: this kernel (%s) is older than Linux %u.%u, the "
+			"oldest bloomxdp supports, but has every feature it needs: attaching\n",
+			kv.release, KERNEL_OLDEST_MAJOR, KERNEL_OLDEST_MINOR);
+	return 0;
 }
 
 static int random_key(__u64 key[2])
@@ -301,6 +349,8 @@ static int do_attach(const char *ifname, const struct attach_opts *o, bool resto
 	int ret;
 
 	ret = check_privileges();
+	if (!ret)
+		ret = check_kernel(o);
 	if (!ret)
 		ret = check_bpffs();
 	if (!ret)

@@ -17,8 +17,10 @@
 #include "cli.h"
 #include "filter.h"
 #include "json.h"
+#include "kernel_features.h"
 #include "layout.h"
 #include "lists.h"
+#include "loader.h"
 #include "ranges.h"
 #include "log.h"
 #include "metrics.h"
@@ -278,210 +280,261 @@ static const char *state_text(const char *ifname, const char *state_dir, __u64 g
 	return !ret ? "current" : ret == -ESTALE ? "behind" : "none";
 }
 
-static int do_status(const char *ifname, bool json, const char *state_dir)
-{
-	struct filter_gauges g;
+/* What status shows of an attachment, read once for either output. */
+struct status_view {
+	const char *ifname;
 	const struct bloomxdp_config *cfg;
-	struct bloomxdp_state st = {};
-	struct link_view link = {};
-	struct attachment att;
-	double fill, fpr_n, fpr_fill, target, distinct;
-	__u64 keys, bits_m, bytes, sized_for;
-	char l4[64], l6[64];
-	char loaded[32] = "never", match[64], dns_ports[32], http_ports[32], tls_ports[32];
-	__u64 counts[NCOUNTERS], checked, fps, v4_lengths, v6_lengths;
+	struct link_view link;
+	struct filter_gauges g;		/* the live filter, as metrics export it */
+	char loaded[32], match[64], dns_ports[32], http_ports[32], tls_ports[32];
 	double observed_fpr;
-	__u64 set_bits, r4, r6, ranges_bytes;
-	const char *state;
-	__u64 del_bytes, del_saturated, timeouts = 0, next_expiry = 0;
-	char next_text[64] = "";
+	__u64 fps;
+	const char *state;		/* state_text() */
+	int del_ret;
+	__u64 del_bytes, del_saturated, timeouts, next_expiry;
+	char next_text[64];
 	struct named_view lists;
-	int ret, del_ret;
+	char kernel[KERNEL_RELEASE_LEN];	/* uname -r */
+	__u64 features;			/* its needs (kernel_features.h); 0: unknown */
+};
 
-	ret = attachment_open(ifname, false, &att);
-	if (!ret && named_view_read(&att, &lists))
-		memset(&lists, 0, sizeof(lists));
-	if (ret)
-		return ret;
-	cfg = &att.config;
-	ret = attachment_read_link(&att, &link);
+/* The attachment's needs: its layout's, and this build's program's (multi-buffer or not). */
+static __u64 features_used(const struct bloomxdp_config *cfg)
+{
+	bool frags;
+
+	if (loader_program_frags(&frags))
+		return 0;
+	return kernel_features_needed(cfg->layout, frags);
+}
+
+static int status_read(struct attachment *att, const char *state_dir, struct status_view *v)
+{
+	const struct bloomxdp_config *cfg = &att->config;
+	__u64 counts[NCOUNTERS], checked;
+	int ret;
+
+	v->cfg = cfg;
+	if (named_view_read(att, &v->lists))
+		memset(&v->lists, 0, sizeof(v->lists));
+	ret = attachment_read_link(att, &v->link);
 	if (ret) {
 		log_error("cannot read the XDP link of %s: %s; 'bloomxdp detach %s' and attach "
-			  "again", ifname, strerror(-ret), ifname);
-		goto cleanup;
+			  "again", v->ifname, strerror(-ret), v->ifname);
+		return ret;
 	}
 	/* What metrics export too: one reading of the live filter (metrics.c). */
-	ret = filter_gauges_read(&att, &g);
+	ret = filter_gauges_read(att, &v->g);
 	if (ret)
-		goto cleanup;
-	st = g.st;
-	set_bits = g.set_bits;
-	v4_lengths = g.v4_lengths;
-	v6_lengths = g.v6_lengths;
-	r4 = g.ranges_v4;
-	r6 = g.ranges_v6;
-	ranges_bytes = g.ranges_bytes;
-	keys = g.keys;
-	bits_m = g.bits;
-	bytes = g.bytes;
-	sized_for = g.sized_for;
-	fill = g.fill;
-	fpr_fill = g.fpr_fill;
-	distinct = g.distinct;
-	fpr_n = g.fpr;
-	target = g.target;
+		return ret;
 	/* The counting filter of del, in the state (bitcounts.h). */
-	del_ret = bitcounts_status(ifname, state_dir, cfg->layout, bits_m, cfg->hashes,
-				   st.generation, &del_bytes, &del_saturated);
+	v->del_ret = bitcounts_status(v->ifname, state_dir, cfg->layout, v->g.bits, cfg->hashes,
+				      v->g.st.generation, &v->del_bytes, &v->del_saturated);
 	/* Entries that expire (expiry.h). */
-	if (!expiry_summary(ifname, state_dir, &timeouts, &next_expiry) && next_expiry) {
-		time_t t = next_expiry;
+	if (!expiry_summary(v->ifname, state_dir, &v->timeouts, &v->next_expiry) &&
+	    v->next_expiry) {
+		time_t t = v->next_expiry;
 		struct tm tm;
 
-		strftime(next_text, sizeof(next_text), "%Y-%m-%d %H:%M:%S %Z",
+		strftime(v->next_text, sizeof(v->next_text), "%Y-%m-%d %H:%M:%S %Z",
 			 localtime_r(&t, &tm));
 	}
 	/* Observed with --verify: the exact copy refused these Bloom hits. */
 	memset(counts, 0, sizeof(counts));
-	counters_read(att.counters_fd, counts);
+	counters_read(att->counters_fd, counts);
 	checked = counts[COUNTER_INDEX(checked_v4)] + counts[COUNTER_INDEX(checked_v6)] +
 		  counts[COUNTER_INDEX(checked_dns)] + counts[COUNTER_INDEX(checked_http)] +
 		  counts[COUNTER_INDEX(checked_sni)];
-	fps = counts[COUNTER_INDEX(false_positives)];
-	observed_fpr = checked ? (double)fps / checked : 0;
-	match_text(cfg->match, match, sizeof(match));
-	ports_text(cfg->dns_ports, dns_ports, sizeof(dns_ports));
-	ports_text(cfg->http_ports, http_ports, sizeof(http_ports));
-	ports_text(cfg->tls_ports, tls_ports, sizeof(tls_ports));
-	if (st.loaded_at_ns) {
-		time_t t = st.loaded_at_ns / 1000000000ULL;
+	v->fps = counts[COUNTER_INDEX(false_positives)];
+	v->observed_fpr = checked ? (double)v->fps / checked : 0;
+	match_text(cfg->match, v->match, sizeof(v->match));
+	ports_text(cfg->dns_ports, v->dns_ports, sizeof(v->dns_ports));
+	ports_text(cfg->http_ports, v->http_ports, sizeof(v->http_ports));
+	ports_text(cfg->tls_ports, v->tls_ports, sizeof(v->tls_ports));
+	snprintf(v->loaded, sizeof(v->loaded), "never");
+	if (v->g.st.loaded_at_ns) {
+		time_t t = v->g.st.loaded_at_ns / 1000000000ULL;
 
-		strftime(loaded, sizeof(loaded), "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+		strftime(v->loaded, sizeof(v->loaded), "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
 	}
+	v->state = state_text(v->ifname, state_dir, v->g.st.generation);
+	if (kernel_release(v->kernel, sizeof(v->kernel)))
+		snprintf(v->kernel, sizeof(v->kernel), "unknown");
+	v->features = features_used(cfg);
+	return 0;
+}
 
-	if (json) {
-		struct json j;
+static void status_json(const struct status_view *v)
+{
+	const struct bloomxdp_config *cfg = v->cfg;
+	const struct filter_gauges *g = &v->g;
+	char l4[64], l6[64];
+	struct json j;
+	size_t i;
 
-		json_start(&j, stdout);
-		json_object_start(&j);
-		json_kv_string(&j, "ifname", ifname);
-		json_kv_u64(&j, "ifindex", link.ifindex);
-		json_kv_u64(&j, "prog_id", link.prog_id);
-		json_kv_string(&j, "mode", link.mode);
-		json_kv_string(&j, "match", match);
-		json_kv_string(&j, "action",
-			       cfg->action == BLOOMXDP_ACTION_MONITOR ? "monitor" : "drop");
-		json_kv_string(&j, "dns_reply",
-			       cfg->dns_reply == BLOOMXDP_DNS_REPLY_NXDOMAIN ? "nxdomain" : "none");
-		json_kv_string(&j, "dns_ports", dns_ports);
-		json_kv_string(&j, "http_ports", http_ports);
-		json_kv_string(&j, "tls_ports", tls_ports);
-		json_kv_string(&j, "layout", layout_name(cfg->layout));
-		json_kv_u64(&j, "capacity", cfg->capacity);
-		json_kv_u64(&j, "sized_for", sized_for);
-		json_kv_u64(&j, "max_memory", st.max_memory);
-		json_kv_u64(&j, "entries", st.entries);
-		json_kv_u64(&j, "keys", keys);
-		/* JSON has no NaN nor infinity: unknown (or past counting) is null. */
-		json_kv_double(&j, "distinct_estimate", "%.0f", distinct);
-		json_kv_u64(&j, "bits", bits_m);
-		json_kv_u64(&j, "hashes", cfg->hashes);
-		json_kv_u64(&j, "bytes", bytes);
-		json_kv_u64(&j, "set_bits", set_bits);
-		json_kv_double(&j, "fill_ratio", "%.6g", fill);
-		json_kv_double(&j, "estimated_fpr", "%.6g", fpr_n);
-		json_kv_double(&j, "estimated_fpr_fill", "%.6g", fpr_fill);
-		json_kv_double(&j, "target_fpr", "%g", target);
-		json_kv_u64(&j, "generation", st.generation);
-		json_kv_string(&j, "loaded_at", loaded);
-		json_kv_bool(&j, "verify", cfg->verify);
-		json_kv_double(&j, "observed_fpr", "%.6g", observed_fpr);
-		json_kv_u64(&j, "false_positives", fps);
-		json_kv_string(&j, "prefix_lengths_v4", lengths_text(v4_lengths, l4, sizeof(l4)));
-		json_kv_string(&j, "prefix_lengths_v6", lengths_text(v6_lengths, l6, sizeof(l6)));
-		json_kv_u64(&j, "ranges_v4", r4);
-		json_kv_u64(&j, "ranges_v6", r6);
-		json_kv_u64(&j, "ranges_bytes", ranges_bytes);
-		json_kv_u64(&j, "events_per_sec", cfg->events_per_sec);
-		json_kv_string(&j, "state", state_text(ifname, state_dir, st.generation));
-		json_kv_u64(&j, "del_counters_bytes", del_bytes);
-		json_kv_u64(&j, "del_counters_saturated", del_saturated);
-		json_kv_u64(&j, "timeouts", timeouts);
-		json_kv_u64(&j, "next_expiry", next_expiry);
-		print_lists(&lists, cfg, &j);
-		json_object_end(&j);
-		json_end(&j);
-		goto cleanup;
-	}
-	printf("interface       %s (ifindex %u)\n", ifname, link.ifindex);
-	printf("program         id %u, mode %s\n", link.prog_id, link.mode);
-	printf("match           %s\n", match);
-	if (cfg->match & BLOOMXDP_MATCH_NAMES)
-		printf("ports           dns %s, http %s, tls %s\n", dns_ports, http_ports, tls_ports);
-	printf("action          %s%s\n", cfg->action == BLOOMXDP_ACTION_MONITOR ? "monitor" : "drop",
-	       cfg->dns_reply == BLOOMXDP_DNS_REPLY_NXDOMAIN ? ", NXDOMAIN answers to DNS" : "");
-	printf("layout          %s\n", layout_name(cfg->layout));
+	json_start(&j, stdout);
+	json_object_start(&j);
+	json_kv_string(&j, "ifname", v->ifname);
+	json_kv_u64(&j, "ifindex", v->link.ifindex);
+	json_kv_u64(&j, "prog_id", v->link.prog_id);
+	json_kv_string(&j, "mode", v->link.mode);
+	json_kv_string(&j, "match", v->match);
+	json_kv_string(&j, "action", cfg->action == BLOOMXDP_ACTION_MONITOR ? "monitor" : "drop");
+	json_kv_string(&j, "dns_reply",
+		       cfg->dns_reply == BLOOMXDP_DNS_REPLY_NXDOMAIN ? "nxdomain" : "none");
+	json_kv_string(&j, "dns_ports", v->dns_ports);
+	json_kv_string(&j, "http_ports", v->http_ports);
+	json_kv_string(&j, "tls_ports", v->tls_ports);
+	json_kv_string(&j, "layout", layout_name(cfg->layout));
+	json_kv_u64(&j, "capacity", cfg->capacity);
+	json_kv_u64(&j, "sized_for", g->sized_for);
+	json_kv_u64(&j, "max_memory", g->st.max_memory);
+	json_kv_u64(&j, "entries", g->st.entries);
+	json_kv_u64(&j, "keys", g->keys);
+	/* JSON has no NaN nor infinity: unknown (or past counting) is null. */
+	json_kv_double(&j, "distinct_estimate", "%.0f", g->distinct);
+	json_kv_u64(&j, "bits", g->bits);
+	json_kv_u64(&j, "hashes", cfg->hashes);
+	json_kv_u64(&j, "bytes", g->bytes);
+	json_kv_u64(&j, "set_bits", g->set_bits);
+	json_kv_double(&j, "fill_ratio", "%.6g", g->fill);
+	json_kv_double(&j, "estimated_fpr", "%.6g", g->fpr);
+	json_kv_double(&j, "estimated_fpr_fill", "%.6g", g->fpr_fill);
+	json_kv_double(&j, "target_fpr", "%g", g->target);
+	json_kv_u64(&j, "generation", g->st.generation);
+	json_kv_string(&j, "loaded_at", v->loaded);
+	json_kv_bool(&j, "verify", cfg->verify);
+	json_kv_double(&j, "observed_fpr", "%.6g", v->observed_fpr);
+	json_kv_u64(&j, "false_positives", v->fps);
+	json_kv_string(&j, "prefix_lengths_v4", lengths_text(g->v4_lengths, l4, sizeof(l4)));
+	json_kv_string(&j, "prefix_lengths_v6", lengths_text(g->v6_lengths, l6, sizeof(l6)));
+	json_kv_u64(&j, "ranges_v4", g->ranges_v4);
+	json_kv_u64(&j, "ranges_v6", g->ranges_v6);
+	json_kv_u64(&j, "ranges_bytes", g->ranges_bytes);
+	json_kv_u64(&j, "events_per_sec", cfg->events_per_sec);
+	json_kv_string(&j, "state", v->state);
+	json_kv_u64(&j, "del_counters_bytes", v->del_bytes);
+	json_kv_u64(&j, "del_counters_saturated", v->del_saturated);
+	json_kv_u64(&j, "timeouts", v->timeouts);
+	json_kv_u64(&j, "next_expiry", v->next_expiry);
+	json_kv_string(&j, "kernel", v->kernel);
+	json_key(&j, "features");
+	json_array_start(&j);
+	for (i = 0; i < kernel_features_count; i++)
+		if (v->features & (1ULL << i))
+			json_string(&j, kernel_features[i].name);
+	json_array_end(&j);
+	print_lists(&v->lists, cfg, &j);
+	json_object_end(&j);
+	json_end(&j);
+}
+
+/* The filter's lines of status's text: its size, fill, FPR, prefixes and ranges. */
+static void status_text_filter(const struct status_view *v)
+{
+	const struct bloomxdp_config *cfg = v->cfg;
+	const struct filter_gauges *g = &v->g;
+	char l4[64], l6[64];
+
 	printf("capacity        %llu keys at attach; the live filter is sized for %llu\n",
-	       (unsigned long long)cfg->capacity, (unsigned long long)sized_for);
+	       (unsigned long long)cfg->capacity, (unsigned long long)g->sized_for);
 	printf("entries         %llu inserted as %llu keys, about %.0f distinct (from %s)%s\n",
-	       (unsigned long long)st.entries, (unsigned long long)keys, distinct,
-	       isnan(fill) ? "the keys" : "fill",
-	       distinct > sized_for * 1.01 ? "  OVER CAPACITY" : "");
-	printf("bits (m)        %llu\n", (unsigned long long)bits_m);
+	       (unsigned long long)g->st.entries, (unsigned long long)g->keys, g->distinct,
+	       isnan(g->fill) ? "the keys" : "fill",
+	       g->distinct > g->sized_for * 1.01 ? "  OVER CAPACITY" : "");
+	printf("bits (m)        %llu\n", (unsigned long long)g->bits);
 	printf("hashes (k)      %u\n", cfg->hashes);
 	printf("memory          %llu bytes (%.2f MiB); at most %llu per filter (--max-memory)\n",
-	       (unsigned long long)bytes, bytes / 1048576.0, (unsigned long long)st.max_memory);
-	if (isnan(fill))
+	       (unsigned long long)g->bytes, g->bytes / 1048576.0,
+	       (unsigned long long)g->st.max_memory);
+	if (isnan(g->fill))
 		printf("fill ratio      n/a (the kernel's Bloom filter map cannot be read)\n");
 	else
-		printf("fill ratio      %.6f (%llu bits set)\n", fill,
-		       (unsigned long long)set_bits);
-	if (isnan(fpr_fill))
-		printf("estimated FPR   %.3g from entries (target %g)\n", fpr_n, target);
+		printf("fill ratio      %.6f (%llu bits set)\n", g->fill,
+		       (unsigned long long)g->set_bits);
+	if (isnan(g->fpr_fill))
+		printf("estimated FPR   %.3g from entries (target %g)\n", g->fpr, g->target);
 	else
-		printf("estimated FPR   %.3g from entries, %.3g from fill (target %g)\n", fpr_n,
-		       fpr_fill, target);
+		printf("estimated FPR   %.3g from entries, %.3g from fill (target %g)\n", g->fpr,
+		       g->fpr_fill, g->target);
 	printf("prefix lengths  IPv4 %s, IPv6 %s (probes per packet: one per length)\n",
-	       lengths_text(v4_lengths, l4, sizeof(l4)), lengths_text(v6_lengths, l6, sizeof(l6)));
-	if (r4 || r6)
+	       lengths_text(g->v4_lengths, l4, sizeof(l4)),
+	       lengths_text(g->v6_lengths, l6, sizeof(l6)));
+	if (g->ranges_v4 || g->ranges_v6)
 		printf("exact ranges    IPv4 %llu intervals, IPv6 %llu intervals: %llu bytes "
 		       "(those families are not in the Bloom filter: no false positive)\n",
-		       (unsigned long long)r4, (unsigned long long)r6,
-		       (unsigned long long)ranges_bytes);
+		       (unsigned long long)g->ranges_v4, (unsigned long long)g->ranges_v6,
+		       (unsigned long long)g->ranges_bytes);
 	else
 		printf("exact ranges    none\n");
+}
+
+static void status_text(const struct status_view *v)
+{
+	const struct bloomxdp_config *cfg = v->cfg;
+	char features[1024];
+
+	printf("interface       %s (ifindex %u)\n", v->ifname, v->link.ifindex);
+	printf("program         id %u, mode %s\n", v->link.prog_id, v->link.mode);
+	kernel_features_list(v->features, false, features, sizeof(features));
+	printf("kernel          %s\n", v->kernel);
+	printf("features        %s\n", v->features ? features :
+	       "unknown (the BPF object cannot be opened)");
+	printf("match           %s\n", v->match);
+	if (cfg->match & BLOOMXDP_MATCH_NAMES)
+		printf("ports           dns %s, http %s, tls %s\n", v->dns_ports, v->http_ports,
+		       v->tls_ports);
+	printf("action          %s%s\n",
+	       cfg->action == BLOOMXDP_ACTION_MONITOR ? "monitor" : "drop",
+	       cfg->dns_reply == BLOOMXDP_DNS_REPLY_NXDOMAIN ? ", NXDOMAIN answers to DNS" : "");
+	printf("layout          %s\n", layout_name(cfg->layout));
+	status_text_filter(v);
 	if (cfg->verify)
 		printf("verify          on: %llu false positives refused, observed FPR %.3g\n",
-		       (unsigned long long)fps, observed_fpr);
+		       (unsigned long long)v->fps, v->observed_fpr);
 	else
 		printf("verify          off (attach --verify to never drop a false positive)\n");
 	printf("events          %u per second and CPU at most%s\n", cfg->events_per_sec,
 	       cfg->events_per_sec ? " (bloomxdp watch)" : "");
-	printf("list            generation %llu, loaded %s\n", (unsigned long long)st.generation,
-	       loaded);
-	state = state_text(ifname, state_dir, st.generation);
-	printf("state           %s\n", !strcmp(state, "current") ?
+	printf("list            generation %llu, loaded %s\n",
+	       (unsigned long long)v->g.st.generation, v->loaded);
+	printf("state           %s\n", !strcmp(v->state, "current") ?
 	       "records this generation ('bloomxdp restore' brings it back)" :
-	       !strcmp(state, "behind") ? "records another generation: a load did not complete "
-	       "its state write; load the list again" :
+	       !strcmp(v->state, "behind") ? "records another generation: a load did not "
+	       "complete its state write; load the list again" :
 	       "none for this list ('bloomxdp restore' cannot bring it back)");
 	if (cfg->layout == BLOOMXDP_LAYOUT_KERNEL)
 		printf("del counters    n/a (layout kernel cannot delete)\n");
-	else if (del_ret)
+	else if (v->del_ret)
 		printf("del counters    none for this generation: 'bloomxdp del' refuses until a "
 		       "load builds them\n");
 	else
 		printf("del counters    %llu bytes in the state, %llu saturated (their bits stay "
-		       "set: del never clears them)\n", (unsigned long long)del_bytes,
-		       (unsigned long long)del_saturated);
-	if (timeouts)
+		       "set: del never clears them)\n", (unsigned long long)v->del_bytes,
+		       (unsigned long long)v->del_saturated);
+	if (v->timeouts)
 		printf("timeouts        %llu entr%s, the next expires at %s (in %lld s)\n",
-		       (unsigned long long)timeouts, timeouts == 1 ? "y" : "ies", next_text,
-		       (long long)next_expiry - (long long)time(NULL));
+		       (unsigned long long)v->timeouts, v->timeouts == 1 ? "y" : "ies",
+		       v->next_text, (long long)v->next_expiry - (long long)time(NULL));
 	else
 		printf("timeouts        none\n");
-	print_lists(&lists, cfg, NULL);
-cleanup:
+	print_lists(&v->lists, cfg, NULL);
+}
+
+static int do_status(const char *ifname, bool json, const char *state_dir)
+{
+	struct status_view v = { .ifname = ifname };
+	struct attachment att;
+	int ret;
+
+	ret = attachment_open(ifname, false, &att);
+	if (ret)
+		return ret;
+	ret = status_read(&att, state_dir, &v);
+	if (!ret && json)
+		status_json(&v);
+	else if (!ret)
+		status_text(&v);
 	attachment_close(&att);
 	return ret;
 }
@@ -511,7 +564,8 @@ const struct command command_status = {
 		"sized for, entries and keys, bits m, hashes k, memory and its limit, fill ratio,\n"
 		"and the estimated false-positive rate both from the key count,\n"
 		"(1 - e^(-kn/m))^k, and from the fill ratio, fill^k; and whether the state\n"
-		"records the live list (for 'bloomxdp restore').\n",
+		"records the live list (for 'bloomxdp restore'); the kernel's release and the\n"
+		"features of it the attachment needs (each probed at attach).\n",
 	.options = status_options,
 	.opts_size = sizeof(struct status_opts),
 	.json = true,

@@ -181,6 +181,22 @@ void loader_close(struct loaded_prog *lp)
 	lp->skel = NULL;
 }
 
+int loader_program_frags(bool *frags)
+{
+	static const char frags_section[] = "xdp.frags";
+	struct bloomxdp *skel = bloomxdp__open();
+	const struct bpf_program *prog;
+
+	if (!skel)
+		return -errno;
+	prog = skel->progs.bloomxdp_xdp;
+	*frags = !strncmp(bpf_program__section_name(prog), frags_section,
+			  sizeof(frags_section) - 1) ||
+		 (bpf_program__flags(prog) & BPF_F_XDP_HAS_FRAGS);
+	bloomxdp__destroy(skel);
+	return 0;
+}
+
 int loader_prog_fd(const struct loaded_prog *lp)
 {
 	return bpf_program__fd(lp->skel->progs.bloomxdp_xdp);

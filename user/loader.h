@@ -50,6 +50,12 @@ void loader_close(struct loaded_prog *lp);
  */
 int loader_write_state0(const struct loaded_prog *lp, __u64 max_memory);
 
+/*
+ * Whether the XDP program is built for multi-buffer frames (an "xdp.frags"
+ * section, or BPF_F_XDP_HAS_FRAGS set): the BPF object opened, nothing loaded.
+ */
+int loader_program_frags(bool *frags);
+
 /* The fd of the XDP program, for attaching or BPF_PROG_TEST_RUN. */
 int loader_prog_fd(const struct loaded_prog *lp);
 

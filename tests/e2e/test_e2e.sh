@@ -96,6 +96,10 @@ st=$(status_json)
 check_eq "status --json: mode native" native "$(json_str "$st" mode)" "$st"
 check_eq "status --json: action drop, match src, 0 entries, generation 0" \
 	"drop src 0 0" "$(json_str "$st" action) $(json_str "$st" match) $(json_num "$st" entries) $(json_num "$st" generation)" "$st"
+# The kernel and what the attachment needs of it (test_kernel_features.sh says more).
+check_eq "status --json: the kernel's release, and bpf_loop among its features" \
+	"$(uname -r) yes" "$(json_str "$st" kernel) $(grep -q '"features":\[[^]]*"bpf_loop"' <<<"$st" &&
+		echo yes)" "$st"
 check_fails "attach twice is refused" 1 "already attached to $IF_SRV" \
 	bx attach "$IF_SRV" --mode native
 check_eq "the refused attach left the program in place" "$prog" "$(xdp_on_if)"
