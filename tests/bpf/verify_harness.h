@@ -339,18 +339,30 @@ static inline int vh_reset_budgets(struct vh *v)
 }
 
 /*
- * Sleeps until CLOCK_MONOTONIC (bpf_ktime_get_ns()'s clock) is at least
- * margin_ns before the next whole second, so that a short run stays within
- * one second of the per-CPU event budget.
+ * A tick at the lowest HZ (100) and a margin: how far the budget's coarse
+ * clock (bpf_ktime_get_coarse_ns(), updated once a tick) may lag behind.
+ */
+#define VH_COARSE_LAG_NS 12000000ULL
+
+/*
+ * Sleeps until CLOCK_MONOTONIC is at least margin_ns before the next whole
+ * second and past its start by more than the coarse clock can lag, so that a
+ * short run stays within one second of the per-CPU event budget as the
+ * program sees it (1 ms past the start was within the previous second at HZ
+ * 250, Debian's).
  */
 static inline void vh_wait_second_start(__u64 margin_ns)
 {
 	struct timespec now, nap = { 0 };
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	if ((__u64)now.tv_nsec + margin_ns < 1000000000ULL)
+	if ((__u64)now.tv_nsec >= VH_COARSE_LAG_NS &&
+	    (__u64)now.tv_nsec + margin_ns < 1000000000ULL)
 		return;
-	nap.tv_nsec = 1000000000L - now.tv_nsec + 1000000L;
+	if ((__u64)now.tv_nsec < VH_COARSE_LAG_NS)
+		nap.tv_nsec = VH_COARSE_LAG_NS - now.tv_nsec;
+	else
+		nap.tv_nsec = 1000000000L - now.tv_nsec + VH_COARSE_LAG_NS;
 	nanosleep(&nap, NULL);
 }
 
