@@ -131,6 +131,8 @@ done
 
 # $VM_GUEST: another script to run in the guest instead of guest.sh (a quick look).
 [ -n "${VM_GUEST:-}" ] && cp "$VM_GUEST" "$IRD/src/tests/kernel/guest.sh"
+[ "$nmod" -eq 0 ] && echo "# $NAME: no module found under $modules: a kernel whose veth is a" \
+	"module needs KERNEL_MODULES=DIR (its lib/modules/RELEASE)"
 cp "$ROOT/tests/kernel/init" "$IRD/init"
 chmod 755 "$IRD/init"
 (cd "$IRD" && find . | cpio -o -H newc --quiet | gzip -1) > "$WORK/initrd.gz" ||
