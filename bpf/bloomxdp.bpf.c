@@ -427,19 +427,22 @@ static __always_inline void count_malformed(struct bloomxdp_counters *cnt, int e
 {
 	cnt->malformed++;
 	switch (err) {
-	case PARSE_BAD_ETH:
+	case PARSE_CUT_ETH:
 		cnt->bad_eth++;
 		break;
-	case PARSE_BAD_VLAN:
+	case PARSE_CUT_VLAN:
 		cnt->bad_vlan++;
 		break;
 	case PARSE_BAD_IPV4:
+	case PARSE_CUT_IPV4:
 		cnt->bad_ipv4++;
 		break;
 	case PARSE_BAD_IPV4_IHL:
+	case PARSE_CUT_IPV4_IHL:
 		cnt->bad_ipv4_ihl++;
 		break;
 	case PARSE_BAD_IPV6:
+	case PARSE_CUT_IPV6:
 		cnt->bad_ipv6++;
 		break;
 	}

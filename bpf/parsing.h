@@ -22,13 +22,20 @@ struct cursor {
 	void *end;
 };
 
+/*
+ * The PARSE_CUT_* classes are a header the frame ends in, apart from a header
+ * whose fields are wrong: both are malformed, counted by the header's kind.
+ */
 enum parse_error {
-	PARSE_BAD_ETH = -1,
-	PARSE_BAD_VLAN = -2,
-	PARSE_VLAN_TOO_DEEP = -3,
-	PARSE_BAD_IPV4 = -4,
-	PARSE_BAD_IPV4_IHL = -5,
-	PARSE_BAD_IPV6 = -6,
+	PARSE_VLAN_TOO_DEEP = -1,
+	PARSE_BAD_IPV4 = -2,		/* not version 4 */
+	PARSE_BAD_IPV4_IHL = -3,	/* IHL below 5 */
+	PARSE_BAD_IPV6 = -4,		/* not version 6 */
+	PARSE_CUT_ETH = -5,		/* the cut classes: PARSE_CUT_ETH and below */
+	PARSE_CUT_VLAN = -6,
+	PARSE_CUT_IPV4 = -7,
+	PARSE_CUT_IPV4_IHL = -8,	/* the options */
+	PARSE_CUT_IPV6 = -9,
 };
 
 struct vlan_tag {
@@ -50,7 +57,7 @@ static __always_inline int parse_ethhdr(struct cursor *c)
 	int i;
 
 	if ((void *)(eth + 1) > c->end)
-		return PARSE_BAD_ETH;
+		return PARSE_CUT_ETH;
 	c->pos = eth + 1;
 	proto = eth->h_proto;
 
@@ -59,7 +66,7 @@ static __always_inline int parse_ethhdr(struct cursor *c)
 			break;
 		tag = c->pos;
 		if ((void *)(tag + 1) > c->end)
-			return PARSE_BAD_VLAN;
+			return PARSE_CUT_VLAN;
 		c->pos = tag + 1;
 		proto = tag->encapsulated_proto;
 	}
@@ -74,11 +81,15 @@ static __always_inline int parse_iphdr(struct cursor *c, struct iphdr **iph_out)
 	struct iphdr *iph = c->pos;
 	__u32 hdr_len;
 
-	if ((void *)(iph + 1) > c->end || iph->version != 4)
+	if ((void *)(iph + 1) > c->end)
+		return PARSE_CUT_IPV4;
+	if (iph->version != 4)
 		return PARSE_BAD_IPV4;
 	hdr_len = iph->ihl * 4;
-	if (hdr_len < sizeof(*iph) || c->pos + hdr_len > c->end)
+	if (hdr_len < sizeof(*iph))
 		return PARSE_BAD_IPV4_IHL;
+	if (c->pos + hdr_len > c->end)
+		return PARSE_CUT_IPV4_IHL;
 	c->pos += hdr_len;
 	*iph_out = iph;
 	return iph->protocol;
@@ -98,7 +109,9 @@ static __always_inline int parse_ip6hdr(struct cursor *c, struct ipv6hdr **ip6h_
 {
 	struct ipv6hdr *ip6h = c->pos;
 
-	if ((void *)(ip6h + 1) > c->end || ip6h->version != 6)
+	if ((void *)(ip6h + 1) > c->end)
+		return PARSE_CUT_IPV6;
+	if (ip6h->version != 6)
 		return PARSE_BAD_IPV6;
 	c->pos = ip6h + 1;
 	*ip6h_out = ip6h;
