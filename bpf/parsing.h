@@ -2,7 +2,10 @@
 /*
  * Header cursor for XDP parsing: each parse_*() checks bounds, advances the
  * cursor past its header and returns the next protocol, or a negative
- * PARSE_* class that names why the frame cannot be parsed further.
+ * PARSE_* class that names why the frame cannot be parsed further. Headers
+ * are read by direct packet access, in the frame's first buffer: the cursor
+ * ends at ctx->data_end, which in a multi-buffer frame (xdp.frags) is where
+ * the first fragment starts, not where the frame ends.
  */
 #ifndef BLOOMXDP_PARSING_H
 #define BLOOMXDP_PARSING_H
@@ -23,8 +26,10 @@ struct cursor {
 };
 
 /*
- * The PARSE_CUT_* classes are a header the frame ends in, apart from a header
- * whose fields are wrong: both are malformed, counted by the header's kind.
+ * The PARSE_CUT_* classes are a header the first buffer ends in: in a frame
+ * of one buffer a truncated frame, malformed like a bad header of its kind;
+ * in a multi-buffer frame a header that runs on into a fragment (see
+ * split_headers in bloomxdp.bpf.c).
  */
 enum parse_error {
 	PARSE_VLAN_TOO_DEEP = -1,
@@ -121,6 +126,7 @@ static __always_inline int parse_ip6hdr(struct cursor *c, struct ipv6hdr **ip6h_
 struct ipv6_ext_result {
 	int l4_proto;		/* upper-layer protocol, or -1 when the chain was not walked to its end */
 	int is_fragment;
+	int cut;		/* 1: the walk stopped at the end of the first buffer */
 };
 
 static __always_inline int ipv6_is_ext(int nexthdr)
@@ -132,8 +138,8 @@ static __always_inline int ipv6_is_ext(int nexthdr)
 
 /*
  * Walks up to BLOOMXDP_MAX_IPV6_EXT extension headers from the cursor to the
- * upper-layer header; each must lie whole in the frame. Leaves the cursor at
- * the L4 header on success.
+ * upper-layer header; each must lie whole in the first buffer. Leaves the
+ * cursor at the L4 header on success.
  */
 static __always_inline void skip_ip6hdrext(struct cursor *c, int nexthdr,
 					   struct ipv6_ext_result *res)
@@ -143,12 +149,13 @@ static __always_inline void skip_ip6hdrext(struct cursor *c, int nexthdr,
 	int i;
 
 	res->is_fragment = 0;
+	res->cut = 0;
 	for (i = 0; i < BLOOMXDP_MAX_IPV6_EXT; i++) {
 		if (!ipv6_is_ext(nexthdr))
 			break;
 		hdr = c->pos;
 		if ((void *)(hdr + 1) > c->end)
-			goto unparsed;
+			goto cut;
 		if (nexthdr == IPPROTO_FRAGMENT)
 			len = 8;
 		else if (nexthdr == IPPROTO_AH)
@@ -156,7 +163,7 @@ static __always_inline void skip_ip6hdrext(struct cursor *c, int nexthdr,
 		else
 			len = (hdr->hdrlen + 1) * 8;
 		if (c->pos + len > c->end)
-			goto unparsed;
+			goto cut;
 		if (nexthdr == IPPROTO_FRAGMENT)
 			res->is_fragment = 1;
 		c->pos += len;
@@ -166,7 +173,10 @@ static __always_inline void skip_ip6hdrext(struct cursor *c, int nexthdr,
 		res->l4_proto = nexthdr;
 		return;
 	}
-unparsed:
+	res->l4_proto = -1;	/* too deep */
+	return;
+cut:
+	res->cut = 1;
 	res->l4_proto = -1;
 }
 
