@@ -462,7 +462,7 @@ static const struct enum_value dns_reply_values[] = {
 static const struct enum_value mode_values[] = {
 	ENUM_VALUE("native", MODE_NATIVE, "in the driver"),
 	ENUM_VALUE("generic", MODE_GENERIC, "after the driver (skb), for any interface"),
-	ENUM_VALUE("auto", MODE_AUTO, "native; generic, with a notice, where the driver has none"),
+	ENUM_VALUE("auto", MODE_AUTO, "native; generic, with a notice saying why, where refused"),
 	ENUM_ALIAS("skb", MODE_GENERIC),
 	{}
 };
