@@ -188,11 +188,16 @@ static __always_inline int ipv4_checksum(struct xdp_md *ctx, struct scratch *s, 
  * MACs, addresses and ports swapped, lengths and checksums right. l3_off and
  * l4_off are offsets in the frame; returns 0, or -1 if the frame could not be
  * rewritten (the caller then drops the query).
+ *
+ * A multi-buffer frame: the answer must lie in the first buffer, where its
+ * headers are rewritten by direct access; the cut then frees every fragment,
+ * and XDP_TX sends one buffer. A question that runs on into a fragment is
+ * refused (dropped), never answered from a frame half rewritten.
  */
 static __always_inline int dns_answer_nxdomain(struct xdp_md *ctx, struct scratch *s, int ipv6,
 					       __u32 l3_off, __u32 l4_off, __u32 question_end)
 {
-	__u32 udp_len = sizeof(struct udphdr) + question_end, pseudo_len, hdr_len = 0;
+	__u32 udp_len = sizeof(struct udphdr) + question_end, pseudo_len, hdr_len = 0, linear;
 	void *data, *data_end;
 	struct ethhdr *eth;
 	struct udphdr *udp;
@@ -209,7 +214,10 @@ static __always_inline int dns_answer_nxdomain(struct xdp_md *ctx, struct scratc
 	if (udp_len < sizeof(struct udphdr) + sizeof(struct dnshdr) || udp_len > 300 ||
 	    l4_off > 256 || l3_off >= l4_off)
 		return -1;
-	delta = (int)(l4_off + udp_len) - (int)(ctx->data_end - ctx->data);
+	linear = ctx->data_end - ctx->data;
+	if (l4_off + udp_len > linear)
+		return -1;
+	delta = (int)(l4_off + udp_len) - (int)bpf_xdp_get_buff_len(ctx);
 	if (delta && bpf_xdp_adjust_tail(ctx, delta))
 		return -1;
 	data = (void *)(long)ctx->data;

@@ -2,10 +2,11 @@
 /*
  * bpf_loop() with its result deliberately ignored. It fails (-E2BIG,
  * -EINVAL) only for more than 1 << 23 iterations or non-zero flags: no
- * call here asks for either (the most is PAYLOAD_MAX). Were one to fail, no
- * step would run, and every walk's context would say "not found" or "cut
- * short": the packet passes, as anything that cannot be parsed does. What a
- * walk found is in its context, never in this count of steps.
+ * call here asks for either (the most is the TLS walk's 4,097 steps). Were
+ * one to fail, no step would run, and every walk's context would say "not
+ * found" or "cut short": the packet passes, as anything that cannot be
+ * parsed does. What a walk found is in its context, never in this count of
+ * steps.
  */
 #ifndef BLOOMXDP_LOOP_H
 #define BLOOMXDP_LOOP_H

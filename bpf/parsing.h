@@ -2,7 +2,10 @@
 /*
  * Header cursor for XDP parsing: each parse_*() checks bounds, advances the
  * cursor past its header and returns the next protocol, or a negative
- * PARSE_* class that names why the frame cannot be parsed further.
+ * PARSE_* class that names why the frame cannot be parsed further. Headers
+ * are read by direct packet access, in the frame's first buffer: the cursor
+ * ends at ctx->data_end, which in a multi-buffer frame (xdp.frags) is where
+ * the first fragment starts, not where the frame ends.
  */
 #ifndef BLOOMXDP_PARSING_H
 #define BLOOMXDP_PARSING_H
@@ -22,13 +25,22 @@ struct cursor {
 	void *end;
 };
 
+/*
+ * The PARSE_CUT_* classes are a header the first buffer ends in: in a frame
+ * of one buffer a truncated frame, malformed like a bad header of its kind;
+ * in a multi-buffer frame a header that runs on into a fragment (see
+ * split_headers in bloomxdp.bpf.c).
+ */
 enum parse_error {
-	PARSE_BAD_ETH = -1,
-	PARSE_BAD_VLAN = -2,
-	PARSE_VLAN_TOO_DEEP = -3,
-	PARSE_BAD_IPV4 = -4,
-	PARSE_BAD_IPV4_IHL = -5,
-	PARSE_BAD_IPV6 = -6,
+	PARSE_VLAN_TOO_DEEP = -1,
+	PARSE_BAD_IPV4 = -2,		/* not version 4 */
+	PARSE_BAD_IPV4_IHL = -3,	/* IHL below 5 */
+	PARSE_BAD_IPV6 = -4,		/* not version 6 */
+	PARSE_CUT_ETH = -5,		/* the cut classes: PARSE_CUT_ETH and below */
+	PARSE_CUT_VLAN = -6,
+	PARSE_CUT_IPV4 = -7,
+	PARSE_CUT_IPV4_IHL = -8,	/* the options */
+	PARSE_CUT_IPV6 = -9,
 };
 
 struct vlan_tag {
@@ -50,7 +62,7 @@ static __always_inline int parse_ethhdr(struct cursor *c)
 	int i;
 
 	if ((void *)(eth + 1) > c->end)
-		return PARSE_BAD_ETH;
+		return PARSE_CUT_ETH;
 	c->pos = eth + 1;
 	proto = eth->h_proto;
 
@@ -59,7 +71,7 @@ static __always_inline int parse_ethhdr(struct cursor *c)
 			break;
 		tag = c->pos;
 		if ((void *)(tag + 1) > c->end)
-			return PARSE_BAD_VLAN;
+			return PARSE_CUT_VLAN;
 		c->pos = tag + 1;
 		proto = tag->encapsulated_proto;
 	}
@@ -74,11 +86,15 @@ static __always_inline int parse_iphdr(struct cursor *c, struct iphdr **iph_out)
 	struct iphdr *iph = c->pos;
 	__u32 hdr_len;
 
-	if ((void *)(iph + 1) > c->end || iph->version != 4)
+	if ((void *)(iph + 1) > c->end)
+		return PARSE_CUT_IPV4;
+	if (iph->version != 4)
 		return PARSE_BAD_IPV4;
 	hdr_len = iph->ihl * 4;
-	if (hdr_len < sizeof(*iph) || c->pos + hdr_len > c->end)
+	if (hdr_len < sizeof(*iph))
 		return PARSE_BAD_IPV4_IHL;
+	if (c->pos + hdr_len > c->end)
+		return PARSE_CUT_IPV4_IHL;
 	c->pos += hdr_len;
 	*iph_out = iph;
 	return iph->protocol;
@@ -98,7 +114,9 @@ static __always_inline int parse_ip6hdr(struct cursor *c, struct ipv6hdr **ip6h_
 {
 	struct ipv6hdr *ip6h = c->pos;
 
-	if ((void *)(ip6h + 1) > c->end || ip6h->version != 6)
+	if ((void *)(ip6h + 1) > c->end)
+		return PARSE_CUT_IPV6;
+	if (ip6h->version != 6)
 		return PARSE_BAD_IPV6;
 	c->pos = ip6h + 1;
 	*ip6h_out = ip6h;
@@ -108,6 +126,7 @@ static __always_inline int parse_ip6hdr(struct cursor *c, struct ipv6hdr **ip6h_
 struct ipv6_ext_result {
 	int l4_proto;		/* upper-layer protocol, or -1 when the chain was not walked to its end */
 	int is_fragment;
+	int cut;		/* 1: the walk stopped at the end of the first buffer */
 };
 
 static __always_inline int ipv6_is_ext(int nexthdr)
@@ -119,8 +138,8 @@ static __always_inline int ipv6_is_ext(int nexthdr)
 
 /*
  * Walks up to BLOOMXDP_MAX_IPV6_EXT extension headers from the cursor to the
- * upper-layer header; each must lie whole in the frame. Leaves the cursor at
- * the L4 header on success.
+ * upper-layer header; each must lie whole in the first buffer. Leaves the
+ * cursor at the L4 header on success.
  */
 static __always_inline void skip_ip6hdrext(struct cursor *c, int nexthdr,
 					   struct ipv6_ext_result *res)
@@ -130,12 +149,13 @@ static __always_inline void skip_ip6hdrext(struct cursor *c, int nexthdr,
 	int i;
 
 	res->is_fragment = 0;
+	res->cut = 0;
 	for (i = 0; i < BLOOMXDP_MAX_IPV6_EXT; i++) {
 		if (!ipv6_is_ext(nexthdr))
 			break;
 		hdr = c->pos;
 		if ((void *)(hdr + 1) > c->end)
-			goto unparsed;
+			goto cut;
 		if (nexthdr == IPPROTO_FRAGMENT)
 			len = 8;
 		else if (nexthdr == IPPROTO_AH)
@@ -143,7 +163,7 @@ static __always_inline void skip_ip6hdrext(struct cursor *c, int nexthdr,
 		else
 			len = (hdr->hdrlen + 1) * 8;
 		if (c->pos + len > c->end)
-			goto unparsed;
+			goto cut;
 		if (nexthdr == IPPROTO_FRAGMENT)
 			res->is_fragment = 1;
 		c->pos += len;
@@ -153,7 +173,10 @@ static __always_inline void skip_ip6hdrext(struct cursor *c, int nexthdr,
 		res->l4_proto = nexthdr;
 		return;
 	}
-unparsed:
+	res->l4_proto = -1;	/* too deep */
+	return;
+cut:
+	res->cut = 1;
 	res->l4_proto = -1;
 }
 

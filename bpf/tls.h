@@ -15,6 +15,13 @@
 #define TLS_RANDOM_LEN			32
 #define TLS_MAX_SESSION_ID		32
 #define TLS_EXT_HDR_LEN			4	/* type, length */
+/*
+ * The most of a segment read: a record's header and its longest plaintext
+ * (2^14 bytes, RFC 8446 5.1), where a ClientHello's first record ends. A
+ * jumbo frame's segment holds more; the walk of its extensions, a step per
+ * extension, stays within 4,097 steps.
+ */
+#define TLS_SEGMENT_MAX			(TLS_RECORD_HDR_LEN + 16384)
 
 /*
  * The first TLS_WINDOW bytes of the segment are copied once; fields in them
@@ -104,14 +111,17 @@ static long tls_ext_step(__u32 i, void *data)
 /*
  * Finds the server_name extension of a ClientHello in the TCP payload at off
  * (len bytes) and puts the name's labels in s. Returns 0, or -1 when the
- * payload is not a ClientHello, has no SNI, or the SNI lies beyond the segment.
+ * payload is not a ClientHello, has no SNI, or the SNI lies beyond the segment
+ * (or beyond its first TLS_SEGMENT_MAX bytes).
  */
 static __always_inline int tls_parse_client_hello(struct xdp_md *ctx, __u32 off, __u32 len,
 						  struct scratch *s)
 {
-	struct tls_ext_walk ew = { .tw = { .ctx = ctx, .off = off }, .end = off + len };
+	struct tls_ext_walk ew = { .tw = { .ctx = ctx, .off = off } };
 	__u32 pos, v, name_len, win = len < TLS_WINDOW ? len : TLS_WINDOW;
 	__u8 hdr[TLS_RECORD_HDR_LEN + TLS_HANDSHAKE_HDR_LEN];
+
+	ew.end = off + (len < TLS_SEGMENT_MAX ? len : TLS_SEGMENT_MAX);
 
 	barrier_var(win);
 	win &= 2 * TLS_WINDOW - 1;	/* a no-op the compiler must keep: the verifier needs it */

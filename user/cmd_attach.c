@@ -24,6 +24,7 @@
 #include "layout.h"
 #include "loader.h"
 #include "log.h"
+#include "netdev.h"
 #include "sizing.h"
 #include "state.h"
 
@@ -120,30 +121,85 @@ static int clear_foreign_xdp(const char *ifname, int ifindex, bool force)
 	return 0;
 }
 
+/* Why native XDP was refused, and what would let it attach (empty: nothing but generic). */
+struct native_refusal {
+	char why[192];
+	char fix[128];
+};
+
+/*
+ * The reason of the errno the kernel gave a native attach (veth's and most
+ * drivers'): EOPNOTSUPP, no native XDP at all; ERANGE, an MTU above what the
+ * driver's native XDP takes, even with frags (veth checks its peer's MTU);
+ * ENOSPC from veth, fewer rx queues than the peer has tx queues.
+ */
+static void native_refusal(const char *ifname, int err, struct native_refusal *r)
+{
+	unsigned int mtu = 0, rxq = 0;
+	char driver[32] = "";
+	bool veth;
+
+	r->fix[0] = '\0';
+	(void)netdev_driver(ifname, driver, sizeof(driver));
+	veth = !strcmp(driver, "veth");
+	if (err == EOPNOTSUPP) {
+		snprintf(r->why, sizeof(r->why), "the driver of %s has no native XDP", ifname);
+	} else if (err == ERANGE && veth) {
+		(void)netdev_mtu(ifname, &mtu);
+		snprintf(r->why, sizeof(r->why), "the MTU of %s's veth peer is above what veth's "
+			 "native XDP takes, even for a multi-buffer program (%s's MTU is %u)",
+			 ifname, ifname, mtu);
+		snprintf(r->fix, sizeof(r->fix), "lower the peer's MTU");
+	} else if (err == ERANGE) {
+		(void)netdev_mtu(ifname, &mtu);
+		snprintf(r->why, sizeof(r->why), "the MTU of %s (%u) is above what its driver's "
+			 "(%s) native XDP takes, even for a multi-buffer program", ifname, mtu,
+			 driver[0] ? driver : "unknown");
+		snprintf(r->fix, sizeof(r->fix), "lower it (ip link set dev %s mtu N)", ifname);
+	} else if (err == ENOSPC && veth) {
+		(void)netdev_rx_queues(ifname, &rxq);
+		snprintf(r->why, sizeof(r->why), "%s has %u rx queue%s, fewer than its veth peer "
+			 "has tx queues", ifname, rxq, rxq == 1 ? "" : "s");
+		snprintf(r->fix, sizeof(r->fix), "give %s as many rx queues (ip link add ... "
+			 "numrxqueues N)", ifname);
+	} else {
+		snprintf(r->why, sizeof(r->why), "native XDP refused on %s: %s", ifname,
+			 strerror(err));
+	}
+}
+
 static int attach_link(const char *ifname, int prog_fd, int ifindex, enum xdp_mode mode)
 {
 	LIBBPF_OPTS(bpf_link_create_opts, opts);
+	struct native_refusal r;
 	int fd, err;
 
 	opts.flags = mode == MODE_GENERIC ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE;
 	fd = bpf_link_create(prog_fd, ifindex, BPF_XDP, &opts);
-	if (fd >= 0 || mode != MODE_AUTO)
-		goto out;
-	err = errno;
-	opts.flags = XDP_FLAGS_SKB_MODE;
-	fd = bpf_link_create(prog_fd, ifindex, BPF_XDP, &opts);
 	if (fd >= 0)
-		fprintf(stderr, "bloomxdp: notice: the driver of %s has no native XDP (%s): "
-			"attached in generic mode, which is slower; --mode native refuses "
-			"instead\n", ifname, strerror(err));
-out:
-	if (fd < 0) {
-		err = errno;
-		log_error("cannot attach XDP to %s in %s mode: %s%s", ifname,
-			  mode == MODE_GENERIC ? "generic" : "native", strerror(err),
-			  mode == MODE_NATIVE ? "; try --mode generic" : "");
+		return fd;
+	err = errno;
+	if (mode == MODE_GENERIC) {
+		log_error("cannot attach XDP to %s in generic mode: %s", ifname, strerror(err));
 		return -err;
 	}
+	native_refusal(ifname, err, &r);
+	if (mode == MODE_NATIVE) {
+		log_error("cannot attach XDP to %s in native mode: %s; %s%stry --mode generic",
+			  ifname, r.why, r.fix, r.fix[0] ? ", or " : "");
+		return -err;
+	}
+	opts.flags = XDP_FLAGS_SKB_MODE;
+	fd = bpf_link_create(prog_fd, ifindex, BPF_XDP, &opts);
+	if (fd < 0) {
+		err = errno;
+		log_error("cannot attach XDP to %s: %s, and in generic mode: %s", ifname, r.why,
+			  strerror(err));
+		return -err;
+	}
+	fprintf(stderr, "bloomxdp: notice: %s: attached in generic mode, which is slower; %s%s%s"
+		"--mode native refuses instead\n", r.why, r.fix[0] ? "for native, " : "", r.fix,
+		r.fix[0] ? "; " : "");
 	return fd;
 }
 
@@ -456,7 +512,7 @@ static const struct enum_value dns_reply_values[] = {
 static const struct enum_value mode_values[] = {
 	ENUM_VALUE("native", MODE_NATIVE, "in the driver"),
 	ENUM_VALUE("generic", MODE_GENERIC, "after the driver (skb), for any interface"),
-	ENUM_VALUE("auto", MODE_AUTO, "native; generic, with a notice, where the driver has none"),
+	ENUM_VALUE("auto", MODE_AUTO, "native; generic, with a notice saying why, where refused"),
 	ENUM_ALIAS("skb", MODE_GENERIC),
 	{}
 };

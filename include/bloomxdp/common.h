@@ -353,6 +353,7 @@ struct bloomxdp_state {
 	X(bad_ipv6,		"truncated IPv6 header or wrong version") \
 	X(fragments,		"IP fragments (matched by address)")	\
 	X(ipv6_ext_unparsed,	"IPv6 extension chain truncated or too deep (address still matched)") \
+	X(split_headers,	"multi-buffer frames whose headers run past the first buffer: passed unchecked, or matched by address only") \
 	X(no_filter,		"IP packets seen while no filter was installed") \
 	X(checked_dns,		"DNS queries whose name was looked up")	\
 	X(hits_dns,		"DNS queries for a listed name")	\

@@ -117,6 +117,7 @@ struct dns_desc {
 	__u16 qdcount;
 	const char *qname2;	/* a second question */
 	bool edns;		/* an OPT record (with a cookie) in the additional section */
+	__u16 pad;		/* instead: an OPT record with a Padding option this long */
 };
 
 /* "a.b." to 1a1b0; "" and "." to the root. Returns the bytes written. */
@@ -160,12 +161,12 @@ static inline __u32 dns_put_query(struct frame *f, const struct dns_desc *d)
 		1, 2, 3, 4, 5, 6, 7, 8,
 	};
 	__u32 start = f->len, question_end;
-	__u8 *h = frame_put(f, DNS_HDR_LEN);
+	__u8 *h = frame_put(f, DNS_HDR_LEN), *opt;
 
 	put_be16(h, 0xbe0f);
 	put_be16(h + 2, d->flags | (d->no_rd ? 0 : DNS_FLAG_RD));
 	put_be16(h + 4, d->qd_set ? d->qdcount : d->qname2 ? 2 : 1);
-	put_be16(h + 10, d->edns);
+	put_be16(h + 10, d->edns || d->pad);
 	if (d->wire)
 		memcpy(frame_put(f, d->wire_len), d->wire, d->wire_len);
 	else
@@ -178,6 +179,14 @@ static inline __u32 dns_put_query(struct frame *f, const struct dns_desc *d)
 	}
 	if (d->edns)
 		memcpy(frame_put(f, sizeof(opt_cookie)), opt_cookie, sizeof(opt_cookie));
+	if (d->pad && !d->edns) {
+		/* The OPT record's fixed part as above, one option: Padding of zeros. */
+		opt = frame_put(f, 15 + d->pad);
+		memcpy(opt, opt_cookie, 9);
+		put_be16(opt + 9, 4 + d->pad);		/* RDLEN */
+		put_be16(opt + 11, 12);			/* Padding (RFC 7830) */
+		put_be16(opt + 13, d->pad);
+	}
 	return question_end;
 }
 
@@ -198,8 +207,9 @@ struct tls_desc {
 	__u16 version;		/* record version; 0: 0x0301 (TLS 1.0, as TLS 1.3 sends) */
 	__u8 hs_type;		/* handshake type; 0: ClientHello */
 	__u16 before, after;	/* other extensions before and after server_name */
+	__u16 pad;		/* then a padding extension (RFC 7685) of this many bytes */
 	bool empty;		/* those extensions carry no data: 4 bytes each */
-	bool fill;		/* before: as many empty ones as fill the frame to FRAME_MAX */
+	__u32 fill;		/* before: as many empty ones as fill the frame to this length */
 	bool no_session_id;
 	enum tls_cut cut;
 	const char *tail;	/* bytes after the record, in the same segment */
@@ -245,9 +255,14 @@ static inline void tls_put_client_hello(struct frame *f, const struct tls_desc *
 	exts = f->len;
 	frame_put(f, 2);
 	if (d->fill)
-		before = (FRAME_MAX - f->len - (d->sni ? 9 + strlen(d->sni) : 0)) / 4;
+		before = (d->fill - f->len - (d->sni ? 9 + strlen(d->sni) : 0)) / 4;
 	for (i = 0; i < before; i++)
 		tls_put_filler_ext(f, i, d->empty || d->fill);
+	if (d->pad) {
+		p = frame_put(f, 4 + d->pad);
+		put_be16(p, 21);			/* padding, of zeros */
+		put_be16(p + 2, d->pad);
+	}
 	if (d->sni) {
 		n = strlen(d->sni);
 		*sni_ext = f->len;
@@ -323,6 +338,8 @@ struct pkt {
 	__u32 raw_len;
 	__u32 keep;		/* payload bytes kept (a short datagram/segment); 0: all */
 	__u32 trailer;		/* zero bytes after the IP packet, e.g. Ethernet padding */
+	__u32 lost;		/* bytes the IP packet's lengths count, cut off the frame */
+	__u32 linear;		/* bytes in the first buffer; 0: as the kernel splits it */
 };
 
 /* A built frame and where its layers start. */
@@ -346,27 +363,6 @@ static inline __u8 pkt_proto(const struct pkt *p)
 	if (p->l4)
 		return p->l4;
 	return p->app == APP_DNS ? IPPROTO_UDP : IPPROTO_TCP;
-}
-
-/*
- * A destination options header of len bytes (a multiple of 8), PadN-filled;
- * opt (opt_len bytes, one whole option) at its byte 8 unless NULL.
- */
-static inline void frame_ipv6_dstopts(struct frame *f, __u8 nexthdr, __u32 len, const __u8 *opt,
-				      __u32 opt_len)
-{
-	__u8 *h = frame_put(f, len);
-
-	h[0] = nexthdr;
-	h[1] = len / 8 - 1;
-	if (!opt) {
-		ipv6_padn(h, 2, len);
-		return;
-	}
-	assert(8 + opt_len <= len);
-	ipv6_padn(h, 2, 8);
-	memcpy(h + 8, opt, opt_len);
-	ipv6_padn(h, 8 + opt_len, len);
 }
 
 /*
@@ -462,6 +458,7 @@ static inline int pkt_build(const struct pkt *p, struct built *b)
 		put_be16(f->data + b->l4 + 4, f->len - b->l4);
 	frame_finish(f, ethertype, b->l3);
 	l4_set_checksum(f->data, b->l3, b->l4, f->len - b->l4, p->v6, b->proto);
+	frame_truncate(f, f->len - p->lost);
 	b->ip_end = f->len;
 	frame_put(f, p->trailer);
 	return 0;
@@ -470,18 +467,25 @@ static inline int pkt_build(const struct pkt *p, struct built *b)
 /* ------------------------------------------------------------------ runs */
 
 /*
- * Runs a frame; out (if not NULL) receives the frame as the program left it,
- * delta (if not NULL) what the run added to each counter.
+ * Runs a frame, linear bytes of it in the first buffer (0: as the kernel
+ * splits it; see xdp_test_run_linear()); out (if not NULL) receives the frame
+ * as the program left it, delta (if not NULL) what the run added to each
+ * counter.
  */
-static inline int harness_run_frame(struct xdp_harness *h, const struct frame *in,
-				    struct frame *out, __u32 *verdict,
-				    struct bloomxdp_counters *delta)
+static inline int harness_run_frame_split(struct xdp_harness *h, const struct frame *in,
+					  __u32 linear, struct frame *out, __u32 *verdict,
+					  struct bloomxdp_counters *delta)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = in->data, .data_size_in = in->len);
+	struct xdp_md md = { .data_end = linear };
 	struct bloomxdp_counters before;
 	size_t i;
 	int ret;
 
+	if (linear) {
+		opts.ctx_in = &md;
+		opts.ctx_size_in = sizeof(md);
+	}
 	if (out) {
 		opts.data_out = out->data;
 		opts.data_size_out = sizeof(out->data);
@@ -498,6 +502,13 @@ static inline int harness_run_frame(struct xdp_harness *h, const struct frame *i
 	for (i = 0; delta && i < HARNESS_NCOUNTERS; i++)
 		*counter_at(delta, i) -= *counter_at(&before, i);
 	return 0;
+}
+
+static inline int harness_run_frame(struct xdp_harness *h, const struct frame *in,
+				    struct frame *out, __u32 *verdict,
+				    struct bloomxdp_counters *delta)
+{
+	return harness_run_frame_split(h, in, 0, out, verdict, delta);
 }
 
 static inline const char *verdict_name(__u32 verdict)

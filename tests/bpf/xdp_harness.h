@@ -38,11 +38,15 @@
 /* ---------------------------------------------------------------- frames */
 
 /*
- * Below the 3,520 linear bytes BPF_PROG_TEST_RUN gives a program without frags
- * (4 KiB pages); a test may define it otherwise first.
+ * The first buffer BPF_PROG_TEST_RUN gives a frame on 4 KiB pages: 4096
+ * bytes less 256 of headroom and 320 of tailroom (struct skb_shared_info).
+ * The rest of a longer frame goes to fragments (a page each, MAX_SKB_FRAGS),
+ * which only a program with frags (xdp.frags) may be given.
  */
+#define FRAME_LINEAR	3520
+/* A 9000-byte MTU's frame and more, so multi-buffer; a test may define it otherwise first. */
 #ifndef FRAME_MAX
-#define FRAME_MAX	3072
+#define FRAME_MAX	10240
 #endif
 #define VLAN_HLEN	4
 #define IP4_HLEN	20
@@ -184,6 +188,27 @@ static inline void frame_ipv6_ext(struct frame *f, __u8 type, __u8 nexthdr, __u1
 	}
 }
 
+/*
+ * A destination options header of len bytes (a multiple of 8), PadN-filled;
+ * opt (opt_len bytes, one whole option) at its byte 8 unless NULL.
+ */
+static inline void frame_ipv6_dstopts(struct frame *f, __u8 nexthdr, __u32 len, const __u8 *opt,
+				      __u32 opt_len)
+{
+	__u8 *h = frame_put(f, len);
+
+	h[0] = nexthdr;
+	h[1] = len / 8 - 1;
+	if (!opt) {
+		ipv6_padn(h, 2, len);
+		return;
+	}
+	assert(8 + opt_len <= len);
+	ipv6_padn(h, 2, 8);
+	memcpy(h + 8, opt, opt_len);
+	ipv6_padn(h, 8 + opt_len, len);
+}
+
 /* UDP or TCP header followed by payload bytes. */
 static inline void frame_l4(struct frame *f, __u8 proto, __u32 payload)
 {
@@ -236,10 +261,12 @@ struct frame_desc {
 	__u16 frag_off;		/* IPv4 flags|offset, or IPv6 fragment header offset<<3|M */
 	const __u8 *ext;	/* IPv6 extension headers, in order */
 	__u32 n_ext;
+	__u16 dopt_len;		/* the length of their destination options; 0: 16 */
 	__u8 l4;		/* IPPROTO_TCP, else UDP */
 	__u32 payload;		/* bytes after the L4 header (or the body of non-IP) */
 	bool cut;		/* truncate the finished frame at cut_len bytes */
 	__u32 cut_len;
+	__u32 linear;		/* bytes in the first buffer; 0: as the kernel splits it */
 };
 
 #define FRAME_SRC4	"198.51.100.1"
@@ -296,7 +323,10 @@ static inline int frame_build(struct frame *f, const struct frame_desc *d)
 			ip6h->ip6_vfc = (ip6h->ip6_vfc & 0x0f) | d->version << 4;
 		for (i = 0; i < d->n_ext; i++) {
 			next = i + 1 < d->n_ext ? d->ext[i + 1] : l4;
-			frame_ipv6_ext(f, d->ext[i], next, d->frag_off);
+			if (d->ext[i] == IPPROTO_DSTOPTS && d->dopt_len)
+				frame_ipv6_dstopts(f, next, d->dopt_len, NULL, 0);
+			else
+				frame_ipv6_ext(f, d->ext[i], next, d->frag_off);
 		}
 	}
 	frame_l4(f, l4, d->payload);
@@ -310,27 +340,34 @@ out:
 /* ------------------------------------------------------------ test runs */
 
 /*
- * The kernel refuses data_in shorter than ETH_HLEN. A shorter frame is padded
- * to ETH_HLEN and ctx_in.data_end sets the linear part to the frame's length:
- * the padding goes to a fragment that a program without frags support does
- * not see (linear size in ctx_in: Linux 6.18 and later).
+ * Runs a frame of len bytes, linear of them in its first buffer (0: as the
+ * kernel splits it, FRAME_LINEAR); the rest goes to fragments, which only a
+ * program with frags (xdp.frags) is given. A first buffer shorter than the
+ * kernel's is ctx_in.data_end below the size: Debian's 6.1 (6.1.192) and 6.18
+ * take it; a kernel that does not says -EINVAL.
+ *
+ * The kernel refuses data_in shorter than ETH_HLEN (and a first buffer of
+ * fewer than ETH_HLEN bytes after metadata): a shorter frame is padded to
+ * ETH_HLEN, its len bytes in the first buffer, the padding in a fragment.
+ * A program without frags does not see the padding; one with frags sees a
+ * frame of ETH_HLEN bytes whose Ethernet header runs into a fragment.
  */
-static inline int xdp_test_run(int prog_fd, const void *data, __u32 len, void *out,
-			       __u32 out_len, __u32 *verdict)
+static inline int xdp_test_run_linear(int prog_fd, const void *data, __u32 len, __u32 linear,
+				      void *out, __u32 out_len, __u32 *verdict)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, opts);
 	__u8 buf[FRAME_MAX] = { 0 };
 	struct xdp_md md = { 0 };
 
-	if (len > FRAME_MAX || (len < ETH_HLEN && out))
+	if (len > FRAME_MAX || linear > len || (len < ETH_HLEN && out))
 		return -EINVAL;
 	memcpy(buf, data, len);
 	opts.data_in = buf;
 	opts.data_size_in = len < ETH_HLEN ? ETH_HLEN : len;
 	opts.data_out = out;
 	opts.data_size_out = out ? out_len : 0;
-	if (len < ETH_HLEN) {
-		md.data_end = len;
+	if (len < ETH_HLEN || linear) {
+		md.data_end = len < ETH_HLEN ? len : linear;
 		opts.ctx_in = &md;
 		opts.ctx_size_in = sizeof(md);
 	}
@@ -338,6 +375,12 @@ static inline int xdp_test_run(int prog_fd, const void *data, __u32 len, void *o
 		return -errno;
 	*verdict = opts.retval;
 	return 0;
+}
+
+static inline int xdp_test_run(int prog_fd, const void *data, __u32 len, void *out,
+			       __u32 out_len, __u32 *verdict)
+{
+	return xdp_test_run_linear(prog_fd, data, len, 0, out, out_len, verdict);
 }
 
 /* ----------------------------------------------------- the loaded program */
@@ -509,9 +552,13 @@ static inline int harness_counters(struct xdp_harness *h, struct bloomxdp_counte
 	return ret;
 }
 
-/* Runs one frame; delta receives what it added to each counter. */
-static inline int harness_run_counted(struct xdp_harness *h, const struct frame *f,
-				      __u32 *verdict, struct bloomxdp_counters *delta)
+/*
+ * Runs one frame, linear bytes of it in the first buffer (0: as the kernel
+ * splits it, see xdp_test_run_linear()); delta receives what it added to each
+ * counter.
+ */
+static inline int harness_run_split(struct xdp_harness *h, const struct frame *f, __u32 linear,
+				    __u32 *verdict, struct bloomxdp_counters *delta)
 {
 	struct bloomxdp_counters before;
 	size_t i;
@@ -519,12 +566,18 @@ static inline int harness_run_counted(struct xdp_harness *h, const struct frame 
 
 	ret = harness_counters(h, &before);
 	if (!ret)
-		ret = harness_run(h, f, verdict);
+		ret = xdp_test_run_linear(h->prog_fd, f->data, f->len, linear, NULL, 0, verdict);
 	if (!ret)
 		ret = harness_counters(h, delta);
 	for (i = 0; !ret && i < HARNESS_NCOUNTERS; i++)
 		*counter_at(delta, i) -= *counter_at(&before, i);
 	return ret;
+}
+
+static inline int harness_run_counted(struct xdp_harness *h, const struct frame *f,
+				      __u32 *verdict, struct bloomxdp_counters *delta)
+{
+	return harness_run_split(h, f, 0, verdict, delta);
 }
 
 /* ------------------------------------------------- lists as 'bloomxdp load' */

@@ -269,6 +269,15 @@ delta() {
 	a=$(json_num "$2" "$3")
 	if [ -n "$a" ] && [ -n "$b" ]; then echo $((a - b)); else echo "?"; fi
 }
+# deltas BEFORE AFTER COUNTER...: the deltas, space-separated
+deltas() {
+	local b=$1 a=$2 c vals=()
+	shift 2
+	for c in "$@"; do
+		vals+=("$(delta "$b" "$a" "$c")")
+	done
+	echo "${vals[*]}"
+}
 # expect_query NAME "ENTRY: VERDICT" ...: query's answers on $IF_SRV, in order. What
 # the exact intervals or --verify say, "(listed prefix P)" or "(listed range A-B)",
 # reads " (listed)"; what the filter alone says, "(the filter matches P: ...)",

@@ -64,15 +64,6 @@ LIST_ENTRIES=9
 sub() {
 	case "$1$2" in *[!0-9-]* | "") echo "?" ;; *) echo $(($1 - $2)) ;; esac
 }
-# deltas BEFORE AFTER COUNTER...: the deltas, space-separated
-deltas() {
-	local b=$1 a=$2 c vals=()
-	shift 2
-	for c in "$@"; do
-		vals+=("$(delta "$b" "$a" "$c")")
-	done
-	echo "${vals[*]}"
-}
 xdp_on() { ip -n "$1" -d link show dev "$2" | grep -oE 'prog/xdp[a-z]* id [0-9]+'; }
 srv_of() { case $1 in 6) echo "$SRV6" ;; *) echo "$SRV4" ;; esac; }
 cli_of() { case $1 in 6) echo "$CLI6" ;; *) echo "$CLI4" ;; esac; }

@@ -15,7 +15,12 @@
 #include "fuzz_gen.h"
 
 enum m_class {
-	M_BAD_ETH,		/* shorter than an Ethernet header */
+	/*
+	 * Shorter than an Ethernet header: xdp_test_run() pads it into a
+	 * fragment, and the program sees an Ethernet header past its first
+	 * buffer (split_headers), not a frame too short (bad_eth).
+	 */
+	M_SPLIT_ETH,
 	M_BAD_VLAN,		/* a tag cut short */
 	M_VLAN_TOO_DEEP,	/* a third tag: passed unchecked */
 	M_NON_IP,
@@ -27,7 +32,7 @@ enum m_class {
 };
 
 static const char *const m_class_names[] = {
-	"bad_eth", "bad_vlan", "vlan_too_deep", "non_ip", "bad_ipv4", "bad_ipv4_ihl", "bad_ipv6",
+	"split_eth", "bad_vlan", "vlan_too_deep", "non_ip", "bad_ipv4", "bad_ipv4_ihl", "bad_ipv6",
 	"ipv4", "ipv6",
 };
 
@@ -71,7 +76,7 @@ static inline void model_parse(const __u8 *d, __u32 len, struct model *m)
 	m->len = len;
 	m->l4_proto = -1;
 	if (len < ETH_HLEN) {
-		m->cls = M_BAD_ETH;
+		m->cls = M_SPLIT_ETH;
 		return;
 	}
 	type = get_be16(d + 12);

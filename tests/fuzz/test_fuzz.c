@@ -470,8 +470,9 @@ static void check_frame(struct fz_prog *p, struct fz_frame_ctx *x, __u32 verdict
 	/* The verdict, and the counters every frame moves. */
 	EXPECT(G_CORE, verdict == XDP_PASS || verdict == XDP_DROP || verdict == XDP_TX,
 	       "verdict %s", verdict_name(verdict));
-	EXPECT(G_CORE, d->packets == 1 && d->bytes == fr->f.len, "packets +%llu, bytes +%llu",
-	       CNT(d->packets), CNT(d->bytes));
+	EXPECT(G_CORE, d->packets == 1 &&
+		       d->bytes == (m->cls == M_SPLIT_ETH ? ETH_HLEN : fr->f.len),
+	       "packets +%llu, bytes +%llu", CNT(d->packets), CNT(d->bytes));
 	EXPECT(G_CORE, d->passed == (verdict == XDP_PASS) && d->dropped == (verdict == XDP_DROP) &&
 		       d->dns_replies == (verdict == XDP_TX),
 	       "verdict %s but passed +%llu, dropped +%llu, dns_replies +%llu",
@@ -480,11 +481,15 @@ static void check_frame(struct fz_prog *p, struct fz_frame_ctx *x, __u32 verdict
 	EXPECT(G_CORE, d->malformed == d->bad_eth + d->bad_vlan + d->bad_ipv4 + d->bad_ipv4_ihl +
 				       d->bad_ipv6, "malformed +%llu is not the sum of bad_*",
 	       CNT(d->malformed));
-	/* Each frame is in exactly one of these (with a filter installed, never no_filter). */
+	/*
+	 * Each frame is in exactly one of these (with a filter installed, never
+	 * no_filter; frames of one buffer, split only when padded).
+	 */
 	EXPECT(G_CORE, d->malformed + d->vlan_too_deep + d->non_ip + d->no_filter +
-		       d->checked_v4 + d->checked_v6 == 1,
-	       "malformed/vlan_too_deep/non_ip/no_filter/checked_v4/checked_v6 not one of them");
-	EXPECT(G_CORE, d->bad_eth == (m->cls == M_BAD_ETH) &&
+		       d->checked_v4 + d->checked_v6 + d->split_headers == 1,
+	       "malformed/vlan_too_deep/non_ip/no_filter/checked_v4/checked_v6/split_headers "
+	       "not one of them");
+	EXPECT(G_CORE, d->split_headers == (m->cls == M_SPLIT_ETH) && d->bad_eth == 0 &&
 		       d->bad_vlan == (m->cls == M_BAD_VLAN) &&
 		       d->vlan_too_deep == (m->cls == M_VLAN_TOO_DEEP) &&
 		       d->non_ip == (m->cls == M_NON_IP) && d->bad_ipv4 == (m->cls == M_BAD_IPV4) &&
@@ -858,9 +863,9 @@ static void print_stats(const struct fz_prog *p)
 	       s->seconds, s->seconds > 0 ? s->frames / s->seconds : 0,
 	       CNT(s->verdicts[XDP_PASS]), CNT(s->verdicts[XDP_DROP]), CNT(s->verdicts[XDP_TX]),
 	       CNT(s->classes[M_IPV4]), CNT(s->classes[M_IPV6]),
-	       CNT(s->classes[M_BAD_ETH] + s->classes[M_BAD_VLAN] + s->classes[M_BAD_IPV4] +
+	       CNT(s->classes[M_BAD_VLAN] + s->classes[M_BAD_IPV4] +
 		   s->classes[M_BAD_IPV4_IHL] + s->classes[M_BAD_IPV6]),
-	       CNT(s->classes[M_NON_IP] + s->classes[M_VLAN_TOO_DEEP]));
+	       CNT(s->classes[M_SPLIT_ETH] + s->classes[M_NON_IP] + s->classes[M_VLAN_TOO_DEEP]));
 	printf("# %s: names to dns/http/tls %llu/%llu/%llu, outcome known %llu; listed keys blocked"
 	       " %llu, unlisted names passed %llu; Bloom false positives predicted: %llu addresses,"
 	       " %llu names%s; NXDOMAIN answers checked %llu\n", p->c->name,
