@@ -58,7 +58,7 @@ const struct kernel_feature kernel_features[] = {
 							HELPER(map_peek_elem) } },
 	{ "bpf_loop", 5, 17, KF_NEED_ALWAYS, { HELPER(loop) } },
 	{ "xdp_load_bytes", 5, 18, KF_NEED_ALWAYS, { HELPER(xdp_load_bytes) } },
-	{ "xdp_frags", 5, 18, KF_NEED_FRAGS, { TEST(XDP_FRAGS) } },
+	{ "xdp_frags", 5, 18, KF_NEED_FRAGS, { TEST(XDP_FRAGS), HELPER(xdp_get_buff_len) } },
 	/* For the egress filter to come: tc programs on bpf links. */
 	{ "tcx", 6, 6, KF_NEED_LATER, { TEST(TCX) } },
 };

@@ -184,11 +184,15 @@ void loader_close(struct loaded_prog *lp)
 int loader_program_frags(bool *frags)
 {
 	static const char frags_section[] = "xdp.frags";
+	/* Quiet: with -v, libbpf's log of this open would come before the load's own. */
+	libbpf_print_fn_t print = libbpf_set_print(NULL);
 	struct bloomxdp *skel = bloomxdp__open();
 	const struct bpf_program *prog;
+	int err = -errno;
 
+	libbpf_set_print(print);
 	if (!skel)
-		return -errno;
+		return err;
 	prog = skel->progs.bloomxdp_xdp;
 	*frags = !strncmp(bpf_program__section_name(prog), frags_section,
 			  sizeof(frags_section) - 1) ||
