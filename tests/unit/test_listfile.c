@@ -211,7 +211,7 @@ static void test_plain_ipv4_lines(void **state)
 			    plain.entries[0].name[0] || plain.entries[0].path[0] ||
 			    plain.entries[0].addr.nwords != general.entries[0].addr.nwords ||
 			    memcmp(plain.entries[0].addr.word, general.entries[0].addr.word,
-				   sizeof(plain.entries[0].addr.word)))
+				   plain.entries[0].addr.nwords * sizeof(__u64)))
 				fail_msg("'%s' (format %zu): fast path %d (%d entries), general %d "
 					 "(%d entries)", lines[i], f, ret, plain.n, want, general.n);
 		}
