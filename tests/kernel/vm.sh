@@ -103,8 +103,10 @@ for f in "$ROOT"/build/*.bpf.o; do
 done
 for t in "$ROOT"/build/tests/test_*; do
 	case "${t##*/}" in
-	# The BPF tier (tests/bpf) and the packet fuzzer: the kernel is what they test.
-	test_*_xdp | test_xdp | test_verifier_cost | test_hash_parity | test_layout_fpr | test_fuzz)
+	# The BPF tier (tests/bpf), the packet fuzzer and the feature probes: the kernel is what
+	# they test.
+	test_*_xdp | test_xdp | test_verifier_cost | test_hash_parity | test_layout_fpr | test_fuzz | \
+	test_exact_bytes | test_kernel_features)
 		copy_exe "$t" "/src/build/tests/${t##*/}" ;;
 	esac
 done
