@@ -86,12 +86,29 @@ mapfile -t mass < <(awk 'BEGIN { for (i = 0; i < 100000; i++) printf "mass-%d.ex
 # second: started just after a second begins.
 now=$(date +%s.%N)
 sleep "$(awk -v t="$now" 'BEGIN { print int(t) + 1.02 - t }')"
+t0=$(date +%s)
 check "add 50,000 names for 5 s" bx add "$IF_SRV" --timeout 5s "${mass[@]:0:50000}"
 check "... and 50,000 more in the same second" bx add "$IF_SRV" --timeout 5s "${mass[@]:50000}"
+t1=$(date +%s)
 check_eq "status: 100,001 with a timeout" 100001 "$(json_num "$(status_json)" timeouts)"
 check_eq "... they drop" "mass-7.example: blocked
 mass-99999.example: blocked" "$(bxq "$IF_SRV" mass-7.example mass-99999.example)"
-if wait_log '100000 entries expired' 1 20; then
+if [ "$t1" != "$t0" ]; then
+	# A loaded machine: the second add ended in the next second, and so may its deadlines:
+	# one expiry of 100,000 or two of 50,000.
+	diag "the adds took more than their second ($t0 -> $t1)"
+	for ((i = 0; i < 400; i++)); do
+		n=$(sed -n 's/.* \(50000\|100000\) entries expired, deleted in .*/\1/p' "$ERR" |
+			awk '{ s += $1 } END { print s + 0 }')
+		[ "$n" -ge 100000 ] && break
+		sleep 0.05
+	done
+	ms=$(sed -n 's/.* \(50000\|100000\) entries expired, deleted in \([0-9]*\) ms.*/\2/p' \
+		"$ERR" | sort -n | tail -n 1)
+	check_eq "the mass expiry of 100,000 happened (${ms:-no} ms at most)" 100000 "$n" \
+		"$(tail -n 5 "$ERR")"
+	check_eq "each mass expiry took <= 1000 ms" yes "$([ "${ms:-9999}" -le 1000 ] && echo yes)"
+elif wait_log '100000 entries expired' 1 20; then
 	ms=$(sed -n 's/.*100000 entries expired, deleted in \([0-9]*\) ms.*/\1/p' "$ERR")
 	check_eq "the mass expiry took <= 1000 ms ($ms ms)" yes \
 		"$([ "$ms" -le 1000 ] && echo yes)"
