@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include <bpf/bpf.h>
 
 #include "attachment.h"
+#include "cli.h"
 #include "filter.h"
 #include "layout.h"
 #include "lists.h"
@@ -153,12 +155,59 @@ static bool lengths_ok(__u64 word, __u32 width, __u64 nranges)
 
 #define WHY(...) (snprintf(why, why_len, __VA_ARGS__), -EINVAL)
 
+/* entries and capacity: the bound of a count on the command line. */
+#define SAVEFILE_MAX_COUNT ((__u64)COUNT_MAX)
+
+/*
+ * fpr_ppb, capacity, keys and entries: each bounded, and the first two held to
+ * the filter's m and k. A load sizes m for capacity keys at the target FPR
+ * (bloom_plan_compute_layout_k()), so m is at least that plan's (a tenth of a
+ * percent of slack: generation 0 is sized from the rate before its rounding to
+ * ppb) and at most the plan for 2^-20 of the target (sizing per probe divides
+ * the target by the probes of a packet, far fewer). A generation holds at most
+ * capacity distinct keys (load sizes it so, add refuses past it); its count of
+ * keys may count keys added twice, up to twice that.
+ */
+static int counts_ok(const struct savefile_info *in, char *why, size_t why_len)
+{
+	struct bloom_plan lo, hi;
+	double fpr;
+
+	if (!in->fpr_ppb || in->fpr_ppb >= BLOOMXDP_PPB)
+		return WHY("corrupted: fpr_ppb %llu, not a rate between 0 and 1",
+			   (unsigned long long)in->fpr_ppb);
+	if (!in->capacity || in->capacity > SAVEFILE_MAX_COUNT)
+		return WHY("corrupted: capacity %llu keys", (unsigned long long)in->capacity);
+	fpr = (double)in->fpr_ppb / BLOOMXDP_PPB;
+	if (bloom_plan_compute_layout_k(in->capacity, fmin(fpr * 1.001, 0.999), in->layout,
+					in->hashes, &lo) ||
+	    bloom_plan_compute_layout_k(in->capacity, fpr / (1 << 20), in->layout, in->hashes,
+					&hi))
+		return WHY("corrupted: capacity %llu keys at fpr_ppb %llu makes no filter",
+			   (unsigned long long)in->capacity, (unsigned long long)in->fpr_ppb);
+	if (in->bits < lo.bits || in->bits > hi.bits)
+		return WHY("corrupted: capacity %llu keys at fpr_ppb %llu (FPR %g) with k = %u "
+			   "needs %llu to %llu bits, and the filter has m = %llu",
+			   (unsigned long long)in->capacity, (unsigned long long)in->fpr_ppb, fpr,
+			   in->hashes, (unsigned long long)lo.bits, (unsigned long long)hi.bits,
+			   (unsigned long long)in->bits);
+	if (in->keys > 2 * in->capacity)
+		return WHY("corrupted: keys %llu, more than twice the capacity of %llu the filter "
+			   "is sized for", (unsigned long long)in->keys,
+			   (unsigned long long)in->capacity);
+	if (in->entries > SAVEFILE_MAX_COUNT)
+		return WHY("corrupted: entries %llu, over %llu", (unsigned long long)in->entries,
+			   (unsigned long long)SAVEFILE_MAX_COUNT);
+	return 0;
+}
+
 static int decode_header(const __u8 h[SAVEFILE_HEADER_BYTES], __u64 size,
 			 struct savefile_info *in, char *why, size_t why_len)
 {
 	const __u64 kinds = BLOOMXDP_HAS_NAME_DEPTHS | BLOOMXDP_HAS_URLS | BLOOMXDP_HAS_IPV4 |
 			    BLOOMXDP_HAS_IPV6;
 	const struct layout_ops *ops;
+	int ret;
 
 	if (memcmp(h, SAVEFILE_MAGIC, 8))
 		return WHY("not a file of 'bloomxdp save' (no " SAVEFILE_MAGIC " at its start)");
@@ -202,10 +251,9 @@ static int decode_header(const __u8 h[SAVEFILE_HEADER_BYTES], __u64 size,
 	if (in->kinds & ~kinds)
 		return WHY("corrupted: unknown kinds of keys 0x%llx",
 			   (unsigned long long)(in->kinds & ~kinds));
-	if (!in->capacity)
-		return WHY("corrupted: a filter sized for 0 keys");
-	if (!in->fpr_ppb || in->fpr_ppb >= BLOOMXDP_PPB)
-		return WHY("corrupted: target FPR %llu ppb", (unsigned long long)in->fpr_ppb);
+	ret = counts_ok(in, why, why_len);
+	if (ret)
+		return ret;
 	/* At most 2^31 disjoint, unmerged IPv4 intervals; IPv6 bounded by the file's size too. */
 	if (in->ranges[0] > (1ULL << 31) || in->ranges[1] > (1ULL << 40))
 		return WHY("corrupted: %llu and %llu intervals", (unsigned long long)in->ranges[0],
