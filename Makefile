@@ -53,6 +53,11 @@ $(BUILD)/user/%.o: user/%.c $(wildcard user/*.h) $(HEADERS) $(SKELS) | $(BUILD)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
+# The version: the file VERSION, its one source (a clean clone and a tarball without .git alike).
+VERSION := $(shell cat VERSION)
+$(BUILD)/user/version.o: CFLAGS += -DBLOOMXDP_VERSION='"$(VERSION)"'
+$(BUILD)/user/version.o: VERSION
+
 $(BUILD)/libbloomxdp.a: $(LIB_OBJS)
 	ar rcs $@ $^
 
@@ -167,20 +172,28 @@ MAN_DATE ?= $(shell git log -1 --format=%cs 2>/dev/null || date -u +%F)
 all: $(BUILD)/bloomxdp.8
 
 $(BUILD)/bloomxdp.8: dist/bloomxdp.8.in $(BUILD)/bloomxdp
-	$(BUILD)/bloomxdp --man < $< | sed 's/@DATE@/$(MAN_DATE)/' > $@.tmp && mv $@.tmp $@
+	$(BUILD)/bloomxdp --man < $< | sed 's/@DATE@/$(MAN_DATE)/; s/@VERSION@/$(VERSION)/g' \
+		> $@.tmp && mv $@.tmp $@
 
 # make install [PREFIX=/usr/local] [DESTDIR=staging]: the binary, bloomxdp(8), bash
-# completion, the systemd unit (naming the installed binary) and an example configuration.
-# make uninstall with the same variables removes exactly these files.
+# completion, the systemd unit (naming the installed binary), an example configuration, the
+# fail2ban action and the README. make uninstall with the same variables removes these files
+# (the two under SYSCONFDIR only when unchanged: an edited one is kept, and said) and the
+# directories of bloomxdp's own, when empty; the shared ones (man8, completions...) stay.
 PREFIX      ?= /usr/local
 SBINDIR     ?= $(PREFIX)/sbin
 MANDIR      ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 UNITDIR     ?= $(PREFIX)/lib/systemd/system
+DOCDIR      ?= $(PREFIX)/share/doc/bloomxdp
 SYSCONFDIR  ?= /etc
 INSTALLED   := $(SBINDIR)/bloomxdp $(MANDIR)/man8/bloomxdp.8 $(BASHCOMPDIR)/bloomxdp \
-	       $(UNITDIR)/bloomxdp@.service $(SYSCONFDIR)/bloomxdp/example.conf \
-	       $(SYSCONFDIR)/fail2ban/action.d/bloomxdp.conf
+	       $(UNITDIR)/bloomxdp@.service $(DOCDIR)/README.md
+# Configuration, removed only as installed: each file and the command that makes it.
+CONF_EXAMPLE := $(SYSCONFDIR)/bloomxdp/example.conf
+CONF_F2B     := $(SYSCONFDIR)/fail2ban/action.d/bloomxdp.conf
+MAKE_EXAMPLE := cat dist/example.conf
+MAKE_F2B     := sed 's|@SBINDIR@|$(SBINDIR)|g' dist/fail2ban/bloomxdp.conf
 
 .PHONY: install uninstall
 install: all
@@ -191,12 +204,21 @@ install: all
 	sed 's|@SBINDIR@|$(SBINDIR)|g; s|@SYSCONFDIR@|$(SYSCONFDIR)|g' dist/bloomxdp@.service.in \
 		> $(DESTDIR)$(UNITDIR)/bloomxdp@.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/bloomxdp@.service
-	install -D -m 0644 dist/example.conf $(DESTDIR)$(SYSCONFDIR)/bloomxdp/example.conf
-	install -d $(DESTDIR)$(SYSCONFDIR)/fail2ban/action.d
-	sed 's|@SBINDIR@|$(SBINDIR)|g' dist/fail2ban/bloomxdp.conf \
-		> $(DESTDIR)$(SYSCONFDIR)/fail2ban/action.d/bloomxdp.conf
-	chmod 0644 $(DESTDIR)$(SYSCONFDIR)/fail2ban/action.d/bloomxdp.conf
+	install -D -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	install -d $(DESTDIR)$(SYSCONFDIR)/bloomxdp $(DESTDIR)$(SYSCONFDIR)/fail2ban/action.d
+	$(MAKE_EXAMPLE) > $(DESTDIR)$(CONF_EXAMPLE)
+	chmod 0644 $(DESTDIR)$(CONF_EXAMPLE)
+	$(MAKE_F2B) > $(DESTDIR)$(CONF_F2B)
+	chmod 0644 $(DESTDIR)$(CONF_F2B)
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
-	rmdir $(DESTDIR)$(SYSCONFDIR)/bloomxdp 2>/dev/null || true
+	@for f in "$(CONF_EXAMPLE):$(MAKE_EXAMPLE)" "$(CONF_F2B):$(MAKE_F2B)"; do \
+		path=$(DESTDIR)$${f%%:*}; [ -e "$$path" ] || continue; \
+		if sh -c "$${f#*:}" | cmp -s - "$$path"; then rm -f "$$path"; \
+		else echo "kept $$path: it was changed since make install (remove it by hand)"; \
+		fi; done
+	@# Ours; and fail2ban's, when empty (no fail2ban installed: the install made them).
+	@for d in $(SYSCONFDIR)/bloomxdp $(DOCDIR) $(SYSCONFDIR)/fail2ban/action.d \
+		  $(SYSCONFDIR)/fail2ban; do \
+		[ ! -d "$(DESTDIR)$$d" ] || rmdir --ignore-fail-on-non-empty "$(DESTDIR)$$d"; done

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
@@ -375,7 +376,7 @@ int attachment_unpin_all(struct pin_dir *pd, const char *ifname)
 	return ret ? ret : err;
 }
 
-int attachment_reuse_maps(const struct attachment *att, struct bloomxdp *skel)
+static int reuse_maps(const struct attachment *att, struct bloomxdp *skel, bool own_active)
 {
 	const struct pin_spec *p;
 	struct bpf_map *map;
@@ -384,7 +385,8 @@ int attachment_reuse_maps(const struct attachment *att, struct bloomxdp *skel)
 	for (p = pin_table; p < pin_table + NPINS; p++) {
 		/* The configuration is the new program's own; the program and link are no maps. */
 		if (p->att_fd == PIN_UNOPENED || p->skel_map == PIN_PROG ||
-		    p->skel_map == PIN_LINK || !strcmp(p->name, BLOOMXDP_PIN_CONFIG))
+		    p->skel_map == PIN_LINK || !strcmp(p->name, BLOOMXDP_PIN_CONFIG) ||
+		    (own_active && !strcmp(p->name, BLOOMXDP_PIN_ACTIVE)))
 			continue;
 		map = *(struct bpf_map **)((char *)skel + p->skel_map);
 		ret = bpf_map__reuse_fd(map, *(const int *)((const char *)att + p->att_fd));
@@ -392,6 +394,16 @@ int attachment_reuse_maps(const struct attachment *att, struct bloomxdp *skel)
 			return ret;
 	}
 	return 0;
+}
+
+int attachment_reuse_maps(const struct attachment *att, struct bloomxdp *skel)
+{
+	return reuse_maps(att, skel, false);
+}
+
+int attachment_reuse_maps_but_active(const struct attachment *att, struct bloomxdp *skel)
+{
+	return reuse_maps(att, skel, true);
 }
 
 /* Pins fd as name in place of what is there: a new pin first, then one rename. */
@@ -422,6 +434,11 @@ int attachment_repin_program(const struct attachment *att, const struct bloomxdp
 	if (!ret)
 		ret = pin_replace(att, BLOOMXDP_PIN_CONFIG, bpf_map__fd(skel->maps.rodata_config));
 	return ret;
+}
+
+int attachment_repin_active(const struct attachment *att, const struct bloomxdp *skel)
+{
+	return pin_replace(att, BLOOMXDP_PIN_ACTIVE, bpf_map__fd(skel->maps.active));
 }
 
 /* Pins made by another version of bloomxdp may hold another layout. */
@@ -477,7 +494,11 @@ int attachment_open(const char *ifname, bool lock, struct attachment *att)
 		return ret;
 	ret = pin_dir_open(ifname, false, &pd);
 	if (ret) {
-		if (ret == -ENOENT)
+		if (ret == -ENOENT && !if_nametoindex(ifname))
+			log_error("%s: no such interface in this network namespace ('ip link' "
+				  "lists them; for one in another, run bloomxdp there: nsenter "
+				  "--net=/run/netns/NAME)", ifname);
+		else if (ret == -ENOENT)
 			log_error("not attached to %s: attach it first with "
 				  "'bloomxdp attach %s'", ifname, ifname);
 		return ret;

@@ -103,6 +103,13 @@ struct attachment;
 int attachment_reuse_maps(const struct attachment *att, struct bloomxdp *skel);
 /* After the link runs the skeleton's program: its program and configuration pinned. */
 int attachment_repin_program(const struct attachment *att, const struct bloomxdp *skel);
+/*
+ * The same, but the active array the skeleton's own (a program that reads
+ * other generation slots: another hash key, restore --file), pinned after the
+ * link runs it by attachment_repin_active().
+ */
+int attachment_reuse_maps_but_active(const struct attachment *att, struct bloomxdp *skel);
+int attachment_repin_active(const struct attachment *att, const struct bloomxdp *skel);
 
 /*
  * Opens an existing attachment's pins; with lock, takes the writers' lock

@@ -16,6 +16,10 @@ extern const struct command command_daemon, command_check_config;
 extern const struct command command_refresh;
 /* The fleet through Redis (cmd_fleet.c). */
 extern const struct command command_publish, command_fleet;
+/* bloomxdp version (cmd_version.c). */
+extern const struct command command_version;
+/* Every command, NULL-terminated, in the order 'bloomxdp --help' shows them (cli.c). */
+extern const struct command *const bloomxdp_commands[];
 
 /* What a saved filter needs of the attachment it goes into (restore --file). */
 struct attach_filter {

@@ -115,10 +115,10 @@ static const struct option_spec load_options[] = {
 		    "of a-z 0-9 _ -), replaced on its own; the\n"
 		    "other lists stay as they are"),
 	OPTION("action", 0, OPT_ENUM, L(action), "ACTION",
-	       "--list: what a packet the list holds gets\n"
-	       "(default: attach's --action); the strongest of\n"
-	       "the lists holding it applies", .values = list_action_values,
-	       .given = OPTION_GIVEN(struct list_opts, action_given)),
+	       "--list: what a packet the list holds gets;\n"
+	       "the strongest of the lists holding it\napplies", .values = list_action_values,
+	       .given = OPTION_GIVEN(struct list_opts, action_given),
+	       .default_text = "attach's --action"),
 	OPTION("allow-empty", 0, OPT_FLAG, L(allow_empty), NULL,
 	       "accept an input without any entry, which empties\n"
 	       "the list (refused by default: an empty feed must\n"

@@ -370,7 +370,8 @@ static int restore_file(const char *ifname, const char *path, const char *state_
 	ret = attachment_open(ifname, true, &att);
 	if (ret)
 		return ret;
-	ret = savefile_apply(&att, path);
+	/* Attached with another key: replaced in place with the file's, in the swap. */
+	ret = savefile_apply_any_key(&att, path);
 	if (!ret)
 		ret = attachment_check_enforced(&att);
 	attachment_close(&att);
@@ -443,7 +444,8 @@ const struct command command_restore = {
 		"without the network. An interface already attached at the generation its\n"
 		"state records is left as it is. One line per interface; exits 1 if any failed,\n"
 		"naming it. With --file, the filter a 'save' wrote goes in instead (refused,\n"
-		"changing nothing, if damaged or made with another key, layout or k); the\n"
+		"changing nothing, if damaged or of another layout or k; of another hash key,\n"
+		"the program is replaced in place with the file's key, in the same swap); the\n"
 		"lists in the state are then not the live filter's, and query says so.\n",
 	.options = restore_options,
 	.opts_size = sizeof(struct restore_opts),

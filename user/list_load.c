@@ -163,6 +163,24 @@ static int read_inputs(struct list_build *b, const struct list_opts *o,
 }
 
 /*
+ * read_inputs(), its skipped and widened lines noted (and warned of) only when
+ * noted: a load warns of the input it loads, not of the other lists' copies,
+ * read again for the union, whose notes their own loads gave.
+ */
+static int read_inputs_noted(struct list_build *b, const struct list_opts *o,
+			     const struct list_inputs *in, bool noted, char err[LIST_ERROR_LEN])
+{
+	struct list_notes unsaid = {};
+	int ret;
+
+	if (!noted)
+		b->opts.notes = &unsaid;
+	ret = read_inputs(b, o, in, err);
+	b->opts.notes = &b->notes;
+	return ret;
+}
+
+/*
  * An input without a single entry (an empty file, a feed that failed
  * upstream) would silently remove all blocking: refused unless --allow-empty
  * (o and in: the list checked, read: its entries).
@@ -339,13 +357,15 @@ int list_load_union(struct attachment *att, const struct list_opts *o, struct li
 		log_error("the live list of %s is unchanged", att->ifname);
 		goto cleanup;
 	}
-	ret = read_inputs(&build, o, in, err);
+	/* Loading named lists (nt), the default list is its state copy: read unnoted. */
+	ret = read_inputs_noted(&build, o, in, !nt, err);
 	default_read = build.read;
 	for (i = 0; i < np.n && !ret; i++) {
 		before = build.read;
 		build.also = named_part_take;
 		build.also_ctx = &np.part[i];
-		ret = read_inputs(&build, &np.part[i].opts, np.part[i].in, err);
+		ret = read_inputs_noted(&build, &np.part[i].opts, np.part[i].in,
+					i >= first && i < first + nt, err);
 		np.part[i].entries = build.read - before;
 	}
 	build.also = NULL;

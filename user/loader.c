@@ -147,15 +147,16 @@ err:
 	return ret;
 }
 
-int loader_load_reusing(const struct bloomxdp_config *cfg, const struct attachment *att,
-			struct loaded_prog *lp)
+static int load_reusing(const struct bloomxdp_config *cfg, const struct attachment *att,
+			bool own_active, struct loaded_prog *lp)
 {
 	int ret;
 
 	ret = loader_open(cfg, lp);
 	if (ret)
 		return ret;
-	ret = attachment_reuse_maps(att, lp->skel);
+	ret = own_active ? attachment_reuse_maps_but_active(att, lp->skel) :
+			   attachment_reuse_maps(att, lp->skel);
 	if (ret) {
 		log_error("cannot reuse the maps of %s: %s", att->ifname, strerror(-ret));
 		goto err;
@@ -170,6 +171,18 @@ int loader_load_reusing(const struct bloomxdp_config *cfg, const struct attachme
 err:
 	loader_close(lp);
 	return ret;
+}
+
+int loader_load_reusing(const struct bloomxdp_config *cfg, const struct attachment *att,
+			struct loaded_prog *lp)
+{
+	return load_reusing(cfg, att, false, lp);
+}
+
+int loader_load_own_active(const struct bloomxdp_config *cfg, const struct attachment *att,
+			   struct loaded_prog *lp)
+{
+	return load_reusing(cfg, att, true, lp);
 }
 
 void loader_close(struct loaded_prog *lp)

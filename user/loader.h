@@ -41,6 +41,9 @@ int loader_load_room(const struct bloomxdp_config *cfg, __u32 room, struct loade
 struct attachment;
 int loader_load_reusing(const struct bloomxdp_config *cfg, const struct attachment *att,
 			struct loaded_prog *lp);
+/* The same with an active array of its own (attachment_reuse_maps_but_active()). */
+int loader_load_own_active(const struct bloomxdp_config *cfg, const struct attachment *att,
+			   struct loaded_prog *lp);
 void loader_close(struct loaded_prog *lp);
 
 /*

@@ -12,16 +12,10 @@
 #include "log.h"
 #include "manpage.h"
 #include "options.h"
+#include "version.h"
 
-/* Every command, in the order 'bloomxdp --help' shows them; a new one is a row. */
-static const struct command *const commands[] = {
-	&command_plan, &command_attach, &command_load, &command_add, &command_del,
-	&command_query,
-	&command_stats, &command_status, &command_watch, &command_save, &command_detach,
-	&command_restore, &command_daemon, &command_check_config, &command_refresh,
-	&command_publish, &command_fleet,
-	NULL,
-};
+/* Every command, in the order 'bloomxdp --help' shows them (cli.c). */
+static const struct command *const *const commands = bloomxdp_commands;
 
 static void usage(FILE *out)
 {
@@ -35,9 +29,34 @@ static void usage(FILE *out)
 		fprintf(out, "  %-12s %s\n", commands[i]->name, commands[i]->summary);
 	fprintf(out, "\nOptions:\n"
 		     "  -v, --verbose  show libbpf's log (and the verifier's, on a load failure)\n"
-		     "  -h, --help     this help; 'bloomxdp COMMAND --help' for a command\n\n"
-		     "Pins: %s/<ifname>/. See README.md for the list format and limits.\n",
-		BLOOMXDP_PIN_ROOT);
+		     "  -h, --help     this help; 'bloomxdp COMMAND --help' (or 'bloomxdp help\n"
+		     "                 COMMAND') for a command\n"
+		     "      --version  the version\n\n"
+		     "Pins: %s/<ifname>/. See README.md for the list format and limits.\n"
+		     "bloomxdp %s\n",
+		BLOOMXDP_PIN_ROOT, bloomxdp_version());
+}
+
+/* bloomxdp help [COMMAND]: the general help, or the command's, as 'COMMAND --help'. */
+static int help(int argc, char **argv)
+{
+	size_t c;
+
+	if (!argc) {
+		usage(stdout);
+		return 0;
+	}
+	for (c = 0; argc == 1 && commands[c]; c++) {
+		if (!strcmp(argv[0], commands[c]->name)) {
+			command_help(commands[c], stdout);
+			return 0;
+		}
+	}
+	if (argc > 1)
+		log_error("help takes one command, not %d words; see 'bloomxdp --help'", argc);
+	else
+		log_error("unknown command '%s'; see 'bloomxdp --help'", argv[0]);
+	return 2;
 }
 
 int main(int argc, char **argv)
@@ -52,6 +71,9 @@ int main(int argc, char **argv)
 			log_verbose = true;
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			usage(stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--version")) {
+			printf("bloomxdp %s\n", bloomxdp_version());
 			return 0;
 		} else if (!strcmp(argv[i], "--man")) {
 			/* Hidden: the build makes bloomxdp(8) from these tables. */
@@ -68,10 +90,8 @@ int main(int argc, char **argv)
 	/* Hidden: what the bash completion script offers, from these tables. */
 	if (!strcmp(argv[i], "__complete"))
 		return complete_main(commands, argc - i - 1, argv + i + 1, stdout);
-	if (!strcmp(argv[i], "help")) {
-		usage(stdout);
-		return 0;
-	}
+	if (!strcmp(argv[i], "help"))
+		return help(argc - i - 1, argv + i + 1);
 	for (c = 0; commands[c]; c++)
 		if (!strcmp(argv[i], commands[c]->name))
 			return command_main(commands, commands[c], argc - i, argv + i);

@@ -15,6 +15,7 @@
 #include "metrics.h"
 #include "ranges.h"
 #include "sizing.h"
+#include "version.h"
 
 #define COUNTER_NAME(name, help) #name,
 const char *const counter_names[] = { BLOOMXDP_COUNTERS(COUNTER_NAME) };
@@ -224,6 +225,10 @@ int metrics_write(FILE *out, const struct iface_metrics *m, size_t n)
 	size_t c, i, j;
 	double v;
 
+	family(out, "bloomxdp_build_info", "gauge", "the version of bloomxdp, as a label (always 1)");
+	fputs("bloomxdp_build_info{version=\"", out);
+	metrics_label_value(out, bloomxdp_version());
+	fputs("\"} 1\n", out);
 	for (c = 0; c < BLOOMXDP_NCOUNTERS; c++) {
 		snprintf(name, sizeof(name), "bloomxdp_%s_total", counter_names[c]);
 		family(out, name, "counter", counter_help[c]);

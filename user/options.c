@@ -296,6 +296,10 @@ static void print_default(const struct option_spec *o, const void *defaults, FIL
 	const __u16 *ports;
 	int i;
 
+	if (o->default_text) {
+		fprintf(out, " (default %s)", o->default_text);
+		return;
+	}
 	switch (o->type) {
 	case OPT_COUNT:
 		if (o->max < COUNT_MAX)

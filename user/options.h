@@ -64,6 +64,8 @@ struct option_spec {
 	const struct enum_value *(*values_fn)(void);
 	/* Offset + 1 of a bool set when the option is given; 0: none. */
 	size_t given;
+	/* What --help gives as the default, for a value of the defaults no table row names. */
+	const char *default_text;
 };
 
 #define OPTION_GIVEN(type, field) (offsetof(type, field) + 1)

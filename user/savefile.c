@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,8 +17,11 @@
 #include <bpf/bpf.h>
 
 #include "attachment.h"
+#include "bloomxdp.skel.h"
+#include "cli.h"
 #include "filter.h"
 #include "layout.h"
+#include "loader.h"
 #include "lists.h"
 #include "log.h"
 #include "named.h"
@@ -153,12 +157,59 @@ static bool lengths_ok(__u64 word, __u32 width, __u64 nranges)
 
 #define WHY(...) (snprintf(why, why_len, __VA_ARGS__), -EINVAL)
 
+/* entries and capacity: the bound of a count on the command line. */
+#define SAVEFILE_MAX_COUNT ((__u64)COUNT_MAX)
+
+/*
+ * fpr_ppb, capacity, keys and entries: each bounded, and the first two held to
+ * the filter's m and k. A load sizes m for capacity keys at the target FPR
+ * (bloom_plan_compute_layout_k()), so m is at least that plan's (a tenth of a
+ * percent of slack: generation 0 is sized from the rate before its rounding to
+ * ppb) and at most the plan for 2^-20 of the target (sizing per probe divides
+ * the target by the probes of a packet, far fewer). A generation holds at most
+ * capacity distinct keys (load sizes it so, add refuses past it); its count of
+ * keys may count keys added twice, up to twice that.
+ */
+static int counts_ok(const struct savefile_info *in, char *why, size_t why_len)
+{
+	struct bloom_plan lo, hi;
+	double fpr;
+
+	if (!in->fpr_ppb || in->fpr_ppb >= BLOOMXDP_PPB)
+		return WHY("corrupted: fpr_ppb %llu, not a rate between 0 and 1",
+			   (unsigned long long)in->fpr_ppb);
+	if (!in->capacity || in->capacity > SAVEFILE_MAX_COUNT)
+		return WHY("corrupted: capacity %llu keys", (unsigned long long)in->capacity);
+	fpr = (double)in->fpr_ppb / BLOOMXDP_PPB;
+	if (bloom_plan_compute_layout_k(in->capacity, fmin(fpr * 1.001, 0.999), in->layout,
+					in->hashes, &lo) ||
+	    bloom_plan_compute_layout_k(in->capacity, fpr / (1 << 20), in->layout, in->hashes,
+					&hi))
+		return WHY("corrupted: capacity %llu keys at fpr_ppb %llu makes no filter",
+			   (unsigned long long)in->capacity, (unsigned long long)in->fpr_ppb);
+	if (in->bits < lo.bits || in->bits > hi.bits)
+		return WHY("corrupted: capacity %llu keys at fpr_ppb %llu (FPR %g) with k = %u "
+			   "needs %llu to %llu bits, and the filter has m = %llu",
+			   (unsigned long long)in->capacity, (unsigned long long)in->fpr_ppb, fpr,
+			   in->hashes, (unsigned long long)lo.bits, (unsigned long long)hi.bits,
+			   (unsigned long long)in->bits);
+	if (in->keys > 2 * in->capacity)
+		return WHY("corrupted: keys %llu, more than twice the capacity of %llu the filter "
+			   "is sized for", (unsigned long long)in->keys,
+			   (unsigned long long)in->capacity);
+	if (in->entries > SAVEFILE_MAX_COUNT)
+		return WHY("corrupted: entries %llu, over %llu", (unsigned long long)in->entries,
+			   (unsigned long long)SAVEFILE_MAX_COUNT);
+	return 0;
+}
+
 static int decode_header(const __u8 h[SAVEFILE_HEADER_BYTES], __u64 size,
 			 struct savefile_info *in, char *why, size_t why_len)
 {
 	const __u64 kinds = BLOOMXDP_HAS_NAME_DEPTHS | BLOOMXDP_HAS_URLS | BLOOMXDP_HAS_IPV4 |
 			    BLOOMXDP_HAS_IPV6;
 	const struct layout_ops *ops;
+	int ret;
 
 	if (memcmp(h, SAVEFILE_MAGIC, 8))
 		return WHY("not a file of 'bloomxdp save' (no " SAVEFILE_MAGIC " at its start)");
@@ -202,10 +253,9 @@ static int decode_header(const __u8 h[SAVEFILE_HEADER_BYTES], __u64 size,
 	if (in->kinds & ~kinds)
 		return WHY("corrupted: unknown kinds of keys 0x%llx",
 			   (unsigned long long)(in->kinds & ~kinds));
-	if (!in->capacity)
-		return WHY("corrupted: a filter sized for 0 keys");
-	if (!in->fpr_ppb || in->fpr_ppb >= BLOOMXDP_PPB)
-		return WHY("corrupted: target FPR %llu ppb", (unsigned long long)in->fpr_ppb);
+	ret = counts_ok(in, why, why_len);
+	if (ret)
+		return ret;
 	/* At most 2^31 disjoint, unmerged IPv4 intervals; IPv6 bounded by the file's size too. */
 	if (in->ranges[0] > (1ULL << 31) || in->ranges[1] > (1ULL << 40))
 		return WHY("corrupted: %llu and %llu intervals", (unsigned long long)in->ranges[0],
@@ -693,9 +743,11 @@ cleanup:
 /* --------------------------------------------------------------- restore */
 
 /* What keeps a file from att: a one-line reason, and what to do. */
-static int check_fits(const struct attachment *att, const struct savefile_info *in,
+static int check_fits(const struct attachment *att, const struct savefile_info *in, bool any_key,
 		      char *why, size_t why_len)
 {
+	__u32 which = BLOOMXDP_ACTIVE_ALLOW, allow = 0;
+
 	if (in->layout != att->config.layout)
 		return WHY("saved with layout %s, and %s has %s: attach it with --layout %s (and "
 			   "the same --fpr) to restore this file", layout_name(in->layout),
@@ -704,6 +756,18 @@ static int check_fits(const struct attachment *att, const struct savefile_info *
 		return WHY("saved with k = %u hashes, and %s probes %u: attach it with the file's "
 			   "--fpr (%g) to restore it", in->hashes, att->ifname,
 			   att->config.hashes, (double)in->fpr_ppb / BLOOMXDP_PPB);
+	if (memcmp(in->hash_key, att->config.hash_key, sizeof(in->hash_key)) && any_key) {
+		/* The allowlist's names are keys of the live hash key: they would no longer match. */
+		if (bpf_map_lookup_elem(att->active_fd, &which, &allow))
+			return WHY("cannot read the allowlist's word of %s: %s", att->ifname,
+				   strerror(errno));
+		if (allow & BLOOMXDP_ALLOW_HAS_NAMES)
+			return WHY("saved with another hash key, and the allowlist of %s holds "
+				   "names made with its own key: detach %s, then 'bloomxdp restore "
+				   "%s --file FILE' attaches with the file's key (and 'load --allow' "
+				   "the allowlist again)", att->ifname, att->ifname, att->ifname);
+		return 0;
+	}
 	if (memcmp(in->hash_key, att->config.hash_key, sizeof(in->hash_key)))
 		return WHY("saved from another attachment: its hash key is not %s's, and a "
 			   "filter answers only with the key it was made with (each attach draws "
@@ -713,27 +777,173 @@ static int check_fits(const struct attachment *att, const struct savefile_info *
 	return 0;
 }
 
+/* The swap of a generation of the same key: the active word flipped, named lists suspended. */
+static int swap_flip(struct attachment *att, __u32 slot, __u32 *named_was)
+{
+	const int outers[] = { att->filter_fd, att->ranges_v4_fd, att->ranges_v6_fd };
+	int ret;
+
+	ret = named_lists_suspend(att, named_was);
+	if (!ret) {
+		ret = attachment_flip(att, BLOOMXDP_ACTIVE_BLOCK, slot, 0, outers, 3);
+		if (ret)
+			named_lists_resume(att, *named_was);
+	}
+	if (ret)
+		log_error("cannot swap in the saved filter: %s; the live list is unchanged",
+			  strerror(-ret));
+	return ret;
+}
+
+/* The new program's active array: the live words, the block's at slot, no named list. */
+static int rekeyed_active(const struct attachment *att, int active_fd, __u32 slot,
+			  __u32 *named_was)
+{
+	__u32 i, word;
+
+	for (i = 0; i < BLOOMXDP_ACTIVE_SLOTS; i++) {
+		if (bpf_map_lookup_elem(att->active_fd, &i, &word))
+			return -errno;
+		if (i == BLOOMXDP_ACTIVE_BLOCK)
+			word = slot;
+		/* As named_lists_suspend(): their exact keys are of the old hash key. */
+		if (i == BLOOMXDP_ACTIVE_LISTS) {
+			*named_was = word;
+			word = 0;
+		}
+		if (bpf_map_update_elem(active_fd, &i, &word, BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
+/*
+ * The swap of a generation of another hash key, in place. The key is in the
+ * program's frozen configuration and the live slot in the active array both
+ * programs would share: a program with the file's key and an active array of
+ * its own, naming the new slot, goes in by one link update, as attach --force
+ * replaces a program. A packet sees the old key and filter, or the new ones,
+ * never a mix; every other map (counters, allowlist, state) carries over. Then
+ * the pins follow, and the old slot is emptied once no packet reads it.
+ */
+static int swap_rekeyed(struct attachment *att, __u32 slot, const __u64 key[2], __u32 *named_was)
+{
+	const int outers[] = { att->filter_fd, att->ranges_v4_fd, att->ranges_v6_fd };
+	struct loaded_prog lp = { .skel = NULL };
+	struct bloomxdp_config cfg = att->config;
+	int link_fd = -1, active_fd, ret;
+	struct attachment live;
+
+	memcpy(cfg.hash_key, key, sizeof(cfg.hash_key));
+	ret = loader_load_own_active(&cfg, att, &lp);
+	if (ret)
+		return ret;
+	active_fd = bpf_map__fd(lp.skel->maps.active);
+	ret = rekeyed_active(att, active_fd, slot, named_was);
+	if (!ret) {
+		link_fd = pin_get(att->dir_fd, BLOOMXDP_PIN_LINK);
+		ret = link_fd < 0 ? link_fd : 0;
+	}
+	if (!ret && bpf_link_update(link_fd, loader_prog_fd(&lp), NULL))
+		ret = -errno;
+	if (ret) {
+		log_error("cannot swap in the program with the saved filter's key: %s; the live "
+			  "list is unchanged", strerror(-ret));
+		goto cleanup;
+	}
+	ret = attachment_repin_program(att, lp.skel);
+	if (!ret)
+		ret = attachment_repin_active(att, lp.skel);
+	if (ret) {
+		log_error("%s filters with the saved filter and its key, but its pins could not "
+			  "follow: %s; 'bloomxdp detach %s', then 'bloomxdp restore %s --file "
+			  "FILE'", att->ifname, strerror(-ret), att->ifname, att->ifname);
+		goto cleanup;
+	}
+	/* The same word again: it returns once no packet reads the old slot, then emptied. */
+	live = *att;
+	live.active_fd = active_fd;
+	attachment_flip(&live, BLOOMXDP_ACTIVE_BLOCK, slot, 0, outers, 3);
+	memcpy(att->config.hash_key, key, sizeof(att->config.hash_key));
+	close(att->active_fd);
+	att->active_fd = dup(active_fd);
+cleanup:
+	if (link_fd >= 0)
+		close(link_fd);
+	loader_close(&lp);
+	return ret;
+}
+
+static int apply(struct attachment *att, const char *path, savefile_extra_fn extra, void *ctx,
+		 bool any_key);
+
+/* Held to the attachment's limit, as a load is: checked before anything is allocated. */
+static int check_memory(const struct attachment *att, const struct bloomxdp_state *st,
+			const struct savefile_info *in, char *why, size_t why_len)
+{
+	__u64 max_memory = st->max_memory ? st->max_memory : default_max_memory(), need;
+
+	need = in->bits / 8 + BLOOMXDP_HDR_WORDS * 8 +
+	       range_set_bytes(BLOOMXDP_KEY_IPV4, in->ranges[0]) +
+	       range_set_bytes(BLOOMXDP_KEY_IPV6, in->ranges[1]);
+	if (need <= max_memory)
+		return 0;
+	snprintf(why, why_len, "its filter and intervals take %llu bytes, over the --max-memory "
+		 "%llu of %s: attach it with --max-memory %llu or more", (unsigned long long)need,
+		 (unsigned long long)max_memory, att->ifname, (unsigned long long)need);
+	return -E2BIG;
+}
+
+static void report_restored(const struct attachment *att, const struct savefile_info *in,
+			    const char *path, bool rekey, __u32 named_was)
+{
+	time_t saved_at = in->created_ns / 1000000000ULL;
+	char when[32];
+	struct tm tm;
+
+	if (named_was & BLOOMXDP_LISTS_NAMED)
+		log_error("note: a saved filter holds no named lists: every hit of %s now takes "
+			  "the default list's action, until a 'load --list' puts the named lists "
+			  "back (from the state)", att->ifname);
+	if (!gmtime_r(&saved_at, &tm) || !strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(when, sizeof(when), "?");
+	printf("restored %llu entries (%llu keys) from %s, saved %s, into %s%s\n",
+	       (unsigned long long)in->entries, (unsigned long long)in->keys, path, when,
+	       att->ifname, rekey ? ", with the file's hash key (its program replaced in place)" :
+	       "");
+}
+
 int savefile_apply(struct attachment *att, const char *path)
 {
-	return savefile_apply_with(att, path, NULL, NULL);
+	return apply(att, path, NULL, NULL, false);
+}
+
+int savefile_apply_any_key(struct attachment *att, const char *path)
+{
+	return apply(att, path, NULL, NULL, true);
 }
 
 int savefile_apply_with(struct attachment *att, const char *path, savefile_extra_fn extra,
 			void *ctx)
 {
+	return apply(att, path, extra, ctx, false);
+}
+
+static int apply(struct attachment *att, const char *path, savefile_extra_fn extra, void *ctx,
+		 bool any_key)
+{
 	const int outers[] = { att->filter_fd, att->ranges_v4_fd, att->ranges_v6_fd };
 	struct filter f = { .map_fd = -1, .kbloom_fd = -1 };
 	int range_fds[2] = { -1, -1 }, ret, fam;
 	struct bloomxdp_state st = {};
+	struct bloomxdp_config cfg;
 	struct savefile_info in;
 	struct range_set s[2];
 	struct bloom_plan plan;
 	struct timespec wall;
+	bool rekey;
 	struct reader r = { .fd = -1 };
-	char why[512], when[32];
-	__u64 max_memory, need;
-	time_t saved_at;
-	struct tm tm;
+	char why[512];
 	__u32 slot, named_was = 0;
 
 	range_set_init(&s[0], BLOOMXDP_KEY_IPV4);
@@ -749,28 +959,23 @@ int savefile_apply_with(struct attachment *att, const char *path, savefile_extra
 		return ret;
 	ret = open_file(path, &r, &in, why, sizeof(why));
 	if (!ret)
-		ret = check_fits(att, &in, why, sizeof(why));
+		ret = check_fits(att, &in, any_key, why, sizeof(why));
 	if (ret)
 		goto refused;
-	/* Held to the attachment's limit, as a load is: checked before anything is allocated. */
-	max_memory = st.max_memory ? st.max_memory : default_max_memory();
-	need = in.bits / 8 + BLOOMXDP_HDR_WORDS * 8 + range_set_bytes(BLOOMXDP_KEY_IPV4, in.ranges[0]) +
-	       range_set_bytes(BLOOMXDP_KEY_IPV6, in.ranges[1]);
-	if (need > max_memory) {
-		ret = -E2BIG;
-		snprintf(why, sizeof(why), "its filter and intervals take %llu bytes, over the "
-			 "--max-memory %llu of %s: attach it with --max-memory %llu or more",
-			 (unsigned long long)need, (unsigned long long)max_memory, att->ifname,
-			 (unsigned long long)need);
+	ret = check_memory(att, &st, &in, why, sizeof(why));
+	if (ret)
 		goto refused;
-	}
 	memset(&plan, 0, sizeof(plan));
 	plan.capacity = in.capacity;
 	plan.bits = in.bits;
 	plan.hashes = in.hashes;
 	plan.layout = in.layout;
 	plan.fpr = (double)in.fpr_ppb / BLOOMXDP_PPB;
-	ret = filter_create_plan(&att->config, &plan, &f);
+	/* The file's key: the live one, or (any_key) the one its program will have. */
+	rekey = memcmp(in.hash_key, att->config.hash_key, sizeof(in.hash_key)) != 0;
+	cfg = att->config;
+	memcpy(cfg.hash_key, in.hash_key, sizeof(cfg.hash_key));
+	ret = filter_create_plan(&cfg, &plan, &f);
 	if (ret) {
 		log_error("cannot create a filter of %llu bits for %s: %s; the live list is "
 			  "unchanged", (unsigned long long)in.bits, att->ifname, strerror(-ret));
@@ -818,28 +1023,16 @@ int savefile_apply_with(struct attachment *att, const char *path, savefile_extra
 		if (range_fds[fam] >= 0 &&
 		    bpf_map_update_elem(outers[1 + fam], &slot, &range_fds[fam], BPF_ANY))
 			ret = -errno;
-	if (!ret)
-		ret = named_lists_suspend(att, &named_was);
-	if (!ret) {
-		ret = attachment_flip(att, BLOOMXDP_ACTIVE_BLOCK, slot, 0, outers, 3);
-		if (ret)
-			named_lists_resume(att, named_was);
-	}
-	if (ret) {
+	if (ret)
 		log_error("cannot swap in the saved filter: %s; the live list is unchanged",
 			  strerror(-ret));
+	else if (rekey)
+		ret = swap_rekeyed(att, slot, in.hash_key, &named_was);
+	else
+		ret = swap_flip(att, slot, &named_was);
+	if (ret)
 		goto cleanup;
-	}
-	if (named_was & BLOOMXDP_LISTS_NAMED)
-		log_error("note: a saved filter holds no named lists: every hit of %s now takes "
-			  "the default list's action, until a 'load --list' puts the named lists "
-			  "back (from the state)", att->ifname);
-	saved_at = in.created_ns / 1000000000ULL;
-	if (!gmtime_r(&saved_at, &tm) || !strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm))
-		snprintf(when, sizeof(when), "?");
-	printf("restored %llu entries (%llu keys) from %s, saved %s, into %s\n",
-	       (unsigned long long)in.entries, (unsigned long long)in.keys, path, when,
-	       att->ifname);
+	report_restored(att, &in, path, rekey, named_was);
 	warn_unmatched_kinds(&f, &att->config, att->ifname);
 	goto cleanup;
 refused:

@@ -114,6 +114,15 @@ int savefile_write_filter(const char *path, const struct filter *f, const struct
 int savefile_apply(struct attachment *att, const char *path);
 
 /*
+ * savefile_apply(), but a file of another hash key is swapped in too (restore
+ * --file on an attached interface): a program with the file's key replaces the
+ * running one in place, in the same swap (a packet sees the old key and filter
+ * or the new ones). Still refused: another layout or k, and an allowlist that
+ * holds names (keys of the old hash key).
+ */
+int savefile_apply_any_key(struct attachment *att, const char *path);
+
+/*
  * savefile_apply() with more in the new generation: extra (if not NULL) is
  * called with its filter (the file's bits and header words in place), its
  * intervals (s[0] IPv4, s[1] IPv6: sorted and merged on return) and its entry

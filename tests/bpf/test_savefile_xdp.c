@@ -561,6 +561,61 @@ static void test_hostile_fields(void **state)
 	source_close(&src);
 }
 
+/*
+ * fpr_ppb, entries, keys and capacity, each set by a hostile writer with the CRC
+ * recomputed (issue 21, 3.12): refused, the error naming the field; the
+ * file's own values and the bounds themselves pass.
+ */
+static void test_header_bounds(void **state)
+{
+	const struct {
+		size_t at;
+		__u64 value;
+		const char *field;
+	} bad_fields[] = {
+		{ 80, ~0ULL - 15, "entries" },
+		{ 80, 1000000000000001ULL, "entries" },
+		{ 88, 1ULL << 31, "keys" },
+		{ 96, 31, "capacity" },
+		{ 96, 0, "capacity" },
+		{ 96, 1ULL << 62, "capacity" },
+		{ 72, 65535, "fpr_ppb" },
+		{ 72, 0, "fpr_ppb" },
+		{ 72, 1000000000, "fpr_ppb" },
+	};
+	struct savefile_info info, again;
+	struct source src;
+	char why[256], bad[64];
+	size_t len, i;
+	__u8 *buf;
+	__u64 v;
+	int fd;
+
+	(void)state;
+	source_open(&src, false);
+	assert_int_equal(savefile_check(src.path, &info, why, sizeof(why)), 0);
+	buf = file_read(src.path, &len);
+	snprintf(bad, sizeof(bad), "/tmp/bloomxdp-savefile-bounds-XXXXXX");
+	fd = mkstemp(bad);
+	assert_true(fd >= 0);
+	close(fd);
+	for (i = 0; i < sizeof(bad_fields) / sizeof(bad_fields[0]); i++) {
+		v = htole64(bad_fields[i].value);
+		patched(buf, len, bad_fields[i].at, &v, 8, bad);
+		expect_why(bad, bad_fields[i].field);
+	}
+	/* At the bounds: keys twice the capacity, entries 10^15. */
+	v = htole64(2 * info.capacity);
+	patched(buf, len, 88, &v, 8, bad);
+	assert_int_equal(savefile_check(bad, &again, why, sizeof(why)), 0);
+	v = htole64(1000000000000000ULL);
+	patched(buf, len, 80, &v, 8, bad);
+	assert_int_equal(savefile_check(bad, &again, why, sizeof(why)), 0);
+	unlink(bad);
+	free(buf);
+	source_close(&src);
+}
+
 /* ------------------------------------------ files for another attachment */
 
 static void test_other_attachments(void **state)
@@ -638,6 +693,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_crc32c),
+		cmocka_unit_test(test_header_bounds),
 		cmocka_unit_test(test_roundtrip_bloom),
 		cmocka_unit_test(test_roundtrip_intervals),
 		cmocka_unit_test(test_flips_and_cuts),

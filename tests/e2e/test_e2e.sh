@@ -60,6 +60,10 @@ check_fails "stats on a not-attached interface" 1 "not attached" bx stats "$IF_S
 check_fails "detach on a not-attached interface" 1 "not attached" bx detach "$IF_SRV"
 check_fails "load on a not-attached interface" 1 "not attached" bx load "$IF_SRV" "$LIST"
 check_fails "attach to a missing interface" 1 "no such interface" bx attach "bxe${E2E_ID}x"
+check_fails "load on a missing interface: says there is no such interface" 1 \
+	"bxe${E2E_ID}x: no such interface in this network namespace" bx load "bxe${E2E_ID}x" "$LIST"
+check_fails "status on a missing interface: the same" 1 "bxe${E2E_ID}x: no such interface" \
+	bx status "bxe${E2E_ID}x"
 check_fails "attach --capacity abc" 2 "--capacity abc: expected a whole number" \
 	bx attach "$IF_SRV" --capacity abc
 check_fails "attach --capacity 0" 2 "--capacity 0: expected a whole number" \

@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # make install and make uninstall into a DESTDIR, and what they install:
 #
-#   - the binary, bloomxdp(8), the bash completion, bloomxdp@.service and
-#     example.conf land under PREFIX (default /usr/local; /usr too) and
-#     DESTDIR; the unit names the installed binary; uninstall removes them all;
+#   - the binary, bloomxdp(8), the bash completion, bloomxdp@.service,
+#     example.conf, the fail2ban action and the README land under PREFIX
+#     (default /usr/local; /usr too) and DESTDIR; the unit names the installed
+#     binary; uninstall removes them all and bloomxdp's own directories, but
+#     keeps an edited example.conf (and says so);
+#   - --version, 'bloomxdp version', the last line of --help and the man page
+#     give the version of the file VERSION; 'bloomxdp help load' is load's
+#     help; no help or page says "(default ?)";
 #   - the man page renders without a warning (mandoc -Tlint, groff -ww) and
 #     holds every command of 'bloomxdp --help' with every option of its
 #     'bloomxdp COMMAND --help' in its own section;
@@ -27,7 +32,7 @@ DEST=$TMP/dest
 FILES=(usr/local/sbin/bloomxdp usr/local/share/man/man8/bloomxdp.8
        usr/local/share/bash-completion/completions/bloomxdp
        usr/local/lib/systemd/system/bloomxdp@.service etc/bloomxdp/example.conf
-       etc/fail2ban/action.d/bloomxdp.conf)
+       etc/fail2ban/action.d/bloomxdp.conf usr/local/share/doc/bloomxdp/README.md)
 if ! out=$(make -s install DESTDIR="$DEST" 2>&1); then
 	not_ok "make install DESTDIR=..." "$out"
 	tap_finish
@@ -43,7 +48,7 @@ for f in "${FILES[@]}"; do
 done
 check_eq "nothing else installed" "$(printf '%s\n' "${FILES[@]}" | sort)" \
 	"$(cd "$DEST" && find . -type f | sed 's|^\./||' | sort)"
-check_eq "the binary is executable, the rest is not" "755 644 644 644 644 644" \
+check_eq "the binary is executable, the rest is not" "755 644 644 644 644 644 644" \
 	"$(cd "$DEST" && stat -c %a "${FILES[@]}" | xargs)"
 check_eq "the unit starts the installed binary" \
 	"ExecStartPre=-/usr/local/sbin/bloomxdp restore %I" \
@@ -56,6 +61,27 @@ PAGE=$DEST/usr/local/share/man/man8/bloomxdp.8
 UNIT=$DEST/usr/local/lib/systemd/system/bloomxdp@.service
 COMPLETION=$DEST/usr/local/share/bash-completion/completions/bloomxdp
 
+check_eq "the README is the tree's" "" "$(cmp README.md "$DEST/usr/local/share/doc/bloomxdp/README.md" 2>&1)"
+
+# ---------------------------------------------------------------- version and help
+
+VERSION=$(cat VERSION)
+check_eq "--version: the file VERSION's" "bloomxdp $VERSION" "$("$BLOOMXDP" --version 2>&1)"
+check_eq "... and 'bloomxdp version'" "bloomxdp $VERSION" "$("$BLOOMXDP" version 2>&1)"
+check_eq "... and the last line of --help" "bloomxdp $VERSION" "$("$BLOOMXDP" --help | tail -n 1)"
+check_eq "'bloomxdp help load' is 'bloomxdp load --help'" "$("$BLOOMXDP" load --help)" \
+	"$("$BLOOMXDP" help load 2>&1)"
+check_fails "'bloomxdp help nosuch': exit 2, saying so" 2 "unknown command 'nosuch'" \
+	"$BLOOMXDP" help nosuch
+check_eq "load --help names --action's default" \
+	"applies (default attach's --action)" \
+	"$("$BLOOMXDP" load --help | grep -o "applies (default attach's --action)")"
+unknown=()
+for cmd in $("$BLOOMXDP" --help | sed -n '/^Commands:/,/^$/p' | awk 'NR > 1 && NF { print $1 }'); do
+	"$BLOOMXDP" "$cmd" --help | grep -q "default ?" && unknown+=("$cmd")
+done
+check_eq "no command's --help says '(default ?)'" "" "${unknown[*]}"
+
 # ---------------------------------------------------------------- the man page
 
 if command -v mandoc >/dev/null; then
@@ -65,6 +91,9 @@ else
 	skip "mandoc -Tlint" "mandoc is missing: run tests/install-deps.sh"
 fi
 check_eq "groff -ww -z -man: no warning" "" "$(groff -ww -z -man "$PAGE" 2>&1)"
+check_eq "the page says no '(default ?)'" "" "$(grep -n 'default ?' "$PAGE")"
+check_eq "the page's title line has the version" "bloomxdp $VERSION" \
+	"$(grep '^\.TH ' "$PAGE" | grep -o "bloomxdp $VERSION")"
 check_eq "man -l renders it without a warning" "" \
 	"$(MANWIDTH=100 man -l "$PAGE" 2>&1 >/dev/null)"
 
@@ -171,8 +200,18 @@ fi
 
 check "make uninstall DESTDIR=..." make -s uninstall DESTDIR="$DEST"
 check_eq "uninstall leaves no file" "" "$(find "$DEST" -type f)"
-check_eq "... and removes the configuration directory it made" "" \
-	"$(find "$DEST" -path '*etc/bloomxdp*')"
+check_eq "... and removes bloomxdp's directories (configuration, doc, fail2ban's it made)" "" \
+	"$(find "$DEST" -path '*etc/bloomxdp*' -o -path '*doc/bloomxdp*' -o -path '*fail2ban*')"
+
+# An edited example.conf is the operator's: kept, and said.
+make -s install DESTDIR="$DEST" >/dev/null 2>&1
+echo "# my edit" >>"$DEST/etc/bloomxdp/example.conf"
+out=$(make -s uninstall DESTDIR="$DEST" 2>&1)
+check_eq "uninstall keeps an edited example.conf" "# my edit" \
+	"$(tail -n 1 "$DEST/etc/bloomxdp/example.conf" 2>&1)"
+check_eq "... and says so" "kept $DEST/etc/bloomxdp/example.conf" "$(grep -o "^kept [^:]*" <<<"$out")"
+check_eq "... removing every other file" "etc/bloomxdp/example.conf" \
+	"$(cd "$DEST" && find . -type f | sed 's|^\./||')"
 
 # Another PREFIX: the files and the unit follow it.
 DEST2=$TMP/dest2

@@ -129,4 +129,21 @@ check_eq "no named list left in the state" 0 \
 check "load the default list" bx load "$IF_SRV" "$E2E_TMP/def.txt"
 check_eq "pings: only the default list drops" \
 	"$C_MON:3 $C_DROP:3 $C_BOTH:3 $C_DEF:0 $C_FREE:3 " "$(verdicts)"
+
+# A load warns of the input it loads, once: not of the other lists' copies read again for
+# the union (issue 21: 18 warnings for a 1,071-line file).
+printf '198.51.100.1\nnot an entry\n198.51.100.300\n' >"$E2E_TMP/noisy.txt"
+out=$(bx load "$IF_SRV" --list noisy --lenient "$E2E_TMP/noisy.txt" 2>&1)
+warnings() { grep -c 'warning' <<<"$1"; }
+# noisy.txt:2 and :3, each once: the warnings of one load.
+noted() { echo "$(warnings "$1") $(grep -c 'noisy.txt:2)' <<<"$1") $(grep -c 'noisy.txt:3)' <<<"$1")"; }
+check_eq "load --list noisy --lenient: a warning of each of its 2 skipped lines" "2 1 1" \
+	"$(noted "$out")" "$out"
+out=$(bx load "$IF_SRV" --list quiet "$E2E_TMP/free.txt" 2>&1)
+check_eq "load --list quiet of a clean file: no warning of noisy's copy" 0 "$(warnings "$out")" \
+	"$out"
+out=$(bx load "$IF_SRV" "$E2E_TMP/def.txt" 2>&1)
+check_eq "load of the default list: none either" 0 "$(warnings "$out")" "$out"
+out=$(bx load "$IF_SRV" --list noisy --lenient "$E2E_TMP/noisy.txt" 2>&1)
+check_eq "load --list noisy again: its own warnings, once" "2 1 1" "$(noted "$out")" "$out"
 tap_finish

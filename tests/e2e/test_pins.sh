@@ -145,7 +145,7 @@ fi
 
 # A name the kernel allows, with a control character: managed, and echoed escaped.
 refused "a control character in an unknown name is escaped, one line" 1 \
-	"not attached to a\\\\x01b" bxp stats $'a\x01b'
+	"a\\\\x01b: no such interface" bxp stats $'a\x01b'
 refused "attach to an unknown name with a control character: one line" 1 \
 	"a\\\\x01b: no such interface" bxp attach $'a\x01b'
 CTL=$'bx\x01'$E2E_ID

@@ -91,5 +91,9 @@ check_eq "... and the daemon's own metrics are ingested" 1 \
 check_eq "... and the source's entries (per list)" 1 \
 	"$(promql "bloomxdp_daemon_source_entries{ifname=\"$IF_SRV\",list=\"local\"}")"
 check_eq "... and the target is up" 1 "$(promql 'up{job="bloomxdp"}')"
+check_eq "... and bloomxdp_build_info names the version of the file VERSION" 1 \
+	"$(promql "bloomxdp_build_info{version=\"$(cat "$E2E_ROOT/VERSION")\"}")"
+check_eq "stats --prometheus has it too" "bloomxdp_build_info{version=\"$(cat "$E2E_ROOT/VERSION")\"} 1" \
+	"$(bx stats "$IF_SRV" --prometheus | grep '^bloomxdp_build_info')"
 
 tap_finish

@@ -4,7 +4,9 @@
 # no temporary file left, the live list untouched), starts with its magic and
 # is as long as the bits and the intervals make it; a save that cannot be made
 # (no such directory, layout kernel, not attached) exits 1 with one line and
-# leaves no file. The restore side (savefile_apply) and the format's checks
+# leaves no file. restore --file into an attachment of another hash key replaces
+# its program in place: no packet of a source both lists hold passes during the
+# swap. The restore side (savefile_apply) and the format's checks
 # are in tests/bpf/test_savefile_xdp.c. Speaks TAP; needs root; about 5 s.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -79,8 +81,48 @@ check "restore --file on the attached interface: a new generation" \
 	bx restore "$IF_SRV" --file "$FILE"
 check "detach" bx detach "$IF_SRV"
 check "attach anew (a new key)" bx attach "$IF_SRV" --capacity 1000
-check_fails "restore --file into an attachment with another key: refused" 1 "key" \
-	bx restore "$IF_SRV" --file "$FILE"
+# restore --file into an attachment with another key (issue 21): the program is replaced in
+# place with the file's key, in the same swap as the filter. $C4_LISTED is in both lists: a
+# packet that met the new key with the old filter, or the old key with the new, would pass.
+printf '%s\n' "$C4_LISTED" "$C4_FREE" >"$E2E_TMP/other.txt"
+check "load another list under the new key (both sources)" bx load "$IF_SRV" "$E2E_TMP/other.txt"
+check_eq "before: both sources are dropped" "0 0" \
+	"$(ping_recv "$C4_LISTED" "$SRV4" 5 0.02 | cut -d' ' -f2) $(ping_recv "$C4_FREE" "$SRV4" 5 \
+	0.02 | cut -d' ' -f2)"
+prog_before=$(xdp_on_if)
+ping_many_start 300 0.01 "$C4_LISTED"
+sleep 0.5
+out=$(bx restore "$IF_SRV" --file "$FILE" 2>&1)
+check_eq "restore --file on an attachment with another key: exit 0, in place" "0 1" \
+	"$? $(grep -c "with the file's hash key" <<<"$out")" "$out"
+ping_many_wait
+if [ "${PING_TX[$C4_LISTED]}" -ge 100 ] && [ "${PING_RX[$C4_LISTED]}" -eq 0 ]; then
+	ok "no packet of the source both lists hold passed during the swap (0 of ${PING_TX[$C4_LISTED]})"
+else
+	not_ok "no packet of the source both lists hold passed during the swap" \
+		"${PING_RX[$C4_LISTED]} of ${PING_TX[$C4_LISTED]} passed"
+fi
+check_eq "after: the file's verdicts (the listed source dropped, the other passes)" "0 5" \
+	"$(ping_recv "$C4_LISTED" "$SRV4" 5 0.02 | cut -d' ' -f2) $(ping_recv "$C4_FREE" "$SRV4" 5 \
+	0.02 | cut -d' ' -f2)"
+expect_query "query agrees: the file's prefix is blocked" "203.0.113.9: blocked (listed)"
+check_eq "the program was replaced (a new id on the interface)" 1 \
+	"$([ -n "$prog_before" ] && [ "$(xdp_on_if)" != "$prog_before" ] && echo 1)"
+check "a load after it works with the new key" bx load "$IF_SRV" "$E2E_TMP/other.txt"
+check_eq "... both sources dropped again" "0 0" \
+	"$(ping_recv "$C4_LISTED" "$SRV4" 5 0.02 | cut -d' ' -f2) $(ping_recv "$C4_FREE" "$SRV4" 5 \
+	0.02 | cut -d' ' -f2)"
+check "detach" bx detach "$IF_SRV"
+# An allowlist of names is made of keys of the live hash key: refused, nothing changed.
+check "attach anew (another key)" bx attach "$IF_SRV" --capacity 1000
+printf 'good.example\n' >"$E2E_TMP/allow.txt"
+check "load an allowlist of a name" bx load "$IF_SRV" --allow "$E2E_TMP/allow.txt"
+check "load the other list" bx load "$IF_SRV" "$E2E_TMP/other.txt"
+gen=$(json_num "$(status_json)" generation)
+check_fails "restore --file with an allowlist of names: refused, says why" 1 \
+	"allowlist .* holds names" bx restore "$IF_SRV" --file "$FILE"
+check_eq "... the live list unchanged (generation, the free source dropped)" "$gen 0" \
+	"$(json_num "$(status_json)" generation) $(ping_recv "$C4_FREE" "$SRV4" 5 0.02 | cut -d' ' -f2)"
 
 check_fails "save into a directory that does not exist: exit 1, one line" 1 \
 	"cannot write .*nothing was saved" bx save "$IF_SRV" "$E2E_TMP/no/such/dir/f"

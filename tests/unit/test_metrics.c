@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "metrics.h"
+#include "version.h"
 
 static char *render(const struct iface_metrics *m, size_t n)
 {
@@ -106,12 +107,29 @@ static void test_unknown_gauges_are_absent(void **state)
 	free(text);
 }
 
+/* bloomxdp_build_info{version="..."} 1: once, whatever the interfaces, the version of version.h. */
+static void test_build_info(void **state)
+{
+	struct iface_metrics m[2] = { { .ifname = "eth0" }, { .ifname = "eth1" } };
+	char want[128], *text;
+
+	(void)state;
+	assert_true(strlen(bloomxdp_version()) > 0);
+	text = render(m, 2);
+	snprintf(want, sizeof(want), "bloomxdp_build_info{version=\"%s\"} 1\n", bloomxdp_version());
+	assert_int_equal(count_lines_starting(text, want), 1);
+	assert_int_equal(count_lines_starting(text, "bloomxdp_build_info"), 1);
+	assert_int_equal(count_lines_starting(text, "# TYPE bloomxdp_build_info gauge\n"), 1);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_counter_once_per_family),
 		cmocka_unit_test(test_label_values_are_escaped),
 		cmocka_unit_test(test_unknown_gauges_are_absent),
+		cmocka_unit_test(test_build_info),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
