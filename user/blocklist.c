@@ -89,7 +89,7 @@ int blocklist_name_keys(const __u64 hash_key[2], const struct entry *e, __u64 ou
 		out[0] = name_hash(hash_key, e->name);
 		return 1;
 	case ENTRY_URL:
-		*kinds = BLOOMXDP_HAS_URLS;
+		*kinds = BLOOMXDP_HAS_URLS | BLOOMXDP_HAS_URL_DEPTH(name_labels(e->name));
 		host = name_hash(hash_key, e->name);
 		/* The entry's own path is the last of its prefixes. */
 		n = path_prefix_hashes(hash_key, e->path, strlen(e->path), prefix, NULL);
