@@ -85,6 +85,29 @@ static void write_list(char path[64], struct range_set *s)
 	range_set_merge(s);
 }
 
+/*
+ * PACKET_FPR_LIST=FILE measures a list of one's own instead (its IPv4
+ * prefixes are what the drawn addresses avoid), PACKET_FPR_SRC=1 with match
+ * src only: the figures of README's Sizing.
+ */
+static void read_list(const char *path, struct range_set *s)
+{
+	struct bloomxdp_key key;
+	char line[256];
+	const char *why;
+	FILE *in = fopen(path, "r");
+
+	assert_non_null(in);
+	range_set_init(s, BLOOMXDP_KEY_IPV4);
+	while (fgets(line, sizeof(line), in)) {
+		line[strcspn(line, "\r\n")] = '\0';
+		if (!key_parse(line, &key, &why) && key_family(&key) == BLOOMXDP_KEY_IPV4)
+			assert_int_equal(range_set_add_key(s, &key), 0);
+	}
+	fclose(in);
+	range_set_merge(s);
+}
+
 /* An address no listed prefix covers, network order. */
 static __u32 unlisted(const struct range_set *s)
 {
@@ -150,10 +173,18 @@ static void check_layout(__u32 layout)
 	__u32 verdict = 0, a, i;
 	__u64 drops = 0;
 
-	write_list(path, &s);
+	if (getenv("PACKET_FPR_SRC"))
+		hc.match = BLOOMXDP_MATCH_SRC;
+	if (getenv("PACKET_FPR_LIST")) {
+		snprintf(path, sizeof(path), "%s", getenv("PACKET_FPR_LIST"));
+		read_list(path, &s);
+	} else {
+		write_list(path, &s);
+	}
 	assert_int_equal(harness_open(&h, &hc), 0);
 	load_list(&h, path, &b, &f, &plan, &probe_fpr);
-	unlink(path);
+	if (!getenv("PACKET_FPR_LIST"))
+		unlink(path);
 	for (i = 0; i < QUERIES; i++) {
 		a = unlisted(&s);
 		inet_ntop(AF_INET, &a, src, sizeof(src));
@@ -174,14 +205,15 @@ static void check_layout(__u32 layout)
 					     (double)filter_popcount(&f) / f.bits);
 	fill_estimate = packet_field_fpr(&pp, PACKET_FIELD_IPV4, fill_fpr);
 	measured = (double)drops / QUERIES;
-	print_message("# %-7s %llu keys at %u probes per address, both addresses looked up: "
+	print_message("# %-7s %llu keys at %u probes per address, match 0x%x: "
 		      "%llu bytes, %.5f per probe (sized for %.5f); %llu of %u unlisted packets "
 		      "dropped (%.4f), estimated %.4f per packet (%.4f from the fill), target %g\n",
-		      layout_name(layout), (unsigned long long)b.keys, b.plan[0].ntargets,
+		      layout_name(layout), (unsigned long long)b.keys, b.plan[0].ntargets, hc.match,
 		      (unsigned long long)bloom_plan_map_bytes(&plan), key_fpr, probe_fpr,
 		      (unsigned long long)drops, QUERIES, measured, estimate, fill_estimate,
 		      TARGET_FPR);
-	assert_int_equal(pp.probes[PACKET_FIELD_IPV4], 2 * b.plan[0].ntargets);
+	assert_int_equal(pp.probes[PACKET_FIELD_IPV4],
+			 (hc.match & BLOOMXDP_MATCH_DST ? 2 : 1) * b.plan[0].ntargets);
 	assert_true(b.plan[0].ntargets > 1);
 	sigma = sqrt(TARGET_FPR * (1 - TARGET_FPR) / QUERIES);
 	if (measured > TARGET_FPR + 5 * sigma)
