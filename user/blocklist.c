@@ -7,6 +7,7 @@
 #include "blocklist.h"
 #include "ranges.h"
 #include "exact.h"
+#include "packet_fpr.h"
 #include "prefixes.h"
 
 /* More keys than this for one prefix is a mistake of plan, not a list: refuse. */
@@ -174,6 +175,41 @@ __u64 blocklist_keys(const struct filter *f, const struct entry *e)
 	if (target < 0 || (__u32)target == len)
 		return 1;
 	return target - len >= 64 ? ~0ULL : 1ULL << (target - len);
+}
+
+void blocklist_probes_after(const struct filter *f, const struct entry *entries, int n,
+			    __u32 match, struct packet_probes *pp)
+{
+	__u8 lengths[BLOOMXDP_MAX_PREFIX_LENGTHS];
+	__u64 kinds = filter_header(f), more, word, keys[2];
+	__u64 added[2][3] = {};	/* per family, the new lengths 0..128 as a bit set */
+	__u32 probes[2], fam, len, i;
+	int j;
+
+	for (j = 0; j < n; j++) {
+		if (entries[j].kind != ENTRY_ADDR) {
+			if (blocklist_name_keys(f->hash_key, &entries[j], keys, &more) > 0)
+				kinds |= more;
+			continue;
+		}
+		fam = key_family(&entries[j].addr) == BLOOMXDP_KEY_IPV6;
+		len = key_prefix_len(&entries[j].addr);
+		kinds |= fam ? BLOOMXDP_HAS_IPV6 : BLOOMXDP_HAS_IPV4;
+		/* No probed length covers it: it becomes one of its own (insert_addr()). */
+		if (target_length(f, key_family(&entries[j].addr), len) < 0 && len <= 128)
+			added[fam][len / 64] |= 1ULL << (len % 64);
+	}
+	for (fam = 0; fam < 2; fam++) {
+		word = filter_header_word(f, fam ? BLOOMXDP_HDR_V6_LENGTHS : BLOOMXDP_HDR_V4_LENGTHS);
+		probes[fam] = prefix_word_lengths(word, lengths);
+		if (BLOOMXDP_IS_RANGES_WORD(word))
+			continue;
+		for (i = 0; i < 3; i++)
+			probes[fam] += __builtin_popcountll(added[fam][i]);
+		if (probes[fam] > BLOOMXDP_MAX_PREFIX_LENGTHS)
+			probes[fam] = BLOOMXDP_MAX_PREFIX_LENGTHS;
+	}
+	packet_probes_set(pp, match, kinds, probes[0], probes[1]);
 }
 
 struct cover_ctx {

@@ -7,7 +7,9 @@
 # packet within the target; status's text says it, and stats --prometheus
 # exports bloomxdp_filter_packet_fpr{field="ipv4"|"dns"|"worst"} with the same
 # figures. Loaded again with --store auto, the prefixes go to exact intervals:
-# field ipv4 takes no probe and its rate is 0. (The drop rate of 200,000
+# field ipv4 takes no probe and its rate is 0. A list of /24s (one probe) to which add
+# brings a host, a new length (two probes, past the target at that size), is rebuilt
+# from its state, sized for two probes. (The drop rate of 200,000
 # unlisted packets is measured by build/tests/test_packet_fpr_xdp.)
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -70,6 +72,24 @@ st=$(status_json)
 check_eq "status --json: IPv4 in exact intervals, no probe, rate 0" "0 0 yes" \
 	"$(field_probes "$st" ipv4) $(field_fpr "$st" ipv4) $( [ "$(json_num "$st" ranges_v4)" \
 	-gt 0 ] 2>/dev/null && echo yes)" "$st"
+
+# /24s only: one probe at 1%. An add of hosts, a new length (/32), takes every IPv4 packet to
+# two probes: past the target at this size, so add rebuilds the list from its state, sized for two.
+awk 'BEGIN { for (i = 0; i < 3000; i++) printf "10.%d.%d.0/24\n", i / 256, i % 256 }' \
+	>"$E2E_TMP/nets.txt"
+check "load 3000 /24s --store bloom" bx load "$IF_SRV" --store bloom "$E2E_TMP/nets.txt"
+st=$(status_json)
+check_eq "status --json: one probe per IPv4 address" "1" "$(field_probes "$st" ipv4)" "$st"
+# 700 hosts: within the keys the filter is sized for (3750), but each probe then near 1%.
+mapfile -t hosts < <(awk 'BEGIN { for (i = 0; i < 700; i++) printf "198.18.%d.%d\n", i / 256, i % 256 }')
+out=$(bx add "$IF_SRV" "${hosts[@]}" 2>&1)
+st=$(status_json)
+check_eq "add of 700 hosts, a new length: rebuilt from the state, 2 probes" "yes 2" \
+	"$(grep -q rebuilding <<<"$out" && echo yes) $(field_probes "$st" ipv4)" "$out" "$st"
+worst=$(field_fpr "$st" worst)
+check "... the worst packet's estimated rate $worst within the target $FPR" within "$worst" "$FPR"
+expect_query "... query: the host and a listed /24 are blocked" "198.18.0.7: blocked" \
+	"198.18.2.187: blocked" "10.0.5.9: blocked"
 
 check "detach" bx detach "$IF_SRV"
 left=$(e2e_leftovers)
