@@ -200,7 +200,8 @@ void blocklist_probes_after(const struct filter *f, const struct entry *entries,
 			added[fam][len / 64] |= 1ULL << (len % 64);
 	}
 	for (fam = 0; fam < 2; fam++) {
-		word = filter_header_word(f, fam ? BLOOMXDP_HDR_V6_LENGTHS : BLOOMXDP_HDR_V4_LENGTHS);
+		word = filter_header_word(f, fam ? BLOOMXDP_HDR_V6_LENGTHS :
+						   BLOOMXDP_HDR_V4_LENGTHS);
 		probes[fam] = prefix_word_lengths(word, lengths);
 		if (BLOOMXDP_IS_RANGES_WORD(word))
 			continue;

@@ -173,7 +173,8 @@ static void report_text(const struct list_report *r)
 	if (r->load_planned) {
 		char text[256];
 
-		printf("per packet    %.3g at most (target %g; %.3g per probe, up to %u probes): %s\n",
+		printf("per packet    %.3g at most (target %g; %.3g per probe, up to %u probes): "
+		       "%s\n",
 		       packet_worst_fpr(&r->probes, r->load_fpr), r->target, r->probe_fpr,
 		       packet_worst_probes(&r->probes),
 		       packet_fpr_text(&r->probes, r->load_fpr, text, sizeof(text)));

@@ -459,8 +459,8 @@ static void status_text_filter(const struct status_view *v)
 		printf("estimated FPR   %.3g per key from entries (sized for %.3g)\n", g->fpr,
 		       g->probe_fpr);
 	else
-		printf("estimated FPR   %.3g per key from entries, %.3g from fill (sized for %.3g)\n",
-		       g->fpr, g->fpr_fill, g->probe_fpr);
+		printf("estimated FPR   %.3g per key from entries, %.3g from fill (sized for "
+		       "%.3g)\n", g->fpr, g->fpr_fill, g->probe_fpr);
 	printf("per packet      %.3g at most (target %g): %s\n", g->packet_fpr_worst, g->target,
 	       packet_fpr_text(&g->probes, g->fpr, text, sizeof(text)));
 	printf("prefix lengths  IPv4 %s, IPv6 %s (probes per packet: one per length)\n",

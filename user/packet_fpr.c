@@ -113,7 +113,8 @@ __u32 packet_worst_probes(const struct packet_probes *pp)
 		addr = pp->used & (1U << fam) ? pp->probes[fam] : 0;
 		worst = addr > worst ? addr : worst;
 		for (i = 0; i < sizeof(name_fields) / sizeof(name_fields[0]); i++) {
-			n = pp->used & (1U << name_fields[i]) ? addr + pp->probes[name_fields[i]] : 0;
+			n = pp->used & (1U << name_fields[i]) ?
+			    addr + pp->probes[name_fields[i]] : 0;
 			worst = n > worst ? n : worst;
 		}
 	}

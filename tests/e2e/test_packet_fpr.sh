@@ -40,7 +40,10 @@ awk 'BEGIN {
 }' >"$E2E_TMP/list.txt"
 
 # The "fpr" of a field of status --json's packet_fpr.
-field_fpr() { sed -n "s/.*\"packet_fpr\":{.*\"$2\":{\"probes\":[0-9]*,\"fpr\":\([-0-9.e+]*\)}.*/\1/p" <<<"$1"; }
+field_fpr() {
+	sed -n "s/.*\"packet_fpr\":{.*\"$2\":{\"probes\":[0-9]*,\"fpr\":\([-0-9.e+]*\)}.*/\1/p" \
+		<<<"$1"
+}
 field_probes() { sed -n "s/.*\"packet_fpr\":{.*\"$2\":{\"probes\":\([0-9]*\),.*/\1/p" <<<"$1"; }
 within() { awk -v v="$1" -v t="$2" 'BEGIN { exit !(v != "" && v + 0 <= t + 0) }'; }
 
@@ -81,7 +84,8 @@ check "load 3000 /24s --store bloom" bx load "$IF_SRV" --store bloom "$E2E_TMP/n
 st=$(status_json)
 check_eq "status --json: one probe per IPv4 address" "1" "$(field_probes "$st" ipv4)" "$st"
 # 700 hosts: within the keys the filter is sized for (3750), but each probe then near 1%.
-mapfile -t hosts < <(awk 'BEGIN { for (i = 0; i < 700; i++) printf "198.18.%d.%d\n", i / 256, i % 256 }')
+mapfile -t hosts < <(awk 'BEGIN { for (i = 0; i < 700; i++)
+	printf "198.18.%d.%d\n", i / 256, i % 256 }')
 out=$(bx add "$IF_SRV" "${hosts[@]}" 2>&1)
 st=$(status_json)
 check_eq "add of 700 hosts, a new length: rebuilt from the state, 2 probes" "yes 2" \
