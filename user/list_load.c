@@ -121,6 +121,22 @@ static int size_generation(const struct attachment *att, const struct list_build
 	return ret;
 }
 
+/* The new filter: its size, and its estimated FPR per key and per packet. */
+static void print_filter(const struct attachment *att, const struct list_build *b,
+			 const struct bloom_plan *plan, __u64 previous, __u64 bytes)
+{
+	double key_fpr = bloom_layout_fpr(plan->layout, plan->bits, plan->hashes, b->keys);
+	struct packet_probes pp;
+
+	list_build_probes(b, att->config.match, &pp);
+	printf("filter sized for %llu keys (the list makes %llu; the previous filter was sized "
+	       "for %llu): %llu bytes, estimated FPR %.3g per key, %.3g per packet at most (up "
+	       "to %u probes), at FPR %g asked\n", (unsigned long long)plan->capacity,
+	       (unsigned long long)b->keys, (unsigned long long)previous,
+	       (unsigned long long)bytes, key_fpr, packet_worst_fpr(&pp, key_fpr),
+	       packet_worst_probes(&pp), (double)att->config.fpr_ppb / BLOOMXDP_PPB);
+}
+
 static double seconds_since(const struct timespec *start)
 {
 	struct timespec now;
@@ -483,12 +499,7 @@ int list_load_union(struct attachment *att, const struct list_opts *o, struct li
 	printf("loaded %llu entries into %s in %.2f s%s\n", (unsigned long long)build.read,
 	       att->ifname, seconds_since(&start), np.n ? " (the union of its lists)" : "");
 	print_prefix_plans(build.plan, build.cost);
-	printf("filter sized for %llu keys (the list makes %llu; the previous filter was sized "
-	       "for %llu): %llu bytes, estimated FPR %.3g at FPR %g asked\n",
-	       (unsigned long long)plan.capacity, (unsigned long long)build.keys,
-	       (unsigned long long)live.capacity, (unsigned long long)filter_map_bytes(&f),
-	       bloom_layout_fpr(plan.layout, plan.bits, plan.hashes, build.keys),
-	       (double)att->config.fpr_ppb / BLOOMXDP_PPB);
+	print_filter(att, &build, &plan, live.capacity, filter_map_bytes(&f));
 	warn_unmatched_kinds(&f, &att->config, att->ifname);
 	/* After the swap: a crash in between leaves the state a generation behind (README). */
 	for (i = 0, ret = 0; i < nt && !ret; i++)
