@@ -7,6 +7,7 @@
 #include "blocklist.h"
 #include "ranges.h"
 #include "exact.h"
+#include "packet_fpr.h"
 #include "prefixes.h"
 
 /* More keys than this for one prefix is a mistake of plan, not a list: refuse. */
@@ -89,7 +90,7 @@ int blocklist_name_keys(const __u64 hash_key[2], const struct entry *e, __u64 ou
 		out[0] = name_hash(hash_key, e->name);
 		return 1;
 	case ENTRY_URL:
-		*kinds = BLOOMXDP_HAS_URLS;
+		*kinds = BLOOMXDP_HAS_URLS | BLOOMXDP_HAS_URL_DEPTH(name_labels(e->name));
 		host = name_hash(hash_key, e->name);
 		/* The entry's own path is the last of its prefixes. */
 		n = path_prefix_hashes(hash_key, e->path, strlen(e->path), prefix, NULL);
@@ -174,6 +175,42 @@ __u64 blocklist_keys(const struct filter *f, const struct entry *e)
 	if (target < 0 || (__u32)target == len)
 		return 1;
 	return target - len >= 64 ? ~0ULL : 1ULL << (target - len);
+}
+
+void blocklist_probes_after(const struct filter *f, const struct entry *entries, int n,
+			    __u32 match, struct packet_probes *pp)
+{
+	__u8 lengths[BLOOMXDP_MAX_PREFIX_LENGTHS];
+	__u64 kinds = filter_header(f), more, word, keys[2];
+	__u64 added[2][3] = {};	/* per family, the new lengths 0..128 as a bit set */
+	__u32 probes[2], fam, len, i;
+	int j;
+
+	for (j = 0; j < n; j++) {
+		if (entries[j].kind != ENTRY_ADDR) {
+			if (blocklist_name_keys(f->hash_key, &entries[j], keys, &more) > 0)
+				kinds |= more;
+			continue;
+		}
+		fam = key_family(&entries[j].addr) == BLOOMXDP_KEY_IPV6;
+		len = key_prefix_len(&entries[j].addr);
+		kinds |= fam ? BLOOMXDP_HAS_IPV6 : BLOOMXDP_HAS_IPV4;
+		/* No probed length covers it: it becomes one of its own (insert_addr()). */
+		if (target_length(f, key_family(&entries[j].addr), len) < 0 && len <= 128)
+			added[fam][len / 64] |= 1ULL << (len % 64);
+	}
+	for (fam = 0; fam < 2; fam++) {
+		word = filter_header_word(f, fam ? BLOOMXDP_HDR_V6_LENGTHS :
+						   BLOOMXDP_HDR_V4_LENGTHS);
+		probes[fam] = prefix_word_lengths(word, lengths);
+		if (BLOOMXDP_IS_RANGES_WORD(word))
+			continue;
+		for (i = 0; i < 3; i++)
+			probes[fam] += __builtin_popcountll(added[fam][i]);
+		if (probes[fam] > BLOOMXDP_MAX_PREFIX_LENGTHS)
+			probes[fam] = BLOOMXDP_MAX_PREFIX_LENGTHS;
+	}
+	packet_probes_set(pp, match, kinds, probes[0], probes[1]);
 }
 
 struct cover_ctx {

@@ -37,6 +37,14 @@ int blocklist_name_keys(const __u64 hash_key[2], const struct entry *e, __u64 ou
 __u64 blocklist_keys(const struct filter *f, const struct entry *e);
 
 /*
+ * The probes a packet would take per field (packet_fpr.h) once entries[0..n)
+ * are added to f: new name depths, URL host depths and prefix lengths count.
+ */
+struct packet_probes;
+void blocklist_probes_after(const struct filter *f, const struct entry *entries, int n,
+			    __u32 match, struct packet_probes *pp);
+
+/*
  * Decides an entry as the XDP program would decide a packet carrying it: an
  * address (a prefix: its first address, probed at lengths up to its own), a
  * name in a DNS query / TLS SNI / HTTP Host, or a URL requested over HTTP.

@@ -13,6 +13,7 @@
 #include "json.h"
 #include "layout.h"
 #include "log.h"
+#include "packet_fpr.h"
 #include "sizing.h"
 
 /* Fill levels shown, in percent of capacity. */
@@ -126,6 +127,10 @@ struct list_report {
 	bool verify;
 	struct bloom_plan load;	/* the filter a load of the list makes */
 	bool load_planned;
+	struct packet_probes probes;	/* per packet and field, on an attachment of --match */
+	double target;		/* --fpr, per packet */
+	double probe_fpr;	/* per probe, what a load sizes for */
+	double load_fpr;	/* per key of the load's filter with the list's keys */
 };
 
 static void report_text(const struct list_report *r)
@@ -165,6 +170,15 @@ static void report_text(const struct list_report *r)
 		       "adds): %llu bytes%s\n", (unsigned long long)r->load.capacity,
 		       (unsigned long long)bloom_plan_map_bytes(&r->load),
 		       r->verify ? ", and the exact copy" : "");
+	if (r->load_planned) {
+		char text[256];
+
+		printf("per packet    %.3g at most (target %g; %.3g per probe, up to %u probes): "
+		       "%s\n",
+		       packet_worst_fpr(&r->probes, r->load_fpr), r->target, r->probe_fpr,
+		       packet_worst_probes(&r->probes),
+		       packet_fpr_text(&r->probes, r->load_fpr, text, sizeof(text)));
+	}
 	if (r->verify)
 		printf("exact copy    %llu bytes (--verify; kernel accounting), %.1f bytes per entry\n",
 		       (unsigned long long)r->exact_bytes,
@@ -202,6 +216,9 @@ static void report_json(struct json *j, const struct list_report *r)
 	if (r->load_planned) {
 		json_kv_u64(j, "load_sized_for", r->load.capacity);
 		json_kv_u64(j, "load_bytes", bloom_plan_map_bytes(&r->load));
+		json_kv_double(j, "probe_fpr", "%.6g", r->probe_fpr);
+		json_kv_double(j, "estimated_fpr", "%.6g", r->load_fpr);
+		packet_fpr_json(j, &r->probes, r->load_fpr);
 	}
 	json_object_end(j);
 }
@@ -219,6 +236,7 @@ struct plan_opts {
 	bool lenient;
 	const char *column;
 	struct file_list where;
+	__u32 match;		/* BLOOMXDP_MATCH_*: the probes per packet */
 };
 
 /* Reads the lists, plans prefixes; with --verify builds the exact copy to measure it. */
@@ -321,7 +339,15 @@ static int run_plan(const struct cli_call *call)
 		};
 		__u64 need_bytes;
 
+		/* --fpr per packet: each probe at the rate that keeps the worst packet within it. */
+		list_build_probes(&report.build, o->match, &report.probes);
+		report.target = o->fpr;
+		report.probe_fpr = packet_probe_fpr(&report.probes, o->fpr);
+		need.fpr = report.probe_fpr;
 		report.load_planned = !generation_plan(&need, &report.load, &need_bytes);
+		if (report.load_planned)
+			report.load_fpr = bloom_layout_fpr(o->layout, report.load.bits,
+							   report.load.hashes, report.keys);
 	}
 	if (call->json) {
 		struct json j;
@@ -362,6 +388,9 @@ static const struct option_spec plan_options[] = {
 	OPTION("layout", 'L', OPT_ENUM, P(layout), "L",
 	       "every layout is shown side by side, the details\nare for this one",
 	       .values_fn = layout_values),
+	OPTION("match", 'm', OPT_ENUM_SET, P(match), "WHAT",
+	       "as for attach: the fields a packet is probed\nfor (--fpr is per packet)",
+	       .values = match_values),
 	OPTION("lenient", 0, OPT_FLAG, P(lenient), NULL, "as for load"),
 	OPTION("column", 0, OPT_TEXT, P(column), "N[,M]", "as for load"),
 	OPTION("where", 0, OPT_FILES, P(where), "COL=VALUE", "as for load"),
@@ -372,6 +401,7 @@ static const struct option_spec plan_options[] = {
 static const struct plan_opts plan_defaults = {
 	.capacity = DEFAULT_CAPACITY, .fpr = DEFAULT_FPR, .format = FORMAT_AUTO,
 	.prefix_probes = LIST_DEFAULT_PREFIX_PROBES, .layout = DEFAULT_LAYOUT,
+	.match = BLOOMXDP_MATCH_SRC,
 };
 
 const struct command command_plan = {

@@ -401,6 +401,9 @@ static void status_json(const struct status_view *v)
 	json_kv_double(&j, "estimated_fpr", "%.6g", g->fpr);
 	json_kv_double(&j, "estimated_fpr_fill", "%.6g", g->fpr_fill);
 	json_kv_double(&j, "target_fpr", "%g", g->target);
+	/* --fpr is per packet: each field's chance, from the per-key estimate. */
+	json_kv_double(&j, "probe_fpr", "%.6g", g->probe_fpr);
+	packet_fpr_json(&j, &g->probes, g->fpr);
 	json_kv_u64(&j, "generation", g->st.generation);
 	json_kv_string(&j, "loaded_at", v->loaded);
 	json_kv_bool(&j, "verify", cfg->verify);
@@ -434,7 +437,7 @@ static void status_text_filter(const struct status_view *v)
 {
 	const struct bloomxdp_config *cfg = v->cfg;
 	const struct filter_gauges *g = &v->g;
-	char l4[64], l6[64];
+	char l4[64], l6[64], text[256];
 
 	printf("capacity        %llu keys at attach; the live filter is sized for %llu\n",
 	       (unsigned long long)cfg->capacity, (unsigned long long)g->sized_for);
@@ -453,10 +456,13 @@ static void status_text_filter(const struct status_view *v)
 		printf("fill ratio      %.6f (%llu bits set)\n", g->fill,
 		       (unsigned long long)g->set_bits);
 	if (isnan(g->fpr_fill))
-		printf("estimated FPR   %.3g from entries (target %g)\n", g->fpr, g->target);
+		printf("estimated FPR   %.3g per key from entries (sized for %.3g)\n", g->fpr,
+		       g->probe_fpr);
 	else
-		printf("estimated FPR   %.3g from entries, %.3g from fill (target %g)\n", g->fpr,
-		       g->fpr_fill, g->target);
+		printf("estimated FPR   %.3g per key from entries, %.3g from fill (sized for "
+		       "%.3g)\n", g->fpr, g->fpr_fill, g->probe_fpr);
+	printf("per packet      %.3g at most (target %g): %s\n", g->packet_fpr_worst, g->target,
+	       packet_fpr_text(&g->probes, g->fpr, text, sizeof(text)));
 	printf("prefix lengths  IPv4 %s, IPv6 %s (probes per packet: one per length)\n",
 	       lengths_text(g->v4_lengths, l4, sizeof(l4)),
 	       lengths_text(g->v6_lengths, l6, sizeof(l6)));

@@ -19,6 +19,7 @@
 #include "listbuild.h"
 #include "loader.h"
 #include "log.h"
+#include "packet_fpr.h"
 #include "ranges.h"
 #include "savefile.h"
 #include "sizing.h"
@@ -75,6 +76,11 @@ int fleet_compile(char **files, int nfiles, const struct fleet_compile_opts *o, 
 		if (b.cost[fam].use_ranges)
 			other += b.cost[fam].range_bytes;
 	{
+		/*
+		 * --fpr per packet, whatever a node matches: each probe at the rate
+		 * that keeps the worst packet of every field within it (packet_fpr.h).
+		 */
+		struct packet_probes pp;
 		struct generation_need need = {
 			.layout = o->layout, .hashes = ops->hashes(o->fpr), .fpr = o->fpr,
 			.keys = b.keys, .floor = GENERATION_MIN_KEYS,
@@ -82,6 +88,9 @@ int fleet_compile(char **files, int nfiles, const struct fleet_compile_opts *o, 
 			.other_bytes = other,
 		};
 
+		list_build_probes(&b, BLOOMXDP_MATCH_SRC | BLOOMXDP_MATCH_DST | BLOOMXDP_MATCH_NAMES,
+				  &pp);
+		need.fpr = packet_probe_fpr(&pp, o->fpr);
 		ret = generation_plan(&need, &plan, &need_bytes);
 	}
 	if (ret) {
@@ -102,7 +111,8 @@ int fleet_compile(char **files, int nfiles, const struct fleet_compile_opts *o, 
 			  ret == -ENOMEM ? "out of memory" : err);
 		goto cleanup;
 	}
-	meta.fpr_ppb = cfg.fpr_ppb;
+	/* The target, not the rate per probe: a node attaches with the k of the target. */
+	meta.fpr_ppb = (__u64)(o->fpr * BLOOMXDP_PPB + 0.5);
 	meta.entries = b.read;
 	meta.keys = b.keys;
 	meta.capacity = plan.capacity;

@@ -18,6 +18,7 @@
 #include "listbuild.h"
 #include "lists.h"
 #include "log.h"
+#include "packet_fpr.h"
 #include "named.h"
 #include "sizing.h"
 #include "suffixes.h"
@@ -79,6 +80,32 @@ static int add_allowed(struct attachment *att, const struct parsed_args *p)
 }
 
 /*
+ * add: -EOVERFLOW when the entries add a probe per packet (a new prefix
+ * length, name depth or URL host depth) that takes the worst unlisted
+ * packet's chance of a false drop past the target, at the filter's size with
+ * keys keys. A generation that was already past it (sized per probe by an
+ * older bloomxdp) is not made to refuse adds that add no probe.
+ */
+static int add_check_probes(const struct attachment *att, const struct filter *f,
+			    const struct entry *parsed, int n, double keys)
+{
+	double target = (double)att->config.fpr_ppb / BLOOMXDP_PPB, p, before, after;
+	__u64 bits = f->ops->bits(f);
+	struct packet_probes now, then;
+
+	if (!(keys < (double)~0ULL))
+		return -EOVERFLOW;
+	p = bloom_layout_fpr(att->config.layout, bits, f->hashes, (__u64)keys);
+	packet_probes_of_header(&now, att->config.match, filter_header(f),
+				filter_header_word(f, BLOOMXDP_HDR_V4_LENGTHS),
+				filter_header_word(f, BLOOMXDP_HDR_V6_LENGTHS));
+	blocklist_probes_after(f, parsed, n, att->config.match, &then);
+	before = packet_worst_fpr(&now, p);
+	after = packet_worst_fpr(&then, p);
+	return after > target && after > before ? -EOVERFLOW : 0;
+}
+
+/*
  * add: refused, with nothing changed, when the keys would take the live
  * filter past the keys it is sized for, i.e. its FPR past the target:
  * -EOVERFLOW, unprinted, when the state can rebuild the list with them
@@ -90,15 +117,25 @@ static int add_check_room(const struct attachment *att, const struct filter *f,
 {
 	__u64 capacity = st->capacity ? st->capacity : att->config.capacity, keys;
 	double now = filter_keys_now(f, st);
-	int i;
+	int i, ret;
 
 	*added = 0;
 	for (i = 0; i < n; i++) {
 		keys = blocklist_keys(f, &parsed[i]);
 		*added = keys > ~0ULL - *added ? ~0ULL : *added + keys;
 	}
-	if (generation_has_room(now, *added, capacity))
-		return 0;
+	if (generation_has_room(now, *added, capacity)) {
+		ret = add_check_probes(att, f, parsed, n, now + *added);
+		if (ret != -EOVERFLOW || !list_state_current(att->ifname, state_dir, false,
+							     st->generation))
+			return ret;
+		log_error("%d entr%s would add a probe per packet (a new prefix length or name "
+			  "depth) and take the chance that %s drops an unlisted packet past %g: "
+			  "nothing was added; 'bloomxdp load' the whole list with them, which sizes "
+			  "a new filter for its probes", n, n == 1 ? "y" : "ies", att->ifname,
+			  (double)att->config.fpr_ppb / BLOOMXDP_PPB);
+		return -ENOSPC;
+	}
 	if (!list_state_current(att->ifname, state_dir, false, st->generation))
 		return -EOVERFLOW;
 	log_error("%d entr%s (%llu keys) would take the filter of %s past the %llu keys it is "

@@ -15,6 +15,7 @@
 #include "layout.h"
 #include "expiry.h"
 #include "listbuild.h"
+#include "packet_fpr.h"
 #include "lists.h"
 #include "log.h"
 #include "named.h"
@@ -56,10 +57,10 @@ static __u64 load_max_memory(const struct list_opts *o, const struct bloomxdp_st
 /* A list that would need more than --max-memory: what it needs, and what to do. */
 static void explain_too_big(const struct attachment *att, const struct list_build *b,
 			    const struct list_opts *o, __u64 need_bytes, __u64 exact_bytes,
-			    __u64 max_memory)
+			    __u64 max_memory, double fpr, __u32 probes)
 {
-	double fpr = (double)att->config.fpr_ppb / BLOOMXDP_PPB;
-	char exact[128] = "", hint[128] = "";
+	double target = (double)att->config.fpr_ppb / BLOOMXDP_PPB;
+	char exact[128] = "", hint[128] = "", per[128] = "";
 
 	if (exact_bytes)
 		snprintf(exact, sizeof(exact), ", %llu of them %s", (unsigned long long)exact_bytes,
@@ -70,15 +71,19 @@ static void explain_too_big(const struct attachment *att, const struct list_buil
 	if (b->keys > 2 * b->read && o->prefix_probes < BLOOMXDP_MAX_PREFIX_LENGTHS)
 		snprintf(hint, sizeof(hint), ", or more --prefix-probes than %llu (fewer keys)",
 			 (unsigned long long)o->prefix_probes);
+	/* Why the rate is lower than --fpr: a packet takes several probes. */
+	if (fpr < target)
+		snprintf(per, sizeof(per), " per probe (--fpr %g per packet, which takes up to %u "
+			 "probes)", target, probes);
 	if (!need_bytes)
-		log_error("the list makes %llu keys: no filter holds that many at FPR %g (m is "
+		log_error("the list makes %llu keys: no filter holds that many at FPR %g%s (m is "
 			  "at most 2^32 bits); load a shorter list%s; the live list of %s is "
-			  "unchanged", (unsigned long long)b->keys, fpr, hint, att->ifname);
+			  "unchanged", (unsigned long long)b->keys, fpr, per, hint, att->ifname);
 	else
-		log_error("the list makes %llu keys, which need %llu bytes at FPR %g%s, over "
+		log_error("the list makes %llu keys, which need %llu bytes at FPR %g%s%s, over "
 			  "--max-memory %llu: load it with --max-memory %llu or more%s; the live "
 			  "list of %s is unchanged", (unsigned long long)b->keys,
-			  (unsigned long long)need_bytes, fpr, exact,
+			  (unsigned long long)need_bytes, fpr, per, exact,
 			  (unsigned long long)max_memory, (unsigned long long)need_bytes, hint,
 			  att->ifname);
 }
@@ -91,9 +96,11 @@ static int size_generation(const struct attachment *att, const struct list_build
 			   const struct list_opts *o, __u64 max_memory, __u64 exact_bytes,
 			   struct bloom_plan *plan)
 {
+	double target = (double)att->config.fpr_ppb / BLOOMXDP_PPB;
+	struct packet_probes pp;
 	struct generation_need need = {
 		.layout = att->config.layout, .hashes = att->config.hashes,
-		.fpr = (double)att->config.fpr_ppb / BLOOMXDP_PPB, .keys = b->keys,
+		.fpr = target, .keys = b->keys,
 		/* attach's --capacity sized generation 0; loads follow their lists. */
 		.floor = GENERATION_MIN_KEYS, .max_memory = max_memory,
 		.other_bytes = exact_bytes,
@@ -101,13 +108,33 @@ static int size_generation(const struct attachment *att, const struct list_build
 	__u64 need_bytes;
 	int ret;
 
+	/* --fpr is per packet: each probe at the rate that keeps the worst packet within it. */
+	list_build_probes(b, att->config.match, &pp);
+	need.fpr = packet_probe_fpr(&pp, target);
 	ret = generation_plan(&need, plan, &need_bytes);
 	if (ret == -E2BIG)
-		explain_too_big(att, b, o, need_bytes, exact_bytes, max_memory);
+		explain_too_big(att, b, o, need_bytes, exact_bytes, max_memory, need.fpr,
+				packet_worst_probes(&pp));
 	else if (ret)
 		log_error("cannot size a filter for the list at FPR %g: %s; the live list of %s is "
 			  "unchanged", need.fpr, strerror(-ret), att->ifname);
 	return ret;
+}
+
+/* The new filter: its size, and its estimated FPR per key and per packet. */
+static void print_filter(const struct attachment *att, const struct list_build *b,
+			 const struct bloom_plan *plan, __u64 previous, __u64 bytes)
+{
+	double key_fpr = bloom_layout_fpr(plan->layout, plan->bits, plan->hashes, b->keys);
+	struct packet_probes pp;
+
+	list_build_probes(b, att->config.match, &pp);
+	printf("filter sized for %llu keys (the list makes %llu; the previous filter was sized "
+	       "for %llu): %llu bytes, estimated FPR %.3g per key, %.3g per packet at most (up "
+	       "to %u probes), at FPR %g asked\n", (unsigned long long)plan->capacity,
+	       (unsigned long long)b->keys, (unsigned long long)previous,
+	       (unsigned long long)bytes, key_fpr, packet_worst_fpr(&pp, key_fpr),
+	       packet_worst_probes(&pp), (double)att->config.fpr_ppb / BLOOMXDP_PPB);
 }
 
 static double seconds_since(const struct timespec *start)
@@ -335,6 +362,7 @@ int list_load_union(struct attachment *att, const struct list_opts *o, struct li
 	if (ret)
 		goto cleanup;
 	max_memory = load_max_memory(o, &live);
+	build.range_budget = max_memory / 2;
 	if (att->config.verify) {
 		ret = exact_set_create(&exact, exact_room_for_memory(max_memory));
 		if (ret) {
@@ -491,12 +519,7 @@ int list_load_union(struct attachment *att, const struct list_opts *o, struct li
 	printf("loaded %llu entries into %s in %.2f s%s\n", (unsigned long long)build.read,
 	       att->ifname, seconds_since(&start), np.n ? " (the union of its lists)" : "");
 	print_prefix_plans(build.plan, build.cost);
-	printf("filter sized for %llu keys (the list makes %llu; the previous filter was sized "
-	       "for %llu): %llu bytes, estimated FPR %.3g at FPR %g asked\n",
-	       (unsigned long long)plan.capacity, (unsigned long long)build.keys,
-	       (unsigned long long)live.capacity, (unsigned long long)filter_map_bytes(&f),
-	       bloom_layout_fpr(plan.layout, plan.bits, plan.hashes, build.keys),
-	       (double)att->config.fpr_ppb / BLOOMXDP_PPB);
+	print_filter(att, &build, &plan, live.capacity, filter_map_bytes(&f));
 	warn_unmatched_kinds(&f, &att->config, att->ifname);
 	/* After the swap: a crash in between leaves the state a generation behind (README). */
 	for (i = 0, ret = 0; i < nt && !ret; i++)

@@ -8,6 +8,8 @@
 
 #include "blocklist.h"
 #include "listbuild.h"
+#include "packet_fpr.h"
+#include "sizing.h"
 #include "lists.h"
 #include "suffixes.h"
 
@@ -23,6 +25,8 @@ void list_build_init(struct list_build *b, struct filter *filter, __u32 max_prob
 	b->counts[0].width = 32;
 	b->counts[1].width = 128;
 	b->opts.notes = &b->notes;
+	/* What load allows by default: half of a generation for one family's intervals. */
+	b->range_budget = default_max_memory() / 2;
 	range_set_init(&b->ranges[0], BLOOMXDP_KEY_IPV4);
 	range_set_init(&b->ranges[1], BLOOMXDP_KEY_IPV6);
 }
@@ -215,6 +219,10 @@ static int plan_ranges(struct list_build *b, int fam)
 	c->entries = b->plan[fam].entries;
 	c->expanded = b->plan[fam].expanded;
 	c->probes = b->plan[fam].ntargets;
+	c->budget = b->range_budget;
+	/* In the Bloom filter, its keys would be sized for the target over its probes. */
+	if (c->probes > 1)
+		bits_per_key += log(c->probes) / (ln2 * ln2);
 	if (!b->ranges_ok || !c->entries || !(b->filter || b->bloom))
 		return 0;
 	/* Intervals the model cannot choose are counted, not kept (a list of hosts). */
@@ -268,6 +276,19 @@ int list_build_finish(struct list_build *b, char err[LIST_ERROR_LEN])
 		if (!b->cost[fam].use_ranges)
 			b->keys += (__u64)b->plan[fam].expanded;
 	return b->filter ? list_build_insert(b, b->filter, err) : 0;
+}
+
+void list_build_probes(const struct list_build *b, __u32 match, struct packet_probes *pp)
+{
+	__u64 kinds = b->kinds;
+	__u32 t[2], fam;
+
+	for (fam = 0; fam < 2; fam++) {
+		t[fam] = b->cost[fam].use_ranges ? 0 : b->plan[fam].ntargets;
+		if (b->plan[fam].entries)
+			kinds |= fam ? BLOOMXDP_HAS_IPV6 : BLOOMXDP_HAS_IPV4;
+	}
+	packet_probes_set(pp, match, kinds, t[0], t[1]);
 }
 
 /* target[len]: the shortest probed length >= len, or 255 when none is. */

@@ -71,6 +71,7 @@ struct list_build {
 	bool ranges_ok;
 	__u32 store;			/* enum range_store */
 	double bits_per_key;		/* 0: as at FPR 1% */
+	__u64 range_budget;		/* bytes a family's intervals may take for auto (0: none) */
 	struct range_cost cost[2];	/* [0] IPv4, [1] IPv6, after list_build_finish() */
 	struct range_set ranges[2];	/* of the families whose cost.use_ranges */
 	const struct entry_set *skip;	/* entries not to read (del), or NULL */
@@ -95,6 +96,13 @@ const char *list_suffixes_text(const struct list_suffixes *s, char *buf, size_t 
 
 /* Plans the prefix lengths and counts the keys; with a filter, inserts them all. */
 int list_build_finish(struct list_build *b, char err[LIST_ERROR_LEN]);
+
+/*
+ * After list_build_finish(): the Bloom probes a packet takes per field on an
+ * attachment matching match, for the filter of this list (packet_fpr.h).
+ */
+struct packet_probes;
+void list_build_probes(const struct list_build *b, __u32 match, struct packet_probes *pp);
 
 /* After list_build_finish() of a build with bloom set: inserts every key into f. */
 int list_build_insert(struct list_build *b, struct filter *f, char err[LIST_ERROR_LEN]);

@@ -57,7 +57,7 @@ int filter_gauges_read(const struct attachment *att, struct filter_gauges *g)
 {
 	const struct bloomxdp_config *cfg = &att->config;
 	struct filter f = { .map_fd = -1 };
-	int ret;
+	int ret, i;
 
 	memset(g, 0, sizeof(*g));
 	ret = attachment_active(att, BLOOMXDP_ACTIVE_BLOCK, &g->slot);
@@ -107,6 +107,12 @@ int filter_gauges_read(const struct attachment *att, struct filter_gauges *g)
 	}
 	g->fpr = bloom_layout_fpr(cfg->layout, g->bits, cfg->hashes, g->keys);
 	g->target = (double)cfg->fpr_ppb / BLOOMXDP_PPB;
+	packet_probes_of_header(&g->probes, cfg->match, filter_header(&f), g->v4_lengths,
+				g->v6_lengths);
+	for (i = 0; i < PACKET_FIELDS; i++)
+		g->packet_fpr[i] = packet_field_fpr(&g->probes, i, g->fpr);
+	g->packet_fpr_worst = packet_worst_fpr(&g->probes, g->fpr);
+	g->probe_fpr = packet_probe_fpr(&g->probes, g->target);
 cleanup:
 	filter_close(&f);
 	return ret;
@@ -248,6 +254,22 @@ int metrics_write(FILE *out, const struct iface_metrics *m, size_t n)
 			/* Unknown is absent rather than NaN, which alerts would compare. */
 			if (!isnan(v))
 				sample_double(out, gauges[j].name, &m[i], v);
+		}
+	}
+	family(out, "bloomxdp_filter_packet_fpr", "gauge",
+	       "estimated chance that an unlisted packet is dropped by a false positive of the "
+	       "live filter, per match field (ipv4, ipv6: its address fields; dns, http, sni: "
+	       "its name; worst: a packet's address and name together; 0: exact or not looked up; "
+	       "with --verify such a hit is checked against the exact copy and passed)");
+	for (i = 0; i < n; i++) {
+		for (j = 0; j <= PACKET_FIELDS; j++) {
+			if (j < PACKET_FIELDS && !(m[i].gauges.probes.used & (1U << j)))
+				continue;
+			sample_start(out, "bloomxdp_filter_packet_fpr", &m[i]);
+			fprintf(out, ",field=\"%s\"} %.17g\n",
+				j < PACKET_FIELDS ? packet_field_names[j] : "worst",
+				j < PACKET_FIELDS ? m[i].gauges.packet_fpr[j] :
+						    m[i].gauges.packet_fpr_worst);
 		}
 	}
 	family(out, "bloomxdp_filter_loaded_timestamp_seconds", "gauge",

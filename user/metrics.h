@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <bloomxdp/common.h>
+#include "packet_fpr.h"
 
 /* The counters of struct bloomxdp_counters, in X-macro order: names and help. */
 #define BLOOMXDP_NCOUNTERS (sizeof(struct bloomxdp_counters) / sizeof(__u64))
@@ -31,6 +32,11 @@ struct filter_gauges {
 	double fpr_fill;		/* estimated from the fill; NAN as fill */
 	double distinct;		/* distinct keys estimated from the fill, or the keys */
 	double target;			/* attach's --fpr */
+	/* Per packet (packet_fpr.h): the probes of each field, and the chance at fpr each. */
+	struct packet_probes probes;
+	double packet_fpr[PACKET_FIELDS];	/* 0 for a field not matched or not probed */
+	double packet_fpr_worst;		/* a packet's address and name fields together */
+	double probe_fpr;			/* the per-probe rate a load sizes for */
 };
 
 /* Reads the live filter of an open attachment. Prints the error. */

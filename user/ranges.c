@@ -459,6 +459,7 @@ __u64 range_cost_max_intervals(const struct range_cost *c, __u32 family, double 
 			       enum range_store store)
 {
 	struct range_cost most = *c;
+	__u64 by_bytes, by_budget = 0;
 
 	/* Merging never makes more intervals than entries; fewer only make them cheaper. */
 	most.intervals = c->entries;
@@ -467,7 +468,10 @@ __u64 range_cost_max_intervals(const struct range_cost *c, __u32 family, double 
 		return UINT64_MAX;
 	if (!c->entries || store == RANGE_STORE_BLOOM)
 		return 0;
-	return RANGE_MEMORY_FACTOR * most.bloom_bytes / range_set_bytes(family, 1);
+	by_bytes = RANGE_MEMORY_FACTOR * most.bloom_bytes / range_set_bytes(family, 1);
+	if (c->probes > 1)
+		by_budget = c->budget / range_set_bytes(family, 1);
+	return by_bytes > by_budget ? by_bytes : by_budget;
 }
 
 void range_cost_decide(struct range_cost *c, __u32 family, double bits_per_key,
@@ -487,5 +491,6 @@ void range_cost_decide(struct range_cost *c, __u32 family, double bits_per_key,
 	else
 		c->use_ranges = !isfinite(c->expanded) ||
 				c->expanded > RANGE_EXPANSION_BOUND * c->entries ||
-				c->range_bytes <= RANGE_MEMORY_FACTOR * c->bloom_bytes;
+				c->range_bytes <= RANGE_MEMORY_FACTOR * c->bloom_bytes ||
+				(c->probes > 1 && c->range_bytes <= c->budget);
 }

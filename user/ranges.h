@@ -82,7 +82,9 @@ int range_set_count(int outer_fd, __u32 slot, __u64 *n);
  * target FPR, probes per packet) against its intervals (bytes, search steps).
  * Intervals are chosen when the expansion is refused, when it multiplies
  * the keys by more than RANGE_EXPANSION_BOUND, or when the intervals take
- * at most RANGE_MEMORY_FACTOR times the Bloom bytes: they are exact. Else
+ * at most RANGE_MEMORY_FACTOR times the Bloom bytes, or when the Bloom filter
+ * would take more than one probe and the intervals fit in range_cost.budget
+ * (false drops weigh, not only bytes): they are exact. Else
  * (hosts, or prefixes of few lengths, many of them) the Bloom filter is
  * smaller by more than that, and its few probes cost less than a search.
  */
@@ -106,6 +108,12 @@ struct range_cost {
 	__u64 intervals;	/* after merging */
 	__u64 range_bytes;
 	__u32 steps;		/* ceil(log2(intervals + 1)) */
+	/*
+	 * auto: intervals whenever they take at most this many bytes and the
+	 * Bloom filter would take more than one probe (0: no such rule). They
+	 * drop no unlisted packet; the Bloom filter's probes each may.
+	 */
+	__u64 budget;
 	bool use_ranges;
 };
 

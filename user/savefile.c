@@ -207,7 +207,7 @@ static int decode_header(const __u8 h[SAVEFILE_HEADER_BYTES], __u64 size,
 			 struct savefile_info *in, char *why, size_t why_len)
 {
 	const __u64 kinds = BLOOMXDP_HAS_NAME_DEPTHS | BLOOMXDP_HAS_URLS | BLOOMXDP_HAS_IPV4 |
-			    BLOOMXDP_HAS_IPV6;
+			    BLOOMXDP_HAS_IPV6 | BLOOMXDP_HAS_URL_DEPTHS;
 	const struct layout_ops *ops;
 	int ret;
 

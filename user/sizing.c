@@ -18,12 +18,21 @@ __u32 bloom_hashes_for(double fpr)
 
 int bloom_plan_compute_k(__u64 capacity, double fpr, __u32 hashes, struct bloom_plan *plan)
 {
-	double bits;
+	double bits, for_k;
 
 	if (capacity == 0 || !(fpr > 0.0 && fpr < 1.0) || hashes < 1 ||
 	    hashes > BLOOMXDP_MAX_HASHES)
 		return -EINVAL;
 	bits = ceil(-(double)capacity * log(fpr) / (M_LN2 * M_LN2));
+	/*
+	 * k is the attachment's, chosen for --fpr: a rate per probe below it (a
+	 * packet of several probes) needs the m that meets it with this k,
+	 * (1 - e^(-kn/m))^k = p, m = -kn / ln(1 - p^(1/k)), a little more than
+	 * the classic m of the best k. (For k of p itself, the classic m, as ever.)
+	 */
+	for_k = ceil(-(double)hashes * capacity / log1p(-pow(fpr, 1.0 / hashes)));
+	if (hashes != bloom_hashes_for(fpr) && for_k > bits)
+		bits = for_k;
 	bits = ceil(bits / BLOOMXDP_WORD_BITS) * BLOOMXDP_WORD_BITS;
 	if (bits > (double)BLOOMXDP_MAX_BITS)
 		return -E2BIG;

@@ -178,6 +178,13 @@ struct bloomxdp_range_v6 {
 #define BLOOMXDP_HAS_URLS		(1ULL << 16)
 #define BLOOMXDP_HAS_IPV4		(1ULL << 17)
 #define BLOOMXDP_HAS_IPV6		(1ULL << 18)
+/*
+ * Depths (labels) of the hosts of URL entries, bits 32..47: user space only
+ * (the XDP program probes a URL marker at every host suffix), which counts a
+ * request's (host, path) probes from them to size the filter per packet.
+ */
+#define BLOOMXDP_HAS_URL_DEPTH(labels)	(1ULL << (31 + (labels)))
+#define BLOOMXDP_HAS_URL_DEPTHS		(0xffffULL << 32)
 
 /*
  * Prefixes are stored expanded to a few target lengths chosen from the list
