@@ -16,6 +16,7 @@
 
 #include "attachment.h"
 #include "cli.h"
+#include "fleet_node.h"
 #include "fleet_payload.h"
 #include "fleet_redis.h"
 #include "fleet_trust.h"
@@ -315,7 +316,8 @@ static int announce_full(redisContext *c, const struct publish_opts *o,
 	       (unsigned long long)info->entries, len, sha, id, key ? "signed with " : "unsigned",
 	       key ? key->fingerprint : "");
 	if (o->rollback)
-		printf(", the payload of version %llu (a rollback)", (unsigned long long)o->rollback);
+		printf(", the payload of version %llu (a rollback)",
+		       (unsigned long long)o->rollback);
 	printf("\n");
 	return 0;
 fail:
@@ -582,75 +584,122 @@ static int cmp_text(const void *a, const void *b)
 }
 
 /*
- * With --sign-key, after a delta: the whole set in force as "ENTRY=DEADLINE
- * ..." (sorted), signed with the delta's seq, for the nodes that start from a
- * snapshot (bloomxdp:<channel>:inforce_signed). Two publishers at once: the
- * last one written is the set of one of them; the next delta writes it again.
+ * The set in force the publisher signed last (bloomxdp:<channel>:inforce_signed),
+ * verified with its own key, into set: never the hash that any writer can
+ * change. None yet, or not verified: empty (said).
  */
-static int sign_inforce(redisContext *c, const char *channel, const struct fleet_key *key,
-			__u64 seq, char *why, size_t len)
+static int signed_set_read(redisContext *c, const char *channel, const struct fleet_key *key,
+			   struct fleet_entries *set, char *why, size_t len)
 {
-	char k[FLEET_KEY_MAX], sk[FLEET_KEY_MAX], seqt[24], sig[FLEET_SIG_HEX];
-	struct fleet_signed sg = { .channel = channel, .type = "inforce", .seq = seq };
-	redisReply *r = NULL, *w = NULL;
-	char **items = NULL, *text = NULL;
-	size_t i, n = 0, total = 1;
+	struct fleet_signed sg = { .channel = channel, .type = "inforce" };
+	char k[FLEET_KEY_MAX], seq[24], *text = NULL, *p, *tok, *save, *eq, *end;
+	const redisReply *e, *sig;
+	redisReply *r = NULL;
+	__u64 deadline;
 	int ret;
-	const char *hgetall[] = { "HGETALL", fleet_key(k, sizeof(k), channel, "inforce"), NULL };
+	const char *hgetall[] = { "HGETALL", fleet_key(k, sizeof(k), channel, "inforce_signed"),
+				  NULL };
 
 	ret = fleet_cmd(c, &r, why, len, hgetall);
 	if (ret)
 		return ret;
-	if (r->type != REDIS_REPLY_ARRAY || r->elements / 2 > FLEET_INFORCE_MAX) {
-		snprintf(why, len, "%s is not a set in force", k);
-		ret = -EPROTO;
+	e = fleet_field(r, "entries");
+	sig = fleet_field(r, "sig");
+	if (!e || !sig || !fleet_field_text(r, "seq", seq, sizeof(seq)) ||
+	    memchr(e->str, 0, e->len))
+		goto out;
+	sg.seq = strtoull(seq, NULL, 10);
+	sg.entries = e->str;
+	if (fleet_verify(key, &sg, sig->str, sig->len)) {
+		log_warn("publish: %s is not signed with %s: the signed set in force starts "
+			 "over from this delta", k, key->fingerprint);
 		goto out;
 	}
-	items = calloc(r->elements / 2 + 1, sizeof(*items));
-	ret = items ? 0 : -ENOMEM;
-	for (i = 0; !ret && i + 1 < r->elements; i += 2) {
-		const redisReply *e = r->element[i], *d = r->element[i + 1];
-
-		if (e->type != REDIS_REPLY_STRING || d->type != REDIS_REPLY_STRING ||
-		    e->len > FLEET_ENTRY_MAX || d->len > 20)
+	text = strdup(e->str);
+	ret = text ? 0 : -ENOMEM;
+	for (p = text; !ret && (tok = strtok_r(p, " ", &save)); p = NULL) {
+		eq = strrchr(tok, '=');
+		if (!eq || set->n >= FLEET_INFORCE_MAX)
 			continue;
-		items[n] = malloc(e->len + d->len + 2);
-		if (!items[n]) {
-			ret = -ENOMEM;
-			break;
-		}
-		snprintf(items[n], e->len + d->len + 2, "%.*s=%.*s", (int)e->len, e->str,
-			 (int)d->len, d->str);
-		total += strlen(items[n++]) + 1;
+		*eq = '\0';
+		deadline = strtoull(eq + 1, &end, 10);
+		if (!*end && (!deadline || deadline > (__u64)time(NULL)))
+			ret = fleet_entries_add(set, tok, deadline);
 	}
-	qsort(items, n, sizeof(*items), cmp_text);
-	text = ret ? NULL : calloc(1, total);
-	for (i = 0; text && i < n; i++) {
+	if (ret)
+		snprintf(why, len, "out of memory");
+out:
+	free(text);
+	freeReplyObject(r);
+	return ret;
+}
+
+/*
+ * With --sign-key, after a delta: the set in force for the nodes that start
+ * from a snapshot (bloomxdp:<channel>:inforce_signed: seq, entries as
+ * "ENTRY=DEADLINE ..." sorted, sig): the last signed set with this delta
+ * applied, signed with its seq. Entries added unsigned are not in it. Two
+ * publishers at once: the set of one of them; the next delta writes it again.
+ */
+static int sign_inforce(redisContext *c, const struct publish_opts *o, const struct fleet_key *key,
+			char **entries, int n, __u64 expires, __u64 seq, char *why, size_t len)
+{
+	char sk[FLEET_KEY_MAX], seqt[24], sig[FLEET_SIG_HEX];
+	struct fleet_signed sg = { .channel = o->channel, .type = "inforce", .seq = seq };
+	struct fleet_entries set = {};
+	redisReply *w = NULL;
+	char **items = NULL, *text = NULL;
+	size_t i, total = 1;
+	int ret;
+
+	ret = signed_set_read(c, o->channel, key, &set, why, len);
+	for (i = 0; !ret && i < (size_t)n; i++) {
+		if (o->add)
+			ret = fleet_entries_add(&set, entries[i], expires);
+		else
+			fleet_entries_remove(&set, entries[i]);
+	}
+	items = ret ? NULL : calloc(set.n + 1, sizeof(*items));
+	for (i = 0; items && i < set.n; i++) {
+		items[i] = malloc(strlen(set.e[i]) + 24);
+		if (!items[i])
+			break;
+		snprintf(items[i], strlen(set.e[i]) + 24, "%s=%llu", set.e[i],
+			 (unsigned long long)set.deadline[i]);
+		total += strlen(items[i]) + 1;
+	}
+	if (items && i == set.n) {
+		qsort(items, set.n, sizeof(*items), cmp_text);
+		text = calloc(1, total);
+	}
+	for (i = 0; text && i < set.n; i++) {
 		if (i)
 			strcat(text, " ");
 		strcat(text, items[i]);
 	}
-	if (!ret && !text)
+	if (!ret && !text) {
 		ret = -ENOMEM;
+		snprintf(why, len, "out of memory");
+	}
 	sg.entries = text;
-	if (!ret && fleet_sign(key, &sg, sig))
+	if (!ret && fleet_sign(key, &sg, sig)) {
 		ret = -EIO;
+		snprintf(why, len, "cannot sign the set in force");
+	}
 	snprintf(seqt, sizeof(seqt), "%llu", (unsigned long long)seq);
 	if (!ret) {
-		const char *hset[] = { "HSET", fleet_key(sk, sizeof(sk), channel, "inforce_signed"),
+		const char *hset[] = { "HSET", fleet_key(sk, sizeof(sk), o->channel,
+							 "inforce_signed"),
 				       "seq", seqt, "entries", text, "sig", sig, NULL };
 
 		ret = fleet_cmd(c, &w, why, len, hset);
 		freeReplyObject(w);
-	} else if (ret != -EPROTO) {
-		snprintf(why, len, "%s", ret == -ENOMEM ? "out of memory" : "cannot sign");
 	}
-out:
-	for (i = 0; items && i < n; i++)
+	for (i = 0; items && i < set.n; i++)
 		free(items[i]);
 	free(items);
 	free(text);
-	freeReplyObject(r);
+	fleet_entries_free(&set);
 	return ret;
 }
 
@@ -691,6 +740,59 @@ static char *join_entries(const char *type, char **entries, int n)
 	return joined;
 }
 
+/* Room in the set in force for n more: each node re-adds the whole set after every version. */
+static int inforce_room(redisContext *c, const char *inforce, int n, char *why, size_t len)
+{
+	const char *hlen[] = { "HLEN", inforce, NULL };
+	redisReply *r = NULL;
+	int ret;
+
+	prune_expired(c, inforce);
+	ret = fleet_cmd(c, &r, why, len, hlen);
+	if (!ret && (r->type != REDIS_REPLY_INTEGER || r->integer + n > FLEET_INFORCE_MAX)) {
+		snprintf(why, len, "the channel holds %lld entries from deltas, and at most %d "
+			 "stay in force: put them in the lists of a full version, then --del them",
+			 r->type == REDIS_REPLY_INTEGER ? r->integer : -1LL, FLEET_INFORCE_MAX);
+		ret = -ENOSPC;
+	}
+	freeReplyObject(r);
+	return ret;
+}
+
+/* HSET (add: each entry with its deadline, 0 none) or HDEL of the set in force. */
+static int inforce_command(redisContext *c, const struct publish_opts *o, const char *inforce,
+			   char **entries, int n, const char *expires, char *why, size_t len)
+{
+	int i, argc = o->add ? 2 * n + 2 : n + 2;
+	const char **argv = calloc(argc, sizeof(*argv));
+	size_t *lens = calloc(argc, sizeof(*lens));
+	redisReply *r = NULL;
+	int ret = -ENOMEM;
+
+	if (!argv || !lens) {
+		snprintf(why, len, "out of memory");
+		goto out;
+	}
+	argv[0] = o->add ? "HSET" : "HDEL";
+	argv[1] = inforce;
+	for (i = 0; i < n; i++) {
+		if (o->add) {
+			argv[2 + 2 * i] = entries[i];
+			argv[3 + 2 * i] = expires;
+		} else {
+			argv[2 + i] = entries[i];
+		}
+	}
+	for (i = 0; i < argc; i++)
+		lens[i] = strlen(argv[i]);
+	ret = fleet_command(c, argc, argv, lens, &r, why, len);
+	freeReplyObject(r);
+out:
+	free(argv);
+	free(lens);
+	return ret;
+}
+
 /* A delta: the entries into (or out of) the set in force and onto the stream, in one MULTI. */
 static int publish_delta(redisContext *c, const struct publish_opts *o,
 			 const struct fleet_key *key, char **entries, int n)
@@ -699,11 +801,9 @@ static int publish_delta(redisContext *c, const struct publish_opts *o,
 	char inforce[FLEET_KEY_MAX], stream[FLEET_KEY_MAX], keep[32], count[16], why[WHY_LEN];
 	char expires[24] = "0";
 	char seqt[24], sig[FLEET_SIG_HEX] = "";
-	const char **argv = NULL;
 	redisReply *r = NULL;
 	char *joined = NULL;
 	__u64 secs, seq = 0;
-	size_t i;
 	int ret;
 
 	if (o->timeout && (!o->add || expiry_parse(o->timeout, &secs))) {
@@ -718,33 +818,12 @@ static int publish_delta(redisContext *c, const struct publish_opts *o,
 	joined = join_entries(type, entries, n);
 	if (!joined)
 		return -EINVAL;
-	argv = calloc(2 * n + 2, sizeof(*argv));
-	if (!argv) {
-		ret = -ENOMEM;
-		snprintf(why, sizeof(why), "out of memory");
-		goto out;
-	}
 	fleet_key(inforce, sizeof(inforce), o->channel, "inforce");
 	fleet_key(stream, sizeof(stream), o->channel, "stream");
 	snprintf(keep, sizeof(keep), "%d", FLEET_STREAM_KEEP);
 	snprintf(count, sizeof(count), "%d", n);
 	if (o->add) {
-		/* Bounded: each node re-adds the whole set after every full version. */
-		const char *scard[] = { "HLEN", inforce, NULL };
-
-		prune_expired(c, inforce);
-		ret = fleet_cmd(c, &r, why, sizeof(why), scard);
-		if (!ret && (r->type != REDIS_REPLY_INTEGER ||
-			     r->integer + n > FLEET_INFORCE_MAX)) {
-			snprintf(why, sizeof(why), "the channel holds %lld entries from deltas, "
-				 "and at most %d stay in force: put them in the lists of a full "
-				 "version, then --del them",
-				 r->type == REDIS_REPLY_INTEGER ? r->integer : -1LL,
-				 FLEET_INFORCE_MAX);
-			ret = -ENOSPC;
-		}
-		freeReplyObject(r);
-		r = NULL;
+		ret = inforce_room(c, inforce, n, why, sizeof(why));
 		if (ret)
 			goto out;
 	}
@@ -773,33 +852,7 @@ static int publish_delta(redisContext *c, const struct publish_opts *o,
 	}
 	if (ret)
 		goto out;
-	/* The set in force: each entry with its deadline (0: none). */
-	argv[0] = o->add ? "HSET" : "HDEL";
-	argv[1] = inforce;
-	for (i = 0; i < (size_t)n; i++) {
-		if (o->add) {
-			argv[2 + 2 * i] = entries[i];
-			argv[3 + 2 * i] = expires;
-		} else {
-			argv[2 + i] = entries[i];
-		}
-	}
-	{
-		int argc = o->add ? 2 * n + 2 : n + 2;
-		size_t *lens = calloc(argc, sizeof(*lens));
-
-		if (!lens) {
-			ret = -ENOMEM;
-			snprintf(why, sizeof(why), "out of memory");
-			goto out;
-		}
-		for (i = 0; i < (size_t)argc; i++)
-			lens[i] = strlen(argv[i]);
-		ret = fleet_command(c, argc, argv, lens, &r, why, sizeof(why));
-		free(lens);
-		freeReplyObject(r);
-		r = NULL;
-	}
+	ret = inforce_command(c, o, inforce, entries, n, expires, why, sizeof(why));
 	if (!ret) {
 		const char *xadd[] = { "XADD", stream, "MAXLEN", "~", keep, "*", "type", type,
 				       "entries", joined, "count", count, "expires", expires,
@@ -824,8 +877,15 @@ static int publish_delta(redisContext *c, const struct publish_opts *o,
 			 r->element[1]->type == REDIS_REPLY_ERROR ? r->element[1]->str :
 			 "otherwise");
 	}
-	if (!ret && key)
-		ret = sign_inforce(c, o->channel, key, seq, why, sizeof(why));
+	if (!ret && key &&
+	    sign_inforce(c, o, key, entries, n, strtoull(expires, NULL, 10), seq, why,
+			 sizeof(why))) {
+		log_error("publish --%s: the delta is published, but its signed set in force was "
+			  "not written (%s): nodes with verify_key that start from a snapshot "
+			  "refuse the set until the next signed delta", type, why);
+		ret = -EIO;
+		goto out_published;
+	}
 	if (!ret)
 		printf("published %s of %d entr%s on channel %s, announced as %.*s, delta %llu, "
 		       "%s%s\n", type, n, n == 1 ? "y" : "ies", o->channel,
@@ -834,9 +894,9 @@ static int publish_delta(redisContext *c, const struct publish_opts *o,
 out:
 	if (ret)
 		log_error("publish --%s: %s; nothing was published", type, why);
+out_published:
 	freeReplyObject(r);
 	free(joined);
-	free(argv);
 	return ret;
 }
 

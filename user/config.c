@@ -377,7 +377,7 @@ static void daemon_key(struct parse *p, const char *key, const char *value)
 		else
 			snprintf(key[0] == 'c' ? cfg->channel : cfg->node, sizeof(cfg->channel),
 				 "%s", value);
-	} else if (!strcmp(key, "verify_key")) {
+	} else if (!strcmp(key, "verify-key")) {
 		if (value[0] != '/' || strlen(value) >= sizeof(cfg->verify_key))
 			parse_error(p, p->line, "verify_key = %s: expected the absolute path of the "
 				    "publisher's public key (PEM, Ed25519)", value);
