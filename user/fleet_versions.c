@@ -378,6 +378,9 @@ static int field_u64(const redisReply *fields, const char *name, __u64 *out)
 	return 0;
 }
 
+static int verify_full(struct fleet_node *f, const redisReply *fields, __u64 version,
+		       const char *sha, __u64 size, char *why, size_t len);
+
 /*
  * Whether a full version's announcement may be applied (fleet_trust.h): 0,
  * 1 when its payload is the one applied, -EBADMSG refused (why says it).
@@ -385,17 +388,16 @@ static int field_u64(const redisReply *fields, const char *name, __u64 *out)
 int fleet_full_allowed(struct fleet_node *f, const redisReply *fields, __u64 *version,
 		       char *why, size_t len)
 {
-	struct fleet_signed s = { .channel = f->channel, .type = "full" };
 	char sha[65];
-	const redisReply *sig;
+	__u64 size;
 
-	if (field_u64(fields, "version", version) || field_u64(fields, "size", &s.size) ||
+	if (field_u64(fields, "version", version) || field_u64(fields, "size", &size) ||
 	    !fleet_field_text(fields, "sha256", sha, sizeof(sha)) || strlen(sha) != 64) {
 		snprintf(why, len, "payload refused: an announcement without its version, size or "
 			 "sha256");
 		return -EBADMSG;
 	}
-	if (!strcmp(sha, f->sha))
+	if (!strcmp(sha, f->sha) && *version <= f->version)
 		return 1;
 	if (f->state_bad) {
 		snprintf(why, len, "version %llu refused: the node's state is unreadable (its log "
@@ -408,16 +410,31 @@ int fleet_full_allowed(struct fleet_node *f, const redisReply *fields, __u64 *ve
 			 (unsigned long long)*version, (unsigned long long)f->version);
 		return -EBADMSG;
 	}
-	if (!f->verify.pkey)
-		return 0;
-	s.version = *version;
+	if (f->verify.pkey && verify_full(f, fields, *version, sha, size, why, len))
+		return -EBADMSG;
+	/* The payload applied, as a newer version (a rollback to it): only the number moves. */
+	if (!strcmp(sha, f->sha)) {
+		f->version = *version;
+		return 1;
+	}
+	return 0;
+}
+
+/* A full version's signature by verify_key: 0, or -EBADMSG with why said. */
+static int verify_full(struct fleet_node *f, const redisReply *fields, __u64 version,
+		       const char *sha, __u64 size, char *why, size_t len)
+{
+	struct fleet_signed s = { .channel = f->channel, .type = "full", .size = size };
+	const redisReply *sig;
+
+	s.version = version;
 	s.sha256 = sha;
 	if (fleet_field(fields, "rollback") && field_u64(fields, "rollback", &s.rollback))
 		s.rollback = ~0ULL;	/* not a number: the signature cannot match */
 	sig = fleet_field(fields, "sig");
 	if (!sig || fleet_verify(&f->verify, &s, sig->str, sig->len)) {
 		snprintf(why, len, "version %llu refused: %s the publisher's key %s (verify_key)",
-			 (unsigned long long)*version,
+			 (unsigned long long)version,
 			 sig ? "its signature is not one of" : "it is not signed with",
 			 f->verify.fingerprint);
 		return -EBADMSG;

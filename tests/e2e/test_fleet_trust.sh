@@ -13,7 +13,8 @@
 #     delta replayed after its del, a set in force written into Redis for
 #     nodes that start from a snapshot: all refused, the signed list enforced;
 #   - a node whose state is unreadable applies nothing until it is removed.
-# Speaks TAP; needs root; about 60 s.
+#   - a verify_key that is not a key: the node does not start.
+# Speaks TAP; needs root; about 70 s.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/e2e/lib.sh
@@ -319,5 +320,15 @@ rm -f "$E2E_TMP/state/${NODE_IF[1]}/fleet-$CHANNEL.state"
 daemon_start 1
 if late=$(converged version=8 20); then ok "with the file removed, it takes version 8"; else
 	not_ok "with the file removed, it takes version 8" "late:$late"; fi
+
+# --- a verify_key that is not a key: the node does not start (no unsigned fallback)
+
+daemon_stop 1
+sed "s|^verify_key = .*|verify_key = $E2E_TMP/writer.txt|" "$E2E_TMP/node1.conf" \
+	>"$E2E_TMP/node1-bad.conf"
+check_fails "a node whose verify_key is no Ed25519 key refuses to start, saying why" nonzero \
+	"verify_key: .* is not a PEM public Ed25519 key" timeout 30 \
+	nsenter --net="/run/netns/${NODE_NS[1]}" -- "$BLOOMXDP" daemon "${NODE_IF[1]}" \
+	--config "$E2E_TMP/node1-bad.conf"
 
 tap_finish

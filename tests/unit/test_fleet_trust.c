@@ -365,9 +365,20 @@ static void test_node_versions(void **state)
 	snprintf(f->sha, sizeof(f->sha), "%s", SHA_B);
 	assert_int_equal(fleet_sign(&priv, &s, sig), 0);
 	assert_int_equal(fleet_full_allowed(f, announce(&a, 8, SHA_A, sig), &v, why, 512), 0);
+	/* The payload applied announced again as a newer version (a rollback to it): signed,
+	 * only the number moves; unsigned, refused. */
+	f->version = 8;
+	snprintf(f->sha, sizeof(f->sha), "%s", SHA_A);
+	assert_int_equal(fleet_full_allowed(f, announce(&a, 9, SHA_A, NULL), &v, why, 512),
+			 -EBADMSG);
+	assert_int_equal(f->version, 8);
+	s.version = 9;
+	assert_int_equal(fleet_sign(&priv, &s, sig), 0);
+	assert_int_equal(fleet_full_allowed(f, announce(&a, 9, SHA_A, sig), &v, why, 512), 1);
+	assert_int_equal(f->version, 9);
 	/* A node whose state is unreadable takes nothing. */
 	f->state_bad = true;
-	assert_int_equal(fleet_full_allowed(f, announce(&a, 8, SHA_A, sig), &v, why, 512),
+	assert_int_equal(fleet_full_allowed(f, announce(&a, 10, SHA_B, NULL), &v, why, 512),
 			 -EBADMSG);
 	assert_non_null(strstr(why, "state is unreadable"));
 	fleet_key_free(&priv);
