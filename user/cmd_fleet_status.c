@@ -44,7 +44,8 @@ static const char *when_text(__u64 t, char *buf, size_t len)
 }
 
 /* The stream's newest id (what every node should have reached), or "0-0". */
-static void stream_top(redisContext *c, const char *channel, struct fleet_id *top, __u64 *version)
+static void stream_top(redisContext *c, const char *channel, struct fleet_id *top, __u64 *version,
+		       bool *is_signed)
 {
 	char k[FLEET_KEY_MAX], why[WHY_LEN];
 	redisReply *r = NULL;
@@ -68,6 +69,8 @@ static void stream_top(redisContext *c, const char *channel, struct fleet_id *to
 				       NULL };
 
 		*version = !fleet_cmd(c, &r, why, sizeof(why), argv) ? field_u64(r, "version") : 0;
+		/* Signed by publish --sign-key (which key: the nodes with verify_key say). */
+		*is_signed = *version && fleet_field(r, "sig") && fleet_field(r, "sig")->len;
 	}
 	freeReplyObject(r);
 }
@@ -132,6 +135,7 @@ static int run_fleet(const struct cli_call *call)
 	redisReply *nodes = NULL, *h = NULL;
 	struct fleet_id top;
 	redisContext *c = NULL;
+	bool is_signed = false;
 	struct json j;
 	__u64 latest;
 	size_t i;
@@ -154,18 +158,19 @@ static int run_fleet(const struct cli_call *call)
 		log_error("fleet status: %s", why);
 		goto out;
 	}
-	stream_top(c, o->channel, &top, &latest);
+	stream_top(c, o->channel, &top, &latest, &is_signed);
 	if (call->json) {
 		json_start(&j, stdout);
 		json_object_start(&j);
 		json_kv_string(&j, "channel", o->channel);
 		json_kv_u64(&j, "latest_version", latest);
+		json_kv_bool(&j, "latest_signed", is_signed);
 		json_key(&j, "nodes");
 		json_array_start(&j);
 	} else {
-		printf("channel %s: latest version %llu, %zu node%s\n", o->channel,
-		       (unsigned long long)latest, nodes->elements,
-		       nodes->elements == 1 ? "" : "s");
+		printf("channel %s: latest version %llu (%s), %zu node%s\n", o->channel,
+		       (unsigned long long)latest, is_signed ? "signed" : "unsigned",
+		       nodes->elements, nodes->elements == 1 ? "" : "s");
 		printf("%-20s %-12s %8s %-20s %-20s %8s %7s %6s  %-23s  %s\n", "NODE", "IFNAME",
 		       "VERSION", "APPLIED", "SEEN", "LAG", "REFUSED", "ERRORS", "VERIFY KEY",
 		       "LAST ERROR");

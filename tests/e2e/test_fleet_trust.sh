@@ -232,9 +232,12 @@ check_eq "node 0 enforces version 4" "1 1 0" \
 	"$(listed "$C_LISTED") $(listed "$C_V2") $(listed "$C_WRITER")"
 fp=$(field 0 verify_key)
 status=$(timeout 30 "$BLOOMXDP" fleet status --redis "unix://$SOCK" --channel "$CHANNEL" 2>&1)
-if [[ $fp == SHA256:* ]] && grep -q "$fp" <<<"$status"; then
-	ok "fleet status shows the key each node verifies with"; diag "$(grep "n0 " <<<"$status")"
-else not_ok "fleet status shows the key each node verifies with" "verify_key=$fp" "$status"; fi
+if [[ $fp == SHA256:* ]] && grep -q "^n0 .* $fp " <<<"$status" &&
+   grep -q "latest version 4 (signed)" <<<"$status"; then
+	ok "fleet status shows the key each node verifies with, and the latest version signed"
+	diag "$(grep "n0 " <<<"$status")"
+else not_ok "fleet status shows the key each node verifies with, and the latest version signed" \
+	"verify_key=$fp" "$status"; fi
 
 refused_mark
 check "a writer without the key publishes version 5 (unsigned)" publish "$E2E_TMP/writer.txt"
