@@ -13,6 +13,7 @@
 #     delta replayed after its del, a set in force written into Redis for
 #     nodes that start from a snapshot: all refused, the signed list enforced;
 #   - a node whose state is unreadable applies nothing until it is removed.
+#   - publish --sign-key --rollback refuses to sign a version it did not sign;
 #   - a verify_key that is not a key: the node does not start.
 # Speaks TAP; needs root; about 70 s.
 set -u
@@ -261,6 +262,15 @@ if late=$(refused_more 15); then
 else not_ok "a signature made for another version and payload is refused" "$late"; fi
 check_eq "node 0 still enforces version 4" "0 1 4" \
 	"$(listed "$C_WRITER") $(listed "$C_V2") $(field 0 version)"
+check_fails "publish --sign-key --rollback 5 refuses to sign the writer's version 5" 1 \
+	"version 5 was not signed with" publish --sign-key "$E2E_TMP/publisher.pem" --rollback 5
+check "publish --sign-key --rollback 4 (version 7, the payload both apply)" \
+	publish --sign-key "$E2E_TMP/publisher.pem" --rollback 4
+if late=$(converged version=7 15); then
+	ok "both nodes take version 7 (version 4's payload): only the number moves"
+else not_ok "both nodes take version 7 (version 4's payload): only the number moves" \
+	"late:$late"; fi
+check_eq "node 0 still enforces version 4's list" "0 1" "$(listed "$C_WRITER") $(listed "$C_V2")"
 
 # --- deltas
 
@@ -291,14 +301,14 @@ check_eq "node 0 passes the deleted client" 0 "$(listed "$C_DELTA")"
 
 check "publish --sign-key --add $C_DELTA again" publish --sign-key "$E2E_TMP/publisher.pem" \
 	--add "$C_DELTA"
-check "publish --sign-key version 7" publish --sign-key "$E2E_TMP/publisher.pem" \
+check "publish --sign-key version 8" publish --sign-key "$E2E_TMP/publisher.pem" \
 	"$E2E_TMP/v2.txt"
-converged version=7 30 >/dev/null
+converged version=8 30 >/dev/null
 rcli hset "bloomxdp:$CHANNEL:inforce" "$C_FREE" 0 >/dev/null
 daemon_stop 0
 rm -f "$E2E_TMP/state/$IF_SRV/fleet-$CHANNEL.state"
 daemon_start 0
-if late=$(converged version=7 20); then ok "node 0 without its state starts from the snapshot"
+if late=$(converged version=8 20); then ok "node 0 without its state starts from the snapshot"
 else not_ok "node 0 without its state starts from the snapshot" "late:$late"; fi
 sleep 0.5
 check_eq "it enforces the signed set in force, not what the writer put in Redis" "1 0 1" \
@@ -307,22 +317,22 @@ check_eq "it enforces the signed set in force, not what the writer put in Redis"
 # --- an unreadable state: nothing applied until it is removed
 
 daemon_stop 1
-printf 'bloomxdp-fleet 1\nversion 7x\n' >"$E2E_TMP/state/${NODE_IF[1]}/fleet-$CHANNEL.state"
+printf 'bloomxdp-fleet 1\nversion 8x\n' >"$E2E_TMP/state/${NODE_IF[1]}/fleet-$CHANNEL.state"
 daemon_start 1
-check "publish --sign-key version 8" publish --sign-key "$E2E_TMP/publisher.pem" \
+check "publish --sign-key version 9" publish --sign-key "$E2E_TMP/publisher.pem" \
 	"$E2E_TMP/v1.txt"
-converged version=8 20 >/dev/null	# node 0
+converged version=9 20 >/dev/null	# node 0
 if wait_log "state .* is unreadable" 1 10 "$E2E_TMP/node1.err" && sleep 1 &&
-   [ "$(field 1 version)" = 7 ]; then
-	ok "node 1, whose state is unreadable, stays on version 7 and says which file to remove"
+   [ "$(field 1 version)" = 8 ]; then
+	ok "node 1, whose state is unreadable, stays on version 8 and says which file to remove"
 	diag "$(grep -m1 "is unreadable" "$E2E_TMP/node1.err")"
-else not_ok "node 1, whose state is unreadable, stays on version 7" \
+else not_ok "node 1, whose state is unreadable, stays on version 8" \
 	"version: $(field 1 version)" "$(tail -n 3 "$E2E_TMP/node1.err")"; fi
 daemon_stop 1
 rm -f "$E2E_TMP/state/${NODE_IF[1]}/fleet-$CHANNEL.state"
 daemon_start 1
-if late=$(converged version=8 20); then ok "with the file removed, it takes version 8"; else
-	not_ok "with the file removed, it takes version 8" "late:$late"; fi
+if late=$(converged version=9 20); then ok "with the file removed, it takes version 9"; else
+	not_ok "with the file removed, it takes version 9" "late:$late"; fi
 
 # --- a verify_key that is not a key: the node does not start (no unsigned fallback)
 
