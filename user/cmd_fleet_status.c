@@ -44,7 +44,8 @@ static const char *when_text(__u64 t, char *buf, size_t len)
 }
 
 /* The stream's newest id (what every node should have reached), or "0-0". */
-static void stream_top(redisContext *c, const char *channel, struct fleet_id *top, __u64 *version)
+static void stream_top(redisContext *c, const char *channel, struct fleet_id *top, __u64 *version,
+		       bool *is_signed)
 {
 	char k[FLEET_KEY_MAX], why[WHY_LEN];
 	redisReply *r = NULL;
@@ -68,6 +69,8 @@ static void stream_top(redisContext *c, const char *channel, struct fleet_id *to
 				       NULL };
 
 		*version = !fleet_cmd(c, &r, why, sizeof(why), argv) ? field_u64(r, "version") : 0;
+		/* Signed by publish --sign-key (which key: the nodes with verify_key say). */
+		*is_signed = *version && fleet_field(r, "sig") && fleet_field(r, "sig")->len;
 	}
 	freeReplyObject(r);
 }
@@ -75,7 +78,7 @@ static void stream_top(redisContext *c, const char *channel, struct fleet_id *to
 static void status_node(const char *id, const redisReply *h, const struct fleet_id *top,
 			__u64 latest, struct json *j, bool json)
 {
-	char ifname[64], err[256], sid[FLEET_ID_MAX], a[32], b[32], lag[32];
+	char ifname[64], err[256], sid[FLEET_ID_MAX], a[32], b[32], lag[32], vk[32];
 	struct fleet_id at = { 0, 0 };
 	__u64 version = field_u64(h, "version");
 	bool have_id;
@@ -84,6 +87,9 @@ static void status_node(const char *id, const redisReply *h, const struct fleet_
 		snprintf(ifname, sizeof(ifname), "?");
 	if (!fleet_field_text(h, "last_error", err, sizeof(err)))
 		err[0] = '\0';
+	/* The key it verifies announcements with (verify_key), or none. */
+	if (!fleet_field_text(h, "verify_key", vk, sizeof(vk)) || !strcmp(vk, "none"))
+		snprintf(vk, sizeof(vk), "-");
 	have_id = fleet_field_text(h, "stream_id", sid, sizeof(sid)) &&
 		  !fleet_id_parse(sid, strlen(sid), &at);
 	/* Lag: how long ago the newest announcement the node has not applied was made. */
@@ -109,15 +115,17 @@ static void status_node(const char *id, const redisReply *h, const struct fleet_
 		json_kv_u64(j, "refused", field_u64(h, "refused"));
 		json_kv_u64(j, "errors", field_u64(h, "errors"));
 		json_kv_string(j, "last_error", err);
+		json_kv_string(j, "verify_key", strcmp(vk, "-") ? vk : "");
+		json_kv_u64(j, "delta_seq", field_u64(h, "delta_seq"));
 		json_object_end(j);
 		return;
 	}
-	printf("%-20s %-12s %7llu%c %-20s %-20s %8s %7llu %6llu  %s\n", id, ifname,
+	printf("%-20s %-12s %7llu%c %-20s %-20s %8s %7llu %6llu  %-23s  %s\n", id, ifname,
 	       (unsigned long long)version, version == latest ? ' ' : '*',
 	       when_text(field_u64(h, "applied_at"), a, sizeof(a)),
 	       when_text(field_u64(h, "seen_at"), b, sizeof(b)), lag,
 	       (unsigned long long)field_u64(h, "refused"),
-	       (unsigned long long)field_u64(h, "errors"), err[0] ? err : "-");
+	       (unsigned long long)field_u64(h, "errors"), vk, err[0] ? err : "-");
 }
 
 static int run_fleet(const struct cli_call *call)
@@ -127,6 +135,7 @@ static int run_fleet(const struct cli_call *call)
 	redisReply *nodes = NULL, *h = NULL;
 	struct fleet_id top;
 	redisContext *c = NULL;
+	bool is_signed = false;
 	struct json j;
 	__u64 latest;
 	size_t i;
@@ -149,20 +158,22 @@ static int run_fleet(const struct cli_call *call)
 		log_error("fleet status: %s", why);
 		goto out;
 	}
-	stream_top(c, o->channel, &top, &latest);
+	stream_top(c, o->channel, &top, &latest, &is_signed);
 	if (call->json) {
 		json_start(&j, stdout);
 		json_object_start(&j);
 		json_kv_string(&j, "channel", o->channel);
 		json_kv_u64(&j, "latest_version", latest);
+		json_kv_bool(&j, "latest_signed", is_signed);
 		json_key(&j, "nodes");
 		json_array_start(&j);
 	} else {
-		printf("channel %s: latest version %llu, %zu node%s\n", o->channel,
-		       (unsigned long long)latest, nodes->elements,
-		       nodes->elements == 1 ? "" : "s");
-		printf("%-20s %-12s %8s %-20s %-20s %8s %7s %6s  %s\n", "NODE", "IFNAME", "VERSION",
-		       "APPLIED", "SEEN", "LAG", "REFUSED", "ERRORS", "LAST ERROR");
+		printf("channel %s: latest version %llu (%s), %zu node%s\n", o->channel,
+		       (unsigned long long)latest, is_signed ? "signed" : "unsigned",
+		       nodes->elements, nodes->elements == 1 ? "" : "s");
+		printf("%-20s %-12s %8s %-20s %-20s %8s %7s %6s  %-23s  %s\n", "NODE", "IFNAME",
+		       "VERSION", "APPLIED", "SEEN", "LAG", "REFUSED", "ERRORS", "VERIFY KEY",
+		       "LAST ERROR");
 	}
 	for (i = 0; nodes->type == REDIS_REPLY_ARRAY && i < nodes->elements; i++) {
 		const redisReply *e = nodes->element[i];
@@ -212,7 +223,9 @@ const struct command command_fleet = {
 		"fleet status: the nodes that reported on the channel, each with the version it\n"
 		"applied ('*': not the latest), when, when it was last heard of, how far behind\n"
 		"the newest announcement it is (LAG), the payloads it refused (REFUSED: size,\n"
-		"checksum or format) and its last error.\n",
+		"checksum, format, consistency, order or signature), the publisher's key it\n"
+		"verifies announcements with (VERIFY KEY: verify_key's fingerprint, '-' none)\n"
+		"and its last error.\n",
 	.options = fleet_options,
 	.opts_size = sizeof(struct fleet_opts),
 	.json = true,

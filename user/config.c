@@ -377,9 +377,15 @@ static void daemon_key(struct parse *p, const char *key, const char *value)
 		else
 			snprintf(key[0] == 'c' ? cfg->channel : cfg->node, sizeof(cfg->channel),
 				 "%s", value);
+	} else if (!strcmp(key, "verify-key")) {
+		if (value[0] != '/' || strlen(value) >= sizeof(cfg->verify_key))
+			parse_error(p, p->line, "verify_key = %s: expected the absolute path of the "
+				    "publisher's public key (PEM, Ed25519)", value);
+		else
+			snprintf(cfg->verify_key, sizeof(cfg->verify_key), "%s", value);
 	} else {
 		parse_error(p, p->line, "unknown key '%s' in [daemon]: expected state_dir, metrics, "
-			    "events, subscribe, channel or node", key);
+			    "events, subscribe, channel, node or verify_key", key);
 	}
 }
 
@@ -686,9 +692,9 @@ static void check_fleet(struct parse *p)
 	int i;
 
 	if (!p->cfg->subscribe[0]) {
-		if (p->cfg->channel[0] || p->cfg->node[0])
-			parse_error(p, p->daemon_line, "channel and node go with subscribe = "
-				    "redis://...");
+		if (p->cfg->channel[0] || p->cfg->node[0] || p->cfg->verify_key[0])
+			parse_error(p, p->daemon_line, "channel, node and verify_key go with "
+				    "subscribe = redis://...");
 		return;
 	}
 	if (!p->cfg->channel[0])

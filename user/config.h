@@ -10,7 +10,8 @@
  *   [allowlist]         the same keys, for the allowlist ([allowlist NAME]
  *                       for more than one source)
  *   [daemon]            state_dir, metrics = ADDRESS:PORT, events; a fleet node:
- *                       subscribe = redis://..., channel = NAME, node = ID
+ *                       subscribe = redis://..., channel = NAME, node = ID,
+ *                       verify_key = PATH (fleet_trust.h)
  *                       (fleet_node.h; its blocklist is the fleet's: no [list])
  *   [crowdsec]          the CrowdSec bouncer (crowdsec.h): lapi_url, api_key
  *                       or api_key_file, interval, timeout, max_bytes,
@@ -60,6 +61,7 @@ struct config {
 	char subscribe[FEED_SOURCE_MAX];
 	char channel[64];
 	char node[64];
+	char verify_key[PATH_MAX];	/* the publisher's public key (PEM); "": unsigned */
 	struct crowdsec_config crowdsec;	/* [crowdsec]; .enabled: there is one */
 	char **strings;		/* copies of the values that options point to */
 	int nstrings;

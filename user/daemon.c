@@ -495,9 +495,9 @@ static void reload(struct daemon *d)
 	if (!config_attach_equal(&d->cfg, &nc))
 		reattach(d, &nc);
 	if (strcmp(d->cfg.subscribe, nc.subscribe) || strcmp(d->cfg.channel, nc.channel) ||
-	    strcmp(d->cfg.node, nc.node))
-		log_warn("daemon %s: subscribe, channel and node change when the daemon restarts; "
-			 "it goes on as it was", d->ifname);
+	    strcmp(d->cfg.node, nc.node) || strcmp(d->cfg.verify_key, nc.verify_key))
+		log_warn("daemon %s: subscribe, channel, node and verify_key change when the daemon "
+			 "restarts; it goes on as it was", d->ifname);
 	/* Sources kept as they were keep their copy and timer; the others start over. */
 	for (i = 0; i < nc.nsources; i++) {
 		fresh = true;
@@ -728,7 +728,8 @@ static int fleet_start(struct daemon *d)
 {
 	struct fleet_config fc = { .ifname = d->ifname, .state_dir = d->cfg.state_dir,
 				   .attach = d->cfg.attach, .subscribe = d->cfg.subscribe,
-				   .channel = d->cfg.channel, .node = d->cfg.node };
+				   .channel = d->cfg.channel, .node = d->cfg.node,
+				   .verify_key = d->cfg.verify_key };
 
 	if (!d->cfg.subscribe[0])
 		return 0;

@@ -28,48 +28,13 @@ static void drop(struct fleet_node *f, const char *why)
 	fleet_note_error(f, why, false);
 }
 
-/*
- * Where a node that lost its place starts (no state, a stream trimmed past
- * it, a Redis that lost its data): the newest full version and the set in
- * force, read at one instant (MULTI) with the stream's newest id.
- */
-static int sync_latest(struct fleet_node *f)
+/* The set in force as Redis holds it: entry, deadline pairs; those past their deadline left out. */
+static int snapshot_inforce(const redisReply *set, struct fleet_entries *next)
 {
-	char latest[FLEET_KEY_MAX], inforce[FLEET_KEY_MAX], why[WHY_LEN] = "", sha[65], v[24];
-	struct fleet_entries next = {};
-	redisReply *r = NULL, *q = NULL;
-	const redisReply *set, *top;
 	size_t i;
-	int ret;
+	int ret = 0;
 
-	fleet_key(latest, sizeof(latest), f->channel, "latest");
-	fleet_key(inforce, sizeof(inforce), f->channel, "inforce");
-	{
-		const char *multi[] = { "MULTI", NULL }, *hget[] = { "HGETALL", latest, NULL },
-			   *smem[] = { "HGETALL", inforce, NULL },
-			   *xrev[] = { "XREVRANGE", f->stream_key, "+", "-", "COUNT", "1", NULL },
-			   *exec[] = { "EXEC", NULL };
-		const char *const *cmds[] = { multi, hget, smem, xrev };
-
-		for (i = 0, ret = 0; i < 4 && !ret; i++) {
-			ret = fleet_cmd(f->c, &q, why, sizeof(why), cmds[i]);
-			freeReplyObject(q);
-			q = NULL;
-		}
-		if (!ret)
-			ret = fleet_cmd(f->c, &r, why, sizeof(why), exec);
-	}
-	if (ret)
-		goto out;
-	if (r->type != REDIS_REPLY_ARRAY || r->elements != 3 ||
-	    r->element[1]->type != REDIS_REPLY_ARRAY || r->element[2]->type != REDIS_REPLY_ARRAY) {
-		ret = -EPROTO;
-		snprintf(why, sizeof(why), "Redis answered the snapshot with something else");
-		goto out;
-	}
-	/* Entry, deadline pairs; those whose deadline passed are left out. */
-	set = r->element[1];
-	for (i = 0; i + 1 < set->elements && !ret && next.n < FLEET_INFORCE_MAX; i += 2) {
+	for (i = 0; i + 1 < set->elements && !ret && next->n < FLEET_INFORCE_MAX; i += 2) {
 		const redisReply *k = set->element[i], *d = set->element[i + 1];
 		char e[FLEET_ENTRY_MAX + 1], dl[24], *end;
 		__u64 deadline;
@@ -82,18 +47,71 @@ static int sync_latest(struct fleet_node *f)
 		deadline = strtoull(dl, &end, 10);
 		if (*end || (deadline && deadline <= (__u64)time(NULL)))
 			continue;
-		ret = fleet_entries_add(&next, e, deadline);
+		ret = fleet_entries_add(next, e, deadline);
 	}
+	return ret;
+}
+
+/*
+ * Where a node that lost its place starts (no state, a stream trimmed past
+ * it, a Redis that lost its data): the newest full version and the set in
+ * force, read at one instant (MULTI) with the stream's newest id.
+ */
+static int sync_latest(struct fleet_node *f)
+{
+	char latest[FLEET_KEY_MAX], inforce[FLEET_KEY_MAX], signed_set[FLEET_KEY_MAX];
+	char why[WHY_LEN] = "", sha[65];
+	struct fleet_entries next = {};
+	redisReply *r = NULL, *q = NULL;
+	const redisReply *top;
+	__u64 version = 0;
+	size_t i;
+	int ret, allowed;
+
+	fleet_key(latest, sizeof(latest), f->channel, "latest");
+	fleet_key(inforce, sizeof(inforce), f->channel, "inforce");
+	fleet_key(signed_set, sizeof(signed_set), f->channel, "inforce_signed");
+	{
+		const char *multi[] = { "MULTI", NULL }, *hget[] = { "HGETALL", latest, NULL },
+			   *smem[] = { "HGETALL", inforce, NULL },
+			   *xrev[] = { "XREVRANGE", f->stream_key, "+", "-", "COUNT", "1", NULL },
+			   *sset[] = { "HGETALL", signed_set, NULL }, *exec[] = { "EXEC", NULL };
+		const char *const *cmds[] = { multi, hget, smem, xrev, sset };
+
+		for (i = 0, ret = 0; i < 5 && !ret; i++) {
+			ret = fleet_cmd(f->c, &q, why, sizeof(why), cmds[i]);
+			freeReplyObject(q);
+			q = NULL;
+		}
+		if (!ret)
+			ret = fleet_cmd(f->c, &r, why, sizeof(why), exec);
+	}
+	if (ret)
+		goto out;
+	if (r->type != REDIS_REPLY_ARRAY || r->elements != 4 ||
+	    r->element[1]->type != REDIS_REPLY_ARRAY || r->element[2]->type != REDIS_REPLY_ARRAY ||
+	    r->element[3]->type != REDIS_REPLY_ARRAY) {
+		ret = -EPROTO;
+		snprintf(why, sizeof(why), "Redis answered the snapshot with something else");
+		goto out;
+	}
+	/* With verify_key, only the set the publisher signed; else the set as Redis holds it. */
+	if (f->verify.pkey)
+		ret = fleet_signed_inforce(f, r->element[3], r->element[1]->elements, &next);
+	else
+		ret = snapshot_inforce(r->element[1], &next);
 	top = r->element[2];
 	if (!fleet_field_text(r->element[0], "sha256", sha, sizeof(sha)))
 		sha[0] = '\0';
-	if (!fleet_field_text(r->element[0], "version", v, sizeof(v)))
-		v[0] = '\0';
-	if (!ret && sha[0] && strcmp(sha, f->sha)) {
+	/* Nothing published (or Redis lost it): 1, as for the version applied. */
+	allowed = sha[0] && !ret ? fleet_full_allowed(f, r->element[0], &version, why,
+						      sizeof(why)) : 1;
+	if (!ret && !allowed) {
 		ret = fleet_fetch_payload(f, r->element[0], why, sizeof(why));
 		if (!ret)
-			ret = fleet_apply_download(f, &next, strtoull(v, NULL, 10), sha, why,
-						   sizeof(why));
+			ret = fleet_apply_download(f, &next, version, sha, why, sizeof(why));
+	} else if (!ret && allowed < 0) {
+		ret = allowed;
 	} else if (!ret) {
 		/* The same version: rebuilt only if the set in force changed. */
 		bool same = next.n == f->inforce.n;
@@ -398,9 +416,21 @@ int fleet_node_start(const struct fleet_config *cfg, struct fleet_node **out)
 			goto fail;
 		state_close(&sd);
 	}
+	if (cfg->verify_key && cfg->verify_key[0]) {
+		char why[WHY_LEN];
+
+		ret = fleet_key_load(cfg->verify_key, false, &f->verify, why, sizeof(why));
+		if (ret) {
+			log_error("fleet %s: verify_key: %s", cfg->ifname, why);
+			goto fail;
+		}
+	}
+	f->cfg.verify_key = NULL;
 	fleet_state_load(f);
-	log_info("fleet %s: node %s on channel %s, from %s", f->ifname, f->node, f->channel,
-		 f->last_id[0] ? f->last_id : "the newest full version");
+	log_info("fleet %s: node %s on channel %s, from %s; %s%s", f->ifname, f->node, f->channel,
+		 f->last_id[0] ? f->last_id : "the newest full version",
+		 f->verify.pkey ? "only versions signed with " : "versions are not signed (no "
+		 "verify_key)", f->verify.pkey ? f->verify.fingerprint : "");
 	try_connect(f);
 	*out = f;
 	return 0;
@@ -422,5 +452,6 @@ void fleet_node_stop(struct fleet_node *f)
 	if (f->c)
 		fleet_disconnect(f->c);
 	fleet_entries_free(&f->inforce);
+	fleet_key_free(&f->verify);
 	free(f);
 }

@@ -26,6 +26,7 @@ struct fleet_config {
 	const char *subscribe;		/* redis://... */
 	const char *channel;
 	const char *node;		/* "": <hostname>-<ifname> */
+	const char *verify_key;		/* "" or NULL: none; else announcements must be signed */
 };
 
 /*

@@ -12,6 +12,7 @@
 
 #include "fleet_node.h"
 #include "fleet_redis.h"
+#include "fleet_trust.h"
 
 /* XREAD waits this long on the server; a reply later than that and FLEET_TIMEOUT_S: lost. */
 #define FLEET_BLOCK_MS		5000
@@ -39,6 +40,9 @@ struct fleet_node {
 	char last_id[FLEET_ID_MAX];	/* "": none yet */
 	__u64 version;
 	char sha[65];			/* of the payload applied: versions restart with Redis */
+	__u64 delta_seq;		/* the last delta applied (its seq), 0: none */
+	bool state_bad;			/* its state unreadable: nothing applied (fleet_trust.h) */
+	struct fleet_key verify;	/* [daemon] verify_key: .pkey NULL when none */
 	struct fleet_entries inforce;
 	/* For the report. */
 	__u64 applied_at, deltas, refused, errors;
@@ -61,5 +65,9 @@ int fleet_apply_download(struct fleet_node *f, const struct fleet_entries *infor
 int fleet_rebuild(struct fleet_node *f, const struct fleet_entries *inforce, char *why,
 		   size_t len);
 int fleet_apply_batch(struct fleet_node *f, const struct redisReply *r);
+int fleet_signed_inforce(struct fleet_node *f, const struct redisReply *h, size_t unsigned_n,
+			 struct fleet_entries *next);
+int fleet_full_allowed(struct fleet_node *f, const struct redisReply *fields, __u64 *version,
+		       char *why, size_t len);
 
 #endif

@@ -13,6 +13,7 @@
 
 #include "fleet_node_int.h"
 #include "log.h"
+#include "savefile.h"
 #include "state.h"
 
 __u64 fleet_now_ms(void)
@@ -64,14 +65,18 @@ int fleet_state_save(struct fleet_node *f)
 	size_t i, len = 0, cap = 256;
 	int ret;
 
+	/* Unreadable: kept as it is for the operator, never replaced by a state that forgot. */
+	if (f->state_bad)
+		return -EBADMSG;
 	for (i = 0; i < f->inforce.n; i++)
 		cap += strlen(f->inforce.e[i]) + 32;
 	buf = malloc(cap);
 	if (!buf)
 		return -ENOMEM;
-	len += snprintf(buf, cap, STATE_MAGIC_LINE "\nid %s\nversion %llu\nsha256 %s\n",
-			f->last_id[0] ? f->last_id : "-", (unsigned long long)f->version,
-			f->sha[0] ? f->sha : "-");
+	len += snprintf(buf, cap, STATE_MAGIC_LINE "\nid %s\nversion %llu\nsha256 %s\n"
+			"delta_seq %llu\n", f->last_id[0] ? f->last_id : "-",
+			(unsigned long long)f->version, f->sha[0] ? f->sha : "-",
+			(unsigned long long)f->delta_seq);
 	for (i = 0; i < f->inforce.n; i++)
 		len += snprintf(buf + len, cap - len, "entry %llu %s\n",
 				(unsigned long long)f->inforce.deadline[i], f->inforce.e[i]);
@@ -104,6 +109,25 @@ static void state_entry(struct fleet_node *f, const char *text)
 	fleet_entries_add(&f->inforce, space + 1, deadline);
 }
 
+/* A decimal u64, whole: 0, or -EINVAL. */
+static int parse_u64(const char *text, __u64 *out)
+{
+	char *end;
+
+	if (!isdigit((unsigned char)text[0]))
+		return -EINVAL;
+	errno = 0;
+	*out = strtoull(text, &end, 10);
+	return errno || *end ? -EINVAL : 0;
+}
+
+/*
+ * Its state: where it is in the stream and the newest version and delta it
+ * applied. None (a new node): it takes the channel's latest. There but
+ * unreadable: it cannot tell an older version from a newer one, so it
+ * applies nothing (the kernel enforces what it has) until the file is
+ * removed (fleet_trust.h).
+ */
 void fleet_state_load(struct fleet_node *f)
 {
 	struct state_dir sd;
@@ -111,32 +135,42 @@ void fleet_state_load(struct fleet_node *f)
 	size_t len;
 	int ret;
 
-	if (state_open(state_root(f->state_dir), f->ifname, false, &sd))
+	ret = state_open(state_root(f->state_dir), f->ifname, false, &sd);
+	if (ret == -ENOENT)
 		return;
-	ret = state_read(&sd, f->state_name, FLEET_STATE_MAX, &buf, &len);
-	state_close(&sd);
-	if (ret)
-		return;
-	line = strtok_r(buf, "\n", &save);
-	if (!line || strcmp(line, STATE_MAGIC_LINE)) {
-		log_warn("fleet %s: %s is not of this version: starting from the newest full "
-			 "version", f->ifname, f->state_name);
-		free(buf);
-		return;
+	if (!ret) {
+		ret = state_read(&sd, f->state_name, FLEET_STATE_MAX, &buf, &len);
+		state_close(&sd);
 	}
+	if (ret == -ENOENT)
+		return;
+	line = ret ? NULL : strtok_r(buf, "\n", &save);
+	if (!line || strcmp(line, STATE_MAGIC_LINE))
+		goto bad;
 	while ((line = strtok_r(NULL, "\n", &save))) {
 		struct fleet_id id;
 
 		if (!strncmp(line, "id ", 3) && !fleet_id_parse(line + 3, strlen(line + 3), &id))
 			snprintf(f->last_id, sizeof(f->last_id), "%s", line + 3);
-		else if (!strncmp(line, "version ", 8))
-			f->version = strtoull(line + 8, NULL, 10);
+		else if (!strncmp(line, "version ", 8) && parse_u64(line + 8, &f->version))
+			goto bad;
+		else if (!strncmp(line, "delta_seq ", 10) && parse_u64(line + 10, &f->delta_seq))
+			goto bad;
 		else if (!strncmp(line, "sha256 ", 7) && strlen(line + 7) == 64)
 			snprintf(f->sha, sizeof(f->sha), "%s", line + 7);
 		else if (!strncmp(line, "entry ", 6))
 			state_entry(f, line + 6);
 	}
 	free(buf);
+	return;
+bad:
+	free(buf);
+	f->state_bad = true;
+	log_error("fleet %s: its state %s/%s/%s is unreadable (%s): it cannot tell an older "
+		  "version from a newer one, so it applies none and enforces what it has; remove "
+		  "the file to take the channel's latest version", f->ifname,
+		  state_root(f->state_dir), f->ifname, f->state_name,
+		  ret ? strerror(-ret) : "not a state of this bloomxdp");
 }
 
 /* The path of a file of its state directory. */
@@ -152,7 +186,7 @@ static const char *fleet_state_path(const struct fleet_node *f, const char *name
 void fleet_report(struct fleet_node *f)
 {
 	char k[FLEET_KEY_MAX], v[32], at[32], seen[32], d[32], r[32], e[32], n[32], pid[16];
-	char ems[32];
+	char ems[32], ds[32];
 	char why[WHY_LEN];
 	redisReply *reply = NULL;
 
@@ -168,12 +202,15 @@ void fleet_report(struct fleet_node *f)
 	snprintf(n, sizeof(n), "%zu", f->inforce.n);
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
 	snprintf(ems, sizeof(ems), "%llu", (unsigned long long)f->entry_ms);
+	snprintf(ds, sizeof(ds), "%llu", (unsigned long long)f->delta_seq);
 	{
 		const char *argv[] = { "HSET", k, "ifname", f->ifname, "host", f->host, "pid", pid,
 				       "version", v, "sha256", f->sha, "stream_id", f->last_id,
 				       "applied_at", at, "seen_at", seen, "deltas", d, "refused", r,
 				       "errors", e, "inforce", n, "last_error", f->last_error,
-				       "entry_ms", ems, NULL };
+				       "entry_ms", ems, "verify_key",
+				       f->verify.pkey ? f->verify.fingerprint : "none",
+				       "delta_seq", ds, NULL };
 
 		if (fleet_cmd(f->c, &reply, why, sizeof(why), argv))
 			goto fail;
@@ -283,6 +320,22 @@ int fleet_fetch_payload(struct fleet_node *f, const redisReply *fields, char *wh
 	if (fd < 0 || write(fd, data, size) != (ssize_t)size) {
 		ret = errno ? -errno : -EIO;
 		snprintf(why, len, "cannot write %.200s: %s", path, strerror(-ret));
+		goto out;
+	}
+	/* Its header checked (bounded, the size it computes), then its bits against it. */
+	{
+		struct savefile_info info;
+		char whyf[WHY_LEN - 64];
+
+		ret = savefile_read_header(path, &info, whyf, sizeof(whyf));
+		if (ret) {
+			snprintf(why, len, "payload refused: %s", whyf);
+			ret = -EBADMSG;
+		} else {
+			ret = fleet_payload_plausible(&info, data + SAVEFILE_HEADER_BYTES, why, len);
+		}
+		if (ret)
+			unlink(path);
 	}
 out:
 	if (fd >= 0)
@@ -315,20 +368,94 @@ int fleet_apply_download(struct fleet_node *f, const struct fleet_entries *infor
 	return 0;
 }
 
+/* A decimal u64 field of an announcement, whole: 0, or -EBADMSG. */
+static int field_u64(const redisReply *fields, const char *name, __u64 *out)
+{
+	char text[24];
+
+	if (!fleet_field_text(fields, name, text, sizeof(text)) || parse_u64(text, out))
+		return -EBADMSG;
+	return 0;
+}
+
+static int verify_full(struct fleet_node *f, const redisReply *fields, __u64 version,
+		       const char *sha, __u64 size, char *why, size_t len);
+
+/*
+ * Whether a full version's announcement may be applied (fleet_trust.h): 0,
+ * 1 when its payload is the one applied, -EBADMSG refused (why says it).
+ */
+int fleet_full_allowed(struct fleet_node *f, const redisReply *fields, __u64 *version,
+		       char *why, size_t len)
+{
+	char sha[65];
+	__u64 size;
+
+	if (field_u64(fields, "version", version) || field_u64(fields, "size", &size) ||
+	    !fleet_field_text(fields, "sha256", sha, sizeof(sha)) || strlen(sha) != 64) {
+		snprintf(why, len, "payload refused: an announcement without its version, size or "
+			 "sha256");
+		return -EBADMSG;
+	}
+	if (!strcmp(sha, f->sha) && *version <= f->version)
+		return 1;
+	if (f->state_bad) {
+		snprintf(why, len, "version %llu refused: the node's state is unreadable (its log "
+			 "says which file to remove)", (unsigned long long)*version);
+		return -EBADMSG;
+	}
+	if (*version <= f->version) {
+		snprintf(why, len, "version %llu refused: it is not newer than version %llu applied "
+			 "(a rollback is published as a new version: publish --rollback N)",
+			 (unsigned long long)*version, (unsigned long long)f->version);
+		return -EBADMSG;
+	}
+	if (f->verify.pkey && verify_full(f, fields, *version, sha, size, why, len))
+		return -EBADMSG;
+	/* The payload applied, as a newer version (a rollback to it): only the number moves. */
+	if (!strcmp(sha, f->sha)) {
+		f->version = *version;
+		return 1;
+	}
+	return 0;
+}
+
+/* A full version's signature by verify_key: 0, or -EBADMSG with why said. */
+static int verify_full(struct fleet_node *f, const redisReply *fields, __u64 version,
+		       const char *sha, __u64 size, char *why, size_t len)
+{
+	struct fleet_signed s = { .channel = f->channel, .type = "full", .size = size };
+	const redisReply *sig;
+
+	s.version = version;
+	s.sha256 = sha;
+	if (fleet_field(fields, "rollback") && field_u64(fields, "rollback", &s.rollback))
+		s.rollback = ~0ULL;	/* not a number: the signature cannot match */
+	sig = fleet_field(fields, "sig");
+	if (!sig || fleet_verify(&f->verify, &s, sig->str, sig->len)) {
+		snprintf(why, len, "version %llu refused: %s the publisher's key %s (verify_key)",
+			 (unsigned long long)version,
+			 sig ? "its signature is not one of" : "it is not signed with",
+			 f->verify.fingerprint);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
 /* The version an announcement names: fetched, checked, applied. */
 static int apply_full(struct fleet_node *f, const redisReply *fields, char *why, size_t len)
 {
-	char v[24], sha[65];
+	char sha[65];
+	__u64 version;
 	int ret;
 
-	if (!fleet_field_text(fields, "version", v, sizeof(v)) ||
-	    !fleet_field_text(fields, "sha256", sha, sizeof(sha)))
-		v[0] = sha[0] = '\0';
-	if (sha[0] && !strcmp(sha, f->sha))
-		return 0;	/* applied already */
+	ret = fleet_full_allowed(f, fields, &version, why, len);
+	if (ret)
+		return ret > 0 ? 0 : ret;	/* applied already, or refused */
+	fleet_field_text(fields, "sha256", sha, sizeof(sha));
 	ret = fleet_fetch_payload(f, fields, why, len);
 	if (!ret)
-		ret = fleet_apply_download(f, &f->inforce, strtoull(v, NULL, 10), sha, why, len);
+		ret = fleet_apply_download(f, &f->inforce, version, sha, why, len);
 	return ret;
 }
 
@@ -377,13 +504,54 @@ static int delta_entries(const redisReply *fields, char **text, char ***argv, in
 	return *n ? 0 : -EBADMSG;
 }
 
+/*
+ * Whether a delta may be applied: its sequence number (seq) after the last
+ * one applied, and with verify_key, signed. 0, or -EBADMSG (why says it).
+ */
+static int delta_allowed(struct fleet_node *f, bool add, const redisReply *fields,
+			 __u64 deadline, __u64 *seq, char *why, size_t len)
+{
+	struct fleet_signed s = { .channel = f->channel, .type = add ? "add" : "del",
+				  .expires = add ? deadline : 0 };
+	const redisReply *sig = fleet_field(fields, "sig"), *e = fleet_field(fields, "entries");
+	bool has_seq = fleet_field(fields, "seq");
+
+	*seq = 0;
+	if (f->state_bad) {
+		snprintf(why, len, "a delta refused: the node's state is unreadable (its log says "
+			 "which file to remove)");
+		return -EBADMSG;
+	}
+	if (has_seq && field_u64(fields, "seq", seq)) {
+		snprintf(why, len, "a delta refused: its seq is not a number");
+		return -EBADMSG;
+	}
+	if (has_seq && *seq <= f->delta_seq) {
+		snprintf(why, len, "a delta refused: its seq %llu is not after %llu, the last "
+			 "applied (a replay)", (unsigned long long)*seq,
+			 (unsigned long long)f->delta_seq);
+		return -EBADMSG;
+	}
+	if (!f->verify.pkey)
+		return 0;
+	s.seq = *seq;
+	s.entries = e ? e->str : "";
+	if (!has_seq || !sig || fleet_verify(&f->verify, &s, sig->str, sig->len)) {
+		snprintf(why, len, "a delta (%s) refused: %s the publisher's key %s (verify_key)",
+			 s.type, sig && has_seq ? "its signature is not one of" :
+			 "it is not signed with", f->verify.fingerprint);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
 static int apply_delta(struct fleet_node *f, bool add, const redisReply *fields, char *why,
 		       size_t len)
 {
 	struct fleet_entries next = {};
 	char *text = NULL, **argv = NULL, expires[24], *end;
 	int i, n, ret, known = 0;
-	__u64 deadline = 0;
+	__u64 deadline = 0, seq = 0;
 
 	if (fleet_field_text(fields, "expires", expires, sizeof(expires))) {
 		deadline = strtoull(expires, &end, 10);
@@ -395,6 +563,9 @@ static int apply_delta(struct fleet_node *f, bool add, const redisReply *fields,
 		snprintf(why, len, "a delta refused: its entries are not a list of entries");
 		goto out;
 	}
+	ret = delta_allowed(f, add, fields, deadline, &seq, why, len);
+	if (ret)
+		goto out;
 	if (add && f->inforce.n + n > FLEET_INFORCE_MAX) {
 		snprintf(why, len, "a delta refused: more than %d entries would be in force",
 			 FLEET_INFORCE_MAX);
@@ -427,6 +598,8 @@ static int apply_delta(struct fleet_node *f, bool add, const redisReply *fields,
 		ret = -ENOENT;
 	}
 out:
+	if (!ret || ret == -ENOENT)
+		f->delta_seq = seq > f->delta_seq ? seq : f->delta_seq;
 	if (!ret)
 		f->deltas++;
 	fleet_entries_free(&next);
@@ -512,4 +685,83 @@ int fleet_apply_batch(struct fleet_node *f, const redisReply *r)
 		fleet_state_save(f);
 	}
 	return 0;
+}
+
+/* ------------------------------------------------- the signed set in force */
+
+/* "ENTRY=DEADLINE ..." (the signed set's text) into next; those past their deadline left out. */
+static int signed_entries(const char *text, struct fleet_entries *next)
+{
+	char *copy = strdup(text), *p, *tok, *save, *eq;
+	__u64 deadline;
+	int ret = copy ? 0 : -ENOMEM;
+
+	for (p = copy; !ret && (tok = strtok_r(p, " ", &save)); p = NULL) {
+		eq = strrchr(tok, '=');
+		if (!eq || parse_u64(eq + 1, &deadline) || !fleet_entry_ok(tok, eq - tok) ||
+		    next->n >= FLEET_INFORCE_MAX) {
+			ret = -EBADMSG;
+			break;
+		}
+		*eq = '\0';
+		if (!deadline || deadline > (__u64)time(NULL))
+			ret = fleet_entries_add(next, tok, deadline);
+	}
+	free(copy);
+	return ret;
+}
+
+/*
+ * With verify_key, the set in force of a snapshot: the copy the publisher
+ * signed (bloomxdp:<channel>:inforce_signed: seq, entries, sig), not the
+ * hash any writer can change. unsigned_n: the entries of that hash. A copy
+ * missing (while the hash has entries), not signed, older than the last delta
+ * applied or malformed is refused (counted, said): next is then the node's
+ * own set, unchanged. 0, or -ENOMEM.
+ */
+int fleet_signed_inforce(struct fleet_node *f, const redisReply *h, size_t unsigned_n,
+			 struct fleet_entries *next)
+{
+	struct fleet_signed s = { .channel = f->channel, .type = "inforce" };
+	const redisReply *e = fleet_field(h, "entries"), *sig = fleet_field(h, "sig");
+	char refused[WHY_LEN];
+	size_t i;
+	int ret = 0;
+
+	if (!e && !unsigned_n)
+		return 0;	/* no delta was ever published */
+	if (!e || !sig || field_u64(h, "seq", &s.seq) || memchr(e->str, 0, e->len) ||
+	    e->len > (size_t)FLEET_INFORCE_MAX * (FLEET_ENTRY_MAX + 24)) {
+		snprintf(refused, sizeof(refused), "the set in force refused: it has no signed "
+			 "copy (publish --add or --del with --sign-key writes one)");
+		goto refuse;
+	}
+	s.entries = e->str;
+	if (fleet_verify(&f->verify, &s, sig->str, sig->len)) {
+		snprintf(refused, sizeof(refused), "the set in force refused: its signature is "
+			 "not one of the publisher's key %s (verify_key)", f->verify.fingerprint);
+		goto refuse;
+	}
+	if (s.seq < f->delta_seq) {
+		snprintf(refused, sizeof(refused), "the set in force refused: it is of delta %llu, "
+			 "older than delta %llu applied (a replay)", (unsigned long long)s.seq,
+			 (unsigned long long)f->delta_seq);
+		goto refuse;
+	}
+	ret = signed_entries(e->str, next);
+	if (ret == -EBADMSG) {
+		snprintf(refused, sizeof(refused), "the set in force refused: its signed copy is "
+			 "not a list of ENTRY=DEADLINE");
+		goto refuse;
+	}
+	if (!ret)
+		f->delta_seq = s.seq;
+	return ret;
+refuse:
+	fleet_entries_free(next);
+	f->refused++;
+	fleet_note_error(f, refused, true);
+	for (i = 0; i < f->inforce.n && !ret; i++)
+		ret = fleet_entries_add(next, f->inforce.e[i], f->inforce.deadline[i]);
+	return ret;
 }

@@ -214,7 +214,7 @@ else not_ok "a payload with a flipped bit (CRC32C) is refused by all" "late:$lat
 check_eq "every node stays on version 9, node 0 enforcing it" "9 1" \
 	"$(converged version=9 1 >/dev/null && echo 9) $(listed "$C_LATER")"
 status=$(timeout 30 "$BLOOMXDP" fleet status --redis "$PUB" --channel "$CHANNEL" 2>&1)
-if grep -qE "^n0 +$IF_SRV +9  .* 3 +[0-9]+  payload refused" <<<"$status"; then
+if grep -qE "^n0 +$IF_SRV +9  .* 3 +[0-9]+  - +payload refused" <<<"$status"; then
 	ok "fleet status shows the refusals"; diag "$(grep "n0 " <<<"$status")"
 else not_ok "fleet status shows the refusals" "$status"; fi
 
