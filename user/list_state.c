@@ -208,6 +208,8 @@ void list_inputs_free(struct list_inputs *in)
 	free(in->parsed);
 	entry_set_free(&in->deleted);
 	state_list_free(&in->list);
+	if (in->sd.fd >= 0)
+		state_write_abandon(&in->sd, in->pending);
 	state_close(&in->sd);
 	memset(in, 0, sizeof(*in));
 	in->sd.fd = in->sd.root_fd = -1;
@@ -568,8 +570,8 @@ static int journals_seal(struct list_inputs *in)
 	return ret;
 }
 
-int list_inputs_commit(struct list_inputs *in, const struct list_opts *o, __u64 generation,
-		       __u64 max_memory)
+int list_inputs_prepare(struct list_inputs *in, const struct list_opts *o, __u64 generation,
+			__u64 max_memory)
 {
 	struct state_list old = {}, *l = &in->list;
 	char name[STATE_NAME_MAX];
@@ -578,10 +580,10 @@ int list_inputs_commit(struct list_inputs *in, const struct list_opts *o, __u64 
 	if (!in->recording)
 		return 0;
 	if (in->keep) {
-		/* The same sources and journals, now live under another generation. */
+		/* The same sources and journals, to be live under another generation. */
 		l->generation = generation;
 		ret = l->legacy ? journals_seal(in) : 0;
-		return ret ? ret : state_list_write(&in->sd, in->which, l);
+		return ret ? ret : state_list_write_begin(&in->sd, l, in->pending);
 	}
 	ret = state_list_read(&in->sd, in->which, &old);
 	if (ret && ret != -ENOENT)
@@ -596,6 +598,7 @@ int list_inputs_commit(struct list_inputs *in, const struct list_opts *o, __u64 
 		ret = -ENOMEM;
 		goto out;
 	}
+	/* The copies under names of the new serial: no manifest names them yet. */
 	for (i = 0; i < in->n && !ret; i++) {
 		struct state_copy *c;
 
@@ -603,8 +606,11 @@ int list_inputs_commit(struct list_inputs *in, const struct list_opts *o, __u64 
 			continue;
 		c = &in->copies[in->in[i].copy_index];
 		ret = state_copy_finish(c);
-		if (ret)
+		if (ret) {
+			log_error("cannot write %s/%s, the copy of %s: %s", in->sd.path, c->tmp,
+				  in->in[i].name, strerror(-ret));
 			break;
+		}
 		state_copy_name(in->which, l->serial, l->nsources, name, sizeof(name));
 		ret = state_copy_commit(&in->sd, c, name);
 		if (!ret)
@@ -617,14 +623,32 @@ int list_inputs_commit(struct list_inputs *in, const struct list_opts *o, __u64 
 				ret = -ENOMEM;
 		}
 	}
-	/* The manifest last: until it is replaced, the old one and its copies stand. */
+	/* The manifest written, not yet named: until it is, the old one and its copies stand. */
 	if (!ret)
-		ret = state_list_write(&in->sd, in->which, l);
-	if (!ret)
-		state_prune(&in->sd, in->which, l);
+		ret = state_list_write_begin(&in->sd, l, in->pending);
 out:
 	state_list_free(&old);
 	return ret;
+}
+
+int list_inputs_publish(struct list_inputs *in)
+{
+	int ret;
+
+	if (!in->recording || !in->pending[0])
+		return 0;
+	ret = state_write_finish(&in->sd, in->pending, in->which);
+	if (!ret && !in->keep)
+		state_prune(&in->sd, in->which, &in->list);
+	return ret;
+}
+
+int list_inputs_commit(struct list_inputs *in, const struct list_opts *o, __u64 generation,
+		       __u64 max_memory)
+{
+	int ret = list_inputs_prepare(in, o, generation, max_memory);
+
+	return ret ? ret : list_inputs_publish(in);
 }
 
 /* The journal add appends to: of the list as last applied, per format. */

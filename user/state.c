@@ -371,17 +371,16 @@ int state_read_sealed(const struct state_dir *sd, const char *name, const char *
 		*legacy = true;
 		return 0;
 	}
-	/* Anything else is refused by its reader, as not of this version. */
-	if (strncmp(*buf, STATE_MAGIC, mlen))
-		return 0;
-	why = seal_check(*buf, len);
+	why = strncmp(*buf, STATE_MAGIC, mlen) ? "not a state file of this version (its first "
+		"line is not '" STATE_MAGIC "')" : seal_check(*buf, len);
 	if (!why)
 		return 0;
+	ret = strncmp(*buf, STATE_MAGIC, mlen) ? -EINVAL : -EBADMSG;
 	log_error("%s/%s: %s; nothing was changed: %s", sd->path, name, why, then);
 	free(*buf);
 	*buf = NULL;
 	*len = 0;
-	return -EBADMSG;
+	return ret;
 }
 
 char *state_journal_record(const char *body, size_t len, size_t *out_len)
@@ -563,7 +562,8 @@ int state_copy_write(struct state_copy *c, const void *buf, size_t n)
 	if (!EVP_DigestUpdate(c->md, buf, n))
 		return -EIO;
 	c->bytes += n;
-	return write_all(c->fd, buf, n);
+	c->err = write_all(c->fd, buf, n);
+	return c->err;
 }
 
 int state_copy_finish(struct state_copy *c)

@@ -134,6 +134,7 @@ struct state_copy {
 	void *md;		/* EVP_MD_CTX */
 	unsigned long long bytes;
 	char sha256[STATE_SHA256_HEX];
+	int err;		/* of a write that failed (-ENOSPC: the disk is full) */
 };
 
 int state_copy_begin(const struct state_dir *sd, struct state_copy *c);
