@@ -417,6 +417,8 @@ static long record_body(const char *text, size_t at, size_t line_len)
 	return at - bytes;
 }
 
+#define UNCOVERED "lines that no record's checksum covers (appended by hand?)"
+
 static int journal_refuse(const struct state_dir *sd, const char *name, size_t good,
 			  unsigned long line, const char *why)
 {
@@ -456,8 +458,7 @@ int state_journal_read(const struct state_dir *sd, const char *name, bool legacy
 			goto out;
 		}
 		if ((size_t)start > good && (records || !legacy_ok)) {
-			ret = journal_refuse(sd, name, good, good_line + 1, "lines that no record's "
-					     "checksum covers (appended by hand?)");
+			ret = journal_refuse(sd, name, good, good_line + 1, UNCOVERED);
 			goto out;
 		}
 		/* An older bloomxdp's lines (legacy_ok, before any record), then the body. */
@@ -474,8 +475,7 @@ int state_journal_read(const struct state_dir *sd, const char *name, bool legacy
 		n = good;
 	}
 	if (good < n && (records || !legacy_ok)) {
-		ret = journal_refuse(sd, name, good, good_line + 1, "lines that no record's "
-				     "checksum covers (appended by hand?)");
+		ret = journal_refuse(sd, name, good, good_line + 1, UNCOVERED);
 		goto out;
 	}
 	memmove(text + out, text + good, n - good);
