@@ -82,7 +82,7 @@ static void record_attach(const char *ifname, const struct attach_opts *o, bool 
 	options_write(attach_options, o, skip, out);
 	if (fclose(out))
 		goto out;
-	ret = state_write(&sd, STATE_SETTINGS, text, len);
+	ret = state_write_sealed(&sd, STATE_SETTINGS, text, len);
 	if (!ret && fresh)
 		ret = state_lists_reset(&sd);
 out:

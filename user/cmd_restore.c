@@ -30,6 +30,8 @@ struct restore_opts {
 
 /* How long a link whose pins were removed may take to leave the interface. */
 #define XDP_GONE_WAIT_MS 3000
+/* What to do about damaged settings (state_read_sealed()). */
+#define SETTINGS_THEN "attach it by hand ('bloomxdp attach IFNAME ...' records them anew)"
 
 /*
  * A link of ours that outlived its pins (something else holds it): detached,
@@ -248,7 +250,7 @@ static int restore_one(const char *ifname, const char *state_dir)
 	struct state_dir sd;
 	char *settings = NULL, when[64];
 	int ifindex, ret, quiet = -1, i;
-	bool ours, attached = false;
+	bool ours, attached = false, legacy;
 	struct tm tm;
 	size_t len;
 	__u32 slot;
@@ -259,7 +261,7 @@ static int restore_one(const char *ifname, const char *state_dir)
 			  ifname, state_root(state_dir), ifname);
 	if (ret)
 		return ret;
-	ret = state_read(&sd, STATE_SETTINGS, STATE_TEXT_MAX, &settings, &len);
+	ret = state_read_sealed(&sd, STATE_SETTINGS, SETTINGS_THEN, &settings, &len, &legacy);
 	if (ret == -ENOENT)
 		log_error("%s: its state in %s holds no settings: attach it by hand", ifname,
 			  sd.path);
@@ -341,6 +343,7 @@ static int restore_file(const char *ifname, const char *path, const char *state_
 	struct pin_dir pd;
 	struct state_dir sd;
 	char why[256], *settings = NULL;
+	bool legacy;
 	size_t len;
 	int ret, quiet;
 
@@ -353,15 +356,19 @@ static int restore_file(const char *ifname, const char *path, const char *state_
 	pin_dir_close(&pd);
 	if (ret == -ENOENT) {
 		if (!state_open(state_root(state_dir), ifname, false, &sd)) {
-			if (state_read(&sd, STATE_SETTINGS, STATE_TEXT_MAX, &settings, &len))
-				settings = NULL;
+			ret = state_read_sealed(&sd, STATE_SETTINGS, SETTINGS_THEN, &settings,
+						&len, &legacy);
+			if (ret == -ENOENT)
+				ret = 0;
 			state_close(&sd);
 		}
 		filter = (struct attach_filter){ .layout = info.layout,
 						 .fpr = (double)info.fpr_ppb / BLOOMXDP_PPB,
 						 .hash_key = info.hash_key };
 		quiet = quiet_begin();
-		ret = attach_restore(ifname, settings, state_dir, false, &filter);
+		/* Damaged settings refused (said): never attached with defaults instead. */
+		if (!ret)
+			ret = attach_restore(ifname, settings, state_dir, false, &filter);
 		quiet_end(quiet);
 		free(settings);
 	}

@@ -389,30 +389,31 @@ out:
 	return ret;
 }
 
-static int add_rebuild(struct attachment *att, const struct list_opts *o, char **entries, int n)
+/* The entries are on the journal already (list_add()), and come off it if this fails. */
+static int add_rebuild(struct attachment *att, const struct list_opts *o, int n,
+		       bool journaled)
 {
 	struct list_opts lo = {
 		.format = FORMAT_AUTO, .prefix_probes = LIST_DEFAULT_PREFIX_PROBES,
 	};
 	struct list_inputs in = { .sd = { -1, -1 } };
-	off_t before;
 	int ret;
 
 	printf("%d entr%s past the room of the filter of %s: rebuilding it from the state with "
 	       "them\n", n, n == 1 ? "y" : "ies", att->ifname);
-	ret = list_state_journal(att->ifname, o, entries, n, &before);
-	if (ret)
-		return ret;
+	if (!journaled) {
+		log_error("%s has no state to rebuild its filter from; nothing was added: load "
+			  "the whole list with them", att->ifname);
+		return -ENOENT;
+	}
 	ret = list_inputs_state(&in, att->ifname, o->state_dir, false, true, &lo);
 	if (!ret) {
 		/* Checked when it was loaded; its journal may be all that is left of it. */
 		lo.allow_empty = true;
 		ret = list_load_inputs(att, &lo, &in);
 	}
-	if (ret) {
-		list_state_unjournal(att->ifname, o, before);
+	if (ret)
 		log_error("nothing was added to %s", att->ifname);
-	}
 	list_inputs_free(&in);
 	free(lo.where.items);
 	return ret;
@@ -454,8 +455,8 @@ int list_add(const char *ifname, const struct list_opts *o, char **entries, int 
 	struct parsed_args parsed = {};
 	struct attachment att;
 	__u64 deadline = 0;
-	bool made = false, named_full = false;
-	off_t before;
+	bool made = false, named_full = false, journaled;
+	off_t before = 0;
 	int ret, r;
 
 	ret = parse_entries(entries, n, o, &parsed);
@@ -473,6 +474,15 @@ int list_add(const char *ifname, const struct list_opts *o, char **entries, int 
 		goto out;
 	if (made)
 		goto record;
+	/* The state first, durably: an add it cannot record is not made (then nothing is). */
+	r = list_state_journal(ifname, o, entries, n, &before);
+	journaled = !r;
+	if (r && r != -ENOENT) {
+		log_error("the state of %s cannot record the entries (see above): nothing was "
+			  "added; free space there (or fix the error) and add them again", ifname);
+		ret = r;
+		goto close;
+	}
 	if (o->list) {
 		ret = add_named(&att, o, &parsed);
 		named_full = ret == -EOVERFLOW;
@@ -486,14 +496,11 @@ int list_add(const char *ifname, const struct list_opts *o, char **entries, int 
 		ret = -EOVERFLOW;	/* rebuilt below, with room */
 	if (!ret && !o->allow && !o->list)
 		default_present(&att);
-	if (ret == -EOVERFLOW) {
-		ret = add_rebuild(&att, o, entries, n);
-	} else if (!ret) {
-		r = list_state_journal(ifname, o, entries, n, &before);
-		if (r && r != -ENOENT)
-			log_warn("the entries are in the live list of %s, but not in its state: "
-				 "restore would leave them out", ifname);
-	}
+	if (ret == -EOVERFLOW)
+		ret = add_rebuild(&att, o, n, journaled);
+	if (ret && journaled)
+		list_state_unjournal(ifname, o, before);
+close:
 	attachment_close(&att);
 record:
 	if (!ret && !o->allow) {

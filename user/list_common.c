@@ -121,7 +121,7 @@ int parse_arg(const char *arg, enum list_format format, struct parsed_args *p, c
 	char text[1024];
 	int ret;
 
-	if (strlen(arg) >= sizeof(text) || strpbrk(arg, " \t")) {
+	if (strlen(arg) >= sizeof(text) || strpbrk(arg, " \t\r\n")) {
 		log_error("%s: one address, domain or URL per argument%s", arg, after);
 		return -EINVAL;
 	}

@@ -256,9 +256,11 @@ static int journals_edit(struct list_inputs *in, const struct entry_set *wanted,
 	for (k = 0; k < *nout && !ret; k++) {
 		base = strrchr(in->in[in->list.nsources + k].name, '/');
 		snprintf(j[k].name, sizeof(j[k].name), "%s", base ? base + 1 : "");
-		ret = state_read(&in->sd, j[k].name, STATE_TEXT_MAX * 256, &text, &len);
+		/* Its records checked; written back as one (del_record()). */
+		ret = state_journal_read(&in->sd, j[k].name, in->list.legacy, &text, &len);
 		if (ret)
 			break;
+		j[k].changed = in->list.legacy;
 		f = open_memstream(&j[k].text, &j[k].len);
 		if (!f) {
 			free(text);
@@ -310,9 +312,17 @@ static int del_record(struct list_inputs *in, struct journal_edit *j, int nj,
 	FILE *f;
 	int k, ret = 0;
 
-	for (k = 0; k < nj && !ret; k++)
-		if (j[k].changed)
-			ret = state_write(&in->sd, j[k].name, j[k].text, j[k].len);
+	for (k = 0; k < nj && !ret; k++) {
+		char *record;
+		size_t rlen;
+
+		if (!j[k].changed)
+			continue;
+		record = state_journal_record(j[k].text, j[k].len, &rlen);
+		ret = !record ? -ENOMEM : state_write(&in->sd, j[k].name, j[k].len ? record : "",
+						      j[k].len ? rlen : 0);
+		free(record);
+	}
 	if (ret)
 		return ret;
 	f = open_memstream(&text, &len);

@@ -178,6 +178,12 @@ static int read_inputs(struct list_build *b, const struct list_opts *o,
 		/* What del took out of the list stays out of its copies. */
 		b->skip = i < in->list.nsources ? &in->deleted : NULL;
 		ret = list_build_read_fd(b, in->in[i].fd, in->in[i].name, in->in[i].format, err);
+		/* Its copy could not be written (a full disk): that, not the list, failed. */
+		if (ret && b->opts.tee && ((struct state_copy *)b->opts.tee_ctx)->err)
+			snprintf(err, LIST_ERROR_LEN, "cannot write the copy of %.200s in the "
+				 "state directory %.200s: %s; free space there (or fix the error) "
+				 "and load it again", in->in[i].name, in->sd.path,
+				 strerror(-((struct state_copy *)b->opts.tee_ctx)->err));
 		if (!ret && in->in[i].entries)
 			*in->in[i].entries = b->read - before;
 		/* A source that allows its public suffixes adds none to refuse. */
@@ -307,30 +313,92 @@ static void write_bitcounts(struct list_inputs *in, struct filter *f, __u64 gene
 	}
 }
 
-/* After the swap: a named list's state, or none when the load dropped it. */
-static int named_commit(struct list_inputs *in, const struct list_opts *o, __u64 generation,
-			__u64 max_memory, bool dropped)
+/*
+ * Before the swap, under the writers' lock: the state of every list the load
+ * changes, written and fsync'd but for the manifests' names. A failure (a
+ * full disk, EIO) refuses the load: nothing is swapped.
+ */
+static int states_prepare(struct list_inputs *in, const struct list_opts *o,
+			  struct named_targets *ts, const struct named_parts *np, int first,
+			  __u64 generation, __u64 max_memory, const char *ifname)
+{
+	int i, ret = 0;
+
+	for (i = 0; ts && i < ts->n && !ret; i++)
+		if (!np->part[first + i].dropped)
+			ret = list_inputs_prepare(&ts->t[i].in, &ts->t[i].opts, generation,
+						  max_memory);
+	if (!ret)
+		ret = list_inputs_prepare(in, o, generation, max_memory);
+	if (ret)
+		log_error("the state of %s cannot record the new list (see above), so it is not "
+			  "swapped in: the live list is unchanged; free space there (or fix the "
+			  "error) and load it again", ifname);
+	return ret;
+}
+
+/* After the swap: the manifests named, or a dropped named list's state removed. */
+static int states_publish(struct list_inputs *in, struct named_targets *ts,
+			  const struct named_parts *np, int first, const char *ifname)
 {
 	struct state_list none = {};
+	int i, ret = 0;
 
-	if (!dropped)
-		return list_inputs_commit(in, o, generation, max_memory);
-	if (unlinkat(in->sd.fd, in->which, 0) && errno != ENOENT)
-		return -errno;
-	state_prune(&in->sd, in->which, &none);
-	return 0;
+	for (i = 0; ts && i < ts->n && !ret; i++) {
+		struct list_inputs *t = &ts->t[i].in;
+
+		if (!np->part[first + i].dropped) {
+			ret = list_inputs_publish(t);
+			continue;
+		}
+		if (unlinkat(t->sd.fd, t->which, 0) && errno != ENOENT)
+			ret = -errno;
+		else
+			state_prune(&t->sd, t->which, &none);
+	}
+	if (!ret)
+		ret = list_inputs_publish(in);
+	if (ret)
+		log_error("the new list of %s is live, but its state could not record it (see "
+			  "above): a reboot or 'bloomxdp restore' would bring back the previous "
+			  "list; fix the error and load it again", ifname);
+	return ret;
+}
+
+/*
+ * The writers' lock, then the other lists as the state records them, and the
+ * named lists a load replaces (ts): each add that completed is then in their
+ * journals, and one that did not waits for the swap. A list from the state
+ * (in->keep) was opened by the caller under the lock already.
+ */
+static int parts_open(struct named_parts *np, struct attachment *att, const struct list_opts *o,
+		      struct named_targets *ts, __u32 room, int *first)
+{
+	const char *skip[BLOOMXDP_MAX_LISTS];
+	int i, nt = ts ? ts->n : 0, ret;
+
+	memset(np, 0, sizeof(*np));
+	ret = attachment_lock(att);
+	if (ret)
+		return ret;
+	for (i = 0; i < nt; i++)
+		skip[i] = ts->t[i].name;
+	ret = named_parts_open(np, att, o->state_dir, skip, nt, room);
+	*first = np->n;
+	for (i = 0; i < nt && !ret; i++)
+		ret = named_parts_add(np, att, ts->t[i].name, &ts->t[i].in, &ts->t[i].opts, room);
+	return ret;
 }
 
 /*
  * The blocklist: a new filter (and exact copy with --verify) in the other
- * generation, sized for the list. The input is read before the writers' lock
- * is taken, so that a slow feed holds up no other writer; the lock covers
- * only the swap.
+ * generation, sized for the list. A new default list is read before the
+ * writers' lock is taken, so that a slow input holds up no other writer; the
+ * lock then covers the other lists' state, read under it, and the swap.
  */
 int list_load_union(struct attachment *att, const struct list_opts *o, struct list_inputs *in,
 		    struct named_targets *ts)
 {
-	const char *skip[BLOOMXDP_MAX_LISTS];
 	struct named_parts np = {};
 	int first = 0, nt = ts ? ts->n : 0;
 	/* The outer maps of this generation: filter first, as attachment_flip() wants. */
@@ -373,20 +441,18 @@ int list_load_union(struct attachment *att, const struct list_opts *o, struct li
 		build.exact = &exact;
 	}
 	/* The union: the default list, then every named list, each into its exact copy too. */
-	for (i = 0; i < nt; i++)
-		skip[i] = ts->t[i].name;
-	ret = named_parts_open(&np, att, o->state_dir, skip, nt,
-			       exact_room_for_memory(max_memory));
-	first = np.n;
-	for (i = 0; i < nt && !ret; i++)
-		ret = named_parts_add(&np, att, ts->t[i].name, &ts->t[i].in, &ts->t[i].opts,
-				      exact_room_for_memory(max_memory));
-	if (ret) {
-		log_error("the live list of %s is unchanged", att->ifname);
-		goto cleanup;
+	if (!in->keep)
+		ret = read_inputs_noted(&build, o, in, !nt, err);
+	if (!ret) {
+		ret = parts_open(&np, att, o, ts, exact_room_for_memory(max_memory), &first);
+		if (ret) {
+			log_error("the live list of %s is unchanged", att->ifname);
+			goto cleanup;
+		}
 	}
 	/* Loading named lists (nt), the default list is its state copy: read unnoted. */
-	ret = read_inputs_noted(&build, o, in, !nt, err);
+	if (!ret && in->keep)
+		ret = read_inputs_noted(&build, o, in, !nt, err);
 	default_read = build.read;
 	for (i = 0; i < np.n && !ret; i++) {
 		before = build.read;
@@ -457,6 +523,9 @@ int list_load_union(struct attachment *att, const struct list_opts *o, struct li
 	if (ret)
 		goto cleanup;
 	ret = attachment_read_live(att, &slot, &st, "the live list");
+	if (!ret)
+		ret = states_prepare(in, o, ts, &np, first, st.generation + 1, max_memory,
+				     att->ifname);
 	if (ret)
 		goto cleanup;
 	ret = allow_exceptions(att, &build);
@@ -522,15 +591,11 @@ int list_load_union(struct attachment *att, const struct list_opts *o, struct li
 	print_filter(att, &build, &plan, live.capacity, filter_map_bytes(&f));
 	warn_unmatched_kinds(&f, &att->config, att->ifname);
 	/* After the swap: a crash in between leaves the state a generation behind (README). */
-	for (i = 0, ret = 0; i < nt && !ret; i++)
-		ret = named_commit(&ts->t[i].in, &ts->t[i].opts, st.generation, max_memory,
-				   np.part[first + i].dropped);
-	if (ret || list_inputs_commit(in, o, st.generation, max_memory))
-		log_warn("the new list of %s is live, but the state could not record it: restore "
-			 "would bring back the previous one; load it again", att->ifname);
-	else if (f.counts)
+	ret = states_publish(in, ts, &np, first, att->ifname);
+	if (!ret && f.counts)
 		write_bitcounts(in, &f, st.generation);
-	ret = attachment_check_enforced(att);
+	if (!ret)
+		ret = attachment_check_enforced(att);
 cleanup:
 	named_parts_free(&np);
 	bitcounts_free(&counts);
@@ -603,6 +668,13 @@ static int load_allowlist(struct attachment *att, const struct list_opts *o,
 			  att->ifname, strerror(-ret));
 		goto cleanup;
 	}
+	ret = list_inputs_prepare(in, o, live.generation, max_memory);
+	if (ret) {
+		log_error("the state of %s cannot record the new allowlist (see above), so it is "
+			  "not swapped in: it is unchanged; free space there (or fix the error) "
+			  "and load it again", att->ifname);
+		goto cleanup;
+	}
 	slot ^= 1;
 	ret = exact_set_install(&att->allow, slot, &exact);
 	if (!ret)
@@ -614,10 +686,13 @@ static int load_allowlist(struct attachment *att, const struct list_opts *o,
 	}
 	printf("loaded %llu allowlist entries into %s\n", (unsigned long long)build.read,
 	       att->ifname);
-	if (list_inputs_commit(in, o, live.generation, max_memory))
-		log_warn("the new allowlist of %s is live, but the state could not record it: "
-			 "restore would bring back the previous one; load it again", att->ifname);
-	ret = attachment_check_enforced(att);
+	ret = list_inputs_publish(in);
+	if (ret)
+		log_error("the new allowlist of %s is live, but its state could not record it "
+			  "(see above): a reboot or 'bloomxdp restore' would bring back the "
+			  "previous one; fix the error and load it again", att->ifname);
+	else
+		ret = attachment_check_enforced(att);
 cleanup:
 	list_build_free(&build);
 	exact_set_close(&exact);

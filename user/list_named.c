@@ -48,7 +48,10 @@ int list_load_named(struct attachment *att, const struct list_opts *o,
 			goto cleanup;
 		}
 	}
-	ret = list_inputs_state(&def, att->ifname, o->state_dir, false, true, &od);
+	/* The other lists' state is read under the writers' lock (list_load_union()). */
+	ret = attachment_lock(att);
+	if (!ret)
+		ret = list_inputs_state(&def, att->ifname, o->state_dir, false, true, &od);
 	if (ret == -ENOENT)
 		log_error("named lists need the state of %s, which records each list: there is "
 			  "none (attach with a usable state directory); nothing changed",
@@ -124,7 +127,8 @@ int list_rebuild(const char *ifname, const char *state_dir)
 	struct attachment att;
 	int ret;
 
-	ret = attachment_open(ifname, false, &att);
+	/* Its state read under the writers' lock: no add is then left out. */
+	ret = attachment_open(ifname, true, &att);
 	if (ret)
 		return ret;
 	ret = list_inputs_state(&in, ifname, state_dir, false, true, &lo);

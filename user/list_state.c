@@ -4,11 +4,13 @@
  * state directory, recorded after the swap; add appends to a journal; restore
  * and a rebuild read the copies and journals back.
  */
+#define _GNU_SOURCE	/* memfd_create */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -206,6 +208,8 @@ void list_inputs_free(struct list_inputs *in)
 	free(in->parsed);
 	entry_set_free(&in->deleted);
 	state_list_free(&in->list);
+	if (in->sd.fd >= 0)
+		state_write_abandon(&in->sd, in->pending);
 	state_close(&in->sd);
 	memset(in, 0, sizeof(*in));
 	in->sd.fd = in->sd.root_fd = -1;
@@ -304,6 +308,34 @@ int list_inputs_plain(struct list_inputs *in, const struct list_opts *o,
 	return ret;
 }
 
+/* A journal's entries, each record's checksum checked, in a memory file to read; -errno. */
+static int journal_checked(struct list_inputs *in, const char *name)
+{
+	char *body;
+	size_t len, done;
+	ssize_t w;
+	int fd, ret;
+
+	ret = state_journal_read(&in->sd, name, in->list.legacy, &body, &len);
+	if (ret)
+		return ret;
+	fd = memfd_create("bloomxdp-journal", MFD_CLOEXEC);
+	ret = fd < 0 ? -errno : 0;
+	for (done = 0; !ret && done < len; done += w) {
+		w = write(fd, body + done, len - done);
+		if (w < 0 && errno == EINTR)
+			w = 0;
+		else if (w < 0)
+			ret = -errno;
+	}
+	if (!ret && lseek(fd, 0, SEEK_SET))
+		ret = -errno;
+	free(body);
+	if (ret && fd >= 0)
+		close(fd);
+	return ret ? ret : fd;
+}
+
 /* Every journal of a list as last applied, with the format of its entries. */
 static int open_journals(struct list_inputs *in, bool messages)
 {
@@ -315,12 +347,13 @@ static int open_journals(struct list_inputs *in, bool messages)
 		if (f->alias)
 			continue;
 		state_journal_name(in->which, in->list.serial, f->name, name, sizeof(name));
-		fd = state_open_file(&in->sd, name);
+		fd = journal_checked(in, name);
 		if (fd == -ENOENT)
 			continue;
 		snprintf(shown, sizeof(shown), "%s/%s", in->sd.path, name);
 		if (fd < 0) {
-			if (messages)
+			/* Its checksums' failures are said by state_journal_read(). */
+			if (messages && fd != -EBADMSG)
 				log_error("cannot read %s: %s", shown, strerror(-fd));
 			return fd;
 		}
@@ -506,8 +539,39 @@ static char *recorded_options(const struct list_opts *o, __u64 max_memory)
 	return text;
 }
 
-int list_inputs_commit(struct list_inputs *in, const struct list_opts *o, __u64 generation,
-		       __u64 max_memory)
+/*
+ * An older bloomxdp's journals, read once as they were, each rewritten as one
+ * record before the manifest is sealed: its journals are then checked.
+ */
+static int journals_seal(struct list_inputs *in)
+{
+	char name[STATE_NAME_MAX], *body, *record;
+	const struct enum_value *f;
+	size_t len, rlen;
+	int ret = 0;
+
+	for (f = list_format_values; f->name && !ret; f++) {
+		if (f->alias)
+			continue;
+		state_journal_name(in->which, in->list.serial, f->name, name, sizeof(name));
+		ret = state_journal_read(&in->sd, name, true, &body, &len);
+		if (ret == -ENOENT) {
+			ret = 0;
+			continue;
+		}
+		if (ret)
+			break;
+		record = state_journal_record(body, len, &rlen);
+		ret = !record ? -ENOMEM : state_write(&in->sd, name, len ? record : "",
+						      len ? rlen : 0);
+		free(record);
+		free(body);
+	}
+	return ret;
+}
+
+int list_inputs_prepare(struct list_inputs *in, const struct list_opts *o, __u64 generation,
+			__u64 max_memory)
 {
 	struct state_list old = {}, *l = &in->list;
 	char name[STATE_NAME_MAX];
@@ -516,9 +580,10 @@ int list_inputs_commit(struct list_inputs *in, const struct list_opts *o, __u64 
 	if (!in->recording)
 		return 0;
 	if (in->keep) {
-		/* The same sources and journals, now live under another generation. */
+		/* The same sources and journals, to be live under another generation. */
 		l->generation = generation;
-		return state_list_write(&in->sd, in->which, l);
+		ret = l->legacy ? journals_seal(in) : 0;
+		return ret ? ret : state_list_write_begin(&in->sd, l, in->pending);
 	}
 	ret = state_list_read(&in->sd, in->which, &old);
 	if (ret && ret != -ENOENT)
@@ -533,6 +598,7 @@ int list_inputs_commit(struct list_inputs *in, const struct list_opts *o, __u64 
 		ret = -ENOMEM;
 		goto out;
 	}
+	/* The copies under names of the new serial: no manifest names them yet. */
 	for (i = 0; i < in->n && !ret; i++) {
 		struct state_copy *c;
 
@@ -540,8 +606,11 @@ int list_inputs_commit(struct list_inputs *in, const struct list_opts *o, __u64 
 			continue;
 		c = &in->copies[in->in[i].copy_index];
 		ret = state_copy_finish(c);
-		if (ret)
+		if (ret) {
+			log_error("cannot write %s/%s, the copy of %s: %s", in->sd.path, c->tmp,
+				  in->in[i].name, strerror(-ret));
 			break;
+		}
 		state_copy_name(in->which, l->serial, l->nsources, name, sizeof(name));
 		ret = state_copy_commit(&in->sd, c, name);
 		if (!ret)
@@ -554,14 +623,32 @@ int list_inputs_commit(struct list_inputs *in, const struct list_opts *o, __u64 
 				ret = -ENOMEM;
 		}
 	}
-	/* The manifest last: until it is replaced, the old one and its copies stand. */
+	/* The manifest written, not yet named: until it is, the old one and its copies stand. */
 	if (!ret)
-		ret = state_list_write(&in->sd, in->which, l);
-	if (!ret)
-		state_prune(&in->sd, in->which, l);
+		ret = state_list_write_begin(&in->sd, l, in->pending);
 out:
 	state_list_free(&old);
 	return ret;
+}
+
+int list_inputs_publish(struct list_inputs *in)
+{
+	int ret;
+
+	if (!in->recording || !in->pending[0])
+		return 0;
+	ret = state_write_finish(&in->sd, in->pending, in->which);
+	if (!ret && !in->keep)
+		state_prune(&in->sd, in->which, &in->list);
+	return ret;
+}
+
+int list_inputs_commit(struct list_inputs *in, const struct list_opts *o, __u64 generation,
+		       __u64 max_memory)
+{
+	int ret = list_inputs_prepare(in, o, generation, max_memory);
+
+	return ret ? ret : list_inputs_publish(in);
 }
 
 /* The journal add appends to: of the list as last applied, per format. */
@@ -618,9 +705,9 @@ int list_state_current(const char *ifname, const char *state_dir, bool allow, __
 int list_state_journal(const char *ifname, const struct list_opts *o, char **entries, int n,
 		       off_t *before)
 {
-	char name[STATE_NAME_MAX], *text = NULL;
+	char name[STATE_NAME_MAX], *text = NULL, *record = NULL;
 	struct state_dir sd;
-	size_t len = 0;
+	size_t len = 0, rlen;
 	FILE *out;
 	int i, ret;
 
@@ -632,14 +719,20 @@ int list_state_journal(const char *ifname, const struct list_opts *o, char **ent
 		ret = -ENOMEM;
 		goto out;
 	}
+	/* A line of its own per entry: an entry never holds a line break (parse_arg()). */
 	for (i = 0; i < n; i++)
-		fprintf(out, "%s\n", entries[i]);
-	if (fclose(out)) {
+		if (strpbrk(entries[i], "\r\n"))
+			ret = -EINVAL;
+		else
+			fprintf(out, "%s\n", entries[i]);
+	if (fclose(out) && !ret)
 		ret = -ENOMEM;
+	if (ret)
 		goto out;
-	}
-	ret = state_append(&sd, name, text, before);
+	record = state_journal_record(text, len, &rlen);
+	ret = record ? state_append(&sd, name, record, before) : -ENOMEM;
 out:
+	free(record);
 	free(text);
 	state_close(&sd);
 	return ret;

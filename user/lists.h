@@ -118,6 +118,7 @@ struct list_inputs {
 	struct state_list list;
 	struct entry_set deleted;	/* of the copies (keep: read from the state) */
 	char *parsed;		/* the recorded options' text, cut: their values point in */
+	char pending[STATE_NAME_MAX];	/* the manifest prepared, not yet named */
 	struct list_opts *src_opts;	/* sources' own recorded options */
 	char **src_parsed;		/* ... their text, as parsed */
 	int nsrc_opts;
@@ -151,7 +152,15 @@ const char *list_opts_which(const struct list_opts *o, char buf[STATE_NAME_MAX])
  */
 int list_inputs_state_unchecked(struct list_inputs *in, const char *ifname,
 				const char *state_dir, bool allow, struct list_opts *o);
-/* After the swap: the list as applied, under the live generation, atomically. */
+/*
+ * The list as applied, under generation, in two steps: before the swap, its
+ * copies named and its manifest written and fsync'd under a temporary name
+ * (a full or failing disk then changes nothing: printed, the load refused);
+ * after it, the manifest given its name (list_inputs_publish()). commit: both.
+ */
+int list_inputs_prepare(struct list_inputs *in, const struct list_opts *o, __u64 generation,
+			__u64 max_memory);
+int list_inputs_publish(struct list_inputs *in);
 int list_inputs_commit(struct list_inputs *in, const struct list_opts *o, __u64 generation,
 		       __u64 max_memory);
 void list_inputs_free(struct list_inputs *in);

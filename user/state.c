@@ -131,21 +131,34 @@ static int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-int state_write(const struct state_dir *sd, const char *name, const void *buf, size_t len)
+int state_write_begin(const struct state_dir *sd, const void *buf, size_t len,
+		      char tmp[STATE_NAME_MAX])
 {
-	char tmp[STATE_NAME_MAX];
 	int fd, ret;
 
 	fd = open_temp(sd->fd, tmp);
 	if (fd < 0) {
 		log_error("cannot create a file in %s: %s", sd->path, strerror(-fd));
+		tmp[0] = '\0';
 		return fd;
 	}
 	ret = write_all(fd, buf, len);
 	if (!ret && fsync(fd))
 		ret = -errno;
 	close(fd);
-	if (!ret && renameat(sd->fd, tmp, sd->fd, name))
+	if (ret) {
+		unlinkat(sd->fd, tmp, 0);
+		tmp[0] = '\0';
+		log_error("cannot write a file in %s: %s", sd->path, strerror(-ret));
+	}
+	return ret;
+}
+
+int state_write_finish(const struct state_dir *sd, char tmp[STATE_NAME_MAX], const char *name)
+{
+	int ret = 0;
+
+	if (renameat(sd->fd, tmp, sd->fd, name))
 		ret = -errno;
 	if (!ret)
 		ret = fsync_dir(sd->fd);
@@ -153,7 +166,24 @@ int state_write(const struct state_dir *sd, const char *name, const void *buf, s
 		unlinkat(sd->fd, tmp, 0);
 		log_error("cannot write %s/%s: %s", sd->path, name, strerror(-ret));
 	}
+	tmp[0] = '\0';
 	return ret;
+}
+
+void state_write_abandon(const struct state_dir *sd, char tmp[STATE_NAME_MAX])
+{
+	if (tmp[0])
+		unlinkat(sd->fd, tmp, 0);
+	tmp[0] = '\0';
+}
+
+int state_write(const struct state_dir *sd, const char *name, const void *buf, size_t len)
+{
+	char tmp[STATE_NAME_MAX];
+	int ret;
+
+	ret = state_write_begin(sd, buf, len, tmp);
+	return ret ? ret : state_write_finish(sd, tmp, name);
 }
 
 int state_open_file(const struct state_dir *sd, const char *name)
@@ -265,6 +295,200 @@ out:
 	return ret;
 }
 
+static int sha256_buf(const void *buf, size_t len, char hex[STATE_SHA256_HEX])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+
+	if (!EVP_Digest(buf, len, md, &mdlen, EVP_sha256(), NULL))
+		return -ENOMEM;
+	hex_digest(md, mdlen, hex);
+	return 0;
+}
+
+/* text and its seal, malloc'd; NULL out of memory. */
+static char *sealed(const char *text, size_t len, size_t *out_len)
+{
+	char hex[STATE_SHA256_HEX], *all;
+	size_t n = len + strlen(STATE_SEAL) + STATE_SHA256_HEX + 1;
+
+	all = malloc(n);
+	if (!all || sha256_buf(text, len, hex)) {
+		free(all);
+		return NULL;
+	}
+	memcpy(all, text, len);
+	*out_len = len + snprintf(all + len, n - len, STATE_SEAL "%s\n", hex);
+	return all;
+}
+
+int state_write_sealed(const struct state_dir *sd, const char *name, const char *text, size_t len)
+{
+	size_t n;
+	char *all = sealed(text, len, &n);
+	int ret;
+
+	ret = all ? state_write(sd, name, all, n) : -ENOMEM;
+	free(all);
+	return ret;
+}
+
+/* The seal of a version 2 file: its last line, the SHA-256 of all before it. */
+static const char *seal_check(char *buf, size_t *len)
+{
+	size_t n = *len, start, slen = strlen(STATE_SEAL);
+	char hex[STATE_SHA256_HEX];
+
+	if (!n || buf[n - 1] != '\n')
+		return "its end is missing (cut short)";
+	for (start = n - 1; start && buf[start - 1] != '\n'; start--)
+		;
+	if (n - start != slen + STATE_SHA256_HEX || strncmp(buf + start, STATE_SEAL, slen))
+		return "its last line is not its checksum (cut short, or appended to)";
+	if (sha256_buf(buf, start, hex))
+		return "out of memory";
+	if (strncmp(buf + start + slen, hex, STATE_SHA256_HEX - 1))
+		return "its SHA-256 is not the one it records (changed or damaged)";
+	buf[start] = '\0';
+	*len = start;
+	return NULL;
+}
+
+int state_read_sealed(const struct state_dir *sd, const char *name, const char *then,
+		      char **buf, size_t *len, bool *legacy)
+{
+	size_t mlen = strlen(STATE_MAGIC);
+	const char *why;
+	int ret;
+
+	*legacy = false;
+	ret = state_read(sd, name, STATE_TEXT_MAX, buf, len);
+	if (ret)
+		return ret;
+	/* Same length: the version digit. */
+	if (!strncmp(*buf, STATE_MAGIC_V1 "\n", mlen + 1)) {
+		memcpy(*buf, STATE_MAGIC, mlen);
+		*legacy = true;
+		return 0;
+	}
+	why = strncmp(*buf, STATE_MAGIC, mlen) ? "not a state file of this version (its first "
+		"line is not '" STATE_MAGIC "')" : seal_check(*buf, len);
+	if (!why)
+		return 0;
+	ret = strncmp(*buf, STATE_MAGIC, mlen) ? -EINVAL : -EBADMSG;
+	log_error("%s/%s: %s; nothing was changed: %s", sd->path, name, why, then);
+	free(*buf);
+	*buf = NULL;
+	*len = 0;
+	return ret;
+}
+
+char *state_journal_record(const char *body, size_t len, size_t *out_len)
+{
+	size_t n = len + strlen(STATE_RECORD) + 24 + STATE_SHA256_HEX + 1;
+	char hex[STATE_SHA256_HEX], *all = malloc(n);
+
+	if (!all || sha256_buf(body, len, hex)) {
+		free(all);
+		return NULL;
+	}
+	memcpy(all, body, len);
+	*out_len = len + snprintf(all + len, n - len, STATE_RECORD "%zu %s\n", len, hex);
+	return all;
+}
+
+/* The record a STATE_RECORD line at text[at] closes: its body's start, or -1. */
+static long record_body(const char *text, size_t at, size_t line_len)
+{
+	char line[128], hex[STATE_SHA256_HEX], want[STATE_SHA256_HEX];
+	unsigned long long bytes;
+	int used = 0;
+
+	if (line_len >= sizeof(line))
+		return -1;
+	memcpy(line, text + at, line_len);
+	line[line_len] = '\0';
+	if (sscanf(line, STATE_RECORD "%llu %64[0-9a-f]%n", &bytes, want, &used) != 2 ||
+	    (size_t)used != line_len || strlen(want) != STATE_SHA256_HEX - 1 || bytes > at ||
+	    (bytes && text[at - 1] != '\n'))
+		return -1;
+	if (sha256_buf(text + at - bytes, bytes, hex) || strcmp(hex, want))
+		return -1;
+	return at - bytes;
+}
+
+#define UNCOVERED "lines that no record's checksum covers (appended by hand?)"
+
+static int journal_refuse(const struct state_dir *sd, const char *name, size_t good,
+			  unsigned long line, const char *why)
+{
+	log_error("%s/%s:%lu: %s; nothing was changed: if the entries after byte %zu are not "
+		  "yours, 'truncate -s %zu %s/%s' and run the command again, else load the "
+		  "list again", sd->path, name, line, why, good, good, sd->path, name);
+	return -EBADMSG;
+}
+
+int state_journal_read(const struct state_dir *sd, const char *name, bool legacy_ok,
+		       char **body, size_t *len)
+{
+	size_t n, at, end, good = 0, out = 0, plen = strlen(STATE_RECORD);
+	unsigned long line = 0, good_line = 0;
+	bool records = false;
+	char *text;
+	long start;
+	int ret;
+
+	*body = NULL;
+	*len = 0;
+	ret = state_read(sd, name, STATE_JOURNAL_MAX, &text, &n);
+	if (ret)
+		return ret;
+	/* The bodies are moved down over their record lines: out <= at always. */
+	for (at = 0; at < n; at = end) {
+		const char *nl = memchr(text + at, '\n', n - at);
+
+		end = nl ? (size_t)(nl - text) + 1 : n;
+		line++;
+		if (!nl || end - at < plen || strncmp(text + at, STATE_RECORD, plen))
+			continue;
+		start = record_body(text, at, end - at - 1);
+		if (start < 0 || (size_t)start < good) {
+			ret = journal_refuse(sd, name, good, line, "a record whose checksum does "
+					     "not match (changed, damaged or forged)");
+			goto out;
+		}
+		if ((size_t)start > good && (records || !legacy_ok)) {
+			ret = journal_refuse(sd, name, good, good_line + 1, UNCOVERED);
+			goto out;
+		}
+		/* An older bloomxdp's lines (legacy_ok, before any record), then the body. */
+		memmove(text + out, text + good, at - good);
+		out += at - good;
+		good = end;
+		good_line = line;
+		records = true;
+	}
+	if (good < n && text[n - 1] != '\n' && (records || !legacy_ok)) {
+		/* An append cut short: add never said it was done. */
+		log_warn("%s/%s: its last %zu bytes, an add that never finished, are left out",
+			 sd->path, name, n - good);
+		n = good;
+	}
+	if (good < n && (records || !legacy_ok)) {
+		ret = journal_refuse(sd, name, good, good_line + 1, UNCOVERED);
+		goto out;
+	}
+	memmove(text + out, text + good, n - good);
+	out += n - good;
+	text[out] = '\0';
+	*body = text;
+	*len = out;
+	text = NULL;
+out:
+	free(text);
+	return ret;
+}
+
 int state_append(const struct state_dir *sd, const char *name, const char *text, off_t *before)
 {
 	struct stat st;
@@ -338,7 +562,8 @@ int state_copy_write(struct state_copy *c, const void *buf, size_t n)
 	if (!EVP_DigestUpdate(c->md, buf, n))
 		return -EIO;
 	c->bytes += n;
-	return write_all(c->fd, buf, n);
+	c->err = write_all(c->fd, buf, n);
+	return c->err;
 }
 
 int state_copy_finish(struct state_copy *c)
@@ -468,16 +693,17 @@ void state_list_free(struct state_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
-int state_list_write(const struct state_dir *sd, const char *which, const struct state_list *l)
+/* A manifest's text, sealed, malloc'd; NULL out of memory. */
+static char *list_text(const struct state_list *l, size_t *sealed_len)
 {
-	char *text = NULL;
+	char *text = NULL, *all;
 	size_t len = 0;
 	FILE *out;
-	int i, ret;
+	int i;
 
 	out = open_memstream(&text, &len);
 	if (!out)
-		return -ENOMEM;
+		return NULL;
 	fprintf(out, STATE_MAGIC "\nserial %llu\ngeneration %llu\ntime %lld\n", l->serial,
 		l->generation, l->time);
 	if (l->options) {
@@ -504,11 +730,33 @@ int state_list_write(const struct state_dir *sd, const char *which, const struct
 	}
 	if (fclose(out)) {
 		free(text);
-		return -ENOMEM;
+		return NULL;
 	}
-	ret = state_write(sd, which, text, len);
+	all = sealed(text, len, sealed_len);
+	free(text);
+	return all;
+}
+
+int state_list_write_begin(const struct state_dir *sd, const struct state_list *l,
+			   char tmp[STATE_NAME_MAX])
+{
+	size_t len;
+	char *text = list_text(l, &len);
+	int ret;
+
+	tmp[0] = '\0';
+	ret = text ? state_write_begin(sd, text, len, tmp) : -ENOMEM;
 	free(text);
 	return ret;
+}
+
+int state_list_write(const struct state_dir *sd, const char *which, const struct state_list *l)
+{
+	char tmp[STATE_NAME_MAX];
+	int ret;
+
+	ret = state_list_write_begin(sd, l, tmp);
+	return ret ? ret : state_write_finish(sd, tmp, which);
 }
 
 static int bad_manifest(const struct state_dir *sd, const char *which, int line, const char *why)
@@ -540,9 +788,11 @@ int state_list_read(const struct state_dir *sd, const char *which, struct state_
 	FILE *o;
 	int n = 0, ret;
 	struct state_source *cur = NULL;
+	bool legacy;
 
 	memset(l, 0, sizeof(*l));
-	ret = state_read(sd, which, STATE_TEXT_MAX, &text, &len);
+	ret = state_read_sealed(sd, which, "load the list again, or forget the state ('bloomxdp "
+				"detach --forget') and attach anew", &text, &len, &legacy);
 	if (ret)
 		return ret;
 	if (strlen(text) != len) {
@@ -605,6 +855,7 @@ int state_list_read(const struct state_dir *sd, const char *which, struct state_
 	if (fclose(o))
 		ret = ret ? ret : -ENOMEM;
 	l->options = opts;
+	l->legacy = legacy;
 out:
 	free(text);
 	if (ret)

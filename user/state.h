@@ -21,8 +21,18 @@
 #define STATE_DIR_ENV "BLOOMXDP_STATE_DIR"
 /* Settings and manifests are read whole, up to this: a larger one is not ours. */
 #define STATE_TEXT_MAX (1 << 20)
-/* The first line of every settings file and manifest. */
-#define STATE_MAGIC "bloomxdp-state 1"
+/*
+ * The first line of every settings file and manifest; their last is
+ * STATE_SEAL and the SHA-256 of all before it. Version 1 (older bloomxdp) had
+ * no seal: read once as it is, and rewritten sealed (README "State").
+ */
+#define STATE_MAGIC "bloomxdp-state 2"
+#define STATE_MAGIC_V1 "bloomxdp-state 1"
+#define STATE_SEAL "end sha256 "
+/* Each record appended to a journal ends with this line: "<prefix><bytes> <sha256>". */
+#define STATE_RECORD "#bloomxdp-record "
+/* A journal is read whole, up to this. */
+#define STATE_JOURNAL_MAX ((size_t)STATE_TEXT_MAX * 256)
 #define STATE_SETTINGS "settings"
 #define STATE_BLOCK "block"
 #define STATE_ALLOW "allow"
@@ -64,6 +74,38 @@ int state_forget(const char *root, const char *ifname);
 /* Replaces name atomically: a temporary file, fsync, renameat, fsync of the directory. */
 int state_write(const struct state_dir *sd, const char *name, const void *buf, size_t len);
 /*
+ * state_write() in two steps: the temporary file written and fsync'd (tmp
+ * its name; failures printed, nothing left), then given its name. A load
+ * writes its state first and swaps its list in only once it is durable;
+ * state_write_abandon() removes a temporary file not given its name.
+ */
+int state_write_begin(const struct state_dir *sd, const void *buf, size_t len,
+		      char tmp[STATE_NAME_MAX]);
+int state_write_finish(const struct state_dir *sd, char tmp[STATE_NAME_MAX], const char *name);
+void state_write_abandon(const struct state_dir *sd, char tmp[STATE_NAME_MAX]);
+/* As state_write(), text ending in its seal (STATE_SEAL). */
+int state_write_sealed(const struct state_dir *sd, const char *name, const char *text, size_t len);
+/*
+ * As state_read(), a file state_write_sealed() wrote: -EBADMSG, printed with
+ * then (what to do), when its seal is missing or does not match; the seal
+ * taken off. *legacy: a version 1 file (no seal), its first line then made
+ * STATE_MAGIC.
+ */
+int state_read_sealed(const struct state_dir *sd, const char *name, const char *then,
+		      char **buf, size_t *len, bool *legacy);
+/* body (its lines) and its closing STATE_RECORD line, malloc'd; NULL out of memory. */
+char *state_journal_record(const char *body, size_t len, size_t *out_len);
+/*
+ * The entries of a journal, every record's checksum checked, into a malloc'd
+ * *body. legacy_ok: lines before the first record (an older bloomxdp's) are
+ * taken as they are. A last line cut short (an append that never finished,
+ * never reported done) is left out, with a warning; lines after the last
+ * record that are complete are refused (-EBADMSG, printed: the file and what
+ * to do).
+ */
+int state_journal_read(const struct state_dir *sd, const char *name, bool legacy_ok,
+		       char **body, size_t *len);
+/*
  * Reads a whole regular file of at most max bytes, NUL-terminated, into a
  * malloc'd *buf. -ENOENT unprinted; -EFBIG when larger; others printed.
  */
@@ -92,6 +134,7 @@ struct state_copy {
 	void *md;		/* EVP_MD_CTX */
 	unsigned long long bytes;
 	char sha256[STATE_SHA256_HEX];
+	int err;		/* of a write that failed (-ENOSPC: the disk is full) */
 };
 
 int state_copy_begin(const struct state_dir *sd, struct state_copy *c);
@@ -120,10 +163,14 @@ struct state_list {
 	char *options;			/* the load's options, "--name=value\n" lines */
 	struct state_source *src;
 	int nsources;
+	bool legacy;			/* read from a version 1 manifest: journals unsealed */
 };
 
 int state_list_read(const struct state_dir *sd, const char *which, struct state_list *l);
 int state_list_write(const struct state_dir *sd, const char *which, const struct state_list *l);
+/* Its first step (state_write_begin()): state_write_finish() names it which. */
+int state_list_write_begin(const struct state_dir *sd, const struct state_list *l,
+			   char tmp[STATE_NAME_MAX]);
 void state_list_free(struct state_list *l);
 /* A source into l (source is copied). */
 int state_list_add_source(struct state_list *l, const char *source, const char *copy,

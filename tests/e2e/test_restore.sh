@@ -154,11 +154,12 @@ rm -f -- "$HELD"
 check_eq "... identical verdicts on pings" "$want_pings" "$(verdicts)"
 
 # ------------------------------------------------ killed between the swap and the state write
-# The first rename of a load is its state's (the copy, then the manifest): after the swap.
+# A load's renames: its copy's, before the swap; its manifest's, the one after it.
 gen=$(json_num "$(status_json)" generation)
 echo 192.0.2.77 >"$E2E_TMP/new.txt"
 (timeout 30 nsenter --net="/run/netns/$NS_SRV" -- strace -f -qq -o /dev/null \
-	-e trace=rename,renameat,renameat2 -e inject=rename,renameat,renameat2:signal=SIGKILL \
+	-e trace=rename,renameat,renameat2 \
+	-e inject=rename,renameat,renameat2:signal=SIGKILL:when=2 \
 	"$BLOOMXDP" load "$IF_SRV" "$E2E_TMP/new.txt"; true) >/dev/null 2>&1
 check_eq "a load killed at its state write: the new list is live (generation +1)" \
 	"$((gen + 1)) 192.0.2.77: blocked" \

@@ -201,9 +201,150 @@ static void test_manifest_round_trip(void **state)
 	state_list_free(&l);
 	/* A copy named outside the directory, an unknown key, another format: refused. */
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		assert_int_equal(state_write(&sd, "allow", bad[i], strlen(bad[i])), 0);
+		assert_int_equal(state_write_sealed(&sd, "allow", bad[i], strlen(bad[i])), 0);
 		assert_int_equal(state_list_read(&sd, STATE_ALLOW, &r), -EINVAL);
 	}
+	state_close(&sd);
+}
+
+/* A whole manifest, as written; n bytes of it written back (cut short). */
+static char *read_whole(const char *path, size_t *n)
+{
+	char *buf = malloc(1 << 16);
+	FILE *f = fopen(path, "r");
+
+	assert_non_null(buf);
+	assert_non_null(f);
+	*n = fread(buf, 1, 1 << 16, f);
+	fclose(f);
+	return buf;
+}
+
+static void write_bytes(const char *path, const char *buf, size_t n)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(buf, 1, n, f), n);
+	fclose(f);
+}
+
+/*
+ * A manifest cut short at every byte, a byte of it changed, a line appended
+ * after its seal: each refused (-EBADMSG or, cut inside its first line, not of
+ * this version). One of an older bloomxdp (no seal) is read, as legacy.
+ */
+static void test_manifest_sealed(void **state)
+{
+	struct state_list l = { .serial = 4, .generation = 9, .time = 1 }, r;
+	struct state_dir sd;
+	char path[256], *whole, *v1;
+	size_t n, cut;
+
+	(void)state;
+	assert_int_equal(state_open(root, "eth0", true, &sd), 0);
+	assert_int_equal(state_list_add_source(&l, "/lists/a", "block-4.0", "ab12", 42), 0);
+	assert_int_equal(state_list_write(&sd, STATE_BLOCK, &l), 0);
+	snprintf(path, sizeof(path), "%s/eth0/" STATE_BLOCK, root);
+	whole = read_whole(path, &n);
+	assert_true(n > 100);
+	for (cut = 0; cut < n; cut++) {
+		write_bytes(path, whole, cut);
+		assert_int_not_equal(state_list_read(&sd, STATE_BLOCK, &r), 0);
+	}
+	whole[strlen(STATE_MAGIC) + 10] ^= 1;
+	write_bytes(path, whole, n);
+	assert_int_equal(state_list_read(&sd, STATE_BLOCK, &r), -EBADMSG);
+	whole[strlen(STATE_MAGIC) + 10] ^= 1;
+	memcpy(whole + n, "serial 5\n", 9);
+	write_bytes(path, whole, n + 9);
+	assert_int_equal(state_list_read(&sd, STATE_BLOCK, &r), -EBADMSG);
+	write_bytes(path, whole, n);
+	assert_int_equal(state_list_read(&sd, STATE_BLOCK, &r), 0);
+	assert_false(r.legacy);
+	state_list_free(&r);
+	/* Version 1: no seal. */
+	v1 = STATE_MAGIC_V1 "\nserial 3\ngeneration 2\ntime 1\nsource /x\ncopy block-3.0\n";
+	write_bytes(path, v1, strlen(v1));
+	assert_int_equal(state_list_read(&sd, STATE_BLOCK, &r), 0);
+	assert_true(r.legacy);
+	assert_int_equal(r.serial, 3);
+	assert_int_equal(r.nsources, 1);
+	state_list_free(&r);
+	state_list_free(&l);
+	free(whole);
+	state_close(&sd);
+}
+
+static void append_record(struct state_dir *sd, const char *name, const char *body)
+{
+	char *record;
+	size_t rlen;
+	off_t before;
+
+	record = state_journal_record(body, strlen(body), &rlen);
+	assert_non_null(record);
+	assert_int_equal(strlen(record), rlen);
+	assert_int_equal(state_append(sd, name, record, &before), 0);
+	free(record);
+}
+
+/*
+ * A journal's records read back as their entries; a line appended by hand (as
+ * a forged 0.0.0.0/1) or a changed byte refused; a last record cut short
+ * (an add that never finished) left out; an older bloomxdp's lines taken only
+ * when its manifest is of that version, before the first record.
+ */
+static void test_journal_records(void **state)
+{
+	const char *name = "block-1.journal.auto";
+	char path[256], *body, *whole;
+	struct state_dir sd;
+	size_t len, n;
+	off_t before;
+
+	(void)state;
+	assert_int_equal(state_open(root, "eth0", true, &sd), 0);
+	snprintf(path, sizeof(path), "%s/eth0/%s", root, name);
+	append_record(&sd, name, "12.2.0.1\n");
+	append_record(&sd, name, "12.2.0.2\n12.2.0.3\n");
+	assert_int_equal(state_journal_read(&sd, name, false, &body, &len), 0);
+	assert_string_equal(body, "12.2.0.1\n12.2.0.2\n12.2.0.3\n");
+	assert_int_equal(len, strlen(body));
+	free(body);
+	whole = read_whole(path, &n);
+	/* Appended by hand: refused, legacy or not. */
+	assert_int_equal(state_append(&sd, name, "0.0.0.0/1\n128.0.0.0/1\n", &before), 0);
+	assert_int_equal(state_journal_read(&sd, name, false, &body, &len), -EBADMSG);
+	assert_int_equal(state_journal_read(&sd, name, true, &body, &len), -EBADMSG);
+	/* A record cut short, its last line incomplete: left out. */
+	write_bytes(path, whole, n);
+	append_record(&sd, name, "12.2.0.4\n");
+	assert_int_equal(truncate(path, n + 12), 0);
+	assert_int_equal(state_journal_read(&sd, name, false, &body, &len), 0);
+	assert_string_equal(body, "12.2.0.1\n12.2.0.2\n12.2.0.3\n");
+	free(body);
+	/* Cut right after a line of its body: a complete line no record covers, refused. */
+	assert_int_equal(truncate(path, n + 9), 0);
+	assert_int_equal(state_journal_read(&sd, name, false, &body, &len), -EBADMSG);
+	/* A changed byte in a record's body. */
+	whole[3] = '9';
+	write_bytes(path, whole, n);
+	assert_int_equal(state_journal_read(&sd, name, false, &body, &len), -EBADMSG);
+	/* An older bloomxdp's lines: only with a legacy manifest, before any record. */
+	write_bytes(path, "10.0.0.1\n", 9);
+	assert_int_equal(state_journal_read(&sd, name, false, &body, &len), -EBADMSG);
+	assert_int_equal(state_journal_read(&sd, name, true, &body, &len), 0);
+	assert_string_equal(body, "10.0.0.1\n");
+	free(body);
+	append_record(&sd, name, "10.0.0.2\n");
+	assert_int_equal(state_journal_read(&sd, name, true, &body, &len), 0);
+	assert_string_equal(body, "10.0.0.1\n10.0.0.2\n");
+	free(body);
+	assert_int_equal(state_journal_read(&sd, name, false, &body, &len), -EBADMSG);
+	assert_int_equal(state_append(&sd, name, "10.0.0.3\n", &before), 0);
+	assert_int_equal(state_journal_read(&sd, name, true, &body, &len), -EBADMSG);
+	free(whole);
 	state_close(&sd);
 }
 
@@ -371,6 +512,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bounded_reads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_manifest_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_journal_and_prune, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_manifest_sealed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_journal_records, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_copy_hashes_what_it_writes, setup, teardown),
 		cmocka_unit_test(test_options_round_trip),
 		cmocka_unit_test_setup_teardown(test_forget_follows_no_link, setup, teardown),
