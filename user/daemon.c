@@ -266,12 +266,18 @@ static int refresh_one(struct daemon *d, struct daemon_source *s)
 	return ret > 0;
 }
 
+/* The default list ([list default]) or a named list: the list it is loaded into. */
+static bool default_list(struct daemon_source *s)
+{
+	config_source_list(&s->spec);
+	return !s->spec.load.list;
+}
+
 /*
- * Loads every source of the blocklist (or allowlist) in one list_load(): it
- * replaces the whole list. Held back while a source has no copy yet, which
- * would unblock what only that source lists.
+ * One list_load() of the sources picked (each with a copy): they replace
+ * their list(s); the other named lists stay as the state recorded them.
  */
-static int apply(struct daemon *d, bool allow)
+static int load_picked(struct daemon *d, bool allow, const bool *pick)
 {
 	const struct daemon_source *first = NULL;
 	struct list_source *paths;
@@ -284,15 +290,8 @@ static int apply(struct daemon *d, bool allow)
 	for (i = 0; i < d->nsrc; i++) {
 		struct daemon_source *s = &d->src[i];
 
-		if (s->spec.load.allow != allow)
+		if (!pick[i])
 			continue;
-		if (!s->path[0]) {
-			log_error("daemon %s: list %s has no copy yet: the %s is not loaded; the "
-				  "one loaded before stays enforced", d->ifname, s->spec.name,
-				  kind_name(allow));
-			free(paths);
-			return -ENODATA;
-		}
 		first = first ? first : s;
 		s->entries_read = 0;
 		config_source_list(&s->spec);
@@ -319,7 +318,7 @@ static int apply(struct daemon *d, bool allow)
 	for (i = 0; i < d->nsrc; i++) {
 		struct daemon_source *s = &d->src[i];
 
-		if (s->spec.load.allow != allow)
+		if (!pick[i])
 			continue;
 		if (ret) {
 			s->failures++;
@@ -331,6 +330,80 @@ static int apply(struct daemon *d, bool allow)
 			s->ops->applied(s->ops->ctx, s, ret);
 	}
 	free(paths);
+	return ret;
+}
+
+/*
+ * Picks the blocklist's sources of the default list (dflt) or of the named
+ * lists that have a copy; says each that has none. Returns how many lists.
+ */
+static int pick_lists(struct daemon *d, bool dflt, bool *pick)
+{
+	int i, j, lists = 0;
+
+	for (i = 0; i < d->nsrc; i++) {
+		struct daemon_source *s = &d->src[i];
+
+		pick[i] = false;
+		if (s->spec.load.allow || default_list(s) != dflt)
+			continue;
+		if (!s->path[0]) {
+			log_error("daemon %s: list %s has no copy yet: it is not enforced until one "
+				  "comes; the other lists are loaded", d->ifname, s->spec.name);
+			continue;
+		}
+		pick[i] = true;
+		for (j = 0; j < i && (!pick[j] || strcmp(d->src[j].spec.name, s->spec.name)); j++)
+			;
+		lists += j == i;
+	}
+	return lists;
+}
+
+/*
+ * Loads the blocklist's (or allowlist's) sources. The allowlist is one list
+ * of all its sources, held back while one has no copy yet (its exceptions
+ * would be blocked). The blocklist's lists are independent: the default list
+ * ([list default]) and the named lists are loaded apart, each named list that
+ * has a copy is loaded, and when a load of several fails, each alone.
+ */
+static int apply(struct daemon *d, bool allow)
+{
+	bool *pick = calloc(d->nsrc ? 2 * d->nsrc : 1, sizeof(*pick)), *alone = pick + d->nsrc;
+	int i, j, lists, ret = 0, one;
+
+	if (!pick)
+		return -ENOMEM;
+	if (allow) {
+		for (i = 0; i < d->nsrc; i++) {
+			pick[i] = d->src[i].spec.load.allow;
+			if (pick[i] && !d->src[i].path[0]) {
+				log_error("daemon %s: allowlist source %s has no copy yet: the "
+					  "allowlist is not loaded; the one loaded before stays "
+					  "enforced", d->ifname, d->src[i].spec.name);
+				free(pick);
+				return -ENODATA;
+			}
+		}
+		ret = load_picked(d, true, pick);
+		free(pick);
+		return ret;
+	}
+	if (pick_lists(d, true, pick))
+		ret = load_picked(d, false, pick);
+	lists = pick_lists(d, false, pick);
+	one = load_picked(d, false, pick);
+	ret = ret ? ret : one;
+	/* A list refused keeps only itself out: each [list NAME] has one source. */
+	for (i = 0; one && lists > 1 && i < d->nsrc; i++) {
+		if (!pick[i])
+			continue;
+		log_info("daemon %s: list %s: loaded on its own", d->ifname, d->src[i].spec.name);
+		for (j = 0; j < d->nsrc; j++)
+			alone[j] = j == i;
+		load_picked(d, false, alone);
+	}
+	free(pick);
 	return ret;
 }
 
@@ -423,23 +496,37 @@ static int next_timeout(const struct daemon *d)
 	return t;
 }
 
-/* [attach] changed: attach --force replaces the program over the live maps, list kept. */
-static void reattach(struct daemon *d, const struct config *nc)
+/*
+ * 'bloomxdp attach' with [attach], its state in [daemon] state_dir (where the
+ * daemon loads, adds and expires); force: replace the program over the live maps.
+ */
+static int attach_as_configured(struct daemon *d, const struct config *c, bool force)
 {
 	struct cli_call call = { .cmd = &command_attach, .ifname = d->ifname };
 	void *opts = malloc(command_attach.opts_size);
+	int ret;
 
 	if (!opts)
-		return;
-	memcpy(opts, nc->attach, command_attach.opts_size);
-	if (command_set_option(&command_attach, opts, "force", "true") == 0) {
+		return -ENOMEM;
+	memcpy(opts, c->attach, command_attach.opts_size);
+	ret = command_set_option(&command_attach, opts, "state-dir", c->state_dir);
+	if (!ret && force)
+		ret = command_set_option(&command_attach, opts, "force", "true");
+	if (!ret) {
 		call.opts = opts;
-		if (command_attach.run(&call))
-			log_error("daemon %s: the new [attach] settings were not applied; the "
-				  "program before runs on", d->ifname);
+		ret = command_attach.run(&call);
 		fflush(stdout);
 	}
 	free(opts);
+	return ret;
+}
+
+/* [attach] changed: attach --force replaces the program over the live maps, list kept. */
+static void reattach(struct daemon *d, const struct config *nc)
+{
+	if (attach_as_configured(d, nc, true))
+		log_error("daemon %s: the new [attach] settings were not applied; the "
+			  "program before runs on", d->ifname);
 }
 
 /* The bouncer as [crowdsec] says: started, given its new settings, or stopped. */
@@ -590,8 +677,6 @@ static void reload(struct daemon *d)
 /* Attaches with [attach] unless attached already (by 'restore', or by hand). */
 static int attach_if_needed(struct daemon *d)
 {
-	struct cli_call call = { .cmd = &command_attach, .ifname = d->ifname,
-				 .opts = d->cfg.attach };
 	struct pin_dir pd;
 	int ret;
 
@@ -604,9 +689,7 @@ static int attach_if_needed(struct daemon *d)
 	}
 	if (ret != -ENOENT)
 		return ret;
-	ret = command_attach.run(&call);
-	fflush(stdout);
-	return ret;
+	return attach_as_configured(d, &d->cfg, false);
 }
 
 /* Library calls print their results on stdout: the daemon's stdout is the events' stream. */
