@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -45,6 +46,10 @@ struct daemon {
 	FILE *events_out;	/* the daemon's standard output, as it was given */
 	bool syslog_open;
 	struct metrics_server *metrics;
+	/* What GET /metrics serves of the daemon, on the server's thread: the loop's last. */
+	pthread_mutex_t snap_lock;
+	char *snap;
+	size_t snap_len;
 	struct crowdsec *crowdsec;	/* the bouncer, with a [crowdsec] section */
 	int sigfd;
 	/* For the metrics. */
@@ -165,10 +170,9 @@ static void source_family(FILE *out, const struct daemon *d, const char *name, c
 	}
 }
 
-int daemon_render_metrics(void *arg, FILE *out)
+/* The daemon's own gauges and counters, on the loop's thread. */
+static int render_own(const struct daemon *d, FILE *out)
 {
-	struct daemon *d = arg;
-
 #define GAUGE(name, help, type, value)							\
 	do {										\
 		fprintf(out, "# HELP bloomxdp_daemon_" name " " help "\n"			\
@@ -204,6 +208,41 @@ int daemon_render_metrics(void *arg, FILE *out)
 	return ferror(out) ? -EIO : 0;
 }
 
+/* The loop publishes its gauges for the metrics server's thread: between loads, never in one. */
+static void snapshot(struct daemon *d)
+{
+	char *text = NULL, *old;
+	size_t len = 0;
+	FILE *out;
+
+	if (!d->metrics)
+		return;
+	out = open_memstream(&text, &len);
+	if (!out)
+		return;
+	if (render_own(d, out) | fclose(out)) {
+		free(text);
+		return;
+	}
+	pthread_mutex_lock(&d->snap_lock);
+	old = d->snap;
+	d->snap = text;
+	d->snap_len = len;
+	pthread_mutex_unlock(&d->snap_lock);
+	free(old);
+}
+
+int daemon_render_metrics(void *arg, FILE *out)
+{
+	struct daemon *d = arg;
+
+	pthread_mutex_lock(&d->snap_lock);
+	if (d->snap_len)
+		fwrite(d->snap, 1, d->snap_len, out);
+	pthread_mutex_unlock(&d->snap_lock);
+	return ferror(out) ? -EIO : 0;
+}
+
 static int metrics_start(struct daemon *d, const char *address, struct metrics_server **out)
 {
 	metrics_render_fn render = d->hooks.render ? d->hooks.render : daemon_render_metrics;
@@ -211,6 +250,11 @@ static int metrics_start(struct daemon *d, const char *address, struct metrics_s
 	int ret;
 
 	ret = metrics_server_start(address, render, ctx, out);
+	if (!ret && !d->metrics) {
+		d->metrics = *out;	/* the first snapshot before the first scrape */
+		snapshot(d);
+		d->metrics = NULL;
+	}
 	if (!ret)
 		log_info("daemon %s: metrics at http://%s/metrics", d->ifname, address);
 	return ret;
@@ -481,12 +525,6 @@ static int next_timeout(const struct daemon *d)
 	/* New timeouts are noticed within a second; due ones within EXPIRY_CHECK_MS. */
 	if (t > (d->expiry_seen ? EXPIRY_CHECK_MS : 1000))
 		t = d->expiry_seen ? EXPIRY_CHECK_MS : 1000;
-	if (d->metrics) {
-		int m = metrics_server_timeout_ms(d->metrics);
-
-		if (m >= 0 && m < t)
-			t = m;
-	}
 	if (d->fleet) {
 		int m = fleet_node_timeout_ms(d->fleet);
 
@@ -763,20 +801,18 @@ static void fleet_due(struct daemon *d, bool readable)
 
 static int loop(struct daemon *d)
 {
-	struct pollfd fds[4 + CROWDSEC_POLL_FDS];
+	struct pollfd fds[3 + CROWDSEC_POLL_FDS];
 	int n, ret, polled, fleet_at, timeout;
 
 	for (;;) {
 		refresh_due(d, false);
 		crowdsec_due(d);
 		expire_due(d);
+		snapshot(d);
 		n = 0;
 		fds[n++] = (struct pollfd){ .fd = d->sigfd, .events = POLLIN };
 		if (d->rb && d->cfg.events != CONFIG_EVENTS_NONE)
 			fds[n++] = (struct pollfd){ .fd = ring_buffer__epoll_fd(d->rb),
-						    .events = POLLIN };
-		if (d->metrics)
-			fds[n++] = (struct pollfd){ .fd = metrics_server_fd(d->metrics),
 						    .events = POLLIN };
 		fleet_at = fleet_node_fd(d->fleet) >= 0 ? n : -1;
 		if (fleet_at >= 0)
@@ -798,8 +834,6 @@ static int loop(struct daemon *d)
 				log_error("daemon %s: reading events: %s", d->ifname,
 					  strerror(-ret));
 		}
-		if (d->metrics)
-			metrics_server_run(d->metrics);
 		/* polled, not ret: ring_buffer__consume() has reused ret. */
 		fleet_due(d, polled > 0 && fleet_at >= 0 &&
 			     (fds[fleet_at].revents & (POLLIN | POLLHUP | POLLERR)));
@@ -820,7 +854,8 @@ static int fleet_start(struct daemon *d)
 
 int daemon_run(const char *ifname, const char *config_path, const struct daemon_hooks *hooks)
 {
-	struct daemon d = { .ifname = ifname, .config_path = config_path, .sigfd = -1 };
+	struct daemon d = { .ifname = ifname, .config_path = config_path, .sigfd = -1,
+			    .snap_lock = PTHREAD_MUTEX_INITIALIZER };
 	int i, ret;
 
 	if (hooks)
@@ -864,6 +899,7 @@ cleanup:
 	free(d.src);
 	crowdsec_free(d.crowdsec);
 	metrics_server_stop(d.metrics);
+	free(d.snap);
 	fleet_node_stop(d.fleet);
 	ring_buffer__free(d.rb);
 	if (d.att_open)
