@@ -725,11 +725,8 @@ static void check_fleet(struct parse *p)
 			    "aside: remove one of them");
 }
 
-int config_parse(const char *path, struct config *cfg)
+int config_defaults(const char *path, struct config *cfg)
 {
-	struct parse p = { .cfg = cfg };
-	int ret;
-
 	memset(cfg, 0, sizeof(*cfg));
 	snprintf(cfg->path, sizeof(cfg->path), "%s", path);
 	snprintf(cfg->state_dir, sizeof(cfg->state_dir), "%s", state_root(NULL));
@@ -741,6 +738,17 @@ int config_parse(const char *path, struct config *cfg)
 		return -ENOMEM;
 	}
 	memcpy(cfg->attach, command_attach.defaults, command_attach.opts_size);
+	return 0;
+}
+
+int config_parse(const char *path, struct config *cfg)
+{
+	struct parse p = { .cfg = cfg };
+	int ret;
+
+	ret = config_defaults(path, cfg);
+	if (ret)
+		return ret;
 	p.file = fopen(path, "re");
 	if (!p.file) {
 		ret = -errno;

@@ -75,6 +75,8 @@ void config_default_path(const char *ifname, char *buf, size_t len);
  * -EINVAL. Without [daemon] state_dir, the state directory is state_root(NULL).
  */
 int config_parse(const char *path, struct config *cfg);
+/* cfg as a file without a line sets it (what config_parse() starts from); path as given. */
+int config_defaults(const char *path, struct config *cfg);
 void config_free(struct config *cfg);
 /* The one-line summary check-config prints. */
 void config_summary(const struct config *cfg, char *buf, size_t len);

@@ -303,6 +303,7 @@ static int refresh_one(struct daemon *d, struct daemon_source *s)
 	if (ret < 0)
 		s->failures++;
 	if (ret > 0) {
+		s->pending = true;
 		s->refreshes++;
 		log_info("daemon %s: list %s: new copy of %s", d->ifname, s->spec.name,
 			 s->spec.source);
@@ -364,6 +365,7 @@ static int load_picked(struct daemon *d, bool allow, const bool *pick)
 
 		if (!pick[i])
 			continue;
+		s->pending = false;	/* tried: again when its source changes */
 		if (ret) {
 			s->failures++;
 		} else {
@@ -379,7 +381,8 @@ static int load_picked(struct daemon *d, bool allow, const bool *pick)
 
 /*
  * Picks the blocklist's sources of the default list (dflt) or of the named
- * lists that have a copy; says each that has none. Returns how many lists.
+ * lists that have a new copy to load; says each that has no copy. The other
+ * lists stay as loaded. Returns how many lists.
  */
 static int pick_lists(struct daemon *d, bool dflt, bool *pick)
 {
@@ -396,7 +399,9 @@ static int pick_lists(struct daemon *d, bool dflt, bool *pick)
 				  "comes; the other lists are loaded", d->ifname, s->spec.name);
 			continue;
 		}
-		pick[i] = true;
+		pick[i] = s->pending;
+		if (!pick[i])
+			continue;
 		for (j = 0; j < i && (!pick[j] || strcmp(d->src[j].spec.name, s->spec.name)); j++)
 			;
 		lists += j == i;
@@ -599,6 +604,23 @@ static void crowdsec_due(struct daemon *d)
 	}
 }
 
+/*
+ * The configuration; without its file, when it is optional (daemon IFNAME
+ * without --config), the defaults: attach's, no list of its own, the
+ * timeouts of the state directory expired, no metrics.
+ */
+static int config_read(struct daemon *d, struct config *cfg)
+{
+	if (d->hooks.config_optional && access(d->config_path, F_OK) && errno == ENOENT) {
+		log_info("daemon %s: there is no %s: running with the defaults (attach's "
+			 "settings, no list of its own, entries added with --timeout expire, no "
+			 "metrics); write it and send SIGHUP to change them", d->ifname,
+			 d->config_path);
+		return config_defaults(d->config_path, cfg);
+	}
+	return config_parse(d->config_path, cfg);
+}
+
 /* SIGHUP: the configuration again; applied if it is valid, else refused as a whole. */
 static void reload(struct daemon *d)
 {
@@ -610,7 +632,7 @@ static void reload(struct daemon *d)
 	int i, j;
 
 	log_info("daemon %s: SIGHUP: reading %s", d->ifname, d->config_path);
-	if (config_parse(d->config_path, &nc) || sources_from_config(d, &nc, &src)) {
+	if (config_read(d, &nc) || sources_from_config(d, &nc, &src)) {
 		config_free(&nc);
 		d->reload_failures++;
 		log_error("daemon %s: %s refused (see above): the running settings stay; fix it "
@@ -641,6 +663,7 @@ static void reload(struct daemon *d)
 			src[i].failures = old->failures;
 			src[i].last_ok = old->last_ok;
 			src[i].priv = old->priv;
+			src[i].pending = old->pending;
 			old->ops = NULL;	/* moved */
 			if (src[i].spec.refresh_s != old->spec.refresh_s) {
 				schedule(&src[i], now);
@@ -652,7 +675,7 @@ static void reload(struct daemon *d)
 			spec = old->spec;
 			spec.refresh_s = src[i].spec.refresh_s;
 			if (!config_source_equal(&spec, &src[i].spec))
-				changed[src[i].spec.load.allow] = true;
+				changed[src[i].spec.load.allow] = src[i].pending = true;
 			fresh = false;
 			break;
 		}
@@ -660,7 +683,7 @@ static void reload(struct daemon *d)
 			log_info("daemon %s: list %s: new, from %s", d->ifname, src[i].spec.name,
 				 src[i].spec.source);
 			schedule(&src[i], now);
-			changed[src[i].spec.load.allow] = true;
+			changed[src[i].spec.load.allow] = src[i].pending = true;
 		}
 		/* SIGHUP looks at every source: a refresh of 0 waits for it. */
 		changed[src[i].spec.load.allow] |= refresh_one(d, &src[i]);
@@ -671,8 +694,11 @@ static void reload(struct daemon *d)
 		log_info("daemon %s: list %s: removed", d->ifname, d->src[j].spec.name);
 		changed[d->src[j].spec.load.allow] = true;
 		/* A named list: dropped now; the reload below reads the others. */
-		if (!d->src[j].spec.load.allow &&
-		    list_drop(d->ifname, nc.state_dir, d->src[j].spec.name))
+		if (!d->src[j].spec.load.allow && default_list(&d->src[j]))
+			log_warn("daemon %s: the default list keeps the entries of its last load "
+				 "('bloomxdp load %s FILE' replaces them)", d->ifname, d->ifname);
+		else if (!d->src[j].spec.load.allow &&
+			 list_drop(d->ifname, nc.state_dir, d->src[j].spec.name))
 			log_error("daemon %s: list %s stays enforced: it could not be dropped",
 				  d->ifname, d->src[j].spec.name);
 		source_forget(&d->src[j]);
@@ -863,7 +889,7 @@ int daemon_run(const char *ifname, const char *config_path, const struct daemon_
 	d.feed_ops = refresh_feed;
 	d.feed_ops.ctx = &d;
 	d.started = time(NULL);
-	ret = config_parse(config_path, &d.cfg);
+	ret = config_read(&d, &d.cfg);
 	if (ret) {
 		log_error("daemon %s: fix %s (check it with 'bloomxdp check-config %s')", ifname,
 			  config_path, config_path);

@@ -5,14 +5,17 @@
 # (404) is reported and keeps out only itself: the other feed, the local file
 # and [list default] are enforced from the first start; [list default] is the
 # default list (one "list default" row in status), which the configuration's
-# file replaces, entries loaded by hand into it included.
-# Speaks TAP; needs root, nginx; about 15 s.
+# file replaces, entries loaded by hand into it included. A 304 to a first
+# fetch is no copy; a feed failing every second is logged at its 1st, 2nd,
+# 4th... failure, "not modified" not at all. Without a configuration file,
+# 'daemon IFNAME' runs with the defaults and expires entries added with
+# --timeout. Speaks TAP; needs root, nginx, python3; about 25 s.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/e2e/lib.sh
 . tests/e2e/lib.sh
 
-e2e_need "daemon configuration tests" nginx
+e2e_need "daemon configuration tests" nginx python3
 e2e_install_trap
 
 C_FEED=192.0.2.90	# in feed a
@@ -58,10 +61,15 @@ match = src
 [list a]
 source = http://127.0.0.1:$HTTP_PORT/a.txt
 format = addr
-refresh = 1h
+refresh = 1s
 
 [list b]
 source = http://127.0.0.1:$HTTP_PORT/none.txt
+format = addr
+refresh = 1s
+
+[list e]
+source = http://127.0.0.1:$((HTTP_PORT + 1))/e.txt
 format = addr
 refresh = 1h
 
@@ -87,6 +95,20 @@ nginx_start "$NGX" "'\$status \$request_uri'" <<EOF
 	}
 EOF
 check "nginx serves feed a (feed b answers 404)" wait_listen tcp "$HTTP_PORT"
+# Feed e: a server that answers 304 to everything, validators or not.
+cat >"$E2E_TMP/304.py" <<'EOF'
+import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(304)
+        self.end_headers()
+    def log_message(self, *a):
+        pass
+http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+EOF
+bg_start timeout 90 nsenter --net="/run/netns/$NS_SRV" -- python3 "$E2E_TMP/304.py" \
+	$((HTTP_PORT + 1))
+check "a server answers 304 to everything (feed e)" wait_listen tcp $((HTTP_PORT + 1))
 
 # received SRC...: how many of 5 pings from each SRC got a reply.
 received() {
@@ -108,6 +130,8 @@ else
 	not_ok "the daemon attached and loaded its lists" "$(cat "$ERR")"
 fi
 check "the feed without a copy is reported by name" grep -q 'list b has no copy yet' "$ERR"
+check "a 304 to a first fetch is no copy" grep -q 'refresh e of .*answered 304.*no copy' "$ERR"
+check "... and feed e is reported as having none" grep -q 'list e has no copy yet' "$ERR"
 check_eq "no list waits for it: nothing was refused for want of state" "" \
 	"$(grep -E 'there is none|was not loaded' "$ERR")"
 check "the attachment's state is in [daemon] state_dir" test -s "$SD/$IF_SRV/settings"
@@ -138,8 +162,53 @@ status=$(bx status "$IF_SRV" 2>&1)
 check_eq "status still shows one default list" 1 "$(grep -c 'list default' <<<"$status")" \
 	"$status"
 
+# Feeds a and b are tried every second: a's "not modified" is not logged, b's
+# failures at the 1st, 2nd, 4th, 8th...
+sleep 8
+counts=$(grep 'refresh b of' "$ERR" | sed -n 's/.*(\([0-9]*\) times in a row)$/\1/p' | paste -sd' ')
+check_eq "feed b's failures in a row are logged at the 1st, 2nd, 4th, 8th... ($counts)" \
+	"$(awk -v n="${counts##* }" 'BEGIN { for (i = 2; i <= n; i *= 2) s = s (s ? " " : "") i; print s }')" \
+	"$counts" "$(grep 'refresh b of' "$ERR")"
+check "... at least 8 of them by now" test "${counts##* }" -ge 8
+check_eq "feed a, not modified every second, is not logged so" 0 \
+	"$(grep -c 'refresh a of .*not modified' "$ERR")"
+# Feed a served empty: refused by its guard, the hint naming the interface and the list.
+: >"$WWW/a.txt"
+touch -d '+3 seconds' "$WWW/a.txt"
+if wait_log "to apply it anyway: bloomxdp refresh $IF_SRV a --accept" 1 10; then
+	ok "an empty copy of feed a is refused, the hint names $IF_SRV and a"
+else
+	not_ok "an empty copy of feed a is refused, the hint names $IF_SRV and a" \
+		"$(grep 'refresh a' "$ERR")"
+fi
+check_eq "... and feed a's good copy stays enforced" "$C_FEED: blocked" "$(bxq "$IF_SRV" "$C_FEED")"
+
 kill -TERM "$DPID" 2>/dev/null
 wait_pid "$DPID" 10
 check_eq "SIGTERM ends the daemon with status 0" 0 "$?"
+bg_forget "$DPID"
+
+# No configuration file: the defaults, said; entries added with --timeout expire.
+: >"$ERR"
+bg_start timeout 60 nsenter --net="/run/netns/$NS_SRV" -- "$BLOOMXDP" daemon "$IF_SRV" \
+	>/dev/null 2>"$ERR"
+DPID=$BG_PID
+if wait_log 'running with the defaults' 1 10; then
+	ok "without /etc/bloomxdp/$IF_SRV.conf the daemon runs with the defaults, and says so"
+else
+	not_ok "without /etc/bloomxdp/$IF_SRV.conf the daemon runs with the defaults" "$(cat "$ERR")"
+fi
+check "add --timeout 2s" bx add "$IF_SRV" "$C_NONE" --timeout 2s
+check_eq "... is enforced" "$C_NONE: blocked" "$(bxq "$IF_SRV" "$C_NONE")"
+if wait_log 'expired' 1 8; then
+	ok "the daemon expires it"
+else
+	not_ok "the daemon expires it" "$(cat "$ERR")"
+fi
+check_eq "... and it passes again" "$C_NONE: not blocked" "$(bxq "$IF_SRV" "$C_NONE")"
+check_eq "the lists of before stay enforced" "$C_FEED: blocked" "$(bxq "$IF_SRV" "$C_FEED")"
+kill -TERM "$DPID" 2>/dev/null
+wait_pid "$DPID" 10
+check_eq "SIGTERM ends it with status 0" 0 "$?"
 bg_forget "$DPID"
 tap_finish
