@@ -631,6 +631,15 @@ static bool same_load(const struct list_opts *a, const struct list_opts *b)
 	       same_text(a->column, b->column) && same_files(&a->where, &b->where);
 }
 
+bool config_load_read_equal(const struct list_opts *a, const struct list_opts *b)
+{
+	return a->format == b->format && a->lenient == b->lenient &&
+	       a->allow_public_suffix == b->allow_public_suffix &&
+	       a->action_given == b->action_given && (!a->action_given || a->action == b->action) &&
+	       same_text(a->column, b->column) && same_files(&a->where, &b->where) &&
+	       a->prefix_probes == b->prefix_probes && a->store == b->store;
+}
+
 bool config_source_equal(const struct feed_spec *a, const struct feed_spec *b)
 {
 	return !strcmp(a->name, b->name) && !strcmp(a->source, b->source) &&

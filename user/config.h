@@ -82,6 +82,8 @@ void config_free(struct config *cfg);
 void config_summary(const struct config *cfg, char *buf, size_t len);
 /* The same source read the same way (a changed one is reloaded on SIGHUP). */
 bool config_source_equal(const struct feed_spec *a, const struct feed_spec *b);
+/* A list read the same way: format and its columns, lenient, action, probes, store. */
+bool config_load_read_equal(const struct list_opts *a, const struct list_opts *b);
 /* Same [attach] settings. */
 bool config_attach_equal(const struct config *a, const struct config *b);
 /* "30s", "5m", "1h", "2d" or seconds: 0, or -EINVAL. */

@@ -6,6 +6,7 @@
  * filter in or leaves the live one as it was.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -456,6 +457,55 @@ static int apply(struct daemon *d, bool allow)
 	return ret;
 }
 
+/*
+ * Whether the state records s's list as one copy of s's file, SHA-256 and
+ * the way it is read alike: the list is enforced so already ('restore', or
+ * the daemon's run before: a fresh attach starts the state's lists empty).
+ */
+static bool enforced_already(const struct daemon *d, struct daemon_source *s)
+{
+	struct list_opts rec = { .format = FORMAT_AUTO };
+	struct list_inputs in;
+	char which[STATE_NAME_MAX], hex[STATE_SHA256_HEX];
+	const struct list_opts *read_as = &rec;
+	bool same = false;
+	int fd;
+
+	config_source_list(&s->spec);
+	if (list_inputs_state_which(&in, d->ifname, d->cfg.state_dir,
+				    list_opts_which(&s->spec.load, which), false, false, &rec) ||
+	    in.list.nsources != 1 || strcmp(in.list.src[0].source, s->path))
+		goto out;
+	if (in.nsrc_opts)
+		read_as = &in.src_opts[0];
+	fd = open(s->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		goto out;
+	same = !state_sha256_fd(fd, hex) && !strcmp(hex, in.list.src[0].sha256) &&
+	       config_load_read_equal(&s->spec.load, read_as);
+	close(fd);
+out:
+	list_inputs_free(&in);
+	return same;
+}
+
+/* At start: the lists the state records as they are now are not loaded again. */
+static void skip_enforced(struct daemon *d)
+{
+	int i;
+
+	for (i = 0; i < d->nsrc; i++) {
+		struct daemon_source *s = &d->src[i];
+
+		if (!s->pending || s->spec.load.allow || !enforced_already(d, s))
+			continue;
+		s->pending = false;
+		s->last_ok = time(NULL);
+		log_info("daemon %s: list %s: enforced already as the state records it (%s): "
+			 "not loaded again", d->ifname, s->spec.name, s->path);
+	}
+}
+
 /* Refreshes the sources due (all with force), then loads each list that has a new copy. */
 static void refresh_due(struct daemon *d, bool force)
 {
@@ -472,6 +522,8 @@ static void refresh_due(struct daemon *d, bool force)
 		schedule(s, now);
 		changed[s->spec.load.allow] |= refresh_one(d, s);
 	}
+	if (force)
+		skip_enforced(d);
 	/* The blocklist first: its exceptions go to the allowlist, which then replaces them. */
 	if (changed[0])
 		apply(d, false);

@@ -9,7 +9,8 @@
 # fetch is no copy; a feed failing every second is logged at its 1st, 2nd,
 # 4th... failure, "not modified" not at all. Without a configuration file,
 # 'daemon IFNAME' runs with the defaults and expires entries added with
-# --timeout. Speaks TAP; needs root, nginx, python3; about 25 s.
+# --timeout. Started again, the daemon does not load again the lists that the
+# state records as they are. Speaks TAP; needs root, nginx, python3; about 35 s.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/e2e/lib.sh
@@ -186,6 +187,30 @@ check_eq "... and feed a's good copy stays enforced" "$C_FEED: blocked" "$(bxq "
 kill -TERM "$DPID" 2>/dev/null
 wait_pid "$DPID" 10
 check_eq "SIGTERM ends the daemon with status 0" 0 "$?"
+bg_forget "$DPID"
+
+# Started again: the lists the state records as their sources are now are not loaded
+# again; list c, now read another way (format = addr), is.
+sed -i "s|^source = $E2E_TMP/local.txt\$|&\nformat = addr|" "$CONF"
+: >"$ERR"
+bg_start timeout 60 env -u BLOOMXDP_STATE_DIR nsenter --net="/run/netns/$NS_SRV" -- \
+	"$BLOOMXDP" daemon "$IF_SRV" --config "$CONF" >/dev/null 2>"$ERR"
+DPID=$BG_PID
+if wait_log 'blocklist loaded' 1 15; then
+	ok "started again, the daemon loaded what changed"
+else
+	not_ok "started again, the daemon loaded what changed" "$(cat "$ERR")"
+fi
+sleep 1
+check_eq "... lists a and default are enforced already: not loaded again" \
+	"list a: enforced already|list default: enforced already" \
+	"$(grep -o 'list [a-z]*: enforced already' "$ERR" | sort | paste -sd'|')" "$(cat "$ERR")"
+check_eq "... list c, read another way, is: one load of one source" \
+	"blocklist loaded from 1 source" "$(grep -o 'blocklist loaded.*' "$ERR")"
+expect_query "... and what they list is blocked" "$C_FEED: blocked" "$C_FILE: blocked" \
+	"$C_DEF: blocked" "$C_NONE: not blocked"
+kill -TERM "$DPID" 2>/dev/null
+wait_pid "$DPID" 10
 bg_forget "$DPID"
 
 # No configuration file: the defaults, said; entries added with --timeout expire.
