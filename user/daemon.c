@@ -396,8 +396,8 @@ static int pick_lists(struct daemon *d, bool dflt, bool *pick)
 		if (s->spec.load.allow || default_list(s) != dflt)
 			continue;
 		if (!s->path[0]) {
-			log_error("daemon %s: list %s has no copy yet: it is not enforced until one "
-				  "comes; the other lists are loaded", d->ifname, s->spec.name);
+			log_error("daemon %s: list %s has no copy yet: it is not enforced until "
+				  "one comes; the other lists are loaded", d->ifname, s->spec.name);
 			continue;
 		}
 		pick[i] = s->pending;

@@ -169,11 +169,13 @@ int metrics_server_start(const char *address, metrics_render_fn render, void *ct
 		flags |= MHD_USE_IPv6;
 	s->mhd = MHD_start_daemon(flags, ntohs(((struct sockaddr_in *)&sa)->sin_port), NULL, NULL,
 				  on_request, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-				  MHD_OPTION_CONNECTION_LIMIT, (unsigned int)METRICS_MAX_CONNECTIONS,
+				  MHD_OPTION_CONNECTION_LIMIT,
+				  (unsigned int)METRICS_MAX_CONNECTIONS,
 				  MHD_OPTION_PER_IP_CONNECTION_LIMIT,
 				  (unsigned int)METRICS_MAX_PER_CLIENT,
 				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)METRICS_TIMEOUT_S,
-				  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)METRICS_CONNECTION_MEMORY,
+				  MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+				  (size_t)METRICS_CONNECTION_MEMORY,
 				  MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)METRICS_BACKLOG,
 				  MHD_OPTION_END);
 	if (!s->mhd) {

@@ -866,7 +866,8 @@ static void report(const char *ifname, const struct feed_spec *spec, const struc
 		  good->present ? "the last good copy stays enforced" :
 		  "nothing of this list was ever applied", times);
 	if (out->reason == REFRESH_EMPTY || out->reason == REFRESH_SHRINK)
-		log_error("to apply it anyway: bloomxdp refresh %s %s --accept", ifname, spec->name);
+		log_error("to apply it anyway: bloomxdp refresh %s %s --accept", ifname,
+			  spec->name);
 }
 
 /* The feed not modified (the good copy stays): its validators kept, no copy pending. */
