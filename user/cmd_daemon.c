@@ -29,18 +29,16 @@ static int render_metrics(void *ctx, FILE *out)
 	return daemon_render_metrics(ctx, out);
 }
 
-static const struct daemon_hooks daemon_hooks = {
-	.render = render_metrics,
-};
-
 static int run_daemon(const struct cli_call *call)
 {
 	const struct daemon_opts *o = call->opts;
+	/* Without --config, the default file is optional: the defaults stand in for it. */
+	struct daemon_hooks hooks = { .render = render_metrics, .config_optional = !o->config };
 	char path[PATH_MAX];
 
 	if (!o->config)
 		config_default_path(call->ifname, path, sizeof(path));
-	return daemon_run(call->ifname, o->config ? o->config : path, &daemon_hooks);
+	return daemon_run(call->ifname, o->config ? o->config : path, &hooks);
 }
 
 static const struct option_spec daemon_options[] = {
@@ -61,11 +59,13 @@ const struct command command_daemon = {
 		"already, loads the [list] and [allowlist] sources, reloads a list when its\n"
 		"source changes (checked every 'refresh'), writes each drop event as a JSON\n"
 		"line on standard output (events = json) or to syslog (events = syslog), and\n"
-		"serves GET /metrics at 'metrics = ADDRESS:PORT'. SIGHUP reads the\n"
-		"configuration again and applies what changed; a configuration with errors is\n"
-		"refused and the running one kept. The filter does not depend on the daemon:\n"
-		"when it exits, the lists as last loaded stay enforced. Its log is on standard\n"
-		"error, one line per event.\n",
+		"serves GET /metrics at 'metrics = ADDRESS:PORT'. Without --config and\n"
+		"without " CONFIG_DIR "/IFNAME.conf, it runs with the defaults: attach's\n"
+		"settings, no list of its own, entries added with --timeout expire. SIGHUP\n"
+		"reads the configuration again and applies what changed; a configuration with\n"
+		"errors is refused and the running one kept. The filter does not depend on the\n"
+		"daemon: when it exits, the lists as last loaded stay enforced. Its log is on\n"
+		"standard error, one line per event.\n",
 	.options = daemon_options,
 	.opts_size = sizeof(struct daemon_opts),
 	.defaults = &daemon_defaults,

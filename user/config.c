@@ -486,13 +486,19 @@ static void source_key(struct parse *p, const char *key, const char *value)
 	char *end;
 
 	if (!strcmp(key, "source")) {
+		p->src->source_refused = true;
 		if (strlen(value) >= sizeof(spec->source))
 			parse_error(p, p->line, "source: longer than %d bytes",
 				    FEED_SOURCE_MAX - 1);
-		else if (value[0] != '/' && !config_source_is_url(value))
+		else if (value[0] != '/' && strstr(value, "://") && !config_source_is_url(value))
 			parse_error(p, p->line, "source = %s: expected an absolute path or an "
 				    "http:// or https:// URL", value);
+		else if (value[0] != '/' && !config_source_is_url(value))
+			parse_error(p, p->line, "source = %s: a path must be absolute (from '/'), "
+				    "or an http:// or https:// URL", value);
 		else
+			p->src->source_refused = false;
+		if (!p->src->source_refused)
 			snprintf(spec->source, sizeof(spec->source), "%s", value);
 	} else if (!strcmp(key, "refresh")) {
 		if (config_parse_duration(value, &spec->refresh_s))
@@ -526,6 +532,9 @@ static void source_key(struct parse *p, const char *key, const char *value)
 		parse_error(p, p->line, "'list' is not a key: [list NAME] is the named list NAME");
 	} else if (!strcmp(key, "action") && spec->load.allow) {
 		parse_error(p, p->line, "'action' goes in a [list NAME]: the allowlist passes");
+	} else if (!strcmp(key, "state-dir")) {
+		parse_error(p, p->line, "state_dir goes in [daemon]: the daemon's lists, "
+			    "attachment and timeouts share one state directory");
 	} else if (command_option(&command_load, key)) {
 		set_command_option(p, &command_load, &spec->load, key, value);
 	} else {
@@ -558,6 +567,11 @@ static int on_key(void *user, const char *section, const char *name, const char 
 	}
 	switch (p->kind) {
 	case SEC_ATTACH:
+		if (!strcmp(key, "state-dir")) {
+			parse_error(p, p->line, "state_dir goes in [daemon]: the daemon's lists, "
+				    "attachment and timeouts share one state directory");
+			break;
+		}
 		if (!command_option(&command_attach, key)) {
 			parse_error(p, p->line, "unknown key '%s' in [attach]: expected an "
 				    "option of 'bloomxdp attach' by its long name (see 'bloomxdp "
@@ -623,6 +637,15 @@ static bool same_load(const struct list_opts *a, const struct list_opts *b)
 	       same_text(a->column, b->column) && same_files(&a->where, &b->where);
 }
 
+bool config_load_read_equal(const struct list_opts *a, const struct list_opts *b)
+{
+	return a->format == b->format && a->lenient == b->lenient &&
+	       a->allow_public_suffix == b->allow_public_suffix &&
+	       a->action_given == b->action_given && (!a->action_given || a->action == b->action) &&
+	       same_text(a->column, b->column) && same_files(&a->where, &b->where) &&
+	       a->prefix_probes == b->prefix_probes && a->store == b->store;
+}
+
 bool config_source_equal(const struct feed_spec *a, const struct feed_spec *b)
 {
 	return !strcmp(a->name, b->name) && !strcmp(a->source, b->source) &&
@@ -638,7 +661,8 @@ bool config_attach_equal(const struct config *a, const struct config *b)
 
 void config_source_list(struct feed_spec *spec)
 {
-	spec->load.list = spec->load.allow ? NULL : spec->name;
+	spec->load.list = spec->load.allow || !strcmp(spec->name, CONFIG_DEFAULT_LIST) ? NULL :
+			  spec->name;
 }
 
 /* What the file as a whole must hold: a source per list, load options that go together. */
@@ -669,11 +693,13 @@ static void check_sources(struct parse *p)
 		if (command_load.check && command_load.check(&call))
 			p->errors++;
 		log_context = NULL;
-		if (!s->spec.source[0]) {
+		if (!s->spec.source[0] && !s->source_refused) {
 			parse_error(p, s->line, "%s has no source: add 'source = PATH' or "
 				    "'source = https://...'", title);
 			continue;
 		}
+		if (!s->spec.source[0])
+			continue;
 		/* One load takes every source of the list; each is read with its own format. */
 		if (!*f)
 			*f = s;
@@ -714,14 +740,11 @@ static void check_fleet(struct parse *p)
 			    "aside: remove one of them");
 }
 
-int config_parse(const char *path, struct config *cfg)
+int config_defaults(const char *path, struct config *cfg)
 {
-	struct parse p = { .cfg = cfg };
-	int ret;
-
 	memset(cfg, 0, sizeof(*cfg));
 	snprintf(cfg->path, sizeof(cfg->path), "%s", path);
-	snprintf(cfg->state_dir, sizeof(cfg->state_dir), "%s", STATE_ROOT_DEFAULT);
+	snprintf(cfg->state_dir, sizeof(cfg->state_dir), "%s", state_root(NULL));
 	cfg->events = CONFIG_EVENTS_JSON;
 	crowdsec_config_defaults(&cfg->crowdsec);
 	cfg->attach = calloc(1, command_attach.opts_size);
@@ -730,6 +753,17 @@ int config_parse(const char *path, struct config *cfg)
 		return -ENOMEM;
 	}
 	memcpy(cfg->attach, command_attach.defaults, command_attach.opts_size);
+	return 0;
+}
+
+int config_parse(const char *path, struct config *cfg)
+{
+	struct parse p = { .cfg = cfg };
+	int ret;
+
+	ret = config_defaults(path, cfg);
+	if (ret)
+		return ret;
 	p.file = fopen(path, "re");
 	if (!p.file) {
 		ret = -errno;

@@ -36,6 +36,8 @@
 /* A year: a longer interval is a typo. */
 #define CONFIG_MAX_INTERVAL_S		(365ULL * 86400)
 #define CONFIG_MAX_TIMEOUT_S		3600ULL
+/* [list default]: the default list, not a named list of that name. */
+#define CONFIG_DEFAULT_LIST		"default"
 /* Lines longer than this (a URL is at most FEED_SOURCE_MAX) are refused. */
 #define CONFIG_MAX_LINE			(FEED_SOURCE_MAX + 64)
 
@@ -45,6 +47,7 @@ enum config_events { CONFIG_EVENTS_JSON, CONFIG_EVENTS_SYSLOG, CONFIG_EVENTS_NON
 struct config_source {
 	struct feed_spec spec;
 	unsigned int line;	/* of its [section] line */
+	bool source_refused;	/* a 'source =' was given, and refused (said) */
 };
 
 struct config {
@@ -69,18 +72,29 @@ struct config {
 
 /* "the default file of ifname": CONFIG_DIR/IFNAME.conf. */
 void config_default_path(const char *ifname, char *buf, size_t len);
-/* Reads and checks path into cfg (zeroed first). Prints every error, returns -EINVAL. */
+/*
+ * Reads and checks path into cfg (zeroed first). Prints every error, returns
+ * -EINVAL. Without [daemon] state_dir, the state directory is state_root(NULL).
+ */
 int config_parse(const char *path, struct config *cfg);
+/* cfg as a file without a line sets it (what config_parse() starts from); path as given. */
+int config_defaults(const char *path, struct config *cfg);
 void config_free(struct config *cfg);
 /* The one-line summary check-config prints. */
 void config_summary(const struct config *cfg, char *buf, size_t len);
 /* The same source read the same way (a changed one is reloaded on SIGHUP). */
 bool config_source_equal(const struct feed_spec *a, const struct feed_spec *b);
+/* A list read the same way: format and its columns, lenient, action, probes, store. */
+bool config_load_read_equal(const struct list_opts *a, const struct list_opts *b);
 /* Same [attach] settings. */
 bool config_attach_equal(const struct config *a, const struct config *b);
 /* "30s", "5m", "1h", "2d" or seconds: 0, or -EINVAL. */
 int config_parse_duration(const char *text, __u64 *seconds);
-/* A [list NAME]'s load goes to the named list NAME: spec->load.list set to spec's name. */
+/*
+ * A [list NAME]'s load goes to the named list NAME: spec->load.list set to
+ * spec's name; [list default] is the default list (the one 'load' without
+ * --list fills): spec->load.list NULL.
+ */
 void config_source_list(struct feed_spec *spec);
 /* A source that the feed refresher fetches, not a local file. */
 bool config_source_is_url(const char *source);

@@ -83,6 +83,18 @@ __u64 crowdsec_deadline(__u64 until, __u64 now)
 	return applied;
 }
 
+/*
+ * A held entry that needs no add: its deadline is the decision's end, or, for
+ * a ban longer than add --timeout's year (capped), more than half a year away
+ * (then it is added again, once, a year from then).
+ */
+static bool held_enough(const struct crowdsec_ban *h, __u64 until, __u64 now)
+{
+	if (h->applied <= now)
+		return false;
+	return h->applied >= until || h->applied - now > CONFIG_MAX_INTERVAL_S / 2;
+}
+
 static int push(struct crowdsec_ban **a, size_t *n, const struct crowdsec_ban *b)
 {
 	struct crowdsec_ban *grown;
@@ -149,7 +161,7 @@ int crowdsec_plan(const struct crowdsec_ban *held, size_t nheld, struct crowdsec
 			h = NULL;
 		}
 		ban.until = until;
-		if (h && h->applied > now && h->applied >= until) {
+		if (h && held_enough(h, until, now)) {
 			ban.applied = h->applied;	/* in the list, long enough */
 		} else {
 			ban.applied = crowdsec_deadline(until, now);

@@ -6,7 +6,9 @@
  * filter in or leaves the live one as it was.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -45,6 +47,10 @@ struct daemon {
 	FILE *events_out;	/* the daemon's standard output, as it was given */
 	bool syslog_open;
 	struct metrics_server *metrics;
+	/* What GET /metrics serves of the daemon, on the server's thread: the loop's last. */
+	pthread_mutex_t snap_lock;
+	char *snap;
+	size_t snap_len;
 	struct crowdsec *crowdsec;	/* the bouncer, with a [crowdsec] section */
 	int sigfd;
 	/* For the metrics. */
@@ -165,10 +171,9 @@ static void source_family(FILE *out, const struct daemon *d, const char *name, c
 	}
 }
 
-int daemon_render_metrics(void *arg, FILE *out)
+/* The daemon's own gauges and counters, on the loop's thread. */
+static int render_own(const struct daemon *d, FILE *out)
 {
-	struct daemon *d = arg;
-
 #define GAUGE(name, help, type, value)							\
 	do {										\
 		fprintf(out, "# HELP bloomxdp_daemon_" name " " help "\n"			\
@@ -204,6 +209,41 @@ int daemon_render_metrics(void *arg, FILE *out)
 	return ferror(out) ? -EIO : 0;
 }
 
+/* The loop publishes its gauges for the metrics server's thread: between loads, never in one. */
+static void snapshot(struct daemon *d)
+{
+	char *text = NULL, *old;
+	size_t len = 0;
+	FILE *out;
+
+	if (!d->metrics)
+		return;
+	out = open_memstream(&text, &len);
+	if (!out)
+		return;
+	if (render_own(d, out) | fclose(out)) {
+		free(text);
+		return;
+	}
+	pthread_mutex_lock(&d->snap_lock);
+	old = d->snap;
+	d->snap = text;
+	d->snap_len = len;
+	pthread_mutex_unlock(&d->snap_lock);
+	free(old);
+}
+
+int daemon_render_metrics(void *arg, FILE *out)
+{
+	struct daemon *d = arg;
+
+	pthread_mutex_lock(&d->snap_lock);
+	if (d->snap_len)
+		fwrite(d->snap, 1, d->snap_len, out);
+	pthread_mutex_unlock(&d->snap_lock);
+	return ferror(out) ? -EIO : 0;
+}
+
 static int metrics_start(struct daemon *d, const char *address, struct metrics_server **out)
 {
 	metrics_render_fn render = d->hooks.render ? d->hooks.render : daemon_render_metrics;
@@ -211,6 +251,11 @@ static int metrics_start(struct daemon *d, const char *address, struct metrics_s
 	int ret;
 
 	ret = metrics_server_start(address, render, ctx, out);
+	if (!ret && !d->metrics) {
+		d->metrics = *out;	/* the first snapshot before the first scrape */
+		snapshot(d);
+		d->metrics = NULL;
+	}
 	if (!ret)
 		log_info("daemon %s: metrics at http://%s/metrics", d->ifname, address);
 	return ret;
@@ -259,6 +304,7 @@ static int refresh_one(struct daemon *d, struct daemon_source *s)
 	if (ret < 0)
 		s->failures++;
 	if (ret > 0) {
+		s->pending = true;
 		s->refreshes++;
 		log_info("daemon %s: list %s: new copy of %s", d->ifname, s->spec.name,
 			 s->spec.source);
@@ -266,12 +312,18 @@ static int refresh_one(struct daemon *d, struct daemon_source *s)
 	return ret > 0;
 }
 
+/* The default list ([list default]) or a named list: the list it is loaded into. */
+static bool default_list(struct daemon_source *s)
+{
+	config_source_list(&s->spec);
+	return !s->spec.load.list;
+}
+
 /*
- * Loads every source of the blocklist (or allowlist) in one list_load(): it
- * replaces the whole list. Held back while a source has no copy yet, which
- * would unblock what only that source lists.
+ * One list_load() of the sources picked (each with a copy): they replace
+ * their list(s); the other named lists stay as the state recorded them.
  */
-static int apply(struct daemon *d, bool allow)
+static int load_picked(struct daemon *d, bool allow, const bool *pick)
 {
 	const struct daemon_source *first = NULL;
 	struct list_source *paths;
@@ -284,15 +336,8 @@ static int apply(struct daemon *d, bool allow)
 	for (i = 0; i < d->nsrc; i++) {
 		struct daemon_source *s = &d->src[i];
 
-		if (s->spec.load.allow != allow)
+		if (!pick[i])
 			continue;
-		if (!s->path[0]) {
-			log_error("daemon %s: list %s has no copy yet: the %s is not loaded; the "
-				  "one loaded before stays enforced", d->ifname, s->spec.name,
-				  kind_name(allow));
-			free(paths);
-			return -ENODATA;
-		}
 		first = first ? first : s;
 		s->entries_read = 0;
 		config_source_list(&s->spec);
@@ -319,8 +364,9 @@ static int apply(struct daemon *d, bool allow)
 	for (i = 0; i < d->nsrc; i++) {
 		struct daemon_source *s = &d->src[i];
 
-		if (s->spec.load.allow != allow)
+		if (!pick[i])
 			continue;
+		s->pending = false;	/* tried: again when its source changes */
 		if (ret) {
 			s->failures++;
 		} else {
@@ -332,6 +378,132 @@ static int apply(struct daemon *d, bool allow)
 	}
 	free(paths);
 	return ret;
+}
+
+/*
+ * Picks the blocklist's sources of the default list (dflt) or of the named
+ * lists that have a new copy to load; says each that has no copy. The other
+ * lists stay as loaded. Returns how many lists.
+ */
+static int pick_lists(struct daemon *d, bool dflt, bool *pick)
+{
+	int i, j, lists = 0;
+
+	for (i = 0; i < d->nsrc; i++) {
+		struct daemon_source *s = &d->src[i];
+
+		pick[i] = false;
+		if (s->spec.load.allow || default_list(s) != dflt)
+			continue;
+		if (!s->path[0]) {
+			log_error("daemon %s: list %s has no copy yet: it is not enforced until "
+				  "one comes; the other lists are loaded", d->ifname, s->spec.name);
+			continue;
+		}
+		pick[i] = s->pending;
+		if (!pick[i])
+			continue;
+		for (j = 0; j < i && (!pick[j] || strcmp(d->src[j].spec.name, s->spec.name)); j++)
+			;
+		lists += j == i;
+	}
+	return lists;
+}
+
+/*
+ * Loads the blocklist's (or allowlist's) sources. The allowlist is one list
+ * of all its sources, held back while one has no copy yet (its exceptions
+ * would be blocked). The blocklist's lists are independent: the default list
+ * ([list default]) and the named lists are loaded apart, each named list that
+ * has a copy is loaded, and when a load of several fails, each alone.
+ */
+static int apply(struct daemon *d, bool allow)
+{
+	bool *pick = calloc(d->nsrc ? 2 * d->nsrc : 1, sizeof(*pick)), *alone = pick + d->nsrc;
+	int i, j, lists, ret = 0, one;
+
+	if (!pick)
+		return -ENOMEM;
+	if (allow) {
+		for (i = 0; i < d->nsrc; i++) {
+			pick[i] = d->src[i].spec.load.allow;
+			if (pick[i] && !d->src[i].path[0]) {
+				log_error("daemon %s: allowlist source %s has no copy yet: the "
+					  "allowlist is not loaded; the one loaded before stays "
+					  "enforced", d->ifname, d->src[i].spec.name);
+				free(pick);
+				return -ENODATA;
+			}
+		}
+		ret = load_picked(d, true, pick);
+		free(pick);
+		return ret;
+	}
+	if (pick_lists(d, true, pick))
+		ret = load_picked(d, false, pick);
+	lists = pick_lists(d, false, pick);
+	one = load_picked(d, false, pick);
+	ret = ret ? ret : one;
+	/* A list refused keeps only itself out: each [list NAME] has one source. */
+	for (i = 0; one && lists > 1 && i < d->nsrc; i++) {
+		if (!pick[i])
+			continue;
+		log_info("daemon %s: list %s: loaded on its own", d->ifname, d->src[i].spec.name);
+		for (j = 0; j < d->nsrc; j++)
+			alone[j] = j == i;
+		load_picked(d, false, alone);
+	}
+	free(pick);
+	return ret;
+}
+
+/*
+ * Whether the state records s's list as one copy of s's file, SHA-256 and
+ * the way it is read alike: the list is enforced so already ('restore', or
+ * the daemon's run before: a fresh attach starts the state's lists empty).
+ */
+static bool enforced_already(const struct daemon *d, struct daemon_source *s)
+{
+	struct list_opts rec = { .format = FORMAT_AUTO };
+	struct list_inputs in;
+	char which[STATE_NAME_MAX], hex[STATE_SHA256_HEX];
+	const struct list_opts *read_as = &rec;
+	bool same = false;
+	int fd;
+
+	config_source_list(&s->spec);
+	if (list_inputs_state_which(&in, d->ifname, d->cfg.state_dir,
+				    list_opts_which(&s->spec.load, which), false, false, &rec) ||
+	    in.list.nsources != 1 || strcmp(in.list.src[0].source, s->path))
+		goto out;
+	if (in.nsrc_opts)
+		read_as = &in.src_opts[0];
+	fd = open(s->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		goto out;
+	same = !state_sha256_fd(fd, hex) && !strcmp(hex, in.list.src[0].sha256) &&
+	       config_load_read_equal(&s->spec.load, read_as);
+	close(fd);
+out:
+	list_inputs_free(&in);
+	return same;
+}
+
+/* At start: the lists the state records as they are now are not loaded again. */
+static void skip_enforced(struct daemon *d)
+{
+	int i;
+
+	for (i = 0; i < d->nsrc; i++) {
+		struct daemon_source *s = &d->src[i];
+
+		if (!s->pending || s->spec.load.allow || !enforced_already(d, s))
+			continue;
+		s->pending = false;
+		s->last_ok = time(NULL);
+		log_info("daemon %s: list %s: enforced already as the state records it (%s): "
+			 "not loaded again", d->ifname, s->spec.name, s->path);
+	}
 }
 
 /* Refreshes the sources due (all with force), then loads each list that has a new copy. */
@@ -350,6 +522,8 @@ static void refresh_due(struct daemon *d, bool force)
 		schedule(s, now);
 		changed[s->spec.load.allow] |= refresh_one(d, s);
 	}
+	if (force)
+		skip_enforced(d);
 	/* The blocklist first: its exceptions go to the allowlist, which then replaces them. */
 	if (changed[0])
 		apply(d, false);
@@ -408,12 +582,6 @@ static int next_timeout(const struct daemon *d)
 	/* New timeouts are noticed within a second; due ones within EXPIRY_CHECK_MS. */
 	if (t > (d->expiry_seen ? EXPIRY_CHECK_MS : 1000))
 		t = d->expiry_seen ? EXPIRY_CHECK_MS : 1000;
-	if (d->metrics) {
-		int m = metrics_server_timeout_ms(d->metrics);
-
-		if (m >= 0 && m < t)
-			t = m;
-	}
 	if (d->fleet) {
 		int m = fleet_node_timeout_ms(d->fleet);
 
@@ -423,23 +591,37 @@ static int next_timeout(const struct daemon *d)
 	return t;
 }
 
-/* [attach] changed: attach --force replaces the program over the live maps, list kept. */
-static void reattach(struct daemon *d, const struct config *nc)
+/*
+ * 'bloomxdp attach' with [attach], its state in [daemon] state_dir (where the
+ * daemon loads, adds and expires); force: replace the program over the live maps.
+ */
+static int attach_as_configured(struct daemon *d, const struct config *c, bool force)
 {
 	struct cli_call call = { .cmd = &command_attach, .ifname = d->ifname };
 	void *opts = malloc(command_attach.opts_size);
+	int ret;
 
 	if (!opts)
-		return;
-	memcpy(opts, nc->attach, command_attach.opts_size);
-	if (command_set_option(&command_attach, opts, "force", "true") == 0) {
+		return -ENOMEM;
+	memcpy(opts, c->attach, command_attach.opts_size);
+	ret = command_set_option(&command_attach, opts, "state-dir", c->state_dir);
+	if (!ret && force)
+		ret = command_set_option(&command_attach, opts, "force", "true");
+	if (!ret) {
 		call.opts = opts;
-		if (command_attach.run(&call))
-			log_error("daemon %s: the new [attach] settings were not applied; the "
-				  "program before runs on", d->ifname);
+		ret = command_attach.run(&call);
 		fflush(stdout);
 	}
 	free(opts);
+	return ret;
+}
+
+/* [attach] changed: attach --force replaces the program over the live maps, list kept. */
+static void reattach(struct daemon *d, const struct config *nc)
+{
+	if (attach_as_configured(d, nc, true))
+		log_error("daemon %s: the new [attach] settings were not applied; the "
+			  "program before runs on", d->ifname);
 }
 
 /* The bouncer as [crowdsec] says: started, given its new settings, or stopped. */
@@ -474,6 +656,23 @@ static void crowdsec_due(struct daemon *d)
 	}
 }
 
+/*
+ * The configuration; without its file, when it is optional (daemon IFNAME
+ * without --config), the defaults: attach's, no list of its own, the
+ * timeouts of the state directory expired, no metrics.
+ */
+static int config_read(struct daemon *d, struct config *cfg)
+{
+	if (d->hooks.config_optional && access(d->config_path, F_OK) && errno == ENOENT) {
+		log_info("daemon %s: there is no %s: running with the defaults (attach's "
+			 "settings, no list of its own, entries added with --timeout expire, no "
+			 "metrics); write it and send SIGHUP to change them", d->ifname,
+			 d->config_path);
+		return config_defaults(d->config_path, cfg);
+	}
+	return config_parse(d->config_path, cfg);
+}
+
 /* SIGHUP: the configuration again; applied if it is valid, else refused as a whole. */
 static void reload(struct daemon *d)
 {
@@ -485,7 +684,7 @@ static void reload(struct daemon *d)
 	int i, j;
 
 	log_info("daemon %s: SIGHUP: reading %s", d->ifname, d->config_path);
-	if (config_parse(d->config_path, &nc) || sources_from_config(d, &nc, &src)) {
+	if (config_read(d, &nc) || sources_from_config(d, &nc, &src)) {
 		config_free(&nc);
 		d->reload_failures++;
 		log_error("daemon %s: %s refused (see above): the running settings stay; fix it "
@@ -516,6 +715,7 @@ static void reload(struct daemon *d)
 			src[i].failures = old->failures;
 			src[i].last_ok = old->last_ok;
 			src[i].priv = old->priv;
+			src[i].pending = old->pending;
 			old->ops = NULL;	/* moved */
 			if (src[i].spec.refresh_s != old->spec.refresh_s) {
 				schedule(&src[i], now);
@@ -527,7 +727,7 @@ static void reload(struct daemon *d)
 			spec = old->spec;
 			spec.refresh_s = src[i].spec.refresh_s;
 			if (!config_source_equal(&spec, &src[i].spec))
-				changed[src[i].spec.load.allow] = true;
+				changed[src[i].spec.load.allow] = src[i].pending = true;
 			fresh = false;
 			break;
 		}
@@ -535,7 +735,7 @@ static void reload(struct daemon *d)
 			log_info("daemon %s: list %s: new, from %s", d->ifname, src[i].spec.name,
 				 src[i].spec.source);
 			schedule(&src[i], now);
-			changed[src[i].spec.load.allow] = true;
+			changed[src[i].spec.load.allow] = src[i].pending = true;
 		}
 		/* SIGHUP looks at every source: a refresh of 0 waits for it. */
 		changed[src[i].spec.load.allow] |= refresh_one(d, &src[i]);
@@ -546,8 +746,11 @@ static void reload(struct daemon *d)
 		log_info("daemon %s: list %s: removed", d->ifname, d->src[j].spec.name);
 		changed[d->src[j].spec.load.allow] = true;
 		/* A named list: dropped now; the reload below reads the others. */
-		if (!d->src[j].spec.load.allow &&
-		    list_drop(d->ifname, nc.state_dir, d->src[j].spec.name))
+		if (!d->src[j].spec.load.allow && default_list(&d->src[j]))
+			log_warn("daemon %s: the default list keeps the entries of its last load "
+				 "('bloomxdp load %s FILE' replaces them)", d->ifname, d->ifname);
+		else if (!d->src[j].spec.load.allow &&
+			 list_drop(d->ifname, nc.state_dir, d->src[j].spec.name))
 			log_error("daemon %s: list %s stays enforced: it could not be dropped",
 				  d->ifname, d->src[j].spec.name);
 		source_forget(&d->src[j]);
@@ -590,8 +793,6 @@ static void reload(struct daemon *d)
 /* Attaches with [attach] unless attached already (by 'restore', or by hand). */
 static int attach_if_needed(struct daemon *d)
 {
-	struct cli_call call = { .cmd = &command_attach, .ifname = d->ifname,
-				 .opts = d->cfg.attach };
 	struct pin_dir pd;
 	int ret;
 
@@ -604,9 +805,7 @@ static int attach_if_needed(struct daemon *d)
 	}
 	if (ret != -ENOENT)
 		return ret;
-	ret = command_attach.run(&call);
-	fflush(stdout);
-	return ret;
+	return attach_as_configured(d, &d->cfg, false);
 }
 
 /* Library calls print their results on stdout: the daemon's stdout is the events' stream. */
@@ -680,20 +879,18 @@ static void fleet_due(struct daemon *d, bool readable)
 
 static int loop(struct daemon *d)
 {
-	struct pollfd fds[4 + CROWDSEC_POLL_FDS];
+	struct pollfd fds[3 + CROWDSEC_POLL_FDS];
 	int n, ret, polled, fleet_at, timeout;
 
 	for (;;) {
 		refresh_due(d, false);
 		crowdsec_due(d);
 		expire_due(d);
+		snapshot(d);
 		n = 0;
 		fds[n++] = (struct pollfd){ .fd = d->sigfd, .events = POLLIN };
 		if (d->rb && d->cfg.events != CONFIG_EVENTS_NONE)
 			fds[n++] = (struct pollfd){ .fd = ring_buffer__epoll_fd(d->rb),
-						    .events = POLLIN };
-		if (d->metrics)
-			fds[n++] = (struct pollfd){ .fd = metrics_server_fd(d->metrics),
 						    .events = POLLIN };
 		fleet_at = fleet_node_fd(d->fleet) >= 0 ? n : -1;
 		if (fleet_at >= 0)
@@ -715,8 +912,6 @@ static int loop(struct daemon *d)
 				log_error("daemon %s: reading events: %s", d->ifname,
 					  strerror(-ret));
 		}
-		if (d->metrics)
-			metrics_server_run(d->metrics);
 		/* polled, not ret: ring_buffer__consume() has reused ret. */
 		fleet_due(d, polled > 0 && fleet_at >= 0 &&
 			     (fds[fleet_at].revents & (POLLIN | POLLHUP | POLLERR)));
@@ -738,7 +933,8 @@ static int fleet_start(struct daemon *d)
 
 int daemon_run(const char *ifname, const char *config_path, const struct daemon_hooks *hooks)
 {
-	struct daemon d = { .ifname = ifname, .config_path = config_path, .sigfd = -1 };
+	struct daemon d = { .ifname = ifname, .config_path = config_path, .sigfd = -1,
+			    .snap_lock = PTHREAD_MUTEX_INITIALIZER };
 	int i, ret;
 
 	if (hooks)
@@ -746,7 +942,7 @@ int daemon_run(const char *ifname, const char *config_path, const struct daemon_
 	d.feed_ops = refresh_feed;
 	d.feed_ops.ctx = &d;
 	d.started = time(NULL);
-	ret = config_parse(config_path, &d.cfg);
+	ret = config_read(&d, &d.cfg);
 	if (ret) {
 		log_error("daemon %s: fix %s (check it with 'bloomxdp check-config %s')", ifname,
 			  config_path, config_path);
@@ -782,6 +978,7 @@ cleanup:
 	free(d.src);
 	crowdsec_free(d.crowdsec);
 	metrics_server_stop(d.metrics);
+	free(d.snap);
 	fleet_node_stop(d.fleet);
 	ring_buffer__free(d.rb);
 	if (d.att_open)

@@ -31,6 +31,7 @@ struct daemon_source {
 	__u64 last_ok;		/* CLOCK_REALTIME seconds of the last load; 0: never */
 	__u64 entries;		/* read from its copy by the last load that succeeded */
 	__u64 entries_read;	/* ... by the load under way */
+	bool pending;		/* a new copy (or a new way to read it) to load */
 	const struct refresh_ops *ops;
 	void *priv;		/* ops' own state of this source */
 };
@@ -59,6 +60,7 @@ extern const struct refresh_ops refresh_feed;
 struct daemon_hooks {
 	metrics_render_fn render;		/* GET /metrics; NULL: the daemon's gauges */
 	void *render_ctx;			/* NULL: struct daemon * */
+	bool config_optional;	/* no file at config_path: the defaults (no lists), said */
 };
 
 /* Runs until SIGTERM or SIGINT (0), or fails to start (-errno, said). */

@@ -13,7 +13,8 @@
 
 #include "lists.h"
 
-#define FEED_NAME_MAX		32	/* [a-z0-9_-], a file name in the state directory */
+/* [a-z0-9_-], a file name in the state directory: a list's name, as load --list takes it */
+#define FEED_NAME_MAX		(BLOOMXDP_LIST_NAME_MAX + 1)
 #define FEED_SOURCE_MAX		2048	/* a path or an http(s) URL */
 #define FEED_DEFAULT_MAX_SHRINK	50	/* percent: a copy with fewer entries is held back */
 #define FEED_DEFAULT_REFRESH_S	3600	/* the daemon's interval between fetches */

@@ -1,31 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * GET /metrics over libmicrohttpd, driven from the daemon's poll loop through
- * MHD's epoll descriptor (MHD_USE_EPOLL without an internal thread): the
- * renderer runs on the loop's thread, between list loads, and reads the
- * daemon's state without locks.
+ * GET /metrics over libmicrohttpd, on a thread of its own (MHD's internal
+ * epoll thread): a scrape is answered while the daemon's loop loads a list.
+ * The renderer runs on that thread: it reads the attachment's maps and the
+ * daemon's snapshot (daemon.c), never the loop's state. Bounded: connections
+ * in all and per client address, a short idle timeout, a small memory pool
+ * per connection; a client over its limit is closed at once.
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
 
 #include "log.h"
 #include "metrics_http.h"
 
-/* A scraper needs one or two; a few more for curl by hand. */
-#define MAX_CONNECTIONS 16
-/* Seconds an idle connection is kept: a stalled client cannot hold a slot. */
-#define CONNECTION_TIMEOUT 10
-
 struct metrics_server {
 	struct MHD_Daemon *mhd;
 	metrics_render_fn render;
 	void *ctx;
-	unsigned long long requests;
+	atomic_ullong requests;
 };
 
 int metrics_parse_address(const char *text, struct sockaddr_storage *sa, socklen_t *len)
@@ -113,7 +112,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	(void)upload_data;
 	(void)upload_data_size;
 	(void)con_cls;
-	s->requests++;
+	atomic_fetch_add(&s->requests, 1);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return answer_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET /metrics\n");
 	if (strcmp(url, "/metrics"))
@@ -133,13 +132,27 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	return answer(conn, MHD_HTTP_OK, body, len, "text/plain; version=0.0.4; charset=utf-8");
 }
 
+/* Descriptors for every connection allowed: the soft limit raised toward the hard one. */
+static void files_enough(void)
+{
+	struct rlimit r;
+
+	if (getrlimit(RLIMIT_NOFILE, &r) || r.rlim_cur >= METRICS_FILES)
+		return;
+	r.rlim_cur = r.rlim_max < METRICS_FILES ? r.rlim_max : METRICS_FILES;
+	if (setrlimit(RLIMIT_NOFILE, &r) || r.rlim_cur < METRICS_FILES)
+		log_warn("metrics: %llu descriptors (RLIMIT_NOFILE) for %d connections: a "
+			 "scrape may wait while many are open", (unsigned long long)r.rlim_cur,
+			 METRICS_MAX_CONNECTIONS);
+}
+
 int metrics_server_start(const char *address, metrics_render_fn render, void *ctx,
 			 struct metrics_server **out)
 {
 	struct metrics_server *s;
 	struct sockaddr_storage sa;
 	socklen_t len;
-	unsigned int flags = MHD_USE_EPOLL;
+	unsigned int flags = MHD_USE_EPOLL_INTERNAL_THREAD;
 
 	*out = NULL;
 	if (metrics_parse_address(address, &sa, &len)) {
@@ -151,12 +164,19 @@ int metrics_server_start(const char *address, metrics_render_fn render, void *ct
 		return -ENOMEM;
 	s->render = render;
 	s->ctx = ctx;
+	files_enough();
 	if (sa.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	s->mhd = MHD_start_daemon(flags, ntohs(((struct sockaddr_in *)&sa)->sin_port), NULL, NULL,
 				  on_request, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-				  MHD_OPTION_CONNECTION_LIMIT, (unsigned int)MAX_CONNECTIONS,
-				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)CONNECTION_TIMEOUT,
+				  MHD_OPTION_CONNECTION_LIMIT,
+				  (unsigned int)METRICS_MAX_CONNECTIONS,
+				  MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+				  (unsigned int)METRICS_MAX_PER_CLIENT,
+				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)METRICS_TIMEOUT_S,
+				  MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+				  (size_t)METRICS_CONNECTION_MEMORY,
+				  MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)METRICS_BACKLOG,
 				  MHD_OPTION_END);
 	if (!s->mhd) {
 		int err = errno ? errno : EADDRINUSE;
@@ -170,27 +190,6 @@ int metrics_server_start(const char *address, metrics_render_fn render, void *ct
 	return 0;
 }
 
-int metrics_server_fd(const struct metrics_server *s)
-{
-	const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_EPOLL_FD);
-
-	return info ? info->epoll_fd : -1;
-}
-
-int metrics_server_timeout_ms(const struct metrics_server *s)
-{
-	MHD_UNSIGNED_LONG_LONG ms;
-
-	if (MHD_get_timeout(s->mhd, &ms) != MHD_YES)
-		return -1;
-	return ms > 60000 ? 60000 : (int)ms;
-}
-
-void metrics_server_run(struct metrics_server *s)
-{
-	MHD_run(s->mhd);
-}
-
 void metrics_server_stop(struct metrics_server *s)
 {
 	if (!s)
@@ -201,5 +200,5 @@ void metrics_server_stop(struct metrics_server *s)
 
 unsigned long long metrics_server_requests(const struct metrics_server *s)
 {
-	return s ? s->requests : 0;
+	return s ? atomic_load(&s->requests) : 0;
 }

@@ -761,6 +761,12 @@ static int fetch_new(const struct feed_dirs *d, const struct feed_spec *spec,
 		set_why(out, REFRESH_FETCH, "fetch failed: %s", j->fetch.why);
 		return ret;
 	}
+	if (j->fetch.status == FETCH_NOT_MODIFIED && !same) {
+		/* Asked without validators: a 304 brings no copy, which is no success. */
+		set_why(out, REFRESH_FETCH, "the server answered 304 (not modified) to a request "
+			"without validators: no copy of the feed was fetched");
+		return -EPROTO;
+	}
 	if (j->fetch.status == FETCH_NOT_MODIFIED)
 		return 0;
 	memset(&j->meta, 0, sizeof(j->meta));
@@ -810,10 +816,28 @@ static int guard(const struct feed_spec *spec, const struct copy_meta *good, __u
 	return 0;
 }
 
-static void report(const char *ifname, const struct feed_spec *spec, const struct copy_meta *good,
-		   const struct refresh_result *out)
+/*
+ * The daemon's refreshes (apply given) say less than 'bloomxdp refresh': not
+ * modified only after failures, a run of failures with the same reason at its
+ * 1st, 2nd, 4th, 8th... (a feed retried every few seconds, for hours).
+ */
+static bool report_quiet(bool daemon, __u64 failures_before, const char *error_before,
+			 const struct feed_counters *c, const struct refresh_result *out)
 {
-	char when[32];
+	if (!daemon)
+		return false;
+	if (out->outcome == REFRESH_NOT_MODIFIED && out->reason != REFRESH_NOTHING)
+		return !failures_before;
+	if (out->outcome == REFRESH_APPLIED || !c->consecutive_failures)
+		return false;
+	return strcmp(error_before, c->last_error) == 0 &&
+	       (c->consecutive_failures & (c->consecutive_failures - 1));
+}
+
+static void report(const char *ifname, const struct feed_spec *spec, const struct copy_meta *good,
+		   const struct feed_counters *c, const struct refresh_result *out)
+{
+	char when[32], times[64] = "";
 
 	if (out->reason == REFRESH_NOTHING) {
 		log_error("refresh %s of %s: %s", spec->name, ifname, out->why);
@@ -835,11 +859,34 @@ static void report(const char *ifname, const struct feed_spec *spec, const struc
 		       age_text(good->fetched, when, sizeof(when)));
 		return;
 	}
+	if (c->consecutive_failures > 1)
+		snprintf(times, sizeof(times), " (%llu times in a row)",
+			 (unsigned long long)c->consecutive_failures);
 	log_error("refresh %s of %s refused: %s; %s%s", spec->name, ifname, out->why,
 		  good->present ? "the last good copy stays enforced" :
-		  "nothing of this list was ever applied",
-		  out->reason == REFRESH_EMPTY || out->reason == REFRESH_SHRINK ?
-		  " (to apply it anyway: bloomxdp refresh IFNAME LIST --accept)" : "");
+		  "nothing of this list was ever applied", times);
+	if (out->reason == REFRESH_EMPTY || out->reason == REFRESH_SHRINK)
+		log_error("to apply it anyway: bloomxdp refresh %s %s --accept", ifname,
+			  spec->name);
+}
+
+/* The feed not modified (the good copy stays): its validators kept, no copy pending. */
+static void not_modified(const struct feed_dirs *d, struct copy_meta *good, const struct judged *j,
+			 bool accept, struct refresh_result *out)
+{
+	if (accept)
+		set_why(out, REFRESH_NOTHING, "nothing to accept: no refused copy is pending, "
+			"and the feed is not modified");
+	out->outcome = REFRESH_NOT_MODIFIED;
+	/* A refused copy the feed has since replaced is no longer pending. */
+	unlinkat(d->feed_fd, "pending", 0);
+	unlinkat(d->feed_fd, "pending.meta", 0);
+	if (good->present && j->fetch.status == FETCH_NEW) {
+		/* The same body under new validators: keep them for the next request. */
+		COPY_TEXT(good->etag, j->fetch.etag);
+		COPY_TEXT(good->last_modified, j->fetch.last_modified);
+		meta_write(d, "good.meta", good);
+	}
 }
 
 /* feed_refresh()'s apply: every cached feed of the interface with this one's kind. */
@@ -874,7 +921,8 @@ int feed_refresh_apply(const char *state_dir, const char *ifname, const struct f
 	struct feed_counters c = {};
 	struct judged j = {};
 	struct feed_dirs d;
-	__u64 now = time(NULL);
+	__u64 now = time(NULL), failures_before;
+	char error_before[sizeof(c.last_error)];
 	int ret, got;
 
 	memset(out, 0, sizeof(*out));
@@ -894,6 +942,8 @@ int feed_refresh_apply(const char *state_dir, const char *ifname, const struct f
 	if (ret)
 		goto cleanup;
 	kv_read(d.feed_fd, "counters", counters_value, &c);
+	failures_before = c.consecutive_failures;
+	COPY_TEXT(error_before, c.last_error);
 	meta_read(d.feed_fd, "good", "good.meta", &good);
 	meta_read(d.feed_fd, "pending", "pending.meta", &pending);
 	c.last_attempt = now;
@@ -910,28 +960,14 @@ int feed_refresh_apply(const char *state_dir, const char *ifname, const struct f
 	} else {
 		got = fetch_new(&d, spec, &good, &j, out);
 	}
-	if (got < 0) {
-		ret = got;
+	ret = got < 0 ? got : 0;
+	if (got < 0)
 		goto failed;
-	}
 	if (!got) {
-		if (accept)
-			set_why(out, REFRESH_NOTHING, "nothing to accept: no refused copy is "
-				"pending, and the feed is not modified");
-		out->outcome = REFRESH_NOT_MODIFIED;
-		/* A refused copy the feed has since replaced is no longer pending. */
-		unlinkat(d.feed_fd, "pending", 0);
-		unlinkat(d.feed_fd, "pending.meta", 0);
-		if (good.present && j.fetch.status == FETCH_NEW) {
-			/* The same body under new validators: keep them for the next request. */
-			COPY_TEXT(good.etag, j.fetch.etag);
-			COPY_TEXT(good.last_modified, j.fetch.last_modified);
-			meta_write(&d, "good.meta", &good);
-		}
+		not_modified(&d, &good, &j, accept, out);
 		c.consecutive_failures = 0;
 		c.last_success = now;
 		c.last_error[0] = '\0';
-		ret = 0;
 		goto done;
 	}
 
@@ -987,7 +1023,8 @@ done:
 		c.entries = good.entries;
 	counters_write(&d, &c);
 	out->next_due = feed_next_due(&c, spec->refresh_s);
-	report(ifname, spec, &good, out);
+	if (!report_quiet(apply != NULL, failures_before, error_before, &c, out))
+		report(ifname, spec, &good, &c, out);
 	if (out->reason == REFRESH_NOTHING)
 		ret = -ENOENT;
 cleanup:

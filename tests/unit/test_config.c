@@ -247,10 +247,12 @@ static const struct bad_case {
 	{ "[list a]\nsource = /a\n[allowlist a]\nsource = /b\n", 3, "used already at line 1" },
 	{ "[list Big]\nsource = /a\n", 1, "list name 'Big'" },
 	{ "[list a.b]\nsource = /a\n", 1, "list name 'a.b'" },
-	{ "[list abcdefghijabcdefghijabcdefghijkl]\nsource = /a\n", 1, "list name" },
+	{ "[list abcdefghijabcdefghijabcdefghijklm]\nsource = /a\n", 1, "list name" },
 	{ "[list a]\nrefresh = 1h\n", 1, "[list a] has no source" },
 	{ "[allowlist]\n", 1, "[allowlist] has no source" },
-	{ "[list a]\nsource = a.txt\n", 2, "expected an absolute path or an http" },
+	{ "[list a]\nsource = a.txt\n", 2, "a path must be absolute" },
+	{ "[attach]\nstate_dir = /srv/x\n", 2, "state_dir goes in [daemon]" },
+	{ "[list a]\nsource = /a\nstate-dir = /srv/x\n", 3, "state_dir goes in [daemon]" },
 	{ "[list a]\nsource = ftp://x/y\n", 2, "expected an absolute path or an http" },
 	{ "[list a]\nsource = /a\nrefresh = 1y\n", 3, "refresh = 1y" },
 	{ "[list a]\nsource = /a\nrefresh = 366d\n", 3, "refresh = 366d" },
@@ -320,6 +322,33 @@ static void test_every_error_said(void **state)
 	assert_non_null(strstr(err, ":2: fpr = 2"));
 	assert_non_null(strstr(err, ":3: mode = x"));
 	assert_non_null(strstr(err, ":4: [list a] has no source"));
+	config_free(&cfg);
+}
+
+/*
+ * A relative source is refused as such, not also as a missing one; a list's
+ * name takes as many characters as load --list (32); [list default] is the
+ * default list, not a named list of that name.
+ */
+static void test_sources_said(void **state)
+{
+	char path[256], err[4096];
+	struct config cfg;
+
+	(void)state;
+	assert_int_equal(parse_text("[list a]\nsource = lists/a.txt\n", &cfg, path,
+				    sizeof(path), err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, ":2: source = lists/a.txt: a path must be absolute"));
+	assert_null(strstr(err, "has no source"));
+	config_free(&cfg);
+	assert_int_equal(parse_text("[list abcdefghijabcdefghijabcdefghijkl]\nsource = /a\n"
+				    "[list default]\nsource = /b\n", &cfg, path, sizeof(path),
+				    err, sizeof(err)), 0);
+	assert_int_equal(cfg.nsources, 2);
+	config_source_list(&cfg.sources[0].spec);
+	assert_string_equal(cfg.sources[0].spec.load.list, "abcdefghijabcdefghijabcdefghijkl");
+	config_source_list(&cfg.sources[1].spec);
+	assert_null(cfg.sources[1].spec.load.list);
 	config_free(&cfg);
 }
 
@@ -494,6 +523,7 @@ int main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_every_error_said),
+		cmocka_unit_test(test_sources_said),
 		cmocka_unit_test(test_long_line),
 		cmocka_unit_test(test_readme_example),
 		cmocka_unit_test(test_missing_file),

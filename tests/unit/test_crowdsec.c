@@ -374,6 +374,59 @@ static void test_plan(void **state)
 	crowdsec_plan_free(&p);
 }
 
+/*
+ * A ban longer than add --timeout's year: its entry's deadline is capped at
+ * a year, below the decision's end. Later pulls (an empty batch, a second
+ * start's full set) must not see it as extended: no add, until the capped
+ * deadline is within half a year, then one add.
+ */
+static void test_plan_long_ban(void **state)
+{
+	const __u64 now = 1700000000, year = 365 * 86400ULL, ten = 10 * year;
+	struct crowdsec_decision added[] = { dec("192.0.2.10", ten * 1000) };
+	struct crowdsec_batch first = { .added = added, .nadded = 1 }, empty = {};
+	struct crowdsec_plan p, q;
+	struct crowdsec_ban held;
+	__u64 t;
+
+	(void)state;
+	assert_int_equal(crowdsec_plan(NULL, 0, &first, true, now, &p), 0);
+	assert_int_equal(p.nadd, 1);
+	assert_int_equal(p.nnext, 1);
+	held = p.next[0];
+	crowdsec_plan_free(&p);
+	assert_int_equal(held.until, now + ten);
+	assert_true(held.applied <= now + year);
+	/* Pulls every 10 s, then every day for a while: nothing to add, nothing to lift. */
+	for (t = now + 10; t < now + 100; t += 10) {
+		assert_int_equal(crowdsec_plan(&held, 1, &empty, false, t, &q), 0);
+		assert_int_equal(q.nadd, 0);
+		assert_int_equal(q.ndel, 0);
+		assert_int_equal(q.nnext, 1);
+		assert_int_equal(q.next[0].applied, held.applied);
+		crowdsec_plan_free(&q);
+	}
+	for (t = now + 86400; t < now + year / 4; t += 86400) {
+		assert_int_equal(crowdsec_plan(&held, 1, &empty, false, t, &q), 0);
+		assert_int_equal(q.nadd, 0);
+		crowdsec_plan_free(&q);
+	}
+	/* A start again: the LAPI's whole set holds the same decision, a bit shorter now. */
+	added[0].duration_ms = (ten - 3600) * 1000;
+	assert_int_equal(crowdsec_plan(&held, 1, &first, true, now + 3600, &q), 0);
+	assert_int_equal(q.nadd, 0);
+	assert_int_equal(q.ndel, 0);
+	crowdsec_plan_free(&q);
+	/* Within half a year of the capped deadline: added once more, a year from then. */
+	t = held.applied - year / 2 + 1;
+	assert_int_equal(crowdsec_plan(&held, 1, &empty, false, t, &q), 0);
+	assert_int_equal(q.nadd, 1);
+	assert_int_equal(q.ndel, 0);
+	assert_true(q.next[0].applied > held.applied);
+	assert_true(q.next[0].applied <= t + year);
+	crowdsec_plan_free(&q);
+}
+
 static void test_deadline(void **state)
 {
 	const __u64 now = 1700000000;
@@ -403,6 +456,7 @@ int main(void)
 		cmocka_unit_test(test_large_reply),
 		cmocka_unit_test(test_key_file),
 		cmocka_unit_test(test_plan),
+		cmocka_unit_test(test_plan_long_ban),
 		cmocka_unit_test(test_deadline),
 	};
 

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "fetch.h"
+#include "named.h"
 #include "refresh.h"
 
 static void test_backoff(void **state)
@@ -57,6 +58,9 @@ static void test_names_and_specs(void **state)
 	assert_int_equal(feed_name_check("../x"), -EINVAL);
 	assert_int_equal(feed_name_check("Upper"), -EINVAL);
 	assert_int_equal(feed_name_check("-x"), -EINVAL);
+	/* As load --list takes them: 32 characters, not 33. */
+	assert_int_equal(feed_name_check("a2345678901234567890123456789012"), 0);
+	assert_int_equal(list_name_check("a2345678901234567890123456789012"), 0);
 	assert_int_equal(feed_name_check("a23456789012345678901234567890123"), -EINVAL);
 	feed_spec_defaults(&s);
 	assert_int_equal(s.max_shrink_pct, FEED_DEFAULT_MAX_SHRINK);
