@@ -74,21 +74,22 @@ int suffix_keys_or(struct suffix_keys *s, __u64 key, __u32 flags)
 
 	if (!flags)
 		return 0;
+	if (s->cap && s->flags[slot_of(s, key)]) {
+		s->flags[slot_of(s, key)] |= flags;
+		return 0;
+	}
+	/* A new key: within the map's room, the table at most half full. */
+	if (s->n >= BLOOMXDP_SUFFIX_MAX_KEYS)
+		return -E2BIG;
 	if ((s->n + 1) * 2 > s->cap) {
-		if (s->n >= BLOOMXDP_SUFFIX_MAX_KEYS)
-			return -E2BIG;
 		ret = grow(s);
 		if (ret)
 			return ret;
 	}
 	i = slot_of(s, key);
-	if (!s->flags[i]) {
-		if (s->n >= BLOOMXDP_SUFFIX_MAX_KEYS)
-			return -E2BIG;
-		s->n++;
-		s->key[i] = key;
-	}
-	s->flags[i] |= flags;
+	s->n++;
+	s->key[i] = key;
+	s->flags[i] = flags;
 	return 0;
 }
 
