@@ -194,8 +194,7 @@ static long url_pair_step(__u32 n, void *data)
 		return 1;
 	if (!(w->markers & (1U << j)))
 		return 0;
-	key = bloomxdp_url_key(w->hash_key, s->suffix[j & (BLOOMXDP_MAX_LABELS - 1)],
-			       s->prefix_hash[i & 15]);
+	key = bloomxdp_url_key(w->hash_key, s->suffix[j], s->prefix_hash[i & 15]);
 	if (!bloomxdp_filter_test(w->bits, config.layout, w->filter_bits, w->hashes, key) ||
 	    !name_key_confirmed(w, key))
 		return 0;
