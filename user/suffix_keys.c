@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -184,6 +185,42 @@ int suffix_keys_fill(int map_fd, const __u64 hash_key[2])
 	return ret;
 }
 
+/* Keys and flags read per batch: the whole map in 3 system calls today. */
+#define READ_BATCH 4096
+/* The kernel's ENOTSUPP (not in the C library's errno.h): a map without batches. */
+#define KERNEL_ENOTSUPP 524
+
+/* The map in batches (6.1 has them for hash maps); -EINVAL or -EOPNOTSUPP: not here. */
+static int read_batched(struct suffix_keys *s, int map_fd)
+{
+	__u32 in = 0, out = 0, count, i, n, *flags = malloc(READ_BATCH * sizeof(*flags));
+	__u64 *keys = malloc(READ_BATCH * sizeof(*keys));
+	bool first = true, last = false;
+	int ret = 0;
+
+	if (!keys || !flags)
+		ret = -ENOMEM;
+	/* Bounded: the map holds at most BLOOMXDP_SUFFIX_MAX_KEYS. */
+	for (n = 0; !ret && !last && n <= BLOOMXDP_SUFFIX_MAX_KEYS / READ_BATCH + 1; n++) {
+		count = READ_BATCH;
+		ret = bpf_map_lookup_batch(map_fd, first ? NULL : &in, &out, keys, flags, &count,
+					   NULL);
+		if (ret && errno != ENOENT) {
+			ret = -errno;
+			break;
+		}
+		last = ret != 0;
+		ret = 0;
+		for (i = 0; i < count && !ret; i++)
+			ret = suffix_keys_or(s, keys[i], flags[i]);
+		in = out;
+		first = false;
+	}
+	free(keys);
+	free(flags);
+	return ret ? ret : last ? 0 : -E2BIG;
+}
+
 int suffix_keys_read(struct suffix_keys *s, int map_fd)
 {
 	__u64 key, next;
@@ -192,6 +229,10 @@ int suffix_keys_read(struct suffix_keys *s, int map_fd)
 	size_t n;
 	int ret;
 
+	ret = read_batched(s, map_fd);
+	if (ret != -EINVAL && ret != -EOPNOTSUPP && ret != -KERNEL_ENOTSUPP)
+		return ret;
+	suffix_keys_free(s);
 	/* Bounded: the map holds at most BLOOMXDP_SUFFIX_MAX_KEYS. */
 	for (n = 0; n <= BLOOMXDP_SUFFIX_MAX_KEYS; n++) {
 		if (bpf_map_get_next_key(map_fd, prev, &next))
