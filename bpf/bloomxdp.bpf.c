@@ -588,6 +588,7 @@ static __always_inline int name_verdict(struct bloomxdp_counters *cnt, struct sc
 {
 	cnt->bloom_hits += w->bloom_hits;
 	cnt->false_positives += w->false_positives;
+	cnt->suffix_false_positives += s->suffix_refused;
 	if (!hit)
 		return 0;
 	if (config.verify)
@@ -687,6 +688,8 @@ __attribute__((noinline)) int match_names(struct xdp_md *ctx, const struct packe
 	bits = probe_map(gen->block_slot);
 	if (!s || !cnt || !bits)
 		return 0;
+	s->suffix_slot = gen->block_slot;
+	s->suffix_refused = 0;
 	l4_off = pkt->l4_off;
 	if (pkt->ip_end < frame_len)
 		frame_len = pkt->ip_end;

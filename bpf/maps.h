@@ -12,6 +12,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include <bloomxdp/common.h>
+#include <bloomxdp/name.h>
 
 /*
  * The configuration the CLI sets before load (pinned as BLOOMXDP_PIN_CONFIG).
@@ -150,6 +151,19 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } list_hits SEC(".maps");
+
+/*
+ * The public suffixes and the keys each generation holds at their depth:
+ * name key -> BLOOMXDP_SUFFIX_* flags (include/bloomxdp/name.h). Read only
+ * after a Bloom hit at a suffix of at most BLOOMXDP_SUFFIX_MAX_LABELS labels.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, BLOOMXDP_SUFFIX_MAX_KEYS);
+	__type(key, __u64);
+	__type(value, __u32);
+} suffixes SEC(".maps");
 
 /* The live generation of the blocklist maps and of the allowlist maps. */
 struct {

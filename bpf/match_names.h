@@ -44,6 +44,64 @@ static __always_inline int name_key_confirmed(struct name_walk *w, __u64 key)
 	return 0;
 }
 
+/* The flags of a name key in the suffixes map (bloomxdp/name.h), 0 when absent. */
+static __always_inline __u32 suffix_flags(__u64 key)
+{
+	__u32 *flags = bpf_map_lookup_elem(&suffixes, &key);
+
+	return flags ? *flags : 0;
+}
+
+/*
+ * A Bloom hit on key at host suffix j (S_{j+1}): 1 when it stands. At a
+ * public suffix or a TLD it stands only when the live generation holds key
+ * exactly: a false hit there would block a whole registry.
+ */
+static __always_inline int suffix_stands(struct scratch *s, __u32 j, __u64 key)
+{
+	__u64 host = s->suffix[j & (BLOOMXDP_MAX_LABELS - 1)];
+	__u32 self = suffix_flags(host), up = 0;
+
+	if (j && !(self & (BLOOMXDP_SUFFIX_PUBLIC | BLOOMXDP_SUFFIX_EXCEPTION)))
+		up = suffix_flags(s->suffix[(j - 1) & (BLOOMXDP_MAX_LABELS - 1)]);
+	if (!bloomxdp_suffix_public(j, self, up))
+		return 1;
+	if (key != host)
+		self = suffix_flags(key);	/* a URL on that host: its own key */
+	return !!(self & BLOOMXDP_SUFFIX_LISTED(s->suffix_slot));
+}
+
+int suffix_decide(__u32 url);
+
+/* The walk over the hits a name walk left at public depths (suffix_decide()). */
+struct suffix_walk {
+	__u64 hash_key[2];
+	int hit;
+};
+
+/*
+ * Hit j of s->suffix_cand, shallowest first: the first that stands is the
+ * match; the others are counted as refused.
+ */
+static long suffix_cand_step(__u32 j, void *data)
+{
+	struct suffix_walk *c = data;
+	struct scratch *s = scratch_get();
+
+	if (!s)
+		return 1;
+	if (!(s->suffix_cand & (1U << (j & 31))))
+		return 0;
+	if (!suffix_stands(s, j, s->suffix[j & (BLOOMXDP_MAX_LABELS - 1)])) {
+		s->suffix_refused++;
+		return 0;
+	}
+	c->hit = 1;
+	s->match_len = j + 1;
+	s->match_key = s->suffix[j & (BLOOMXDP_MAX_LABELS - 1)];
+	return 1;
+}
+
 static long name_walk_step(__u32 j, void *data)
 {
 	struct name_walk *w = data;
@@ -65,8 +123,14 @@ static long name_walk_step(__u32 j, void *data)
 	if (!(w->kinds & (1ULL << (j & (BLOOMXDP_MAX_LABELS - 1)))) ||
 	    !bloomxdp_filter_test(w->bits, config.layout, w->filter_bits, w->hashes, w->suffix))
 		return 0;
+	s->name_hits |= 1U << (j & (BLOOMXDP_MAX_LABELS - 1));
 	if (!name_key_confirmed(w, w->suffix))
 		return 0;	/* a false positive: a deeper suffix may still be listed */
+	/* At a public suffix or TLD perhaps: decided after the walk (suffix_cand_step). */
+	if (j < BLOOMXDP_SUFFIX_MAX_LABELS) {
+		s->suffix_cand |= 1U << j;
+		return 0;
+	}
 	w->hit = 1;
 	s->match_len = j + 1;
 	s->match_key = w->suffix;
@@ -79,7 +143,14 @@ static __always_inline int name_listed(struct scratch *s, struct name_walk *w)
 	w->suffix = BLOOMXDP_NAME_SEED;
 	w->hit = 0;
 	w->markers = 0;
+	s->suffix_cand = 0;
+	s->name_hits = 0;
 	bpf_loop_bounded(bloomxdp_labels_examined(&s->labels), name_walk_step, w);
+	if (s->suffix_cand && suffix_decide(0)) {
+		w->hit = 1;
+		/* The walk went on past the hit that stands: its later hits are not counted. */
+		w->bloom_hits -= __builtin_popcount(s->name_hits >> (s->match_len & 31));
+	}
 	return w->hit;
 }
 
@@ -127,10 +198,64 @@ static long url_pair_step(__u32 n, void *data)
 	if (!bloomxdp_filter_test(w->bits, config.layout, w->filter_bits, w->hashes, key) ||
 	    !name_key_confirmed(w, key))
 		return 0;
+	/* On a public suffix or TLD perhaps: decided after the walk (url_cand_step). */
+	if (j < BLOOMXDP_SUFFIX_MAX_LABELS) {
+		s->url_cand |= 1ULL << ((i * BLOOMXDP_SUFFIX_MAX_LABELS + j) & 63);
+		return 0;
+	}
 	w->hit = 1;
 	s->match_len = j + 1;
 	s->match_key = key;
 	return 1;
+}
+
+/* The URL pairs url_pair_step() left on public hosts, as suffix_cand_step(). */
+static long url_cand_step(__u32 n, void *data)
+{
+	__u32 i = n / BLOOMXDP_SUFFIX_MAX_LABELS, j = n % BLOOMXDP_SUFFIX_MAX_LABELS;
+	struct suffix_walk *c = data;
+	struct scratch *s = scratch_get();
+	__u64 key;
+
+	if (!s)
+		return 1;
+	if (!(s->url_cand & (1ULL << (n & 63))))
+		return 0;
+	barrier_var(j);		/* clang knows j < 6; the verifier needs the mask below */
+	key = bloomxdp_url_key(c->hash_key, s->suffix[j & (BLOOMXDP_MAX_LABELS - 1)],
+			       s->prefix_hash[i & 15]);
+	if (!suffix_stands(s, j, key)) {
+		s->suffix_refused++;
+		return 0;
+	}
+	c->hit = 1;
+	s->match_len = j + 1;
+	s->match_key = key;
+	s->cand_n = n;
+	return 1;
+}
+
+/*
+ * After a walk, the Bloom hits it left at public depths (s->suffix_cand,
+ * or of URL pairs s->url_cand): 1 when one stands, s->match_* set to it. A
+ * global function, verified once apart from the walks: the verifier does
+ * not meet these lookups in every state of theirs.
+ */
+__attribute__((noinline)) int suffix_decide(__u32 url)
+{
+	struct suffix_walk c = { .hit = 0 };
+	struct scratch *s = scratch_get();
+
+	if (!s)
+		return 0;
+	/* Read through the volatile: a cast would let clang fold the key to zero. */
+	c.hash_key[0] = config.hash_key[0];
+	c.hash_key[1] = config.hash_key[1];
+	if (url)
+		bpf_loop_bounded(s->nprefixes * BLOOMXDP_SUFFIX_MAX_LABELS, url_cand_step, &c);
+	else
+		bpf_loop_bounded(BLOOMXDP_SUFFIX_MAX_LABELS, suffix_cand_step, &c);
+	return c.hit;
 }
 
 /*
@@ -145,7 +270,14 @@ static __always_inline int url_listed(struct scratch *s, struct name_walk *w)
 	if (!w->markers)
 		return 0;
 	bpf_loop_bounded(s->nprefixes, url_prefix_hash_step, w);
+	s->url_cand = 0;
 	bpf_loop_bounded(s->nprefixes * BLOOMXDP_MAX_LABELS, url_pair_step, w);
+	if (s->url_cand && suffix_decide(1)) {
+		/* As name_listed(): later candidates, and a deeper hit that ended the walk. */
+		w->bloom_hits -= __builtin_popcountll(s->url_cand >> ((s->cand_n + 1) & 63)) +
+				 w->hit;
+		w->hit = 1;
+	}
 	return w->hit;
 }
 

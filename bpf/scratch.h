@@ -30,6 +30,13 @@ struct scratch {
 	__u32 host_start;			/* HTTP: the Host header's value, in payload */
 	__u32 host_end;
 	__u32 walk_pos;				/* HTTP: where the header walk is */
+	/* Bloom hits at public depths, decided after a walk (match_names.h). */
+	__u32 suffix_cand;			/* bit j: on S_{j+1}, j < BLOOMXDP_SUFFIX_MAX_LABELS */
+	__u32 suffix_refused;			/* hits refused: no listed key there */
+	__u64 url_cand;				/* bit i * MAX_LABELS + j: URL pair on such a host */
+	__u32 suffix_slot;			/* the live generation, for the listed bits */
+	__u32 name_hits;			/* bit j: the walk's Bloom hit at S_{j+1} */
+	__u32 cand_n;				/* the URL candidate that stood */
 };
 
 struct {

@@ -32,6 +32,7 @@ struct attachment {
 		int v6_fd;
 	} list;
 	int list_hits_fd;
+	int suffixes_fd;	/* public suffixes and listed keys at their depth (suffix_keys.h) */
 	struct bloomxdp_config config;
 };
 

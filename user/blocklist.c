@@ -9,6 +9,7 @@
 #include "exact.h"
 #include "packet_fpr.h"
 #include "prefixes.h"
+#include "suffix_keys.h"
 
 /* More keys than this for one prefix is a mistake of plan, not a list: refuse. */
 #define BLOCKLIST_MAX_EXPANSION (1ULL << PREFIX_MAX_EXPANSION_BITS)
@@ -276,13 +277,25 @@ static const char *suffix_text(const char *name, int j)
 	return p;
 }
 
+/*
+ * As the XDP program: a Bloom hit on key at host suffix j stands when that
+ * suffix is no public one, or the generation holds key exactly.
+ */
+static bool suffix_hit_stands(const struct filter *f, const __u64 *suffix, int j, __u64 key)
+{
+	if (!f->public_suffixes || !suffix_keys_public(f->public_suffixes, suffix, j))
+		return true;
+	return suffix_keys_flags(f->public_suffixes, key) & BLOOMXDP_SUFFIX_LISTED(f->slot);
+}
+
 static bool lookup_name(const struct filter *f, const char *name, char *why, size_t len)
 {
 	__u64 suffix[BLOOMXDP_MAX_LABELS], depths = filter_header(f);
 	int n = name_suffix_hashes(f->hash_key, name, suffix), j;
 
 	for (j = 0; j < n; j++) {
-		if ((depths & BLOOMXDP_HAS_NAME_DEPTH(j + 1)) && filter_test_hash(f, suffix[j])) {
+		if ((depths & BLOOMXDP_HAS_NAME_DEPTH(j + 1)) && filter_test_hash(f, suffix[j]) &&
+		    suffix_hit_stands(f, suffix, j, suffix[j])) {
 			snprintf(why, len, "%s", suffix_text(name, j));
 			return true;
 		}
@@ -306,7 +319,9 @@ static bool lookup_url(const struct filter *f, const struct entry *e, char *why,
 		if (!filter_test_hash(f, bloomxdp_url_host_key(f->hash_key, suffix[j])))
 			continue;
 		for (i = 0; i < nprefix; i++) {
-			if (filter_test_hash(f, bloomxdp_url_key(f->hash_key, suffix[j], prefix[i]))) {
+			__u64 key = bloomxdp_url_key(f->hash_key, suffix[j], prefix[i]);
+
+			if (filter_test_hash(f, key) && suffix_hit_stands(f, suffix, j, key)) {
 				snprintf(why, len, "%s%.*s/", suffix_text(e->name, j),
 					 (int)ends[i], e->path);
 				return true;

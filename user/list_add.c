@@ -22,6 +22,7 @@
 #include "named.h"
 #include "sizing.h"
 #include "suffixes.h"
+#include "suffix_keys.h"
 
 /* Parses every entry before touching the filter: all or nothing. */
 static int parse_entries(char **args, int n, const struct list_opts *o, struct parsed_args *p)
@@ -198,6 +199,29 @@ static void add_counts_open(struct attachment *att, struct filter *f, __u64 gene
 	state_close(&sd);
 }
 
+/* The entries' keys at public depths, marked in the live slot before the filter holds them. */
+static int add_mark_public(const struct attachment *att, __u32 slot, const struct entry *e,
+			   int n)
+{
+	struct suffix_keys sk;
+	int i, ret = 0;
+	__u64 key;
+
+	suffix_keys_init(&sk);
+	for (i = 0; i < n && !ret; i++) {
+		if (e[i].kind == ENTRY_ADDR || e[i].allow)
+			continue;
+		ret = suffix_keys_lookup(&sk, att->suffixes_fd, att->config.hash_key, e[i].name);
+		if (!ret && suffix_keys_entry(&sk, att->config.hash_key, &e[i], &key))
+			ret = suffix_keys_mark(att->suffixes_fd, slot, &key, 1);
+	}
+	suffix_keys_free(&sk);
+	if (ret)
+		log_error("cannot mark the public suffixes added to %s: %s; nothing was added",
+			  att->ifname, ret == -E2BIG ? "too many are listed" : strerror(-ret));
+	return ret;
+}
+
 /* add: into the live filter (and exact copy) in place: Bloom inserts only set bits. */
 static int add_blocked(struct attachment *att, const struct parsed_args *p, char **entries,
 		       const char *state_dir)
@@ -226,6 +250,8 @@ static int add_blocked(struct attachment *att, const struct parsed_args *p, char
 		goto cleanup;
 	}
 	ret = add_check_room(att, &f, &st, parsed, n, &added, state_dir);
+	if (!ret)
+		ret = add_mark_public(att, slot, parsed, n);
 	if (ret)
 		goto cleanup;
 	add_counts_open(att, &f, st.generation, state_dir, &counts);

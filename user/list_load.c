@@ -20,6 +20,7 @@
 #include "log.h"
 #include "named.h"
 #include "sizing.h"
+#include "suffix_keys.h"
 
 /* The expansion of prefixes, for load's report. */
 static void print_prefix_plans(const struct prefix_plan plan[2], const struct range_cost cost[2])
@@ -413,12 +414,14 @@ int list_load_union(struct attachment *att, const struct list_opts *o, struct li
 	struct list_build build;
 	struct bloom_plan plan;
 	struct bitcounts counts = {};
+	struct suffix_keys public_suffixes;
 	__u64 max_memory, exact_bytes = 0, default_read, before;
 	__u32 slot;
 	int i, ret;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	exact_set_init(&exact);
+	suffix_keys_init(&public_suffixes);
 	list_build_init(&build, NULL, o->prefix_probes);
 	build.bloom = true;
 	build.ranges_ok = true;
@@ -431,6 +434,12 @@ int list_load_union(struct attachment *att, const struct list_opts *o, struct li
 		goto cleanup;
 	max_memory = load_max_memory(o, &live);
 	build.range_budget = max_memory / 2;
+	ret = suffix_keys_read(&public_suffixes, att->suffixes_fd);
+	if (ret) {
+		log_error("cannot read the public suffixes of %s: %s", att->ifname, strerror(-ret));
+		goto cleanup;
+	}
+	build.public_suffixes = &public_suffixes;
 	if (att->config.verify) {
 		ret = exact_set_create(&exact, exact_room_for_memory(max_memory));
 		if (ret) {
@@ -552,6 +561,9 @@ int list_load_union(struct attachment *att, const struct list_opts *o, struct li
 	st.max_memory = max_memory;
 	/* The new slot's bookkeeping before the flip: status then never lags the filter. */
 	ret = attachment_write_state(att, slot, &st);
+	/* Its keys at public depths, confirmed exactly: with the generation. */
+	if (!ret)
+		ret = suffix_keys_sync(att->suffixes_fd, slot, build.at_public, build.nat_public);
 	if (!ret)
 		ret = filter_install(att->filter_fd, slot, &f);
 	if (!ret)
@@ -600,6 +612,7 @@ cleanup:
 	named_parts_free(&np);
 	bitcounts_free(&counts);
 	list_build_free(&build);
+	suffix_keys_free(&public_suffixes);
 	exact_set_close(&exact);
 	filter_close(&f);
 	for (fam = 0; fam < 2; fam++)

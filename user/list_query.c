@@ -13,6 +13,7 @@
 #include "log.h"
 #include "named.h"
 #include "prefixes.h"
+#include "suffix_keys.h"
 
 /*
  * With --verify, the listed prefix the exact copy matched (the Bloom hit may
@@ -176,6 +177,7 @@ int list_query(const char *ifname, const struct list_opts *o, char **entries, in
 {
 	struct exact_set verify, allow;
 	struct filter f = { .map_fd = -1 };
+	struct suffix_keys public_suffixes;
 	__u32 block_slot, allow_slot;
 	struct parsed_args args = {};
 	struct attachment att;
@@ -195,6 +197,7 @@ int list_query(const char *ifname, const struct list_opts *o, char **entries, in
 	range_set_init(&ranges[1], 0);
 	exact_set_init(&verify);
 	exact_set_init(&allow);
+	suffix_keys_init(&public_suffixes);
 	ret = attachment_open(ifname, false, &att);
 	if (ret)
 		return ret;
@@ -209,6 +212,11 @@ int list_query(const char *ifname, const struct list_opts *o, char **entries, in
 		ret = exact_set_open(&att.verify, block_slot, &verify);
 	if (!ret)
 		ret = exact_set_open(&att.allow, allow_slot, &allow);
+	/* A hit at a public suffix stands only when listed, as in the program. */
+	if (!ret)
+		ret = suffix_keys_read(&public_suffixes, att.suffixes_fd);
+	f.public_suffixes = &public_suffixes;
+	f.slot = block_slot;
 	for (fam = 0; fam < 2 && !ret; fam++) {
 		__u64 word = filter_header_word(&f, fam ? BLOOMXDP_HDR_V6_LENGTHS :
 						    BLOOMXDP_HDR_V4_LENGTHS);
@@ -331,6 +339,7 @@ cleanup:
 	exact_set_close(&verify);
 	exact_set_close(&allow);
 	filter_close(&f);
+	suffix_keys_free(&public_suffixes);
 	attachment_close(&att);
 	return ret;
 }

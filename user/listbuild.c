@@ -12,6 +12,7 @@
 #include "sizing.h"
 #include "lists.h"
 #include "suffixes.h"
+#include "suffix_keys.h"
 
 #define PROGRESS_EVERY (1U << 20)
 
@@ -41,6 +42,8 @@ void list_build_free(struct list_build *b)
 	b->exceptions = NULL;
 	free(b->hashes);
 	b->hashes = NULL;
+	free(b->at_public);
+	b->at_public = NULL;
 	range_set_free(&b->ranges[0]);
 	range_set_free(&b->ranges[1]);
 }
@@ -134,6 +137,23 @@ static int keep_name(struct list_build *b, const struct entry *e)
 	return 0;
 }
 
+/* A key the XDP program confirms exactly: a public suffix, single label or URL on one. */
+static int keep_at_public(struct list_build *b, const struct entry *e)
+{
+	__u64 key;
+
+	if (!b->public_suffixes || !suffix_keys_entry(b->public_suffixes, b->hash_key, e, &key))
+		return 0;
+	if (b->nat_public == b->at_public_cap) {
+		if (b->nat_public >= BLOOMXDP_SUFFIX_MAX_KEYS)
+			return -EMLINK;
+		if (grow((void **)&b->at_public, &b->at_public_cap, sizeof(__u64)))
+			return -ENOMEM;
+	}
+	b->at_public[b->nat_public++] = key;
+	return 0;
+}
+
 static int build_entry(const struct entry *e, void *arg)
 {
 	struct list_build *b = arg;
@@ -150,6 +170,11 @@ static int build_entry(const struct entry *e, void *arg)
 	if (e->allow && !b->allowlist) {
 		ret = keep_exception(b, e);
 		return ret < 0 ? ret : 0;
+	}
+	if (!b->allowlist) {
+		ret = keep_at_public(b, e);
+		if (ret < 0)
+			return ret;
 	}
 	if (b->exact) {
 		/* The original entries: prefixes are not expanded in an LPM trie. */
@@ -197,6 +222,10 @@ int list_build_read_fd(struct list_build *b, int fd, const char *path, enum list
 	else if (ret == -EPROTONOSUPPORT)
 		snprintf(err, LIST_ERROR_LEN, "%s: the allowlist takes addresses, prefixes and "
 			 "domains, not URLs", path);
+	else if (ret == -EMLINK)
+		snprintf(err, LIST_ERROR_LEN, "%s: more than %d entries are public suffixes, single "
+			 "labels or URLs on them, each confirmed exactly: list fewer", path,
+			 BLOOMXDP_SUFFIX_MAX_KEYS);
 	else if (ret == -E2BIG || ret == -ENOSPC)
 		snprintf(err, LIST_ERROR_LEN, "%s: more entries than an exact copy may hold within "
 			 "--max-memory: raise it ('load --max-memory BYTES')", path);

@@ -10,6 +10,8 @@
 #include "exact.h"
 #include "ranges.h"
 
+struct suffix_keys;
+
 /* Probes per packet and family by default: prefix lengths kept after expansion. */
 #define LIST_DEFAULT_PREFIX_PROBES 6
 
@@ -75,6 +77,10 @@ struct list_build {
 	struct range_cost cost[2];	/* [0] IPv4, [1] IPv6, after list_build_finish() */
 	struct range_set ranges[2];	/* of the families whose cost.use_ranges */
 	const struct entry_set *skip;	/* entries not to read (del), or NULL */
+	/* The public suffixes (suffix_keys.h), or NULL; the keys blocked at their depth. */
+	const struct suffix_keys *public_suffixes;
+	__u64 *at_public;
+	size_t nat_public, at_public_cap;
 };
 
 void list_build_init(struct list_build *b, struct filter *filter, __u32 max_probes);

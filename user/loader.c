@@ -11,6 +11,7 @@
 #include "layout.h"
 #include "log.h"
 #include "sizing.h"
+#include "suffix_keys.h"
 
 void loader_config_plan(struct bloomxdp_config *cfg, const struct bloom_plan *plan)
 {
@@ -61,6 +62,27 @@ int loader_write_state0(const struct loaded_prog *lp, __u64 max_memory)
 	       -errno : 0;
 }
 
+/*
+ * The public suffixes, at which a Bloom hit drops nothing unless the list
+ * holds that key: without the list, single labels (TLDs) only, and a warning.
+ */
+static int install_suffixes(struct loaded_prog *lp)
+{
+	int ret = suffix_keys_fill(bpf_map__fd(lp->skel->maps.suffixes),
+				   lp->skel->rodata_config->config.hash_key);
+
+	if (ret == -ENOENT) {
+		log_warn("%s: no such file: hits at public suffixes other than top-level domains "
+			 "are not confirmed exactly (install Debian's publicsuffix)",
+			 SUFFIX_LIST_FILE);
+		return 0;
+	}
+	if (ret < 0)
+		log_error("cannot read the public suffixes of %s: %s", SUFFIX_LIST_FILE,
+			  strerror(-ret));
+	return ret < 0 ? ret : 0;
+}
+
 static int install_generation0(struct loaded_prog *lp)
 {
 	struct bloomxdp *skel = lp->skel;
@@ -82,6 +104,8 @@ static int install_generation0(struct loaded_prog *lp)
 		ret = exact_set_install(&allow, 0, &lp->allow);
 	if (!ret)
 		ret = loader_write_state0(lp, default_max_memory());
+	if (!ret)
+		ret = install_suffixes(lp);
 	return ret;
 }
 

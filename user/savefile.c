@@ -28,6 +28,7 @@
 #include "ranges.h"
 #include "savefile.h"
 #include "sizing.h"
+#include "suffix_keys.h"
 
 /* Reads and writes go through a buffer of this many bytes. */
 #define CHUNK (1U << 20)
@@ -1017,6 +1018,9 @@ static int apply(struct attachment *att, const char *path, savefile_extra_fn ext
 	st.capacity = in.capacity;
 	/* st.max_memory stays the attachment's. */
 	ret = attachment_write_state(att, slot, &st);
+	/* A saved filter has no entries: a hit at a public suffix drops nothing (README). */
+	if (!ret)
+		ret = suffix_keys_sync(att->suffixes_fd, slot, NULL, 0);
 	if (!ret)
 		ret = filter_install(att->filter_fd, slot, &f);
 	for (fam = 0; fam < 2 && !ret; fam++)

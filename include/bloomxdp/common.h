@@ -35,6 +35,7 @@
 #define BLOOMXDP_PIN_LIST_V4	"list_v4"	/* ARRAY_OF_MAPS: named lists' prefixes */
 #define BLOOMXDP_PIN_LIST_V6	"list_v6"
 #define BLOOMXDP_PIN_LIST_HITS	"list_hits"	/* PERCPU_ARRAY: hits per list */
+#define BLOOMXDP_PIN_SUFFIXES	"suffixes"	/* HASH: public suffixes, see bloomxdp/name.h */
 
 /*
  * Generations. Every outer map (ARRAY_OF_MAPS) has two slots; the "active"
@@ -382,7 +383,8 @@ struct bloomxdp_state {
 	X(events_sent,		"drop events written to the ring buffer") \
 	X(events_ratelimited,	"drop events not sent: over --events-per-sec") \
 	X(events_lost,		"drop events not sent: ring buffer full") \
-	X(unattributed,		"hits no named list holds, with an empty default list: passed")
+	X(unattributed,		"hits no named list holds, with an empty default list: passed") \
+	X(suffix_false_positives, "Bloom hits at a public suffix or TLD the list does not hold: passed")
 
 /*
  * The field of a packet looked up: the XDP program picks a name field from

@@ -193,4 +193,36 @@ static __always_inline __u64 bloomxdp_suffix_fold(const __u64 hash_key[2], const
 	return bloomxdp_name_fold(hash_key, suffix, buf, l->off[slot], l->len[slot]);
 }
 
+/*
+ * Public suffixes. A Bloom hit at a public suffix (co.uk, github.io) or a
+ * top-level domain would block every name registered under it, so such a hit
+ * drops nothing on the Bloom filter's word alone: it stands only when the
+ * list holds that very key. The suffixes map (BLOOMXDP_PIN_SUFFIXES, a HASH
+ * of name keys S to these flags) holds the rules of the Public Suffix List,
+ * written at attach, and, per generation slot, the keys the list holds at a
+ * public depth (entries loaded with --allow-public-suffix, single labels, URLs
+ * on such a host): a load sets its new slot's bits before it swaps, so the
+ * flags change with the generation. Looked up only after a Bloom hit.
+ */
+#define BLOOMXDP_SUFFIX_PUBLIC		(1U << 0)	/* a rule: this name is a public suffix */
+#define BLOOMXDP_SUFFIX_WILDCARD	(1U << 1)	/* a rule *.this: its children are */
+#define BLOOMXDP_SUFFIX_EXCEPTION	(1U << 2)	/* a rule !this: not one, wildcard or not */
+#define BLOOMXDP_SUFFIX_RULES		0xfU
+#define BLOOMXDP_SUFFIX_LISTED(slot)	(1U << (4 + ((slot) & 1)))	/* held by generation slot */
+#define BLOOMXDP_SUFFIX_MAX_LABELS	6	/* deeper hosts are never public suffixes */
+#define BLOOMXDP_SUFFIX_MAX_KEYS	65536	/* rules (~9,700 today) and listed keys */
+
+/*
+ * Whether host suffix j (j + 1 labels) is public: self and parent are the
+ * flags of S_{j+1} and S_j (0 when absent). A single label always is.
+ */
+static __always_inline int bloomxdp_suffix_public(__u32 j, __u32 self, __u32 parent)
+{
+	if (!j)
+		return 1;
+	if (self & BLOOMXDP_SUFFIX_EXCEPTION)
+		return 0;
+	return (self & BLOOMXDP_SUFFIX_PUBLIC) || (parent & BLOOMXDP_SUFFIX_WILDCARD);
+}
+
 #endif /* BLOOMXDP_NAME_H */

@@ -15,12 +15,25 @@
 #include "xdp_harness.h"
 #include "blocklist.h"
 #include "entries.h"
+#include "suffix_keys.h"
 
 /* ------------------------------------------------------------ list entries */
 
+/* As add: a key at a public depth marked listed in the live slot (0), then the filter. */
 static inline int harness_entry_cb(const struct entry *e, void *ctx)
 {
-	blocklist_insert(ctx, e);
+	struct xdp_harness *h = ctx;
+	int fd = bpf_map__fd(h->lp.skel->maps.suffixes);
+	struct suffix_keys sk;
+	__u64 key;
+
+	suffix_keys_init(&sk);
+	if (e->kind != ENTRY_ADDR &&
+	    !suffix_keys_lookup(&sk, fd, h->config.hash_key, e->name) &&
+	    suffix_keys_entry(&sk, h->config.hash_key, e, &key))
+		suffix_keys_mark(fd, 0, &key, 1);
+	suffix_keys_free(&sk);
+	blocklist_insert(&h->lp.filter, e);
 	return 0;
 }
 
@@ -33,7 +46,7 @@ static inline int harness_insert_entry(struct xdp_harness *h, const char *line, 
 		*why = "line too long for the harness";
 		return -EINVAL;
 	}
-	return entry_parse_line(text, FORMAT_AUTO, harness_entry_cb, &h->lp.filter, why);
+	return entry_parse_line(text, FORMAT_AUTO, harness_entry_cb, h, why);
 }
 
 /* -------------------------------------------------------------- checksums */
