@@ -355,6 +355,8 @@ static int restore_file(const char *ifname, const char *path, const char *state_
 	ret = pin_dir_open(ifname, false, &pd);
 	pin_dir_close(&pd);
 	if (ret == -ENOENT) {
+		/* Not attached: settings from the state if it has any, else the defaults. */
+		ret = 0;
 		if (!state_open(state_root(state_dir), ifname, false, &sd)) {
 			ret = state_read_sealed(&sd, STATE_SETTINGS, SETTINGS_THEN, &settings,
 						&len, &legacy);

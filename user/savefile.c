@@ -839,6 +839,15 @@ static int swap_rekeyed(struct attachment *att, __u32 slot, const __u64 key[2], 
 	ret = loader_load_own_active(&cfg, att, &lp);
 	if (ret)
 		return ret;
+	/* The public suffixes keyed with the file's key too, before its program runs. */
+	ret = suffix_keys_fill(att->suffixes_fd, key);
+	ret = ret == -ENOENT ? 0 : ret;
+	if (ret < 0) {
+		log_error("cannot key the public suffixes of %s with the saved filter's key: %s; "
+			  "the live list is unchanged", att->ifname, strerror(-ret));
+		goto cleanup;
+	}
+	ret = 0;
 	active_fd = bpf_map__fd(lp.skel->maps.active);
 	ret = rekeyed_active(att, active_fd, slot, named_was);
 	if (!ret) {
@@ -866,6 +875,10 @@ static int swap_rekeyed(struct attachment *att, __u32 slot, const __u64 key[2], 
 	live.active_fd = active_fd;
 	attachment_flip(&live, BLOOMXDP_ACTIVE_BLOCK, slot, 0, outers, 3);
 	memcpy(att->config.hash_key, key, sizeof(att->config.hash_key));
+	/* No packet reads with the old key now: its public suffixes go. */
+	if (suffix_keys_prune(att->suffixes_fd, key))
+		log_warn("%s: the public suffixes of its old hash key could not be removed; "
+			 "they match nothing now", att->ifname);
 	close(att->active_fd);
 	att->active_fd = dup(active_fd);
 cleanup:

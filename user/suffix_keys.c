@@ -185,6 +185,28 @@ int suffix_keys_fill(int map_fd, const __u64 hash_key[2])
 	return ret;
 }
 
+int suffix_keys_prune(int map_fd, const __u64 hash_key[2])
+{
+	struct suffix_keys keep, now;
+	size_t i;
+	int ret;
+
+	suffix_keys_init(&keep);
+	suffix_keys_init(&now);
+	ret = suffix_keys_parse(&keep, hash_key, SUFFIX_LIST_FILE);
+	if (ret == -ENOENT)
+		ret = 0;	/* no rules: single labels only, none kept */
+	if (ret >= 0)
+		ret = suffix_keys_read(&now, map_fd);
+	for (i = 0; ret >= 0 && i < now.cap; i++)
+		if (now.flags[i] && !suffix_keys_flags(&keep, now.key[i]) &&
+		    bpf_map_delete_elem(map_fd, &now.key[i]) && errno != ENOENT)
+			ret = -errno;
+	suffix_keys_free(&keep);
+	suffix_keys_free(&now);
+	return ret < 0 ? ret : 0;
+}
+
 /* Keys and flags read per batch: the whole map in 3 system calls today. */
 #define READ_BATCH 4096
 /* The kernel's ENOTSUPP (not in the C library's errno.h): a map without batches. */

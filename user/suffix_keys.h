@@ -42,6 +42,14 @@ int suffix_keys_parse(struct suffix_keys *s, const __u64 hash_key[2], const char
 /* attach: the rules of SUFFIX_LIST_FILE into the map; returns their count or -errno. */
 int suffix_keys_fill(int map_fd, const __u64 hash_key[2]);
 
+/*
+ * A new hash key (restore --file of another attachment's file): the rules
+ * keyed with it are added beside the old ones before the program with that
+ * key runs (suffix_keys_fill), and suffix_keys_prune() removes every other key
+ * once no packet reads with the old key. Returns 0 or -errno.
+ */
+int suffix_keys_prune(int map_fd, const __u64 hash_key[2]);
+
 /* Every key and flags of the map. */
 int suffix_keys_read(struct suffix_keys *s, int map_fd);
 

@@ -90,6 +90,13 @@ check_eq "before: both sources are dropped" "0 0" \
 	"$(ping_recv "$C4_LISTED" "$SRV4" 5 0.02 | cut -d' ' -f2) $(ping_recv "$C4_FREE" "$SRV4" 5 \
 	0.02 | cut -d' ' -f2)"
 prog_before=$(xdp_on_if)
+# The public suffixes are keyed with the hash key: rekeyed with the file's, none of the old left.
+suffix_keys() {
+	bpftool -j map dump pinned "$PIN_DIR/suffixes" |
+		python3 -c 'import json,sys; [print("".join(e["key"])) for e in json.load(sys.stdin)]' |
+		sort
+}
+suffixes_before=$(suffix_keys)
 ping_many_start 300 0.01 "$C4_LISTED"
 sleep 0.5
 out=$(bx restore "$IF_SRV" --file "$FILE" 2>&1)
@@ -106,6 +113,11 @@ check_eq "after: the file's verdicts (the listed source dropped, the other passe
 	"$(ping_recv "$C4_LISTED" "$SRV4" 5 0.02 | cut -d' ' -f2) $(ping_recv "$C4_FREE" "$SRV4" 5 \
 	0.02 | cut -d' ' -f2)"
 expect_query "query agrees: the file's prefix is blocked" "203.0.113.9: blocked (listed)"
+suffixes_after=$(suffix_keys)
+check_eq "the public suffixes rekeyed: as many keys, none of the old key's" \
+	"$(wc -l <<<"$suffixes_before") 0" \
+	"$(wc -l <<<"$suffixes_after") $(comm -12 <(echo "$suffixes_before") \
+	<(echo "$suffixes_after") | grep -c .)"
 check_eq "the program was replaced (a new id on the interface)" 1 \
 	"$([ -n "$prog_before" ] && [ "$(xdp_on_if)" != "$prog_before" ] && echo 1)"
 check "a load after it works with the new key" bx load "$IF_SRV" "$E2E_TMP/other.txt"
