@@ -264,7 +264,8 @@ static int read_lists(struct list_report *r, const struct plan_opts *o)
 	list_notes_print(&r->build.notes);
 	if (!ret && r->build.suffixes.count)
 		log_warn("%llu public suffix%s in the list: 'load' refuses it unless "
-			 "--allow-public-suffix: %s", (unsigned long long)r->build.suffixes.count,
+			 "--allow-public-suffix (--lenient skips them): %s",
+			 (unsigned long long)r->build.suffixes.count,
 			 r->build.suffixes.count == 1 ? "" : "es",
 			 list_suffixes_text(&r->build.suffixes, places, sizeof(places)));
 	if (!ret)
