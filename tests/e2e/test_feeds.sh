@@ -218,6 +218,14 @@ EOF
 		"$RC $(has "$D_SUFFIXES public suffixes in the list.*$D_AT.*allow-public-suffix")" \
 		"$OUT"
 	expect_query "... and the live list stays as it was" "www.uw.edu.pl: not blocked"
+	# Issue 21: --lenient skips them, each counted, the first places named.
+	load_out --lenient "$D_LIST"
+	check_eq "... --lenient: loaded without them, all $D_SUFFIXES reported as skipped" \
+		"0 $((D_TOTAL - D_SUFFIXES)) $D_SUFFIXES yes" \
+		"$RC $(loaded) $(skipped) $(has "skipped $D_SUFFIXES lines \(.*disposable\.txt:$S1_LINE.*: a public suffix")" \
+		"$OUT"
+	expect_query "... www.uw.edu.pl passes, the list's other names are blocked" \
+		"www.uw.edu.pl: not blocked" "$(sed -n '1000p' "$D_LIST"): blocked"
 	check_fails "plan --list warns about them" 0 "warning: $D_SUFFIXES public suffixes" \
 		bx plan --list "$D_LIST"
 	check_fails "add refuses a public suffix" 1 "edu.pl: a public suffix.*nothing was added" \
