@@ -57,9 +57,11 @@ setup_prefix_rx() {
 			return 1
 		}
 		ATTACHED+=("$r")
+		# --allow-wide: mklists draws IPv6 prefixes from /16 (load refuses below /32).
 		# shellcheck disable=SC2086
 		tr=$(timed "$WORK/load.out" timeout 600 nsenter --net="/run/netns/$ns" -- \
-			"$BLOOMXDP" load "$r" ${LOAD_ARGS[$name]} "$dir/list.txt") || return 1
+			"$BLOOMXDP" load "$r" --allow-wide ${LOAD_ARGS[$name]} "$dir/list.txt") ||
+			return 1
 		record_load p "$name" "load" "${tr% *}" "$((N4 + N6))" "${tr#* }"
 		cp "$WORK/load.out" "$RAW/load-$name.txt"
 		out=$(nsenter --net="/run/netns/$ns" -- "$BLOOMXDP" status "$r" --json) || return 1
@@ -112,7 +114,7 @@ load_times() {
 		ATTACHED+=("$r")
 		for ((i = 0; i < LOAD_RUNS; i++)); do
 			tr=$(timed "$WORK/load.out" timeout 600 nsenter --net="/run/netns/$ns" -- \
-				"$BLOOMXDP" load "$r" "$WORK/l/list.txt") || die "load failed"
+				"$BLOOMXDP" load "$r" --allow-wide "$WORK/l/list.txt") || die "load failed"
 			record_load "$LOAD_N" "$layout" "load" "${tr% *}" "$LOAD_N" "${tr#* }"
 			log "load of $LOAD_N hosts, layout $layout: ${tr% *} s, peak RSS ${tr#* } KiB"
 		done

@@ -109,6 +109,12 @@ static __always_inline int ipv4_is_fragment(const struct iphdr *iph)
 	return (iph->frag_off & bpf_htons(IPV4_MORE_FRAGMENTS | IPV4_FRAG_OFFSET)) != 0;
 }
 
+/* A fragment other than the first: no L4 header in it. */
+static __always_inline int ipv4_is_later_fragment(const struct iphdr *iph)
+{
+	return (iph->frag_off & bpf_htons(IPV4_FRAG_OFFSET)) != 0;
+}
+
 /* Returns the next header after the fixed IPv6 header. */
 static __always_inline int parse_ip6hdr(struct cursor *c, struct ipv6hdr **ip6h_out)
 {
@@ -124,8 +130,15 @@ static __always_inline int parse_ip6hdr(struct cursor *c, struct ipv6hdr **ip6h_
 }
 
 struct ipv6_ext_result {
-	int l4_proto;		/* upper-layer protocol, or -1 when the chain was not walked to its end */
-	int is_fragment;
+	/* The upper-layer protocol, or -1: a later fragment's, or not reached. */
+	int l4_proto;
+	int unparsed;		/* 1: the chain was not walked to its end (too deep, or cut) */
+	/*
+	 * The fragment headers' offset and M fields (host order), ORed: 0 for
+	 * none, or an atomic fragment (offset 0, M=0: a whole datagram, RFC
+	 * 6946), parsed as unfragmented. ipv6_frag_later(): no L4 header.
+	 */
+	__u32 frag;
 	int cut;		/* 1: the walk stopped at the end of the first buffer */
 };
 
@@ -136,10 +149,22 @@ static __always_inline int ipv6_is_ext(int nexthdr)
 	       nexthdr == IPPROTO_AH || nexthdr == IPPROTO_FRAGMENT;
 }
 
+/* The fragment header's offset (13 bits, in 8-byte units) and M flag. */
+#define IPV6_FRAG_OFFSET	0xfff8
+#define IPV6_FRAG_MORE		0x0001
+
+/* A fragment other than the first: its payload has no L4 header. */
+static __always_inline int ipv6_frag_later(__u32 frag)
+{
+	return (frag & IPV6_FRAG_OFFSET) != 0;
+}
+
 /*
  * Walks up to BLOOMXDP_MAX_IPV6_EXT extension headers from the cursor to the
  * upper-layer header; each must lie whole in the first buffer. Leaves the
- * cursor at the L4 header on success.
+ * cursor at the L4 header on success. The fragment fields are gathered
+ * without a branch of their own: each branch in the walk's steps multiplies
+ * what the verifier walks.
  */
 static __always_inline void skip_ip6hdrext(struct cursor *c, int nexthdr,
 					   struct ipv6_ext_result *res)
@@ -148,8 +173,9 @@ static __always_inline void skip_ip6hdrext(struct cursor *c, int nexthdr,
 	__u32 len;
 	int i;
 
-	res->is_fragment = 0;
+	res->frag = 0;
 	res->cut = 0;
+	res->unparsed = 0;
 	for (i = 0; i < BLOOMXDP_MAX_IPV6_EXT; i++) {
 		if (!ipv6_is_ext(nexthdr))
 			break;
@@ -165,18 +191,21 @@ static __always_inline void skip_ip6hdrext(struct cursor *c, int nexthdr,
 		if (c->pos + len > c->end)
 			goto cut;
 		if (nexthdr == IPPROTO_FRAGMENT)
-			res->is_fragment = 1;
+			res->frag |= bpf_ntohs(((__be16 *)hdr)[1]) &
+				     (IPV6_FRAG_OFFSET | IPV6_FRAG_MORE);
 		c->pos += len;
 		nexthdr = hdr->nexthdr;
 	}
 	if (!ipv6_is_ext(nexthdr)) {
-		res->l4_proto = nexthdr;
+		res->l4_proto = ipv6_frag_later(res->frag) ? -1 : nexthdr;
 		return;
 	}
-	res->l4_proto = -1;	/* too deep */
+	res->unparsed = 1;	/* too deep */
+	res->l4_proto = -1;
 	return;
 cut:
 	res->cut = 1;
+	res->unparsed = 1;
 	res->l4_proto = -1;
 }
 

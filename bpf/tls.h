@@ -109,10 +109,28 @@ static long tls_ext_step(__u32 i, void *data)
 }
 
 /*
+ * A segment shorter than a record and handshake header (len < 9 bytes): 1
+ * unless its bytes are those a ClientHello starts with (-1: a ClientHello
+ * cut short, or split on purpose to hide its SNI).
+ */
+static __always_inline int tls_short_segment(struct xdp_md *ctx, __u32 off, __u32 len,
+					     struct scratch *s)
+{
+	if (frame_load(ctx, off, s->payload, len, 7))
+		return 1;
+	if (s->payload[0] != TLS_CONTENT_HANDSHAKE || (len > 1 && s->payload[1] != 3) ||
+	    (len > 5 && s->payload[5] != TLS_HANDSHAKE_CLIENT_HELLO))
+		return 1;
+	return -1;
+}
+
+/*
  * Finds the server_name extension of a ClientHello in the TCP payload at off
- * (len bytes) and puts the name's labels in s. Returns 0, or -1 when the
- * payload is not a ClientHello, has no SNI, or the SNI lies beyond the segment
- * (or beyond its first TLS_SEGMENT_MAX bytes).
+ * (len bytes) and puts the name's labels in s. Returns 0; 1 when the payload
+ * is no ClientHello (another record: ChangeCipherSpec, application data, a
+ * later handshake message); -1 for a ClientHello whose SNI cannot be read: it
+ * has none, is malformed, or the SNI lies beyond the segment (or beyond its
+ * first TLS_SEGMENT_MAX bytes).
  */
 static __always_inline int tls_parse_client_hello(struct xdp_md *ctx, __u32 off, __u32 len,
 						  struct scratch *s)
@@ -125,14 +143,15 @@ static __always_inline int tls_parse_client_hello(struct xdp_md *ctx, __u32 off,
 
 	barrier_var(win);
 	win &= 2 * TLS_WINDOW - 1;	/* a no-op the compiler must keep: the verifier needs it */
-	if (len < sizeof(hdr) || win < sizeof(hdr) ||
-	    bpf_xdp_load_bytes(ctx, off, s->payload, win))
+	if (len < sizeof(hdr))
+		return tls_short_segment(ctx, off, len, s);
+	if (win < sizeof(hdr) || bpf_xdp_load_bytes(ctx, off, s->payload, win))
 		return -1;
 	ew.tw.len = win;
 	__builtin_memcpy(hdr, s->payload, sizeof(hdr));
 	if (hdr[0] != TLS_CONTENT_HANDSHAKE || hdr[1] != 3 ||
 	    hdr[5] != TLS_HANDSHAKE_CLIENT_HELLO)
-		return -1;
+		return 1;
 
 	pos = off + sizeof(hdr) + 2 + TLS_RANDOM_LEN;	/* legacy_version, random */
 	if (tls_load_u8(&ew.tw, s, pos, &v) || v > TLS_MAX_SESSION_ID)

@@ -43,8 +43,9 @@ static int check_load(const struct cli_call *call)
 
 	if (check_list(call))
 		return -EINVAL;
-	if ((o->column || o->where.count) && o->format != FORMAT_CSV) {
-		log_error("--column and --where go with --format csv");
+	why = csv_options_check(o->format, o->column, o->where.count);
+	if (why) {
+		log_error("%s", why);
 		return -EINVAL;
 	}
 	if (csv_spec_parse(o->column, o->where.items, o->where.count, &csv, &why)) {
@@ -88,11 +89,13 @@ static const struct list_opts list_defaults = {
 	       "block public suffixes too (edu.pl, github.io:\n"			\
 	       "every domain registered under them); refused by\n"			\
 	       "default, naming the lines")
+#define OPTION_WIDE(what)								\
+	OPTION("allow-wide", 0, OPT_FLAG, L(allow_wide), NULL, what)
 #define OPTION_CSV									\
 	OPTION("column", 0, OPT_TEXT, L(column), "N[,M]",				\
-	       "--format csv: the entry's column (from 1), or\n"			\
-	       "N,M: a range from the address in column N to\n"			\
-	       "the one in M (default 1)"),						\
+	       "--format csv (needed): the entry's column (from\n"			\
+	       "1), or N,M: a range from the address in column N\n"		\
+	       "to the one in M"),							\
 	OPTION("where", 0, OPT_FILES, L(where), "COL=VALUE",				\
 	       "--format csv: only rows whose column COL is VALUE;\n"			\
 	       "repeatable: values of one column are alternatives,\n"		\
@@ -129,6 +132,9 @@ static const struct option_spec load_options[] = {
 	       "and say, per reason, how many and where; without\n"
 	       "it such a line stops the load"),
 	OPTION_PUBLIC_SUFFIX,
+	OPTION_WIDE("take prefixes shorter than /8 (IPv4) or /32\n"
+		    "(IPv6) too: 0.0.0.0/1 blocks half of IPv4;\n"
+		    "refused by default, naming the lines"),
 	OPTION_CSV,
 	OPTION("max-memory", 0, OPT_COUNT, L(max_memory), "BYTES",
 	       "the memory a filter may take, for this load and\n"
@@ -146,6 +152,8 @@ static const struct option_spec add_options[] = {
 	OPTION("format", 'F', OPT_ENUM, L(format), "FORMAT", "how each ENTRY is read, as for load",
 	       .values = list_format_values),
 	OPTION_PUBLIC_SUFFIX,
+	OPTION_WIDE("add prefixes shorter than /8 (IPv4) or /32\n"
+		    "(IPv6) too; refused by default"),
 	OPTION("timeout", 0, OPT_TEXT, L(timeout), "DURATION",
 	       "the entries expire after DURATION (30s, 10m,\n"
 	       "2h, 7d): 'bloomxdp daemon' deletes them then;\n"
@@ -171,6 +179,7 @@ static const struct option_spec query_options[] = {
 #undef OPTION_ALLOW
 #undef OPTION_LIST
 #undef OPTION_PUBLIC_SUFFIX
+#undef OPTION_WIDE
 #undef OPTION_CSV
 #undef L
 
@@ -198,7 +207,8 @@ const struct command command_load = {
 		"fine. Adblock, hosts, dnsmasq, Unbound, RPZ lines and address ranges are told\n"
 		"apart per line; CSV needs --format csv. Exceptions (@@||host^, rpz-passthru)\n"
 		"are added to the allowlist before the new list goes live. A list holding a\n"
-		"public suffix (edu.pl, github.io) is refused unless --allow-public-suffix.\n\n"
+		"public suffix (edu.pl, github.io) is refused unless --allow-public-suffix,\n"
+		"a prefix shorter than /8 (IPv4) or /32 (IPv6) unless --allow-wide.\n\n"
 		"With --list NAME, the FILEs are the named list NAME (up to 16 per interface),\n"
 		"with its own --action and hit counter; the other lists (the default one and\n"
 		"the other named ones) stay as the state records them, rebuilt into the new\n"

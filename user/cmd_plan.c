@@ -234,6 +234,7 @@ struct plan_opts {
 	bool verify;
 	__u32 layout;
 	bool lenient;
+	bool allow_wide;
 	const char *column;
 	struct file_list where;
 	__u32 match;		/* BLOOMXDP_MATCH_*: the probes per packet */
@@ -256,6 +257,8 @@ static int read_lists(struct list_report *r, const struct plan_opts *o)
 	list_build_init(&r->build, NULL, o->prefix_probes);
 	r->build.opts.csv = &csv;
 	r->build.opts.lenient = o->lenient;
+	r->build.opts.refuse_wide = !o->allow_wide;
+	r->build.skip_suffixes = o->lenient;	/* as load --lenient skips them */
 	/* The addresses are kept: the cost model merges them into intervals, as load does. */
 	r->build.bloom = true;
 	r->build.ranges_ok = true;
@@ -279,7 +282,8 @@ static int read_lists(struct list_report *r, const struct plan_opts *o)
 	list_notes_print(&r->build.notes);
 	if (!ret && r->build.suffixes.count)
 		log_warn("%llu public suffix%s in the list: 'load' refuses it unless "
-			 "--allow-public-suffix: %s", (unsigned long long)r->build.suffixes.count,
+			 "--allow-public-suffix (--lenient skips them): %s",
+			 (unsigned long long)r->build.suffixes.count,
 			 r->build.suffixes.count == 1 ? "" : "es",
 			 list_suffixes_text(&r->build.suffixes, places, sizeof(places)));
 	if (!ret)
@@ -302,13 +306,15 @@ out:
 static int check_plan(const struct cli_call *call)
 {
 	const struct plan_opts *o = call->opts;
+	const char *why;
 
 	if (o->verify && !o->lists.count) {
 		log_error("--verify measures the exact copy of a list: give it with --list");
 		return -EINVAL;
 	}
-	if ((o->column || o->where.count) && o->format != FORMAT_CSV) {
-		log_error("--column and --where go with --format csv");
+	why = csv_options_check(o->format, o->column, o->where.count);
+	if (why) {
+		log_error("%s", why);
 		return -EINVAL;
 	}
 	return 0;
@@ -392,6 +398,7 @@ static const struct option_spec plan_options[] = {
 	       "as for attach: the fields a packet is probed\nfor (--fpr is per packet)",
 	       .values = match_values),
 	OPTION("lenient", 0, OPT_FLAG, P(lenient), NULL, "as for load"),
+	OPTION("allow-wide", 0, OPT_FLAG, P(allow_wide), NULL, "as for load"),
 	OPTION("column", 0, OPT_TEXT, P(column), "N[,M]", "as for load"),
 	OPTION("where", 0, OPT_FILES, P(where), "COL=VALUE", "as for load"),
 	{}

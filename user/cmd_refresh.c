@@ -33,19 +33,22 @@ static int check_refresh(const struct cli_call *call)
 {
 	const struct refresh_opts *o = call->opts;
 	const struct list_opts *l = &o->load, *d = &refresh_defaults.load;
+	const char *why;
 
 	if (feed_name_check(call->argv[0]))
 		return -EINVAL;
 	if (!o->source && (l->format != d->format || l->prefix_probes != d->prefix_probes ||
 			   l->store != d->store || l->allow || l->lenient ||
-			   l->allow_public_suffix || l->column || l->where.count)) {
+			   l->allow_public_suffix || l->allow_wide || l->column ||
+			   l->where.count)) {
 		log_error("refresh: --format, --lenient, --allow, --column, --where, "
-			  "--prefix-probes, --store and --allow-public-suffix go with --source, "
-			  "which registers the feed's spec as a whole");
+			  "--prefix-probes, --store, --allow-public-suffix and --allow-wide go with "
+			  "--source, which registers the feed's spec as a whole");
 		return -EINVAL;
 	}
-	if ((l->column || l->where.count) && l->format != FORMAT_CSV) {
-		log_error("--column and --where go with --format csv");
+	why = csv_options_check(l->format, l->column, l->where.count);
+	if (why) {
+		log_error("%s", why);
 		return -EINVAL;
 	}
 	if (o->source && strlen(o->source) >= FEED_SOURCE_MAX) {
@@ -143,6 +146,8 @@ static const struct option_spec refresh_options[] = {
 	       "the feed is (part of) the allowlist"),
 	OPTION("allow-public-suffix", 0, OPT_FLAG, L(allow_public_suffix), NULL,
 	       "block public suffixes too, as load"),
+	OPTION("allow-wide", 0, OPT_FLAG, L(allow_wide), NULL,
+	       "take prefixes shorter than /8 or /32 too, as load"),
 	OPTION("column", 0, OPT_TEXT, L(column), "N[,M]", "--format csv: as for load"),
 	OPTION("where", 0, OPT_FILES, L(where), "COL=VALUE", "--format csv: as for load"),
 	OPTION("prefix-probes", 'P', OPT_COUNT, L(prefix_probes), "N",

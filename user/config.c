@@ -632,7 +632,7 @@ static bool same_whole_load(const struct list_opts *a, const struct list_opts *b
 static bool same_load(const struct list_opts *a, const struct list_opts *b)
 {
 	return same_whole_load(a, b) && a->format == b->format && a->lenient == b->lenient &&
-	       a->allow_public_suffix == b->allow_public_suffix &&
+	       a->allow_public_suffix == b->allow_public_suffix && a->allow_wide == b->allow_wide &&
 	       a->action_given == b->action_given && a->action == b->action &&
 	       same_text(a->column, b->column) && same_files(&a->where, &b->where);
 }

@@ -20,6 +20,7 @@
 #include <linux/types.h>
 
 #include "feed_spec.h"
+#include "prefixes.h"
 
 #define CROWDSEC_LIST			"crowdsec"
 #define CROWDSEC_KEY_MAX		256	/* an API key: printable ASCII, no space */
@@ -30,8 +31,8 @@
 /* Retries after a failed pull: the interval, doubled each time, up to this. */
 #define CROWDSEC_RETRY_CAP_S		60
 /* Wider ranges are refused (counted as bad values): one decision must not drop a continent. */
-#define CROWDSEC_MIN_PREFIX_V4		8
-#define CROWDSEC_MIN_PREFIX_V6		32
+#define CROWDSEC_MIN_PREFIX_V4		PREFIX_MIN_LEN_V4	/* prefixes.h */
+#define CROWDSEC_MIN_PREFIX_V6		PREFIX_MIN_LEN_V6
 /* A decision longer than this is refused as a bad duration (CrowdSec's are hours or days). */
 #define CROWDSEC_MAX_DURATION_MS	(100ULL * 365 * 86400 * 1000)
 /* "255.255.255.255/32", "ffff:...:ffff/128" and the NUL. */

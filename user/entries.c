@@ -10,6 +10,7 @@
 #include "entries.h"
 #include "keys.h"
 #include "options.h"
+#include "prefixes.h"
 
 __thread char entry_why[ENTRY_WHY_MAX];
 
@@ -86,14 +87,41 @@ static int emit_range_key(const struct bloomxdp_key *key, void *arg)
 	return r->fn(&e, r->ctx);
 }
 
-/* "START-END": its covering prefixes; flags as key_parse_range()'s. */
-static int emit_range(char *text, char *dash, unsigned int flags, entry_fn fn, void *ctx,
-		      const char **why)
+static int range_check_key(const struct bloomxdp_key *key, void *arg)
+{
+	(void)arg;
+	return prefix_too_wide(key) ? -ERANGE : 0;
+}
+
+/*
+ * The covering prefixes of start..end to fn, as key_parse_range(); with
+ * p->refuse_wide, a range that covers a prefix too wide is a bad line, none
+ * of its prefixes handed on (p may be NULL: none refused).
+ */
+static int emit_range_keys(const char *start, const char *end, unsigned int flags,
+			   const struct list_parse *p, entry_fn fn, void *ctx, const char **why)
 {
 	struct range_emit r = { .fn = fn, .ctx = ctx };
+	int ret;
 
+	if (p && p->refuse_wide) {
+		ret = key_parse_range(start, end, flags, range_check_key, NULL, why);
+		if (ret == -ERANGE) {
+			*why = prefix_too_wide_why;
+			return -EINVAL;
+		}
+		if (ret)
+			return ret;
+	}
+	return key_parse_range(start, end, flags, emit_range_key, &r, why);
+}
+
+/* "START-END": its covering prefixes; flags as key_parse_range()'s. */
+static int emit_range(char *text, char *dash, unsigned int flags, const struct list_parse *p,
+		      entry_fn fn, void *ctx, const char **why)
+{
 	*dash = '\0';
-	return key_parse_range(text, dash + 1, flags, emit_range_key, &r, why);
+	return emit_range_keys(text, dash + 1, flags, p, fn, ctx, why);
 }
 
 /* The '-' of "a.b.c.d-e.f.g.h" or "a::-b::", or NULL: a name may hold '-' too. */
@@ -216,11 +244,13 @@ static int parse_url_line(char *text, struct list_parse *p, entry_fn fn, void *c
 	return entry_emit_url(rest + 3, true, p, fn, ctx, why);
 }
 
-static int parse_addr_line(char *text, entry_fn fn, void *ctx, const char **why)
+static int parse_addr_line(char *text, const struct list_parse *p, entry_fn fn, void *ctx,
+			   const char **why)
 {
 	char *dash = range_dash(text);
 
-	return dash ? emit_range(text, dash, 0, fn, ctx, why) : entry_emit_addr(text, fn, ctx, why);
+	return dash ? emit_range(text, dash, 0, p, fn, ctx, why) :
+		      entry_emit_addr(text, fn, ctx, why);
 }
 
 /* "IP name [name...]": the names; localhost and the like are skipped. */
@@ -285,7 +315,7 @@ int entry_parse_single(char *text, struct list_parse *p, entry_fn fn, void *ctx,
 {
 	switch (detect_single(text)) {
 	case FORMAT_ADDR:
-		return parse_addr_line(text, fn, ctx, why);
+		return parse_addr_line(text, p, fn, ctx, why);
 	case FORMAT_URL:
 		return parse_url_line(text, p, fn, ctx, why);
 	default:
@@ -408,7 +438,7 @@ int list_parse_line(struct list_parse *p, char *text, entry_fn fn, void *ctx, co
 		format = detect_format(text, p);
 	switch (format) {
 	case FORMAT_ADDR:
-		return parse_addr_line(text, fn, ctx, why);
+		return parse_addr_line(text, p, fn, ctx, why);
 	case FORMAT_DOMAIN:
 		return entry_emit_name(text, false, fn, ctx, why);
 	case FORMAT_HOSTS:
@@ -435,16 +465,15 @@ int list_parse_line(struct list_parse *p, char *text, entry_fn fn, void *ctx, co
 int entry_emit_csv_field(char *field, char *end, struct list_parse *p, entry_fn fn, void *ctx,
 			 const char **why)
 {
-	struct range_emit r = { .fn = fn, .ctx = ctx };
 	char *dash;
 
 	if (end)
-		return key_parse_range(field, end, KEY_DECIMAL, emit_range_key, &r, why);
+		return emit_range_keys(field, end, KEY_DECIMAL, p, fn, ctx, why);
 	/* A lone decimal number is an address too (Tor's geoip, IP2Location). */
 	if (*field && strspn(field, "0123456789") == strlen(field))
-		return key_parse_range(field, field, KEY_DECIMAL, emit_range_key, &r, why);
+		return emit_range_keys(field, field, KEY_DECIMAL, p, fn, ctx, why);
 	dash = range_dash(field);
 	if (dash)
-		return emit_range(field, dash, KEY_DECIMAL, fn, ctx, why);
+		return emit_range(field, dash, KEY_DECIMAL, p, fn, ctx, why);
 	return entry_parse_single(field, p, fn, ctx, why);
 }

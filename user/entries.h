@@ -52,6 +52,12 @@ struct csv_spec {
 };
 
 /*
+ * --format csv without --column: refused (a row "start,end,cc" must not be
+ * read as its start alone). NULL when the options agree, else why not.
+ */
+const char *csv_options_check(__u32 format, const char *columns, int nwhere);
+
+/*
  * "N" or "N,M" (a range from column N to column M) and "COL=VALUE" filters
  * into spec; -EINVAL with the reason in why.
  */
@@ -73,6 +79,8 @@ struct list_parse {
 	bool zone_open_paren;		/* inside a record's "( ... )" */
 	char zone_origin[NAME_TEXT_MAX];	/* $ORIGIN (or the SOA's owner), "" if none */
 	bool csv_rows;			/* a CSV row was read: a header can no longer come */
+	/* A range covering a prefix wider than prefixes.h allows is a bad line (no part read). */
+	bool refuse_wide;
 };
 
 void list_parse_init(struct list_parse *p, enum list_format format, const struct csv_spec *csv);

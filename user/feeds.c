@@ -15,6 +15,7 @@
 
 #include "entries.h"
 #include "keys.h"
+#include "prefixes.h"
 
 static bool in_set(const char *word, const char *const *set, size_t n)
 {
@@ -434,6 +435,16 @@ static int parse_column(const char *text, size_t len, __u32 *column)
 	return 0;
 }
 
+const char *csv_options_check(__u32 format, const char *columns, int nwhere)
+{
+	if ((columns || nwhere) && format != FORMAT_CSV)
+		return "--column and --where go with --format csv";
+	if (format == FORMAT_CSV && !columns)
+		return "--format csv needs --column: N, the column of the entries (from 1), or "
+		       "N,M, a range from the address in column N to the one in column M";
+	return NULL;
+}
+
 int csv_spec_parse(const char *columns, const char *const *where, int nwhere,
 		   struct csv_spec *spec, const char **why)
 {
@@ -552,7 +563,8 @@ int csv_parse_line(char *text, struct list_parse *p, entry_fn fn, void *ctx, con
 		return 0;
 	ret = entry_emit_csv_field(field[s->column[0] - 1],
 				   s->column[1] ? field[s->column[1] - 1] : NULL, p, fn, ctx, why);
-	if (ret == -EINVAL && first)
+	/* A first row refused as too wide is no header: it says so. */
+	if (ret == -EINVAL && first && *why != prefix_too_wide_why)
 		return 0;
 	return ret;
 }

@@ -20,6 +20,7 @@
 #include "log.h"
 #include "packet_fpr.h"
 #include "named.h"
+#include "prefixes.h"
 #include "sizing.h"
 #include "suffixes.h"
 #include "suffix_keys.h"
@@ -46,6 +47,10 @@ static int parse_entries(char **args, int n, const struct list_opts *o, struct p
 			} else if (!o->allow && e->allow) {
 				log_error("%s: an exception: add it with --allow; nothing was "
 					  "added", args[i]);
+			} else if (!o->allow && e->kind == ENTRY_ADDR && !o->allow_wide &&
+				   prefix_too_wide(&e->addr)) {
+				log_error("%s: %s; nothing was added", args[i],
+					  prefix_too_wide_why);
 			} else if (!o->allow && e->kind == ENTRY_NAME && !o->allow_public_suffix &&
 				   public_suffix_is(e->name)) {
 				log_error("%s: a public suffix, under which others register "
@@ -380,6 +385,7 @@ static int named_make(const char *ifname, const struct list_opts *o, char **entr
 	list_name_t names[BLOOMXDP_MAX_LISTS + 1];
 	struct list_opts lo = { .format = o->format, .list = o->list,
 				.allow_public_suffix = o->allow_public_suffix,
+				.allow_wide = o->allow_wide,
 				.prefix_probes = LIST_DEFAULT_PREFIX_PROBES,
 				.state_dir = o->state_dir };
 	char path[] = "/tmp/bloomxdp-add.XXXXXX", *files[] = { path };

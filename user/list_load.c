@@ -170,6 +170,9 @@ static int read_inputs(struct list_build *b, const struct list_opts *o,
 		}
 		b->opts.csv = &csv;
 		b->opts.lenient = so->lenient;
+		/* New input only: the state's copies and journals were taken once already. */
+		b->opts.refuse_wide = !in->keep && !b->allowlist && !so->allow_wide;
+		b->skip_suffixes = so->lenient && !so->allow_public_suffix;
 		/* What is read is what the state records: copied as it is read. */
 		b->opts.tee = in->in[i].copy_index >= 0 ? list_input_tee : NULL;
 		b->opts.tee_ctx = in->in[i].copy_index >= 0 ? &in->copies[in->in[i].copy_index] :
@@ -192,7 +195,9 @@ static int read_inputs(struct list_build *b, const struct list_opts *o,
 			b->suffixes = kept;
 	}
 	b->opts.csv = NULL;
+	b->opts.refuse_wide = false;
 	b->skip = NULL;
+	b->skip_suffixes = false;
 	return ret;
 }
 
@@ -238,12 +243,14 @@ static int finish_lists(struct list_build *b, char err[LIST_ERROR_LEN])
 
 	list_notes_print(&b->notes);
 	if (!ret && b->suffixes.count) {
+		const char *them = b->suffixes.count == 1 ? "it" : "them";
+
 		snprintf(err, LIST_ERROR_LEN, "%llu public suffix%s in the list, which would block "
-			 "every domain registered under %s: %s; remove %s or give "
-			 "--allow-public-suffix", (unsigned long long)b->suffixes.count,
-			 b->suffixes.count == 1 ? "" : "es", b->suffixes.count == 1 ? "it" : "them",
-			 list_suffixes_text(&b->suffixes, places, sizeof(places)),
-			 b->suffixes.count == 1 ? "it" : "them");
+			 "every domain registered under %s: %s; remove %s, give "
+			 "--allow-public-suffix to block %s anyway, or --lenient to skip %s",
+			 (unsigned long long)b->suffixes.count, b->suffixes.count == 1 ? "" : "es",
+			 them, list_suffixes_text(&b->suffixes, places, sizeof(places)), them, them,
+			 them);
 		ret = -EPERM;
 	}
 	if (!ret && b->allowed_suffixes.count)
@@ -750,7 +757,8 @@ int list_load_sources(const char *ifname, const struct list_opts *o,
 	for (i = 0; i < carried.nfiles; i++) {
 		/* Read as add read them: each accepted once already. */
 		carried_opts[i] = (struct list_opts){ .format = carried.format[i],
-						      .allow_public_suffix = true };
+						      .allow_public_suffix = true,
+						      .allow_wide = true };
 		all[n + i] = (struct list_source){ .path = carried.path[i],
 						   .opts = &carried_opts[i] };
 	}

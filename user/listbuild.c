@@ -106,6 +106,10 @@ static void note_suffix(struct list_suffixes *s, const struct list_read_opts *o,
 	s->count++;
 }
 
+const char list_suffix_why[] =
+	"a public suffix, under which others register their domains: blocking it blocks every "
+	"one of them (give --allow-public-suffix to block it anyway)";
+
 const char *list_suffixes_text(const struct list_suffixes *s, char *buf, size_t len)
 {
 	size_t used = 0;
@@ -163,9 +167,16 @@ static int build_entry(const struct entry *e, void *arg)
 		return 0;
 	if (b->allowlist && e->kind == ENTRY_URL)
 		return -EPROTONOSUPPORT;
-	if (e->kind == ENTRY_NAME && public_suffix_is(e->name))
+	if (e->kind == ENTRY_NAME && public_suffix_is(e->name)) {
+		if (b->skip_suffixes && !b->allowlist && !e->allow) {
+			if (b->opts.notes)
+				list_note(b->opts.notes, list_suffix_why, false, b->opts.file,
+					  b->opts.line);
+			return 0;
+		}
 		note_suffix(b->allowlist || e->allow ? &b->allowed_suffixes : &b->suffixes,
 			    &b->opts, e->name);
+	}
 	/* In a blocklist, an exception is kept for the allowlist; in the allowlist it is one. */
 	if (e->allow && !b->allowlist) {
 		ret = keep_exception(b, e);

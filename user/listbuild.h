@@ -62,6 +62,8 @@ struct list_build {
 	size_t nexceptions, exceptions_cap;
 	/* Blocked names that are public suffixes; allowed ones (never dropped) apart. */
 	struct list_suffixes suffixes, allowed_suffixes;
+	/* --lenient without --allow-public-suffix: blocked public suffixes skipped, noted. */
+	bool skip_suffixes;
 	__u64 kinds;			/* BLOOMXDP_HAS_* of the names and URLs */
 	__u64 *hashes;			/* their keys */
 	size_t nhashes, hcap;
@@ -96,6 +98,9 @@ int list_build_read(struct list_build *b, const char *path, enum list_format for
 /* The same from an open file (fd >= 0; else by path), named path in messages. */
 int list_build_read_fd(struct list_build *b, int fd, const char *path, enum list_format format,
 		       char err[LIST_ERROR_LEN]);
+
+/* Why a public suffix is skipped (--lenient) or refused. */
+extern const char list_suffix_why[];
 
 /* "FILE:LINE (name), ..." of the first public suffixes, into buf. */
 const char *list_suffixes_text(const struct list_suffixes *s, char *buf, size_t len);

@@ -8,8 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "entries.h"
 #include "listfile.h"
 #include "log.h"
+#include "prefixes.h"
 
 /* How much of a bad line an error message quotes. */
 #define LIST_QUOTE_MAX 64
@@ -190,10 +192,31 @@ void list_notes_print(const struct list_notes *n)
 			 (unsigned long long)n->other);
 }
 
+/* Between the parsers and the caller's callback: refuses too wide a prefix (refuse_wide). */
+struct wide_check {
+	entry_fn fn;
+	void *ctx;
+	bool refused;
+};
+
+static int wide_check_entry(const struct entry *e, void *arg)
+{
+	struct wide_check *w = arg;
+
+	if (e->kind == ENTRY_ADDR && !e->allow && prefix_too_wide(&e->addr)) {
+		w->refused = true;
+		return -EINVAL;
+	}
+	return w->fn(e, w->ctx);
+}
+
 static int read_fd(int fd, const char *name, struct list_read_opts *o, entry_fn fn, void *ctx,
 		   char err[LIST_ERROR_LEN])
 {
+	struct wide_check wide = { .fn = fn, .ctx = ctx };
 	char quoted[LIST_QUOTE_MAX * 4 + 8];
+	entry_fn efn = fn;
+	void *ectx = ctx;
 	struct line_reader *r;
 	struct list_parse parse;
 	unsigned long lineno = 0;
@@ -209,6 +232,11 @@ static int read_fd(int fd, const char *name, struct list_read_opts *o, entry_fn 
 	r->tee = o->tee;
 	r->tee_ctx = o->tee_ctx;
 	list_parse_init(&parse, o->format, o->csv);
+	parse.refuse_wide = o->refuse_wide;
+	if (o->refuse_wide) {
+		efn = wide_check_entry;
+		ectx = &wide;
+	}
 	o->file = name;
 	while ((ret = next_line(r, &line, &len)) > 0) {
 		lineno++;
@@ -224,14 +252,21 @@ static int read_fd(int fd, const char *name, struct list_read_opts *o, entry_fn 
 			entry = list_line_entry(line);
 		if (!entry)
 			continue;
-		ret = list_parse_plain(&parse, entry, fn, ctx);
-		if (ret < 0)
-			goto out;
+		wide.refused = false;
+		ret = list_parse_plain(&parse, entry, efn, ectx);
 		if (ret == 0)
 			continue;
+		if (ret < 0 && !wide.refused)
+			goto out;
 		quote_entry(entry, quoted, sizeof(quoted));
 		why = NULL;
-		ret = list_parse_line(&parse, entry, fn, ctx, &why);
+		if (ret > 0)	/* the parsers may cut the text: quoted before */
+			ret = list_parse_line(&parse, entry, efn, ectx, &why);
+		if (wide.refused) {
+			parse.reason = NULL;
+			why = prefix_too_wide_why;
+			ret = -EINVAL;
+		}
 		if (ret == -EINVAL && why && o->lenient) {
 			if (o->notes)
 				list_note(o->notes, parse.reason ? parse.reason : why, false, name,
@@ -239,7 +274,8 @@ static int read_fd(int fd, const char *name, struct list_read_opts *o, entry_fn 
 			continue;
 		}
 		if (ret == -EINVAL && why) {
-			snprintf(err, LIST_ERROR_LEN, "%s:%lu: %s: %s", name, lineno, quoted, why);
+			snprintf(err, LIST_ERROR_LEN, "%s:%lu: %s: %s; --lenient skips such lines",
+				 name, lineno, quoted, why);
 			goto out;
 		}
 		if (ret < 0)

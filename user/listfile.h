@@ -42,6 +42,8 @@ struct list_read_opts {
 	const struct csv_spec *csv;	/* FORMAT_CSV */
 	/* Skip the lines that cannot be read or honoured (noted), instead of stopping. */
 	bool lenient;
+	/* A prefix wider than prefixes.h allows makes a bad line (a blocklist without --allow-wide). */
+	bool refuse_wide;
 	struct list_notes *notes;	/* NULL: nothing noted (and lenient then skips silently) */
 	/* Given every block as it is read (a copy of the input as read); an error stops it. */
 	int (*tee)(void *ctx, const void *buf, size_t n);

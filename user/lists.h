@@ -32,6 +32,7 @@ struct list_opts {
 	bool allow_empty;	/* load: an input without entries may empty the list */
 	bool lenient;		/* load: skip the lines that cannot be honoured, and say so */
 	bool allow_public_suffix;	/* load/add: block public suffixes (edu.pl) too */
+	bool allow_wide;	/* load/add: prefixes shorter than /8, /32 too (prefixes.h) */
 	const char *timeout;	/* add: "10m" (s, m, h, d): each entry expires then (expiry.h) */
 	bool state_only;	/* del (expiry, restore): the state only, not the live list */
 	const char *column;	/* --format csv: "N" or "N,M" */

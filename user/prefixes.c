@@ -98,6 +98,16 @@ __u32 prefix_word_lengths(__u64 word, __u8 lengths[BLOOMXDP_MAX_PREFIX_LENGTHS])
 	return n;
 }
 
+const char prefix_too_wide_why[] =
+	"a prefix shorter than /8 (IPv4) or /32 (IPv6) would block a whole region of the "
+	"Internet: give --allow-wide to take it anyway";
+
+bool prefix_too_wide(const struct bloomxdp_key *key)
+{
+	return key_prefix_len(key) < (key_family(key) == BLOOMXDP_KEY_IPV4 ? PREFIX_MIN_LEN_V4 :
+				      PREFIX_MIN_LEN_V6);
+}
+
 __u32 key_family(const struct bloomxdp_key *key)
 {
 	return key->word[0] & 0xff;

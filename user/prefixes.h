@@ -43,6 +43,18 @@ __u64 prefix_plan_word(const struct prefix_plan *plan);
 /* The lengths of a header word, longest first; returns how many. */
 __u32 prefix_word_lengths(__u64 word, __u8 lengths[BLOOMXDP_MAX_PREFIX_LENGTHS]);
 
+/*
+ * The widest prefixes a list or an add takes unless --allow-wide, and the
+ * widest a CrowdSec decision ever may: a /7 blocks 1/128 of IPv4.
+ */
+#define PREFIX_MIN_LEN_V4	8
+#define PREFIX_MIN_LEN_V6	32
+
+/* Whether an address key is a prefix shorter than PREFIX_MIN_LEN_V4 or _V6. */
+bool prefix_too_wide(const struct bloomxdp_key *key);
+/* Why a list line or an add is refused for one (names --allow-wide). */
+extern const char prefix_too_wide_why[];
+
 /* The family (BLOOMXDP_KEY_IPV4/6), prefix length and width of an address key. */
 __u32 key_family(const struct bloomxdp_key *key);
 __u32 key_prefix_len(const struct bloomxdp_key *key);

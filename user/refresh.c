@@ -255,9 +255,10 @@ static int spec_write(const struct feed_dirs *d, const struct feed_spec *s)
 	if (!f)
 		return -ENOMEM;
 	fprintf(f, "# bloomxdp feed spec (written by refresh)\nsource = %s\nformat = %s\n"
-		"lenient = %d\nallow = %d\nallow_public_suffix = %d\ncolumn = %s\n", s->source,
-		enum_value_name(list_format_values, s->load.format), s->load.lenient,
-		s->load.allow, s->load.allow_public_suffix, s->load.column ? s->load.column : "");
+		"lenient = %d\nallow = %d\nallow_public_suffix = %d\nallow_wide = %d\ncolumn = %s\n",
+		s->source, enum_value_name(list_format_values, s->load.format), s->load.lenient,
+		s->load.allow, s->load.allow_public_suffix, s->load.allow_wide,
+		s->load.column ? s->load.column : "");
 	for (i = 0; i < s->load.where.count; i++)
 		fprintf(f, "where = %s\n", s->load.where.items[i]);
 	fprintf(f, "prefix_probes = %llu\nstore = %s\nrefresh = %llu\nmax_shrink = %u\n"
@@ -302,6 +303,8 @@ static void spec_value(const char *key, char *v, void *arg)
 		s->load.allow = to_u64(v);
 	else if (!strcmp(key, "allow_public_suffix"))
 		s->load.allow_public_suffix = to_u64(v);
+	else if (!strcmp(key, "allow_wide"))
+		s->load.allow_wide = to_u64(v);
 	else if (!strcmp(key, "column"))
 		COPY_TEXT(st->column, v);
 	else if (!strcmp(key, "where") && s->load.where.count < FEED_WHERE_MAX)

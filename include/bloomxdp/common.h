@@ -365,14 +365,14 @@ struct bloomxdp_state {
 	X(no_filter,		"IP packets seen while no filter was installed") \
 	X(checked_dns,		"DNS queries whose name was looked up")	\
 	X(hits_dns,		"DNS queries for a listed name")	\
-	X(unparsed_dns,		"DNS packets not parsed (not a standard query, QDCOUNT != 1, compression, truncated)") \
+	X(unparsed_dns,		"DNS packets not parsed (not a standard query, QDCOUNT != 1, compression, truncated, IPv6 chain too deep)") \
 	X(dns_replies,		"NXDOMAIN answers sent from XDP")	\
 	X(checked_http,		"HTTP requests whose host (and path) was looked up") \
 	X(hits_http,		"HTTP requests for a listed name or URL") \
 	X(unparsed_http,	"TCP payloads to an HTTP port that are not a request start with a host, or a bad TCP header") \
 	X(checked_sni,		"TLS ClientHellos whose SNI was looked up") \
 	X(hits_sni,		"TLS ClientHellos for a listed name")	\
-	X(unparsed_tls,		"TCP payloads to a TLS port without a whole SNI in the segment, or a bad TCP header") \
+	X(unparsed_tls,		"TLS ClientHellos whose SNI is not whole in the segment (or absent), or a bad TCP header") \
 	X(unseen_dns_tcp,	"TCP payloads to a DNS port (DNS over TCP is not parsed)") \
 	X(unseen_quic,		"UDP packets to a TLS port (QUIC is not parsed)") \
 	X(bloom_hits,		"lookups the Bloom filter said yes to")	\

@@ -337,6 +337,7 @@ struct pkt {
 	__u16 frag_off;		/* IPv4 flags|offset */
 	const __u8 *ext;	/* IPv6 extension headers (xdp_harness.h types) */
 	__u32 n_ext;
+	__u16 frag6;		/* the offset and M field of its fragment headers; 0: atomic */
 	__u16 dstopts_len;	/* IPv6: first, one destination options header this long */
 	const char *dstopts_dns; /* a DNS query for this name in it, at its byte 8 (an option) */
 	__u8 l4;		/* IPPROTO_UDP/TCP; 0: UDP for DNS, else TCP */
@@ -425,7 +426,7 @@ static inline int pkt_build(const struct pkt *p, struct built *b)
 					   p->dstopts_dns ? opt.data : NULL, opt.len);
 		for (i = 0; i < p->n_ext; i++)
 			frame_ipv6_ext(f, p->ext[i], i + 1 < p->n_ext ? p->ext[i + 1] : b->proto,
-				       0);
+				       p->frag6);
 	}
 
 	b->l4 = f->len;

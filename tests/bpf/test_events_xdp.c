@@ -85,10 +85,11 @@ static const struct row rows[] = {
 	    IPPROTO_TCP, .pkt = { .dst = LISTED6, .v6 = true }),
 	ROW("address: listed source, the frame ends in the TCP source port", XDP_DROP, 4, SRC,
 	    ADDRESS, 32, DROP, IPPROTO_TCP, .pkt = { .src = LISTED4 }, .l4_kept = 1),
+	/* A later fragment: no L4 header (a first one has its ports). */
 	ROW("address: IPv4 fragment from a listed source", XDP_DROP, 4, SRC, ADDRESS, 32, DROP,
-	    NO_L4, .pkt = { .src = LISTED4, .frag_off = 0x2000 }),
+	    NO_L4, .pkt = { .src = LISTED4, .frag_off = 0x2000 | 185 }),
 	ROW("address: IPv6 fragment to a listed destination", XDP_DROP, 6, DST, ADDRESS, 128, DROP,
-	    NO_L4, .pkt = { .dst = LISTED6, .v6 = true,
+	    NO_L4, .pkt = { .dst = LISTED6, .v6 = true, .frag6 = 185 << 3 | 1,
 			    .ext = (const __u8[]){ IPPROTO_FRAGMENT }, .n_ext = 1 }),
 	/* Multi-buffer frames: what lies in a fragment is read from there. */
 	ROW("SNI: past the first buffer, behind 4,800 bytes of padding", XDP_DROP, 6, SNI, NAME, 2,

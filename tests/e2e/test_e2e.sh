@@ -239,8 +239,8 @@ check_eq "failed adds leave the entry count at $((LIST_ENTRIES + 1))" "$((LIST_E
 # ------------------------------------------------------------ load with a bad line
 BAD=$E2E_TMP/bad.txt
 printf '# a list with a bad fourth line\n192.0.2.40\n\n192.0.2.256\n192.0.2.41\n' >"$BAD"
-check_fails "load of a list with a bad line: non-zero, FILE:LINE: and 'unchanged'" 1 \
-	"$BAD:4: 192\.0\.2\.256: not an IPv4 or IPv6 address; the live list of $IF_SRV is unchanged" \
+check_fails "load of a list with a bad line: non-zero, FILE:LINE:, the --lenient hint and 'unchanged'" 1 \
+	"$BAD:4: 192\.0\.2\.256: not an IPv4 or IPv6 address; --lenient skips such lines; the live list of $IF_SRV is unchanged" \
 	bx load "$IF_SRV" "$BAD"
 check_fails "load from standard input with a bad line names (standard input):2:" 1 \
 	"\(standard input\):2: 10\.0\.0\.300" \
@@ -250,6 +250,32 @@ check_fails "load of a missing file says it cannot open it" 1 "cannot open" \
 	bx load "$IF_SRV" "$E2E_TMP/no-such-list.txt"
 check_fails "load of a good file then a bad one changes nothing" 1 "$BAD:4:" \
 	bx load "$IF_SRV" "$LIST" "$BAD"
+# Issue 21: prefixes shorter than /8 (IPv4) or /32 (IPv6) only with --allow-wide.
+WIDE=$E2E_TMP/wide.txt
+printf '192.0.2.40\n0.0.0.0/1\n' >"$WIDE"
+check_fails "load of a list holding 0.0.0.0/1: refused at its line, naming --allow-wide and --lenient" \
+	1 "$WIDE:2: 0\.0\.0\.0/1: a prefix shorter than /8 .*give --allow-wide.*; --lenient skips such lines; the live list of $IF_SRV is unchanged" \
+	bx load "$IF_SRV" "$WIDE"
+out=$(bx add "$IF_SRV" 0.0.0.0/0 2>&1)
+rc=$?
+check_eq "add 0.0.0.0/0: exit 1, one line naming --allow-wide, nothing added" \
+	"1 1 yes yes" "$rc $(wc -l <<<"$out") $(grep -qe '--allow-wide' <<<"$out" && echo yes) $(grep -q 'nothing was added' <<<"$out" && echo yes)" "$out"
+check_fails "add 2001::/16: refused too (IPv6: shorter than /32)" 1 "--allow-wide.*nothing was added" \
+	bx add "$IF_SRV" 2001::/16
+check_fails "add of a range covering a /7: refused" 1 "--allow-wide" \
+	bx add "$IF_SRV" 100.0.0.0-101.255.255.255
+# CSV without --column: refused before anything is read (it took start,end rows as hosts).
+printf 'start,end,cc\n198.51.100.0,198.51.100.255,ZZ\n' >"$E2E_TMP/ranges.csv"
+check_fails "load --format csv without --column: refused, naming --column" 2 \
+	"--format csv needs --column" bx load "$IF_SRV" --format csv "$E2E_TMP/ranges.csv"
+# Public suffixes: without --lenient the count, the lines and both ways out; with it, skipped.
+printf '192.0.2.40\nedu.pl\n' >"$E2E_TMP/suffix.txt"
+check_fails "load of a list holding edu.pl: refused, naming its line, --allow-public-suffix and --lenient" \
+	1 "1 public suffix in the list.*suffix\.txt:2 \(edu\.pl\).*--allow-public-suffix.*--lenient to skip it" \
+	bx load "$IF_SRV" "$E2E_TMP/suffix.txt"
+check_fails "plan --lenient of that list: edu.pl skipped, reported with its line" 0 \
+	"skipped 1 line \(.*suffix\.txt:2\): a public suffix" \
+	bx plan --lenient --list "$E2E_TMP/suffix.txt"
 st=$(status_json)
 check_eq "after the failed loads: generation 1, entries $((LIST_ENTRIES + 1))" \
 	"1 $((LIST_ENTRIES + 1))" "$(json_num "$st" generation) $(json_num "$st" entries)" "$st"
@@ -261,6 +287,15 @@ ping_many 3 0.05 "$C4_BLOCK" "$C6_BLOCK" "$C4_ALLOW"
 check_eq "after the failed loads: listed addresses still get no reply, others do" \
 	"3 0 3 0 3 3" \
 	"${PING_TX[$C4_BLOCK]} ${PING_RX[$C4_BLOCK]} ${PING_TX[$C6_BLOCK]} ${PING_RX[$C6_BLOCK]} ${PING_TX[$C4_ALLOW]} ${PING_RX[$C4_ALLOW]}"
+check_eq "after the refused adds: 0.0.0.0/0, 2001::/16 and 100.0.0.0/7 block nothing" \
+	"203.0.113.250: not blocked
+2001:db9::1: not blocked
+101.2.3.4: not blocked" "$(bxq "$IF_SRV" 203.0.113.250 2001:db9::1 101.2.3.4 2>&1)"
+check "add --allow-wide 100.0.0.0/7: taken" bx add "$IF_SRV" --allow-wide 100.0.0.0/7
+check_eq "... 101.2.3.4 blocked, 102.0.0.1 not" "101.2.3.4: blocked
+102.0.0.1: not blocked" "$(bxq "$IF_SRV" 101.2.3.4 102.0.0.1 2>&1)"
+check "del 100.0.0.0/7" bx del "$IF_SRV" 100.0.0.0/7
+check_eq "... and out again" "101.2.3.4: not blocked" "$(bxq "$IF_SRV" 101.2.3.4 2>&1)"
 
 # ------------------------------------------------------------ atomic swap under traffic
 LA=$E2E_TMP/list-a.txt

@@ -218,6 +218,14 @@ EOF
 		"$RC $(has "$D_SUFFIXES public suffixes in the list.*$D_AT.*allow-public-suffix")" \
 		"$OUT"
 	expect_query "... and the live list stays as it was" "www.uw.edu.pl: not blocked"
+	# Issue 21: --lenient skips them, each counted, the first places named.
+	load_out --lenient "$D_LIST"
+	check_eq "... --lenient: loaded without them, all $D_SUFFIXES reported as skipped" \
+		"0 $((D_TOTAL - D_SUFFIXES)) $D_SUFFIXES yes" \
+		"$RC $(loaded) $(skipped) $(has "skipped $D_SUFFIXES lines \(.*disposable\.txt:$S1_LINE.*: a public suffix")" \
+		"$OUT"
+	expect_query "... www.uw.edu.pl passes, the list's other names are blocked" \
+		"www.uw.edu.pl: not blocked" "$(sed -n '1000p' "$D_LIST"): blocked"
 	check_fails "plan --list warns about them" 0 "warning: $D_SUFFIXES public suffixes" \
 		bx plan --list "$D_LIST"
 	check_fails "add refuses a public suffix" 1 "edu.pl: a public suffix.*nothing was added" \
@@ -245,12 +253,13 @@ EOF
 	)
 	A_ROWS=$(grep -c ',AU$' "$PKG/asn-country-ipv4.csv")
 	diag "$ASN_COUNTRY: $A_ROWS AU rows in IPv4, $A4 + $A6 prefixes (Python)"
-	load_out --format csv --column 1,2 --where 3=AU "$PKG/asn-country-ipv4.csv" \
+	# A country's IPv6 holds prefixes shorter than /32: --allow-wide (issue 21).
+	load_out --allow-wide --format csv --column 1,2 --where 3=AU "$PKG/asn-country-ipv4.csv" \
 		"$PKG/asn-country-ipv6.csv"
 	check_eq "asn-country CSV, --column 1,2 --where 3=AU: the prefixes Python computes" \
 		"0 $((A4 + A6))" "$RC $(loaded)" "$OUT"
-	load_out --format csv --column 1,2 --where 3=AU "$PKG/asn-country-ipv4-num.csv" \
-		"$PKG/asn-country-ipv6-num.csv"
+	load_out --allow-wide --format csv --column 1,2 --where 3=AU \
+		"$PKG/asn-country-ipv4-num.csv" "$PKG/asn-country-ipv6-num.csv"
 	check_eq "... the same from its decimal files" "0 $((A4 + A6))" "$RC $(loaded)" "$OUT"
 	AU1=$(grep -m1 ',AU$' "$PKG/asn-country-ipv4.csv" | cut -d, -f1)
 	AU1_END=$(grep -m1 ',AU$' "$PKG/asn-country-ipv4.csv" | cut -d, -f2)

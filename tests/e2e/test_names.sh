@@ -485,6 +485,10 @@ fi
 check_eq "stats: s_client added one allowed and at least one blocked ClientHello" "1 1" \
 	"$(sub "$(delta "$after" "$after2" checked_sni)" "$(delta "$after" "$after2" hits_sni)") $([ "$(delta "$after" "$after2" hits_sni)" -ge 1 ] 2>/dev/null && echo 1 || echo 0)" \
 	"$after2"
+# A completed handshake's other records (ChangeCipherSpec, Finished, the
+# request, close_notify) are no ClientHellos: unparsed_tls counts none.
+check_eq "stats: unparsed_tls +0 after $npass completed handshakes and their data" 0 \
+	"$(delta "$before" "$after2" unparsed_tls)" "before: $before" "after:  $after2"
 
 # ------------------------------------------------------------ DNS, NXDOMAIN answers
 check "detach before re-attaching with --dns-reply nxdomain" bx detach "$IF_SRV"

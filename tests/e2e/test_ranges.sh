@@ -74,8 +74,15 @@ check "attach $IF_SRV" bx attach "$IF_SRV" --match src || {
 	exit 1
 }
 
+# A country list holds ranges wider than /8 (the US: 6.0.0.0-8.127.255.255 covers
+# 6.0.0.0/7) and IPv6 prefixes shorter than /32: refused unless --allow-wide.
+check_fails "load without --allow-wide: refused at the first wide row, naming it" 1 \
+	"asn-country-ipv4\.csv:[0-9]+: [0-9.]+,[0-9.]+,$CC: a prefix shorter than /8 .*--allow-wide.*unchanged" \
+	bx load "$IF_SRV" --format csv --column 1,2 --where 3=$CC "$V4CSV" "$V6CSV"
+
 load_out() {
-	OUT=$(bx load "$IF_SRV" --format csv --column 1,2 --where 3=$CC "$V4CSV" "$V6CSV" "$@" 2>&1)
+	OUT=$(bx load "$IF_SRV" --allow-wide --format csv --column 1,2 --where 3=$CC "$V4CSV" \
+		"$V6CSV" "$@" 2>&1)
 	RC=$?
 }
 
@@ -125,7 +132,7 @@ diag "$(grep -E '^loaded|prefixes' <<<"$OUT")"
 expect_query "... query agrees" "$F4: blocked (listed)" "$B4: not blocked" "$L4: blocked (listed)" \
 	"$A4: not blocked"
 PLAN=$("$BLOOMXDP" plan --list "$V4CSV" --list "$V6CSV" --format csv --column 1,2 \
-	--where 3=$CC --json 2>&1)
+	--where 3=$CC --allow-wide --json 2>&1)
 check_eq "plan --list --json: the choice and both costs per family" "intervals $N4 $((N4 * 8))" \
 	"$(python3 -c 'import json, sys; v = json.load(sys.stdin)["list"]["ipv4"]
 print(v["store"], v["intervals"], v["interval_bytes"])' <<<"$PLAN")" "$PLAN"

@@ -759,7 +759,7 @@ static inline bool fz_gen_l3(struct rng *r, const struct fz_gen_cfg *g, struct f
 	for (i = 0; i < next_n; i++) {
 		types[i] = ext_types[rng_below(r, ARRAY_SIZE(ext_types))];
 		if (long_chain && types[i] == IPPROTO_FRAGMENT && rng_pct(r, 80))
-			types[i] = IPPROTO_DSTOPTS;	/* fragments: names not looked for */
+			types[i] = IPPROTO_DSTOPTS;	/* fragments: fewer names looked for */
 		lens[i] = long_chain ? fz_ext_fit(types[i], want) : fz_ext_len(r, types[i]);
 		if (total + lens[i] > ext_budget)
 			break;
@@ -771,7 +771,9 @@ static inline bool fz_gen_l3(struct rng *r, const struct fz_gen_cfg *g, struct f
 	fz_lenf(fr, ip->l3 + 6, 1);
 	for (i = 0; i < next_n; i++)
 		fz_ipv6_ext(fr, types[i], i + 1 < next_n ? types[i + 1] : proto, lens[i],
-			    rng_pct(r, 50) ? 0x0001 : rng_range(r, 0, 0xffff) & ~6);
+			    /* Atomic (a whole datagram), first, or any fragment. */
+			    rng_pct(r, 25) ? 0 : rng_pct(r, 50) ? 0x0001 :
+			    rng_range(r, 0, 0xffff) & ~6);
 	if (next_n)
 		fz_what(fr, "ipv6-ext=%u/%uB", next_n, total);
 	if (rng_pct(r, 2)) {

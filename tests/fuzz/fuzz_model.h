@@ -46,8 +46,8 @@ struct model {
 	__u32 len;
 	__u32 l3, l4;		/* offsets of the IP and L4 headers */
 	__u32 ip_end;		/* l3 + the IP packet's length: no payload past it */
-	int l4_proto;		/* -1: not reached (fragment, chain not walked to its end) */
-	bool fragment;
+	int l4_proto;		/* -1: not reached (later fragment, chain not walked to its end) */
+	bool fragment;		/* an atomic IPv6 fragment (offset 0, M=0) is none */
 	bool ext_unparsed;	/* IPv6 extension chain cut short or deeper than the walk */
 	__u32 n_ext;		/* IPv6 extension headers walked */
 	__u16 dport;		/* 0 when the ports are not in the frame */
@@ -68,7 +68,7 @@ static inline bool m_is_ext(int next)
 
 static inline void model_parse(const __u8 *d, __u32 len, struct model *m)
 {
-	__u32 pos = ETH_HLEN, i, hl;
+	__u32 pos = ETH_HLEN, i, hl, frag = 0;
 	__u16 type;
 	int next;
 
@@ -113,7 +113,8 @@ static inline void model_parse(const __u8 *d, __u32 len, struct model *m)
 		m->ip_end = pos + get_be16(d + pos + 2);
 		m->fragment = (get_be16(d + pos + 6) & 0x3fff) != 0;	/* MF or an offset */
 		m->l4 = pos + hl;
-		m->l4_proto = m->fragment ? -1 : d[pos + 9];
+		/* A first fragment has the L4 header; a later one does not. */
+		m->l4_proto = get_be16(d + pos + 6) & 0x1fff ? -1 : d[pos + 9];
 	} else {
 		if (pos + IP6_HLEN > len || d[pos] >> 4 != 6) {
 			m->cls = M_BAD_IPV6;
@@ -134,14 +135,15 @@ static inline void model_parse(const __u8 *d, __u32 len, struct model *m)
 			if (pos + hl > len)
 				break;
 			if (next == IPPROTO_FRAGMENT)
-				m->fragment = true;
+				frag |= get_be16(d + pos + 2) & 0xfff9;	/* offset, M */
 			next = d[pos];
 			pos += hl;
 		}
 		m->n_ext = i;
 		m->l4 = pos;
 		m->ext_unparsed = m_is_ext(next);
-		m->l4_proto = m->fragment || m->ext_unparsed ? -1 : next;
+		m->fragment = frag != 0;
+		m->l4_proto = (frag & 0xfff8) || m->ext_unparsed ? -1 : next;
 	}
 	if (m->l4 + 4 <= len)
 		m->dport = get_be16(d + m->l4 + 2);
@@ -199,6 +201,19 @@ static inline bool model_udp_payload(const struct model *m)
 static inline bool model_tcp_malformed(const struct model *m, const __u8 *d)
 {
 	return m->l4 + 13 > m->len || (d[m->l4 + 12] >> 4) < 5;
+}
+
+/*
+ * Whether a TCP payload (model_tcp_payload()) starts as a ClientHello does:
+ * a handshake record of version 3.x holding a ClientHello, as far as it goes.
+ * unparsed_tls counts only those (and bad TCP headers); other records pass
+ * uncounted.
+ */
+static inline bool model_tls_hello_start(const struct model *m, const __u8 *d)
+{
+	__u32 off = m->l4 + (d[m->l4 + 12] >> 4) * 4, len = model_payload_end(m) - off;
+
+	return d[off] == 22 && (len < 2 || d[off + 1] == 3) && (len < 6 || d[off + 5] == 1);
 }
 
 static inline bool model_tcp_payload(const struct model *m, const __u8 *d)

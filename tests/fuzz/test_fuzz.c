@@ -458,7 +458,7 @@ static void check_frame(struct fz_prog *p, struct fz_frame_ctx *x, __u32 verdict
 	const struct fz_frame *fr = x->fr;
 	const struct model *m = &x->m;
 	bool ip = m->cls == M_IPV4 || m->cls == M_IPV6, allowed = false, a2 = false;
-	bool monitor = cfg->action == BLOOMXDP_ACTION_MONITOR, names_listed, text_ok = true;
+	bool monitor = cfg->action == BLOOMXDP_ACTION_MONITOR, names_listed, text_ok = true, chain;
 	const char *name = fr->name, *path = fr->has_path ? fr->path : NULL;
 	char dns_name[BLOOMXDP_NAME_BUF];
 	enum fz_parse parse;
@@ -554,8 +554,11 @@ static void check_frame(struct fz_prog *p, struct fz_frame_ctx *x, __u32 verdict
 	       m_field_names[x->field]);
 
 	/* Counters of the matchers not selected stay; the selected one counts each payload once. */
+	/* An IPv6 chain not walked to its end: unparsed in each name field matched. */
+	chain = ip && m->ext_unparsed;
 	if (!(x->examined && x->field == F_DNS))
-		EXPECT(G_CORE, !d->checked_dns && !d->unparsed_dns && !d->hits_dns,
+		EXPECT(G_CORE, !d->checked_dns && !d->hits_dns &&
+			       d->unparsed_dns == (chain && (cfg->match & BLOOMXDP_MATCH_DNS)),
 		       "DNS counters moved, field %s", m_field_names[x->field]);
 	else if (x->payload)
 		EXPECT(G_NAME, d->checked_dns + d->unparsed_dns == 1,
@@ -566,17 +569,20 @@ static void check_frame(struct fz_prog *p, struct fz_frame_ctx *x, __u32 verdict
 		       "UDP to a DNS port without payload: checked_dns +%llu, unparsed_dns +%llu",
 		       CNT(d->checked_dns), CNT(d->unparsed_dns));
 	if (!(x->examined && x->field == F_HTTP))
-		EXPECT(G_CORE, !d->checked_http && !d->unparsed_http && !d->hits_http,
+		EXPECT(G_CORE, !d->checked_http && !d->hits_http &&
+			       d->unparsed_http == (chain && (cfg->match & BLOOMXDP_MATCH_HTTP)),
 		       "HTTP counters moved, field %s", m_field_names[x->field]);
 	else
 		EXPECT(G_NAME, d->checked_http + d->unparsed_http == (x->payload || x->bad_tcp),
 		       "HTTP: checked_http +%llu, unparsed_http +%llu, payload %d, bad TCP %d",
 		       CNT(d->checked_http), CNT(d->unparsed_http), x->payload, x->bad_tcp);
 	if (!(x->examined && x->field == F_TLS))
-		EXPECT(G_CORE, !d->checked_sni && !d->unparsed_tls && !d->hits_sni,
+		EXPECT(G_CORE, !d->checked_sni && !d->hits_sni &&
+			       d->unparsed_tls == (chain && (cfg->match & BLOOMXDP_MATCH_SNI)),
 		       "TLS counters moved, field %s", m_field_names[x->field]);
-	else
-		EXPECT(G_NAME, d->checked_sni + d->unparsed_tls == (x->payload || x->bad_tcp),
+	else	/* Only ClientHellos count: other records pass uncounted. */
+		EXPECT(G_NAME, d->checked_sni + d->unparsed_tls ==
+			       ((x->payload && model_tls_hello_start(m, fr->f.data)) || x->bad_tcp),
 		       "TLS: checked_sni +%llu, unparsed_tls +%llu, payload %d, bad TCP %d",
 		       CNT(d->checked_sni), CNT(d->unparsed_tls), x->payload, x->bad_tcp);
 
@@ -636,7 +642,7 @@ static void check_frame(struct fz_prog *p, struct fz_frame_ctx *x, __u32 verdict
 		/* The answer needs UDP in the first 256 bytes; further in, the query is dropped. */
 		if (x->name_block && x->field == F_DNS && !monitor &&
 		    cfg->dns_reply == BLOOMXDP_DNS_REPLY_NXDOMAIN)
-			EXPECT(G_NAME, verdict == (m->l4 <= 256 ? XDP_TX : XDP_DROP),
+			EXPECT(G_NAME, verdict == (m->l4 <= 256 && !m->fragment ? XDP_TX : XDP_DROP),
 			       "blocked DNS query, l4 at %u: %s", m->l4, verdict_name(verdict));
 	}
 

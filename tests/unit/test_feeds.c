@@ -545,6 +545,8 @@ static void test_lenient(void **state)
 				   &r, &notes, err, path), -EINVAL);
 	assert_string_equal(r.text, "N a.example");
 	assert_non_null(strstr(err, ":2: ||b.example^$third-party: adblock option $third-party"));
+	/* ... and says what reads the rest. */
+	assert_non_null(strstr(err, "; --lenient skips such lines"));
 
 	/* In auto format a line starting with '#' is a comment; in adblock, a rule. */
 	o.format = FORMAT_AUTO;
@@ -566,6 +568,64 @@ static void test_lenient(void **state)
 	assert_int_equal(notes.n, 2);
 	assert_int_equal(notes.note[0].count, LIST_NOTE_REASONS + 5);
 	assert_int_equal(notes.skipped, 2 * (LIST_NOTE_REASONS + 5));
+}
+
+/* ---- wide prefixes (issue 21: 0.0.0.0/0 blocked all of IPv4) --------------- */
+
+static void test_wide_prefixes(void **state)
+{
+	struct list_read_opts o = { .format = FORMAT_AUTO, .refuse_wide = true };
+	static const char list[] = "192.0.2.1\n"
+				   "10.0.0.0/8\n"			/* 2: /8 is taken */
+				   "0.0.0.0/0\n"			/* 3 */
+				   "128.0.0.0/1\n"			/* 4 */
+				   "::ffff:0:0/100\n"			/* 5: an IPv4 /4 */
+				   "2001:db8::/32\n"			/* 6 */
+				   "2000::/3\n"				/* 7 */
+				   "1.0.0.0-3.255.255.255\n"		/* 8: 2.0.0.0/7 in it */
+				   "1.0.0.0-1.255.255.255\n"		/* 9: a /8 */
+				   "evil.example\n";
+	char err[LIST_ERROR_LEN], path[32];
+	struct list_notes notes;
+	struct rendered r;
+	struct csv_spec s;
+	const char *why;
+
+	(void)state;
+	/* Without --lenient: the first stops the read, naming --allow-wide and --lenient. */
+	assert_int_equal(read_file(list, &o, &r, &notes, err, path), -EINVAL);
+	assert_string_equal(r.text, "A 192.0.2.1/32, A 10.0.0.0/8");
+	assert_non_null(strstr(err, ":3: 0.0.0.0/0: a prefix shorter than /8 (IPv4) or /32 "
+				    "(IPv6)"));
+	assert_non_null(strstr(err, "give --allow-wide"));
+	assert_non_null(strstr(err, "--lenient skips such lines"));
+	/* With it: each skipped and noted, a range whole (none of its prefixes kept). */
+	o.lenient = true;
+	assert_int_equal(read_file(list, &o, &r, &notes, err, path), 0);
+	assert_string_equal(r.text, "A 192.0.2.1/32, A 10.0.0.0/8, A 2001:db8::/32, "
+				    "A 1.0.0.0/8, N evil.example");
+	assert_int_equal(notes.skipped, 5);
+	assert_int_equal(notes.n, 1);
+	assert_int_equal(notes.note[0].count, 5);
+	assert_int_equal(notes.note[0].first[0].line, 3);
+	assert_int_equal(notes.note[0].first[1].line, 4);
+	assert_int_equal(notes.note[0].first[2].line, 5);
+	/* A CSV range too. */
+	o.format = FORMAT_CSV;
+	assert_int_equal(csv_spec_parse("1,2", NULL, 0, &s, &why), 0);
+	o.csv = &s;
+	assert_int_equal(read_file("0.0.0.0,255.255.255.255,ZZ\n1.0.0.0,1.0.0.255,AU\n", &o, &r,
+				   &notes, err, path), 0);
+	assert_string_equal(r.text, "A 1.0.0.0/24");
+	assert_int_equal(notes.skipped, 1);
+	/* --allow-wide: all taken. */
+	o.format = FORMAT_AUTO;
+	o.csv = NULL;
+	o.lenient = false;
+	o.refuse_wide = false;
+	assert_int_equal(read_file(list, &o, &r, &notes, err, path), 0);
+	assert_non_null(strstr(r.text, "A 0.0.0.0/0, A 128.0.0.0/1, A 0.0.0.0/4, "));
+	assert_non_null(strstr(r.text, "A 2000::/3, A 1.0.0.0/8, A 2.0.0.0/7, A 1.0.0.0/8"));
 }
 
 /* ---- CSV ----------------------------------------------------------------- */
@@ -631,6 +691,14 @@ static void test_csv(void **state)
 	assert_non_null(strstr(err, ":2: 192.0.2.2: CSV row of 1 columns: --column and --where "
 				    "need 3"));
 
+	/* --format csv without --column: refused, not read as column 1 (issue 21). */
+	assert_non_null(csv_options_check(FORMAT_CSV, NULL, 0));
+	assert_non_null(strstr(csv_options_check(FORMAT_CSV, NULL, 0), "needs --column"));
+	assert_non_null(csv_options_check(FORMAT_CSV, NULL, 1));
+	assert_null(csv_options_check(FORMAT_CSV, "1,2", 0));
+	assert_null(csv_options_check(FORMAT_AUTO, NULL, 0));
+	assert_non_null(strstr(csv_options_check(FORMAT_AUTO, "1", 0), "go with --format csv"));
+
 	assert_int_equal(csv_spec_parse("0", NULL, 0, &s, &why), -EINVAL);
 	assert_int_equal(csv_spec_parse("1,x", NULL, 0, &s, &why), -EINVAL);
 	assert_int_equal(csv_spec_parse("1,2,3", NULL, 0, &s, &why), -EINVAL);
@@ -688,6 +756,23 @@ static void test_build_suffixes_and_exceptions(void **state)
 	assert_string_equal(b.exceptions[1].name, "fine.example");
 	list_build_free(&b);
 
+	/* --lenient without --allow-public-suffix: each skipped, noted where (issue 21). */
+	list_build_init(&b, NULL, 6);
+	b.skip_suffixes = true;
+	assert_int_equal(list_build_read(&b, path, FORMAT_AUTO, err), 0);
+	assert_int_equal(list_build_finish(&b, err), 0);
+	assert_int_equal(b.read, 2);
+	assert_int_equal(b.suffixes.count, 0);
+	assert_int_equal(b.allowed_suffixes.count, 1);	/* @@||co.uk^ allows, blocks nothing */
+	assert_int_equal(b.notes.skipped, 3);
+	assert_int_equal(b.notes.n, 1);
+	assert_int_equal(b.notes.note[0].count, 3);
+	assert_int_equal(b.notes.note[0].first[0].line, 2);
+	assert_int_equal(b.notes.note[0].first[1].line, 3);
+	assert_int_equal(b.notes.note[0].first[2].line, 6);
+	assert_non_null(strstr(b.notes.note[0].why, "--allow-public-suffix"));
+	list_build_free(&b);
+
 	/* In the allowlist every name is allowed: suffixes noted apart, no exceptions kept. */
 	list_build_init(&b, NULL, 6);
 	b.allowlist = true;
@@ -715,6 +800,7 @@ int main(void)
 		cmocka_unit_test(test_rpz_lines),
 		cmocka_unit_test(test_rpz_zone_file),
 		cmocka_unit_test(test_lenient),
+		cmocka_unit_test(test_wide_prefixes),
 		cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_public_suffixes),
 		cmocka_unit_test(test_build_suffixes_and_exceptions),
