@@ -75,6 +75,7 @@ static void att_of(struct xdp_harness *h, struct attachment *att)
 	att->counters_fd = bpf_map__fd(s->maps.counters);
 	att->state_fd = bpf_map__fd(s->maps.state);
 	att->events_fd = bpf_map__fd(s->maps.events);
+	att->suffixes_fd = bpf_map__fd(s->maps.suffixes);
 	att->config = h->config;
 }
 
