@@ -192,7 +192,8 @@ enum exact_set {
 
 /*
  * An exact set (LPM trie of generation slot) holding the address or a prefix
- * of it: 0, or 1 + the length of the longest such prefix (the trie's value).
+ * of it: 0, or 1 + the length of the longest such prefix (the trie's value);
+ * -1 when the slot holds no set (a generation loaded without an exact copy).
  * One branch on the family, the map chosen inside it: the 6.1 verifier learns
  * nothing from "ipv6 != 0", so a map picked by one test of ipv6 and a key by
  * another would pair the IPv6 trie with the IPv4 key on a path it walks.
@@ -208,7 +209,7 @@ static __always_inline int addr_exact(enum exact_set set, __u32 slot, int ipv6, 
 		trie = bpf_map_lookup_elem(set == EXACT_VERIFY ? (void *)&verify_v6 :
 								  (void *)&allow_v6, &slot);
 		if (!trie)
-			return 0;
+			return -1;
 		__builtin_memcpy(k6.addr, addr, sizeof(k6.addr));
 		len = bpf_map_lookup_elem(trie, &k6);
 	} else {
@@ -217,7 +218,7 @@ static __always_inline int addr_exact(enum exact_set set, __u32 slot, int ipv6, 
 		trie = bpf_map_lookup_elem(set == EXACT_VERIFY ? (void *)&verify_v4 :
 								  (void *)&allow_v4, &slot);
 		if (!trie)
-			return 0;
+			return -1;
 		__builtin_memcpy(k4.addr, addr, sizeof(k4.addr));
 		len = bpf_map_lookup_elem(trie, &k4);
 	}
@@ -339,6 +340,7 @@ static __always_inline int addr_verdict(const struct filter_view *fv,
 					const void *addr, struct match_info *mi, __u32 field)
 {
 	__u32 allow;
+	int exact;
 
 	if (!len1)
 		return 0;
@@ -350,14 +352,17 @@ static __always_inline int addr_verdict(const struct filter_view *fv,
 		goto allow;
 	}
 	cnt->bloom_hits++;
-	if (config.verify) {
-		/* The exact match also says which listed prefix it was. */
-		len1 = addr_exact(EXACT_VERIFY, fv->gen.block_slot, ipv6, addr);
-		if (!len1) {
+	if (config.verify != BLOOMXDP_VERIFY_OFF) {
+		/* The generation's exact copy, if its load made one: it also says which prefix. */
+		exact = addr_exact(EXACT_VERIFY, fv->gen.block_slot, ipv6, addr);
+		if (!exact) {
 			cnt->false_positives++;
 			return 0;
 		}
-		cnt->confirmed++;
+		if (exact > 0) {
+			cnt->confirmed++;
+			len1 = exact;
+		}
 	}
 	mi->key_len = len1 - 1;
 	mi->key_kind = len1 - 1 < (ipv6 ? 128 : 32) ? BLOOMXDP_EVKEY_PREFIX :
@@ -365,7 +370,7 @@ static __always_inline int addr_verdict(const struct filter_view *fv,
 allow:
 	allow = active_word(BLOOMXDP_ACTIVE_ALLOW);
 	if ((allow & (ipv6 ? BLOOMXDP_ALLOW_HAS_V6 : BLOOMXDP_ALLOW_HAS_V4)) &&
-	    addr_exact(EXACT_ALLOW, allow & (BLOOMXDP_GENERATIONS - 1), ipv6, addr)) {
+	    addr_exact(EXACT_ALLOW, allow & (BLOOMXDP_GENERATIONS - 1), ipv6, addr) > 0) {
 		cnt->allowed++;
 		return 0;
 	}
@@ -572,7 +577,9 @@ static __always_inline void name_walk_init(struct name_walk *w, void *bits, __u6
 	w->kinds = kinds;
 	w->bloom_hits = 0;
 	w->false_positives = 0;
-	w->verify = config.verify ? bpf_map_lookup_elem(&verify_names, &block_slot) : NULL;
+	/* NULL when the generation has no exact copy (--verify off, or auto over its share). */
+	w->verify = config.verify != BLOOMXDP_VERIFY_OFF ?
+		    bpf_map_lookup_elem(&verify_names, &block_slot) : NULL;
 	w->allow = allow & BLOOMXDP_ALLOW_HAS_NAMES ?
 		   bpf_map_lookup_elem(&allow_names, &allow_slot) : NULL;
 	/* Read through the volatile: a cast would let clang fold the key to zero. */
@@ -590,7 +597,7 @@ static __always_inline int name_verdict(struct bloomxdp_counters *cnt, struct sc
 	cnt->false_positives += w->false_positives;
 	if (!hit)
 		return 0;
-	if (config.verify)
+	if (w->verify)
 		cnt->confirmed++;
 	if (name_allowed(s, w)) {
 		cnt->allowed++;

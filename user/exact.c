@@ -262,3 +262,54 @@ __u64 exact_set_bytes(const struct exact_set *x)
 	       x->added[EXACT_V6] * LPM_ENTRY_BYTES(struct bloomxdp_lpm_v6) +
 	       x->added[EXACT_NAMES] * LPM_ENTRY_BYTES(struct bloomxdp_lpm_name);
 }
+
+const char *verify_mode_name(__u32 mode)
+{
+	return mode == BLOOMXDP_VERIFY_AUTO ? "auto" : mode == BLOOMXDP_VERIFY_ON ? "on" :
+	       mode == BLOOMXDP_VERIFY_OFF ? "off" : "?";
+}
+
+__u64 verify_auto_limit(__u64 max_memory)
+{
+	return max_memory / BLOOMXDP_VERIFY_AUTO_SHARE;
+}
+
+bool exact_outer_has(const struct exact_outer *o, __u32 slot)
+{
+	__u32 id;
+
+	return !bpf_map_lookup_elem(o->names_fd, &slot, &id);
+}
+
+/* Bytes as a size an operator reads: "640 MB", "7.5 MB", "900 KB" (powers of 1000). */
+static void size_text(__u64 bytes, char *buf, size_t len)
+{
+	if (bytes >= 1000000)
+		snprintf(buf, len, bytes >= 100000000 ? "%.0f MB" : "%.1f MB", bytes / 1e6);
+	else
+		snprintf(buf, len, "%.1f KB", bytes / 1e3);
+}
+
+void verify_reason(__u32 mode, bool on, const struct bloomxdp_state *st, char *buf,
+		   size_t len)
+{
+	char need[32], limit[32];
+
+	size_text(st->exact_bytes, need, sizeof(need));
+	size_text(verify_auto_limit(st->max_memory), limit, sizeof(limit));
+	if (mode == BLOOMXDP_VERIFY_OFF)
+		snprintf(buf, len, "exact stage off: attach --verify off");
+	else if (!on && mode == BLOOMXDP_VERIFY_AUTO && st->exact_bytes)
+		snprintf(buf, len, "exact stage off: %llu keys need %s, more than %s (a quarter "
+			 "of --max-memory)", (unsigned long long)st->exact_keys, need, limit);
+	else if (!on)
+		snprintf(buf, len, "exact stage off: the live list was made without an exact "
+			 "copy (the next load makes one%s)",
+			 mode == BLOOMXDP_VERIFY_AUTO ? " if it fits" : "");
+	else if (mode == BLOOMXDP_VERIFY_AUTO)
+		snprintf(buf, len, "exact stage on: %llu keys need %s, within %s (a quarter of "
+			 "--max-memory)", (unsigned long long)st->exact_keys, need, limit);
+	else
+		snprintf(buf, len, "exact stage on: attach --verify on (%llu keys, %s)",
+			 (unsigned long long)st->exact_keys, need);
+}

@@ -72,6 +72,20 @@ void exact_outer_clear(const struct exact_outer *o, __u32 slot);
  * process filled the same sum is made from the keys it inserted.
  */
 __u64 exact_set_bytes(const struct exact_set *x);
+
+/* "auto", "on", "off": attach --verify's mode (config.verify). */
+const char *verify_mode_name(__u32 mode);
+/* The most bytes an exact copy may take in mode auto: a quarter of max_memory. */
+__u64 verify_auto_limit(__u64 max_memory);
+/* True when generation slot has an exact copy (the program confirms its Bloom hits). */
+bool exact_outer_has(const struct exact_outer *o, __u32 slot);
+/*
+ * Why the live generation's exact stage is on or off, one line for status:
+ * "exact stage off: 10000000 keys need 640 MB, more than 64 MB". on: the
+ * slot has a copy; st: the generation's bookkeeping.
+ */
+void verify_reason(__u32 mode, bool on, const struct bloomxdp_state *st, char *buf,
+		   size_t len);
 __u64 map_fd_bytes(int fd);
 
 #endif

@@ -180,7 +180,8 @@ static int add_blocked(struct attachment *att, const struct parsed_args *p, char
 		ret = filter_open(att->filter_fd, slot, &att->config, &f);
 	if (!ret)
 		ret = filter_open_kernel(att->kfilter_fd, slot, &f);
-	if (!ret && att->config.verify)
+	/* The live generation's exact copy, if its load made one (--verify). */
+	if (!ret && att->config.verify && exact_outer_has(&att->verify, slot))
 		ret = exact_set_open(&att->verify, slot, &live);
 	if (!ret)
 		ret = attachment_read_state(att, slot, &st);
@@ -197,7 +198,7 @@ static int add_blocked(struct attachment *att, const struct parsed_args *p, char
 		__u64 keys = blocklist_keys(&f, &parsed[i]);
 
 		/* The exact copy first: a packet must not see a Bloom hit it cannot confirm. */
-		if (att->config.verify) {
+		if (live.names_fd >= 0) {
 			ret = exact_set_add(&live, att->config.hash_key, &parsed[i]);
 			if (ret < 0)
 				break;

@@ -379,7 +379,8 @@ static int del_blocked(struct attachment *att, struct list_inputs *in, struct de
 	ret = attachment_active(att, BLOOMXDP_ACTIVE_BLOCK, &slot);
 	if (!ret)
 		ret = filter_open(att->filter_fd, slot, &att->config, &f);
-	if (!ret && att->config.verify)
+	/* The live generation's exact copy, if its load made one (--verify). */
+	if (!ret && att->config.verify && exact_outer_has(&att->verify, slot))
 		ret = exact_set_open(&att->verify, slot, &live);
 	if (!ret)
 		ret = attachment_read_state(att, slot, &st);
@@ -423,7 +424,7 @@ static int del_blocked(struct attachment *att, struct list_inputs *in, struct de
 	}
 	for (i = 0; i < n; i++) {
 		/* The exact copy first: the entry stops matching at once, the rest still do. */
-		if (att->config.verify) {
+		if (live.names_fd >= 0) {
 			ret = exact_set_remove(&live, att->config.hash_key, &s->p->e[i]);
 			if (ret)
 				break;
@@ -453,7 +454,7 @@ static int del_blocked(struct attachment *att, struct list_inputs *in, struct de
 		unlinkat(sd.fd, BITCOUNTS_FILE, 0);
 	}
 	for (i = 0; i < n; i++)
-		if (entry_ranged_family(&f, &s->p->e[i]) < 0 && !att->config.verify &&
+		if (entry_ranged_family(&f, &s->p->e[i]) < 0 && live.names_fd < 0 &&
 		    blocklist_lookup(&f, &s->p->e[i], why, sizeof(why)))
 			log_warn("%s: deleted, but still matched by the filter: its bits are "
 				 "shared with other keys or saturated (a false positive now; "

@@ -175,6 +175,7 @@ static int find_listed(struct list_inputs *in, const struct list_opts *lo,
 int list_query(const char *ifname, const struct list_opts *o, char **entries, int n)
 {
 	struct exact_set verify, allow;
+	bool exact_live;
 	struct filter f = { .map_fd = -1 };
 	__u32 block_slot, allow_slot;
 	struct parsed_args args = {};
@@ -205,8 +206,9 @@ int list_query(const char *ifname, const struct list_opts *o, char **entries, in
 		ret = filter_open(att.filter_fd, block_slot, &att.config, &f);
 	if (!ret)
 		ret = filter_open_kernel(att.kfilter_fd, block_slot, &f);
-	if (!ret && att.config.verify)
+	if (!ret && att.config.verify && exact_outer_has(&att.verify, block_slot))
 		ret = exact_set_open(&att.verify, block_slot, &verify);
+	exact_live = verify.names_fd >= 0;
 	if (!ret)
 		ret = exact_set_open(&att.allow, allow_slot, &allow);
 	for (fam = 0; fam < 2 && !ret; fam++) {
@@ -276,7 +278,7 @@ int list_query(const char *ifname, const struct list_opts *o, char **entries, in
 			continue;
 		}
 		blocked = blocklist_lookup(&f, &e, matched, sizeof(matched));
-		if (blocked && att.config.verify) {
+		if (blocked && exact_live) {
 			blocked = blocklist_confirm(&verify, att.config.hash_key, &e);
 			if (!blocked)
 				log_debug("%s: a false positive of the filter, refused by --verify",
@@ -288,7 +290,7 @@ int list_query(const char *ifname, const struct list_opts *o, char **entries, in
 			log_debug("%s: on the allowlist", entries[i]);
 			blocked = false;
 		}
-		if (blocked && !att.config.verify) {
+		if (blocked && !exact_live) {
 			/* The filter alone: the list as last applied tells a listed entry. */
 			if (!state_tried) {
 				state_tried = true;
@@ -308,16 +310,16 @@ int list_query(const char *ifname, const struct list_opts *o, char **entries, in
 			if (ret)
 				no_state = "its state's copy of the list cannot be read";
 		}
-		print_verdict(entries[i], &e, blocked, matched, att.config.verify);
+		print_verdict(entries[i], &e, blocked, matched, exact_live);
 		if (blocked && no_state)
 			log_warn("%s: cannot tell a listed entry from a false positive of the "
 				 "filter: %s", ifname, no_state);
 		if (blocked && matched[0])
 			log_debug("%s: matched the %s %s %s", entries[i],
-				  att.config.verify ? "listed" : "filter's key of a",
+				  exact_live ? "listed" : "filter's key of a",
 				  e.kind == ENTRY_ADDR ? "prefix" :
 				  strchr(matched, '/') ? "URL" : "domain", matched);
-		if (blocked && !att.config.verify)
+		if (blocked && !exact_live)
 			log_debug("%s: the filter alone cannot tell a listed entry from a false "
 				  "positive (attach --verify can)", entries[i]);
 	}

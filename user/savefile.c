@@ -721,7 +721,8 @@ int savefile_apply(struct attachment *att, const char *path)
 int savefile_apply_with(struct attachment *att, const char *path, savefile_extra_fn extra,
 			void *ctx)
 {
-	const int outers[] = { att->filter_fd, att->ranges_v4_fd, att->ranges_v6_fd };
+	const int outers[] = { att->filter_fd, att->ranges_v4_fd, att->ranges_v6_fd,
+			       att->verify.v4_fd, att->verify.v6_fd, att->verify.names_fd };
 	struct filter f = { .map_fd = -1, .kbloom_fd = -1 };
 	int range_fds[2] = { -1, -1 }, ret, fam;
 	struct bloomxdp_state st = {};
@@ -738,10 +739,11 @@ int savefile_apply_with(struct attachment *att, const char *path, savefile_extra
 
 	range_set_init(&s[0], BLOOMXDP_KEY_IPV4);
 	range_set_init(&s[1], BLOOMXDP_KEY_IPV6);
-	if (att->config.verify) {
-		log_error("%s runs with --verify, and a saved filter holds no exact copy to "
-			  "confirm its hits: load the source lists instead; the live list is "
-			  "unchanged", att->ifname);
+	/* --verify auto: the saved filter's generation runs without an exact stage. */
+	if (att->config.verify == BLOOMXDP_VERIFY_ON) {
+		log_error("%s runs with --verify on, and a saved filter holds no exact copy to "
+			  "confirm its hits: load the source lists instead, or attach --force "
+			  "--verify auto; the live list is unchanged", att->ifname);
 		return -EOPNOTSUPP;
 	}
 	ret = attachment_read_live(att, &slot, &st, "the live list");
@@ -811,6 +813,8 @@ int savefile_apply_with(struct attachment *att, const char *path, savefile_extra
 	st.loaded_at_ns = wall.tv_sec * 1000000000ULL + wall.tv_nsec;
 	st.capacity = in.capacity;
 	/* st.max_memory stays the attachment's. */
+	st.exact_keys = st.exact_bytes = 0;	/* no exact copy: the generation's stage is off */
+	exact_outer_clear(&att->verify, slot);
 	ret = attachment_write_state(att, slot, &st);
 	if (!ret)
 		ret = filter_install(att->filter_fd, slot, &f);
@@ -821,7 +825,7 @@ int savefile_apply_with(struct attachment *att, const char *path, savefile_extra
 	if (!ret)
 		ret = named_lists_suspend(att, &named_was);
 	if (!ret) {
-		ret = attachment_flip(att, BLOOMXDP_ACTIVE_BLOCK, slot, 0, outers, 3);
+		ret = attachment_flip(att, BLOOMXDP_ACTIVE_BLOCK, slot, 0, outers, 6);
 		if (ret)
 			named_lists_resume(att, named_was);
 	}
