@@ -438,6 +438,9 @@ static int del_blocked(struct attachment *att, struct list_inputs *in, struct de
 			break;
 		st.entries -= st.entries >= times ? times : st.entries;
 	}
+	/* The exact copy's intervals without the deleted prefixes. */
+	if (!ret && live.names_fd >= 0)
+		ret = exact_set_update_live(&att->verify, slot, &live);
 	if (!ret)
 		ret = del_ranges(att, slot, s);
 	if (ret) {

@@ -287,7 +287,8 @@ static int named_commit(struct list_inputs *in, const struct list_opts *o, __u64
 static __u64 exact_decide(const struct attachment *att, const struct list_build *b,
 			  struct exact_set *x, __u64 max_memory, struct bloomxdp_state *st)
 {
-	__u64 added = x->added[0] + x->added[1] + x->added[2], bytes;
+	__u64 added = x->added[0] + x->added[1] + x->added[2] + x->added_prefixes[0] +
+		      x->added_prefixes[1], bytes;
 
 	st->exact_keys = st->exact_bytes = 0;
 	if (x->names_fd < 0)
@@ -349,7 +350,7 @@ int list_load_union(struct attachment *att, const struct list_opts *o, struct li
 	max_memory = load_max_memory(o, &live);
 	if (att->config.verify != BLOOMXDP_VERIFY_OFF) {
 		build.exact_optional = att->config.verify == BLOOMXDP_VERIFY_AUTO;
-		ret = exact_set_create(&exact, exact_room_for_memory(build.exact_optional ?
+		ret = exact_set_create_hashed(&exact, exact_room_for_memory(build.exact_optional ?
 						verify_auto_limit(max_memory) : max_memory));
 		if (ret) {
 			log_error("cannot create the new maps of %s: %s", att->ifname,

@@ -21,6 +21,10 @@
 #define BLOOMXDP_PIN_VERIFY_V4	"verify_v4"	/* ARRAY_OF_MAPS: exact copies, --verify */
 #define BLOOMXDP_PIN_VERIFY_V6	"verify_v6"
 #define BLOOMXDP_PIN_VERIFY_NAMES "verify_names"
+#define BLOOMXDP_PIN_VERIFY_PREFIX_V4 "verify_prefix_v4"	/* the CLI's, see bpf/maps.h */
+#define BLOOMXDP_PIN_VERIFY_PREFIX_V6 "verify_prefix_v6"
+#define BLOOMXDP_PIN_VERIFY_RANGES_V4 "verify_ranges_v4"
+#define BLOOMXDP_PIN_VERIFY_RANGES_V6 "verify_ranges_v6"
 #define BLOOMXDP_PIN_ALLOW_V4	"allow_v4"	/* ARRAY_OF_MAPS: the allowlist */
 #define BLOOMXDP_PIN_ALLOW_V6	"allow_v6"
 #define BLOOMXDP_PIN_ALLOW_NAMES "allow_names"

@@ -63,12 +63,7 @@ static void att_of(struct xdp_harness *h, struct attachment *att)
 	att->config_fd = bpf_map__fd(s->maps.rodata_config);
 	att->filter_fd = bpf_map__fd(s->maps.filter);
 	att->kfilter_fd = bpf_map__fd(s->maps.kfilter);
-	att->verify.v4_fd = bpf_map__fd(s->maps.verify_v4);
-	att->verify.v6_fd = bpf_map__fd(s->maps.verify_v6);
-	att->verify.names_fd = bpf_map__fd(s->maps.verify_names);
-	att->allow.v4_fd = bpf_map__fd(s->maps.allow_v4);
-	att->allow.v6_fd = bpf_map__fd(s->maps.allow_v6);
-	att->allow.names_fd = bpf_map__fd(s->maps.allow_names);
+	loader_exact_outers(s, &att->verify, &att->allow);
 	att->ranges_v4_fd = bpf_map__fd(s->maps.ranges_v4);
 	att->ranges_v6_fd = bpf_map__fd(s->maps.ranges_v6);
 	att->active_fd = bpf_map__fd(s->maps.active);

@@ -293,12 +293,12 @@ static const struct row rows[] = {
 	    O_FP_THEN_HIT, .ev = EV(DNS, NAME, 2), .ev_on = EV(DNS, NAME, 3)),
 	DNS("DNS: Bloom-only suffix alone", "other.shadow.test", O_FP, .ev = EV(DNS, NAME, 2)),
 	/*
-	 * A Bloom-only /32 inside a listed /24: the exact copy confirms it (the
-	 * LPM lookup finds the /24). Without verify the event reports the Bloom
-	 * hit's length; with it, the listed prefix the exact copy matched.
+	 * A Bloom-only /32 inside a listed /24: the exact copy confirms it (its
+	 * intervals hold the /24). Without verify the event reports the Bloom
+	 * hit's length; with it, an interval of the exact copy's prefixes.
 	 */
 	A("Bloom-only host inside a listed prefix", "198.51.100.7", NULL, O_HIT,
-	  .ev = EV(SRC, ADDRESS, 32), .ev_on = EV(SRC, PREFIX, 24)),
+	  .ev = EV(SRC, ADDRESS, 32), .ev_on = EV(SRC, RANGE, 0)),
 
 	/* (c) the allowlist inside blocked prefixes. */
 	A("allowlisted first address of the /24", "198.51.100.0", NULL, O_ALLOWED),
@@ -368,6 +368,12 @@ static int frame_of_row(const struct row *r, struct frame *f, bool *v6)
 }
 
 /* What a row must do under a configuration: verdict, counters, event. */
+/* The event of a prefix confirmed by the exact copy's intervals, per field. */
+static const struct ev_want range_ev[] = {
+	[BLOOMXDP_FIELD_SRC] = EV(SRC, RANGE, 0),
+	[BLOOMXDP_FIELD_DST] = EV(DST, RANGE, 0),
+};
+
 static const struct ev_want *expect(const struct row *r, enum cfg_id c, bool v6,
 				    struct bloomxdp_counters *d, __u32 *verdict)
 {
@@ -388,8 +394,13 @@ static const struct ev_want *expect(const struct row *r, enum cfg_id c, bool v6,
 		d->bloom_hits = 1;
 		d->confirmed = verify;
 		hit = true;
-		/* With verify the event names what the exact copy matched, when given. */
-		ev = verify && r->ev_on.field ? &r->ev_on : &r->ev;
+		/*
+		 * With verify the event names what the exact copy matched, when
+		 * given; a listed prefix is one of its intervals.
+		 */
+		ev = verify && r->ev_on.field ? &r->ev_on :
+		     verify && r->ev.kind == BLOOMXDP_EVKEY_PREFIX ? &range_ev[r->ev.field] :
+		     &r->ev;
 		break;
 	case O_FP:
 		d->bloom_hits = 1;
@@ -723,19 +734,20 @@ struct burst_case {
 	struct ev_want ev;
 };
 
+/* With verify (these programs): a listed prefix is confirmed by an interval. */
 static const struct burst_case bursts[] = {
 	{ "v4 listed host as source", BLOOMXDP_ACTION_DROP, "192.0.2.77", DST4, NULL,
 	  EV(SRC, ADDRESS, 32) },
 	{ "v4 address in a listed prefix", BLOOMXDP_ACTION_DROP, "198.51.100.9", DST4, NULL,
-	  EV(SRC, PREFIX, 24) },
+	  EV(SRC, RANGE, 0) },
 	{ "v6 listed host as destination", BLOOMXDP_ACTION_DROP, SRC6, "2001:db8::42", NULL,
 	  EV(DST, ADDRESS, 128) },
 	{ "v6 address in a listed prefix", BLOOMXDP_ACTION_DROP, "2001:db8:1:5::5", DST6, NULL,
-	  EV(SRC, PREFIX, 48) },
+	  EV(SRC, RANGE, 0) },
 	{ "DNS query for a listed domain", BLOOMXDP_ACTION_DROP, SRC4, DST4, "www.evil.example",
 	  EV(DNS, NAME, 2) },
 	{ "monitor: v4 address in a listed prefix", BLOOMXDP_ACTION_MONITOR, "203.0.113.100",
-	  DST4, NULL, EV(SRC, PREFIX, 26) },
+	  DST4, NULL, EV(SRC, RANGE, 0) },
 };
 
 /* Keeps this thread on the CPU it runs on: the event budget is per CPU. */
