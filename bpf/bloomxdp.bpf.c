@@ -386,10 +386,14 @@ static __always_inline int addr_verdict(const struct filter_view *fv,
 		}
 		if (exact > 0)
 			cnt->confirmed++;
-		/* A listed prefix holds it: the event names the interval, as the store's. */
-		if (exact == RANGE_HIT)
+		/*
+		 * A listed prefix holds it: the event keeps the Bloom hit's length
+		 * (as without the exact stage), or names an interval when that hit
+		 * was at the host's length (the host itself is not listed).
+		 */
+		if (exact == RANGE_HIT && len1 - 1 == (ipv6 ? 128 : 32))
 			goto range;
-		if (exact > 0)
+		if (exact > 0 && exact != RANGE_HIT)
 			len1 = exact;
 	}
 	mi->key_len = len1 - 1;

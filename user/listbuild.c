@@ -153,6 +153,7 @@ static int build_entry(const struct entry *e, void *arg)
 		if ((ret == -ENOSPC || ret == -E2BIG) && b->exact_optional) {
 			b->exact = NULL;
 			b->exact_overflow = true;
+			ret = 0;
 		} else if (ret < 0) {
 			return ret;
 		}
