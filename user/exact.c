@@ -520,15 +520,11 @@ static __u64 hashed_ranges_bytes(const struct exact_set *x)
 	return bytes;
 }
 
-__u64 exact_set_bytes(const struct exact_set *x)
+__u64 exact_set_bytes_estimate(const struct exact_set *x)
 {
 	__u64 bytes = 0;
 	int which;
 
-	if (x->hashed && memlock_is_usage())
-		return map_fd_bytes(x->v4_fd) + map_fd_bytes(x->v6_fd) +
-		       map_fd_bytes(x->names_fd) + map_fd_bytes(x->p4_fd) +
-		       map_fd_bytes(x->p6_fd) + hashed_ranges_bytes(x);
 	if (x->hashed) {
 		for (which = 0; which < 3; which++)
 			bytes += pow2_at_least(x->room[which]) * HTAB_BUCKET_BYTES +
@@ -537,12 +533,20 @@ __u64 exact_set_bytes(const struct exact_set *x)
 		       x->added_prefixes[1] * LPM_ENTRY_BYTES(struct bloomxdp_lpm_v6) +
 		       hashed_ranges_bytes(x);
 	}
-	if (memlock_is_usage())
-		return map_fd_bytes(x->v4_fd) + map_fd_bytes(x->v6_fd) +
-		       map_fd_bytes(x->names_fd);
 	return x->added[EXACT_V4] * LPM_ENTRY_BYTES(struct bloomxdp_lpm_v4) +
 	       x->added[EXACT_V6] * LPM_ENTRY_BYTES(struct bloomxdp_lpm_v6) +
 	       x->added[EXACT_NAMES] * LPM_ENTRY_BYTES(struct bloomxdp_lpm_name);
+}
+
+__u64 exact_set_bytes(const struct exact_set *x)
+{
+	if (!memlock_is_usage())
+		return exact_set_bytes_estimate(x);
+	if (x->hashed)
+		return map_fd_bytes(x->v4_fd) + map_fd_bytes(x->v6_fd) +
+		       map_fd_bytes(x->names_fd) + map_fd_bytes(x->p4_fd) +
+		       map_fd_bytes(x->p6_fd) + hashed_ranges_bytes(x);
+	return map_fd_bytes(x->v4_fd) + map_fd_bytes(x->v6_fd) + map_fd_bytes(x->names_fd);
 }
 
 const char *verify_mode_name(__u32 mode)

@@ -104,9 +104,12 @@ void exact_outer_clear(const struct exact_outer *o, __u32 slot);
  * Bytes the maps of a set take, as the kernel accounts them (memlock in
  * /proc/self/fdinfo) where it accounts what a map holds (Linux 6.4 on); an
  * older kernel reports the room of max_entries there, so for a set this
- * process filled the same sum is made from the keys it inserted.
+ * process filled the same sum is made from the keys it inserted (a hashed
+ * set's buckets from its room), and its intervals' bytes added.
  */
 __u64 exact_set_bytes(const struct exact_set *x);
+/* The same from the keys this process inserted, as 6.4 accounts them (what 6.1 gets). */
+__u64 exact_set_bytes_estimate(const struct exact_set *x);
 
 /* "auto", "on", "off": attach --verify's mode (config.verify). */
 const char *verify_mode_name(__u32 mode);
