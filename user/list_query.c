@@ -290,8 +290,12 @@ int list_query(const char *ifname, const struct list_opts *o, char **entries, in
 			log_debug("%s: on the allowlist", entries[i]);
 			blocked = false;
 		}
-		if (blocked && !exact_live) {
-			/* The filter alone: the list as last applied tells a listed entry. */
+		if (blocked) {
+			/*
+			 * The list as last applied names the listed entry; with the
+			 * filter alone it also tells a listed entry from a false
+			 * positive (the exact stage refused those already).
+			 */
 			if (!state_tried) {
 				state_tried = true;
 				open_listed(&att, o, block_slot, &in, &lo, &csv, &no_state);
@@ -302,7 +306,7 @@ int list_query(const char *ifname, const struct list_opts *o, char **entries, in
 				printf("%s: blocked (listed: %s)\n", entries[i], lc.covering);
 				continue;
 			}
-			if (!ret && !no_state) {
+			if (!ret && !no_state && !exact_live) {
 				printf("%s: blocked (a false positive of the filter: not in the "
 				       "list as last applied)\n", entries[i]);
 				continue;
@@ -311,7 +315,7 @@ int list_query(const char *ifname, const struct list_opts *o, char **entries, in
 				no_state = "its state's copy of the list cannot be read";
 		}
 		print_verdict(entries[i], &e, blocked, matched, exact_live);
-		if (blocked && no_state)
+		if (blocked && no_state && !exact_live)
 			log_warn("%s: cannot tell a listed entry from a false positive of the "
 				 "filter: %s", ifname, no_state);
 		if (blocked && matched[0])

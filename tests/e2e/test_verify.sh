@@ -115,10 +115,10 @@ check_eq "add --allow $P_ALLOW2" "added 1 entry to the allowlist of $IF_SRV" "$o
 check_fails "add --allow of a URL is refused" 1 "the allowlist takes addresses" \
 	bx add "$IF_SRV" --allow http://evil.example/x
 
-want="$P_IN1: blocked (listed prefix 198.51.100.0/25)
-$P_IN2: blocked (listed prefix 198.51.100.0/25)
-$H_BLOCK: blocked
-$V_IN: blocked (listed prefix 2001:db8:b10::100/120)
+want="$P_IN1: blocked (listed: 198.51.100.0/25)
+$P_IN2: blocked (listed: 198.51.100.0/25)
+$H_BLOCK: blocked (listed: $H_BLOCK)
+$V_IN: blocked (listed: 2001:db8:b10::100/120)
 $P_ALLOW1: not blocked
 $P_ALLOW2: not blocked
 $V_ALLOW: not blocked
@@ -302,11 +302,11 @@ expect_replies "second list: addresses only in the first one (and others) get ev
 check_eq "second list: dropped $((N * 3)), allowed 0, confirmed $((N * 3))" \
 	"$((N * 3)) 0 $((N * 3))" \
 	"$(delta "$before" "$after" dropped) $(delta "$before" "$after" allowed) $(delta "$before" "$after" confirmed)"
-want="$P_OUT: blocked (listed prefix 198.51.100.128/25)
+want="$P_OUT: blocked (listed: 198.51.100.128/25)
 $P_IN1: not blocked
-$H_NB: blocked
+$H_NB: blocked (listed: $H_NB)
 $H_BLOCK: not blocked
-$V_OUT: blocked (listed prefix 2001:db8:b10::200/120)"
+$V_OUT: blocked (listed: 2001:db8:b10::200/120)"
 check_eq "query after the second load" "$want" \
 	"$(bx query "$IF_SRV" "$P_OUT" "$P_IN1" "$H_NB" "$H_BLOCK" "$V_OUT" 2>&1)"
 # The allowlist has its own generation: a blocklist load keeps it.
