@@ -505,9 +505,8 @@ static const struct enum_value dns_reply_values[] = {
 };
 
 static const struct enum_value verify_values[] = {
-	ENUM_VALUE("auto", BLOOMXDP_VERIFY_AUTO, "at each load, when the copy fits within a quarter\n"
-		   "of --max-memory"),
-	ENUM_VALUE("on", BLOOMXDP_VERIFY_ON, "always (a load that cannot fit it is refused)"),
+	ENUM_VALUE("auto", BLOOMXDP_VERIFY_AUTO, "when it fits in a quarter of --max-memory"),
+	ENUM_VALUE("on", BLOOMXDP_VERIFY_ON, "always (a load it cannot fit in is refused)"),
 	ENUM_VALUE("off", BLOOMXDP_VERIFY_OFF, "never: a Bloom hit drops"),
 	ENUM_ALIAS("true", BLOOMXDP_VERIFY_ON), ENUM_ALIAS("yes", BLOOMXDP_VERIFY_ON),
 	ENUM_ALIAS("1", BLOOMXDP_VERIFY_ON), ENUM_ALIAS("false", BLOOMXDP_VERIFY_OFF),
@@ -553,7 +552,8 @@ static const struct option_spec attach_options[] = {
 	OPTION("verify", 0, OPT_ENUM_FLAG, A(verify), "WHEN",
 	       "keep an exact copy of the list in the kernel and drop\n"
 	       "only what it confirms: no false positive is dropped;\n"
-	       "costs memory (plan --verify); alone: on",
+	       "costs memory (plan --verify); alone: on; auto is\n"
+	       "decided again at each load",
 	       .values = verify_values, .bare = BLOOMXDP_VERIFY_ON),
 	OPTION("events-per-sec", 0, OPT_COUNT, A(events_per_sec), "N",
 	       "drop events for 'bloomxdp watch', per CPU and\nsecond (0: none)",
