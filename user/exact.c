@@ -52,8 +52,8 @@ static const struct {
 	{ "bloomxdp_xhn", sizeof(__u64) },
 };
 
-/* The first room of a hash map: a bucket array of 16 KB. */
-#define HASHED_FIRST_ROOM 1024U
+/* The first room of a hash map: a bucket array of 1 KB (a short list costs little). */
+#define HASHED_FIRST_ROOM 64U
 
 static int hashed_create(int which, __u32 room)
 {
