@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -269,6 +270,67 @@ int exact_set_remove(struct exact_set *x, const __u64 hash_key[2], const struct 
 	}
 	nk.key = exact_entry_key(hash_key, e);
 	return x->hashed ? delete_key(x->names_fd, &nk.key) : delete_key(x->names_fd, &nk);
+}
+
+/* Deletes n keys of size bytes from a hash map in batches; keys already gone are skipped. */
+static int delete_keys(int fd, const __u8 *keys, __u32 size, __u32 n)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	__u32 done = 0, count;
+
+	while (done < n) {
+		count = n - done;
+		if (!bpf_map_delete_batch(fd, keys + (size_t)done * size, &count, &opts))
+			return 0;
+		if (errno != ENOENT)
+			return -errno;
+		done += count + 1;	/* count deleted, then the one not there */
+	}
+	return 0;
+}
+
+int exact_set_remove_many(struct exact_set *x, const __u64 hash_key[2], const struct entry *e,
+			  int n)
+{
+	struct bloomxdp_lpm_v6 key;
+	__u8 *keys[3] = { NULL, NULL, NULL };
+	__u32 count[3] = { 0, 0, 0 }, which;
+	int i, fd, ret = 0;
+	__u64 name;
+
+	if (!x->hashed) {
+		for (i = 0; i < n && !ret; i++)
+			ret = exact_set_remove(x, hash_key, &e[i]);
+		return ret;
+	}
+	for (which = 0; which < 3 && !ret; which++) {
+		keys[which] = calloc(n ? n : 1, hashed_maps[which].key_size);
+		if (!keys[which])
+			ret = -ENOMEM;
+	}
+	/* Prefixes one by one (their trie); hosts and names gathered for one batch per map. */
+	for (i = 0; i < n && !ret; i++) {
+		if (e[i].kind == ENTRY_ADDR && !is_host(&e[i].addr)) {
+			ret = exact_set_remove(x, hash_key, &e[i]);
+			continue;
+		}
+		if (e[i].kind == ENTRY_ADDR) {
+			fd = lpm_key(x, &e[i].addr, &key);
+			which = fd == x->p4_fd ? EXACT_V4 : EXACT_V6;
+			memcpy(keys[which] + count[which]++ * hashed_maps[which].key_size, key.addr,
+			       hashed_maps[which].key_size);
+			continue;
+		}
+		name = exact_entry_key(hash_key, &e[i]);
+		memcpy(keys[EXACT_NAMES] + count[EXACT_NAMES]++ * sizeof(name), &name, sizeof(name));
+	}
+	for (which = 0; which < 3 && !ret; which++)
+		if (count[which])
+			ret = delete_keys(*hashed_fd(x, which), keys[which],
+					  hashed_maps[which].key_size, count[which]);
+	for (which = 0; which < 3; which++)
+		free(keys[which]);
+	return ret;
 }
 
 int exact_set_match_len(const struct exact_set *x, const struct bloomxdp_key *addr)

@@ -73,6 +73,9 @@ int exact_set_add(struct exact_set *x, const __u64 hash_key[2], const struct ent
 
 /* del: the entry out of the set (0 when it was not there). */
 int exact_set_remove(struct exact_set *x, const __u64 hash_key[2], const struct entry *e);
+/* The same for n entries: hosts and names in one batch per hash map (del of many). */
+int exact_set_remove_many(struct exact_set *x, const __u64 hash_key[2], const struct entry *e,
+			  int n);
 /* True when the set holds the entry, or (addresses) a prefix covering it. */
 bool exact_set_has(const struct exact_set *x, const __u64 hash_key[2], const struct entry *e);
 

@@ -208,8 +208,11 @@ static int add_blocked(struct attachment *att, const struct parsed_args *p, char
 		ret = filter_open(att->filter_fd, slot, &att->config, &f);
 	if (!ret)
 		ret = filter_open_kernel(att->kfilter_fd, slot, &f);
-	/* The live generation's exact copy, if its load made one (--verify). */
-	if (!ret && att->config.verify && exact_outer_has(&att->verify, slot))
+	/*
+	 * The live generation's exact copy, if its load made one (--verify), kept
+	 * whole even under --verify off: attach --force may turn the stage on again.
+	 */
+	if (!ret && exact_outer_has(&att->verify, slot))
 		ret = exact_set_open(&att->verify, slot, &live);
 	if (!ret)
 		ret = attachment_read_state(att, slot, &st);

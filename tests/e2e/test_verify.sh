@@ -442,6 +442,15 @@ grep -q "^verify          exact stage off: attach --verify off (--verify off)$" 
 	not_ok "status: exact stage off: attach --verify off" "$out"
 ping_many "$N" 0.05 "$FP"
 expect_replies "--verify off: the false positive $FP is dropped" 0 "$FP"
+# An add under --verify off still goes into the live copy: turned on again, it is confirmed.
+check "add $FP under --verify off" bx add "$IF_SRV" "$FP"
+check "attach --force --verify auto" bx attach "$IF_SRV" --force --fpr 0.5 --verify auto
+before=$(stats_json)
+ping_many "$N" 0.05 "$FP"
+after=$(stats_json)
+expect_replies "--verify auto again: $FP, added meanwhile, is dropped" 0 "$FP"
+check_eq "... confirmed by the exact copy" "$N 0" \
+	"$(delta "$before" "$after" confirmed) $(delta "$before" "$after" false_positives)" "$after"
 check "detach" bx detach "$IF_SRV"
 
 # ------------------------------------------------------------ cleanup
