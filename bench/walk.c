@@ -8,7 +8,9 @@
  * compares builds side by side. Each figure includes the test run's own
  * overhead: the ARP line (parse only) gives it.
  *
- *   build/bench/walk ENTRIES [LAYOUT [EVENTS_PER_SEC]]	(layout 0 bits, 1 blocked, 2 kernel)
+ *   build/bench/walk ENTRIES [LAYOUT [EVENTS_PER_SEC [VERIFY]]]
+ *	(layout 0 bits, 1 blocked, 2 kernel; VERIFY 1: --verify on, every host in
+ *	the exact stage too, so that each listed packet is confirmed there)
  *
  * It builds against an older tree too (the same library calls), for a before/after table.
  */
@@ -22,7 +24,10 @@
 
 #include <bloomxdp/common.h>
 #include "bloomxdp.skel.h"
+#include "entries.h"
+#include "exact.h"
 #include "filter.h"
+#include "loader.h"
 #include "keys.h"
 #include "layout.h"
 #include "sizing.h"
@@ -35,13 +40,29 @@ static __u32 addr_of(__u64 j)
 	return htonl((__u32)(j * 2654435761u) | 0x01000000);
 }
 
+/* The kernel's run_time_ns of the program (bpf_enable_stats() on): the program alone. */
+static __u64 prog_time(int prog, __u64 *runs)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(prog, &info, &len))
+		return 0;
+	*runs = info.run_cnt;
+	return info.run_time_ns;
+}
+
+/* The program's own ns per packet of the last walk(), from the kernel's statistics. */
+static double walk_prog_ns;
+
 /* Mean ns per run of frames whose source is addr(i) (or an ARP frame: addr NULL). */
 static double walk(int prog, __u8 *frame, __u32 (*addr)(__u64 i, __u64 n), __u64 n,
 		   double *dropped)
 {
 	double sum = 0;
-	__u64 i, drops = 0;
+	__u64 i, drops = 0, t0, c0, t1, c1;
 
+	t0 = prog_time(prog, &c0);
 	for (i = 0; i < QUERIES; i++) {
 		LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame, .data_size_in = 60,
 			    .repeat = 1);
@@ -58,6 +79,8 @@ static double walk(int prog, __u8 *frame, __u32 (*addr)(__u64 i, __u64 n), __u64
 		sum += opts.duration;
 		drops += opts.retval == 1;	/* XDP_DROP */
 	}
+	t1 = prog_time(prog, &c1);
+	walk_prog_ns = c1 > c0 ? (double)(t1 - t0) / (c1 - c0) : 0;
 	*dropped = (double)drops / QUERIES;
 	return sum / QUERIES;
 }
@@ -70,6 +93,32 @@ static __u32 listed_addr(__u64 i, __u64 n)
 static __u32 unlisted_addr(__u64 i, __u64 n)
 {
 	return addr_of(n + i);
+}
+
+/* The exact stage of generation 0: every listed host in its hash map. */
+static int exact_install(struct bloomxdp *skel, __u64 n)
+{
+	struct exact_outer verify, allow;
+	struct entry e = { .kind = ENTRY_ADDR };
+	struct exact_set x;
+	__u64 i;
+	__u32 a;
+
+	if (exact_set_create_hashed(&x, n + 1))
+		return -1;
+	for (i = 0; i < (getenv("WALK_EMPTY") ? 0 : n); i++) {
+		a = addr_of(i);
+		bloomxdp_key_ipv4(&e.addr, &a, 32);
+		if (exact_set_add(&x, skel->rodata_config->config.hash_key, &e))
+			return -1;
+	}
+	loader_exact_outers(skel, &verify, &allow);
+	if (exact_set_install(&verify, 0, &x))
+		return -1;
+	fprintf(stderr, "exact stage: %llu hosts, %llu bytes\n", (unsigned long long)n,
+		(unsigned long long)exact_set_bytes(&x));
+	exact_set_close(&x);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -99,6 +148,7 @@ int main(int argc, char **argv)
 	cfg->capacity = n;
 	cfg->match = BLOOMXDP_MATCH_SRC;
 	cfg->events_per_sec = argc > 3 ? atoi(argv[3]) : 100;
+	cfg->verify = argc > 4 ? atoi(argv[4]) : BLOOMXDP_VERIFY_OFF;
 	if (filter_create(cfg, &f))
 		return 1;
 	bpf_map__set_inner_map_fd(skel->maps.filter, f.map_fd);
@@ -113,19 +163,25 @@ int main(int argc, char **argv)
 		bloomxdp_key_ipv4(&key, &a, 32);
 		filter_insert(&f, &key);
 	}
+	if (cfg->verify && exact_install(skel, n))
+		return 1;
 	prog = bpf_program__fd(skel->progs.bloomxdp_xdp);
+	/* run_time_ns and run_cnt kept while this process holds the fd. */
+	if (bpf_enable_stats(BPF_STATS_RUN_TIME) < 0)
+		fprintf(stderr, "no BPF statistics: %s\n", strerror(errno));
 	((struct ethhdr *)frame)->h_proto = htons(ETH_P_ARP);
 	ns = walk(prog, frame, NULL, n, &dropped);
-	printf("entries %llu layout %s events %u: ARP (parse only) %.1f ns",
-	       (unsigned long long)n, layout_name(layout), cfg->events_per_sec, ns);
+	printf("entries %llu layout %s events %u verify %u: ARP (parse only) %.1f ns",
+	       (unsigned long long)n, layout_name(layout), cfg->events_per_sec, cfg->verify, ns);
 	((struct ethhdr *)frame)->h_proto = htons(ETH_P_IP);
 	frame[ETH_HLEN] = 0x45;
 	frame[ETH_HLEN + 3] = 46;	/* total length */
 	frame[ETH_HLEN + 9] = IPPROTO_UDP;
 	ns = walk(prog, frame, listed_addr, n, &dropped);
-	printf(", listed %.1f ns (%.1f%% dropped)", ns, dropped * 100);
+	printf(", listed %.1f ns (program %.1f; %.1f%% dropped)", ns, walk_prog_ns, dropped * 100);
 	ns = walk(prog, frame, unlisted_addr, n, &dropped);
-	printf(", unlisted %.1f ns (%.1f%% dropped)\n", ns, dropped * 100);
+	printf(", unlisted %.1f ns (program %.1f; %.1f%% dropped)\n", ns, walk_prog_ns,
+	       dropped * 100);
 	filter_close(&f);
 	bloomxdp__destroy(skel);
 	return 0;

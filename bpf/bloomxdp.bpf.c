@@ -184,44 +184,33 @@ static __always_inline __u32 probe_bits(void *map)
 	return filter_header_word(map, BLOOMXDP_HDR_BITS);
 }
 
-/* The exact sets addr_exact() reads: --verify's copy of the list, or the allowlist. */
-enum exact_set {
-	EXACT_VERIFY,
-	EXACT_ALLOW,
-};
-
 /*
- * An exact set (LPM trie of generation slot) holding the address or a prefix
- * of it: 0, or 1 + the length of the longest such prefix (the trie's value).
- * One branch on the family, the map chosen inside it: the 6.1 verifier learns
- * nothing from "ipv6 != 0", so a map picked by one test of ipv6 and a key by
- * another would pair the IPv6 trie with the IPv4 key on a path it walks.
+ * The allowlist (LPM trie of generation slot) holding the address or a prefix
+ * of it. One branch on the family, the map chosen inside it: the 6.1 verifier
+ * learns nothing from "ipv6 != 0", so a map picked by one test of ipv6 and a
+ * key by another would pair the IPv6 trie with the IPv4 key on a path it walks.
  */
-static __always_inline int addr_exact(enum exact_set set, __u32 slot, int ipv6, const void *addr)
+static __always_inline int addr_allowed(__u32 slot, int ipv6, const void *addr)
 {
 	void *trie;
-	__u8 *len;
 
 	if (ipv6) {
 		struct bloomxdp_lpm_v6 k6 = { .prefixlen = 128 };
 
-		trie = bpf_map_lookup_elem(set == EXACT_VERIFY ? (void *)&verify_v6 :
-								  (void *)&allow_v6, &slot);
+		trie = bpf_map_lookup_elem(&allow_v6, &slot);
 		if (!trie)
 			return 0;
 		__builtin_memcpy(k6.addr, addr, sizeof(k6.addr));
-		len = bpf_map_lookup_elem(trie, &k6);
+		return bpf_map_lookup_elem(trie, &k6) != NULL;
 	} else {
 		struct bloomxdp_lpm_v4 k4 = { .prefixlen = 32 };
 
-		trie = bpf_map_lookup_elem(set == EXACT_VERIFY ? (void *)&verify_v4 :
-								  (void *)&allow_v4, &slot);
+		trie = bpf_map_lookup_elem(&allow_v4, &slot);
 		if (!trie)
 			return 0;
 		__builtin_memcpy(k4.addr, addr, sizeof(k4.addr));
-		len = bpf_map_lookup_elem(trie, &k4);
+		return bpf_map_lookup_elem(trie, &k4) != NULL;
 	}
-	return len ? *len + 1 : 0;
 }
 
 /*
@@ -277,8 +266,13 @@ static long range_step_v6(__u32 i, void *data)
 /* addr_verdict()'s len1 of an interval hit: beyond any length + 1. */
 #define RANGE_HIT 0x100
 
-/* RANGE_HIT when an interval of the live generation holds the address, else 0. */
-static __always_inline int range_listed(__u32 slot, int ipv6, const __u32 *addr)
+/*
+ * RANGE_HIT when an interval of generation slot holds the address, else 0:
+ * in the blocklist's intervals (ranges_v4/v6) or the exact stage's
+ * (verify_ranges_v4/v6), outer4 and outer6.
+ */
+static __always_inline int range_listed_in(void *outer4, void *outer6, __u32 slot, int ipv6,
+					   const __u32 *addr)
 {
 	struct range_walk w = { .node = 1 };
 	__u32 key = 0;
@@ -286,7 +280,7 @@ static __always_inline int range_listed(__u32 slot, int ipv6, const __u32 *addr)
 	if (ipv6) {
 		struct bloomxdp_range_v6 *r;
 
-		w.map = bpf_map_lookup_elem(&ranges_v6, &slot);
+		w.map = bpf_map_lookup_elem(outer6, &slot);
 		if (!w.map)
 			return 0;
 		r = bpf_map_lookup_elem(w.map, &key);	/* element 0: the count */
@@ -305,7 +299,7 @@ static __always_inline int range_listed(__u32 slot, int ipv6, const __u32 *addr)
 	} else {
 		struct bloomxdp_range_v4 *r;
 
-		w.map = bpf_map_lookup_elem(&ranges_v4, &slot);
+		w.map = bpf_map_lookup_elem(outer4, &slot);
 		if (!w.map)
 			return 0;
 		r = bpf_map_lookup_elem(w.map, &key);
@@ -322,6 +316,40 @@ static __always_inline int range_listed(__u32 slot, int ipv6, const __u32 *addr)
 	}
 }
 
+#define range_listed(slot, ipv6, addr) range_listed_in(&ranges_v4, &ranges_v6, slot, ipv6, addr)
+
+/*
+ * The exact stage of generation slot (--verify) after a Bloom hit: -1 when
+ * the generation has no exact copy (its load made none), 0 when the address
+ * is not listed, else the host's length + 1, or RANGE_HIT for a listed prefix
+ * holding it. One hash lookup for a listed host; the exact
+ * intervals of the prefixes only after it missed. Never an LPM trie.
+ */
+static __always_inline int addr_verified(__u32 slot, int ipv6, const __u32 *addr)
+{
+	void *hosts;
+
+	if (ipv6) {
+		__u32 k6[4];
+
+		hosts = bpf_map_lookup_elem(&verify_v6, &slot);
+		if (!hosts)
+			return -1;
+		__builtin_memcpy(k6, addr, sizeof(k6));
+		if (bpf_map_lookup_elem(hosts, k6))
+			return 128 + 1;
+	} else {
+		__u32 k4 = addr[0];
+
+		hosts = bpf_map_lookup_elem(&verify_v4, &slot);
+		if (!hosts)
+			return -1;
+		if (bpf_map_lookup_elem(hosts, &k4))
+			return 32 + 1;
+	}
+	return range_listed_in(&verify_ranges_v4, &verify_ranges_v6, slot, ipv6, addr);
+}
+
 /* What matched, for the drop event. */
 struct match_info {
 	__u32 field;		/* enum bloomxdp_field */
@@ -336,36 +364,49 @@ struct match_info {
  */
 static __always_inline int addr_verdict(const struct filter_view *fv,
 					struct bloomxdp_counters *cnt, int len1, int ipv6,
-					const void *addr, struct match_info *mi, __u32 field)
+					const __u32 *addr, struct match_info *mi, __u32 field)
 {
 	__u32 allow;
+	int exact;
 
 	if (!len1)
 		return 0;
 	/* An interval hit is exact: neither a Bloom hit nor anything to confirm. */
 	if (len1 == RANGE_HIT) {
 		cnt->range_hits++;
-		mi->key_kind = BLOOMXDP_EVKEY_RANGE;
-		mi->key_len = 0;
-		goto allow;
+		goto range;
 	}
 	cnt->bloom_hits++;
-	if (config.verify) {
-		/* The exact match also says which listed prefix it was. */
-		len1 = addr_exact(EXACT_VERIFY, fv->gen.block_slot, ipv6, addr);
-		if (!len1) {
+	if (config.verify != BLOOMXDP_VERIFY_OFF) {
+		/* The generation's exact copy, if its load made one. */
+		exact = addr_verified(fv->gen.block_slot, ipv6, addr);
+		if (!exact) {
 			cnt->false_positives++;
 			return 0;
 		}
-		cnt->confirmed++;
+		if (exact > 0)
+			cnt->confirmed++;
+		/*
+		 * A listed prefix holds it: the event keeps the Bloom hit's length
+		 * (as without the exact stage), or names an interval when that hit
+		 * was at the host's length (the host itself is not listed).
+		 */
+		if (exact == RANGE_HIT && len1 - 1 == (ipv6 ? 128 : 32))
+			goto range;
+		if (exact > 0 && exact != RANGE_HIT)
+			len1 = exact;
 	}
 	mi->key_len = len1 - 1;
 	mi->key_kind = len1 - 1 < (ipv6 ? 128 : 32) ? BLOOMXDP_EVKEY_PREFIX :
 						     BLOOMXDP_EVKEY_ADDRESS;
+	goto allow;
+range:
+	mi->key_kind = BLOOMXDP_EVKEY_RANGE;
+	mi->key_len = 0;
 allow:
 	allow = active_word(BLOOMXDP_ACTIVE_ALLOW);
 	if ((allow & (ipv6 ? BLOOMXDP_ALLOW_HAS_V6 : BLOOMXDP_ALLOW_HAS_V4)) &&
-	    addr_exact(EXACT_ALLOW, allow & (BLOOMXDP_GENERATIONS - 1), ipv6, addr)) {
+	    addr_allowed(allow & (BLOOMXDP_GENERATIONS - 1), ipv6, addr)) {
 		cnt->allowed++;
 		return 0;
 	}
@@ -593,7 +634,9 @@ static __always_inline void name_walk_init(struct name_walk *w, void *bits, __u6
 	w->kinds = kinds;
 	w->bloom_hits = 0;
 	w->false_positives = 0;
-	w->verify = config.verify ? bpf_map_lookup_elem(&verify_names, &block_slot) : NULL;
+	/* NULL when the generation has no exact copy (--verify off, or auto over its share). */
+	w->verify = config.verify != BLOOMXDP_VERIFY_OFF ?
+		    bpf_map_lookup_elem(&verify_names, &block_slot) : NULL;
 	w->allow = allow & BLOOMXDP_ALLOW_HAS_NAMES ?
 		   bpf_map_lookup_elem(&allow_names, &allow_slot) : NULL;
 	/* Read through the volatile: a cast would let clang fold the key to zero. */
@@ -612,7 +655,7 @@ static __always_inline int name_verdict(struct bloomxdp_counters *cnt, struct sc
 	cnt->suffix_false_positives += s->suffix_refused;
 	if (!hit)
 		return 0;
-	if (config.verify)
+	if (w->verify)
 		cnt->confirmed++;
 	if (name_allowed(s, w)) {
 		cnt->allowed++;

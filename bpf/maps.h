@@ -84,10 +84,32 @@ EXACT_INNER(exact_names, struct bloomxdp_lpm_name);
 		__array(values, struct inner);				\
 	} name SEC(".maps")
 
-/* The exact copies of the blocklist, read after a Bloom hit with --verify. */
-EXACT_OUTER(verify_v4, exact_v4);
-EXACT_OUTER(verify_v6, exact_v6);
-EXACT_OUTER(verify_names, exact_names);
+/*
+ * The exact stage (--verify), read after a Bloom hit, one step each: hosts
+ * and name keys in hash maps (grown by the CLI: BPF_F_NO_PREALLOC), the
+ * prefixes as exact intervals (verify_ranges_*, the RANGES_INNER arrays
+ * below). verify_prefix_* hold the prefixes themselves, for the CLI only (add,
+ * del, query and the intervals are made from them): the program never reads
+ * them. A slot without verify_names has no exact copy: its hits drop unconfirmed.
+ */
+#define HASH_INNER(name, key)						\
+	struct name {							\
+		__uint(type, BPF_MAP_TYPE_HASH);			\
+		__uint(map_flags, BPF_F_NO_PREALLOC);			\
+		__uint(max_entries, 1);					\
+		__uint(key_size, sizeof(key));				\
+		__uint(value_size, sizeof(__u8));			\
+	}
+
+HASH_INNER(hosts_v4, __u32);
+HASH_INNER(hosts_v6, __u32[4]);
+HASH_INNER(name_keys, __u64);
+
+EXACT_OUTER(verify_v4, hosts_v4);
+EXACT_OUTER(verify_v6, hosts_v6);
+EXACT_OUTER(verify_names, name_keys);
+EXACT_OUTER(verify_prefix_v4, exact_v4);
+EXACT_OUTER(verify_prefix_v6, exact_v6);
 /* The allowlist (exact): a hit it holds is passed. */
 EXACT_OUTER(allow_v4, exact_v4);
 EXACT_OUTER(allow_v6, exact_v6);
@@ -112,6 +134,9 @@ RANGES_INNER(ranges_v6_inner, struct bloomxdp_range_v6);
 /* The blocklist's families held as intervals, one array per generation (with filter's slot). */
 EXACT_OUTER(ranges_v4, ranges_v4_inner);
 EXACT_OUTER(ranges_v6, ranges_v6_inner);
+/* The exact stage's prefixes (--verify), as intervals: none when it has none. */
+EXACT_OUTER(verify_ranges_v4, ranges_v4_inner);
+EXACT_OUTER(verify_ranges_v6, ranges_v6_inner);
 
 /* The exact copies of the named lists, at BLOOMXDP_LIST_INDEX(id, slot). */
 #define LIST_OUTER(name, inner)						\

@@ -34,11 +34,11 @@ static __always_inline int name_key_in(void *set, __u64 key)
 	return bpf_map_lookup_elem(set, &k) != NULL;
 }
 
-/* A Bloom hit on key: counted, and checked against the exact copy with --verify. */
+/* A Bloom hit on key: counted, and checked against the exact copy (a hash map) with --verify. */
 static __always_inline int name_key_confirmed(struct name_walk *w, __u64 key)
 {
 	w->bloom_hits++;
-	if (!w->verify || name_key_in(w->verify, key))
+	if (!w->verify || bpf_map_lookup_elem(w->verify, &key))
 		return 1;
 	w->false_positives++;
 	return 0;

@@ -307,6 +307,10 @@ static const struct pin_spec {
 	{ BLOOMXDP_PIN_VERIFY_V4, SKEL(verify_v4), ATT(verify.v4_fd) },
 	{ BLOOMXDP_PIN_VERIFY_V6, SKEL(verify_v6), ATT(verify.v6_fd) },
 	{ BLOOMXDP_PIN_VERIFY_NAMES, SKEL(verify_names), ATT(verify.names_fd) },
+	{ BLOOMXDP_PIN_VERIFY_PREFIX_V4, SKEL(verify_prefix_v4), ATT(verify.p4_fd) },
+	{ BLOOMXDP_PIN_VERIFY_PREFIX_V6, SKEL(verify_prefix_v6), ATT(verify.p6_fd) },
+	{ BLOOMXDP_PIN_VERIFY_RANGES_V4, SKEL(verify_ranges_v4), ATT(verify.r4_fd) },
+	{ BLOOMXDP_PIN_VERIFY_RANGES_V6, SKEL(verify_ranges_v6), ATT(verify.r6_fd) },
 	{ BLOOMXDP_PIN_ALLOW_V4, SKEL(allow_v4), ATT(allow.v4_fd) },
 	{ BLOOMXDP_PIN_ALLOW_V6, SKEL(allow_v6), ATT(allow.v6_fd) },
 	{ BLOOMXDP_PIN_ALLOW_NAMES, SKEL(allow_names), ATT(allow.names_fd) },
@@ -480,6 +484,8 @@ static void attachment_init(struct attachment *att)
 	for (i = 0; i < NPINS; i++)
 		if (pin_att_fd(att, &pin_table[i]))
 			*pin_att_fd(att, &pin_table[i]) = -1;
+	/* The allowlist's sets are LPM tries only (exact.h). */
+	att->allow.p4_fd = att->allow.p6_fd = att->allow.r4_fd = att->allow.r6_fd = -1;
 }
 
 int attachment_open(const char *ifname, bool lock, struct attachment *att)

@@ -46,7 +46,7 @@ struct attach_opts {
 	__u16 tls_ports[BLOOMXDP_MAX_PORTS];
 	__u32 mode;		/* enum xdp_mode */
 	bool force;
-	bool verify;
+	__u32 verify;		/* enum bloomxdp_verify */
 	__u64 events_per_sec;
 	__u32 layout;
 	__u64 max_memory;
@@ -292,8 +292,9 @@ static enum xdp_mode live_mode(const struct attachment *att)
 
 /*
  * What a new program over the live maps cannot change without the list: the
- * layout and k (the bits every listed key set), the hash key, and --verify on
- * (its exact copy is empty). Prints why, with what to do instead.
+ * layout and k (the bits every listed key set), the hash key. (--verify may
+ * change: each generation says whether it has an exact copy, and the next load
+ * makes one or not.) Prints why, with what to do instead.
  */
 static int check_replaceable(const struct attachment *att, const struct attach_opts *o,
 			     const struct bloom_plan *plan)
@@ -306,12 +307,6 @@ static int check_replaceable(const struct attachment *att, const struct attach_o
 			  "needs %u: the list would have to be built again ('bloomxdp detach %s', "
 			  "attach, load)", att->ifname, layout_name(live->layout), live->hashes,
 			  layout_name(plan->layout), plan->fpr, plan->hashes, att->ifname);
-		return -EINVAL;
-	}
-	if (o->verify && !live->verify) {
-		log_error("%s was attached without --verify: its list has no exact copy to "
-			  "confirm hits with ('bloomxdp detach %s', attach --verify, load)",
-			  att->ifname, att->ifname);
 		return -EINVAL;
 	}
 	if (o->mode != MODE_AUTO && mode != MODE_AUTO && o->mode != mode) {
@@ -509,6 +504,16 @@ static const struct enum_value dns_reply_values[] = {
 	{}
 };
 
+static const struct enum_value verify_values[] = {
+	ENUM_VALUE("auto", BLOOMXDP_VERIFY_AUTO, "when it fits in a quarter of --max-memory"),
+	ENUM_VALUE("on", BLOOMXDP_VERIFY_ON, "always (a load it cannot fit in is refused)"),
+	ENUM_VALUE("off", BLOOMXDP_VERIFY_OFF, "never: a Bloom hit drops"),
+	ENUM_ALIAS("true", BLOOMXDP_VERIFY_ON), ENUM_ALIAS("yes", BLOOMXDP_VERIFY_ON),
+	ENUM_ALIAS("1", BLOOMXDP_VERIFY_ON), ENUM_ALIAS("false", BLOOMXDP_VERIFY_OFF),
+	ENUM_ALIAS("no", BLOOMXDP_VERIFY_OFF), ENUM_ALIAS("0", BLOOMXDP_VERIFY_OFF),
+	{}
+};
+
 static const struct enum_value mode_values[] = {
 	ENUM_VALUE("native", MODE_NATIVE, "in the driver"),
 	ENUM_VALUE("generic", MODE_GENERIC, "after the driver (skb), for any interface"),
@@ -544,10 +549,12 @@ static const struct option_spec attach_options[] = {
 	OPTION("layout", 0, OPT_ENUM, A(layout), "L",
 	       "how the filter lies in memory ('bloomxdp plan' shows\nthem side by side)",
 	       .values_fn = layout_values),
-	OPTION("verify", 0, OPT_FLAG, A(verify), NULL,
-	       "keep an exact copy of the list in the kernel (LPM\n"
-	       "tries) and drop only what it confirms: no false\n"
-	       "positive is ever dropped; costs memory (plan --verify)"),
+	OPTION("verify", 0, OPT_ENUM_FLAG, A(verify), "WHEN",
+	       "keep an exact copy of the list in the kernel and drop\n"
+	       "only what it confirms: no false positive is dropped;\n"
+	       "costs memory (plan --verify); alone: on; auto is\n"
+	       "decided again at each load",
+	       .values = verify_values, .bare = BLOOMXDP_VERIFY_ON),
 	OPTION("events-per-sec", 0, OPT_COUNT, A(events_per_sec), "N",
 	       "drop events for 'bloomxdp watch', per CPU and\nsecond (0: none)",
 	       .min = 0, .max = MAX_EVENTS_PER_SEC),
@@ -563,7 +570,7 @@ static const struct attach_opts attach_defaults = {
 	.match = BLOOMXDP_MATCH_SRC, .action = BLOOMXDP_ACTION_DROP, .mode = MODE_AUTO,
 	.dns_ports = { BLOOMXDP_DNS_PORT }, .http_ports = { BLOOMXDP_HTTP_PORT },
 	.tls_ports = { BLOOMXDP_TLS_PORT }, .events_per_sec = DEFAULT_EVENTS_PER_SEC,
-	.layout = DEFAULT_LAYOUT,
+	.layout = DEFAULT_LAYOUT, .verify = BLOOMXDP_VERIFY_AUTO,
 };
 
 int attach_restore(const char *ifname, char *settings, const char *state_dir, bool force,

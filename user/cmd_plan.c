@@ -183,6 +183,12 @@ static void report_text(const struct list_report *r)
 		printf("exact copy    %llu bytes (--verify; kernel accounting), %.1f bytes per entry\n",
 		       (unsigned long long)r->exact_bytes,
 		       b->read ? (double)r->exact_bytes / b->read : 0.0);
+	if (r->verify)
+		printf("              attach --verify auto keeps it with --max-memory %llu or more "
+		       "(a quarter for it): %s at the default %llu\n",
+		       (unsigned long long)r->exact_bytes * BLOOMXDP_VERIFY_AUTO_SHARE,
+		       r->exact_bytes <= verify_auto_limit(default_max_memory()) ? "on" : "off",
+		       (unsigned long long)default_max_memory());
 	printf("\n");
 }
 
@@ -211,8 +217,12 @@ static void report_json(struct json *j, const struct list_report *r)
 		json_kv_u64(j, "search_steps", b->cost[i].steps);
 		json_object_end(j);
 	}
-	if (r->verify)
+	if (r->verify) {
 		json_kv_u64(j, "exact_bytes", r->exact_bytes);
+		/* attach --verify auto: the least --max-memory that keeps the copy. */
+		json_kv_u64(j, "verify_auto_max_memory",
+			    r->exact_bytes * BLOOMXDP_VERIFY_AUTO_SHARE);
+	}
 	if (r->load_planned) {
 		json_kv_u64(j, "load_sized_for", r->load.capacity);
 		json_kv_u64(j, "load_bytes", bloom_plan_map_bytes(&r->load));
@@ -269,7 +279,7 @@ static int read_lists(struct list_report *r, const struct plan_opts *o)
 		ret = check_privileges();
 		if (ret)
 			return ret;
-		ret = exact_set_create(&exact, 1U << 30);
+		ret = exact_set_create_hashed(&exact, 1U << 30);
 		if (ret) {
 			log_error("--verify builds the exact maps to measure them: %s",
 				  strerror(-ret));

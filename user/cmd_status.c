@@ -296,6 +296,8 @@ struct status_view {
 	struct named_view lists;
 	char kernel[KERNEL_RELEASE_LEN];	/* uname -r */
 	__u64 features;			/* its needs (kernel_features.h); 0: unknown */
+	bool exact_on;			/* the live generation has an exact copy (--verify) */
+	char verify_reason[192];	/* verify_reason() */
 };
 
 /* The attachment's needs: its layout's, and this build's program's (multi-buffer or not). */
@@ -312,6 +314,7 @@ static int status_read(struct attachment *att, const char *state_dir, struct sta
 {
 	const struct bloomxdp_config *cfg = &att->config;
 	__u64 counts[NCOUNTERS], checked;
+	__u32 slot;
 	int ret;
 
 	v->cfg = cfg;
@@ -339,6 +342,12 @@ static int status_read(struct attachment *att, const char *state_dir, struct sta
 		strftime(v->next_text, sizeof(v->next_text), "%Y-%m-%d %H:%M:%S %Z",
 			 localtime_r(&t, &tm));
 	}
+	/* The exact stage of the live generation: its load decided (--verify auto). */
+	v->exact_on = cfg->verify != BLOOMXDP_VERIFY_OFF &&
+		      !attachment_active(att, BLOOMXDP_ACTIVE_BLOCK, &slot) &&
+		      exact_outer_has(&att->verify, slot);
+	verify_reason(cfg->verify, v->exact_on, &v->g.st, v->verify_reason,
+		      sizeof(v->verify_reason));
 	/* Observed with --verify: the exact copy refused these Bloom hits. */
 	memset(counts, 0, sizeof(counts));
 	counters_read(att->counters_fd, counts);
@@ -406,7 +415,11 @@ static void status_json(const struct status_view *v)
 	packet_fpr_json(&j, &g->probes, g->fpr);
 	json_kv_u64(&j, "generation", g->st.generation);
 	json_kv_string(&j, "loaded_at", v->loaded);
-	json_kv_bool(&j, "verify", cfg->verify);
+	json_kv_bool(&j, "verify", v->exact_on);
+	json_kv_string(&j, "verify_mode", verify_mode_name(cfg->verify));
+	json_kv_string(&j, "verify_reason", v->verify_reason);
+	json_kv_u64(&j, "exact_keys", g->st.exact_keys);
+	json_kv_u64(&j, "exact_bytes", g->st.exact_bytes);
 	json_kv_double(&j, "observed_fpr", "%.6g", v->observed_fpr);
 	json_kv_u64(&j, "false_positives", v->fps);
 	json_kv_string(&j, "prefix_lengths_v4", lengths_text(g->v4_lengths, l4, sizeof(l4)));
@@ -495,11 +508,14 @@ static void status_text(const struct status_view *v)
 	       cfg->dns_reply == BLOOMXDP_DNS_REPLY_NXDOMAIN ? ", NXDOMAIN answers to DNS" : "");
 	printf("layout          %s\n", layout_name(cfg->layout));
 	status_text_filter(v);
-	if (cfg->verify)
-		printf("verify          on: %llu false positives refused, observed FPR %.3g\n",
+	printf("verify          %s (--verify %s)\n", v->verify_reason,
+	       verify_mode_name(cfg->verify));
+	if (v->exact_on)
+		printf("                %llu false positives refused, observed FPR %.3g\n",
 		       (unsigned long long)v->fps, v->observed_fpr);
-	else
-		printf("verify          off (attach --verify to never drop a false positive)\n");
+	else if (cfg->verify == BLOOMXDP_VERIFY_OFF)
+		printf("                attach --force --verify auto to never drop a false "
+		       "positive where the copy is cheap\n");
 	printf("events          %u per second and CPU at most%s\n", cfg->events_per_sec,
 	       cfg->events_per_sec ? " (bloomxdp watch)" : "");
 	printf("list            generation %llu, loaded %s\n",

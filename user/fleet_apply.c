@@ -113,7 +113,7 @@ static int fits(const char *ifname, const struct savefile_info *in, bool *attach
 	*attached = true;
 	*same = att.config.layout == in->layout && att.config.hashes == in->hashes &&
 		!memcmp(att.config.hash_key, in->hash_key, sizeof(in->hash_key)) &&
-		!att.config.verify;
+		att.config.verify != BLOOMXDP_VERIFY_ON;
 	attachment_close(&att);
 	return 0;
 }

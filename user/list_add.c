@@ -227,6 +227,34 @@ static int add_mark_public(const struct attachment *att, __u32 slot, const struc
 	return ret;
 }
 
+/*
+ * add: the entries into the live generation's exact copy (--verify), if it has
+ * one, made live. Returns how many went in (n without a copy); *err the error
+ * of the one after them, else 0.
+ */
+static int exact_add_live(const struct attachment *att, __u32 slot, struct exact_set *live,
+			  const struct entry *parsed, int n, int *err)
+{
+	int i, ret = 0, r;
+
+	*err = 0;
+	if (live->names_fd < 0)
+		return n;
+	for (i = 0; i < n; i++) {
+		ret = exact_set_add(live, att->config.hash_key, &parsed[i]);
+		if (ret < 0)
+			break;
+	}
+	r = exact_set_update_live(&att->verify, slot, live);
+	if (r < 0) {
+		/* Not live: no Bloom insert may count on it. */
+		*err = r;
+		return 0;
+	}
+	*err = ret < 0 ? ret : 0;
+	return i;
+}
+
 /* add: into the live filter (and exact copy) in place: Bloom inserts only set bits. */
 static int add_blocked(struct attachment *att, const struct parsed_args *p, char **entries,
 		       const char *state_dir)
@@ -237,7 +265,7 @@ static int add_blocked(struct attachment *att, const struct parsed_args *p, char
 	struct exact_set live;
 	struct bitcounts counts = {};
 	__u64 inserted = 0, added;
-	int i, fam, r, failed, ret, n = p->n;
+	int i, fam, r, failed, ret, n = p->n, xn, xret;
 	__u32 slot, ranged = 0;
 
 	exact_set_init(&live);
@@ -246,7 +274,11 @@ static int add_blocked(struct attachment *att, const struct parsed_args *p, char
 		ret = filter_open(att->filter_fd, slot, &att->config, &f);
 	if (!ret)
 		ret = filter_open_kernel(att->kfilter_fd, slot, &f);
-	if (!ret && att->config.verify)
+	/*
+	 * The live generation's exact copy, if its load made one (--verify), kept
+	 * whole even under --verify off: attach --force may turn the stage on again.
+	 */
+	if (!ret && exact_outer_has(&att->verify, slot))
 		ret = exact_set_open(&att->verify, slot, &live);
 	if (!ret)
 		ret = attachment_read_state(att, slot, &st);
@@ -260,16 +292,17 @@ static int add_blocked(struct attachment *att, const struct parsed_args *p, char
 	if (ret)
 		goto cleanup;
 	add_counts_open(att, &f, st.generation, state_dir, &counts);
-	for (i = 0; i < n; i++) {
+	/*
+	 * The exact copy first, live (grown maps, the prefixes' intervals) before
+	 * any Bloom insert: a packet must not see a Bloom hit it cannot confirm.
+	 */
+	xn = exact_add_live(att, slot, &live, parsed, n, &xret);
+	st.exact_keys += live.added[0] + live.added[1] + live.added[2] + live.added_prefixes[0] +
+			 live.added_prefixes[1];
+	for (i = 0; i < xn; i++) {
 		/* Counted before it goes in: a prefix may add a length, and expand less. */
 		__u64 keys = blocklist_keys(&f, &parsed[i]);
 
-		/* The exact copy first: a packet must not see a Bloom hit it cannot confirm. */
-		if (att->config.verify) {
-			ret = exact_set_add(&live, att->config.hash_key, &parsed[i]);
-			if (ret < 0)
-				break;
-		}
 		if (entry_ranged_family(&f, &parsed[i]) >= 0) {
 			/* Into the intervals, all at once below. */
 			ranged |= 1U << entry_ranged_family(&f, &parsed[i]);
@@ -284,6 +317,8 @@ static int add_blocked(struct attachment *att, const struct parsed_args *p, char
 		st.entries++;
 		st.keys += keys;
 	}
+	if (ret >= 0 && xret < 0)
+		ret = xret;	/* i == xn: the entry the exact copy refused */
 	failed = ret < 0 ? i : -1;
 	/* The intervals of the entries before a failed one too: as the filter's. */
 	for (fam = 0; fam < 2; fam++) {

@@ -389,7 +389,11 @@ static int del_blocked(struct attachment *att, struct list_inputs *in, struct de
 	ret = attachment_active(att, BLOOMXDP_ACTIVE_BLOCK, &slot);
 	if (!ret)
 		ret = filter_open(att->filter_fd, slot, &att->config, &f);
-	if (!ret && att->config.verify)
+	/*
+	 * The live generation's exact copy, if its load made one (--verify), kept
+	 * whole even under --verify off: attach --force may turn the stage on again.
+	 */
+	if (!ret && exact_outer_has(&att->verify, slot))
 		ret = exact_set_open(&att->verify, slot, &live);
 	if (!ret)
 		ret = attachment_read_state(att, slot, &st);
@@ -431,13 +435,10 @@ static int del_blocked(struct attachment *att, struct list_inputs *in, struct de
 			  "added before the counters were kept");
 		goto cleanup;
 	}
-	for (i = 0; i < n; i++) {
-		/* The exact copy first: the entry stops matching at once, the rest still do. */
-		if (att->config.verify) {
-			ret = exact_set_remove(&live, att->config.hash_key, &s->p->e[i]);
-			if (ret)
-				break;
-		}
+	/* The exact copy first, in batches: the entries stop matching, the rest still do. */
+	if (live.names_fd >= 0)
+		ret = exact_set_remove_many(&live, att->config.hash_key, s->p->e, n);
+	for (i = 0; i < n && !ret; i++) {
 		fam = entry_ranged_family(&f, &s->p->e[i]);
 		times = s->in_copies[i] + s->in_journals[i];
 		/* A listed key counted once per time it was inserted: each one undone. */
@@ -447,6 +448,9 @@ static int del_blocked(struct attachment *att, struct list_inputs *in, struct de
 			break;
 		st.entries -= st.entries >= times ? times : st.entries;
 	}
+	/* The exact copy's intervals without the deleted prefixes. */
+	if (!ret && live.names_fd >= 0)
+		ret = exact_set_update_live(&att->verify, slot, &live);
 	if (!ret)
 		ret = del_ranges(att, slot, s);
 	if (ret) {
@@ -463,7 +467,8 @@ static int del_blocked(struct attachment *att, struct list_inputs *in, struct de
 		unlinkat(sd.fd, BITCOUNTS_FILE, 0);
 	}
 	for (i = 0; i < n; i++)
-		if (entry_ranged_family(&f, &s->p->e[i]) < 0 && !att->config.verify &&
+		if (entry_ranged_family(&f, &s->p->e[i]) < 0 &&
+		    (live.names_fd < 0 || att->config.verify == BLOOMXDP_VERIFY_OFF) &&
 		    blocklist_lookup(&f, &s->p->e[i], why, sizeof(why)))
 			log_warn("%s: deleted, but still matched by the filter: its bits are "
 				 "shared with other keys or saturated (a false positive now; "

@@ -399,6 +399,37 @@ static int parts_open(struct named_parts *np, struct attachment *att, const stru
 }
 
 /*
+ * --verify: whether this load's generation keeps its exact copy. Mode auto
+ * keeps it when it fits within a quarter of max_memory (a copy that outgrew
+ * its room while the list was read was left then: its size is extrapolated
+ * from the part made); mode on always (the filter sizes around it). Sets the
+ * generation's exact_keys and exact_bytes (what the copy takes, or would);
+ * returns the bytes it counts against max_memory, closing a copy left off.
+ */
+static __u64 exact_decide(const struct attachment *att, const struct list_build *b,
+			  struct exact_set *x, __u64 max_memory, struct bloomxdp_state *st)
+{
+	__u64 added = x->added[0] + x->added[1] + x->added[2] + x->added_prefixes[0] +
+		      x->added_prefixes[1], bytes;
+
+	st->exact_keys = st->exact_bytes = 0;
+	if (x->names_fd < 0)
+		return 0;	/* --verify off */
+	bytes = exact_set_bytes(x);
+	st->exact_keys = b->exact_overflow ? b->read : added;
+	st->exact_bytes = b->exact_overflow && added ?
+			  (__u64)((double)bytes * b->read / added) : bytes;
+	if (att->config.verify == BLOOMXDP_VERIFY_AUTO &&
+	    (b->exact_overflow || st->exact_bytes > verify_auto_limit(max_memory))) {
+		if (!st->exact_bytes)
+			st->exact_bytes = verify_auto_limit(max_memory) + 1;
+		exact_set_close(x);
+		return 0;
+	}
+	return bytes;
+}
+
+/*
  * The blocklist: a new filter (and exact copy with --verify) in the other
  * generation, sized for the list. A new default list is read before the
  * writers' lock is taken, so that a slow input holds up no other writer; the
@@ -415,7 +446,7 @@ int list_load_union(struct attachment *att, const struct list_opts *o, struct li
 	double fpr = (double)att->config.fpr_ppb / BLOOMXDP_PPB;
 	struct exact_set exact;
 	struct filter f = { .map_fd = -1 };
-	struct bloomxdp_state st = {}, live = {};
+	struct bloomxdp_state st = {}, live = {}, decided = {};
 	char err[LIST_ERROR_LEN];
 	struct timespec start, wall;
 	struct list_build build;
@@ -447,8 +478,10 @@ int list_load_union(struct attachment *att, const struct list_opts *o, struct li
 		goto cleanup;
 	}
 	build.public_suffixes = &public_suffixes;
-	if (att->config.verify) {
-		ret = exact_set_create(&exact, exact_room_for_memory(max_memory));
+	if (att->config.verify != BLOOMXDP_VERIFY_OFF) {
+		build.exact_optional = att->config.verify == BLOOMXDP_VERIFY_AUTO;
+		ret = exact_set_create_hashed(&exact, exact_room_for_memory(build.exact_optional ?
+						verify_auto_limit(max_memory) : max_memory));
 		if (ret) {
 			log_error("cannot create the new maps of %s: %s", att->ifname,
 				  strerror(-ret));
@@ -496,8 +529,7 @@ int list_load_union(struct attachment *att, const struct list_opts *o, struct li
 		log_error("%s; the live list of %s is unchanged", err, att->ifname);
 		goto cleanup;
 	}
-	if (att->config.verify)
-		exact_bytes = exact_set_bytes(&exact);
+	exact_bytes = exact_decide(att, &build, &exact, max_memory, &decided);
 	/* The intervals count against --max-memory as the exact copy does. */
 	for (fam = 0; fam < 2; fam++)
 		if (build.cost[fam].use_ranges)
@@ -554,11 +586,10 @@ int list_load_union(struct attachment *att, const struct list_opts *o, struct li
 	outers[nouters++] = att->ranges_v4_fd;
 	outers[nouters++] = att->ranges_v6_fd;
 	outers[nouters++] = att->list.keys_fd;	/* the named lists' keys, with the union */
-	if (att->config.verify) {
-		outers[nouters++] = att->verify.v4_fd;
-		outers[nouters++] = att->verify.v6_fd;
-		outers[nouters++] = att->verify.names_fd;
-	}
+	/* Always: a generation without an exact copy leaves none of an older one behind. */
+	outers[nouters++] = att->verify.v4_fd;
+	outers[nouters++] = att->verify.v6_fd;
+	outers[nouters++] = att->verify.names_fd;
 	clock_gettime(CLOCK_REALTIME, &wall);
 	st.entries = build.read;
 	st.keys = build.keys;
@@ -566,6 +597,8 @@ int list_load_union(struct attachment *att, const struct list_opts *o, struct li
 	st.loaded_at_ns = wall.tv_sec * 1000000000ULL + wall.tv_nsec;
 	st.capacity = plan.capacity;
 	st.max_memory = max_memory;
+	st.exact_keys = decided.exact_keys;
+	st.exact_bytes = decided.exact_bytes;
 	/* The new slot's bookkeeping before the flip: status then never lags the filter. */
 	ret = attachment_write_state(att, slot, &st);
 	/* Its keys at public depths, confirmed exactly: with the generation. */
@@ -575,8 +608,10 @@ int list_load_union(struct attachment *att, const struct list_opts *o, struct li
 		ret = filter_install(att->filter_fd, slot, &f);
 	if (!ret)
 		ret = filter_install_kernel(att->kfilter_fd, slot, &f);
-	if (!ret && att->config.verify)
+	if (!ret && exact.names_fd >= 0)
 		ret = exact_set_install(&att->verify, slot, &exact);
+	else if (!ret)
+		exact_outer_clear(&att->verify, slot);	/* the program reads: no exact copy */
 	for (fam = 0; fam < 2 && !ret; fam++)
 		if (range_fds[fam] >= 0 &&
 		    bpf_map_update_elem(fam ? att->ranges_v6_fd : att->ranges_v4_fd, &slot,
@@ -608,6 +643,12 @@ int list_load_union(struct attachment *att, const struct list_opts *o, struct li
 	       att->ifname, seconds_since(&start), np.n ? " (the union of its lists)" : "");
 	print_prefix_plans(build.plan, build.cost);
 	print_filter(att, &build, &plan, live.capacity, filter_map_bytes(&f));
+	if (att->config.verify != BLOOMXDP_VERIFY_OFF) {
+		char why[160];
+
+		verify_reason(att->config.verify, exact.names_fd >= 0, &st, why, sizeof(why));
+		printf("%s\n", why);
+	}
 	warn_unmatched_kinds(&f, &att->config, att->ifname);
 	/* After the swap: a crash in between leaves the state a generation behind (README). */
 	ret = states_publish(in, ts, &np, first, att->ifname);

@@ -176,6 +176,7 @@ static int find_listed(struct list_inputs *in, const struct list_opts *lo,
 int list_query(const char *ifname, const struct list_opts *o, char **entries, int n)
 {
 	struct exact_set verify, allow;
+	bool exact_live;
 	struct filter f = { .map_fd = -1 };
 	struct suffix_keys public_suffixes;
 	__u32 block_slot, allow_slot;
@@ -208,8 +209,9 @@ int list_query(const char *ifname, const struct list_opts *o, char **entries, in
 		ret = filter_open(att.filter_fd, block_slot, &att.config, &f);
 	if (!ret)
 		ret = filter_open_kernel(att.kfilter_fd, block_slot, &f);
-	if (!ret && att.config.verify)
+	if (!ret && att.config.verify && exact_outer_has(&att.verify, block_slot))
 		ret = exact_set_open(&att.verify, block_slot, &verify);
+	exact_live = verify.names_fd >= 0;
 	if (!ret)
 		ret = exact_set_open(&att.allow, allow_slot, &allow);
 	/* A hit at a public suffix stands only when listed, as in the program. */
@@ -284,7 +286,7 @@ int list_query(const char *ifname, const struct list_opts *o, char **entries, in
 			continue;
 		}
 		blocked = blocklist_lookup(&f, &e, matched, sizeof(matched));
-		if (blocked && att.config.verify) {
+		if (blocked && exact_live) {
 			blocked = blocklist_confirm(&verify, att.config.hash_key, &e);
 			if (!blocked)
 				log_debug("%s: a false positive of the filter, refused by --verify",
@@ -296,8 +298,12 @@ int list_query(const char *ifname, const struct list_opts *o, char **entries, in
 			log_debug("%s: on the allowlist", entries[i]);
 			blocked = false;
 		}
-		if (blocked && !att.config.verify) {
-			/* The filter alone: the list as last applied tells a listed entry. */
+		if (blocked) {
+			/*
+			 * The list as last applied names the listed entry; with the
+			 * filter alone it also tells a listed entry from a false
+			 * positive (the exact stage refused those already).
+			 */
 			if (!state_tried) {
 				state_tried = true;
 				open_listed(&att, o, block_slot, &in, &lo, &csv, &no_state);
@@ -308,7 +314,7 @@ int list_query(const char *ifname, const struct list_opts *o, char **entries, in
 				printf("%s: blocked (listed: %s)\n", entries[i], lc.covering);
 				continue;
 			}
-			if (!ret && !no_state) {
+			if (!ret && !no_state && !exact_live) {
 				printf("%s: blocked (a false positive of the filter: not in the "
 				       "list as last applied)\n", entries[i]);
 				continue;
@@ -316,16 +322,16 @@ int list_query(const char *ifname, const struct list_opts *o, char **entries, in
 			if (ret)
 				no_state = "its state's copy of the list cannot be read";
 		}
-		print_verdict(entries[i], &e, blocked, matched, att.config.verify);
-		if (blocked && no_state)
+		print_verdict(entries[i], &e, blocked, matched, exact_live);
+		if (blocked && no_state && !exact_live)
 			log_warn("%s: cannot tell a listed entry from a false positive of the "
 				 "filter: %s", ifname, no_state);
 		if (blocked && matched[0])
 			log_debug("%s: matched the %s %s %s", entries[i],
-				  att.config.verify ? "listed" : "filter's key of a",
+				  exact_live ? "listed" : "filter's key of a",
 				  e.kind == ENTRY_ADDR ? "prefix" :
 				  strchr(matched, '/') ? "URL" : "domain", matched);
-		if (blocked && !att.config.verify)
+		if (blocked && !exact_live)
 			log_debug("%s: the filter alone cannot tell a listed entry from a false "
 				  "positive (attach --verify can)", entries[i]);
 	}

@@ -190,8 +190,13 @@ static int build_entry(const struct entry *e, void *arg)
 	if (b->exact) {
 		/* The original entries: prefixes are not expanded in an LPM trie. */
 		ret = exact_set_add(b->exact, b->hash_key, e);
-		if (ret < 0)
+		if ((ret == -ENOSPC || ret == -E2BIG) && b->exact_optional) {
+			b->exact = NULL;
+			b->exact_overflow = true;
+			ret = 0;
+		} else if (ret < 0) {
 			return ret;
+		}
 	}
 	if (b->also) {
 		ret = b->also(b->also_ctx, e);

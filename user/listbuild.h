@@ -39,6 +39,9 @@ struct list_build {
 	struct filter *filter;		/* filled by list_build_finish(), or NULL */
 	bool bloom;			/* no filter yet: keep keys for list_build_insert() */
 	struct exact_set *exact;	/* the exact copy (--verify) or the allowlist, or NULL */
+	/* --verify auto: a copy that outgrows its room is left (exact set NULL), not an error. */
+	bool exact_optional;
+	bool exact_overflow;		/* it was left: the copy is incomplete */
 	/* A named list's copy (load): each entry read goes there too; NULL: none. */
 	int (*also)(void *ctx, const struct entry *e);
 	void *also_ctx;

@@ -35,6 +35,8 @@ static int set_templates(struct loaded_prog *lp)
 		{ skel->maps.verify_v4, lp->verify.v4_fd },
 		{ skel->maps.verify_v6, lp->verify.v6_fd },
 		{ skel->maps.verify_names, lp->verify.names_fd },
+		{ skel->maps.verify_prefix_v4, lp->verify.p4_fd },
+		{ skel->maps.verify_prefix_v6, lp->verify.p6_fd },
 		{ skel->maps.allow_v4, lp->allow.v4_fd },
 		{ skel->maps.allow_v6, lp->allow.v6_fd },
 		{ skel->maps.allow_names, lp->allow.names_fd },
@@ -83,17 +85,28 @@ static int install_suffixes(struct loaded_prog *lp)
 	return ret < 0 ? ret : 0;
 }
 
+void loader_exact_outers(const struct bloomxdp *skel, struct exact_outer *verify,
+			 struct exact_outer *allow)
+{
+	*verify = (struct exact_outer){
+		bpf_map__fd(skel->maps.verify_v4), bpf_map__fd(skel->maps.verify_v6),
+		bpf_map__fd(skel->maps.verify_names), bpf_map__fd(skel->maps.verify_prefix_v4),
+		bpf_map__fd(skel->maps.verify_prefix_v6), bpf_map__fd(skel->maps.verify_ranges_v4),
+		bpf_map__fd(skel->maps.verify_ranges_v6),
+	};
+	*allow = (struct exact_outer){
+		bpf_map__fd(skel->maps.allow_v4), bpf_map__fd(skel->maps.allow_v6),
+		bpf_map__fd(skel->maps.allow_names), -1, -1, -1, -1,
+	};
+}
+
 static int install_generation0(struct loaded_prog *lp)
 {
 	struct bloomxdp *skel = lp->skel;
-	struct exact_outer verify = { bpf_map__fd(skel->maps.verify_v4),
-				      bpf_map__fd(skel->maps.verify_v6),
-				      bpf_map__fd(skel->maps.verify_names) };
-	struct exact_outer allow = { bpf_map__fd(skel->maps.allow_v4),
-				     bpf_map__fd(skel->maps.allow_v6),
-				     bpf_map__fd(skel->maps.allow_names) };
+	struct exact_outer verify, allow;
 	int ret;
 
+	loader_exact_outers(skel, &verify, &allow);
 	/* The active words start at 0: generation 0 of everything is live. */
 	ret = filter_install(bpf_map__fd(skel->maps.filter), 0, &lp->filter);
 	if (!ret)
@@ -144,7 +157,7 @@ int loader_load_room(const struct bloomxdp_config *cfg, __u32 room, struct loade
 		return ret;
 	ret = filter_create(cfg, &lp->filter);
 	if (!ret)
-		ret = exact_set_create(&lp->verify, room);
+		ret = exact_set_create_hashed(&lp->verify, room);
 	if (!ret)
 		ret = exact_set_create(&lp->allow, room);
 	if (ret) {

@@ -46,6 +46,11 @@ int loader_load_own_active(const struct bloomxdp_config *cfg, const struct attac
 			   struct loaded_prog *lp);
 void loader_close(struct loaded_prog *lp);
 
+/* The outer maps of the skeleton's exact stage (verify_*) and allowlist (allow_*). */
+struct bloomxdp;
+void loader_exact_outers(const struct bloomxdp *skel, struct exact_outer *verify,
+			 struct exact_outer *allow);
+
 /*
  * Generation 0's bookkeeping (struct bloomxdp_state): sized for the keys of
  * its filter, and max_memory bytes for each generation (loader_load() sets

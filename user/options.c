@@ -184,6 +184,12 @@ static int parse_value(const struct option_spec *o, const char *flag, const char
 		return parse_fpr(flag, text, field(opts, o));
 	case OPT_SECONDS:
 		return parse_seconds(o, flag, text, field(opts, o));
+	case OPT_ENUM_FLAG:
+		if (!text) {
+			*(__u32 *)field(opts, o) = o->bare;
+			return 0;
+		}
+		/* fall through */
 	case OPT_ENUM:
 		if (!enum_value_parse(option_values(o), text, field(opts, o)))
 			return 0;
@@ -286,7 +292,13 @@ static int all_options(const struct command *cmd, const struct option_spec **out
 
 static bool takes_value(const struct option_spec *o)
 {
-	return o->type != OPT_FLAG;
+	return o->type != OPT_FLAG && o->type != OPT_ENUM_FLAG;
+}
+
+/* An option whose argument may be left out: getopt's optional_argument. */
+static bool value_optional(const struct option_spec *o)
+{
+	return o->type == OPT_ENUM_FLAG;
 }
 
 static void print_default(const struct option_spec *o, const void *defaults, FILE *out)
@@ -312,6 +324,7 @@ static void print_default(const struct option_spec *o, const void *defaults, FIL
 		fprintf(out, " (default %g)", *(const double *)v);
 		break;
 	case OPT_ENUM:
+	case OPT_ENUM_FLAG:
 		fprintf(out, " (default %s)", enum_value_name(option_values(o), *(const __u32 *)v));
 		break;
 	case OPT_ENUM_SET:
@@ -349,7 +362,10 @@ static void print_option_help(const struct option_spec *o, const void *defaults,
 
 	n = snprintf(head, sizeof(head), "  %c%c%c --%s%s%s", o->short_name ? '-' : ' ',
 		     o->short_name ? o->short_name : ' ', o->short_name ? ',' : ' ', o->name,
-		     takes_value(o) ? " " : "", takes_value(o) ? o->metavar : "");
+		     takes_value(o) ? " " : value_optional(o) ? " [" : "",
+		     takes_value(o) || value_optional(o) ? o->metavar : "");
+	if (value_optional(o) && n < (int)sizeof(head) - 1)
+		n += snprintf(head + n, sizeof(head) - n, "]");
 	fputs(head, out);
 	if (n >= HELP_COLUMN)
 		fprintf(out, "\n%*s", HELP_COLUMN, "");
@@ -495,12 +511,15 @@ static void getopt_tables(const struct option_spec **opts, int n, struct option 
 
 	for (i = 0; i < n; i++) {
 		longs[i].name = opts[i]->name;
-		longs[i].has_arg = takes_value(opts[i]) ? required_argument : no_argument;
+		longs[i].has_arg = takes_value(opts[i]) ? required_argument :
+				   value_optional(opts[i]) ? optional_argument : no_argument;
 		longs[i].flag = NULL;
 		longs[i].val = opts[i]->short_name ? opts[i]->short_name : 256 + i;
 		if (opts[i]->short_name) {
 			shorts[s++] = opts[i]->short_name;
-			if (takes_value(opts[i]))
+			if (takes_value(opts[i]) || value_optional(opts[i]))
+				shorts[s++] = ':';
+			if (value_optional(opts[i]))
 				shorts[s++] = ':';
 		}
 	}
@@ -553,8 +572,15 @@ int command_main(const struct command *const *all, const struct command *cmd, in
 		} else {
 			char flag[64];
 
+			const char *arg = takes_value(o) || value_optional(o) ? optarg : NULL;
+			__u32 named;
+
+			/* "--verify auto": the next word when it is one of the values' names. */
+			if (value_optional(o) && !arg && optind < argc &&
+			    !enum_value_parse(option_values(o), argv[optind], &named))
+				arg = argv[optind++];
 			snprintf(flag, sizeof(flag), "--%s", o->name);
-			if (set_option(o, flag, takes_value(o) ? optarg : NULL, values)) {
+			if (set_option(o, flag, arg, values)) {
 				ret = 2;
 				goto out;
 			}
@@ -603,6 +629,7 @@ int options_write(const struct option_spec *table, const void *values,
 			fprintf(out, "--%s=%.17g\n", o->name, *(const double *)v);
 			break;
 		case OPT_ENUM:
+		case OPT_ENUM_FLAG:
 			fprintf(out, "--%s=%s\n", o->name,
 				enum_value_name(option_values(o), *(const __u32 *)v));
 			break;
@@ -649,7 +676,7 @@ int options_parse_line(const struct option_spec *table, char *line, void *values
 	for (o = table; o && o->name; o++)
 		if (strlen(o->name) == len && !strncmp(o->name, line, len))
 			break;
-	if (!o || !o->name || (takes_value(o) != !!value)) {
+	if (!o || !o->name || (!value_optional(o) && takes_value(o) != !!value)) {
 		log_error("--%.*s: no such option%s", (int)len, line,
 			  o && o->name ? " in this form" : "");
 		return -EINVAL;

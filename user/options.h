@@ -39,6 +39,8 @@ enum option_type {
 	OPT_RATE,	/* double in (0, 1): "0.01" or "1%" */
 	OPT_SECONDS,	/* double: finite, within min..max */
 	OPT_ENUM,	/* __u32, one of values */
+	OPT_ENUM_FLAG,	/* __u32, one of values; given alone (--verify): bare, the argument
+			 * as --verify=auto or --verify auto (a value name only) */
 	OPT_ENUM_SET,	/* __u32 mask: a comma list of values (bits) */
 	OPT_PORTS,	/* __u16[BLOOMXDP_MAX_PORTS]: a comma list of ports */
 	OPT_FILES,	/* struct file_list: repeatable */
@@ -66,6 +68,7 @@ struct option_spec {
 	size_t given;
 	/* What --help gives as the default, for a value of the defaults no table row names. */
 	const char *default_text;
+	__u32 bare;			/* OPT_ENUM_FLAG: the value of the option given alone */
 };
 
 #define OPTION_GIVEN(type, field) (offsetof(type, field) + 1)

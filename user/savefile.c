@@ -781,12 +781,13 @@ static int check_fits(const struct attachment *att, const struct savefile_info *
 /* The swap of a generation of the same key: the active word flipped, named lists suspended. */
 static int swap_flip(struct attachment *att, __u32 slot, __u32 *named_was)
 {
-	const int outers[] = { att->filter_fd, att->ranges_v4_fd, att->ranges_v6_fd };
+	const int outers[] = { att->filter_fd, att->ranges_v4_fd, att->ranges_v6_fd,
+			       att->verify.v4_fd, att->verify.v6_fd, att->verify.names_fd };
 	int ret;
 
 	ret = named_lists_suspend(att, named_was);
 	if (!ret) {
-		ret = attachment_flip(att, BLOOMXDP_ACTIVE_BLOCK, slot, 0, outers, 3);
+		ret = attachment_flip(att, BLOOMXDP_ACTIVE_BLOCK, slot, 0, outers, 6);
 		if (ret)
 			named_lists_resume(att, *named_was);
 	}
@@ -829,7 +830,8 @@ static int rekeyed_active(const struct attachment *att, int active_fd, __u32 slo
  */
 static int swap_rekeyed(struct attachment *att, __u32 slot, const __u64 key[2], __u32 *named_was)
 {
-	const int outers[] = { att->filter_fd, att->ranges_v4_fd, att->ranges_v6_fd };
+	const int outers[] = { att->filter_fd, att->ranges_v4_fd, att->ranges_v6_fd,
+			       att->verify.v4_fd, att->verify.v6_fd, att->verify.names_fd };
 	struct loaded_prog lp = { .skel = NULL };
 	struct bloomxdp_config cfg = att->config;
 	int link_fd = -1, active_fd, ret;
@@ -873,7 +875,7 @@ static int swap_rekeyed(struct attachment *att, __u32 slot, const __u64 key[2], 
 	/* The same word again: it returns once no packet reads the old slot, then emptied. */
 	live = *att;
 	live.active_fd = active_fd;
-	attachment_flip(&live, BLOOMXDP_ACTIVE_BLOCK, slot, 0, outers, 3);
+	attachment_flip(&live, BLOOMXDP_ACTIVE_BLOCK, slot, 0, outers, 6);
 	memcpy(att->config.hash_key, key, sizeof(att->config.hash_key));
 	/* No packet reads with the old key now: its public suffixes go. */
 	if (suffix_keys_prune(att->suffixes_fd, key))
@@ -962,10 +964,11 @@ static int apply(struct attachment *att, const char *path, savefile_extra_fn ext
 
 	range_set_init(&s[0], BLOOMXDP_KEY_IPV4);
 	range_set_init(&s[1], BLOOMXDP_KEY_IPV6);
-	if (att->config.verify) {
-		log_error("%s runs with --verify, and a saved filter holds no exact copy to "
-			  "confirm its hits: load the source lists instead; the live list is "
-			  "unchanged", att->ifname);
+	/* --verify auto: the saved filter's generation runs without an exact stage. */
+	if (att->config.verify == BLOOMXDP_VERIFY_ON) {
+		log_error("%s runs with --verify on, and a saved filter holds no exact copy to "
+			  "confirm its hits: load the source lists instead, or attach --force "
+			  "--verify auto; the live list is unchanged", att->ifname);
 		return -EOPNOTSUPP;
 	}
 	ret = attachment_read_live(att, &slot, &st, "the live list");
@@ -1030,6 +1033,8 @@ static int apply(struct attachment *att, const char *path, savefile_extra_fn ext
 	st.loaded_at_ns = wall.tv_sec * 1000000000ULL + wall.tv_nsec;
 	st.capacity = in.capacity;
 	/* st.max_memory stays the attachment's. */
+	st.exact_keys = st.exact_bytes = 0;	/* no exact copy: the generation's stage is off */
+	exact_outer_clear(&att->verify, slot);
 	ret = attachment_write_state(att, slot, &st);
 	/* A saved filter has no entries: a hit at a public suffix drops nothing (README). */
 	if (!ret)

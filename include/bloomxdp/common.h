@@ -21,6 +21,10 @@
 #define BLOOMXDP_PIN_VERIFY_V4	"verify_v4"	/* ARRAY_OF_MAPS: exact copies, --verify */
 #define BLOOMXDP_PIN_VERIFY_V6	"verify_v6"
 #define BLOOMXDP_PIN_VERIFY_NAMES "verify_names"
+#define BLOOMXDP_PIN_VERIFY_PREFIX_V4 "verify_prefix_v4"	/* the CLI's, see bpf/maps.h */
+#define BLOOMXDP_PIN_VERIFY_PREFIX_V6 "verify_prefix_v6"
+#define BLOOMXDP_PIN_VERIFY_RANGES_V4 "verify_ranges_v4"
+#define BLOOMXDP_PIN_VERIFY_RANGES_V6 "verify_ranges_v6"
 #define BLOOMXDP_PIN_ALLOW_V4	"allow_v4"	/* ARRAY_OF_MAPS: the allowlist */
 #define BLOOMXDP_PIN_ALLOW_V6	"allow_v6"
 #define BLOOMXDP_PIN_ALLOW_NAMES "allow_names"
@@ -308,7 +312,7 @@ struct bloomxdp_config {
 	__u16 http_ports[BLOOMXDP_MAX_PORTS];
 	__u16 tls_ports[BLOOMXDP_MAX_PORTS];
 	__u32 dns_reply;	/* enum bloomxdp_dns_reply */
-	__u32 verify;		/* 1: drop only what the exact copy confirms */
+	__u32 verify;		/* enum bloomxdp_verify: whether loads build an exact copy */
 	__u32 layout;		/* enum bloomxdp_layout */
 	__u32 events_per_sec;	/* drop events sent per second and CPU at most; 0: none */
 	/*
@@ -320,6 +324,20 @@ struct bloomxdp_config {
 };
 
 #define BLOOMXDP_PPB 1000000000ULL
+
+/*
+ * attach --verify (config.verify): whether each load builds an exact copy of
+ * the list (verify_v4, verify_v6, verify_names at the generation's slot) to
+ * confirm Bloom hits with. Auto: when the copy fits within a quarter of
+ * --max-memory, decided at each load. The program confirms a hit when the
+ * live generation's slot holds a copy: the copy is swapped with the filter.
+ */
+enum bloomxdp_verify {
+	BLOOMXDP_VERIFY_OFF = 0,
+	BLOOMXDP_VERIFY_ON = 1,
+	BLOOMXDP_VERIFY_AUTO = 2,
+};
+#define BLOOMXDP_VERIFY_AUTO_SHARE	4	/* auto: the copy within max_memory / 4 */
 
 /*
  * User-space bookkeeping, one element per generation slot, indexed like the
@@ -335,6 +353,8 @@ struct bloomxdp_state {
 	__u64 loaded_at_ns;	/* CLOCK_REALTIME of the last load */
 	__u64 capacity;		/* keys this generation's filter is sized for */
 	__u64 max_memory;	/* bytes a generation may take (attach/load --max-memory) */
+	__u64 exact_keys;	/* entries of the exact copy (--verify), or that it would hold */
+	__u64 exact_bytes;	/* what the copy takes, or would take when the load left it off */
 };
 
 /*

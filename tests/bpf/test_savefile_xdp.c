@@ -63,12 +63,7 @@ static void att_of(struct xdp_harness *h, struct attachment *att)
 	att->config_fd = bpf_map__fd(s->maps.rodata_config);
 	att->filter_fd = bpf_map__fd(s->maps.filter);
 	att->kfilter_fd = bpf_map__fd(s->maps.kfilter);
-	att->verify.v4_fd = bpf_map__fd(s->maps.verify_v4);
-	att->verify.v6_fd = bpf_map__fd(s->maps.verify_v6);
-	att->verify.names_fd = bpf_map__fd(s->maps.verify_names);
-	att->allow.v4_fd = bpf_map__fd(s->maps.allow_v4);
-	att->allow.v6_fd = bpf_map__fd(s->maps.allow_v6);
-	att->allow.names_fd = bpf_map__fd(s->maps.allow_names);
+	loader_exact_outers(s, &att->verify, &att->allow);
 	att->ranges_v4_fd = bpf_map__fd(s->maps.ranges_v4);
 	att->ranges_v6_fd = bpf_map__fd(s->maps.ranges_v6);
 	att->active_fd = bpf_map__fd(s->maps.active);
@@ -200,7 +195,7 @@ static void source_close(struct source *src)
 
 /* A fresh program with the source's configuration and key: what restore finds. */
 static void fresh_open(struct xdp_harness *h, struct attachment *att, const __u64 *key,
-		       __u32 layout, double fpr, bool verify)
+		       __u32 layout, double fpr, __u32 verify)
 {
 	struct harness_config hc;
 
@@ -253,7 +248,7 @@ static void test_roundtrip(bool intervals)
 	assert_int_equal(stat(src.path, &sb), 0);
 	assert_int_equal(sb.st_mode & 0777, 0600);
 
-	fresh_open(&hb, &attb, key_a, BLOOMXDP_LAYOUT_BLOCKED, 0.01, false);
+	fresh_open(&hb, &attb, key_a, BLOOMXDP_LAYOUT_BLOCKED, 0.01, BLOOMXDP_VERIFY_OFF);
 	assert_int_equal(savefile_apply(&attb, src.path), 0);
 	/* A new generation: the other slot, live, its state written before. */
 	assert_int_equal(attachment_active(&attb, BLOOMXDP_ACTIVE_BLOCK, &slot), 0);
@@ -418,7 +413,7 @@ static void test_flips_and_cuts(void **state)
 	buf = file_read(src.path, &len);
 	assert_int_equal(info.file_bytes, len);
 	assert_int_equal(info.nsources, 2);
-	fresh_open(&hb, &attb, key_a, BLOOMXDP_LAYOUT_BLOCKED, 0.01, false);
+	fresh_open(&hb, &attb, key_a, BLOOMXDP_LAYOUT_BLOCKED, 0.01, BLOOMXDP_VERIFY_OFF);
 	snprintf(bad, sizeof(bad), "/tmp/bloomxdp-savefile-bad-XXXXXX");
 	fd = mkstemp(bad);
 	assert_true(fd >= 0);
@@ -512,7 +507,7 @@ static void test_hostile_fields(void **state)
 	assert_int_equal(savefile_check(src.path, &info, why, sizeof(why)), 0);
 	assert_true(info.ranges[0] >= 2);
 	buf = file_read(src.path, &len);
-	fresh_open(&hb, &attb, key_a, BLOOMXDP_LAYOUT_BLOCKED, 0.01, false);
+	fresh_open(&hb, &attb, key_a, BLOOMXDP_LAYOUT_BLOCKED, 0.01, BLOOMXDP_VERIFY_OFF);
 	snprintf(bad, sizeof(bad), "/tmp/bloomxdp-savefile-bad-XXXXXX");
 	fd = mkstemp(bad);
 	assert_true(fd >= 0);
@@ -622,6 +617,7 @@ static void test_header_bounds(void **state)
 static void test_other_attachments(void **state)
 {
 	struct bloomxdp_state st;
+	__u32 slot;
 	struct xdp_harness h;
 	struct attachment att;
 	struct source src;
@@ -631,20 +627,20 @@ static void test_other_attachments(void **state)
 	(void)state;
 	source_open(&src, false);
 	/* Another hash key: the filter would answer with the wrong one. */
-	fresh_open(&h, &att, key_b, BLOOMXDP_LAYOUT_BLOCKED, 0.01, false);
+	fresh_open(&h, &att, key_b, BLOOMXDP_LAYOUT_BLOCKED, 0.01, BLOOMXDP_VERIFY_OFF);
 	assert_refused(&att, src.path, "another hash key");
 	harness_close(&h);
 	/* Another layout. */
-	fresh_open(&h, &att, key_a, BLOOMXDP_LAYOUT_BITS, 0.01, false);
+	fresh_open(&h, &att, key_a, BLOOMXDP_LAYOUT_BITS, 0.01, BLOOMXDP_VERIFY_OFF);
 	assert_refused(&att, src.path, "another layout");
 	harness_close(&h);
 	/* Another k (an FPR of 0.1%). */
-	fresh_open(&h, &att, key_a, BLOOMXDP_LAYOUT_BLOCKED, 0.001, false);
+	fresh_open(&h, &att, key_a, BLOOMXDP_LAYOUT_BLOCKED, 0.001, BLOOMXDP_VERIFY_OFF);
 	assert_int_not_equal(att.config.hashes, src.att.config.hashes);
 	assert_refused(&att, src.path, "another k");
 	harness_close(&h);
 	/* Over the attachment's --max-memory. */
-	fresh_open(&h, &att, key_a, BLOOMXDP_LAYOUT_BLOCKED, 0.01, false);
+	fresh_open(&h, &att, key_a, BLOOMXDP_LAYOUT_BLOCKED, 0.01, BLOOMXDP_VERIFY_OFF);
 	assert_int_equal(attachment_read_state(&att, 0, &st), 0);
 	st.max_memory = 4096;
 	assert_int_equal(attachment_write_state(&att, 0, &st), 0);
@@ -653,12 +649,23 @@ static void test_other_attachments(void **state)
 	assert_int_equal(attachment_write_state(&att, 0, &st), 0);
 	assert_int_equal(savefile_apply(&att, src.path), 0);
 	harness_close(&h);
-	/* --verify: no exact copy in the file. */
-	fresh_open(&h, &att, key_a, BLOOMXDP_LAYOUT_BLOCKED, 0.01, true);
+	/* --verify on: no exact copy in the file. */
+	fresh_open(&h, &att, key_a, BLOOMXDP_LAYOUT_BLOCKED, 0.01, BLOOMXDP_VERIFY_ON);
 	assert_refused(&att, src.path, "--verify");
 	harness_close(&h);
+	/* --verify auto: restored, its generation without an exact stage (status says so). */
+	fresh_open(&h, &att, key_a, BLOOMXDP_LAYOUT_BLOCKED, 0.01, BLOOMXDP_VERIFY_AUTO);
+	assert_true(exact_outer_has(&att.verify, 0));
+	assert_int_equal(savefile_apply(&att, src.path), 0);
+	assert_int_equal(attachment_active(&att, BLOOMXDP_ACTIVE_BLOCK, &slot), 0);
+	assert_int_equal(slot, 1);
+	assert_false(exact_outer_has(&att.verify, 1));
+	assert_false(exact_outer_has(&att.verify, 0));	/* the old generation freed */
+	assert_int_equal(attachment_read_state(&att, 1, &st), 0);
+	assert_int_equal(st.exact_keys, 0);
+	harness_close(&h);
 	/* Layout kernel cannot be saved: nothing written. */
-	fresh_open(&h, &att, key_a, BLOOMXDP_LAYOUT_KERNEL, 0.01, false);
+	fresh_open(&h, &att, key_a, BLOOMXDP_LAYOUT_KERNEL, 0.01, BLOOMXDP_VERIFY_OFF);
 	snprintf(path, sizeof(path), "/tmp/bloomxdp-savefile-k-XXXXXX");
 	fd = mkstemp(path);
 	assert_true(fd >= 0);

@@ -24,20 +24,24 @@
 #define MATCH_ALL (BLOOMXDP_MATCH_SRC | BLOOMXDP_MATCH_DST | BLOOMXDP_MATCH_NAMES)
 
 /*
- * Events on, as 'bloomxdp attach' has them by default: any non-zero rate
- * verifies the same program.
+ * Events on, and --verify auto, as 'bloomxdp attach' has them by default:
+ * any non-zero rate verifies the same program, and auto the same as on.
  */
 static const struct harness_config configs[] = {
-	{ .match = BLOOMXDP_MATCH_SRC, .events_per_sec = 1 },
-	{ .match = MATCH_ALL, .events_per_sec = 1 },
-	{ .match = MATCH_ALL, .events_per_sec = 1, .verify = 1,
+	{ .match = BLOOMXDP_MATCH_SRC, .events_per_sec = 1, .verify = BLOOMXDP_VERIFY_AUTO },
+	{ .match = MATCH_ALL, .events_per_sec = 1, .verify = BLOOMXDP_VERIFY_AUTO },
+	{ .match = MATCH_ALL, .events_per_sec = 1, .verify = BLOOMXDP_VERIFY_ON,
 	  .dns_reply = BLOOMXDP_DNS_REPLY_NXDOMAIN },
+	{ .match = BLOOMXDP_MATCH_SRC, .events_per_sec = 1, .verify = BLOOMXDP_VERIFY_OFF },
+	{ .match = MATCH_ALL, .events_per_sec = 1, .verify = BLOOMXDP_VERIFY_OFF },
 };
 
 static const char *const config_names[] = {
 	"match src",
 	"match src,dst,dns,http,sni",
-	"match src,dst,dns,http,sni --verify --dns-reply nxdomain",
+	"match src,dst,dns,http,sni --verify on --dns-reply nxdomain",
+	"match src --verify off",
+	"match src,dst,dns,http,sni --verify off",
 };
 
 static const char *const layout_names[BLOOMXDP_LAYOUT_COUNT] = {
@@ -87,6 +91,12 @@ COST_TEST(1, KERNEL)
 COST_TEST(2, BITS)
 COST_TEST(2, BLOCKED)
 COST_TEST(2, KERNEL)
+COST_TEST(3, BITS)
+COST_TEST(3, BLOCKED)
+COST_TEST(3, KERNEL)
+COST_TEST(4, BITS)
+COST_TEST(4, BLOCKED)
+COST_TEST(4, KERNEL)
 
 int main(void)
 {
@@ -100,6 +110,12 @@ int main(void)
 		cmocka_unit_test(test_2_BITS),
 		cmocka_unit_test(test_2_BLOCKED),
 		cmocka_unit_test(test_2_KERNEL),
+		cmocka_unit_test(test_3_BITS),
+		cmocka_unit_test(test_3_BLOCKED),
+		cmocka_unit_test(test_3_KERNEL),
+		cmocka_unit_test(test_4_BITS),
+		cmocka_unit_test(test_4_BLOCKED),
+		cmocka_unit_test(test_4_KERNEL),
 	};
 
 	return cmocka_run_group_tests_name("verifier_cost", tests, NULL, NULL);

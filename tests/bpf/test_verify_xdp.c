@@ -293,12 +293,12 @@ static const struct row rows[] = {
 	    O_FP_THEN_HIT, .ev = EV(DNS, NAME, 2), .ev_on = EV(DNS, NAME, 3)),
 	DNS("DNS: Bloom-only suffix alone", "other.shadow.test", O_FP, .ev = EV(DNS, NAME, 2)),
 	/*
-	 * A Bloom-only /32 inside a listed /24: the exact copy confirms it (the
-	 * LPM lookup finds the /24). Without verify the event reports the Bloom
-	 * hit's length; with it, the listed prefix the exact copy matched.
+	 * A Bloom-only /32 inside a listed /24: the exact copy confirms it (its
+	 * intervals hold the /24). Without verify the event reports the Bloom
+	 * hit's length; with it, an interval of the exact copy's prefixes.
 	 */
 	A("Bloom-only host inside a listed prefix", "198.51.100.7", NULL, O_HIT,
-	  .ev = EV(SRC, ADDRESS, 32), .ev_on = EV(SRC, PREFIX, 24)),
+	  .ev = EV(SRC, ADDRESS, 32), .ev_on = EV(SRC, RANGE, 0)),
 
 	/* (c) the allowlist inside blocked prefixes. */
 	A("allowlisted first address of the /24", "198.51.100.0", NULL, O_ALLOWED),
@@ -1067,6 +1067,202 @@ static void test_generations(void **state)
 	prog_close(&p);
 }
 
+/* ------------------------------------------------------------ --verify auto: per generation */
+
+#define AUTO_HOSTS 300
+
+struct auto_case {
+	char addr_fp[32];	/* an address the saturated filter matches, not listed */
+	char name_fp[64];	/* a name it matches, not listed */
+};
+
+/* One run: the verdict and the counters' moves of a frame from addr, or a DNS query for name. */
+static __u32 auto_run(struct prog *p, const char *addr, const char *name,
+		      struct bloomxdp_counters *d)
+{
+	struct frame f;
+	__u32 verdict = ~0U;
+
+	memset(d, 0, sizeof(*d));
+	if (name)
+		assert_int_equal(frame_dns_query(&f, 1, SRC6, DST6, name), 0);
+	else
+		assert_int_equal(frame_udp(&f, addr, DST4), 0);
+	assert_int_equal(harness_run_counted(&p->v.h, &f, &verdict, d), 0);
+	return verdict;
+}
+
+/* False positives of slot 0's filter: an address and a name, found by the user-space lookup. */
+static void auto_find(struct prog *p, struct auto_case *c)
+{
+	char why[128];
+	struct entry e;
+	__u32 i;
+
+	c->addr_fp[0] = c->name_fp[0] = '\0';
+	for (i = 0; i < 100000 && !c->addr_fp[0]; i++) {
+		snprintf(c->addr_fp, sizeof(c->addr_fp), "10.2.%u.%u", i / 250, i % 250);
+		assert_int_equal(vh_parse_entry(c->addr_fp, &e), 0);
+		if (!blocklist_lookup(&p->v.h.lp.filter, &e, why, sizeof(why)))
+			c->addr_fp[0] = '\0';
+	}
+	for (i = 0; i < 100000 && !c->name_fp[0]; i++) {
+		snprintf(c->name_fp, sizeof(c->name_fp), "fp%u.example.net", i);
+		assert_int_equal(vh_parse_entry(c->name_fp, &e), 0);
+		if (!blocklist_lookup(&p->v.h.lp.filter, &e, why, sizeof(why)))
+			c->name_fp[0] = '\0';
+	}
+	assert_true(c->addr_fp[0] && c->name_fp[0]);
+}
+
+/* With an exact copy in the live slot: false positives pass, listed keys drop, confirmed. */
+static void auto_check_exact(struct prog *p, const struct auto_case *c)
+{
+	struct bloomxdp_counters d;
+
+	assert_int_equal(auto_run(p, c->addr_fp, NULL, &d), XDP_PASS);
+	assert_int_equal(d.bloom_hits, 1);
+	assert_int_equal(d.false_positives, 1);
+	assert_int_equal(d.hits_v4, 0);
+	assert_int_equal(auto_run(p, NULL, c->name_fp, &d), XDP_PASS);
+	assert_int_equal(d.false_positives, 1);
+	assert_int_equal(d.hits_dns, 0);
+	assert_int_equal(auto_run(p, "10.1.0.7", NULL, &d), XDP_DROP);
+	assert_int_equal(d.confirmed, 1);
+	assert_int_equal(auto_run(p, "10.9.0.200", NULL, &d), XDP_DROP);	/* in 10.9.0.0/24 */
+	assert_int_equal(d.confirmed, 1);
+	assert_int_equal(auto_run(p, NULL, "www.n7.example.org", &d), XDP_DROP);
+	assert_int_equal(d.confirmed, 1);
+}
+
+/* Without one: every Bloom hit drops, none confirmed or refused. */
+static void auto_check_bloom(struct prog *p, const struct auto_case *c)
+{
+	struct bloomxdp_counters d;
+
+	assert_int_equal(auto_run(p, c->addr_fp, NULL, &d), XDP_DROP);
+	assert_int_equal(d.bloom_hits, 1);
+	assert_int_equal(d.hits_v4, 1);
+	assert_int_equal(d.false_positives + d.confirmed, 0);
+	assert_int_equal(auto_run(p, NULL, c->name_fp, &d), XDP_DROP);
+	assert_int_equal(d.hits_dns, 1);
+	assert_int_equal(d.false_positives + d.confirmed, 0);
+	assert_int_equal(auto_run(p, "10.1.0.7", NULL, &d), XDP_DROP);
+	assert_int_equal(d.confirmed, 0);
+}
+
+/*
+ * --verify auto decides at each load: the program reads whether the live
+ * generation has an exact copy from the generation itself (its slot of
+ * verify_*), so that a load that switches the stage on or off swaps it with
+ * the filter. A filter sized for 100 keys holding 600 at FPR 0.05 gives
+ * false positives of addresses and names at once.
+ */
+static void test_verify_auto_generations(void **state)
+{
+	struct vh_config vc = { .match = BLOOMXDP_MATCH_SRC | BLOOMXDP_MATCH_DNS,
+				.verify = BLOOMXDP_VERIFY_AUTO, .capacity = 100, .fpr = 0.05,
+				.exact_room = 4000 };
+	const char *list[2 * AUTO_HOSTS + 1];
+	char (*texts)[32], err[LIST_ERROR_LEN];
+	struct auto_case c;
+	struct prog p, off;
+	__u64 key[2];
+	__u32 i;
+
+	(void)state;
+	texts = calloc(ARRAY_SIZE(list), sizeof(*texts));
+	assert_non_null(texts);
+	for (i = 0; i < AUTO_HOSTS; i++) {
+		snprintf(texts[i], sizeof(texts[i]), "10.1.%u.%u", i / 200, i % 200);
+		snprintf(texts[AUTO_HOSTS + i], sizeof(texts[0]), "n%u.example.org", i);
+	}
+	snprintf(texts[2 * AUTO_HOSTS], sizeof(texts[0]), "10.9.0.0/24");
+	for (i = 0; i < ARRAY_SIZE(list); i++)
+		list[i] = texts[i];
+	assert_int_equal(getrandom(key, sizeof(key), 0), sizeof(key));
+	vc.hash_key = key;
+	assert_int_equal(prog_open(&p, &vc), 0);
+	/* Slot 0: a load that kept its exact copy (auto, within its share). */
+	assert_int_equal(vh_load_blocklist(&p.v, 0, list, ARRAY_SIZE(list), 6, NULL, err), 0);
+	auto_find(&p, &c);
+	print_message("# false positives: %s, %s\n", c.addr_fp, c.name_fp);
+	auto_check_exact(&p, &c);
+
+	/* Slot 1: the same list loaded without a copy (auto, over its share). */
+	assert_int_equal(vh_slot1_create(&p.v), 0);
+	exact_outer_clear(&p.v.outer_verify, 1);
+	assert_false(exact_outer_has(&p.v.outer_verify, 1));
+	assert_int_equal(vh_load_blocklist(&p.v, 1, list, ARRAY_SIZE(list), 6, NULL, err), 0);
+	assert_false(exact_outer_has(&p.v.outer_verify, 1));
+	/* The same filter bits in both slots: the key is the attachment's. */
+	assert_int_equal(filter_popcount(&p.v.filter1), filter_popcount(&p.v.h.lp.filter));
+	assert_int_equal(vh_set_active(&p.v, BLOOMXDP_ACTIVE_BLOCK, 1), 0);
+	auto_check_bloom(&p, &c);
+	/* And back: the stage follows the live generation, whatever the configuration. */
+	assert_int_equal(vh_set_active(&p.v, BLOOMXDP_ACTIVE_BLOCK, 0), 0);
+	auto_check_exact(&p, &c);
+
+	/* --verify off: a copy in the slot is never read. */
+	vc.verify = BLOOMXDP_VERIFY_OFF;
+	assert_int_equal(prog_open(&off, &vc), 0);
+	assert_int_equal(vh_load_blocklist(&off.v, 0, list, ARRAY_SIZE(list), 6, NULL, err), 0);
+	assert_true(exact_outer_has(&off.v.outer_verify, 0));
+	auto_check_bloom(&off, &c);
+	prog_close(&off);
+
+	/* --verify on: the copy confirms, as auto's. */
+	vc.verify = BLOOMXDP_VERIFY_ON;
+	assert_int_equal(prog_open(&off, &vc), 0);
+	assert_int_equal(vh_load_blocklist(&off.v, 0, list, ARRAY_SIZE(list), 6, NULL, err), 0);
+	auto_check_exact(&off, &c);
+	prog_close(&off);
+	prog_close(&p);
+	free(texts);
+}
+
+/*
+ * A load in mode auto reads a list whose copy outgrows its room: the copy is
+ * left (list_load_union() then makes the generation without one), the list
+ * itself loads; mode on stops with -ENOSPC instead.
+ */
+static void test_verify_auto_overflow(void **state)
+{
+	const char *list[64];
+	char texts[64][32], err[LIST_ERROR_LEN], path[64];
+	const __u64 hash_key[2] = { 1, 2 };
+	struct exact_set x;
+	struct list_build b;
+	int i, pass;
+
+	(void)state;
+	for (i = 0; i < 64; i++) {
+		snprintf(texts[i], sizeof(texts[i]), "10.3.0.%d", i);
+		list[i] = texts[i];
+	}
+	assert_int_equal(harness_write_list(list, 64, path), 0);
+	for (pass = 0; pass < 2; pass++) {
+		assert_int_equal(exact_set_create_hashed(&x, 16), 0);
+		list_build_init(&b, NULL, LIST_DEFAULT_PREFIX_PROBES);
+		memcpy(b.hash_key, hash_key, sizeof(b.hash_key));
+		b.exact = &x;
+		b.exact_optional = pass == 0;
+		if (pass == 0) {
+			assert_int_equal(list_build_read(&b, path, FORMAT_AUTO, err), 0);
+			assert_true(b.exact_overflow);
+			assert_null(b.exact);
+			assert_int_equal(b.read, 64);
+			assert_int_equal(x.added[0], 16);
+		} else {
+			assert_int_equal(list_build_read(&b, path, FORMAT_AUTO, err), -ENOSPC);
+			assert_false(b.exact_overflow);
+		}
+		list_build_free(&b);
+		exact_set_close(&x);
+	}
+	unlink(path);
+}
+
 /* ------------------------------------------------------------ statistics */
 
 #define STAT_PREFIXES	20000
@@ -1358,6 +1554,8 @@ int main(void)
 		cmocka_unit_test(test_event_budget_spent),
 		cmocka_unit_test(test_events_off),
 		cmocka_unit_test(test_generations),
+		cmocka_unit_test(test_verify_auto_generations),
+		cmocka_unit_test(test_verify_auto_overflow),
 		cmocka_unit_test(test_statistics),
 	};
 	size_t i, n = 0;

@@ -105,10 +105,7 @@ static inline int vh_open(struct vh *v, const struct vh_config *c)
 	exact_set_init(&v->h.lp.verify);
 	exact_set_init(&v->h.lp.allow);
 	skel = v->h.lp.skel;
-	v->outer_verify = (struct exact_outer){ bpf_map__fd(skel->maps.verify_v4),
-		bpf_map__fd(skel->maps.verify_v6), bpf_map__fd(skel->maps.verify_names) };
-	v->outer_allow = (struct exact_outer){ bpf_map__fd(skel->maps.allow_v4),
-		bpf_map__fd(skel->maps.allow_v6), bpf_map__fd(skel->maps.allow_names) };
+	loader_exact_outers(skel, &v->outer_verify, &v->outer_allow);
 	v->filter_outer_fd = bpf_map__fd(skel->maps.filter);
 	v->active_fd = bpf_map__fd(skel->maps.active);
 	v->events_fd = bpf_map__fd(skel->maps.events);
@@ -132,7 +129,7 @@ static inline int vh_slot1_create(struct vh *v)
 
 	ret = filter_create(&v->h.config, &v->filter1);
 	if (!ret)
-		ret = exact_set_create(&v->verify[1], v->room);
+		ret = exact_set_create_hashed(&v->verify[1], v->room);
 	if (!ret)
 		ret = exact_set_create(&v->allow[1], v->room);
 	if (!ret)
@@ -169,6 +166,9 @@ static inline int vh_load_blocklist(struct vh *v, __u32 slot, const char *const 
 	ret = list_build_read(&b, path, FORMAT_AUTO, err);
 	if (!ret)
 		ret = list_build_finish(&b, err);
+	/* As a load installs its copy: grown hash maps, the prefixes' intervals. */
+	if (!ret && exact_outer_has(&v->outer_verify, slot))
+		ret = exact_set_install(&v->outer_verify, slot, &v->verify[slot]);
 	if (plan)
 		memcpy(plan, b.plan, sizeof(b.plan));
 	list_build_free(&b);

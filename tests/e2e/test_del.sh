@@ -110,7 +110,7 @@ check_eq "pings: it passes, the host and prefix beside it still drop" \
 	"$(ping_many 3 0.05 "$C_DEL" "$C_KEEP" "$C_PREFIX" "$C_FREE"
 	   for c in "$C_DEL" "$C_KEEP" "$C_PREFIX" "$C_FREE"; do echo -n "$c:${PING_RX[$c]} "; done)"
 check_eq "query: the name, from the Bloom filter behind --verify, still listed" \
-	"evil.example: blocked" "$(bx query "$IF_SRV" evil.example 2>&1)"
+	"evil.example: blocked (listed: evil.example)" "$(bx query "$IF_SRV" evil.example 2>&1)"
 check "del the name" bx del "$IF_SRV" evil.example
 check_eq "query: the name passes, the prefix still drops" \
 	"evil.example: not blocked

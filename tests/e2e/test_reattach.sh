@@ -3,8 +3,8 @@
 # the live maps, swapped in by one BPF link update, with no moment without a
 # filter: a listed source sending throughout gets no reply, an unlisted one gets
 # every reply, the list, generation and counters carry over. What the list
-# cannot survive (another layout or k, --verify turned on, another XDP mode) is
-# refused and changes nothing. Speaks TAP; needs root; about 15 s.
+# cannot survive (another layout or k, another XDP mode) is refused and changes
+# nothing; --verify off and on are taken over the live exact copy. Speaks TAP; needs root; about 15 s.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/e2e/lib.sh
@@ -78,11 +78,27 @@ check_fails "another layout is refused" 1 "would have to be built again" \
 	bx attach "$IF_SRV" --force --capacity 1000 --layout bits
 check_fails "another k (--fpr 1e-6) is refused" 1 "would have to be built again" \
 	bx attach "$IF_SRV" --force --capacity 1000 --fpr 1e-6
-check_fails "--verify on is refused" 1 "no exact copy" \
-	bx attach "$IF_SRV" --force --capacity 1000 --verify
 check_fails "another XDP mode is refused" 1 "runs in native mode" \
 	bx attach "$IF_SRV" --force --capacity 1000 --mode generic
 check_eq "the refusals left the program" "$prog1" "$(json_num "$(status_json)" prog_id)"
+
+# --verify may change: each generation says whether it has an exact copy (the
+# load under the default auto made one), and the program reads it or not.
+check "--force --verify off" bx attach "$IF_SRV" --force --capacity 1000 --verify off
+st=$(status_json)
+check_eq "status: verify_mode off, verify false" "off false" \
+	"$(json_str "$st" verify_mode) $(sed -n 's/.*"verify":\([a-z]*\).*/\1/p' <<<"$st")" "$st"
+check "--force --verify on over the live copy" bx attach "$IF_SRV" --force --capacity 1000 \
+	--verify on
+st=$(status_json)
+check_eq "status: verify_mode on, verify true, the copy of the auto load" \
+	"on true exact stage on: attach --verify on" \
+	"$(json_str "$st" verify_mode) $(sed -n 's/.*"verify":\([a-z]*\).*/\1/p' <<<"$st") $(json_str "$st" verify_reason | sed 's/ (.*//')" "$st"
+before=$(stats_json)
+ping_many 3 0.05 "$C4_LISTED" "$C4_OTHER"
+after=$(stats_json)
+check_eq "--verify on: the listed source dropped, confirmed by the copy" "0 3 3" \
+	"${PING_RX[$C4_LISTED]} ${PING_RX[$C4_OTHER]} $(delta "$before" "$after" confirmed)" "$after"
 check_fails "without --force, attach twice is refused" 1 "already attached to $IF_SRV" \
 	bx attach "$IF_SRV"
 if ls -A "$PIN_DIR" | grep -q '_new$'; then

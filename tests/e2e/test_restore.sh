@@ -30,7 +30,9 @@ STATE=$BLOOMXDP_STATE_DIR/$IF_SRV
 # A filter at FPR 0.3, nearly full: unlisted names are often false positives.
 awk 'BEGIN { for (i = 0; i < 1000; i++) printf "listed-%d.example\n", i }' >"$E2E_TMP/names.txt"
 printf '198.51.100.0/24\n2001:db8:77::/48\n2001:db8:78::9\n' >>"$E2E_TMP/names.txt"
-check "attach at FPR 0.3 for names" bx attach "$IF_SRV" --capacity 1000 --fpr 0.3 --match src,dns
+# The filter alone (--verify off): with the exact stage, no false positive is blocked.
+check "attach at FPR 0.3 for names" bx attach "$IF_SRV" --capacity 1000 --fpr 0.3 --match src,dns \
+	--verify off
 check "load 1000 names and a prefix into the Bloom filter" \
 	bx load "$IF_SRV" --store bloom "$E2E_TMP/names.txt"
 check_eq "query: a listed name names itself" \
@@ -168,8 +170,13 @@ check_eq "... status says the state is behind" behind "$(json_str "$(status_json
 check_fails "... restore says the state lags the live list, and changes nothing" 1 \
 	"attached at generation $((gen + 1)), but the state records generation $gen" \
 	bx restore "$IF_SRV"
+# With the exact stage (the default auto) the copy in the kernel answers; the filter alone cannot.
+check "attach --force --verify off" bx attach "$IF_SRV" --force --capacity 1000 --match src,dns \
+	--action drop --verify off
 check_fails "... query says it cannot tell listed from false positive" 0 \
 	"state records another generation" bx query "$IF_SRV" 192.0.2.77
+check "attach --force --verify auto" bx attach "$IF_SRV" --force --capacity 1000 \
+	--match src,dns --action drop
 check "... a load again records it" bx load "$IF_SRV" "$E2E_TMP/new.txt"
 check_eq "... then restore finds the live generation recorded" \
 	"$IF_SRV: already attached at generation $((gen + 2)), as its state records: nothing \

@@ -5,7 +5,10 @@
 # /32, clients inside and outside the ranges; ping and nc from each; the
 # counters (confirmed, allowed, false_positives); 'query' naming the listed
 # prefix; 'watch --json' showing the drops; 'plan --verify'; a second load
-# replacing the list atomically (under traffic); detach leaving nothing.
+# replacing the list atomically (under traffic); detach leaving nothing; then
+# --verify auto, the default: the exact stage on for a list within a quarter
+# of --max-memory (a Bloom false positive of a tiny filter passes), off over
+# it (the same packet dropped), status saying which and why, on again.
 # Speaks TAP ("ok N - name" / "not ok N - name"); tests/run.sh counts it.
 #
 # Needs root. Runs in about 25 s. Touches nothing but its own namespaces,
@@ -34,8 +37,14 @@ V_IN=2001:db8:b10::105		# in the first /120
 V_ALLOW=2001:db8:b10::1fe	# in the first /120, allowlisted by 'load --allow FILE'
 V_OUT=2001:db8:b10::205		# outside the first /120, inside the second
 
+# Candidates for a Bloom false positive (--verify auto below): in no list, on-link.
+FP_CAND=()
+for ((i = 100; i < 124; i++)); do
+	FP_CAND+=("192.0.2.$i")
+done
+
 ALL_CLIENT=("$P_IN1" "$P_IN2" "$P_ALLOW1" "$P_ALLOW2" "$P_OUT" "$H_BLOCK" "$H_NB" "$C_PLAIN"
-	"$V_IN" "$V_ALLOW" "$V_OUT")
+	"$V_IN" "$V_ALLOW" "$V_OUT" "${FP_CAND[@]}")
 
 if ! topo_up "${ALL_CLIENT[@]}"; then
 	not_ok "build the test topology (namespaces $NS_CLI, $NS_SRV)"
@@ -94,8 +103,8 @@ check_eq "before attach, every client address gets a ping reply" "" "$bad" "no r
 # ------------------------------------------------------------ attach --verify, load, allow
 check "attach $IF_SRV --verify --mode native" bx attach "$IF_SRV" --verify --mode native
 st=$(status_json)
-check_eq "status --json: native, verify true" "native true" \
-	"$(json_str "$st" mode) $(sed -n 's/.*"verify":\([a-z]*\).*/\1/p' <<<"$st")" "$st"
+check_eq "status --json: native, verify true, verify_mode on" "native true on" \
+	"$(json_str "$st" mode) $(sed -n 's/.*"verify":\([a-z]*\).*/\1/p' <<<"$st") $(json_str "$st" verify_mode)" "$st"
 out=$(bx load "$IF_SRV" "$LIST1" 2>&1)
 check_eq "load the first list (3 entries)" "loaded 3 entries into $IF_SRV" \
 	"$(grep -o "loaded [0-9]* entries into $IF_SRV" <<<"$out")" "$out"
@@ -106,10 +115,10 @@ check_eq "add --allow $P_ALLOW2" "added 1 entry to the allowlist of $IF_SRV" "$o
 check_fails "add --allow of a URL is refused" 1 "the allowlist takes addresses" \
 	bx add "$IF_SRV" --allow http://evil.example/x
 
-want="$P_IN1: blocked (listed prefix 198.51.100.0/25)
-$P_IN2: blocked (listed prefix 198.51.100.0/25)
-$H_BLOCK: blocked
-$V_IN: blocked (listed prefix 2001:db8:b10::100/120)
+want="$P_IN1: blocked (listed: 198.51.100.0/25)
+$P_IN2: blocked (listed: 198.51.100.0/25)
+$H_BLOCK: blocked (listed: $H_BLOCK)
+$V_IN: blocked (listed: 2001:db8:b10::100/120)
 $P_ALLOW1: not blocked
 $P_ALLOW2: not blocked
 $V_ALLOW: not blocked
@@ -293,11 +302,11 @@ expect_replies "second list: addresses only in the first one (and others) get ev
 check_eq "second list: dropped $((N * 3)), allowed 0, confirmed $((N * 3))" \
 	"$((N * 3)) 0 $((N * 3))" \
 	"$(delta "$before" "$after" dropped) $(delta "$before" "$after" allowed) $(delta "$before" "$after" confirmed)"
-want="$P_OUT: blocked (listed prefix 198.51.100.128/25)
+want="$P_OUT: blocked (listed: 198.51.100.128/25)
 $P_IN1: not blocked
-$H_NB: blocked
+$H_NB: blocked (listed: $H_NB)
 $H_BLOCK: not blocked
-$V_OUT: blocked (listed prefix 2001:db8:b10::200/120)"
+$V_OUT: blocked (listed: 2001:db8:b10::200/120)"
 check_eq "query after the second load" "$want" \
 	"$(bx query "$IF_SRV" "$P_OUT" "$P_IN1" "$H_NB" "$H_BLOCK" "$V_OUT" 2>&1)"
 # The allowlist has its own generation: a blocklist load keeps it.
@@ -346,6 +355,103 @@ fi
 ping_many "$N" 0.05 "$P_OUT" "$H_NB" "$V_OUT"
 expect_replies "after detach: the formerly blocked addresses get replies" "$N" \
 	"$P_OUT" "$H_NB" "$V_OUT"
+
+# ------------------------------------------------------------ --verify auto, the default
+# A list of 3,000 hosts elsewhere and the first list, at --fpr 0.5: about half
+# of all unlisted addresses are false positives of the filter.
+BIG=$E2E_TMP/big.txt
+{
+	cat "$LIST1"
+	for ((i = 0; i < 3000; i++)); do
+		echo "10.$((i >> 8 & 255)).$((i & 255)).1"
+	done
+} >"$BIG"
+check "attach $IF_SRV --fpr 0.5 (--verify not given)" bx attach "$IF_SRV" --fpr 0.5 --mode native
+st=$(status_json)
+check_eq "status --json: verify_mode auto by default" "auto" "$(json_str "$st" verify_mode)" "$st"
+out=$(bx load "$IF_SRV" "$BIG" 2>&1)
+if grep -q "^exact stage on: 3003 keys need .*, within .* (a quarter of --max-memory)$" <<<"$out"; then
+	ok "load (auto): the exact stage on, and why: $(grep '^exact stage' <<<"$out")"
+else
+	not_ok "load (auto): the exact stage on, and why" "$out"
+fi
+st=$(status_json)
+reason=$(json_str "$st" verify_reason)
+check_eq "status --json: verify true, the reason" "true exact stage on: 3003 keys" \
+	"$(sed -n 's/.*"verify":\([a-z]*\).*/\1/p' <<<"$st") ${reason%% need*}" "$st"
+out=$(bx status "$IF_SRV" 2>&1)
+if grep -q "^verify          exact stage on: 3003 keys need .* (a quarter of --max-memory) (--verify auto)$" <<<"$out"; then
+	ok "status: the exact stage on, and why"
+else
+	not_ok "status: the exact stage on, and why" "$out"
+fi
+# The false positives among the candidates: the filter matches them, the exact copy does not.
+FPS=()
+for a in "${FP_CAND[@]}"; do
+	bx query -v "$IF_SRV" "$a" 2>&1 | grep -q "a false positive of the filter, refused by --verify" &&
+		FPS+=("$a")
+done
+diag "false positives of the filter among ${#FP_CAND[@]} candidates: ${FPS[*]}"
+if [ "${#FPS[@]}" -gt 0 ]; then
+	ok "a tiny filter has false positives (${#FPS[@]} of ${#FP_CAND[@]})"
+else
+	not_ok "a tiny filter has false positives" "none of ${FP_CAND[*]}"
+fi
+FP=${FPS[0]:-${FP_CAND[0]}}
+before=$(stats_json)
+ping_many "$N" 0.05 "$H_BLOCK" "$FP"
+after=$(stats_json)
+expect_replies "exact stage on: the listed $H_BLOCK gets no reply" 0 "$H_BLOCK"
+expect_replies "exact stage on: the false positive $FP gets every reply" "$N" "$FP"
+check_eq "exact stage on: false_positives $N, confirmed = dropped $N" "$N $N $N" \
+	"$(delta "$before" "$after" false_positives) $(delta "$before" "$after" confirmed) $(delta "$before" "$after" dropped)" \
+	"$after"
+
+# Over a quarter of --max-memory: the next load leaves the copy, and says why.
+out=$(bx load "$IF_SRV" "$BIG" --max-memory 200000 2>&1)
+if grep -q "^exact stage off: 3003 keys need .*, more than 50.0 KB (a quarter of --max-memory)$" <<<"$out"; then
+	ok "load --max-memory 200000: the exact stage off, and why: $(grep '^exact stage' <<<"$out")"
+else
+	not_ok "load --max-memory 200000: the exact stage off, and why" "$out"
+fi
+st=$(status_json)
+check_eq "status --json: verify false, the reason names the limit" \
+	"false exact stage off: 3003 keys" \
+	"$(sed -n 's/.*"verify":\([a-z]*\).*/\1/p' <<<"$st") $(json_str "$st" verify_reason | sed 's/ need.*//')" "$st"
+json_str "$st" verify_reason | grep -q "more than 50.0 KB (a quarter of --max-memory)" &&
+	ok "status --json: verify_reason says more than 50.0 KB" ||
+	not_ok "status --json: verify_reason says more than 50.0 KB" "$st"
+before=$(stats_json)
+ping_many "$N" 0.05 "$H_BLOCK" "$FP"
+after=$(stats_json)
+expect_replies "exact stage off: the listed $H_BLOCK gets no reply" 0 "$H_BLOCK"
+expect_replies "exact stage off: the false positive $FP is dropped too" 0 "$FP"
+check_eq "exact stage off: no confirmation, no refusal" "0 0" \
+	"$(delta "$before" "$after" false_positives) $(delta "$before" "$after" confirmed)" "$after"
+# And on again at the next load within the limit.
+out=$(bx load "$IF_SRV" "$BIG" --max-memory 64M 2>&1)
+grep -q "^exact stage on: " <<<"$out" && ok "load --max-memory 64M: the exact stage on again" ||
+	not_ok "load --max-memory 64M: the exact stage on again" "$out"
+ping_many "$N" 0.05 "$FP"
+expect_replies "exact stage on again: the false positive $FP gets every reply" "$N" "$FP"
+# attach --force --verify off: the program ignores the live copy from now on.
+check "attach --force --verify off" bx attach "$IF_SRV" --force --fpr 0.5 --verify off
+out=$(bx status "$IF_SRV" 2>&1)
+grep -q "^verify          exact stage off: attach --verify off (--verify off)$" <<<"$out" &&
+	ok "status: exact stage off: attach --verify off" ||
+	not_ok "status: exact stage off: attach --verify off" "$out"
+ping_many "$N" 0.05 "$FP"
+expect_replies "--verify off: the false positive $FP is dropped" 0 "$FP"
+# An add under --verify off still goes into the live copy: turned on again, it is confirmed.
+check "add $FP under --verify off" bx add "$IF_SRV" "$FP"
+check "attach --force --verify auto" bx attach "$IF_SRV" --force --fpr 0.5 --verify auto
+before=$(stats_json)
+ping_many "$N" 0.05 "$FP"
+after=$(stats_json)
+expect_replies "--verify auto again: $FP, added meanwhile, is dropped" 0 "$FP"
+check_eq "... confirmed by the exact copy" "$N 0" \
+	"$(delta "$before" "$after" confirmed) $(delta "$before" "$after" false_positives)" "$after"
+check "detach" bx detach "$IF_SRV"
 
 # ------------------------------------------------------------ cleanup
 e2e_cleanup

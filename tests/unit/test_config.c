@@ -128,6 +128,33 @@ static const char good[] =
 	"metrics = [::1]:9100\n"
 	"events = syslog\n";
 
+/* [attach] verify: auto, on, off and the booleans of a flag; auto when not given. */
+static void test_verify_key(void **state)
+{
+	static const struct {
+		const char *text;
+		__u32 mode;
+	} cases[] = {
+		{ "[attach]\ncapacity = 10\n", BLOOMXDP_VERIFY_AUTO },
+		{ "[attach]\nverify = auto\n", BLOOMXDP_VERIFY_AUTO },
+		{ "[attach]\nverify = on\n", BLOOMXDP_VERIFY_ON },
+		{ "[attach]\nverify = true\n", BLOOMXDP_VERIFY_ON },
+		{ "[attach]\nverify = off\n", BLOOMXDP_VERIFY_OFF },
+		{ "[attach]\nverify = no\n", BLOOMXDP_VERIFY_OFF },
+	};
+	char path[256], err[4096];
+	struct config cfg;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(parse_text(cases[i].text, &cfg, path, sizeof(path), err,
+					    sizeof(err)), 0);
+		assert_int_equal(*(const __u32 *)attach_value(&cfg, "verify"), cases[i].mode);
+		config_free(&cfg);
+	}
+}
+
 static void test_good_file(void **state)
 {
 	char path[256], err[4096], summary[512];
@@ -145,7 +172,8 @@ static void test_good_file(void **state)
 			 BLOOMXDP_MATCH_SRC | BLOOMXDP_MATCH_DNS);
 	assert_int_equal(*(const __u32 *)attach_value(&cfg, "mode"),
 			 attach_enum("mode", "generic"));
-	assert_true(*(const bool *)attach_value(&cfg, "verify"));
+	/* "yes": --verify alone, on. */
+	assert_int_equal(*(const __u32 *)attach_value(&cfg, "verify"), BLOOMXDP_VERIFY_ON);
 	assert_int_equal(*(const __u64 *)attach_value(&cfg, "events-per-sec"), 50);
 	/* What is not given keeps attach's default. */
 	assert_int_equal(*(const __u32 *)attach_value(&cfg, "action"),
@@ -238,7 +266,7 @@ static const struct bad_case {
 	{ "[attach]\ncapacity = 0\n", 2, "capacity = 0" },
 	{ "[attach]\nmatch = src,foo\n", 2, "match = src,foo: expected a comma list" },
 	{ "[attach]\ndns-ports = 0\n", 2, "dns-ports = 0: expected a comma list" },
-	{ "[attach]\nverify = maybe\n", 2, "verify = maybe: expected true or false" },
+	{ "[attach]\nverify = maybe\n", 2, "verify = maybe: expected auto, on or off" },
 	{ "[attach]\nfpr = 0.1\nfpr = 0.2\n", 3, "'fpr' is given twice" },
 	{ "[attach]\nmax_memory = 1M\nmax-memory = 2M\n", 3, "'max-memory' is given twice" },
 	{ "[attach]\n[attach]\n", 2, "a second [attach] (the first is at line 1)" },
@@ -520,6 +548,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good_file),
+		cmocka_unit_test(test_verify_key),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_every_error_said),
