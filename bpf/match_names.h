@@ -123,9 +123,10 @@ static long name_walk_step(__u32 j, void *data)
 	if (!(w->kinds & (1ULL << (j & (BLOOMXDP_MAX_LABELS - 1)))) ||
 	    !bloomxdp_filter_test(w->bits, config.layout, w->filter_bits, w->hashes, w->suffix))
 		return 0;
-	s->name_hits |= 1U << (j & (BLOOMXDP_MAX_LABELS - 1));
 	if (!name_key_confirmed(w, w->suffix))
 		return 0;	/* a false positive: a deeper suffix may still be listed */
+	/* Confirmed hits only: a refused one stays counted (bloom_hits, false_positives). */
+	s->name_hits |= 1U << (j & (BLOOMXDP_MAX_LABELS - 1));
 	/* At a public suffix or TLD perhaps: decided after the walk (suffix_cand_step). */
 	if (j < BLOOMXDP_SUFFIX_MAX_LABELS) {
 		s->suffix_cand |= 1U << j;
@@ -148,7 +149,7 @@ static __always_inline int name_listed(struct scratch *s, struct name_walk *w)
 	bpf_loop_bounded(bloomxdp_labels_examined(&s->labels), name_walk_step, w);
 	if (s->suffix_cand && suffix_decide(0)) {
 		w->hit = 1;
-		/* The walk went on past the hit that stands: its later hits are not counted. */
+		/* The walk went on past the hit that stands: its later confirmed hits not counted. */
 		w->bloom_hits -= __builtin_popcount(s->name_hits >> (s->match_len & 31));
 	}
 	return w->hit;

@@ -35,7 +35,7 @@ struct scratch {
 	__u32 suffix_refused;			/* hits refused: no listed key there */
 	__u64 url_cand;				/* bit i * MAX_LABELS + j: URL pair on such a host */
 	__u32 suffix_slot;			/* the live generation, for the listed bits */
-	__u32 name_hits;			/* bit j: the walk's Bloom hit at S_{j+1} */
+	__u32 name_hits;			/* bit j: the walk's confirmed Bloom hit at S_{j+1} */
 	__u32 cand_n;				/* the URL candidate that stood */
 };
 

@@ -163,9 +163,7 @@ static inline int vh_load_blocklist(struct vh *v, __u32 slot, const char *const 
 		return ret;
 	list_build_init(&b, vh_filter(v, slot), probes);
 	b.exact = &v->verify[slot];
-	ret = list_build_read(&b, path, FORMAT_AUTO, err);
-	if (!ret)
-		ret = list_build_finish(&b, err);
+	ret = harness_build_read(&b, bpf_map__fd(v->h.lp.skel->maps.suffixes), slot, path, err);
 	/* As a load installs its copy: grown hash maps, the prefixes' intervals. */
 	if (!ret && exact_outer_has(&v->outer_verify, slot))
 		ret = exact_set_install(&v->outer_verify, slot, &v->verify[slot]);

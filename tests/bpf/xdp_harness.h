@@ -33,6 +33,7 @@
 #include "layout.h"
 #include "loader.h"
 #include "keys.h"
+#include "suffix_keys.h"
 #include "sizing.h"
 
 /* ---------------------------------------------------------------- frames */
@@ -614,16 +615,42 @@ static inline int harness_write_list(const char *const *entries, size_t n, char 
 }
 
 /* list_build over one file, into filter (NULL: plan only); plan receives the plans. */
-static inline int harness_build_list(const char *path, struct filter *filter, __u32 probes,
-				     struct prefix_plan plan[2], char err[LIST_ERROR_LEN])
+/*
+ * list_build_read() and _finish() of path into b, as a load reads a list: with
+ * suffixes_fd (the program's public suffixes, or -1 for none), the keys the
+ * list holds at public depths are marked listed in slot, as a load marks them.
+ */
+static inline int harness_build_read(struct list_build *b, int suffixes_fd, __u32 slot,
+				     const char *path, char err[LIST_ERROR_LEN])
+{
+	struct suffix_keys sk;
+	int ret = 0;
+
+	suffix_keys_init(&sk);
+	if (suffixes_fd >= 0) {
+		ret = suffix_keys_read(&sk, suffixes_fd);
+		b->public_suffixes = &sk;
+	}
+	if (!ret)
+		ret = list_build_read(b, path, FORMAT_AUTO, err);
+	if (!ret)
+		ret = list_build_finish(b, err);
+	if (!ret && suffixes_fd >= 0)
+		ret = suffix_keys_sync(suffixes_fd, slot, b->at_public, b->nat_public);
+	b->public_suffixes = NULL;
+	suffix_keys_free(&sk);
+	return ret;
+}
+
+static inline int harness_build_list(const char *path, struct filter *filter, int suffixes_fd,
+				     __u32 probes, struct prefix_plan plan[2],
+				     char err[LIST_ERROR_LEN])
 {
 	struct list_build b;
 	int ret;
 
 	list_build_init(&b, filter, probes);
-	ret = list_build_read(&b, path, FORMAT_AUTO, err);
-	if (!ret)
-		ret = list_build_finish(&b, err);
+	ret = harness_build_read(&b, suffixes_fd, 0, path, err);
 	if (plan)
 		memcpy(plan, b.plan, sizeof(b.plan));
 	list_build_free(&b);
@@ -649,7 +676,7 @@ static inline int harness_open_list(struct xdp_harness *h, const struct harness_
 	ret = harness_write_list(entries, n, path);
 	if (ret)
 		return ret;
-	ret = harness_build_list(path, NULL, probes, plan, err);
+	ret = harness_build_list(path, NULL, -1, probes, plan, err);
 	if (!ret && !sized.capacity) {
 		keys = ceil(plan[0].expanded + plan[1].expanded);
 		sized.capacity = keys > HARNESS_CAPACITY ? (__u64)keys : HARNESS_CAPACITY;
@@ -657,7 +684,8 @@ static inline int harness_open_list(struct xdp_harness *h, const struct harness_
 	if (!ret)
 		ret = harness_open(h, &sized);
 	if (!ret) {
-		ret = harness_build_list(path, &h->lp.filter, probes, plan, err);
+		ret = harness_build_list(path, &h->lp.filter,
+					 bpf_map__fd(h->lp.skel->maps.suffixes), probes, plan, err);
 		if (ret)
 			harness_close(h);
 	}
