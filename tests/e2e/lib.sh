@@ -297,7 +297,12 @@ expect_query() {
 
 # query's verdicts only: "blocked (listed: ENTRY)" and "blocked (listed in LIST)" read
 # "blocked" (what covers it, or the named lists holding it, cut).
-bxq() { bx query "$@" 2>&1 | sed -e 's/ (listed: .*)$//' -e 's/ (listed in [^)]*)$//'; }
+# bxq IF ENTRY...: the verdicts alone, without what query says was listed (the state's entry,
+# the named list, or the prefix or range of the exact intervals).
+bxq() {
+	bx query "$@" 2>&1 | sed -e 's/ (listed: .*)$//' -e 's/ (listed in [^)]*)$//' \
+		-e 's/ (listed \(prefix\|range\) [^)]*)$//'
+}
 
 xdp_on_if() { ip -n "$NS_SRV" -d link show dev "$IF_SRV" | grep -oE 'prog/xdp[a-z]* id [0-9]+'; }
 # tcp_try SRC: an nc connection from SRC to the server on $port (then $port + 1):

@@ -83,7 +83,8 @@ check "load list A again" bx load "$IF_SRV" "$LIST_A"
 
 # Without --verify, the list as last applied (the state) names the listed prefix.
 printf '%s\n203.0.113.0/24\n' "$C4_A" >"$E2E_TMP/prefix.txt"
-check "load a list with 203.0.113.0/24" bx load "$IF_SRV" "$E2E_TMP/prefix.txt"
+check "load a list with 203.0.113.0/24 (in the Bloom filter)" \
+	bx load "$IF_SRV" --store bloom "$E2E_TMP/prefix.txt"
 check_eq "query of an address under it names the listed prefix, from the state" \
 	"203.0.113.77: blocked (listed: 203.0.113.0/24)" \
 	"$(bx query "$IF_SRV" 203.0.113.77)"

@@ -24,7 +24,7 @@ LIST=$E2E_TMP/list.txt
 printf '%s\nevil.example\n198.51.100.0/24\n' "$C4_LISTED" >"$LIST"
 check "attach $IF_SRV (src)" bx attach "$IF_SRV" --mode native --capacity 1000 ||
 	{ tap_finish; exit 1; }
-check "load the list" bx load "$IF_SRV" "$LIST"
+check "load the list (in the Bloom filter)" bx load "$IF_SRV" --store bloom "$LIST"
 prog0=$(json_num "$(status_json)" prog_id)
 gen0=$(json_num "$(status_json)" generation)
 

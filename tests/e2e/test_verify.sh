@@ -105,7 +105,7 @@ check "attach $IF_SRV --verify --mode native" bx attach "$IF_SRV" --verify --mod
 st=$(status_json)
 check_eq "status --json: native, verify true, verify_mode on" "native true on" \
 	"$(json_str "$st" mode) $(sed -n 's/.*"verify":\([a-z]*\).*/\1/p' <<<"$st") $(json_str "$st" verify_mode)" "$st"
-out=$(bx load "$IF_SRV" "$LIST1" 2>&1)
+out=$(bx load "$IF_SRV" --store bloom "$LIST1" 2>&1)
 check_eq "load the first list (3 entries)" "loaded 3 entries into $IF_SRV" \
 	"$(grep -o "loaded [0-9]* entries into $IF_SRV" <<<"$out")" "$out"
 out=$(bx load "$IF_SRV" --allow "$ALLOW" 2>&1)
@@ -261,7 +261,7 @@ SWAP=("$P_IN1" "$P_OUT")
 before=$(stats_json)
 ping_many_start 200 0.01 "${SWAP[@]}"
 sleep 0.5
-out=$(bx load "$IF_SRV" "$LIST2" 2>&1)
+out=$(bx load "$IF_SRV" --store bloom "$LIST2" 2>&1)
 check_eq "load the second list under traffic" "loaded 3 entries into $IF_SRV" \
 	"$(grep -o "loaded [0-9]* entries into $IF_SRV" <<<"$out")" "$out"
 ping_many_wait
@@ -369,7 +369,7 @@ BIG=$E2E_TMP/big.txt
 check "attach $IF_SRV --fpr 0.5 (--verify not given)" bx attach "$IF_SRV" --fpr 0.5 --mode native
 st=$(status_json)
 check_eq "status --json: verify_mode auto by default" "auto" "$(json_str "$st" verify_mode)" "$st"
-out=$(bx load "$IF_SRV" "$BIG" 2>&1)
+out=$(bx load "$IF_SRV" --store bloom "$BIG" 2>&1)
 if grep -q "^exact stage on: 3003 keys need .*, within .* (a quarter of --max-memory)$" <<<"$out"; then
 	ok "load (auto): the exact stage on, and why: $(grep '^exact stage' <<<"$out")"
 else
@@ -408,7 +408,7 @@ check_eq "exact stage on: false_positives $N, confirmed = dropped $N" "$N $N $N"
 	"$after"
 
 # Over a quarter of --max-memory: the next load leaves the copy, and says why.
-out=$(bx load "$IF_SRV" "$BIG" --max-memory 200000 2>&1)
+out=$(bx load "$IF_SRV" --store bloom "$BIG" --max-memory 200000 2>&1)
 if grep -q "^exact stage off: 3003 keys need .*, more than 50.0 KB (a quarter of --max-memory)$" <<<"$out"; then
 	ok "load --max-memory 200000: the exact stage off, and why: $(grep '^exact stage' <<<"$out")"
 else
@@ -429,7 +429,7 @@ expect_replies "exact stage off: the false positive $FP is dropped too" 0 "$FP"
 check_eq "exact stage off: no confirmation, no refusal" "0 0" \
 	"$(delta "$before" "$after" false_positives) $(delta "$before" "$after" confirmed)" "$after"
 # And on again at the next load within the limit.
-out=$(bx load "$IF_SRV" "$BIG" --max-memory 64M 2>&1)
+out=$(bx load "$IF_SRV" --store bloom "$BIG" --max-memory 64M 2>&1)
 grep -q "^exact stage on: " <<<"$out" && ok "load --max-memory 64M: the exact stage on again" ||
 	not_ok "load --max-memory 64M: the exact stage on again" "$out"
 ping_many "$N" 0.05 "$FP"
