@@ -62,7 +62,7 @@ check_eq "the files are sealed, the journal's add is a record" \
 		echo yes) $(grep -qE '^#bloomxdp-record [0-9]+ [0-9a-f]{64}$' "$STATE/$journal" &&
 		echo yes)"
 
-# ------------------------------------------------ cut short at every byte
+# ------------------------------------------------ cut short
 # restore on the live interface reads the settings and manifest first: each
 # cut is refused, exit 1, the file named; the live list stays.
 # cut_every FILE STEP COMMAND...: "CUTS REFUSED" over every STEPth length from 0
@@ -81,15 +81,16 @@ cut_every() {
 	cp "$E2E_TMP/whole" "$STATE/$f"
 	echo "$cuts $refused"
 }
-read -r size refused < <(cut_every block 1 bx restore "$IF_SRV")
-check_eq "the manifest 'block' cut at each of its $size bytes: every restore refused, named" \
+read -r size refused < <(cut_every block 3 bx restore "$IF_SRV")
+# Every third length (tests/unit/test_state.c cuts at every byte).
+check_eq "the manifest 'block' cut at $size places: every restore refused, named" \
 	"$size" "$refused"
 out=$(head -c 60 "$STATE/block" >"$E2E_TMP/cut"; cp "$STATE/block" "$E2E_TMP/whole.block"
 	cp "$E2E_TMP/cut" "$STATE/block"; bx restore "$IF_SRV" 2>&1)
 cp "$E2E_TMP/whole.block" "$STATE/block"
 diag "$out"
-read -r size refused < <(cut_every settings 1 bx restore "$IF_SRV")
-check_eq "the settings cut at each of their $size bytes: every restore refused, named" \
+read -r size refused < <(cut_every settings 3 bx restore "$IF_SRV")
+check_eq "the settings cut at $size places: every restore refused, named" \
 	"$size" "$refused"
 # The other lists' manifests are read by a load of the default list (the union).
 read -r size refused < <(cut_every list.n1 5 bx load "$IF_SRV" "$E2E_TMP/block.txt")
