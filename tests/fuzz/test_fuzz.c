@@ -158,6 +158,7 @@ struct fz_prog {
 	__u64 cur;			/* the frame being checked */
 	struct fz_stats st;
 	struct list_build b;		/* c->intervals: the build, with its intervals */
+	struct suffix_keys sk;		/* the public suffixes, as the program's map holds them */
 	int range_fds[2];
 };
 
@@ -254,6 +255,14 @@ static int prog_open(struct fz_prog *p, const struct fz_config *c, int index)
 		printf("# %s: cannot load: %s %s\n", c->name, strerror(-ret), err);
 		return ret;
 	}
+	/* The oracle's filter confirms hits at public depths as the program does. */
+	ret = suffix_keys_read(&p->sk, bpf_map__fd(p->hp->lp.skel->maps.suffixes));
+	if (ret) {
+		printf("# %s: cannot read the public suffixes: %s\n", c->name, strerror(-ret));
+		return ret;
+	}
+	p->hp->lp.filter.public_suffixes = &p->sk;
+	p->hp->lp.filter.slot = 0;
 	p->kinds = filter_header(&p->hp->lp.filter);
 	p->gen.world = &world;
 	p->gen.allowlist = c->allowlist;
@@ -265,6 +274,7 @@ static int prog_open(struct fz_prog *p, const struct fz_config *c, int index)
 
 static void prog_close(struct fz_prog *p)
 {
+	suffix_keys_free(&p->sk);
 	list_build_free(&p->b);
 	if (p->range_fds[0] >= 0)
 		close(p->range_fds[0]);
