@@ -1,11 +1,21 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2034  # variables for the scripts that source this file
-# Helpers of the fleet tests (test_fleet.sh, test_fleet_tls.sh), sourced after
+# Helpers of the fleet tests (test_fleet.sh, test_fleet_tls.sh, test_fleet_trust.sh), sourced after
 # lib.sh. The test sets: SOCK (its Redis's unix socket, for its own checks),
 # CHANNEL, FLEET_NODES, NODE_IF[I] (node I's interface), NODE_NS[I] (its
 # namespace; default the server's) and DAEMON=().
 
 RCLI_AUTH=()
+# node_ns_up I: node I's namespace (bxe-ID-nI) with a veth pair of its own (nothing crosses
+# it), its names in NODE_NS[I] and NODE_IF[I]; non-zero when it cannot be made.
+node_ns_up() {
+	NODE_NS[$1]=bxe-$E2E_ID-n$1
+	NODE_IF[$1]=bxe${E2E_ID}n$1
+	ip netns add "${NODE_NS[$1]}" &&
+		ip -n "${NODE_NS[$1]}" link add "${NODE_IF[$1]}" type veth peer name "bxe${E2E_ID}m$1" &&
+		ip -n "${NODE_NS[$1]}" link set "${NODE_IF[$1]}" up &&
+		ip -n "${NODE_NS[$1]}" link set "bxe${E2E_ID}m$1" up
+}
 # rcli ARGS...: redis-cli on the test's socket.
 rcli() { redis-cli -s "$SOCK" "${RCLI_AUTH[@]}" "$@" 2>/dev/null; }
 

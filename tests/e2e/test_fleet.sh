@@ -52,12 +52,7 @@ NODE_NS[0]=$NS_SRV
 NODE_IF[0]=$IF_SRV
 # The other nodes: a namespace each with a veth pair of its own (nothing crosses it).
 for ((i = 1; i < FLEET_NODES; i++)); do
-	NODE_NS[i]=bxe-$E2E_ID-n$i
-	NODE_IF[i]=bxe${E2E_ID}n$i
-	if ! ip netns add "${NODE_NS[i]}" ||
-	   ! ip -n "${NODE_NS[i]}" link add "${NODE_IF[i]}" type veth peer name "bxe${E2E_ID}m$i" ||
-	   ! ip -n "${NODE_NS[i]}" link set "${NODE_IF[i]}" up ||
-	   ! ip -n "${NODE_NS[i]}" link set "bxe${E2E_ID}m$i" up; then
+	if ! node_ns_up "$i"; then
 		not_ok "build node $i's namespace ${NODE_NS[i]}"
 		tap_finish
 		exit 1

@@ -57,12 +57,7 @@ if ! topo_up "${CLIENTS[@]}"; then
 fi
 NODE_NS[0]=$NS_SRV
 NODE_IF[0]=$IF_SRV
-NODE_NS[1]=bxe-$E2E_ID-n1
-NODE_IF[1]=bxe${E2E_ID}n1
-if ! ip netns add "${NODE_NS[1]}" ||
-   ! ip -n "${NODE_NS[1]}" link add "${NODE_IF[1]}" type veth peer name "bxe${E2E_ID}m1" ||
-   ! ip -n "${NODE_NS[1]}" link set "${NODE_IF[1]}" up ||
-   ! ip -n "${NODE_NS[1]}" link set "bxe${E2E_ID}m1" up; then
+if ! node_ns_up 1; then
 	not_ok "build node 1's namespace ${NODE_NS[1]}"
 	tap_finish
 	exit 1
