@@ -16,7 +16,7 @@ LDLIBS    += -linih -lmicrohttpd
 # Feed refresh: libcurl fetches, libcrypto's SHA-256 of each copy.
 LDLIBS    += -lcurl -lcrypto
 # The fleet: publish, fleet status and the daemon's subscriber talk to Redis (hiredis);
-# rediss:// is TLS of our own (libssl, a bridge thread: user/fleet_tls.h).
+# rediss:// is TLS of our own (libssl, a bridge thread: user/fleet/tls.h).
 LDLIBS    += -lhiredis -lssl -lpthread
 # The CrowdSec bouncer: json-c reads the LAPI's replies.
 LDLIBS    += -ljson-c
@@ -24,13 +24,16 @@ BPF_CFLAGS := -O2 -g -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude
 	      -I/usr/include/$(MULTIARCH)
 
 HEADERS   := $(wildcard include/bloomxdp/*.h)
-# The commands are in the library too: the state records load's options by its table.
-LIB_SRCS  := $(filter-out user/main.c,$(wildcard user/*.c))
-CLI_SRCS  := user/main.c
+# user/ in folders by role. For now the commands are in the library too (the state records
+# load's options by its table; the daemon and the fleet run attach and detach).
+LIB_DIRS  := util parse filter kernel lists fleet service cli
+LIB_SRCS  := $(filter-out user/cli/main.c,$(foreach d,$(LIB_DIRS),$(wildcard user/$(d)/*.c)))
+CLI_SRCS  := user/cli/main.c
+USER_HDRS := $(wildcard user/*/*.h)
 LIB_OBJS  := $(LIB_SRCS:user/%.c=$(BUILD)/user/%.o)
 CLI_OBJS  := $(CLI_SRCS:user/%.c=$(BUILD)/user/%.o)
 SKELS     := $(BUILD)/bloomxdp.skel.h $(BUILD)/hash_probe.skel.h
-# The filler of layout kernel's BLOOM_FILTER maps (user/layout_kernel.c).
+# The filler of layout kernel's BLOOM_FILTER maps (user/filter/layout_kernel.c).
 SKELS     += $(BUILD)/kbloom_fill.skel.h
 
 .SECONDARY:
@@ -49,17 +52,17 @@ $(BUILD)/xdp_pass.bpf.o: tests/bpf/xdp_pass.bpf.c | $(BUILD)
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $* > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/user/%.o: user/%.c $(wildcard user/*.h) $(HEADERS) $(SKELS) | $(BUILD)
+$(BUILD)/user/%.o: user/%.c $(USER_HDRS) $(HEADERS) $(SKELS) | $(BUILD)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
 # The version: the file VERSION, its one source (a clean clone and a tarball without .git alike).
 VERSION := $(shell cat VERSION)
-$(BUILD)/user/version.o: CFLAGS += -DBLOOMXDP_VERSION='"$(VERSION)"'
-$(BUILD)/user/version.o: VERSION
+$(BUILD)/user/util/version.o: CFLAGS += -DBLOOMXDP_VERSION='"$(VERSION)"'
+$(BUILD)/user/util/version.o: VERSION
 
 $(BUILD)/libbloomxdp.a: $(LIB_OBJS)
-	ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/bloomxdp: $(CLI_OBJS) $(BUILD)/libbloomxdp.a
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
@@ -167,7 +170,7 @@ $(BUILD)/bench/mklists: bench/mklists.c
 bench: all $(BENCH_TOOLS)
 	bench/run.sh
 
-# bloomxdp(8), made from the command tables by the binary itself (user/manpage.c).
+# bloomxdp(8), made from the command tables by the binary itself (user/cli/manpage.c).
 MAN_DATE ?= $(shell git log -1 --format=%cs 2>/dev/null || date -u +%F)
 all: $(BUILD)/bloomxdp.8
 

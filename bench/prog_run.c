@@ -21,13 +21,13 @@
 #include "bloomxdp.skel.h"
 #include "hash_probe.skel.h"
 #include "lookup.skel.h"
-#include "blocklist.h"
+#include "filter/entry_keys.h"
 #include "dns_wire.h"
 #include "hash_probe.h"
-#include "keys.h"
-#include "layout.h"
-#include "ranges.h"
-#include "sizing.h"
+#include "parse/keys.h"
+#include "filter/layout.h"
+#include "filter/ranges.h"
+#include "filter/bloom_plan.h"
 
 #define REPEAT 1000000
 #define FRAME_MAX 1024

@@ -331,7 +331,7 @@ def main():
       "lower FPR than asked for.")
     w("")
     w("A bloomxdp load sizes its filter for its keys and a quarter more, room for `add` "
-      "(user/sizing.h): bits/entry counts the entries listed, bits/key sized for what the "
+      "(user/filter/bloom_plan.h): bits/entry counts the entries listed, bits/key sized for what the "
       "filter holds at the target FPR; the measured FPR is that of the list as loaded, "
       "below the target by the room.")
     w("")

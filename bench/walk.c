@@ -24,13 +24,13 @@
 
 #include <bloomxdp/common.h>
 #include "bloomxdp.skel.h"
-#include "entries.h"
-#include "exact.h"
-#include "filter.h"
-#include "loader.h"
-#include "keys.h"
-#include "layout.h"
-#include "sizing.h"
+#include "parse/entries.h"
+#include "filter/exact.h"
+#include "filter/filter.h"
+#include "kernel/loader.h"
+#include "parse/keys.h"
+#include "filter/layout.h"
+#include "filter/bloom_plan.h"
 
 #define QUERIES 300000
 

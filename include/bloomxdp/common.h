@@ -207,7 +207,7 @@ struct bloomxdp_range_v6 {
  *           zero ends a lookup;
  *  blocked  all k bits of a key in one 512-bit block (a 64-byte cache line):
  *           one cache miss per key; needs a little more memory for the same
- *           FPR (sized by the exact formula, see user/sizing.c);
+ *           FPR (sized by the exact formula, see user/filter/bloom_plan.c);
  *  kernel   BPF_MAP_TYPE_BLOOM_FILTER, fed the 64-bit keyed hash of each key
  *           (the kernel hashes that again with jhash); its bits are a power
  *           of two and k is at most 15. The bits array then holds only the

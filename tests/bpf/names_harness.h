@@ -13,9 +13,9 @@
 
 #include <stdio.h>
 #include "xdp_harness.h"
-#include "blocklist.h"
-#include "entries.h"
-#include "suffix_keys.h"
+#include "filter/entry_keys.h"
+#include "parse/entries.h"
+#include "filter/suffix_map.h"
 
 /* ------------------------------------------------------------ list entries */
 

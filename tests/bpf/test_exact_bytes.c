@@ -17,8 +17,8 @@
 #include <cmocka.h>
 
 #include "xdp_harness.h"
-#include "entries.h"
-#include "exact.h"
+#include "parse/entries.h"
+#include "filter/exact.h"
 
 #define N_EACH	1000
 #define N_HASHED 20000

@@ -22,9 +22,9 @@
 #include <cmocka.h>
 
 #include <bloomxdp/common.h>
-#include "filter.h"
-#include "layout.h"
-#include "sizing.h"
+#include "filter/filter.h"
+#include "filter/layout.h"
+#include "filter/bloom_plan.h"
 
 #define ENTRIES 1000000ULL
 #define QUERIES 1000000ULL

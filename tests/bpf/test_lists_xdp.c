@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "verify_harness.h"
-#include "named.h"
+#include "lists/named.h"
 
 #define ID_WATCH 1		/* monitor */
 #define ID_BAD	 2		/* drop */

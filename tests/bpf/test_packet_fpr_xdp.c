@@ -30,7 +30,7 @@
 #include <cmocka.h>
 
 #include "names_harness.h"
-#include "packet_fpr.h"
+#include "filter/packet_fpr.h"
 
 #define TARGET_FPR	0.01
 #define PREFIXES	30000

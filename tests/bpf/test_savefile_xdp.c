@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Save and restore of a filter (user/savefile.c), through the XDP program:
+ * Save and restore of a filter (user/lists/savefile.c), through the XDP program:
  *  - a generation saved from one loaded program and applied to a fresh one of
  *    the same configuration and hash key gives the same verdict on 1,000,000
  *    addresses (BPF_PROG_TEST_RUN of both programs, and user space's lookup),
@@ -30,9 +30,9 @@
 #include <cmocka.h>
 
 #include "xdp_harness.h"
-#include "attachment.h"
-#include "ranges.h"
-#include "savefile.h"
+#include "kernel/attachment.h"
+#include "filter/ranges.h"
+#include "lists/savefile.h"
 
 #define N_V4_HOSTS	20000
 #define N_V4_PREFIXES	300

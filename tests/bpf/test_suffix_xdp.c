@@ -25,7 +25,7 @@
 
 #define FRAME_MAX	4096
 #include "names_harness.h"
-#include "names.h"
+#include "parse/domain.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 

@@ -2,10 +2,10 @@
 /*
  * Test harness of the verify stage, the allowlist, the generations and the
  * drop events of bpf/bloomxdp.bpf.c, on top of xdp_harness.h: loads the
- * program as do_attach() (user/cmd_attach.c) does, with config.verify,
+ * program as do_attach() (user/cli/cmd_attach.c) does, with config.verify,
  * config.events_per_sec and the exact sets (verify_*, allow_*) installed in
  * generation slot 0 of their outer maps, never attached. Lists go in as
- * load_blocklist() / load_allowlist() (user/cmd_list.c) build them.
+ * load_blocklist() / load_allowlist() (user/cli/cmd_list.c) build them.
  *
  * Header-only; every function is static inline.
  */
@@ -15,8 +15,8 @@
 #include <time.h>
 
 #include "xdp_harness.h"
-#include "blocklist.h"
-#include "exact.h"
+#include "filter/entry_keys.h"
+#include "filter/exact.h"
 
 struct vh_config {
 	__u32 match;		/* BLOOMXDP_MATCH_* */

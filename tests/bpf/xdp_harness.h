@@ -29,12 +29,12 @@
 
 #include <bloomxdp/common.h>	/* before the skeleton: it names struct bloomxdp_config */
 #include "bloomxdp.skel.h"
-#include "filter.h"
-#include "layout.h"
-#include "loader.h"
-#include "keys.h"
-#include "suffix_keys.h"
-#include "sizing.h"
+#include "filter/filter.h"
+#include "filter/layout.h"
+#include "kernel/loader.h"
+#include "parse/keys.h"
+#include "filter/suffix_map.h"
+#include "filter/bloom_plan.h"
 
 /* ---------------------------------------------------------------- frames */
 
@@ -458,7 +458,7 @@ static inline int harness_config(const struct harness_config *hc, struct bloomxd
 }
 
 /*
- * Loads cfg with the CLI's loader (user/loader.c), as attach does; room: of
+ * Loads cfg with the CLI's loader (user/kernel/loader.c), as attach does; room: of
  * each exact map (0: as attach). no_filter: then takes generation 0's filter
  * out again, for the tests of a program without one.
  */
@@ -586,7 +586,7 @@ static inline int harness_run_counted(struct xdp_harness *h, const struct frame 
 #include <math.h>
 #include <stdio.h>
 #include <unistd.h>
-#include "listbuild.h"
+#include "lists/build.h"
 
 /* Writes entries, one a line, to a new temporary file; the caller unlinks path. */
 static inline int harness_write_list(const char *const *entries, size_t n, char path[64])

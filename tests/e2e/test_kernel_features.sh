@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The kernel features bloomxdp probes at attach (user/kernel_features.c), on a
+# The kernel features bloomxdp probes at attach (user/kernel/features.c), on a
 # veth pair between two network namespaces of our own (see lib.sh):
 #
 #   - status (text and --json) says the kernel's release and the features the

@@ -18,8 +18,8 @@
 #include <cmocka.h>
 
 #include <bloomxdp/common.h>
-#include "bitcounts.h"
-#include "filter.h"
+#include "lists/bitcounts.h"
+#include "filter/filter.h"
 
 static __u64 rng_next(__u64 *s)
 {

@@ -15,13 +15,13 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "cli.h"
-#include "config.h"
-#include "daemon.h"
-#include "listbuild.h"
-#include "lists.h"
-#include "log.h"
-#include "metrics_http.h"
+#include "cli/commands.h"
+#include "service/config.h"
+#include "service/daemon.h"
+#include "lists/build.h"
+#include "lists/lists.h"
+#include "util/log.h"
+#include "service/metrics_http.h"
 
 static char dir[] = "/tmp/bx-test-config.XXXXXX";
 

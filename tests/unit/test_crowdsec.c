@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "crowdsec.h"
+#include "service/crowdsec.h"
 
 static void test_durations(void **state)
 {

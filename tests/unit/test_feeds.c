@@ -16,11 +16,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "keys.h"
-#include "listbuild.h"
-#include "listfile.h"
-#include "prefixes.h"
-#include "suffixes.h"
+#include "parse/keys.h"
+#include "lists/build.h"
+#include "parse/listfile.h"
+#include "parse/prefixes.h"
+#include "parse/public_suffix.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -15,8 +15,8 @@
 
 #include <hiredis/hiredis.h>
 
-#include "fleet_node.h"
-#include "fleet_redis.h"
+#include "fleet/node.h"
+#include "fleet/redis.h"
 
 static void test_url_forms(void **state)
 {

@@ -25,11 +25,11 @@
 #include <openssl/pem.h>
 
 #include "bloomxdp/common.h"
-#include "cli.h"
-#include "fleet_node_int.h"
-#include "fleet_payload.h"
-#include "fleet_trust.h"
-#include "savefile.h"
+#include "filter/bloom_plan.h"
+#include "fleet/node_int.h"
+#include "fleet/payload.h"
+#include "fleet/trust.h"
+#include "lists/savefile.h"
 
 static char dir[] = "/tmp/bxdp-trust.XXXXXX";
 static char priv_path[64], pub_path[64], other_path[64];

@@ -29,8 +29,8 @@
 #include <cmocka.h>
 
 #include <bloomxdp/common.h>
-#include "filter.h"
-#include "sizing.h"
+#include "filter/filter.h"
+#include "filter/bloom_plan.h"
 
 /* xorshift64*: reproducible keys; the seed is printed on failure. */
 static __u64 rng_next(__u64 *s)

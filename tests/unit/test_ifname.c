@@ -13,10 +13,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "cli.h"
-#include "ifname.h"
-#include "options.h"
-#include "log.h"
+#include "util/options.h"
+#include "util/ifname.h"
+#include "util/options.h"
+#include "util/log.h"
 
 /* The bytes the kernel refuses anywhere in a name: '/', ':' and its isspace(). */
 static int refused_byte(unsigned int b)

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "json.h"
+#include "util/json.h"
 
 struct doc {
 	char *text;

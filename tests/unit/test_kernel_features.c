@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The kernel features bloomxdp probes (user/kernel_features.c): the table
+ * The kernel features bloomxdp probes (user/kernel/features.c): the table
  * against what the XDP programs call and declare, what each attachment
  * needs, the refusal's one line, the test hooks, and (as root) the probes on
  * the running kernel.
@@ -21,7 +21,7 @@
 #include <cmocka.h>
 
 #include <bloomxdp/common.h>
-#include "kernel_features.h"
+#include "kernel/features.h"
 #include "bloomxdp.skel.h"
 #include "kbloom_fill.skel.h"
 
@@ -163,7 +163,7 @@ static void test_table_covers_the_programs(void **state)
 		bool probed = table.helpers[i / 64] & (1ULL << (i % 64));
 
 		if (called != probed)
-			fail_msg("helper %zu is %s: a row of user/kernel_features.c must %s it", i,
+			fail_msg("helper %zu is %s: a row of user/kernel/features.c must %s it", i,
 				 called ? "called but not probed" : "probed but not called",
 				 called ? "probe" : "stop probing");
 	}

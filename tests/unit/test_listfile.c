@@ -10,8 +10,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "keys.h"
-#include "listfile.h"
+#include "parse/keys.h"
+#include "parse/listfile.h"
 
 /* list_read() in a format, strict, nothing noted: as before the options. */
 static int list_read_format(const char *path, enum list_format format, entry_fn fn, void *ctx,

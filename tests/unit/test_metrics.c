@@ -13,8 +13,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "metrics.h"
-#include "version.h"
+#include "service/metrics.h"
+#include "util/version.h"
 
 static char *render(const struct iface_metrics *m, size_t n)
 {

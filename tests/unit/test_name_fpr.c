@@ -42,9 +42,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "blocklist.h"
-#include "names.h"
-#include "sizing.h"
+#include "filter/entry_keys.h"
+#include "parse/domain.h"
+#include "filter/bloom_plan.h"
 
 #define LISTED		200000
 #define QUERIES		200000

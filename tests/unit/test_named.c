@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Named lists (user/named.c): the names accepted (they become file names and
+ * Named lists (user/lists/named.c): the names accepted (they become file names and
  * metric labels), the actions and their rank (drop > nxdomain > monitor, the
  * XDP program keeps the greatest), the default list's action from attach's,
  * the manifest of each list in the state, and which files of the state are
@@ -18,9 +18,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "lists.h"
-#include "named.h"
-#include "state.h"
+#include "lists/lists.h"
+#include "lists/named.h"
+#include "lists/state_dir.h"
 
 static void test_names(void **state)
 {

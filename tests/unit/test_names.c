@@ -16,11 +16,11 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "blocklist.h"
-#include "entries.h"
-#include "keys.h"
-#include "names.h"
-#include "sizing.h"
+#include "filter/entry_keys.h"
+#include "parse/entries.h"
+#include "parse/keys.h"
+#include "parse/domain.h"
+#include "filter/bloom_plan.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

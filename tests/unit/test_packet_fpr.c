@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * --fpr per packet (user/packet_fpr.c): the probes each match field takes per
+ * --fpr per packet (user/filter/packet_fpr.c): the probes each match field takes per
  * packet, the per-probe rate that keeps the worst packet within the target,
  * the filter sized for it, and --store auto's preference for exact intervals
- * over several probes (user/ranges.c).
+ * over several probes (user/filter/ranges.c).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -14,10 +14,10 @@
 
 #include <bloomxdp/common.h>
 #include <bloomxdp/name.h>
-#include "packet_fpr.h"
-#include "prefixes.h"
-#include "ranges.h"
-#include "sizing.h"
+#include "filter/packet_fpr.h"
+#include "parse/prefixes.h"
+#include "filter/ranges.h"
+#include "filter/bloom_plan.h"
 
 #define MATCH_ADDRS (BLOOMXDP_MATCH_SRC | BLOOMXDP_MATCH_DST)
 

@@ -30,11 +30,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "blocklist.h"
-#include "keys.h"
-#include "listbuild.h"
-#include "prefixes.h"
-#include "sizing.h"
+#include "filter/entry_keys.h"
+#include "parse/keys.h"
+#include "lists/build.h"
+#include "parse/prefixes.h"
+#include "filter/bloom_plan.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The interval builder and the cost model of user/ranges.c: merging of
+ * The interval builder and the cost model of user/filter/ranges.c: merging of
  * overlapping, nested and adjacent prefixes, the carry of IPv6 across its
  * two 64-bit halves, the ends of the address space, the search query uses,
  * the text of an interval, and which store the cost model picks.
@@ -15,9 +15,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "keys.h"
-#include "prefixes.h"
-#include "ranges.h"
+#include "parse/keys.h"
+#include "parse/prefixes.h"
+#include "filter/ranges.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -18,9 +18,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "fetch.h"
-#include "named.h"
-#include "refresh.h"
+#include "service/fetch.h"
+#include "lists/named.h"
+#include "service/refresh.h"
 
 static void test_backoff(void **state)
 {

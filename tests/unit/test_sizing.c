@@ -9,8 +9,8 @@
 #include <cmocka.h>
 
 #include <bloomxdp/common.h>
-#include "cli.h"
-#include "sizing.h"
+#include "util/numbers.h"
+#include "filter/bloom_plan.h"
 
 static void test_plan_one_million_at_one_percent(void **state)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * user/suffix_keys.c: the Public Suffix List's rules as the XDP program's
+ * user/filter/suffix_map.c: the Public Suffix List's rules as the XDP program's
  * suffixes map holds them (plain, *.wildcard, !exception, IDN in xn-- form;
  * comments, overlong lines and rules deeper than the program looks skipped),
  * which host suffixes are public by the rule the program applies, and the key
@@ -17,8 +17,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "names.h"
-#include "suffix_keys.h"
+#include "parse/domain.h"
+#include "filter/suffix_map.h"
 
 static const __u64 key[2] = { 0x0123456789abcdefULL, 0xfedcba9876543210ULL };
 

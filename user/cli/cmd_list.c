@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* load, add, query: their options and help; the work is in list_*.c. */
+#include <errno.h>
+
+#include "cli/commands.h"
+#include "lists/build.h"
+#include "lists/lists.h"
+#include "util/log.h"
+#include "lists/named.h"
+#include "filter/bloom_plan.h"
+#include "lists/state_dir.h"
+
+/* --list: a name that can be a file name and a label; not with --allow. */
+static int check_list(const struct cli_call *call)
+{
+	const struct list_opts *o = call->opts;
+
+	if (o->action_given && !o->list) {
+		log_error("--action goes with --list NAME: the default list's action is "
+			  "attach's --action");
+		return -EINVAL;
+	}
+	if (!o->list)
+		return 0;
+	if (list_name_check(o->list)) {
+		log_error("--list %s: a list's name is 1 to %d of a-z, 0-9, '_' and '-'", o->list,
+			  BLOOMXDP_LIST_NAME_MAX);
+		return -EINVAL;
+	}
+	if (o->allow) {
+		log_error("--list and --allow: the allowlist has no named lists");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* --column and --where go with --format csv; their syntax is checked before any work. */
+static int check_load(const struct cli_call *call)
+{
+	const struct list_opts *o = call->opts;
+	struct csv_spec csv;
+	const char *why;
+
+	if (check_list(call))
+		return -EINVAL;
+	why = csv_options_check(o->format, o->column, o->where.count);
+	if (why) {
+		log_error("%s", why);
+		return -EINVAL;
+	}
+	if (csv_spec_parse(o->column, o->where.items, o->where.count, &csv, &why)) {
+		log_error("%s", why);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int run_load(const struct cli_call *call)
+{
+	return list_load(call->ifname, call->opts, call->argv, call->argc);
+}
+
+static int run_add(const struct cli_call *call)
+{
+	return list_add(call->ifname, call->opts, call->argv, call->argc);
+}
+
+static int run_del(const struct cli_call *call)
+{
+	return list_del(call->ifname, call->opts, call->argv, call->argc);
+}
+
+static int run_query(const struct cli_call *call)
+{
+	return list_query(call->ifname, call->opts, call->argv, call->argc);
+}
+
+static const struct list_opts list_defaults = {
+	.format = FORMAT_AUTO, .prefix_probes = LIST_DEFAULT_PREFIX_PROBES,
+};
+
+#define L(field) offsetof(struct list_opts, field)
+#define OPTION_ALLOW(what)								\
+	OPTION("allow", 'A', OPT_FLAG, L(allow), NULL, what)
+#define OPTION_LIST(what)								\
+	OPTION("list", 0, OPT_TEXT, L(list), "NAME", what)
+#define OPTION_PUBLIC_SUFFIX								\
+	OPTION("allow-public-suffix", 0, OPT_FLAG, L(allow_public_suffix), NULL,	\
+	       "block public suffixes too (edu.pl, github.io:\n"			\
+	       "every domain registered under them); refused by\n"			\
+	       "default, naming the lines")
+#define OPTION_WIDE(what)								\
+	OPTION("allow-wide", 0, OPT_FLAG, L(allow_wide), NULL, what)
+#define OPTION_CSV									\
+	OPTION("column", 0, OPT_TEXT, L(column), "N[,M]",				\
+	       "--format csv (needed): the entry's column (from\n"			\
+	       "1), or N,M: a range from the address in column N\n"		\
+	       "to the one in M"),							\
+	OPTION("where", 0, OPT_FILES, L(where), "COL=VALUE",				\
+	       "--format csv: only rows whose column COL is VALUE;\n"			\
+	       "repeatable: values of one column are alternatives,\n"		\
+	       "different columns must all match")
+
+static const struct option_spec load_options[] = {
+	OPTION("format", 'F', OPT_ENUM, L(format), "FORMAT", "how lines are read",
+	       .values = list_format_values),
+	OPTION("prefix-probes", 'P', OPT_COUNT, L(prefix_probes), "N",
+	       "prefix lengths probed per packet and family:\n"
+	       "prefixes are stored expanded to N lengths chosen\n"
+	       "from the list; fewer probes cost more keys (see\n"
+	       "'bloomxdp plan --list')", .min = 1, .max = BLOOMXDP_MAX_PREFIX_LENGTHS),
+	OPTION("store", 0, OPT_ENUM, L(store), "S",
+	       "where each address family goes: exact intervals\n"
+	       "or the Bloom filter (auto: the cheaper, see\n"
+	       "'bloomxdp plan --list')", .values = range_store_values),
+	OPTION_ALLOW("the FILEs are the allowlist (replaced as a whole)"),
+	OPTION_LIST("the FILEs are the named list NAME (up to 16,\n"
+		    "of a-z 0-9 _ -), replaced on its own; the\n"
+		    "other lists stay as they are"),
+	OPTION("action", 0, OPT_ENUM, L(action), "ACTION",
+	       "--list: what a packet the list holds gets;\n"
+	       "the strongest of the lists holding it\napplies", .values = list_action_values,
+	       .given = OPTION_GIVEN(struct list_opts, action_given),
+	       .default_text = "attach's --action"),
+	OPTION("allow-empty", 0, OPT_FLAG, L(allow_empty), NULL,
+	       "accept an input without any entry, which empties\n"
+	       "the list (refused by default: an empty feed must\n"
+	       "not remove all blocking)"),
+	OPTION("lenient", 0, OPT_FLAG, L(lenient), NULL,
+	       "skip the lines that cannot be read or honoured\n"
+	       "(cosmetic rules, narrowing options, forwarders...)\n"
+	       "and say, per reason, how many and where; without\n"
+	       "it such a line stops the load"),
+	OPTION_PUBLIC_SUFFIX,
+	OPTION_WIDE("take prefixes shorter than /8 (IPv4) or /32\n"
+		    "(IPv6) too: 0.0.0.0/1 blocks half of IPv4;\n"
+		    "refused by default, naming the lines"),
+	OPTION_CSV,
+	OPTION("max-memory", 0, OPT_COUNT, L(max_memory), "BYTES",
+	       "the memory a filter may take, for this load and\n"
+	       "the next ones (default: attach's --max-memory)",
+	       .min = MAX_MEMORY_MIN, .max = COUNT_MAX,
+	       .given = OPTION_GIVEN(struct list_opts, max_memory_given)),
+	OPTION_STATE_DIR(struct list_opts),
+	{}
+};
+
+static const struct option_spec add_options[] = {
+	OPTION_ALLOW("the ENTRYs go to the allowlist: never dropped"),
+	OPTION_LIST("into the named list NAME (made, with attach's\n"
+		    "action, if it is not there)"),
+	OPTION("format", 'F', OPT_ENUM, L(format), "FORMAT", "how each ENTRY is read, as for load",
+	       .values = list_format_values),
+	OPTION_PUBLIC_SUFFIX,
+	OPTION_WIDE("add prefixes shorter than /8 (IPv4) or /32\n"
+		    "(IPv6) too; refused by default"),
+	OPTION("timeout", 0, OPT_TEXT, L(timeout), "DURATION",
+	       "the entries expire after DURATION (30s, 10m,\n"
+	       "2h, 7d): 'bloomxdp daemon' deletes them then;\n"
+	       "an entry listed with a later one keeps it"),
+	OPTION_STATE_DIR(struct list_opts),
+	{}
+};
+
+static const struct option_spec del_options[] = {
+	OPTION_ALLOW("delete from the allowlist"),
+	OPTION_LIST("delete from the named list NAME"),
+	OPTION("format", 'F', OPT_ENUM, L(format), "FORMAT", "how each ENTRY is read, as for load",
+	       .values = list_format_values),
+	OPTION_STATE_DIR(struct list_opts),
+	{}
+};
+
+static const struct option_spec query_options[] = {
+	OPTION_LIST("only whether the named list NAME holds them"),
+	OPTION_STATE_DIR(struct list_opts),
+	{}
+};
+#undef OPTION_ALLOW
+#undef OPTION_LIST
+#undef OPTION_PUBLIC_SUFFIX
+#undef OPTION_WIDE
+#undef OPTION_CSV
+#undef L
+
+/* add and query: an interface, then entries. */
+#define ENTRY_COMMAND								\
+	.args = "IFNAME ENTRY...", .opts_size = sizeof(struct list_opts),		\
+	.defaults = &list_defaults, .ifname = true, .min_args = 1, .max_args = -1,	\
+	.what_args = "ENTRY", .check = check_list
+
+const struct command command_load = {
+	.name = "load",
+	.args = "IFNAME FILE...",
+	.summary = "replace the live list with list files, atomically",
+	.description =
+		"Replaces the live list of IFNAME with the entries of the FILEs ('-' reads\n"
+		"standard input). The new filter is sized for the list (its keys and a quarter\n"
+		"more for adds, at least 1024 keys) at the target FPR, built aside and swapped\n"
+		"in with one atomic map update: packets see the old list or the new one, never\n"
+		"a mix. On any bad line, read error, empty input, or a list that needs more\n"
+		"than --max-memory, the live list stays as it was. After the swap, a copy of\n"
+		"each input as read, its source, time and SHA-256 go to the state (for restore\n"
+		"and query).\n\n"
+		"One entry per line; '#' or ';' at the start or after white space starts a\n"
+		"comment; blank lines and surrounding white space are ignored; duplicates are\n"
+		"fine. Adblock, hosts, dnsmasq, Unbound, RPZ lines and address ranges are told\n"
+		"apart per line; CSV needs --format csv. Exceptions (@@||host^, rpz-passthru)\n"
+		"are added to the allowlist before the new list goes live. A list holding a\n"
+		"public suffix (edu.pl, github.io) is refused unless --allow-public-suffix,\n"
+		"a prefix shorter than /8 (IPv4) or /32 (IPv6) unless --allow-wide.\n\n"
+		"With --list NAME, the FILEs are the named list NAME (up to 16 per interface),\n"
+		"with its own --action and hit counter; the other lists (the default one and\n"
+		"the other named ones) stay as the state records them, rebuilt into the new\n"
+		"union filter; NAME loaded empty (--allow-empty /dev/null) is dropped.\n",
+	.options = load_options,
+	.opts_size = sizeof(struct list_opts),
+	.defaults = &list_defaults,
+	.ifname = true,
+	.min_args = 1,
+	.max_args = -1,
+	.what_args = "FILE (or - for standard input)",
+	.check = check_load,
+	.run = run_load,
+};
+
+const struct command command_add = {
+	.name = "add",
+	ENTRY_COMMAND,
+	.summary = "insert entries into the live list",
+	.description =
+		"Inserts entries (addresses, domains, URLs) into the live list of IFNAME, in\n"
+		"place, and appends them to the state's journal. Nothing is inserted if any\n"
+		"entry is invalid. Entries that would take the filter past the keys it is sized\n"
+		"for (its FPR past the target) rebuild it from the state: the list as last\n"
+		"loaded, the journal and them, loaded into a new filter sized for all (about\n"
+		"2 s for a million entries); without state, the add is refused: 'load' the\n"
+		"whole list then. 'del' takes entries out again.\n",
+	.options = add_options,
+	.run = run_add,
+};
+
+const struct command command_del = {
+	.name = "del",
+	ENTRY_COMMAND,
+	.summary = "take entries out of the live list",
+	.description =
+		"Takes entries out of the live list of IFNAME, in place, and out of its state\n"
+		"(restore does not bring them back); every other entry still matches. The\n"
+		"Bloom filter's bits are cleared through counters kept in the state, built by\n"
+		"load and kept by add: a bit is cleared when no other key counts on it. A\n"
+		"counter that reached 15 keys stays (its bit stays set: a false positive\n"
+		"more, never a false negative; 'status' counts them). Needs the state, and\n"
+		"a layout other than kernel (a BPF_MAP_TYPE_BLOOM_FILTER cannot delete). An\n"
+		"entry the state does not list is refused: exits 1, nothing deleted.\n",
+	.options = del_options,
+	.run = run_del,
+};
+
+const struct command command_query = {
+	.name = "query",
+	ENTRY_COMMAND,
+	.summary = "tell whether entries are blocked",
+	.description =
+		"Prints 'ENTRY: blocked' or 'ENTRY: not blocked' for each entry, as the XDP\n"
+		"program would decide: an address as a packet's address, a name as a DNS\n"
+		"query, TLS SNI or HTTP Host, host/path as an HTTP request. 'blocked' is either\n"
+		"listed or a false positive of the filter: the state's copy of the list tells\n"
+		"them apart, 'blocked (listed: ENTRY)' naming the listed entry that covers it.\n"
+		"With -v, also what matched. Exits 1 if an entry is invalid.\n",
+	.options = query_options,
+	.run = run_query,
+};
+

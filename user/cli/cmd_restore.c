@@ -1,0 +1,465 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* restore: attach again and reload the lists from the state, after a reboot or lost pins. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/if_link.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "kernel/attachment.h"
+#include "cli/commands.h"
+#include "util/ifname.h"
+#include "lists/build.h"
+#include "lists/lists.h"
+#include "util/log.h"
+#include "lists/savefile.h"
+#include "lists/state_dir.h"
+#include "lists/expiry.h"
+
+struct restore_opts {
+	bool all;
+	const char *file;
+	const char *state_dir;
+};
+
+/* How long a link whose pins were removed may take to leave the interface. */
+#define XDP_GONE_WAIT_MS 3000
+/* What to do about damaged settings (state_read_sealed()). */
+#define SETTINGS_THEN "attach it by hand ('bloomxdp attach IFNAME ...' records them anew)"
+
+/*
+ * A link of ours that outlived its pins (something else holds it): detached,
+ * so that a new attachment can take the interface. -ENOENT when none.
+ */
+static int detach_orphan_link(int ifindex, __u32 prog_id)
+{
+	struct bpf_link_info info;
+	__u32 id = 0, len;
+	int fd, ret = -ENOENT;
+
+	while (ret == -ENOENT && !bpf_link_get_next_id(id, &id)) {
+		fd = bpf_link_get_fd_by_id(id);
+		if (fd < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		len = sizeof(info);
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len) && info.type == BPF_LINK_TYPE_XDP &&
+		    info.xdp.ifindex == (__u32)ifindex && info.prog_id == prog_id)
+			ret = bpf_link_detach(fd) ? -errno : 0;
+		close(fd);
+	}
+	return ret;
+}
+
+/*
+ * Whether an XDP program still runs on the interface without pins: a link
+ * whose pins were just removed goes a little later (an RCU callback, then a
+ * work item). *ours: it is bloomxdp's program (restore replaces it); -EBUSY
+ * with the error printed when it is another's.
+ */
+static int xdp_left(const char *ifname, int ifindex, bool *ours)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	int waited, fd;
+
+	*ours = false;
+	for (waited = 0;; waited += 100) {
+		if (bpf_xdp_query(ifindex, 0, &q))
+			return -errno;
+		if (q.attach_mode == XDP_ATTACHED_NONE)
+			return 0;
+		if (waited >= XDP_GONE_WAIT_MS)
+			break;
+		usleep(100 * 1000);
+	}
+	fd = bpf_prog_get_fd_by_id(q.prog_id);
+	if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len) &&
+	    !strcmp(info.name, "bloomxdp_xdp"))
+		*ours = true;
+	if (fd >= 0)
+		close(fd);
+	/* Ours, held by a link that outlived its pins: detached; else attach --force removes it. */
+	if (*ours && !detach_orphan_link(ifindex, q.prog_id))
+		fprintf(stderr, "bloomxdp: %s: detached the XDP link of bloomxdp's program %u, "
+			"which had lost its pins\n", ifname, q.prog_id);
+	if (*ours)
+		return 0;
+	log_error("%s: another XDP program (id %u, '%s') runs on it: nothing was restored; "
+		  "remove it, then restore", ifname, q.prog_id, info.name);
+	return -EBUSY;
+}
+
+/* Pins whose program no longer runs (its link detached): removed, as detach would. */
+static int remove_stale_pins(const char *ifname)
+{
+	struct pin_dir pd;
+	int ret;
+
+	ret = pin_dir_open(ifname, false, &pd);
+	if (ret)
+		return ret == -ENOENT ? 0 : ret;
+	flock(pd.fd, LOCK_EX);
+	ret = attachment_unpin_all(&pd, ifname);
+	if (ret)
+		log_error("%s: cannot remove its stale pins in %s: %s", ifname, pd.path,
+			  strerror(-ret));
+	pin_dir_close(&pd);
+	return ret;
+}
+
+/*
+ * What runs now: 1 when attached and enforced at the generation the state
+ * records (nothing to do), 0 when nothing (or only stale pins) is there, or
+ * -errno, printed.
+ */
+static int live_matches(const char *ifname, const struct state_list *block)
+{
+	struct link_view link = {};
+	struct bloomxdp_state st = {};
+	struct attachment att;
+	struct pin_dir pd;
+	__u32 slot;
+	int ret;
+
+	ret = pin_dir_open(ifname, false, &pd);
+	if (ret)
+		return ret == -ENOENT ? 0 : ret;
+	pin_dir_close(&pd);
+	ret = attachment_open(ifname, false, &att);
+	if (ret)
+		return ret;
+	if (attachment_read_link(&att, &link) || !link.ifindex) {
+		attachment_close(&att);
+		return remove_stale_pins(ifname);
+	}
+	ret = attachment_active(&att, BLOOMXDP_ACTIVE_BLOCK, &slot);
+	if (!ret)
+		ret = attachment_read_state(&att, slot, &st);
+	attachment_close(&att);
+	if (ret) {
+		log_error("%s: cannot read its live generation: %s", ifname, strerror(-ret));
+		return ret;
+	}
+	if (st.generation == block->generation)
+		return 1;
+	log_error("%s: attached at generation %llu, but the state records generation %llu (a "
+		  "load whose state write did not complete, or another state directory): nothing "
+		  "was changed; load its list again to record it", ifname,
+		  (unsigned long long)st.generation, (unsigned long long)block->generation);
+	return -ESTALE;
+}
+
+/* A list as the state recorded it, read and checked before anything is attached. */
+struct saved_list {
+	struct list_inputs in;
+	struct list_opts o;
+	bool present;
+};
+
+static int saved_open(struct saved_list *l, const char *ifname, const char *state_dir, bool allow)
+{
+	int ret;
+
+	memset(l, 0, sizeof(*l));
+	l->o.format = FORMAT_AUTO;
+	l->o.prefix_probes = LIST_DEFAULT_PREFIX_PROBES;
+	ret = list_inputs_state(&l->in, ifname, state_dir, allow, true, &l->o);
+	l->present = !ret;
+	return ret == -ENOENT ? 0 : ret;
+}
+
+static void saved_close(struct saved_list *l)
+{
+	if (l->present)
+		list_inputs_free(&l->in);
+	free(l->o.where.items);
+}
+
+/* One list from its copies and journals into the new attachment. */
+static int reload_list(struct attachment *att, struct saved_list *l)
+{
+	struct bloomxdp_state st = {};
+	__u32 slot;
+	int ret;
+
+	if (!l->present)
+		return 0;
+	if (l->in.n) {
+		/* It passed its checks when it was loaded; it may be all journal now. */
+		l->o.allow_empty = true;
+		return list_load_inputs(att, &l->o, &l->in);
+	}
+	/* Nothing to load: the state records the empty list's generation. */
+	ret = attachment_active(att, BLOOMXDP_ACTIVE_BLOCK, &slot);
+	if (!ret)
+		ret = attachment_read_state(att, slot, &st);
+	if (!ret)
+		ret = list_inputs_commit(&l->in, &l->o, st.generation, 0);
+	return ret;
+}
+
+/* stdout of the steps (attach's and load's reports) silenced: restore says one line. */
+static int quiet_begin(void)
+{
+	int saved, null;
+
+	fflush(stdout);
+	saved = dup(STDOUT_FILENO);
+	null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (saved >= 0 && null >= 0)
+		dup2(null, STDOUT_FILENO);
+	if (null >= 0)
+		close(null);
+	return saved;
+}
+
+static void quiet_end(int saved)
+{
+	fflush(stdout);
+	if (saved >= 0) {
+		dup2(saved, STDOUT_FILENO);
+		close(saved);
+	}
+}
+
+static void restore_expire(const char *ifname, const char *state_dir)
+{
+	__u64 expired, next;
+	int ret;
+
+	ret = expiry_run(ifname, state_dir, time(NULL), true, &expired, &next);
+	if (ret && ret != -ENOENT)
+		log_warn("%s: entries whose timeout passed could not be taken out of its state: "
+			 "they are restored; 'bloomxdp del' them", ifname);
+}
+
+static int restore_one(const char *ifname, const char *state_dir)
+{
+	struct saved_list lists[2] = {};	/* allowlist, blocklist */
+	struct state_list block = {};
+	struct bloomxdp_state st = {};
+	struct attachment att;
+	struct state_dir sd;
+	char *settings = NULL, when[64];
+	int ifindex, ret, quiet = -1, i;
+	bool ours, attached = false, legacy;
+	struct tm tm;
+	size_t len;
+	__u32 slot;
+
+	ret = state_open(state_root(state_dir), ifname, false, &sd);
+	if (ret == -ENOENT)
+		log_error("%s: no state in %s/%s: nothing to restore (attach and load it by hand)",
+			  ifname, state_root(state_dir), ifname);
+	if (ret)
+		return ret;
+	ret = state_read_sealed(&sd, STATE_SETTINGS, SETTINGS_THEN, &settings, &len, &legacy);
+	if (ret == -ENOENT)
+		log_error("%s: its state in %s holds no settings: attach it by hand", ifname,
+			  sd.path);
+	if (!ret)
+		ret = state_list_read(&sd, STATE_BLOCK, &block);
+	if (ret == -ENOENT)
+		ret = 0;
+	if (ret)
+		goto out;
+	ret = live_matches(ifname, &block);
+	if (ret == 1) {
+		printf("%s: already attached at generation %llu, as its state records: nothing "
+		       "changed\n", ifname, (unsigned long long)block.generation);
+		ret = 0;
+		goto out;
+	}
+	if (!ret)
+		ret = check_interface(ifname, &ifindex);
+	/* Entries whose time passed while it was down are not brought back (expiry.h). */
+	if (!ret)
+		restore_expire(ifname, state_dir);
+	/* Every copy read and checked before anything is attached. */
+	for (i = 0; i < 2 && !ret; i++)
+		ret = saved_open(&lists[i], ifname, state_dir, i == 0);
+	if (!ret)
+		ret = xdp_left(ifname, ifindex, &ours);
+	if (ret)
+		goto out;
+	quiet = quiet_begin();
+	ret = attach_restore(ifname, settings, state_dir, ours, NULL);
+	if (!ret)
+		ret = attachment_open(ifname, true, &att);
+	if (ret)
+		goto out;
+	attached = true;
+	/* The allowlist first: the blocklist's exceptions then go into it. */
+	for (i = 0; i < 2 && !ret; i++)
+		ret = reload_list(&att, &lists[i]);
+	if (!ret)
+		ret = attachment_active(&att, BLOOMXDP_ACTIVE_BLOCK, &slot);
+	if (!ret)
+		ret = attachment_read_state(&att, slot, &st);
+	quiet_end(quiet);
+	quiet = -1;
+	if (ret) {
+		log_error("%s: attached with its settings, but its lists could not be loaded "
+			  "(see above): it filters with what was loaded", ifname);
+		goto out;
+	}
+	localtime_r(&(time_t){ block.time }, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S %z", &tm);
+	printf("%s: restored: attached as recorded, %llu blocklist entries from %d input%s "
+	       "(as loaded %s), allowlist from %d input%s, generation %llu\n", ifname,
+	       (unsigned long long)st.entries, lists[1].in.n, lists[1].in.n == 1 ? "" : "s", when,
+	       lists[0].in.n, lists[0].in.n == 1 ? "" : "s", (unsigned long long)st.generation);
+out:
+	quiet_end(quiet);
+	if (attached)
+		attachment_close(&att);
+	for (i = 0; i < 2; i++)
+		saved_close(&lists[i]);
+	state_list_free(&block);
+	free(settings);
+	state_close(&sd);
+	return ret;
+}
+
+/*
+ * restore --file: a filter saved by 'bloomxdp save', swapped in as a new
+ * generation. An interface that is not attached is attached first, with the
+ * settings its state records (else the defaults) and the file's layout, FPR
+ * and hash key, the one key the filter answers with.
+ */
+static int restore_file(const char *ifname, const char *path, const char *state_dir)
+{
+	struct savefile_info info;
+	struct attach_filter filter;
+	struct attachment att;
+	struct pin_dir pd;
+	struct state_dir sd;
+	char why[256], *settings = NULL;
+	bool legacy;
+	size_t len;
+	int ret, quiet;
+
+	ret = savefile_check(path, &info, why, sizeof(why));
+	if (ret) {
+		log_error("%s: %s; nothing changed", path, why);
+		return ret;
+	}
+	ret = pin_dir_open(ifname, false, &pd);
+	pin_dir_close(&pd);
+	if (ret == -ENOENT) {
+		/* Not attached: settings from the state if it has any, else the defaults. */
+		ret = 0;
+		if (!state_open(state_root(state_dir), ifname, false, &sd)) {
+			ret = state_read_sealed(&sd, STATE_SETTINGS, SETTINGS_THEN, &settings,
+						&len, &legacy);
+			if (ret == -ENOENT)
+				ret = 0;
+			state_close(&sd);
+		}
+		filter = (struct attach_filter){ .layout = info.layout,
+						 .fpr = (double)info.fpr_ppb / BLOOMXDP_PPB,
+						 .hash_key = info.hash_key };
+		quiet = quiet_begin();
+		/* Damaged settings refused (said): never attached with defaults instead. */
+		if (!ret)
+			ret = attach_restore(ifname, settings, state_dir, false, &filter);
+		quiet_end(quiet);
+		free(settings);
+	}
+	if (ret)
+		return ret;
+	ret = attachment_open(ifname, true, &att);
+	if (ret)
+		return ret;
+	/* Attached with another key: replaced in place with the file's, in the swap. */
+	ret = savefile_apply_any_key(&att, path);
+	if (!ret)
+		ret = attachment_check_enforced(&att);
+	attachment_close(&att);
+	return ret;
+}
+
+static int run_restore(const struct cli_call *call)
+{
+	const struct restore_opts *o = call->opts;
+	char **names = NULL, failed[1024] = "";
+	int i, n = 0, bad = 0, ret;
+
+	if (o->all == (call->argc == 1)) {
+		log_error("restore: give an interface or --all; see 'bloomxdp restore --help'");
+		return -EINVAL;
+	}
+	if (o->all && o->file) {
+		log_error("restore: --file goes with one interface, not --all");
+		return -EINVAL;
+	}
+	ret = check_privileges();
+	if (!ret)
+		ret = check_bpffs();
+	if (ret)
+		return ret;
+	if (o->file)
+		return restore_file(call->argv[0], o->file, o->state_dir);
+	if (!o->all)
+		return restore_one(call->argv[0], o->state_dir);
+	ret = state_interfaces(state_root(o->state_dir), &names, &n);
+	if (ret)
+		return ret;
+	if (!n)
+		printf("no interface has state in %s: nothing to restore\n",
+		       state_root(o->state_dir));
+	for (i = 0; i < n; i++) {
+		if (!restore_one(names[i], o->state_dir))
+			continue;
+		bad++;
+		snprintf(failed + strlen(failed), sizeof(failed) - strlen(failed), "%s%s",
+			 bad > 1 ? ", " : "", names[i]);
+	}
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	if (bad)
+		log_error("restore failed for %d interface%s: %s", bad, bad == 1 ? "" : "s",
+			  failed);
+	return bad ? -EIO : 0;
+}
+
+static const struct option_spec restore_options[] = {
+	OPTION("all", 0, OPT_FLAG, offsetof(struct restore_opts, all), NULL,
+	       "every interface with state"),
+	OPTION("file", 'f', OPT_TEXT, offsetof(struct restore_opts, file), "FILE",
+	       "swap in a filter saved by 'bloomxdp save' instead\n"
+	       "(attaching with its key if IFNAME is not attached)"),
+	OPTION_STATE_DIR(struct restore_opts),
+	{}
+};
+
+const struct command command_restore = {
+	.name = "restore",
+	.args = "[IFNAME | --all]",
+	.summary = "attach again and reload the lists from the state",
+	.description =
+		"After a reboot or a lost pin directory: attaches IFNAME (or every interface\n"
+		"with state, --all) with the settings attach recorded, and loads the lists\n"
+		"(allowlist, blocklist, the entries added since) from the copies in the state,\n"
+		"without the network. An interface already attached at the generation its\n"
+		"state records is left as it is. One line per interface; exits 1 if any failed,\n"
+		"naming it. With --file, the filter a 'save' wrote goes in instead (refused,\n"
+		"changing nothing, if damaged or of another layout or k; of another hash key,\n"
+		"the program is replaced in place with the file's key, in the same swap); the\n"
+		"lists in the state are then not the live filter's, and query says so.\n",
+	.options = restore_options,
+	.opts_size = sizeof(struct restore_opts),
+	.min_args = 0,
+	.max_args = 1,
+	.what_args = "IFNAME",
+	.run = run_restore,
+};

@@ -1,0 +1,596 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* status and stats: read-only views of an attachment. */
+#include <errno.h>
+#include <stddef.h>
+#include <linux/if_link.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "kernel/attachment.h"
+#include "cli/commands.h"
+#include "filter/filter.h"
+#include "util/json.h"
+#include "kernel/features.h"
+#include "filter/layout.h"
+#include "lists/lists.h"
+#include "kernel/loader.h"
+#include "filter/ranges.h"
+#include "util/log.h"
+#include "service/metrics.h"
+#include "lists/named.h"
+#include "parse/prefixes.h"
+#include "filter/bloom_plan.h"
+#include "lists/state_dir.h"
+#include "lists/bitcounts.h"
+#include "lists/expiry.h"
+
+#define NCOUNTERS BLOOMXDP_NCOUNTERS
+
+/* Each list: its name, action, entries and hits (the default list first, always). */
+static void print_lists(const struct named_view *v, const struct bloomxdp_config *cfg,
+			struct json *j)
+{
+	__u32 id;
+
+	if (j) {
+		json_key(j, "lists");
+		json_array_start(j);
+	}
+	for (id = 0; id < BLOOMXDP_LIST_IDS; id++) {
+		const char *name = id ? v->list[id].name : "default";
+		__u32 action = id ? list_action_of(&v->list[id], cfg) : list_default_action(cfg);
+
+		if (id && !(v->present & (1U << id)))
+			continue;
+		if (!j) {
+			printf("list %-13s %20llu hits, %llu entries, action %s\n", name,
+			       (unsigned long long)v->hits[id],
+			       (unsigned long long)v->list[id].entries, list_action_name(action));
+			continue;
+		}
+		/* Keys of their own: status and stats have "action" and "entries" already. */
+		json_object_start(j);
+		json_kv_string(j, "list", name);
+		json_kv_string(j, "list_action", list_action_name(action));
+		json_kv_u64(j, "list_entries", v->list[id].entries);
+		json_kv_u64(j, "list_hits", v->hits[id]);
+		json_object_end(j);
+	}
+	if (j)
+		json_array_end(j);
+}
+
+static void print_counters(const __u64 *now, const __u64 *before, double secs, bool json,
+			   const struct named_view *v, const struct bloomxdp_config *cfg)
+{
+	size_t i;
+
+	if (json) {
+		struct json j;
+
+		json_start(&j, stdout);
+		json_object_start(&j);
+		for (i = 0; i < NCOUNTERS; i++)
+			json_kv_u64(&j, counter_names[i], now[i]);
+		if (before) {
+			json_kv_double(&j, "interval", "%.3f", secs);
+			json_key(&j, "rates");
+			json_object_start(&j);
+			for (i = 0; i < NCOUNTERS; i++)
+				json_kv_double(&j, counter_names[i], "%.1f",
+					       (now[i] - before[i]) / secs);
+			json_object_end(&j);
+		}
+		print_lists(v, cfg, &j);
+		json_object_end(&j);
+		json_end(&j);
+	} else {
+		for (i = 0; i < NCOUNTERS; i++) {
+			printf("%-18s %20llu", counter_names[i], (unsigned long long)now[i]);
+			if (before)
+				printf(" %14.1f/s", (now[i] - before[i]) / secs);
+			printf("\n");
+		}
+		print_lists(v, cfg, NULL);
+		if (before)
+			printf("\n");
+	}
+	fflush(stdout);
+}
+
+static volatile sig_atomic_t stop_sampling;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_sampling = 1;
+}
+
+static double monotonic_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int do_stats(const char *ifname, bool json, double interval, __u64 count)
+{
+	__u64 now[NCOUNTERS], before[NCOUNTERS];
+	struct named_view v;
+	struct attachment att;
+	double t_before, t_now;
+	struct timespec nap;
+	__u64 n;
+	int ret;
+
+	ret = attachment_open(ifname, false, &att);
+	if (ret)
+		return ret;
+	ret = counters_read(att.counters_fd, now);
+	if (!ret)
+		ret = named_view_read(&att, &v);
+	if (ret) {
+		log_error("cannot read the counters of %s: %s", ifname, strerror(-ret));
+		goto cleanup;
+	}
+	if (interval <= 0) {
+		print_counters(now, NULL, 0, json, &v, &att.config);
+		goto cleanup;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	nap.tv_sec = (time_t)interval;
+	nap.tv_nsec = (long)((interval - nap.tv_sec) * 1e9);
+	t_before = monotonic_seconds();
+	for (n = 0; (!count || n < count) && !stop_sampling; n++) {
+		memcpy(before, now, sizeof(now));
+		if (nanosleep(&nap, NULL) && stop_sampling)
+			break;
+		t_now = monotonic_seconds();
+		ret = counters_read(att.counters_fd, now);
+		if (!ret)
+			ret = named_view_read(&att, &v);
+		if (ret) {
+			log_error("cannot read the counters of %s: %s", ifname, strerror(-ret));
+			goto cleanup;
+		}
+		print_counters(now, before, t_now - t_before, json, &v, &att.config);
+		t_before = t_now;
+	}
+cleanup:
+	attachment_close(&att);
+	return ret;
+}
+
+struct stats_opts {
+	double interval;
+	__u64 count;
+	bool prometheus;
+};
+
+/* stats --prometheus: the counters and the filter's gauges, for a textfile collector. */
+static int do_prometheus(const char *ifname)
+{
+	struct iface_metrics m;
+	int ret;
+
+	ret = iface_metrics_read(ifname, &m);
+	if (ret)
+		return ret;
+	ret = metrics_write(stdout, &m, 1);
+	if (ret)
+		log_error("cannot write the metrics of %s: %s", ifname, strerror(-ret));
+	return ret;
+}
+
+static int check_stats(const struct cli_call *call)
+{
+	const struct stats_opts *o = call->opts;
+
+	if (o->prometheus && (call->json || o->interval > 0)) {
+		log_error("stats: --prometheus prints one sample, in its own format: without "
+			  "--json or --interval");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int run_stats(const struct cli_call *call)
+{
+	const struct stats_opts *o = call->opts;
+
+	if (o->prometheus)
+		return do_prometheus(call->ifname);
+	return do_stats(call->ifname, call->json, o->interval, o->count);
+}
+
+static const struct option_spec stats_options[] = {
+	OPTION("interval", 'i', OPT_SECONDS, offsetof(struct stats_opts, interval), "S",
+	       "print every S seconds (e.g. 1, 0.5) the counters\nand their rates per second",
+	       .min = 0.01, .max = 86400),
+	OPTION("count", 'n', OPT_COUNT, offsetof(struct stats_opts, count), "N",
+	       "stop after N samples", .min = 1, .max = COUNT_MAX),
+	OPTION("prometheus", 0, OPT_FLAG, offsetof(struct stats_opts, prometheus), NULL,
+	       "the counters (bloomxdp_NAME_total) and the filter's\ngauges in Prometheus' "
+	       "text format"),
+	{}
+};
+
+static const struct stats_opts stats_defaults;
+
+const struct command command_stats = {
+	.name = "stats",
+	.args = "IFNAME",
+	.summary = "show the packet counters",
+	.description =
+		"Shows the packet counters of IFNAME summed over all CPUs. With --interval,\n"
+		"prints every S seconds the counters and their rates per second, until\n"
+		"interrupted or N times. With --prometheus, the counters and the live filter's\n"
+		"figures (fill ratio, estimated FPR, entries, bytes, generation) in Prometheus'\n"
+		"text exposition format, for node_exporter's textfile collector.\n",
+	.options = stats_options,
+	.opts_size = sizeof(struct stats_opts),
+	.defaults = &stats_defaults,
+	.json = true,
+	.ifname = true,
+	.check = check_stats,
+	.run = run_stats,
+};
+
+#define COUNTER_INDEX(name) (offsetof(struct bloomxdp_counters, name) / sizeof(__u64))
+
+/* "32,24,16": the probed prefix lengths of a header word, or "none". */
+static const char *lengths_text(__u64 word, char *buf, size_t len)
+{
+	__u8 lengths[BLOOMXDP_MAX_PREFIX_LENGTHS];
+	__u32 n = prefix_word_lengths(word, lengths), i;
+	size_t used = 0;
+
+	snprintf(buf, len, "none");
+	for (i = 0; i < n && used < len; i++)
+		used += snprintf(buf + used, len - used, "%s%u", i ? "," : "", lengths[i]);
+	return buf;
+}
+
+/* "53,5353": a port list for status. */
+static const char *ports_text(const __u16 *ports, char *buf, size_t len)
+{
+	size_t used = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < BLOOMXDP_MAX_PORTS && ports[i] && used < len; i++)
+		used += snprintf(buf + used, len - used, "%s%u", i ? "," : "", ports[i]);
+	return buf;
+}
+
+/* Whether the state records the live list: "current", "behind" (a state write lost), "none". */
+static const char *state_text(const char *ifname, const char *state_dir, __u64 generation)
+{
+	int ret = list_state_current(ifname, state_dir, false, generation);
+
+	return !ret ? "current" : ret == -ESTALE ? "behind" : "none";
+}
+
+/* What status shows of an attachment, read once for either output. */
+struct status_view {
+	const char *ifname;
+	const struct bloomxdp_config *cfg;
+	struct link_view link;
+	struct filter_gauges g;		/* the live filter, as metrics export it */
+	char loaded[32], match[64], dns_ports[32], http_ports[32], tls_ports[32];
+	double observed_fpr;
+	__u64 fps;
+	const char *state;		/* state_text() */
+	int del_ret;
+	__u64 del_bytes, del_saturated, timeouts, next_expiry;
+	char next_text[64];
+	struct named_view lists;
+	char kernel[KERNEL_RELEASE_LEN];	/* uname -r */
+	__u64 features;			/* its needs (kernel_features.h); 0: unknown */
+	bool exact_on;			/* the live generation has an exact copy (--verify) */
+	char verify_reason[192];	/* verify_reason() */
+};
+
+/* The attachment's needs: its layout's, and this build's program's (multi-buffer or not). */
+static __u64 features_used(const struct bloomxdp_config *cfg)
+{
+	bool frags;
+
+	if (loader_program_frags(&frags))
+		return 0;
+	return kernel_features_needed(cfg->layout, frags);
+}
+
+static int status_read(struct attachment *att, const char *state_dir, struct status_view *v)
+{
+	const struct bloomxdp_config *cfg = &att->config;
+	__u64 counts[NCOUNTERS], checked;
+	__u32 slot;
+	int ret;
+
+	v->cfg = cfg;
+	if (named_view_read(att, &v->lists))
+		memset(&v->lists, 0, sizeof(v->lists));
+	ret = attachment_read_link(att, &v->link);
+	if (ret) {
+		log_error("cannot read the XDP link of %s: %s; 'bloomxdp detach %s' and attach "
+			  "again", v->ifname, strerror(-ret), v->ifname);
+		return ret;
+	}
+	/* What metrics export too: one reading of the live filter (metrics.c). */
+	ret = filter_gauges_read(att, &v->g);
+	if (ret)
+		return ret;
+	/* The counting filter of del, in the state (bitcounts.h). */
+	v->del_ret = bitcounts_status(v->ifname, state_dir, cfg->layout, v->g.bits, cfg->hashes,
+				      v->g.st.generation, &v->del_bytes, &v->del_saturated);
+	/* Entries that expire (expiry.h). */
+	if (!expiry_summary(v->ifname, state_dir, &v->timeouts, &v->next_expiry) &&
+	    v->next_expiry) {
+		time_t t = v->next_expiry;
+		struct tm tm;
+
+		strftime(v->next_text, sizeof(v->next_text), "%Y-%m-%d %H:%M:%S %Z",
+			 localtime_r(&t, &tm));
+	}
+	/* The exact stage of the live generation: its load decided (--verify auto). */
+	v->exact_on = cfg->verify != BLOOMXDP_VERIFY_OFF &&
+		      !attachment_active(att, BLOOMXDP_ACTIVE_BLOCK, &slot) &&
+		      exact_outer_has(&att->verify, slot);
+	verify_reason(cfg->verify, v->exact_on, &v->g.st, v->verify_reason,
+		      sizeof(v->verify_reason));
+	/* Observed with --verify: the exact copy refused these Bloom hits. */
+	memset(counts, 0, sizeof(counts));
+	counters_read(att->counters_fd, counts);
+	checked = counts[COUNTER_INDEX(checked_v4)] + counts[COUNTER_INDEX(checked_v6)] +
+		  counts[COUNTER_INDEX(checked_dns)] + counts[COUNTER_INDEX(checked_http)] +
+		  counts[COUNTER_INDEX(checked_sni)];
+	v->fps = counts[COUNTER_INDEX(false_positives)];
+	v->observed_fpr = checked ? (double)v->fps / checked : 0;
+	match_text(cfg->match, v->match, sizeof(v->match));
+	ports_text(cfg->dns_ports, v->dns_ports, sizeof(v->dns_ports));
+	ports_text(cfg->http_ports, v->http_ports, sizeof(v->http_ports));
+	ports_text(cfg->tls_ports, v->tls_ports, sizeof(v->tls_ports));
+	snprintf(v->loaded, sizeof(v->loaded), "never");
+	if (v->g.st.loaded_at_ns) {
+		time_t t = v->g.st.loaded_at_ns / 1000000000ULL;
+
+		strftime(v->loaded, sizeof(v->loaded), "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+	}
+	v->state = state_text(v->ifname, state_dir, v->g.st.generation);
+	if (kernel_release(v->kernel, sizeof(v->kernel)))
+		snprintf(v->kernel, sizeof(v->kernel), "unknown");
+	v->features = features_used(cfg);
+	return 0;
+}
+
+static void status_json(const struct status_view *v)
+{
+	const struct bloomxdp_config *cfg = v->cfg;
+	const struct filter_gauges *g = &v->g;
+	char l4[64], l6[64];
+	struct json j;
+	size_t i;
+
+	json_start(&j, stdout);
+	json_object_start(&j);
+	json_kv_string(&j, "ifname", v->ifname);
+	json_kv_u64(&j, "ifindex", v->link.ifindex);
+	json_kv_u64(&j, "prog_id", v->link.prog_id);
+	json_kv_string(&j, "mode", v->link.mode);
+	json_kv_string(&j, "match", v->match);
+	json_kv_string(&j, "action", cfg->action == BLOOMXDP_ACTION_MONITOR ? "monitor" : "drop");
+	json_kv_string(&j, "dns_reply",
+		       cfg->dns_reply == BLOOMXDP_DNS_REPLY_NXDOMAIN ? "nxdomain" : "none");
+	json_kv_string(&j, "dns_ports", v->dns_ports);
+	json_kv_string(&j, "http_ports", v->http_ports);
+	json_kv_string(&j, "tls_ports", v->tls_ports);
+	json_kv_string(&j, "layout", layout_name(cfg->layout));
+	json_kv_u64(&j, "capacity", cfg->capacity);
+	json_kv_u64(&j, "sized_for", g->sized_for);
+	json_kv_u64(&j, "max_memory", g->st.max_memory);
+	json_kv_u64(&j, "entries", g->st.entries);
+	json_kv_u64(&j, "keys", g->keys);
+	/* JSON has no NaN nor infinity: unknown (or past counting) is null. */
+	json_kv_double(&j, "distinct_estimate", "%.0f", g->distinct);
+	json_kv_u64(&j, "bits", g->bits);
+	json_kv_u64(&j, "hashes", cfg->hashes);
+	json_kv_u64(&j, "bytes", g->bytes);
+	json_kv_u64(&j, "set_bits", g->set_bits);
+	json_kv_double(&j, "fill_ratio", "%.6g", g->fill);
+	json_kv_double(&j, "estimated_fpr", "%.6g", g->fpr);
+	json_kv_double(&j, "estimated_fpr_fill", "%.6g", g->fpr_fill);
+	json_kv_double(&j, "target_fpr", "%g", g->target);
+	/* --fpr is per packet: each field's chance, from the per-key estimate. */
+	json_kv_double(&j, "probe_fpr", "%.6g", g->probe_fpr);
+	packet_fpr_json(&j, &g->probes, g->fpr);
+	json_kv_u64(&j, "generation", g->st.generation);
+	json_kv_string(&j, "loaded_at", v->loaded);
+	json_kv_bool(&j, "verify", v->exact_on);
+	json_kv_string(&j, "verify_mode", verify_mode_name(cfg->verify));
+	json_kv_string(&j, "verify_reason", v->verify_reason);
+	json_kv_u64(&j, "exact_keys", g->st.exact_keys);
+	json_kv_u64(&j, "exact_bytes", g->st.exact_bytes);
+	json_kv_double(&j, "observed_fpr", "%.6g", v->observed_fpr);
+	json_kv_u64(&j, "false_positives", v->fps);
+	json_kv_string(&j, "prefix_lengths_v4", lengths_text(g->v4_lengths, l4, sizeof(l4)));
+	json_kv_string(&j, "prefix_lengths_v6", lengths_text(g->v6_lengths, l6, sizeof(l6)));
+	json_kv_u64(&j, "ranges_v4", g->ranges_v4);
+	json_kv_u64(&j, "ranges_v6", g->ranges_v6);
+	json_kv_u64(&j, "ranges_bytes", g->ranges_bytes);
+	json_kv_u64(&j, "events_per_sec", cfg->events_per_sec);
+	json_kv_string(&j, "state", v->state);
+	json_kv_u64(&j, "del_counters_bytes", v->del_bytes);
+	json_kv_u64(&j, "del_counters_saturated", v->del_saturated);
+	json_kv_u64(&j, "timeouts", v->timeouts);
+	json_kv_u64(&j, "next_expiry", v->next_expiry);
+	json_kv_string(&j, "kernel", v->kernel);
+	json_key(&j, "features");
+	json_array_start(&j);
+	for (i = 0; i < kernel_features_count; i++)
+		if (v->features & (1ULL << i))
+			json_string(&j, kernel_features[i].name);
+	json_array_end(&j);
+	print_lists(&v->lists, cfg, &j);
+	json_object_end(&j);
+	json_end(&j);
+}
+
+/* The filter's lines of status's text: its size, fill, FPR, prefixes and ranges. */
+static void status_text_filter(const struct status_view *v)
+{
+	const struct bloomxdp_config *cfg = v->cfg;
+	const struct filter_gauges *g = &v->g;
+	char l4[64], l6[64], text[256];
+
+	printf("capacity        %llu keys at attach; the live filter is sized for %llu\n",
+	       (unsigned long long)cfg->capacity, (unsigned long long)g->sized_for);
+	printf("entries         %llu inserted as %llu keys, about %.0f distinct (from %s)%s\n",
+	       (unsigned long long)g->st.entries, (unsigned long long)g->keys, g->distinct,
+	       isnan(g->fill) ? "the keys" : "fill",
+	       g->distinct > g->sized_for * 1.01 ? "  OVER CAPACITY" : "");
+	printf("bits (m)        %llu\n", (unsigned long long)g->bits);
+	printf("hashes (k)      %u\n", cfg->hashes);
+	printf("memory          %llu bytes (%.2f MiB); at most %llu per filter (--max-memory)\n",
+	       (unsigned long long)g->bytes, g->bytes / 1048576.0,
+	       (unsigned long long)g->st.max_memory);
+	if (isnan(g->fill))
+		printf("fill ratio      n/a (the kernel's Bloom filter map cannot be read)\n");
+	else
+		printf("fill ratio      %.6f (%llu bits set)\n", g->fill,
+		       (unsigned long long)g->set_bits);
+	if (isnan(g->fpr_fill))
+		printf("estimated FPR   %.3g per key from entries (sized for %.3g)\n", g->fpr,
+		       g->probe_fpr);
+	else
+		printf("estimated FPR   %.3g per key from entries, %.3g from fill (sized for "
+		       "%.3g)\n", g->fpr, g->fpr_fill, g->probe_fpr);
+	printf("per packet      %.3g at most (target %g): %s\n", g->packet_fpr_worst, g->target,
+	       packet_fpr_text(&g->probes, g->fpr, text, sizeof(text)));
+	printf("prefix lengths  IPv4 %s, IPv6 %s (probes per packet: one per length)\n",
+	       lengths_text(g->v4_lengths, l4, sizeof(l4)),
+	       lengths_text(g->v6_lengths, l6, sizeof(l6)));
+	if (g->ranges_v4 || g->ranges_v6)
+		printf("exact ranges    IPv4 %llu intervals, IPv6 %llu intervals: %llu bytes "
+		       "(those families are not in the Bloom filter: no false positive)\n",
+		       (unsigned long long)g->ranges_v4, (unsigned long long)g->ranges_v6,
+		       (unsigned long long)g->ranges_bytes);
+	else
+		printf("exact ranges    none\n");
+}
+
+static void status_text(const struct status_view *v)
+{
+	const struct bloomxdp_config *cfg = v->cfg;
+	char features[1024];
+
+	printf("interface       %s (ifindex %u)\n", v->ifname, v->link.ifindex);
+	printf("program         id %u, mode %s\n", v->link.prog_id, v->link.mode);
+	kernel_features_list(v->features, false, features, sizeof(features));
+	printf("kernel          %s\n", v->kernel);
+	printf("features        %s\n", v->features ? features :
+	       "unknown (the BPF object cannot be opened)");
+	printf("match           %s\n", v->match);
+	if (cfg->match & BLOOMXDP_MATCH_NAMES)
+		printf("ports           dns %s, http %s, tls %s\n", v->dns_ports, v->http_ports,
+		       v->tls_ports);
+	printf("action          %s%s\n",
+	       cfg->action == BLOOMXDP_ACTION_MONITOR ? "monitor" : "drop",
+	       cfg->dns_reply == BLOOMXDP_DNS_REPLY_NXDOMAIN ? ", NXDOMAIN answers to DNS" : "");
+	printf("layout          %s\n", layout_name(cfg->layout));
+	status_text_filter(v);
+	printf("verify          %s (--verify %s)\n", v->verify_reason,
+	       verify_mode_name(cfg->verify));
+	if (v->exact_on)
+		printf("                %llu false positives refused, observed FPR %.3g\n",
+		       (unsigned long long)v->fps, v->observed_fpr);
+	else if (cfg->verify == BLOOMXDP_VERIFY_OFF)
+		printf("                attach --force --verify auto to never drop a false "
+		       "positive where the copy is cheap\n");
+	printf("events          %u per second and CPU at most%s\n", cfg->events_per_sec,
+	       cfg->events_per_sec ? " (bloomxdp watch)" : "");
+	printf("list            generation %llu, loaded %s\n",
+	       (unsigned long long)v->g.st.generation, v->loaded);
+	printf("state           %s\n", !strcmp(v->state, "current") ?
+	       "records this generation ('bloomxdp restore' brings it back)" :
+	       !strcmp(v->state, "behind") ? "records another generation: a load did not "
+	       "complete its state write; load the list again" :
+	       "none for this list ('bloomxdp restore' cannot bring it back)");
+	if (cfg->layout == BLOOMXDP_LAYOUT_KERNEL)
+		printf("del counters    n/a (layout kernel cannot delete)\n");
+	else if (v->del_ret)
+		printf("del counters    none for this generation: 'bloomxdp del' refuses until a "
+		       "load builds them\n");
+	else
+		printf("del counters    %llu bytes in the state, %llu saturated (their bits stay "
+		       "set: del never clears them)\n", (unsigned long long)v->del_bytes,
+		       (unsigned long long)v->del_saturated);
+	if (v->timeouts)
+		printf("timeouts        %llu entr%s, the next expires at %s (in %lld s)\n",
+		       (unsigned long long)v->timeouts, v->timeouts == 1 ? "y" : "ies",
+		       v->next_text, (long long)v->next_expiry - (long long)time(NULL));
+	else
+		printf("timeouts        none\n");
+	print_lists(&v->lists, cfg, NULL);
+}
+
+static int do_status(const char *ifname, bool json, const char *state_dir)
+{
+	struct status_view v = { .ifname = ifname };
+	struct attachment att;
+	int ret;
+
+	ret = attachment_open(ifname, false, &att);
+	if (ret)
+		return ret;
+	ret = status_read(&att, state_dir, &v);
+	if (!ret && json)
+		status_json(&v);
+	else if (!ret)
+		status_text(&v);
+	attachment_close(&att);
+	return ret;
+}
+
+struct status_opts {
+	const char *state_dir;
+};
+
+static int run_status(const struct cli_call *call)
+{
+	const struct status_opts *o = call->opts;
+
+	return do_status(call->ifname, call->json, o->state_dir);
+}
+
+static const struct option_spec status_options[] = {
+	OPTION_STATE_DIR(struct status_opts),
+	{}
+};
+
+const struct command command_status = {
+	.name = "status",
+	.args = "IFNAME",
+	.summary = "show the attachment and the filter's state",
+	.description =
+		"Shows the attachment (program id, XDP mode) and the live filter: the keys it is\n"
+		"sized for, entries and keys, bits m, hashes k, memory and its limit, fill ratio,\n"
+		"and the estimated false-positive rate both from the key count,\n"
+		"(1 - e^(-kn/m))^k, and from the fill ratio, fill^k; and whether the state\n"
+		"records the live list (for 'bloomxdp restore'); the kernel's release and the\n"
+		"features of it the attachment needs (each probed at attach).\n",
+	.options = status_options,
+	.opts_size = sizeof(struct status_opts),
+	.json = true,
+	.ifname = true,
+	.run = run_status,
+};

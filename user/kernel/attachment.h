@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef BLOOMXDP_ATTACHMENT_H
+#define BLOOMXDP_ATTACHMENT_H
+
+#include <limits.h>
+#include <sys/types.h>
+#include <stdbool.h>
+#include <net/if.h>
+#include <bloomxdp/common.h>
+#include "filter/exact.h"
+
+/* What the pins under BLOOMXDP_PIN_ROOT/<ifname>/ give a command. */
+struct attachment {
+	char ifname[IF_NAMESIZE];
+	char dir[PATH_MAX];	/* for messages */
+	int dir_fd;		/* the pins' directory; holds the flock of writers */
+	int config_fd;
+	int filter_fd;		/* outer ARRAY_OF_MAPS */
+	int kfilter_fd;		/* outer ARRAY_OF_MAPS of BLOOM_FILTER maps (layout kernel) */
+	struct exact_outer verify;
+	struct exact_outer allow;
+	int ranges_v4_fd;	/* outer ARRAY_OF_MAPS of exact intervals (BLOOMXDP_RANGES_WORD) */
+	int ranges_v6_fd;
+	int active_fd;
+	int counters_fd;
+	int state_fd;
+	int events_fd;
+	int lists_fd;		/* struct bloomxdp_list by id */
+	struct {		/* named lists' copies, at BLOOMXDP_LIST_INDEX() (named.h) */
+		int keys_fd;
+		int v4_fd;
+		int v6_fd;
+	} list;
+	int list_hits_fd;
+	int suffixes_fd;	/* public suffixes and listed keys at their depth (suffix_keys.h) */
+	struct bloomxdp_config config;
+};
+
+/* Who may run: root, or CAP_BPF + CAP_NET_ADMIN. Prints the error. */
+int check_privileges(void);
+
+/* bpffs must be mounted at BLOOMXDP_BPFFS. Prints the error. */
+int check_bpffs(void);
+
+/* ifname must be valid and exist in this network namespace. Prints the error. */
+int check_interface(const char *ifname, int *ifindex);
+
+/*
+ * The directories of an attachment's pins, each opened without following a
+ * symbolic link and checked to be ours: on a bpffs of mode 1777 (what
+ * 'mount -t bpf bpf /sys/fs/bpf' makes) anyone may create BLOOMXDP_PIN_ROOT
+ * before us, and put links or other pins in it.
+ */
+struct pin_dir {
+	int bpffs_fd;		/* BLOOMXDP_BPFFS */
+	int root_fd;		/* BLOOMXDP_PIN_ROOT */
+	int fd;			/* BLOOMXDP_PIN_ROOT/<ifname> */
+	char path[PATH_MAX];	/* of fd, for messages */
+};
+
+/*
+ * Opens BLOOMXDP_PIN_ROOT/<ifname>/ one level at a time with O_NOFOLLOW, and
+ * refuses a level that is not a directory owned by the effective uid with no
+ * group or other permissions. With create, makes what is missing (mode 0700),
+ * and returns -EEXIST if the interface's directory was there already.
+ * Returns -ENOENT, unprinted, when it is not there (not attached); prints the
+ * other errors.
+ */
+int pin_dir_open(const char *ifname, bool create, struct pin_dir *pd);
+/*
+ * The blocklist's live slot and its bookkeeping; on failure says so, ending
+ * "; <unchanged> is unchanged" ("the live list", "the allowlist").
+ */
+int attachment_read_live(struct attachment *att, __u32 *slot, struct bloomxdp_state *st,
+			 const char *unchanged);
+
+/*
+ * name as a directory of ours in parent_fd, checked as above but refusing the
+ * mode bits forbidden (077 for the pins), or -ENOENT unprinted; path names it
+ * in messages, then says what to do after removing a bad one. With create,
+ * makes it (0700) when missing.
+ */
+int own_dir_open(int parent_fd, const char *name, const char *path, bool create,
+		 mode_t forbidden, const char *then);
+void pin_dir_close(struct pin_dir *pd);
+/* Removes the directory (it must be empty) and BLOOMXDP_PIN_ROOT if it is empty. */
+int pin_dir_remove(struct pin_dir *pd, const char *ifname);
+
+/* bpf_obj_get() and bpf_obj_pin() (mode 0600) of name in the directory dir_fd. */
+int pin_get(int dir_fd, const char *name);
+int pin_put(int dir_fd, const char *name, int fd);
+
+/*
+ * Every pinned object of an attachment, one table in attachment.c: attach
+ * pins them all from the loaded skeleton and its link (the link last), detach
+ * unlinks exactly these names, then removes the directory.
+ */
+struct bloomxdp;
+int attachment_pin_all(const struct pin_dir *pd, const struct bloomxdp *skel, int link_fd);
+int attachment_unpin_all(struct pin_dir *pd, const char *ifname);
+
+struct attachment;
+/* Before a load of the skeleton: every pinned map but the configuration is att's own. */
+int attachment_reuse_maps(const struct attachment *att, struct bloomxdp *skel);
+/* After the link runs the skeleton's program: its program and configuration pinned. */
+int attachment_repin_program(const struct attachment *att, const struct bloomxdp *skel);
+/*
+ * The same, but the active array the skeleton's own (a program that reads
+ * other generation slots: another hash key, restore --file), pinned after the
+ * link runs it by attachment_repin_active().
+ */
+int attachment_reuse_maps_but_active(const struct attachment *att, struct bloomxdp *skel);
+int attachment_repin_active(const struct attachment *att, const struct bloomxdp *skel);
+
+/*
+ * Opens an existing attachment's pins; with lock, takes the writers' lock
+ * (load, add, detach). Prints the error, e.g. "not attached".
+ */
+int attachment_open(const char *ifname, bool lock, struct attachment *att);
+void attachment_close(struct attachment *att);
+
+/* The live generation slot of the blocklist or allowlist maps (BLOOMXDP_ACTIVE_*). */
+int attachment_active(const struct attachment *att, __u32 which, __u32 *slot);
+
+/*
+ * Makes generation slot live for which (its active word: slot | flags, the
+ * BLOOMXDP_ALLOW_HAS_* of an allowlist), then waits until no packet can still
+ * use the other one, whose maps it then frees. outers: the outer maps of
+ * that list, n of them.
+ */
+int attachment_flip(const struct attachment *att, __u32 which, __u32 slot, __u32 flags,
+		    const int *outers, int n);
+
+/* add --allow: what the live allowlist holds now includes flags. */
+int attachment_allow_add_flags(const struct attachment *att, __u32 flags);
+
+struct link_view {
+	__u32 prog_id;
+	__u32 ifindex;		/* 0 once the interface is gone */
+	const char *mode;
+};
+
+/* What the pinned XDP link says: its program, interface and XDP mode. */
+int attachment_read_link(const struct attachment *att, struct link_view *view);
+
+/*
+ * Takes the writers' lock of an attachment opened without it, then checks
+ * that the pins are still those it opened (no detach and attach came between).
+ */
+int attachment_lock(struct attachment *att);
+
+/*
+ * After a change of the list: fails, with the error printed, when nothing
+ * enforces it (the link pin is gone, or its interface is).
+ */
+int attachment_check_enforced(const struct attachment *att);
+
+/* The bookkeeping of generation slot (see struct bloomxdp_state). */
+int attachment_read_state(const struct attachment *att, __u32 slot, struct bloomxdp_state *state);
+int attachment_write_state(const struct attachment *att, __u32 slot,
+			   const struct bloomxdp_state *state);
+
+#endif

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Drop events as text and JSON, for watch and the daemon. */
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <bpf/bpf.h>
+
+#include "kernel/events.h"
+#include "util/json.h"
+#include "util/options.h"
+
+/* The fields an event carries; the others of enum bloomxdp_field never match. */
+static const struct enum_value field_values[] = {
+	ENUM_VALUE("src", BLOOMXDP_FIELD_SRC, NULL),
+	ENUM_VALUE("dst", BLOOMXDP_FIELD_DST, NULL),
+	ENUM_VALUE("dns", BLOOMXDP_FIELD_DNS, NULL),
+	ENUM_VALUE("http", BLOOMXDP_FIELD_HTTP, NULL),
+	ENUM_VALUE("sni", BLOOMXDP_FIELD_SNI, NULL),
+	{}
+};
+
+static const struct enum_value key_values[] = {
+	ENUM_VALUE("address", BLOOMXDP_EVKEY_ADDRESS, NULL),
+	ENUM_VALUE("prefix", BLOOMXDP_EVKEY_PREFIX, NULL),
+	ENUM_VALUE("name", BLOOMXDP_EVKEY_NAME, NULL),
+	ENUM_VALUE("url", BLOOMXDP_EVKEY_URL, NULL),
+	ENUM_VALUE("range", BLOOMXDP_EVKEY_RANGE, NULL),
+	{}
+};
+
+static const struct enum_value verdict_values[] = {
+	ENUM_VALUE("drop", BLOOMXDP_EVVERDICT_DROP, NULL),
+	ENUM_VALUE("would_drop", BLOOMXDP_EVVERDICT_WOULD_DROP, NULL),
+	ENUM_VALUE("nxdomain", BLOOMXDP_EVVERDICT_NXDOMAIN, NULL),
+	{}
+};
+
+void events_clock_now(struct events_clock *c)
+{
+	struct timespec mono, real;
+
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	clock_gettime(CLOCK_REALTIME, &real);
+	c->mono_to_real = (real.tv_sec - mono.tv_sec) + (real.tv_nsec - mono.tv_nsec) / 1e9;
+	c->since_ns = mono.tv_sec * 1000000000ULL + mono.tv_nsec;
+	c->lists_fd = -1;
+}
+
+int events_stale(const struct events_clock *c, const void *data, size_t size)
+{
+	const struct bloomxdp_event *ev = data;
+
+	/* The ring keeps what nobody read: only events from now on. */
+	return size < sizeof(*ev) || ev->ts_ns < c->since_ns;
+}
+
+/* The name of an event as text: DNS wire form decoded, other bytes escaped. */
+static void event_name(const struct bloomxdp_event *ev, char *out, size_t len)
+{
+	size_t o = 0, i = 0, n = ev->name_len < sizeof(ev->name) ? ev->name_len : sizeof(ev->name);
+
+	out[0] = '\0';
+	while (i < n && o + 5 < len) {
+		__u8 c = ev->name[i];
+
+		if (ev->name_wire) {
+			if (c == 0 || c > 63)
+				break;
+			if (o)
+				out[o++] = '.';
+			i++;
+			for (; c > 0 && i < n && o + 5 < len; c--, i++)
+				o += snprintf(out + o, len - o, (ev->name[i] > 0x20 && ev->name[i] < 0x7f &&
+						ev->name[i] != '"' && ev->name[i] != '\\') ? "%c" : "\\x%02x",
+					      ev->name[i]);
+			continue;
+		}
+		o += snprintf(out + o, len - o, (c > 0x20 && c < 0x7f && c != '"' && c != '\\') ?
+			      "%c" : "\\x%02x", c);
+		i++;
+	}
+	out[o] = '\0';
+}
+
+struct event_view {
+	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN], ifname[IF_NAMESIZE];
+	char when[40];		/* 2026-12-01T07:00:00 */
+	int usec;
+	char name[BLOOMXDP_EVENT_NAME_MAX * 4 + 8];
+	char list[BLOOMXDP_LIST_NAME_MAX + 8];	/* whose action applied */
+};
+
+/* The list's name from its id: "default", a named list's, or "#ID" when unknown. */
+static void event_list(const struct events_clock *c, const struct bloomxdp_event *ev,
+		       char *out, size_t len)
+{
+	struct bloomxdp_list l;
+	__u32 id = ev->list;
+
+	if (id == BLOOMXDP_LIST_DEFAULT_ID) {
+		snprintf(out, len, "default");
+		return;
+	}
+	if (c->lists_fd >= 0 && !bpf_map_lookup_elem(c->lists_fd, &id, &l) && l.name[0]) {
+		l.name[BLOOMXDP_LIST_NAME_MAX] = '\0';
+		snprintf(out, len, "%s", l.name);
+		return;
+	}
+	snprintf(out, len, "#%u", id);
+}
+
+static void event_view(const struct events_clock *c, const struct bloomxdp_event *ev,
+		       struct event_view *v)
+{
+	int af = ev->family == 6 ? AF_INET6 : AF_INET;
+	double t;
+	time_t secs;
+	struct tm tm;
+
+	inet_ntop(af, ev->src, v->src, sizeof(v->src));
+	inet_ntop(af, ev->dst, v->dst, sizeof(v->dst));
+	strcpy(v->ifname, "?");
+	if_indextoname(ev->ifindex, v->ifname);
+	t = ev->ts_ns / 1e9 + c->mono_to_real;
+	secs = (time_t)t;
+	v->usec = (int)((t - secs) * 1e6);
+	strftime(v->when, sizeof(v->when), "%Y-%m-%dT%H:%M:%S", gmtime_r(&secs, &tm));
+	event_name(ev, v->name, sizeof(v->name));
+	event_list(c, ev, v->list, sizeof(v->list));
+}
+
+void event_write_json(const struct events_clock *c, const struct bloomxdp_event *ev, FILE *out)
+{
+	struct event_view v;
+	struct json j;
+	char stamp[64];
+
+	event_view(c, ev, &v);
+	snprintf(stamp, sizeof(stamp), "%s.%06dZ", v.when, v.usec);
+	json_start(&j, out);
+	json_object_start(&j);
+	json_kv_string(&j, "time", stamp);
+	json_kv_string(&j, "ifname", v.ifname);
+	json_kv_u64(&j, "ifindex", ev->ifindex);
+	json_kv_string(&j, "verdict", enum_value_name(verdict_values, ev->verdict));
+	json_kv_string(&j, "field", enum_value_name(field_values, ev->field));
+	json_kv_string(&j, "key", enum_value_name(key_values, ev->key_kind));
+	json_kv_u64(&j, "key_len", ev->key_len);
+	json_kv_string(&j, "src", v.src);
+	json_kv_string(&j, "dst", v.dst);
+	json_kv_u64(&j, "proto", ev->l4_proto == 0xff ? 0 : ev->l4_proto);
+	json_kv_u64(&j, "sport", ntohs(ev->sport));
+	json_kv_u64(&j, "dport", ntohs(ev->dport));
+	json_kv_string(&j, "name", v.name);
+	json_kv_string(&j, "list", v.list);
+	json_object_end(&j);
+	json_end(&j);
+}
+
+void event_text(const struct events_clock *c, const struct bloomxdp_event *ev, char *buf,
+		size_t len)
+{
+	struct event_view v;
+
+	event_view(c, ev, &v);
+	snprintf(buf, len, "%s.%06dZ %s %s %s %s -> %s %s %s%s%s%slist %s", v.when, v.usec,
+		 v.ifname, enum_value_name(verdict_values, ev->verdict), v.src, v.dst,
+		 enum_value_name(field_values, ev->field),
+		 enum_value_name(key_values, ev->key_kind), v.name[0] ? "\"" : "", v.name,
+		 v.name[0] ? "\"" : "", v.name[0] ? " " : "", v.list);
+}

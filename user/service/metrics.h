@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef BLOOMXDP_METRICS_H
+#define BLOOMXDP_METRICS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <bloomxdp/common.h>
+#include "filter/packet_fpr.h"
+
+/* The counters of struct bloomxdp_counters, in X-macro order: names and help. */
+#define BLOOMXDP_NCOUNTERS (sizeof(struct bloomxdp_counters) / sizeof(__u64))
+extern const char *const counter_names[];
+extern const char *const counter_help[];
+
+struct attachment;
+
+/* The per-CPU counters of counters_fd, summed. Returns 0 or a negative errno (unprinted). */
+int counters_read(int counters_fd, __u64 sum[BLOOMXDP_NCOUNTERS]);
+
+/* The live blocklist's filter as status shows it (see 'bloomxdp status --help'). */
+struct filter_gauges {
+	__u32 slot;			/* live generation slot */
+	struct bloomxdp_state st;	/* its bookkeeping: entries, keys, generation... */
+	__u64 keys;			/* keys in the filter (0: entries in exact intervals) */
+	__u64 bits, set_bits, bytes;	/* m, bits set, bytes of the filter's maps */
+	__u64 sized_for;		/* keys the live filter is sized for */
+	__u64 v4_lengths, v6_lengths;	/* header words: probed prefix lengths, or ranges */
+	__u64 ranges_v4, ranges_v6;	/* exact intervals per family; 0: in the filter */
+	__u64 ranges_bytes;
+	double fill;			/* NAN where the layout cannot be read */
+	double fpr;			/* estimated from the keys */
+	double fpr_fill;		/* estimated from the fill; NAN as fill */
+	double distinct;		/* distinct keys estimated from the fill, or the keys */
+	double target;			/* attach's --fpr */
+	/* Per packet (packet_fpr.h): the probes of each field, and the chance at fpr each. */
+	struct packet_probes probes;
+	double packet_fpr[PACKET_FIELDS];	/* 0 for a field not matched or not probed */
+	double packet_fpr_worst;		/* a packet's address and name fields together */
+	double probe_fpr;			/* the per-probe rate a load sizes for */
+};
+
+/* Reads the live filter of an open attachment. Prints the error. */
+int filter_gauges_read(const struct attachment *att, struct filter_gauges *g);
+
+/* What one interface exports. */
+#include "lists/named.h"
+
+struct iface_metrics {
+	const char *ifname;
+	__u64 counters[BLOOMXDP_NCOUNTERS];
+	struct filter_gauges gauges;
+	struct named_view lists;	/* hits per list (named.h) */
+};
+
+/* Opens ifname's attachment and reads its counters and filter. Prints the error. */
+int iface_metrics_read(const char *ifname, struct iface_metrics *m);
+
+/*
+ * The Prometheus text exposition format (version 0.0.4) of n interfaces: every
+ * counter as bloomxdp_<name>_total{ifname="..."}, the filter as gauges
+ * bloomxdp_filter_*, each family once with # HELP and # TYPE. For
+ * 'stats --prometheus' (node_exporter's textfile collector) and the daemon's
+ * HTTP endpoint. Returns 0, or -EIO when out failed.
+ */
+int metrics_write(FILE *out, const struct iface_metrics *m, size_t n);
+
+/* A label value: backslash, double quote and line feed escaped, as the format asks. */
+void metrics_label_value(FILE *out, const char *s);
+
+#endif

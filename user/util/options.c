@@ -1,0 +1,686 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <bloomxdp/common.h>
+#include "util/numbers.h"
+#include "util/ifname.h"
+#include "util/log.h"
+#include "util/options.h"
+
+/* Options a command's table may hold, plus the common ones. */
+#define MAX_OPTIONS COMMAND_MAX_OPTIONS
+/* Where --help starts an option's text. */
+#define HELP_COLUMN 26
+
+const char *enum_value_name(const struct enum_value *values, __u32 value)
+{
+	for (; values->name; values++)
+		if (values->value == value && !values->alias)
+			return values->name;
+	return "?";
+}
+
+int enum_value_parse(const struct enum_value *values, const char *name, __u32 *value)
+{
+	for (; values->name; values++) {
+		if (!strcmp(values->name, name)) {
+			*value = values->value;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+const char *enum_value_choices(const struct enum_value *values, char *buf, size_t len)
+{
+	const struct enum_value *v;
+	size_t used = 0, n = 0, i = 0;
+
+	for (v = values; v->name; v++)
+		n += !v->alias;
+	buf[0] = '\0';
+	for (v = values; v->name && used < len; v++) {
+		if (v->alias)
+			continue;
+		used += snprintf(buf + used, len - used, "%s%s", !i ? "" : i + 1 < n ? ", " : " or ",
+				 v->name);
+		i++;
+	}
+	return buf;
+}
+
+const char *enum_value_set_text(const struct enum_value *values, __u32 mask, char *buf,
+				size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (; values->name && used < len; values++)
+		if (!values->alias && (mask & values->value))
+			used += snprintf(buf + used, len - used, "%s%s", used ? "," : "",
+					 values->name);
+	return buf;
+}
+
+static const struct enum_value *option_values(const struct option_spec *o)
+{
+	return o->values ? o->values : o->values_fn ? o->values_fn() : NULL;
+}
+
+static void *field(void *opts, const struct option_spec *o)
+{
+	return (char *)opts + o->offset;
+}
+
+static int parse_enum_set(const struct option_spec *o, const char *flag, const char *text,
+			  __u32 *mask)
+{
+	char buf[256], choices[256], *save, *tok;
+	__u32 bit;
+
+	*mask = 0;
+	if (strlen(text) < sizeof(buf)) {
+		strcpy(buf, text);
+		for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			if (enum_value_parse(option_values(o), tok, &bit))
+				break;
+			*mask |= bit;
+		}
+		if (!tok && *mask)
+			return 0;
+	}
+	log_error("%s %s: expected a comma list of %s", flag, text,
+		  enum_value_choices(option_values(o), choices, sizeof(choices)));
+	return -EINVAL;
+}
+
+static int parse_ports(const char *flag, const char *text, __u16 ports[BLOOMXDP_MAX_PORTS])
+{
+	const char *p = text;
+	unsigned long v;
+	char *end;
+	int n = 0;
+
+	memset(ports, 0, BLOOMXDP_MAX_PORTS * sizeof(ports[0]));
+	for (;;) {
+		errno = 0;
+		v = strtoul(p, &end, 10);
+		if (end == p || errno || v == 0 || v > 65535 || n == BLOOMXDP_MAX_PORTS)
+			break;
+		ports[n++] = v;
+		if (*end == '\0')
+			return 0;
+		if (*end != ',')
+			break;
+		p = end + 1;
+	}
+	log_error("%s %s: expected a comma list of up to %d ports from 1 to 65535", flag, text,
+		  BLOOMXDP_MAX_PORTS);
+	return -EINVAL;
+}
+
+static int parse_seconds(const struct option_spec *o, const char *flag, const char *text,
+			 double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(text, &end);
+	/* Bounded, and finite: "inf" or "nan" would make a timeout a no-op. */
+	if (end == text || *end || errno || !(v >= o->min && v <= o->max) || v <= 0) {
+		log_error("%s %s: expected seconds above 0, from %g to %g", flag, text, o->min,
+			  o->max);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+/* "yes"/"no" and their usual spellings: a flag's value in a configuration file. */
+static int parse_bool(const char *flag, const char *text, bool *out)
+{
+	static const char *const yes[] = { "true", "yes", "on", "1" };
+	static const char *const no[] = { "false", "no", "off", "0" };
+	size_t i;
+
+	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		if (!strcasecmp(text, yes[i]) || !strcasecmp(text, no[i])) {
+			*out = !strcasecmp(text, yes[i]);
+			return 0;
+		}
+	}
+	log_error("%s %s: expected true or false (yes/no, on/off, 1/0)", flag, text);
+	return -EINVAL;
+}
+
+/*
+ * text for option o into opts. flag names the option in errors: "--fpr" on
+ * the command line, "fpr =" in a configuration file. A flag's text is NULL
+ * on the command line (set), a boolean in a file.
+ */
+static int parse_value(const struct option_spec *o, const char *flag, const char *text,
+		       void *opts)
+{
+	struct file_list *list;
+	const char **grown;
+	char choices[256];
+
+	switch (o->type) {
+	case OPT_FLAG:
+		if (text)
+			return parse_bool(flag, text, field(opts, o));
+		*(bool *)field(opts, o) = true;
+		return 0;
+	case OPT_COUNT:
+		return parse_count_range(flag, text, o->min, o->max, field(opts, o));
+	case OPT_RATE:
+		return parse_fpr(flag, text, field(opts, o));
+	case OPT_SECONDS:
+		return parse_seconds(o, flag, text, field(opts, o));
+	case OPT_ENUM_FLAG:
+		if (!text) {
+			*(__u32 *)field(opts, o) = o->bare;
+			return 0;
+		}
+		/* fall through */
+	case OPT_ENUM:
+		if (!enum_value_parse(option_values(o), text, field(opts, o)))
+			return 0;
+		log_error("%s %s: expected %s", flag, text,
+			  enum_value_choices(option_values(o), choices, sizeof(choices)));
+		return -EINVAL;
+	case OPT_ENUM_SET:
+		return parse_enum_set(o, flag, text, field(opts, o));
+	case OPT_PORTS:
+		return parse_ports(flag, text, field(opts, o));
+	case OPT_TEXT:
+		*(const char **)field(opts, o) = text;
+		return 0;
+	case OPT_FILES:
+		list = field(opts, o);
+		grown = realloc(list->items, (list->count + 1) * sizeof(*grown));
+		if (!grown) {
+			log_error("%s: out of memory", flag);
+			return -ENOMEM;
+		}
+		list->items = grown;
+		list->items[list->count++] = text;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int set_option(const struct option_spec *o, const char *flag, const char *text,
+		      void *opts)
+{
+	int ret = parse_value(o, flag, text, opts);
+
+	if (!ret && o->given)
+		*(bool *)((char *)opts + o->given - 1) = true;
+	return ret;
+}
+
+const struct option_spec *command_option(const struct command *cmd, const char *name)
+{
+	const struct option_spec *o;
+
+	for (o = cmd->options; o && o->name; o++)
+		if (!strcmp(o->name, name))
+			return o;
+	return NULL;
+}
+
+int command_set_option(const struct command *cmd, void *opts, const char *name,
+		       const char *value)
+{
+	const struct option_spec *o = command_option(cmd, name);
+	char flag[64];
+
+	if (!o) {
+		log_error("%s: not an option of 'bloomxdp %s'", name, cmd->name);
+		return -ENOENT;
+	}
+	snprintf(flag, sizeof(flag), "%s =", name);
+	return set_option(o, flag, value, opts);
+}
+
+void command_free_options(const struct command *cmd, void *opts)
+{
+	const struct option_spec *o;
+
+	for (o = cmd->options; opts && o && o->name; o++) {
+		if (o->type == OPT_FILES) {
+			free(((struct file_list *)field(opts, o))->items);
+			memset(field(opts, o), 0, sizeof(struct file_list));
+		}
+	}
+}
+
+/* The common options every command takes; --json only where the command says. */
+static const struct option_spec common_help = {
+	.name = "help", .short_name = 'h', .help = "show this help",
+};
+static const struct option_spec common_verbose = {
+	.name = "verbose", .short_name = 'v',
+	.help = "show libbpf's log (and the verifier's)",
+};
+static const struct option_spec common_json = {
+	.name = "json", .short_name = 'j', .help = "JSON output, one object per line",
+};
+
+/* The command's options then the common ones: what getopt and --help see. */
+static int all_options(const struct command *cmd, const struct option_spec **out)
+{
+	const struct option_spec *o;
+	int n = 0;
+
+	for (o = cmd->options; o && o->name && n < MAX_OPTIONS - 3; o++)
+		out[n++] = o;
+	if (cmd->json)
+		out[n++] = &common_json;
+	out[n++] = &common_verbose;
+	out[n++] = &common_help;
+	return n;
+}
+
+static bool takes_value(const struct option_spec *o)
+{
+	return o->type != OPT_FLAG && o->type != OPT_ENUM_FLAG;
+}
+
+/* An option whose argument may be left out: getopt's optional_argument. */
+static bool value_optional(const struct option_spec *o)
+{
+	return o->type == OPT_ENUM_FLAG;
+}
+
+static void print_default(const struct option_spec *o, const void *defaults, FILE *out)
+{
+	const void *v = (const char *)defaults + o->offset;
+	char text[256];
+	const __u16 *ports;
+	int i;
+
+	if (o->default_text) {
+		fprintf(out, " (default %s)", o->default_text);
+		return;
+	}
+	switch (o->type) {
+	case OPT_COUNT:
+		if (o->max < COUNT_MAX)
+			fprintf(out, " (%.0f to %.0f, default %llu)", o->min, o->max,
+				*(const unsigned long long *)v);
+		else if (*(const unsigned long long *)v)
+			fprintf(out, " (default %llu)", *(const unsigned long long *)v);
+		break;
+	case OPT_RATE:
+		fprintf(out, " (default %g)", *(const double *)v);
+		break;
+	case OPT_ENUM:
+	case OPT_ENUM_FLAG:
+		fprintf(out, " (default %s)", enum_value_name(option_values(o), *(const __u32 *)v));
+		break;
+	case OPT_ENUM_SET:
+		fprintf(out, " (default %s)",
+			enum_value_set_text(option_values(o), *(const __u32 *)v, text, sizeof(text)));
+		break;
+	case OPT_PORTS:
+		ports = v;
+		fprintf(out, " (default ");
+		for (i = 0; i < BLOOMXDP_MAX_PORTS && ports[i]; i++)
+			fprintf(out, "%s%u", i ? "," : "", ports[i]);
+		fprintf(out, ")");
+		break;
+	default:
+		break;
+	}
+}
+
+/* text, its continuation lines indented to the help column. */
+static void print_indented(const char *text, FILE *out)
+{
+	for (; *text; text++) {
+		fputc(*text, out);
+		if (*text == '\n')
+			fprintf(out, "%*s", HELP_COLUMN, "");
+	}
+}
+
+static void print_option_help(const struct option_spec *o, const void *defaults, FILE *out)
+{
+	const struct enum_value *v;
+	char head[64], choices[256];
+	bool listed = false;
+	int n;
+
+	n = snprintf(head, sizeof(head), "  %c%c%c --%s%s%s", o->short_name ? '-' : ' ',
+		     o->short_name ? o->short_name : ' ', o->short_name ? ',' : ' ', o->name,
+		     takes_value(o) ? " " : value_optional(o) ? " [" : "",
+		     takes_value(o) || value_optional(o) ? o->metavar : "");
+	if (value_optional(o) && n < (int)sizeof(head) - 1)
+		n += snprintf(head + n, sizeof(head) - n, "]");
+	fputs(head, out);
+	if (n >= HELP_COLUMN)
+		fprintf(out, "\n%*s", HELP_COLUMN, "");
+	else
+		fprintf(out, "%*s", HELP_COLUMN - n, "");
+	print_indented(o->help, out);
+	if (option_values(o))
+		for (v = option_values(o); v->name; v++)
+			listed |= v->help != NULL;
+	if (option_values(o) && !listed)
+		fprintf(out, ": %s", enum_value_choices(option_values(o), choices, sizeof(choices)));
+	print_default(o, defaults, out);
+	fputc('\n', out);
+	for (v = option_values(o); listed && v->name; v++)
+		if (!v->alias && v->help)
+			fprintf(out, "%*s%-10s %s\n", HELP_COLUMN + 2, "", v->name, v->help);
+}
+
+void command_help(const struct command *cmd, FILE *out)
+{
+	const struct option_spec *opts[MAX_OPTIONS];
+	int i, n = all_options(cmd, opts);
+
+	fprintf(out, "Usage: bloomxdp %s%s%s [OPTIONS]\n\n", cmd->name, cmd->args ? " " : "",
+		cmd->args ? cmd->args : "");
+	if (cmd->description)
+		fprintf(out, "%s\n", cmd->description);
+	fprintf(out, "Options:\n");
+	for (i = 0; i < n; i++)
+		print_option_help(opts[i], cmd->defaults, out);
+}
+
+/* For the generators of the manual page and of completion (manpage.c, complete.c). */
+int command_options(const struct command *cmd, const struct option_spec **out)
+{
+	return all_options(cmd, out);
+}
+
+const struct enum_value *option_enum_values(const struct option_spec *o)
+{
+	return option_values(o);
+}
+
+bool option_takes_value(const struct option_spec *o)
+{
+	return takes_value(o);
+}
+
+void option_print_default(const struct option_spec *o, const void *defaults, FILE *out)
+{
+	if (defaults)
+		print_default(o, defaults, out);
+}
+
+/* The commands other than cmd that take an option of that long name, for the error. */
+static const char *commands_with_option(const struct command *const *commands,
+					const struct command *cmd, const char *name, size_t len,
+					char *buf, size_t size)
+{
+	const struct option_spec *o;
+	size_t used = 0;
+	int c;
+
+	buf[0] = '\0';
+	for (c = 0; commands[c] && used < size; c++) {
+		if (commands[c] == cmd)
+			continue;
+		for (o = commands[c]->options; o && o->name; o++) {
+			if (strlen(o->name) == len && !strncmp(o->name, name, len)) {
+				used += snprintf(buf + used, size - used, "%s'bloomxdp %s'",
+						 used ? " and " : "", commands[c]->name);
+				break;
+			}
+		}
+	}
+	return buf[0] ? buf : NULL;
+}
+
+/* The one-line error for what getopt refused (it prints nothing itself: opterr = 0). */
+static int option_error(const struct command *const *all, const struct command *cmd,
+			char **argv)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+	int len = strcspn(arg, "=");
+	char others[256];
+
+	if (!strncmp(arg, "--", 2) && optopt)
+		log_error("%s: option '%.*s' needs a value; see 'bloomxdp %s --help'", cmd->name,
+			  len, arg, cmd->name);
+	else if (!strncmp(arg, "--", 2) &&
+		 commands_with_option(all, cmd, arg + 2, len - 2, others, sizeof(others)))
+		log_error("%s: '%.*s' goes with %s; see 'bloomxdp %s --help'", cmd->name, len, arg,
+			  others, cmd->name);
+	else if (!strncmp(arg, "--", 2))
+		log_error("%s: unknown option '%.*s'; see 'bloomxdp %s --help'", cmd->name, len,
+			  arg, cmd->name);
+	else if (optopt)
+		log_error("%s: option '-%c' is unknown or needs a value; see 'bloomxdp %s --help'",
+			  cmd->name, optopt, cmd->name);
+	else
+		log_error("%s: bad option '%s'; see 'bloomxdp %s --help'", cmd->name, arg,
+			  cmd->name);
+	return 2;
+}
+
+/* The positional arguments: the interface first if the command takes one, then the rest. */
+static int take_arguments(const struct command *cmd, int argc, char **argv,
+			  struct cli_call *call)
+{
+	int left;
+
+	if (cmd->ifname) {
+		if (optind >= argc) {
+			log_error("%s: missing the interface name; see 'bloomxdp %s --help'",
+				  cmd->name, cmd->name);
+			return -EINVAL;
+		}
+		call->ifname = argv[optind++];
+		if (ifname_check(call->ifname))
+			return -EINVAL;
+	}
+	left = argc - optind;
+	if (left < cmd->min_args) {
+		log_error("%s: give at least one %s; see 'bloomxdp %s --help'", cmd->name,
+			  cmd->what_args, cmd->name);
+		return -EINVAL;
+	}
+	if (cmd->max_args >= 0 && left > cmd->max_args) {
+		log_error("%s: unexpected argument '%s'; see 'bloomxdp %s --help'", cmd->name,
+			  argv[optind + cmd->max_args], cmd->name);
+		return -EINVAL;
+	}
+	call->argc = left;
+	call->argv = argv + optind;
+	return 0;
+}
+
+/* getopt_long's view of the table: the short name, or 256 + index for a long-only option. */
+static void getopt_tables(const struct option_spec **opts, int n, struct option *longs,
+			  char *shorts)
+{
+	int i, s = 0;
+
+	for (i = 0; i < n; i++) {
+		longs[i].name = opts[i]->name;
+		longs[i].has_arg = takes_value(opts[i]) ? required_argument :
+				   value_optional(opts[i]) ? optional_argument : no_argument;
+		longs[i].flag = NULL;
+		longs[i].val = opts[i]->short_name ? opts[i]->short_name : 256 + i;
+		if (opts[i]->short_name) {
+			shorts[s++] = opts[i]->short_name;
+			if (takes_value(opts[i]) || value_optional(opts[i]))
+				shorts[s++] = ':';
+			if (value_optional(opts[i]))
+				shorts[s++] = ':';
+		}
+	}
+	memset(&longs[n], 0, sizeof(longs[n]));
+	shorts[s] = '\0';
+}
+
+int command_main(const struct command *const *all, const struct command *cmd, int argc,
+		 char **argv)
+{
+	const struct option_spec *opts[MAX_OPTIONS], *o = NULL;
+	struct option longs[MAX_OPTIONS + 1];
+	char shorts[2 * MAX_OPTIONS + 2];
+	struct cli_call call = { .cmd = cmd };
+	void *values;
+	int n, i, opt, ret, longindex;
+
+	n = all_options(cmd, opts);
+	getopt_tables(opts, n, longs, shorts);
+	values = calloc(1, cmd->opts_size ? cmd->opts_size : 1);
+	if (!values) {
+		log_error("%s: out of memory", cmd->name);
+		return 1;
+	}
+	/* Defaults hold no list: a repeatable option's items are always ours to free. */
+	if (cmd->defaults)
+		memcpy(values, cmd->defaults, cmd->opts_size);
+	call.opts = values;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, shorts, longs, &longindex)) != -1) {
+		o = NULL;
+		if (opt >= 256)
+			o = opts[opt - 256];
+		for (i = 0; !o && i < n; i++)
+			if (opts[i]->short_name == opt)
+				o = opts[i];
+		if (!o) {
+			ret = option_error(all, cmd, argv);
+			goto out;
+		}
+		if (o == &common_help) {
+			command_help(cmd, stdout);
+			ret = 0;
+			goto out;
+		}
+		if (o == &common_verbose) {
+			log_verbose = true;
+		} else if (o == &common_json) {
+			call.json = true;
+		} else {
+			char flag[64];
+
+			const char *arg = takes_value(o) || value_optional(o) ? optarg : NULL;
+			__u32 named;
+
+			/* "--verify auto": the next word when it is one of the values' names. */
+			if (value_optional(o) && !arg && optind < argc &&
+			    !enum_value_parse(option_values(o), argv[optind], &named))
+				arg = argv[optind++];
+			snprintf(flag, sizeof(flag), "--%s", o->name);
+			if (set_option(o, flag, arg, values)) {
+				ret = 2;
+				goto out;
+			}
+		}
+	}
+	if (take_arguments(cmd, argc, argv, &call) || (cmd->check && cmd->check(&call))) {
+		ret = 2;
+		goto out;
+	}
+	ret = cmd->run(&call) ? 1 : 0;
+out:
+	command_free_options(cmd, values);
+	free(values);
+	return ret;
+}
+
+int options_write(const struct option_spec *table, const void *values,
+		  const char *const *skip, FILE *out)
+{
+	const struct option_spec *o;
+	const void *v;
+	const __u16 *ports;
+	const struct file_list *list;
+	const char *const *s;
+	char text[256];
+	int i;
+
+	for (o = table; o && o->name; o++) {
+		for (s = skip; s && *s && strcmp(*s, o->name); s++)
+			;
+		if (s && *s)
+			continue;
+		if (o->given && !*(const bool *)((const char *)values + o->given - 1))
+			continue;
+		v = (const char *)values + o->offset;
+		switch (o->type) {
+		case OPT_FLAG:
+			if (*(const bool *)v)
+				fprintf(out, "--%s\n", o->name);
+			break;
+		case OPT_COUNT:
+			fprintf(out, "--%s=%llu\n", o->name, *(const unsigned long long *)v);
+			break;
+		case OPT_RATE:
+		case OPT_SECONDS:
+			fprintf(out, "--%s=%.17g\n", o->name, *(const double *)v);
+			break;
+		case OPT_ENUM:
+		case OPT_ENUM_FLAG:
+			fprintf(out, "--%s=%s\n", o->name,
+				enum_value_name(option_values(o), *(const __u32 *)v));
+			break;
+		case OPT_ENUM_SET:
+			fprintf(out, "--%s=%s\n", o->name, enum_value_set_text(option_values(o),
+				*(const __u32 *)v, text, sizeof(text)));
+			break;
+		case OPT_PORTS:
+			ports = v;
+			fprintf(out, "--%s=", o->name);
+			for (i = 0; i < BLOOMXDP_MAX_PORTS && ports[i]; i++)
+				fprintf(out, "%s%u", i ? "," : "", ports[i]);
+			fputc('\n', out);
+			break;
+		case OPT_TEXT:
+			if (*(const char *const *)v)
+				fprintf(out, "--%s=%s\n", o->name, *(const char *const *)v);
+			break;
+		case OPT_FILES:
+			list = v;
+			for (i = 0; i < list->count; i++)
+				fprintf(out, "--%s=%s\n", o->name, list->items[i]);
+			break;
+		}
+	}
+	return ferror(out) ? -EIO : 0;
+}
+
+int options_parse_line(const struct option_spec *table, char *line, void *values)
+{
+	const struct option_spec *o;
+	char *value = NULL, *eq, flag[64];
+	size_t len;
+
+	if (strncmp(line, "--", 2)) {
+		log_error("'%s' is not an option line", line);
+		return -EINVAL;
+	}
+	line += 2;
+	eq = strchr(line, '=');
+	len = eq ? (size_t)(eq - line) : strlen(line);
+	if (eq)
+		value = eq + 1;
+	for (o = table; o && o->name; o++)
+		if (strlen(o->name) == len && !strncmp(o->name, line, len))
+			break;
+	if (!o || !o->name || (!value_optional(o) && takes_value(o) != !!value)) {
+		log_error("--%.*s: no such option%s", (int)len, line,
+			  o && o->name ? " in this form" : "");
+		return -EINVAL;
+	}
+	snprintf(flag, sizeof(flag), "--%s", o->name);
+	return set_option(o, flag, value, values) ? -EINVAL : 0;
+}
