@@ -43,6 +43,14 @@ all: $(BUILD)/bloomxdp $(BUILD)/xdp_pass.bpf.o
 $(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(HEADERS) | $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
+# Every header of bpf/ compiles on its own, including what it uses: a syntax check of each alone.
+BPF_HDR_CHECKS := $(patsubst bpf/%.h,$(BUILD)/bpf-headers/%.ok,$(wildcard bpf/*.h))
+all: $(BPF_HDR_CHECKS)
+
+$(BUILD)/bpf-headers/%.ok: bpf/%.h $(wildcard bpf/*.h) $(HEADERS) | $(BUILD)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(BPF_CFLAGS) -fsyntax-only -include $< -x c /dev/null && touch $@
+
 $(BUILD)/hash_probe.bpf.o: tests/bpf/hash_probe.bpf.c tests/bpf/hash_probe.h $(HEADERS) | $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 

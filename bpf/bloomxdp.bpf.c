@@ -9,31 +9,9 @@
 #include "parsing.h"
 #include "loop.h"
 #include "maps.h"
-
-/* The filter map's elements are lines of words (struct bloomxdp_line). */
-static __always_inline __u64 *bloomxdp_filter_line(void *filter, __u32 first)
-{
-	__u32 line = first / BLOOMXDP_LINE_WORDS;
-	struct bloomxdp_line *l = bpf_map_lookup_elem(filter, &line);
-
-	return l ? l->word : NULL;
-}
-
-static __always_inline __u64 *bloomxdp_filter_word(void *filter, __u32 index)
-{
-	__u32 line = index / BLOOMXDP_LINE_WORDS;
-	struct bloomxdp_line *l = bpf_map_lookup_elem(filter, &line);
-
-	return l ? &l->word[index % BLOOMXDP_LINE_WORDS] : NULL;
-}
-
-/* Layout "kernel": a BPF_MAP_TYPE_BLOOM_FILTER holding the 64-bit hashes. */
-static __always_inline int bloomxdp_kernel_has(void *filter, __u64 hash)
-{
-	return bpf_map_peek_elem(filter, &hash) == 0;
-}
-
-#include <bloomxdp/bloom.h>
+#include "filter.h"
+#include "query.h"
+#include "match_lists.h"
 #include "match_names.h"
 #include "dns.h"
 #include "http.h"
@@ -49,15 +27,6 @@ static __always_inline int filter_has(void *bits, __u32 m, const struct bloomxdp
 
 	return bloomxdp_filter_test(bits, config.layout, m, config.hashes, hash);
 }
-
-/*
- * The live generation of the blocklist (the active map), read once per packet
- * for every lookup. The allowlist's word is read only where a hit asks for it
- * (allow_word()): most packets hit nothing.
- */
-struct generations {
-	__u32 block_slot;	/* of filter, kfilter and verify_* */
-};
 
 /* What the live filter holds: its header words, read once per packet. */
 struct filter_view {
@@ -151,18 +120,6 @@ static __always_inline int ipv6_listed(const struct filter_view *fv, const struc
 	}
 	bpf_loop_bounded(BLOOMXDP_MAX_PREFIX_LENGTHS, addr_probe_step, &p);
 	return p.hit;
-}
-
-static __always_inline __u32 active_word(__u32 which)
-{
-	__u32 *word = bpf_map_lookup_elem(&active, &which);
-
-	return word ? *word : 0;
-}
-
-static __always_inline __u32 active_slot(__u32 which)
-{
-	return active_word(which) & (BLOOMXDP_GENERATIONS - 1);
 }
 
 /* The map the probes read: the bit array, or the kernel's Bloom filter. */
@@ -350,14 +307,6 @@ static __always_inline int addr_verified(__u32 slot, int ipv6, const __u32 *addr
 	return range_listed_in(&verify_ranges_v4, &verify_ranges_v6, slot, ipv6, addr);
 }
 
-/* What matched, for the drop event. */
-struct match_info {
-	__u32 field;		/* enum bloomxdp_field */
-	__u32 key_kind;		/* enum bloomxdp_event_key */
-	__u32 key_len;
-	__u32 list;		/* the list whose action applies (list_verdict()) */
-};
-
 /*
  * After a Bloom hit at length len1 - 1: confirmed by the exact copy with
  * --verify, then let through if allowlisted. 1 when the packet is blocked.
@@ -413,17 +362,6 @@ allow:
 	mi->field = field;
 	return 1;
 }
-
-/* An address to look up, and what matched: the argument of addr_lookup(). */
-struct addr_query {
-	__u64 lengths;		/* the family's header word of prefix lengths */
-	__u32 addr[4];		/* network order: 4 bytes for IPv4, 16 for IPv6 */
-	__u32 ipv6;
-	__u32 field;		/* BLOOMXDP_FIELD_SRC or _DST */
-	struct generations gen;
-	struct match_info mi;	/* out */
-	__u32 filter_bits;	/* m, from the header main read (layout kernel: 0) */
-};	/* no padding: main's stack is short (see v4_blocked()) */
 
 /*
  * The live filter's verdict on one address: Bloom probes at each prefix
@@ -926,8 +864,6 @@ __attribute__((noinline)) int emit_event(struct xdp_md *ctx, const struct packet
 	cnt->events_sent++;
 	return 0;
 }
-
-#include "match_lists.h"
 
 /* The live filter's header words main reads, in one lookup, as scalars. */
 struct filter_header {

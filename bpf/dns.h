@@ -5,6 +5,7 @@
 
 #include <linux/udp.h>
 #include "loop.h"
+#include "parsing.h"
 #include "scratch.h"
 
 struct dnshdr {

@@ -8,6 +8,7 @@
 #define BLOOMXDP_HTTP_H
 
 #include "loop.h"
+#include "parsing.h"
 #include "scratch.h"
 
 /* Little-endian words of the lower-cased tokens looked for. */

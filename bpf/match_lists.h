@@ -2,13 +2,15 @@
 /*
  * Named lists (include/bloomxdp/common.h): after a hit of the union filter,
  * list_verdict() tells which lists hold the key and returns the strongest
- * action. Included by bloomxdp.bpf.c after struct addr_query, which it takes.
+ * action, for the struct addr_query (query.h) of the hit.
  */
 #ifndef BLOOMXDP_MATCH_LISTS_H
 #define BLOOMXDP_MATCH_LISTS_H
 
+#include "filter.h"
 #include "loop.h"
 #include "maps.h"
+#include "query.h"
 #include "scratch.h"
 
 /*

@@ -8,7 +8,9 @@
 #ifndef BLOOMXDP_MATCH_NAMES_H
 #define BLOOMXDP_MATCH_NAMES_H
 
+#include "filter.h"
 #include "loop.h"
+#include "maps.h"
 #include "scratch.h"
 
 struct name_walk {

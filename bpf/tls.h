@@ -4,6 +4,7 @@
 #define BLOOMXDP_TLS_H
 
 #include "loop.h"
+#include "parsing.h"
 #include "scratch.h"
 
 #define TLS_CONTENT_HANDSHAKE		22
