@@ -5,7 +5,7 @@
  * program as do_attach() (user/cli/cmd_attach.c) does, with config.verify,
  * config.events_per_sec and the exact sets (verify_*, allow_*) installed in
  * generation slot 0 of their outer maps, never attached. Lists go in as
- * load_blocklist() / load_allowlist() (user/cli/cmd_list.c) build them.
+ * a load builds them (list_load_union() and load_allowlist(), user/lists/load.c).
  *
  * Header-only; every function is static inline.
  */
@@ -145,7 +145,7 @@ static inline int vh_slot1_create(struct vh *v)
 
 
 /*
- * The blocklist of slot, as load_blocklist() builds it: into the slot's
+ * The blocklist of slot, as a load builds it (list_load_union()): into the slot's
  * filter, and its exact set whether or not the program verifies (an exact
  * set the program does not consult changes nothing).
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * What a fleet node trusts (fleet_trust.h), without Redis: a payload that
+ * What a fleet node trusts (user/fleet/trust.h), without Redis: a payload that
  * passes its CRC32C and SHA-256 but is inconsistent with itself (an all-ones
  * filter claiming 2 keys) is refused, a real one is not; Ed25519 signatures
  * over announcements verify, and one made for another version, channel,

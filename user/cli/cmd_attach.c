@@ -210,7 +210,7 @@ static const char *const feature_states[] = {
 
 /*
  * Refuses, in one line, a kernel that lacks a feature this attachment needs
- * (kernel_features.h): before anything is loaded. With -v, what each probe
+ * (kernel/features.h): before anything is loaded. With -v, what each probe
  * found. A probe that cannot tell refuses nothing: the load says what fails.
  */
 static int check_kernel(const struct attach_opts *o)

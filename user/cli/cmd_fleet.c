@@ -2,7 +2,7 @@
 /*
  * publish: a full version (a compiled filter) or a delta (add, del) for a
  * fleet, through Redis; fleet status: what every node applied. The keys are
- * in fleet_redis.h; the nodes' side is the daemon's (fleet_node.c).
+ * in fleet/redis.h; the nodes' side is the daemon's (fleet/node.c).
  */
 #include <errno.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* fleet status: every node of a channel, as it reported in Redis (fleet_redis.h). */
+/* fleet status: every node of a channel, as it reported in Redis (fleet/redis.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

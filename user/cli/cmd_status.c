@@ -295,7 +295,7 @@ struct status_view {
 	char next_text[64];
 	struct named_view lists;
 	char kernel[KERNEL_RELEASE_LEN];	/* uname -r */
-	__u64 features;			/* its needs (kernel_features.h); 0: unknown */
+	__u64 features;			/* its needs (kernel/features.h); 0: unknown */
 	bool exact_on;			/* the live generation has an exact copy (--verify) */
 	char verify_reason[192];	/* verify_reason() */
 };

@@ -14,7 +14,7 @@
 #include "util/options.h"
 #include "util/version.h"
 
-/* Every command, in the order 'bloomxdp --help' shows them (cli.c). */
+/* Every command, in the order 'bloomxdp --help' shows them (cli/commands.c). */
 static const struct command *const *const commands = bloomxdp_commands;
 
 static void usage(FILE *out)

@@ -95,7 +95,7 @@ bool filter_test_hash(const struct filter *f, __u64 hash);
 /*
  * The same for an address or prefix key, hashed with the filter's key; the
  * header records its family and length (if a length slot is free: callers
- * that insert prefixes plan the lengths first, see blocklist.c).
+ * that insert prefixes plan the lengths first, see filter/entry_keys.c).
  */
 bool filter_insert(struct filter *f, const struct bloomxdp_key *key);
 bool filter_test(const struct filter *f, const struct bloomxdp_key *key);

@@ -14,7 +14,7 @@ struct filter;
  * What user space knows of a filter layout (enum bloomxdp_layout): how it is
  * sized, where its bits live, how a key is set and tested. Its XDP side is
  * its probe in include/bloomxdp/bloom.h. A new layout is a file of its own
- * (user/layout_NAME.c) with one of these, and a row in user/filter/layout.c.
+ * (user/filter/layout_NAME.c) with one of these, and a row in user/filter/layout.c.
  */
 struct layout_ops {
 	const char *name;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Layout "blocked": all k bits of a key in one 512-bit block (a cache line),
- * sized by its exact FPR (Putze, Sanders, Singler 2007; see sizing.h).
+ * sized by its exact FPR (Putze, Sanders, Singler 2007; see filter/bloom_plan.h).
  */
 #include <errno.h>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* A fleet node's side of the attachment: versions and deltas into the live list (fleet_node.h). */
+/* A fleet node's side of the attachment: versions and deltas into the live list (fleet/node.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* A fleet node's subscriber: the channel's stream read in the daemon's loop (fleet_node.h). */
+/* A fleet node's subscriber: the channel's stream read in the daemon's loop (fleet/node.h). */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -47,7 +47,7 @@ void fleet_node_run(struct fleet_node *f, bool readable);
 /* True once after the node attached the interface again (a new hash key): events reopen. */
 bool fleet_node_reattached(struct fleet_node *f);
 
-/* --- the attachment's side (fleet_apply.c) --- */
+/* --- the attachment's side (fleet/apply.c) --- */
 
 /*
  * The entries the node holds from deltas, in force; a full version keeps them.

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Inside a fleet node (fleet_node.c: the connection and the loop;
- * fleet_versions.c: its state, its report, versions and deltas as the stream
- * brings them). Not for other callers: see fleet_node.h.
+ * Inside a fleet node (fleet/node.c: the connection and the loop;
+ * fleet/versions.c: its state, its report, versions and deltas as the stream
+ * brings them). Not for other callers: see fleet/node.h.
  */
 #ifndef BLOOMXDP_FLEET_NODE_INT_H
 #define BLOOMXDP_FLEET_NODE_INT_H
@@ -41,7 +41,7 @@ struct fleet_node {
 	__u64 version;
 	char sha[65];			/* of the payload applied: versions restart with Redis */
 	__u64 delta_seq;		/* the last delta applied (its seq), 0: none */
-	bool state_bad;			/* its state unreadable: nothing applied (fleet_trust.h) */
+	bool state_bad;			/* its state unreadable: nothing applied (fleet/trust.h) */
 	struct fleet_key verify;	/* [daemon] verify_key: .pkey NULL when none */
 	struct fleet_entries inforce;
 	/* For the report. */

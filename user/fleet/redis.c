@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* The fleet's Redis connection and helpers (fleet_redis.h). */
+/* The fleet's Redis connection and helpers (fleet/redis.h). */
 #define _GNU_SOURCE	/* memrchr */
 #include <ctype.h>
 #include <errno.h>
@@ -306,7 +306,7 @@ static int handshake(redisContext *c, const struct fleet_url *u, char *why, size
 	return ret;
 }
 
-/* The TLS bridge of each rediss:// context (fleet_tls.h): its own thread, ended on close. */
+/* The TLS bridge of each rediss:// context (fleet/tls.h): its own thread, ended on close. */
 static struct {
 	redisContext *c;
 	struct fleet_tls *t;

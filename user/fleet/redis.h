@@ -63,7 +63,7 @@ struct fleet_url {
 	char user[128];		/* "": none (AUTH PASSWORD) */
 	char pass[256];		/* "": no AUTH */
 	int db;
-	bool tls;		/* rediss:// (fleet_tls.h) */
+	bool tls;		/* rediss:// (fleet/tls.h) */
 	char cacert[256];	/* rediss://...?cacert=PATH: the CAs, else the system's */
 };
 
@@ -85,7 +85,7 @@ bool fleet_channel_valid(const char *channel);
  * each within FLEET_TIMEOUT_S. On error, why says it in one line with what to
  * do (no password, a wrong one, a refused certificate...), and returns
  * -errno: -EACCES refused credentials or certificate, -EPROTO no TLS there,
- * else -ECONNREFUSED, -ETIMEDOUT, -EIO. rediss:// through fleet_tls.h.
+ * else -ECONNREFUSED, -ETIMEDOUT, -EIO. rediss:// through fleet/tls.h.
  */
 int fleet_connect(const struct fleet_url *u, struct redisContext **out, char *why, size_t len);
 /* A connection closed (redisFree) and its TLS bridge, if any, ended. NULL: nothing. */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* rediss:// through a socketpair and a bridge thread (fleet_tls.h). */
+/* rediss:// through a socketpair and a bridge thread (fleet/tls.h). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* A fleet node's state, report, versions and deltas (fleet_node_int.h). */
+/* A fleet node's state, report, versions and deltas (fleet/node_int.h). */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -126,7 +126,7 @@ static int parse_u64(const char *text, __u64 *out)
  * applied. None (a new node): it takes the channel's latest. There but
  * unreadable: it cannot tell an older version from a newer one, so it
  * applies nothing (the kernel enforces what it has) until the file is
- * removed (fleet_trust.h).
+ * removed (fleet/trust.h).
  */
 void fleet_state_load(struct fleet_node *f)
 {
@@ -382,7 +382,7 @@ static int verify_full(struct fleet_node *f, const redisReply *fields, __u64 ver
 		       const char *sha, __u64 size, char *why, size_t len);
 
 /*
- * Whether a full version's announcement may be applied (fleet_trust.h): 0,
+ * Whether a full version's announcement may be applied (fleet/trust.h): 0,
  * 1 when its payload is the one applied, -EBADMSG refused (why says it).
  */
 int fleet_full_allowed(struct fleet_node *f, const redisReply *fields, __u64 *version,

@@ -32,7 +32,7 @@ struct attachment {
 		int v6_fd;
 	} list;
 	int list_hits_fd;
-	int suffixes_fd;	/* public suffixes and listed keys at their depth (suffix_keys.h) */
+	int suffixes_fd;	/* public suffixes, listed keys at their depth (filter/suffix_map.h) */
 	struct bloomxdp_config config;
 };
 

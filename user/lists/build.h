@@ -82,7 +82,7 @@ struct list_build {
 	struct range_cost cost[2];	/* [0] IPv4, [1] IPv6, after list_build_finish() */
 	struct range_set ranges[2];	/* of the families whose cost.use_ranges */
 	const struct entry_set *skip;	/* entries not to read (del), or NULL */
-	/* The public suffixes (suffix_keys.h), or NULL; the keys blocked at their depth. */
+	/* The public suffixes (filter/suffix_map.h), or NULL; the keys blocked at their depth. */
 	const struct suffix_keys *public_suffixes;
 	__u64 *at_public;
 	size_t nat_public, at_public_cap;

@@ -39,7 +39,7 @@ struct list_opts {
 	struct file_list where;	/* --format csv: "COL=VALUE", repeatable */
 	__u64 max_memory;	/* load: bytes a generation may take, from now on */
 	bool max_memory_given;
-	/* The state's root (state.h): NULL for $BLOOMXDP_STATE_DIR, else the default. */
+	/* The state's root (lists/state_dir.h): NULL for $BLOOMXDP_STATE_DIR, else the default. */
 	const char *state_dir;
 	const char *list;	/* --list NAME: a named list; NULL: the default list */
 };
@@ -68,11 +68,11 @@ int list_check_sources(const struct list_opts *o, const struct list_source *src,
 /* entries: one address, prefix, range, domain or URL each; all parsed before any insert. */
 int list_add(const char *ifname, const struct list_opts *o, char **entries, int n);
 int list_query(const char *ifname, const struct list_opts *o, char **entries, int n);
-/* entries: each taken out of the live list and its state (list_del.c). */
+/* entries: each taken out of the live list and its state (lists/del.c). */
 int list_del(const char *ifname, const struct list_opts *o, char **entries, int n);
 
 /*
- * The inputs of a load, and what the state records of them (list_state.c):
+ * The inputs of a load, and what the state records of them (lists/persist.c):
  * each input is read from its copy in the state directory, made as it is
  * read (the load then reads exactly what it records), or, for restore and a
  * rebuild, from the copies and journals a load recorded before.
@@ -184,7 +184,7 @@ int list_rebuild(const char *ifname, const char *state_dir);
 /* A load of inputs into an open attachment: what list_load() does with its files. */
 int list_load_inputs(struct attachment *att, const struct list_opts *o, struct list_inputs *in);
 
-/* Shared by load, add and query (list_common.c). */
+/* Shared by load, add and query (lists/common.c). */
 
 /* The entries of command-line arguments (a range is several), and the argument of each. */
 struct parsed_args {

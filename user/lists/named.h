@@ -150,7 +150,7 @@ struct named_targets {
  * The union filter (the blocklist) built again: the default list from in
  * (read as o says), every named list the state records, and the named
  * lists ts replaces (NULL: none), each into its own copy; each named
- * list's copy swapped in before the union. list_load.c.
+ * list's copy swapped in before the union. lists/load.c.
  */
 int list_load_union(struct attachment *att, const struct list_opts *o, struct list_inputs *in,
 		    struct named_targets *ts);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The state of the lists (state.h): what a load reads is a copy made in the
+ * The state of the lists (lists/state_dir.h): what a load reads is a copy made in the
  * state directory, recorded after the swap; add appends to a journal; restore
  * and a rebuild read the copies and journals back.
  */

@@ -2,7 +2,7 @@
 /*
  * Loads of named lists (load --list, the daemon's [list NAME], add making a
  * list, list_drop()) and rebuilds of every list from the state (del --list):
- * each into list_load_union() (list_load.c) with the other lists as the
+ * each into list_load_union() (lists/load.c) with the other lists as the
  * state records them.
  */
 #include <errno.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* The state directory: atomic files, bounded reads, copies and journals (state.h). */
+/* The state directory: atomic files, bounded reads, copies and journals (lists/state_dir.h). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -115,7 +115,7 @@ int list_format_parse(const char *name, enum list_format *format);
 #define ENTRY_WHY_MAX 160
 extern __thread char entry_why[ENTRY_WHY_MAX];
 
-/* Shared by the format parsers (entries.c, adblock.c, feeds.c). */
+/* Shared by the format parsers (entries.c, adblock.c, formats.c). */
 int entry_emit_name(const char *text, bool allow, entry_fn fn, void *ctx, const char **why);
 int entry_emit_addr(const char *text, entry_fn fn, void *ctx, const char **why);
 int entry_emit_url(char *text, bool had_scheme, struct list_parse *p, entry_fn fn, void *ctx,

@@ -11,8 +11,8 @@
  *                       for more than one source)
  *   [daemon]            state_dir, metrics = ADDRESS:PORT, events; a fleet node:
  *                       subscribe = redis://..., channel = NAME, node = ID,
- *                       verify_key = PATH (fleet_trust.h)
- *                       (fleet_node.h; its blocklist is the fleet's: no [list])
+ *                       verify_key = PATH (fleet/trust.h)
+ *                       (fleet/node.h; its blocklist is the fleet's: no [list])
  *   [crowdsec]          the CrowdSec bouncer (crowdsec.h): lapi_url, api_key
  *                       or api_key_file, interval, timeout, max_bytes,
  *                       scopes, ca_file
@@ -60,7 +60,7 @@ struct config {
 	char state_dir[PATH_MAX];
 	char metrics[128];	/* "ADDRESS:PORT"; "": no metrics server */
 	__u32 events;		/* enum config_events */
-	/* A fleet node (fleet_node.h): "" when not subscribed. */
+	/* A fleet node (fleet/node.h): "" when not subscribed. */
 	char subscribe[FEED_SOURCE_MAX];
 	char channel[64];
 	char node[64];
