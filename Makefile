@@ -188,8 +188,8 @@ $(BUILD)/bloomxdp.8: dist/bloomxdp.8.in $(BUILD)/bloomxdp
 
 # make install [PREFIX=/usr/local] [DESTDIR=staging]: the binary, bloomxdp(8), bash
 # completion, the systemd unit (naming the installed binary), an example configuration, the
-# fail2ban action and the README. make uninstall with the same variables removes these files
-# (the two under SYSCONFDIR only when unchanged: an edited one is kept, and said) and the
+# fail2ban action, the README and docs/. make uninstall with the same variables removes these
+# files (the two under SYSCONFDIR only when unchanged: an edited one is kept, and said) and the
 # directories of bloomxdp's own, when empty; the shared ones (man8, completions...) stay.
 PREFIX      ?= /usr/local
 SBINDIR     ?= $(PREFIX)/sbin
@@ -198,8 +198,9 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 UNITDIR     ?= $(PREFIX)/lib/systemd/system
 DOCDIR      ?= $(PREFIX)/share/doc/bloomxdp
 SYSCONFDIR  ?= /etc
+DOCS        := $(wildcard docs/*.md)
 INSTALLED   := $(SBINDIR)/bloomxdp $(MANDIR)/man8/bloomxdp.8 $(BASHCOMPDIR)/bloomxdp \
-	       $(UNITDIR)/bloomxdp@.service $(DOCDIR)/README.md
+	       $(UNITDIR)/bloomxdp@.service $(DOCDIR)/README.md $(addprefix $(DOCDIR)/,$(DOCS))
 # Configuration, removed only as installed: each file and the command that makes it.
 CONF_EXAMPLE := $(SYSCONFDIR)/bloomxdp/example.conf
 CONF_F2B     := $(SYSCONFDIR)/fail2ban/action.d/bloomxdp.conf
@@ -216,6 +217,8 @@ install: all
 		> $(DESTDIR)$(UNITDIR)/bloomxdp@.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/bloomxdp@.service
 	install -D -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	install -d $(DESTDIR)$(DOCDIR)/docs
+	install -m 0644 $(DOCS) $(DESTDIR)$(DOCDIR)/docs/
 	install -d $(DESTDIR)$(SYSCONFDIR)/bloomxdp $(DESTDIR)$(SYSCONFDIR)/fail2ban/action.d
 	$(MAKE_EXAMPLE) > $(DESTDIR)$(CONF_EXAMPLE)
 	chmod 0644 $(DESTDIR)$(CONF_EXAMPLE)
@@ -230,6 +233,6 @@ uninstall:
 		else echo "kept $$path: it was changed since make install (remove it by hand)"; \
 		fi; done
 	@# Ours; and fail2ban's, when empty (no fail2ban installed: the install made them).
-	@for d in $(SYSCONFDIR)/bloomxdp $(DOCDIR) $(SYSCONFDIR)/fail2ban/action.d \
+	@for d in $(SYSCONFDIR)/bloomxdp $(DOCDIR)/docs $(DOCDIR) $(SYSCONFDIR)/fail2ban/action.d \
 		  $(SYSCONFDIR)/fail2ban; do \
 		[ ! -d "$(DESTDIR)$$d" ] || rmdir --ignore-fail-on-non-empty "$(DESTDIR)$$d"; done

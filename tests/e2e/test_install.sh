@@ -2,7 +2,7 @@
 # make install and make uninstall into a DESTDIR, and what they install:
 #
 #   - the binary, bloomxdp(8), the bash completion, bloomxdp@.service,
-#     example.conf, the fail2ban action and the README land under PREFIX
+#     example.conf, the fail2ban action, the README and docs/*.md land under PREFIX
 #     (default /usr/local; /usr too) and DESTDIR; the unit names the installed
 #     binary; uninstall removes them all and bloomxdp's own directories, but
 #     keeps an edited example.conf (and says so);
@@ -33,6 +33,10 @@ FILES=(usr/local/sbin/bloomxdp usr/local/share/man/man8/bloomxdp.8
        usr/local/share/bash-completion/completions/bloomxdp
        usr/local/lib/systemd/system/bloomxdp@.service etc/bloomxdp/example.conf
        etc/fail2ban/action.d/bloomxdp.conf usr/local/share/doc/bloomxdp/README.md)
+# docs/ beside the README, so that the README's links to docs/*.md hold where it is installed.
+for d in docs/*.md; do
+	FILES+=("usr/local/share/doc/bloomxdp/$d")
+done
 if ! out=$(make -s install DESTDIR="$DEST" 2>&1); then
 	not_ok "make install DESTDIR=..." "$out"
 	tap_finish
@@ -48,7 +52,11 @@ for f in "${FILES[@]}"; do
 done
 check_eq "nothing else installed" "$(printf '%s\n' "${FILES[@]}" | sort)" \
 	"$(cd "$DEST" && find . -type f | sed 's|^\./||' | sort)"
-check_eq "the binary is executable, the rest is not" "755 644 644 644 644 644 644" \
+perms=755
+for ((i = 1; i < ${#FILES[@]}; i++)); do
+	perms+=" 644"
+done
+check_eq "the binary is executable, the rest is not" "$perms" \
 	"$(cd "$DEST" && stat -c %a "${FILES[@]}" | xargs)"
 check_eq "the unit starts the installed binary" \
 	"ExecStartPre=-/usr/local/sbin/bloomxdp restore %I" \
@@ -62,6 +70,11 @@ UNIT=$DEST/usr/local/lib/systemd/system/bloomxdp@.service
 COMPLETION=$DEST/usr/local/share/bash-completion/completions/bloomxdp
 
 check_eq "the README is the tree's" "" "$(cmp README.md "$DEST/usr/local/share/doc/bloomxdp/README.md" 2>&1)"
+differ=()
+for d in docs/*.md; do
+	cmp -s "$d" "$DEST/usr/local/share/doc/bloomxdp/$d" || differ+=("$d")
+done
+check_eq "... and docs/*.md are the tree's, beside it" "" "${differ[*]}"
 
 # ---------------------------------------------------------------- version and help
 
