@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One del from a large list (README "Delete"): a veth of its own, N IPv4 hosts
+# One del from a large list (docs/operations.md, "Delete"): a veth of its own, N IPv4 hosts
 # (default 10 million) loaded into the Bloom filter, then DEL_RUNS deletes of
 # one entry each, timed as a whole command (process start to exit); prints
 # each and the median. Not part of make test. Needs root.

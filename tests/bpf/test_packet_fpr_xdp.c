@@ -109,7 +109,7 @@ static void write_list(char path[64], struct range_set *s, const struct fpr_case
 /*
  * PACKET_FPR_LIST=FILE measures a list of one's own instead (its IPv4
  * prefixes are what the drawn addresses avoid), PACKET_FPR_SRC=1 with match
- * src only: the figures of README's Sizing.
+ * src only: the figures of docs/design.md ("--fpr is per packet").
  */
 static void read_list(const char *path, struct range_set *s)
 {

@@ -7,7 +7,7 @@
  * diagnostic. Each must stay below CEILING: the kernel refuses a program
  * whose walk reaches BPF_COMPLEXITY_LIMIT_INSNS, and a change that doubles
  * the cost of the fullest configuration fails here before it fails to load.
- * README.md ("Verifier cost") has the table these lines produce.
+ * docs/hacking.md ("Verifier cost") has the table these lines produce.
  */
 #include <setjmp.h>
 #include <stdarg.h>

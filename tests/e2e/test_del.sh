@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# del (README "Delete"): a deleted entry passes, every other listed entry
+# del (docs/operations.md, "Delete"): a deleted entry passes, every other listed entry
 # still drops (real pings, and query over a filter whose bits are heavily
 # shared); a deleted then re-added entry drops again; restore after a delete
 # does not bring it back; an unlisted entry is refused and nothing changes;

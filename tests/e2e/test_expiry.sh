@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Expiry (README "Delete", add --timeout): the daemon deletes an entry within
+# Expiry (docs/operations.md, "Expiry"): the daemon deletes an entry within
 # a second of its deadline (real pings: it passes then, never before), the
 # later deadline of two adds is kept, status counts timeouts and the next
 # deadline; a mass expiry of 100,000 entries in one second happens (its time

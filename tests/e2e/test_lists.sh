@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Named lists (README "Named lists"): load --list NAME with its own action;
+# Named lists (docs/operations.md, "Named lists"): load --list NAME with its own action;
 # a monitor list's address passes and is counted, a drop list's is dropped;
 # replacing one list leaves the others enforced; add/del/query --list; the
 # union's hits no list holds pass; restore brings every list back, without

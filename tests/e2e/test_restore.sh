@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The state on disk (README "State"): query tells a listed entry from a false
+# The state on disk (docs/operations.md, "State"): query tells a listed entry from a false
 # positive by it; a simulated reboot (the XDP program and the pin directory
 # removed by hand) is undone by 'restore' from the state alone, with identical
 # verdicts on real pings; a second restore changes nothing; a load killed

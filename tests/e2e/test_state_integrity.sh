@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# issue 21, 3.3 and 3.10 (README "State"): the settings and manifests end in
+# issue 21, 3.3 and 3.10 (docs/operations.md, "State"): the settings and manifests end in
 # the SHA-256 of their text, each journal record in its own. restore refuses a
 # file cut short at any byte, a journal with lines appended by hand (0.0.0.0/1),
 # naming the file, and changes nothing; an add cut short mid-line is left out.

@@ -99,7 +99,7 @@ struct fz_url {
 
 /*
  * A list twice: its lines, as 'bloomxdp load' reads them, and what they mean
- * after the README (normalised names, prefixes, host/path), written here by
+ * after docs/operations.md (normalised names, prefixes, host/path), written here by
  * hand so that the oracle does not share the CLI's parser.
  */
 struct fz_set {
@@ -138,7 +138,7 @@ static const struct fz_fixed fz_fixed_block[] = {
 	{ "203.0.113.0/24", 'A', "203.0.113.0", "24" },
 	{ "198.18.0.0/15", 'A', "198.18.0.0", "15" },
 	{ "100.64.12.0/22", 'A', "100.64.12.0", "22" },
-	{ "::ffff:192.0.2.99", 'A', "192.0.2.99", "32" },	/* an IPv4 address, README */
+	{ "::ffff:192.0.2.99", 'A', "192.0.2.99", "32" },	/* IPv4, docs/operations.md */
 	{ "2001:db8::1", 'A', "2001:db8::1", "128" },
 	{ "2001:db8:bad::/48", 'A', "2001:db8:bad::", "48" },
 	{ "2001:db8:dead:beef::/64", 'A', "2001:db8:dead:beef::", "64" },
@@ -846,7 +846,7 @@ static inline void fz_finish(struct rng *r, struct fz_frame *fr, const struct fz
 
 /* ------------------------------------------------------------- payloads */
 
-/* A DNS query: parsed, or one of the kinds the README says are not (unparsed_dns). */
+/* A DNS query: parsed, or one of the kinds docs/design.md says are not (unparsed_dns). */
 static inline void fz_gen_dns(struct rng *r, const struct fz_gen_cfg *g, struct fz_frame *fr)
 {
 	struct frame *f = &fr->f;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * A reference model of the XDP program's parse path, written from the README
+ * A reference model of the XDP program's parse path, written from docs/design.md
  * ("Parsing and verdicts", "Matching names") and not from bpf/parsing.h:
  * which of the classes that partition the frames a frame falls in (malformed
  * and why, a third VLAN tag, not IP, IPv4, IPv6), fragments, an IPv6 chain
@@ -59,7 +59,7 @@ static inline bool m_is_vlan(__u16 type)
 	return type == ETH_P_8021Q || type == ETH_P_8021AD;
 }
 
-/* The extension headers the README lists: hop-by-hop, routing, fragment, dstopts, mobility, AH. */
+/* Extension headers (docs/design.md): hop-by-hop, routing, fragment, dstopts, mobility, AH. */
 static inline bool m_is_ext(int next)
 {
 	return next == IPPROTO_HOPOPTS || next == IPPROTO_ROUTING || next == IPPROTO_FRAGMENT ||
@@ -159,7 +159,7 @@ static inline bool m_port_in(const __u16 ports[BLOOMXDP_MAX_PORTS], __u16 port)
 	return false;
 }
 
-/* The matcher for a protocol and port: each protocol's own ports first (README, --*-ports). */
+/* The matcher for a protocol and port: its own ports first (docs/design.md, --*-ports). */
 static inline enum m_field model_field(const struct bloomxdp_config *cfg, const struct model *m)
 {
 	__u32 match = cfg->match;
@@ -227,7 +227,7 @@ static inline bool model_tcp_payload(const struct model *m, const __u8 *d)
 }
 
 /*
- * The DNS matcher after the README: one standard query (QR 0, opcode 0),
+ * The DNS matcher after docs/design.md: one standard query (QR 0, opcode 0),
  * QDCOUNT 1, a QNAME of labels of 1 to 63 bytes ending in the root label
  * within 255 bytes, then QTYPE and QCLASS, all inside the payload. When it
  * parses: name is the QNAME as dotted text, ASCII lower case (*text_ok false

@@ -11,7 +11,7 @@
  *  - the verdict is PASS, DROP or TX (TX: an NXDOMAIN answer, checked too);
  *  - identities between counters, and the counters of the class the
  *    reference model (fuzz_model.h) puts the frame in;
- *  - addresses: the verdict of the membership oracle (the lists as the README
+ *  - addresses: the verdict of the membership oracle (the lists as docs/operations.md
  *    defines them) or, without --verify, of the Bloom filter read from user
  *    space (a false positive is then expected, and counted), or of the exact
  *    intervals (load --store intervals: the oracle, user space's search and
@@ -572,7 +572,7 @@ static void check_frame(struct fz_prog *p, struct fz_frame_ctx *x, __u32 verdict
 		EXPECT(G_NAME, d->checked_dns + d->unparsed_dns == 1,
 		       "DNS query: checked_dns +%llu, unparsed_dns +%llu", CNT(d->checked_dns),
 		       CNT(d->unparsed_dns));
-	else	/* README: unparsed_dns is UDP to a DNS port that is not one standard query */
+	else	/* docs/design.md: unparsed_dns, UDP to a DNS port but not one standard query */
 		EXPECT(G_DNS_EMPTY, d->unparsed_dns == 1 && !d->checked_dns,
 		       "UDP to a DNS port without payload: checked_dns +%llu, unparsed_dns +%llu",
 		       CNT(d->checked_dns), CNT(d->unparsed_dns));

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* load, add, query: their options and help; the work is in list_*.c. */
+/* load, add, del, query: their options and help; the work is in user/lists/. */
 #include <errno.h>
 
 #include "cli/commands.h"

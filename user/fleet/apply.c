@@ -121,7 +121,7 @@ static int fits(const char *ifname, const struct savefile_info *in, bool *attach
 /*
  * Attached with the payload's key: a first version, or a new key (rotation).
  * Between the detach and the swap that follows the interface filters nothing:
- * a few milliseconds, once per key (README).
+ * a few milliseconds, once per key (docs/design.md, The fleet).
  */
 static int attach_for(const struct fleet_config *cfg, const struct savefile_info *in,
 		      bool attached, char *why, size_t len)

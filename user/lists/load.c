@@ -650,7 +650,7 @@ int list_load_union(struct attachment *att, const struct list_opts *o, struct li
 		printf("%s\n", why);
 	}
 	warn_unmatched_kinds(&f, &att->config, att->ifname);
-	/* After the swap: a crash in between leaves the state a generation behind (README). */
+	/* After the swap: a crash here leaves the state one load behind (docs/operations.md). */
 	ret = states_publish(in, ts, &np, first, att->ifname);
 	if (!ret && f.counts)
 		write_bitcounts(in, &f, st.generation);

@@ -1036,7 +1036,7 @@ static int apply(struct attachment *att, const char *path, savefile_extra_fn ext
 	st.exact_keys = st.exact_bytes = 0;	/* no exact copy: the generation's stage is off */
 	exact_outer_clear(&att->verify, slot);
 	ret = attachment_write_state(att, slot, &st);
-	/* A saved filter has no entries: a hit at a public suffix drops nothing (README). */
+	/* A saved filter has no entries: a public suffix hit drops nothing (docs/design.md). */
 	if (!ret)
 		ret = suffix_keys_sync(att->suffixes_fd, slot, NULL, 0);
 	if (!ret)

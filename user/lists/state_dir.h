@@ -3,7 +3,7 @@
  * What is enforced, kept on disk so that it outlives the pins (a reboot, a
  * lost pin directory): <root>/<ifname>/ holds the attachment's settings and,
  * per list (block, allow), a manifest of its sources with a copy of each as
- * read, and a journal of the entries added since. README "State" describes
+ * read, and a journal of the entries added since. docs/operations.md ("State") describes
  * the files. The directories are checked as the pins' are (attachment.h).
  */
 #ifndef BLOOMXDP_STATE_H
@@ -24,7 +24,7 @@
 /*
  * The first line of every settings file and manifest; their last is
  * STATE_SEAL and the SHA-256 of all before it. Version 1 (older bloomxdp) had
- * no seal: read once as it is, and rewritten sealed (README "State").
+ * no seal: read once as it is, and rewritten sealed (docs/operations.md, "State").
  */
 #define STATE_MAGIC "bloomxdp-state 2"
 #define STATE_MAGIC_V1 "bloomxdp-state 1"
