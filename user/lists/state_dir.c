@@ -12,7 +12,7 @@
 
 #include <openssl/evp.h>
 
-#include "kernel/attachment.h"
+#include "util/dirs.h"
 #include "util/ifname.h"
 #include "util/log.h"
 #include "lists/state_dir.h"

@@ -18,7 +18,7 @@
 
 #include "service/config.h"
 #include "service/fetch.h"
-#include "kernel/attachment.h"
+#include "util/dirs.h"
 #include "lists/build.h"
 #include "lists/lists.h"
 #include "util/log.h"
