@@ -23,6 +23,7 @@
 #include "util/json.h"
 #include "filter/layout.h"
 #include "util/log.h"
+#include "util/sha256.h"
 #include "lists/savefile.h"
 #include "cli/cmd_fleet.h"
 #include "lists/expiry.h"
@@ -233,14 +234,14 @@ static int announce_full(redisContext *c, const struct publish_opts *o,
 			 const struct savefile_info *info)
 {
 	const char *channel = o->channel;
-	char k[FLEET_KEY_MAX], pk[FLEET_KEY_MAX + 24], sha[65], v[32], size[32], entries[32];
+	char k[FLEET_KEY_MAX], pk[FLEET_KEY_MAX + 24], sha[SHA256_HEX], v[32], size[32], entries[32];
 	char stream[FLEET_KEY_MAX], keep[32], id[FLEET_ID_MAX], why[WHY_LEN];
 	char sig[FLEET_SIG_HEX] = "", rollback[24];
 	redisReply *r = NULL;
 	__u64 version;
 	int ret;
 
-	ret = fleet_sha256_hex(data, len, sha);
+	ret = sha256_hex(data, len, sha);
 	if (ret)
 		return ret;
 	ret = next_number(c, channel, "version", "version", &version, why, sizeof(why));
@@ -423,7 +424,7 @@ out:
 static int rollback_payload(redisContext *c, const struct publish_opts *o,
 			    const struct fleet_key *key, const char *tmp)
 {
-	char pk[FLEET_KEY_MAX + 24], sha[65], got[65], why[WHY_LEN] = "";
+	char pk[FLEET_KEY_MAX + 24], sha[SHA256_HEX], got[SHA256_HEX], why[WHY_LEN] = "";
 	const redisReply *fields = NULL, *sig;
 	redisReply *a, *r = NULL;
 	struct fleet_signed sg = { .channel = o->channel, .type = "full", .version = o->rollback };
@@ -465,7 +466,7 @@ static int rollback_payload(redisContext *c, const struct publish_opts *o,
 		if (fleet_cmd(c, &r, why, sizeof(why), argv) || r->type != REDIS_REPLY_STRING)
 			goto gone;
 	}
-	if (fleet_sha256_hex(r->str, r->len, got) || strcmp(got, sha)) {
+	if (sha256_hex(r->str, r->len, got) || strcmp(got, sha)) {
 		log_error("publish --rollback %llu: %s is not the payload announced (SHA-256 "
 			  "%.16s..., announced %.16s...): publish its lists instead",
 			  (unsigned long long)o->rollback, pk, got, sha);

@@ -10,11 +10,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
-
 #include "util/dirs.h"
 #include "util/ifname.h"
 #include "util/log.h"
+#include "util/sha256.h"
 #include "lists/state_dir.h"
 
 #define STATE_THEN "run the command again"
@@ -258,62 +257,14 @@ out:
 	return ret;
 }
 
-static void hex_digest(const unsigned char *md, unsigned int n, char hex[STATE_SHA256_HEX])
-{
-	unsigned int i;
-
-	for (i = 0; i < n && 2 * i + 2 < STATE_SHA256_HEX + 1; i++)
-		snprintf(hex + 2 * i, 3, "%02x", md[i]);
-}
-
-int state_sha256_fd(int fd, char hex[STATE_SHA256_HEX])
-{
-	unsigned char md[EVP_MAX_MD_SIZE], buf[64 * 1024];
-	unsigned int mdlen = 0;
-	EVP_MD_CTX *ctx;
-	ssize_t n;
-	off_t off = 0;
-	int ret = 0;
-
-	ctx = EVP_MD_CTX_new();
-	if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	while ((n = pread(fd, buf, sizeof(buf), off)) > 0) {
-		EVP_DigestUpdate(ctx, buf, n);
-		off += n;
-	}
-	if (n < 0)
-		ret = -errno;
-	else if (!EVP_DigestFinal_ex(ctx, md, &mdlen))
-		ret = -EIO;
-	else
-		hex_digest(md, mdlen, hex);
-out:
-	EVP_MD_CTX_free(ctx);
-	return ret;
-}
-
-static int sha256_buf(const void *buf, size_t len, char hex[STATE_SHA256_HEX])
-{
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0;
-
-	if (!EVP_Digest(buf, len, md, &mdlen, EVP_sha256(), NULL))
-		return -ENOMEM;
-	hex_digest(md, mdlen, hex);
-	return 0;
-}
-
 /* text and its seal, malloc'd; NULL out of memory. */
 static char *sealed(const char *text, size_t len, size_t *out_len)
 {
-	char hex[STATE_SHA256_HEX], *all;
-	size_t n = len + strlen(STATE_SEAL) + STATE_SHA256_HEX + 1;
+	char hex[SHA256_HEX], *all;
+	size_t n = len + strlen(STATE_SEAL) + SHA256_HEX + 1;
 
 	all = malloc(n);
-	if (!all || sha256_buf(text, len, hex)) {
+	if (!all || sha256_hex(text, len, hex)) {
 		free(all);
 		return NULL;
 	}
@@ -337,17 +288,17 @@ int state_write_sealed(const struct state_dir *sd, const char *name, const char 
 static const char *seal_check(char *buf, size_t *len)
 {
 	size_t n = *len, start, slen = strlen(STATE_SEAL);
-	char hex[STATE_SHA256_HEX];
+	char hex[SHA256_HEX];
 
 	if (!n || buf[n - 1] != '\n')
 		return "its end is missing (cut short)";
 	for (start = n - 1; start && buf[start - 1] != '\n'; start--)
 		;
-	if (n - start != slen + STATE_SHA256_HEX || strncmp(buf + start, STATE_SEAL, slen))
+	if (n - start != slen + SHA256_HEX || strncmp(buf + start, STATE_SEAL, slen))
 		return "its last line is not its checksum (cut short, or appended to)";
-	if (sha256_buf(buf, start, hex))
+	if (sha256_hex(buf, start, hex))
 		return "out of memory";
-	if (strncmp(buf + start + slen, hex, STATE_SHA256_HEX - 1))
+	if (strncmp(buf + start + slen, hex, SHA256_HEX - 1))
 		return "its SHA-256 is not the one it records (changed or damaged)";
 	buf[start] = '\0';
 	*len = start;
@@ -385,10 +336,10 @@ int state_read_sealed(const struct state_dir *sd, const char *name, const char *
 
 char *state_journal_record(const char *body, size_t len, size_t *out_len)
 {
-	size_t n = len + strlen(STATE_RECORD) + 24 + STATE_SHA256_HEX + 1;
-	char hex[STATE_SHA256_HEX], *all = malloc(n);
+	size_t n = len + strlen(STATE_RECORD) + 24 + SHA256_HEX + 1;
+	char hex[SHA256_HEX], *all = malloc(n);
 
-	if (!all || sha256_buf(body, len, hex)) {
+	if (!all || sha256_hex(body, len, hex)) {
 		free(all);
 		return NULL;
 	}
@@ -400,7 +351,7 @@ char *state_journal_record(const char *body, size_t len, size_t *out_len)
 /* The record a STATE_RECORD line at text[at] closes: its body's start, or -1. */
 static long record_body(const char *text, size_t at, size_t line_len)
 {
-	char line[128], hex[STATE_SHA256_HEX], want[STATE_SHA256_HEX];
+	char line[128], hex[SHA256_HEX], want[SHA256_HEX];
 	unsigned long long bytes;
 	int used = 0;
 
@@ -409,10 +360,10 @@ static long record_body(const char *text, size_t at, size_t line_len)
 	memcpy(line, text + at, line_len);
 	line[line_len] = '\0';
 	if (sscanf(line, STATE_RECORD "%llu %64[0-9a-f]%n", &bytes, want, &used) != 2 ||
-	    (size_t)used != line_len || strlen(want) != STATE_SHA256_HEX - 1 || bytes > at ||
+	    (size_t)used != line_len || strlen(want) != SHA256_HEX - 1 || bytes > at ||
 	    (bytes && text[at - 1] != '\n'))
 		return -1;
-	if (sha256_buf(text + at - bytes, bytes, hex) || strcmp(hex, want))
+	if (sha256_hex(text + at - bytes, bytes, hex) || strcmp(hex, want))
 		return -1;
 	return at - bytes;
 }
@@ -551,15 +502,12 @@ int state_copy_begin(const struct state_dir *sd, struct state_copy *c)
 		log_error("cannot create a file in %s: %s", sd->path, strerror(-c->fd));
 		return c->fd;
 	}
-	c->md = EVP_MD_CTX_new();
-	if (!c->md || !EVP_DigestInit_ex(c->md, EVP_sha256(), NULL))
-		return -ENOMEM;
-	return 0;
+	return sha256_init(&c->hash);
 }
 
 int state_copy_write(struct state_copy *c, const void *buf, size_t n)
 {
-	if (!EVP_DigestUpdate(c->md, buf, n))
+	if (sha256_update(&c->hash, buf, n))
 		return -EIO;
 	c->bytes += n;
 	c->err = write_all(c->fd, buf, n);
@@ -568,12 +516,8 @@ int state_copy_write(struct state_copy *c, const void *buf, size_t n)
 
 int state_copy_finish(struct state_copy *c)
 {
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0;
-
-	if (!EVP_DigestFinal_ex(c->md, md, &mdlen))
+	if (sha256_final(&c->hash, c->sha256))
 		return -EIO;
-	hex_digest(md, mdlen, c->sha256);
 	if (fsync(c->fd) || lseek(c->fd, 0, SEEK_SET))
 		return -errno;
 	return 0;
@@ -602,8 +546,7 @@ void state_copy_close(const struct state_dir *sd, struct state_copy *c)
 	if (c->tmp[0])
 		unlinkat(sd->fd, c->tmp, 0);
 	c->tmp[0] = '\0';
-	EVP_MD_CTX_free(c->md);
-	c->md = NULL;
+	sha256_free(&c->hash);
 }
 
 void state_copy_name(const char *which, unsigned long long serial, int i, char *out, size_t len)

@@ -14,20 +14,18 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
-
 #include "service/config.h"
 #include "service/fetch.h"
 #include "util/dirs.h"
 #include "lists/build.h"
 #include "lists/lists.h"
 #include "util/log.h"
+#include "util/sha256.h"
 #include "filter/ranges.h"
 #include "service/refresh.h"
 #include "lists/state_dir.h"
 
 #define FEEDS_DIR	"feeds"
-#define SHA256_HEX	65
 
 int feed_name_check(const char *name)
 {
@@ -571,36 +569,16 @@ __u64 feed_next_due(const struct feed_counters *c, __u64 refresh_s)
 	return c->last_attempt + (delay < cap ? delay : cap);
 }
 
+/* The SHA-256 of a file of the cache (a copy just fetched). */
 static int sha256_file(int dir_fd, const char *name, char hex[SHA256_HEX])
 {
-	unsigned char buf[64 * 1024], md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0, i;
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	ssize_t n;
-	int fd, ret = 0;
+	int fd, ret;
 
-	if (!ctx)
-		return -ENOMEM;
 	fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		goto out;
-	}
-	if (!EVP_DigestInit_ex(ctx, EVP_sha256(), NULL))
-		ret = -EIO;
-	while (!ret && (n = read(fd, buf, sizeof(buf))) != 0) {
-		if (n < 0)
-			ret = -errno;
-		else if (!EVP_DigestUpdate(ctx, buf, n))
-			ret = -EIO;
-	}
-	if (!ret && !EVP_DigestFinal_ex(ctx, md, &mdlen))
-		ret = -EIO;
-	for (i = 0; !ret && i < mdlen && i < SHA256_HEX / 2; i++)
-		sprintf(hex + 2 * i, "%02x", md[i]);
+	if (fd < 0)
+		return -errno;
+	ret = sha256_fd_hex(fd, hex);
 	close(fd);
-out:
-	EVP_MD_CTX_free(ctx);
 	return ret;
 }
 
