@@ -12,6 +12,7 @@
 
 #include "util/dirs.h"
 #include "util/ifname.h"
+#include "util/atomic_file.h"
 #include "util/log.h"
 #include "util/sha256.h"
 #include "lists/state_dir.h"
@@ -97,83 +98,28 @@ static int fsync_dir(int dir_fd)
 	return fsync(dir_fd) ? -errno : 0;
 }
 
-/* A new temporary file in the directory, never one that was there. */
-static int open_temp(int dir_fd, char name[STATE_NAME_MAX])
-{
-	static unsigned int counter;
-	int fd, tries;
-
-	for (tries = 0; tries < 100; tries++) {
-		snprintf(name, STATE_NAME_MAX, ".tmp.%d.%u", (int)getpid(), counter++);
-		fd = openat(dir_fd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			    0600);
-		if (fd >= 0 || errno != EEXIST)
-			return fd < 0 ? -errno : fd;
-	}
-	return -EEXIST;
-}
-
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-	ssize_t n;
-
-	while (len) {
-		n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		p += n;
-		len -= n;
-	}
-	return 0;
-}
-
 int state_write_begin(const struct state_dir *sd, const void *buf, size_t len,
 		      char tmp[STATE_NAME_MAX])
 {
-	int fd, ret;
+	int ret = atomic_file_stage(sd->fd, buf, len, tmp);
 
-	fd = open_temp(sd->fd, tmp);
-	if (fd < 0) {
-		log_error("cannot create a file in %s: %s", sd->path, strerror(-fd));
-		tmp[0] = '\0';
-		return fd;
-	}
-	ret = write_all(fd, buf, len);
-	if (!ret && fsync(fd))
-		ret = -errno;
-	close(fd);
-	if (ret) {
-		unlinkat(sd->fd, tmp, 0);
-		tmp[0] = '\0';
+	if (ret)
 		log_error("cannot write a file in %s: %s", sd->path, strerror(-ret));
-	}
 	return ret;
 }
 
 int state_write_finish(const struct state_dir *sd, char tmp[STATE_NAME_MAX], const char *name)
 {
-	int ret = 0;
+	int ret = atomic_file_commit(sd->fd, tmp, name);
 
-	if (renameat(sd->fd, tmp, sd->fd, name))
-		ret = -errno;
-	if (!ret)
-		ret = fsync_dir(sd->fd);
-	if (ret) {
-		unlinkat(sd->fd, tmp, 0);
+	if (ret)
 		log_error("cannot write %s/%s: %s", sd->path, name, strerror(-ret));
-	}
-	tmp[0] = '\0';
 	return ret;
 }
 
 void state_write_abandon(const struct state_dir *sd, char tmp[STATE_NAME_MAX])
 {
-	if (tmp[0])
-		unlinkat(sd->fd, tmp, 0);
-	tmp[0] = '\0';
+	atomic_file_abandon(sd->fd, tmp);
 }
 
 int state_write(const struct state_dir *sd, const char *name, const void *buf, size_t len)
@@ -460,7 +406,7 @@ int state_append(const struct state_dir *sd, const char *name, const char *text,
 		goto err;
 	}
 	*before = st.st_size;
-	ret = write_all(fd, text, strlen(text));
+	ret = file_write_all(fd, text, strlen(text));
 	if (!ret && fsync(fd))
 		ret = -errno;
 	/* A journal just made is durable only once its directory entry is. */
@@ -497,7 +443,7 @@ int state_truncate(const struct state_dir *sd, const char *name, off_t len)
 int state_copy_begin(const struct state_dir *sd, struct state_copy *c)
 {
 	memset(c, 0, sizeof(*c));
-	c->fd = open_temp(sd->fd, c->tmp);
+	c->fd = atomic_file_temp(sd->fd, c->tmp);
 	if (c->fd < 0) {
 		log_error("cannot create a file in %s: %s", sd->path, strerror(-c->fd));
 		return c->fd;
@@ -510,7 +456,7 @@ int state_copy_write(struct state_copy *c, const void *buf, size_t n)
 	if (sha256_update(&c->hash, buf, n))
 		return -EIO;
 	c->bytes += n;
-	c->err = write_all(c->fd, buf, n);
+	c->err = file_write_all(c->fd, buf, n);
 	return c->err;
 }
 
@@ -525,14 +471,8 @@ int state_copy_finish(struct state_copy *c)
 
 int state_copy_commit(const struct state_dir *sd, struct state_copy *c, const char *name)
 {
-	int ret = 0;
+	int ret = atomic_file_commit(sd->fd, c->tmp, name);
 
-	if (renameat(sd->fd, c->tmp, sd->fd, name))
-		ret = -errno;
-	else
-		c->tmp[0] = '\0';
-	if (!ret)
-		ret = fsync_dir(sd->fd);
 	if (ret)
 		log_error("cannot write %s/%s: %s", sd->path, name, strerror(-ret));
 	return ret;

@@ -19,6 +19,7 @@
 #include "util/dirs.h"
 #include "lists/build.h"
 #include "lists/lists.h"
+#include "util/atomic_file.h"
 #include "util/log.h"
 #include "util/sha256.h"
 #include "filter/ranges.h"
@@ -164,29 +165,12 @@ done:
 	return ret;
 }
 
-/* name in dir_fd replaced whole by text: a temporary file, fsync, rename. */
+/* name in dir_fd replaced whole by text (atomic_file.h); the error printed. */
 static int write_atomic(int dir_fd, const char *dir, const char *name, const char *text,
 			size_t len)
 {
-	char tmp[64];
-	int fd, ret = 0;
+	int ret = atomic_file_write(dir_fd, name, text, len);
 
-	snprintf(tmp, sizeof(tmp), ".%s.tmp", name);
-	fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		ret = -errno;
-		goto out;
-	}
-	if (write(fd, text, len) != (ssize_t)len || fsync(fd))
-		ret = errno ? -errno : -EIO;
-	close(fd);
-	if (!ret && renameat(dir_fd, tmp, dir_fd, name))
-		ret = -errno;
-	if (!ret)
-		fsync(dir_fd);
-	else
-		unlinkat(dir_fd, tmp, 0);
-out:
 	if (ret)
 		log_error("cannot write %s/%s: %s", dir, name, strerror(-ret));
 	return ret;
@@ -523,8 +507,29 @@ out:
 	return ret;
 }
 
+/* The temporary files a write cut short left in a feed's directory (atomic_file.h). */
+static void remove_temporaries(int dir_fd)
+{
+	struct dirent *de;
+	DIR *dir;
+	int fd;
+
+	fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dir = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((de = readdir(dir)))
+		if (atomic_file_is_temp(de->d_name))
+			unlinkat(dir_fd, de->d_name, 0);
+	closedir(dir);
+}
+
 int feed_forget(const char *state_dir, const char *ifname, const char *name)
 {
+	/* .fetch.tmp is a fetch's; the other .tmp names an older bloomxdp's, still in a cache. */
 	static const char *const files[] = {
 		"spec", "good", "good.meta", "pending", "pending.meta", "counters",
 		".fetch.tmp", ".spec.tmp", ".good.meta.tmp", ".pending.meta.tmp",
@@ -547,6 +552,7 @@ int feed_forget(const char *state_dir, const char *ifname, const char *name)
 	/* Only the names a refresh makes: anything else keeps the directory, and is said. */
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 		unlinkat(d.feed_fd, files[i], 0);
+	remove_temporaries(d.feed_fd);
 	if (unlinkat(d.feeds_fd, name, AT_REMOVEDIR)) {
 		ret = -errno;
 		log_error("cannot remove %s: %s", d.path, strerror(-ret));
