@@ -126,7 +126,7 @@ static const struct option_spec refresh_options[] = {
 	       "refuse a copy with more than P percent fewer\n"
 	       "entries than the good one", .min = 0, .max = 100,
 	       .given = OPTION_GIVEN(struct refresh_opts, max_shrink_given)),
-	OPTION("timeout", 0, OPT_COUNT, R(timeout), "S",
+	OPTION("timeout", 0, OPT_DURATION, R(timeout), "S",
 	       "seconds a whole fetch may take", .min = 1, .max = 86400,
 	       .given = OPTION_GIVEN(struct refresh_opts, timeout_given)),
 	OPTION("max-bytes", 0, OPT_COUNT, R(max_bytes), "N",
