@@ -13,7 +13,7 @@ CFLAGS    += -Wall -Wextra -Werror -std=gnu11 -Iinclude -I$(BUILD) -Iuser
 LDLIBS    := -lbpf -lelf -lz -lm -lidn2 -lpsl
 # The daemon: its configuration file (inih) and its metrics server (libmicrohttpd).
 LDLIBS    += -linih -lmicrohttpd
-# Feed refresh: libcurl fetches, libcrypto's SHA-256 of each copy.
+# Feed refresh: libcurl fetches; libcrypto: SHA-256 (user/util/sha256.c), the fleet's keys.
 LDLIBS    += -lcurl -lcrypto
 # The fleet: publish, fleet status and the daemon's subscriber talk to Redis (hiredis);
 # rediss:// is TLS of our own (libssl, a bridge thread: user/fleet/tls.h).

@@ -55,7 +55,7 @@ else
 	not_ok "the daemon attached and loaded its list" "$(cat "$ERR")"
 fi
 
-check_fails "add --timeout with a bad duration: refused" 1 "expected a duration" \
+check_fails "add --timeout with a bad duration: refused (a usage error)" 2 "expected a duration" \
 	bx add "$IF_SRV" --timeout 10x "$C_SHORT"
 check_fails "add --allow --timeout: refused" 1 "do not expire" \
 	bx add "$IF_SRV" --allow --timeout 10s "$C_SHORT"

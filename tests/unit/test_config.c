@@ -2,8 +2,8 @@
 /*
  * The daemon's configuration file: a good file read into attach's and load's
  * own option structs and the feed specs; each kind of mistake refused with
- * FILE:LINE of the line that holds it; durations, metrics addresses; the
- * local-file refresh.
+ * FILE:LINE of the line that holds it; metrics addresses; the local-file
+ * refresh. (Durations: test_duration.c.)
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -472,28 +472,6 @@ static void test_equal(void **state)
 	config_free(&b);
 }
 
-static void test_durations(void **state)
-{
-	static const struct { const char *text; __u64 s; } good_d[] = {
-		{ "0", 0 }, { "45", 45 }, { "30s", 30 }, { "5m", 300 }, { "1h", 3600 },
-		{ "2d", 172800 }, { "365d", 365 * 86400ULL },
-	};
-	static const char *const bad_d[] = {
-		"", "h", "1x", "1hh", "-1", "+1", " 1", "1 h", "366d", "99999999999999999999",
-	};
-	size_t i;
-	__u64 s;
-
-	(void)state;
-	for (i = 0; i < sizeof(good_d) / sizeof(good_d[0]); i++) {
-		assert_int_equal(config_parse_duration(good_d[i].text, &s), 0);
-		assert_int_equal(s, good_d[i].s);
-	}
-	for (i = 0; i < sizeof(bad_d) / sizeof(bad_d[0]); i++)
-		if (config_parse_duration(bad_d[i], &s) != -EINVAL)
-			fail_msg("accepted duration '%s'", bad_d[i]);
-}
-
 static void test_metrics_addresses(void **state)
 {
 	static const char *const good_a[] = {
@@ -557,7 +535,6 @@ int main(void)
 		cmocka_unit_test(test_readme_example),
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_equal),
-		cmocka_unit_test(test_durations),
 		cmocka_unit_test(test_metrics_addresses),
 		cmocka_unit_test(test_refresh_local),
 	};

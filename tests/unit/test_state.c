@@ -386,7 +386,7 @@ static void test_copy_hashes_what_it_writes(void **state)
 {
 	struct state_copy c;
 	struct state_dir sd;
-	char hex[STATE_SHA256_HEX];
+	char hex[SHA256_HEX];
 	int fd;
 
 	(void)state;
@@ -401,7 +401,7 @@ static void test_copy_hashes_what_it_writes(void **state)
 	state_copy_close(&sd, &c);
 	fd = state_open_file(&sd, "block-1.0");
 	assert_true(fd >= 0);
-	assert_int_equal(state_sha256_fd(fd, hex), 0);
+	assert_int_equal(sha256_fd_hex(fd, hex), 0);
 	assert_string_equal(hex,
 			    "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 	close(fd);

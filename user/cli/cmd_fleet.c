@@ -22,17 +22,18 @@
 #include "fleet/trust.h"
 #include "util/json.h"
 #include "filter/layout.h"
+#include "util/duration.h"
 #include "util/log.h"
+#include "util/sha256.h"
 #include "lists/savefile.h"
 #include "cli/cmd_fleet.h"
-#include "lists/expiry.h"
 
 struct publish_opts {
 	const char *redis;
 	const char *channel;
 	const char *from;
 	bool add, del;
-	const char *timeout;	/* --add: "10m": the entries expire then on every node */
+	__u64 timeout;		/* --add: seconds: the entries expire then on every node */
 	bool new_key;
 	const char *sign_key;	/* the publisher's Ed25519 private key (PEM): nodes verify_key */
 	__u64 rollback;		/* a new version whose payload is version N's */
@@ -233,14 +234,14 @@ static int announce_full(redisContext *c, const struct publish_opts *o,
 			 const struct savefile_info *info)
 {
 	const char *channel = o->channel;
-	char k[FLEET_KEY_MAX], pk[FLEET_KEY_MAX + 24], sha[65], v[32], size[32], entries[32];
+	char k[FLEET_KEY_MAX], pk[FLEET_KEY_MAX + 24], sha[SHA256_HEX], v[32], size[32], entries[32];
 	char stream[FLEET_KEY_MAX], keep[32], id[FLEET_ID_MAX], why[WHY_LEN];
 	char sig[FLEET_SIG_HEX] = "", rollback[24];
 	redisReply *r = NULL;
 	__u64 version;
 	int ret;
 
-	ret = fleet_sha256_hex(data, len, sha);
+	ret = sha256_hex(data, len, sha);
 	if (ret)
 		return ret;
 	ret = next_number(c, channel, "version", "version", &version, why, sizeof(why));
@@ -423,7 +424,7 @@ out:
 static int rollback_payload(redisContext *c, const struct publish_opts *o,
 			    const struct fleet_key *key, const char *tmp)
 {
-	char pk[FLEET_KEY_MAX + 24], sha[65], got[65], why[WHY_LEN] = "";
+	char pk[FLEET_KEY_MAX + 24], sha[SHA256_HEX], got[SHA256_HEX], why[WHY_LEN] = "";
 	const redisReply *fields = NULL, *sig;
 	redisReply *a, *r = NULL;
 	struct fleet_signed sg = { .channel = o->channel, .type = "full", .version = o->rollback };
@@ -465,7 +466,7 @@ static int rollback_payload(redisContext *c, const struct publish_opts *o,
 		if (fleet_cmd(c, &r, why, sizeof(why), argv) || r->type != REDIS_REPLY_STRING)
 			goto gone;
 	}
-	if (fleet_sha256_hex(r->str, r->len, got) || strcmp(got, sha)) {
+	if (sha256_hex(r->str, r->len, got) || strcmp(got, sha)) {
 		log_error("publish --rollback %llu: %s is not the payload announced (SHA-256 "
 			  "%.16s..., announced %.16s...): publish its lists instead",
 			  (unsigned long long)o->rollback, pk, got, sha);
@@ -803,17 +804,17 @@ static int publish_delta(redisContext *c, const struct publish_opts *o,
 	char seqt[24], sig[FLEET_SIG_HEX] = "";
 	redisReply *r = NULL;
 	char *joined = NULL;
-	__u64 secs, seq = 0;
+	__u64 seq = 0;
 	int ret;
 
-	if (o->timeout && (!o->add || expiry_parse(o->timeout, &secs))) {
-		log_error("publish --timeout %s: goes with --add, as a duration such as 30s, 10m, "
-			  "2h or 7d (at most 365d)", o->timeout);
+	if (o->timeout && !o->add) {
+		log_error("publish --timeout: goes with --add");
 		return -EINVAL;
 	}
 	/* A deadline, not a duration: every node, started or caught up later, agrees on it. */
 	if (o->timeout)
-		snprintf(expires, sizeof(expires), "%llu", (unsigned long long)(time(NULL) + secs));
+		snprintf(expires, sizeof(expires), "%llu",
+			 (unsigned long long)(time(NULL) + o->timeout));
 
 	joined = join_entries(type, entries, n);
 	if (!joined)
@@ -951,9 +952,10 @@ static const struct option_spec publish_options[] = {
 	       "(as 'bloomxdp save' writes it) instead of FILEs"),
 	OPTION("add", 0, OPT_FLAG, P(add), NULL,
 	       "a delta: the ENTRYs go into every node's list"),
-	OPTION("timeout", 0, OPT_TEXT, P(timeout), "DURATION",
+	OPTION("timeout", 0, OPT_DURATION, P(timeout), "DURATION",
 	       "with --add: the ENTRYs leave every node's list then\n"
-	       "(30s, 10m, 2h, 7d; a deadline every node agrees on)"),
+	       "(30s, 10m, 2h, 7d; a deadline every node agrees on)",
+	       .min = 1, .max = DURATION_MAX_S),
 	OPTION("del", 0, OPT_FLAG, P(del), NULL,
 	       "a delta: the ENTRYs added by --add leave every node's list"),
 	OPTION("new-key", 0, OPT_FLAG, P(new_key), NULL,

@@ -5,6 +5,7 @@
 #include "cli/commands.h"
 #include "lists/build.h"
 #include "lists/lists.h"
+#include "util/duration.h"
 #include "util/log.h"
 #include "lists/named.h"
 #include "filter/bloom_plan.h"
@@ -154,10 +155,10 @@ static const struct option_spec add_options[] = {
 	OPTION_PUBLIC_SUFFIX,
 	OPTION_WIDE("add prefixes shorter than /8 (IPv4) or /32\n"
 		    "(IPv6) too; refused by default"),
-	OPTION("timeout", 0, OPT_TEXT, L(timeout), "DURATION",
+	OPTION("timeout", 0, OPT_DURATION, L(timeout), "DURATION",
 	       "the entries expire after DURATION (30s, 10m,\n"
 	       "2h, 7d): 'bloomxdp daemon' deletes them then;\n"
-	       "an entry listed with a later one keeps it"),
+	       "an entry listed with a later one keeps it", .min = 1, .max = DURATION_MAX_S),
 	OPTION_STATE_DIR(struct list_opts),
 	{}
 };

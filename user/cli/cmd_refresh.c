@@ -2,6 +2,7 @@
 /* refresh: one feed fetched now and applied if it passes the guards (refresh.c). */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,6 +68,7 @@ static int run_refresh(const struct cli_call *call)
 {
 	const struct refresh_opts *o = call->opts;
 	const char *state = state_root(o->state_dir), *name = call->argv[0];
+	char said[FEED_SUMMARY_MAX];
 	struct refresh_result res;
 	struct feed_stored st;
 	struct feed_spec *spec = &st.spec;
@@ -106,7 +108,9 @@ static int run_refresh(const struct cli_call *call)
 		spec->max_bytes = o->max_bytes;
 	if (o->source || o->ca_file_given)
 		snprintf(spec->ca_file, sizeof(spec->ca_file), "%s", o->ca_file ? o->ca_file : "");
-	return feed_refresh(state, call->ifname, spec, o->accept, &res);
+	ret = feed_refresh(state, call->ifname, spec, o->accept, &res);
+	fputs(feed_refresh_summary(call->ifname, spec, &res, said, sizeof(said)), stdout);
+	return ret;
 }
 
 #define R(field) offsetof(struct refresh_opts, field)
@@ -126,7 +130,7 @@ static const struct option_spec refresh_options[] = {
 	       "refuse a copy with more than P percent fewer\n"
 	       "entries than the good one", .min = 0, .max = 100,
 	       .given = OPTION_GIVEN(struct refresh_opts, max_shrink_given)),
-	OPTION("timeout", 0, OPT_COUNT, R(timeout), "S",
+	OPTION("timeout", 0, OPT_DURATION, R(timeout), "S",
 	       "seconds a whole fetch may take", .min = 1, .max = 86400,
 	       .given = OPTION_GIVEN(struct refresh_opts, timeout_given)),
 	OPTION("max-bytes", 0, OPT_COUNT, R(max_bytes), "N",

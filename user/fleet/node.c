@@ -60,7 +60,7 @@ static int snapshot_inforce(const redisReply *set, struct fleet_entries *next)
 static int sync_latest(struct fleet_node *f)
 {
 	char latest[FLEET_KEY_MAX], inforce[FLEET_KEY_MAX], signed_set[FLEET_KEY_MAX];
-	char why[WHY_LEN] = "", sha[65];
+	char why[WHY_LEN] = "", sha[SHA256_HEX];
 	struct fleet_entries next = {};
 	redisReply *r = NULL, *q = NULL;
 	const redisReply *top;

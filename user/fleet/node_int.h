@@ -13,6 +13,7 @@
 #include "fleet/node.h"
 #include "fleet/redis.h"
 #include "fleet/trust.h"
+#include "util/sha256.h"
 
 /* XREAD waits this long on the server; a reply later than that and FLEET_TIMEOUT_S: lost. */
 #define FLEET_BLOCK_MS		5000
@@ -39,7 +40,7 @@ struct fleet_node {
 	/* What it applied: kept in its state across restarts. */
 	char last_id[FLEET_ID_MAX];	/* "": none yet */
 	__u64 version;
-	char sha[65];			/* of the payload applied: versions restart with Redis */
+	char sha[SHA256_HEX];			/* of the payload applied: versions restart with Redis */
 	__u64 delta_seq;		/* the last delta applied (its seq), 0: none */
 	bool state_bad;			/* its state unreadable: nothing applied (fleet/trust.h) */
 	struct fleet_key verify;	/* [daemon] verify_key: .pkey NULL when none */

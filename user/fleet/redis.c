@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include <hiredis/hiredis.h>
-#include <openssl/evp.h>
 
 #include "fleet/redis.h"
 #include "fleet/tls.h"
@@ -456,18 +455,6 @@ const char *fleet_field_text(const struct redisReply *pairs, const char *name, c
 	memcpy(buf, v->str, v->len);
 	buf[v->len] = '\0';
 	return buf;
-}
-
-int fleet_sha256_hex(const void *data, size_t len, char out[65])
-{
-	unsigned char md[32];
-	unsigned int n = 0, i;
-
-	if (!EVP_Digest(data, len, md, &n, EVP_sha256(), NULL) || n != 32)
-		return -EIO;
-	for (i = 0; i < 32; i++)
-		snprintf(out + 2 * i, 3, "%02x", md[i]);
-	return 0;
 }
 
 /* --redis and --channel, checked, and a connection: the error printed. */

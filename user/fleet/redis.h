@@ -121,7 +121,4 @@ const struct redisReply *fleet_field(const struct redisReply *pairs, const char 
 const char *fleet_field_text(const struct redisReply *pairs, const char *name, char *buf,
 			     size_t len);
 
-/* SHA-256 of len bytes as 64 hex digits and a NUL. */
-int fleet_sha256_hex(const void *data, size_t len, char out[65]);
-
 #endif

@@ -15,6 +15,7 @@
 #include "bloomxdp/common.h"
 #include "fleet/trust.h"
 #include "lists/savefile.h"
+#include "util/sha256.h"
 
 int fleet_payload_plausible(const struct savefile_info *in, const void *bits, char *why,
 			    size_t len)
@@ -131,18 +132,17 @@ out:
 	return ret;
 }
 
+/* "SHA256:" and the first 16 hex digits of the SHA-256 of the raw public key. */
 static void fingerprint(struct fleet_key *k)
 {
-	unsigned char raw[64], md[32];
+	unsigned char raw[64];
+	char hex[SHA256_HEX];
 	size_t n = sizeof(raw);
-	unsigned int mdlen = 0, i;
 
 	snprintf(k->fingerprint, sizeof(k->fingerprint), "SHA256:");
-	if (EVP_PKEY_get_raw_public_key(k->pkey, raw, &n) != 1 ||
-	    !EVP_Digest(raw, n, md, &mdlen, EVP_sha256(), NULL))
+	if (EVP_PKEY_get_raw_public_key(k->pkey, raw, &n) != 1 || sha256_hex(raw, n, hex))
 		return;
-	for (i = 0; i < 8; i++)
-		snprintf(k->fingerprint + 7 + 2 * i, 3, "%02x", md[i]);
+	snprintf(k->fingerprint, sizeof(k->fingerprint), "SHA256:%.16s", hex);
 }
 
 int fleet_key_load(const char *path, bool private, struct fleet_key *k, char *why, size_t len)

@@ -238,7 +238,7 @@ fail:
  */
 int fleet_fetch_payload(struct fleet_node *f, const redisReply *fields, char *why, size_t len)
 {
-	char key[FLEET_KEY_MAX + 24], prefix[FLEET_KEY_MAX], sha[65], want[65], size_text[24];
+	char key[FLEET_KEY_MAX + 24], prefix[FLEET_KEY_MAX], sha[SHA256_HEX], want[SHA256_HEX], size_text[24];
 	char from[24], to[24], path[PATH_MAX + 64];
 	redisReply *r = NULL;
 	__u64 size, off;
@@ -306,7 +306,7 @@ int fleet_fetch_payload(struct fleet_node *f, const redisReply *fields, char *wh
 		freeReplyObject(r);
 		r = NULL;
 	}
-	ret = fleet_sha256_hex(data, size, sha);
+	ret = sha256_hex(data, size, sha);
 	if (!ret && strcmp(sha, want)) {
 		snprintf(why, len, "payload refused: %s has SHA-256 %.16s..., announced %.16s...",
 			 key, sha, want);
@@ -388,7 +388,7 @@ static int verify_full(struct fleet_node *f, const redisReply *fields, __u64 ver
 int fleet_full_allowed(struct fleet_node *f, const redisReply *fields, __u64 *version,
 		       char *why, size_t len)
 {
-	char sha[65];
+	char sha[SHA256_HEX];
 	__u64 size;
 
 	if (field_u64(fields, "version", version) || field_u64(fields, "size", &size) ||
@@ -445,7 +445,7 @@ static int verify_full(struct fleet_node *f, const redisReply *fields, __u64 ver
 /* The version an announcement names: fetched, checked, applied. */
 static int apply_full(struct fleet_node *f, const redisReply *fields, char *why, size_t len)
 {
-	char sha[65];
+	char sha[SHA256_HEX];
 	__u64 version;
 	int ret;
 

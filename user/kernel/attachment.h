@@ -74,14 +74,6 @@ int pin_dir_open(const char *ifname, bool create, struct pin_dir *pd);
 int attachment_read_live(struct attachment *att, __u32 *slot, struct bloomxdp_state *st,
 			 const char *unchanged);
 
-/*
- * name as a directory of ours in parent_fd, checked as above but refusing the
- * mode bits forbidden (077 for the pins), or -ENOENT unprinted; path names it
- * in messages, then says what to do after removing a bad one. With create,
- * makes it (0700) when missing.
- */
-int own_dir_open(int parent_fd, const char *name, const char *path, bool create,
-		 mode_t forbidden, const char *then);
 void pin_dir_close(struct pin_dir *pd);
 /* Removes the directory (it must be empty) and BLOOMXDP_PIN_ROOT if it is empty. */
 int pin_dir_remove(struct pin_dir *pd, const char *ifname);

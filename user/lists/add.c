@@ -17,6 +17,7 @@
 #include "filter/entry_keys.h"
 #include "lists/build.h"
 #include "lists/lists.h"
+#include "util/duration.h"
 #include "util/log.h"
 #include "filter/packet_fpr.h"
 #include "lists/named.h"
@@ -493,14 +494,16 @@ static int add_rebuild(struct attachment *att, const struct list_opts *o, int n,
 /* --timeout: its deadline; refused for the allowlist, and without a state to keep it in. */
 static int timeout_check(const char *ifname, const struct list_opts *o, __u64 *deadline)
 {
+	char most[24];
 	struct state_dir sd;
 	struct timespec now;
-	__u64 secs;
 	int ret;
 
-	if (expiry_parse(o->timeout, &secs)) {
-		log_error("--timeout %s: expected a duration such as 30s, 10m, 2h or 7d (at most "
-			  "365d); nothing was added", o->timeout);
+	/* The command line bounds it (OPT_DURATION); a caller of the library is held to the same. */
+	if (o->timeout > DURATION_MAX_S) {
+		log_error("--timeout %llus: expected a duration such as " DURATION_EXAMPLES " (at "
+			  "most %s); nothing was added", (unsigned long long)o->timeout,
+			  duration_text(DURATION_MAX_S, most, sizeof(most)));
 		return -EINVAL;
 	}
 	if (o->allow) {
@@ -517,7 +520,7 @@ static int timeout_check(const char *ifname, const struct list_opts *o, __u64 *d
 	state_close(&sd);
 	/* Rounded up: an entry never leaves before its time. */
 	clock_gettime(CLOCK_REALTIME, &now);
-	*deadline = now.tv_sec + (now.tv_nsec > 0) + secs;
+	*deadline = now.tv_sec + (now.tv_nsec > 0) + o->timeout;
 	return 0;
 }
 

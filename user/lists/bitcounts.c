@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "lists/bitcounts.h"
+#include "util/atomic_file.h"
 #include "util/hugemem.h"
 #include "lists/state_dir.h"
 
@@ -121,25 +122,14 @@ int bitcounts_status(const char *ifname, const char *state_dir, __u32 layout, __
 
 int bitcounts_write(const struct bitcounts *b, int dir_fd)
 {
-	char tmp[64];
-	size_t done = 0;
-	ssize_t n;
-	int fd, ret = 0;
+	char tmp[ATOMIC_TMP_MAX];
+	int fd, ret;
 
-	snprintf(tmp, sizeof(tmp), ".tmp.%s.%d", BITCOUNTS_FILE, (int)getpid());
-	fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	/* As atomic_file_write() but for the fsyncs: see bitcounts.h. */
+	fd = atomic_file_temp(dir_fd, tmp);
 	if (fd < 0)
-		return -errno;
-	while (done < b->bytes) {
-		n = write(fd, (const char *)b->hdr + done, b->bytes - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			ret = n < 0 ? -errno : -EIO;
-			break;
-		}
-		done += n;
-	}
+		return fd;
+	ret = file_write_all(fd, b->hdr, b->bytes);
 	close(fd);
 	if (!ret && renameat(dir_fd, tmp, dir_fd, BITCOUNTS_FILE))
 		ret = -errno;

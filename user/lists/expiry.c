@@ -8,7 +8,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "service/config.h"
 #include "lists/expiry.h"
 #include "lists/named.h"
 #include "lists/build.h"
@@ -18,13 +17,6 @@
 
 /* Deadlines of many entries: up to a few million lines. */
 #define EXPIRY_TEXT_MAX (256 << 20)
-
-int expiry_parse(const char *text, __u64 *seconds)
-{
-	int ret = config_parse_duration(text, seconds);
-
-	return ret || !*seconds ? -EINVAL : 0;
-}
 
 /* The timeouts file of a list as last applied: the default list, or the named list. */
 static int timeouts_open(const char *ifname, const char *state_dir, const char *list,

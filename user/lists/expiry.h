@@ -13,9 +13,6 @@
 #include <time.h>
 #include <linux/types.h>
 
-/* "10m": seconds (s, m, h, d; none: seconds) into *seconds; 0 or -EINVAL. */
-int expiry_parse(const char *text, __u64 *seconds);
-
 /*
  * add: the entries' deadline (0: none) onto the list's timeouts; without a
  * deadline only when the file is there (an entry that had one keeps none).

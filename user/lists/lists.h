@@ -33,7 +33,7 @@ struct list_opts {
 	bool lenient;		/* load: skip the lines that cannot be honoured, and say so */
 	bool allow_public_suffix;	/* load/add: block public suffixes (edu.pl) too */
 	bool allow_wide;	/* load/add: prefixes shorter than /8, /32 too (prefixes.h) */
-	const char *timeout;	/* add: "10m" (s, m, h, d): each entry expires then (expiry.h) */
+	__u64 timeout;		/* add: seconds (OPT_DURATION) until each entry expires; 0: never */
 	bool state_only;	/* del (expiry, restore): the state only, not the live list */
 	const char *column;	/* --format csv: "N" or "N,M" */
 	struct file_list where;	/* --format csv: "COL=VALUE", repeatable */

@@ -426,7 +426,7 @@ int list_inputs_state_which(struct list_inputs *in, const char *ifname, const ch
 			    const char *which, bool messages, bool check_copies,
 			    struct list_opts *o)
 {
-	char shown[PATH_MAX + STATE_NAME_MAX], hex[STATE_SHA256_HEX];
+	char shown[PATH_MAX + STATE_NAME_MAX], hex[SHA256_HEX];
 	bool allow = !strcmp(which, STATE_ALLOW);
 	int i, fd, ret;
 
@@ -452,7 +452,7 @@ int list_inputs_state_which(struct list_inputs *in, const char *ifname, const ch
 
 		snprintf(shown, sizeof(shown), "%s/%s", in->sd.path, s->copy);
 		fd = state_open_file(&in->sd, s->copy);
-		ret = fd < 0 ? fd : check_copies ? state_sha256_fd(fd, hex) : 0;
+		ret = fd < 0 ? fd : check_copies ? sha256_fd_hex(fd, hex) : 0;
 		if (!ret && check_copies && strcmp(hex, s->sha256))
 			ret = -EBADMSG;
 		if (ret) {

@@ -10,11 +10,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
-
-#include "kernel/attachment.h"
+#include "util/dirs.h"
 #include "util/ifname.h"
+#include "util/atomic_file.h"
 #include "util/log.h"
+#include "util/sha256.h"
 #include "lists/state_dir.h"
 
 #define STATE_THEN "run the command again"
@@ -98,83 +98,28 @@ static int fsync_dir(int dir_fd)
 	return fsync(dir_fd) ? -errno : 0;
 }
 
-/* A new temporary file in the directory, never one that was there. */
-static int open_temp(int dir_fd, char name[STATE_NAME_MAX])
-{
-	static unsigned int counter;
-	int fd, tries;
-
-	for (tries = 0; tries < 100; tries++) {
-		snprintf(name, STATE_NAME_MAX, ".tmp.%d.%u", (int)getpid(), counter++);
-		fd = openat(dir_fd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			    0600);
-		if (fd >= 0 || errno != EEXIST)
-			return fd < 0 ? -errno : fd;
-	}
-	return -EEXIST;
-}
-
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-	ssize_t n;
-
-	while (len) {
-		n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		p += n;
-		len -= n;
-	}
-	return 0;
-}
-
 int state_write_begin(const struct state_dir *sd, const void *buf, size_t len,
 		      char tmp[STATE_NAME_MAX])
 {
-	int fd, ret;
+	int ret = atomic_file_stage(sd->fd, buf, len, tmp);
 
-	fd = open_temp(sd->fd, tmp);
-	if (fd < 0) {
-		log_error("cannot create a file in %s: %s", sd->path, strerror(-fd));
-		tmp[0] = '\0';
-		return fd;
-	}
-	ret = write_all(fd, buf, len);
-	if (!ret && fsync(fd))
-		ret = -errno;
-	close(fd);
-	if (ret) {
-		unlinkat(sd->fd, tmp, 0);
-		tmp[0] = '\0';
+	if (ret)
 		log_error("cannot write a file in %s: %s", sd->path, strerror(-ret));
-	}
 	return ret;
 }
 
 int state_write_finish(const struct state_dir *sd, char tmp[STATE_NAME_MAX], const char *name)
 {
-	int ret = 0;
+	int ret = atomic_file_commit(sd->fd, tmp, name);
 
-	if (renameat(sd->fd, tmp, sd->fd, name))
-		ret = -errno;
-	if (!ret)
-		ret = fsync_dir(sd->fd);
-	if (ret) {
-		unlinkat(sd->fd, tmp, 0);
+	if (ret)
 		log_error("cannot write %s/%s: %s", sd->path, name, strerror(-ret));
-	}
-	tmp[0] = '\0';
 	return ret;
 }
 
 void state_write_abandon(const struct state_dir *sd, char tmp[STATE_NAME_MAX])
 {
-	if (tmp[0])
-		unlinkat(sd->fd, tmp, 0);
-	tmp[0] = '\0';
+	atomic_file_abandon(sd->fd, tmp);
 }
 
 int state_write(const struct state_dir *sd, const char *name, const void *buf, size_t len)
@@ -258,62 +203,14 @@ out:
 	return ret;
 }
 
-static void hex_digest(const unsigned char *md, unsigned int n, char hex[STATE_SHA256_HEX])
-{
-	unsigned int i;
-
-	for (i = 0; i < n && 2 * i + 2 < STATE_SHA256_HEX + 1; i++)
-		snprintf(hex + 2 * i, 3, "%02x", md[i]);
-}
-
-int state_sha256_fd(int fd, char hex[STATE_SHA256_HEX])
-{
-	unsigned char md[EVP_MAX_MD_SIZE], buf[64 * 1024];
-	unsigned int mdlen = 0;
-	EVP_MD_CTX *ctx;
-	ssize_t n;
-	off_t off = 0;
-	int ret = 0;
-
-	ctx = EVP_MD_CTX_new();
-	if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	while ((n = pread(fd, buf, sizeof(buf), off)) > 0) {
-		EVP_DigestUpdate(ctx, buf, n);
-		off += n;
-	}
-	if (n < 0)
-		ret = -errno;
-	else if (!EVP_DigestFinal_ex(ctx, md, &mdlen))
-		ret = -EIO;
-	else
-		hex_digest(md, mdlen, hex);
-out:
-	EVP_MD_CTX_free(ctx);
-	return ret;
-}
-
-static int sha256_buf(const void *buf, size_t len, char hex[STATE_SHA256_HEX])
-{
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0;
-
-	if (!EVP_Digest(buf, len, md, &mdlen, EVP_sha256(), NULL))
-		return -ENOMEM;
-	hex_digest(md, mdlen, hex);
-	return 0;
-}
-
 /* text and its seal, malloc'd; NULL out of memory. */
 static char *sealed(const char *text, size_t len, size_t *out_len)
 {
-	char hex[STATE_SHA256_HEX], *all;
-	size_t n = len + strlen(STATE_SEAL) + STATE_SHA256_HEX + 1;
+	char hex[SHA256_HEX], *all;
+	size_t n = len + strlen(STATE_SEAL) + SHA256_HEX + 1;
 
 	all = malloc(n);
-	if (!all || sha256_buf(text, len, hex)) {
+	if (!all || sha256_hex(text, len, hex)) {
 		free(all);
 		return NULL;
 	}
@@ -337,17 +234,17 @@ int state_write_sealed(const struct state_dir *sd, const char *name, const char 
 static const char *seal_check(char *buf, size_t *len)
 {
 	size_t n = *len, start, slen = strlen(STATE_SEAL);
-	char hex[STATE_SHA256_HEX];
+	char hex[SHA256_HEX];
 
 	if (!n || buf[n - 1] != '\n')
 		return "its end is missing (cut short)";
 	for (start = n - 1; start && buf[start - 1] != '\n'; start--)
 		;
-	if (n - start != slen + STATE_SHA256_HEX || strncmp(buf + start, STATE_SEAL, slen))
+	if (n - start != slen + SHA256_HEX || strncmp(buf + start, STATE_SEAL, slen))
 		return "its last line is not its checksum (cut short, or appended to)";
-	if (sha256_buf(buf, start, hex))
+	if (sha256_hex(buf, start, hex))
 		return "out of memory";
-	if (strncmp(buf + start + slen, hex, STATE_SHA256_HEX - 1))
+	if (strncmp(buf + start + slen, hex, SHA256_HEX - 1))
 		return "its SHA-256 is not the one it records (changed or damaged)";
 	buf[start] = '\0';
 	*len = start;
@@ -385,10 +282,10 @@ int state_read_sealed(const struct state_dir *sd, const char *name, const char *
 
 char *state_journal_record(const char *body, size_t len, size_t *out_len)
 {
-	size_t n = len + strlen(STATE_RECORD) + 24 + STATE_SHA256_HEX + 1;
-	char hex[STATE_SHA256_HEX], *all = malloc(n);
+	size_t n = len + strlen(STATE_RECORD) + 24 + SHA256_HEX + 1;
+	char hex[SHA256_HEX], *all = malloc(n);
 
-	if (!all || sha256_buf(body, len, hex)) {
+	if (!all || sha256_hex(body, len, hex)) {
 		free(all);
 		return NULL;
 	}
@@ -400,7 +297,7 @@ char *state_journal_record(const char *body, size_t len, size_t *out_len)
 /* The record a STATE_RECORD line at text[at] closes: its body's start, or -1. */
 static long record_body(const char *text, size_t at, size_t line_len)
 {
-	char line[128], hex[STATE_SHA256_HEX], want[STATE_SHA256_HEX];
+	char line[128], hex[SHA256_HEX], want[SHA256_HEX];
 	unsigned long long bytes;
 	int used = 0;
 
@@ -409,10 +306,10 @@ static long record_body(const char *text, size_t at, size_t line_len)
 	memcpy(line, text + at, line_len);
 	line[line_len] = '\0';
 	if (sscanf(line, STATE_RECORD "%llu %64[0-9a-f]%n", &bytes, want, &used) != 2 ||
-	    (size_t)used != line_len || strlen(want) != STATE_SHA256_HEX - 1 || bytes > at ||
+	    (size_t)used != line_len || strlen(want) != SHA256_HEX - 1 || bytes > at ||
 	    (bytes && text[at - 1] != '\n'))
 		return -1;
-	if (sha256_buf(text + at - bytes, bytes, hex) || strcmp(hex, want))
+	if (sha256_hex(text + at - bytes, bytes, hex) || strcmp(hex, want))
 		return -1;
 	return at - bytes;
 }
@@ -509,7 +406,7 @@ int state_append(const struct state_dir *sd, const char *name, const char *text,
 		goto err;
 	}
 	*before = st.st_size;
-	ret = write_all(fd, text, strlen(text));
+	ret = file_write_all(fd, text, strlen(text));
 	if (!ret && fsync(fd))
 		ret = -errno;
 	/* A journal just made is durable only once its directory entry is. */
@@ -546,34 +443,27 @@ int state_truncate(const struct state_dir *sd, const char *name, off_t len)
 int state_copy_begin(const struct state_dir *sd, struct state_copy *c)
 {
 	memset(c, 0, sizeof(*c));
-	c->fd = open_temp(sd->fd, c->tmp);
+	c->fd = atomic_file_temp(sd->fd, c->tmp);
 	if (c->fd < 0) {
 		log_error("cannot create a file in %s: %s", sd->path, strerror(-c->fd));
 		return c->fd;
 	}
-	c->md = EVP_MD_CTX_new();
-	if (!c->md || !EVP_DigestInit_ex(c->md, EVP_sha256(), NULL))
-		return -ENOMEM;
-	return 0;
+	return sha256_init(&c->hash);
 }
 
 int state_copy_write(struct state_copy *c, const void *buf, size_t n)
 {
-	if (!EVP_DigestUpdate(c->md, buf, n))
+	if (sha256_update(&c->hash, buf, n))
 		return -EIO;
 	c->bytes += n;
-	c->err = write_all(c->fd, buf, n);
+	c->err = file_write_all(c->fd, buf, n);
 	return c->err;
 }
 
 int state_copy_finish(struct state_copy *c)
 {
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0;
-
-	if (!EVP_DigestFinal_ex(c->md, md, &mdlen))
+	if (sha256_final(&c->hash, c->sha256))
 		return -EIO;
-	hex_digest(md, mdlen, c->sha256);
 	if (fsync(c->fd) || lseek(c->fd, 0, SEEK_SET))
 		return -errno;
 	return 0;
@@ -581,14 +471,8 @@ int state_copy_finish(struct state_copy *c)
 
 int state_copy_commit(const struct state_dir *sd, struct state_copy *c, const char *name)
 {
-	int ret = 0;
+	int ret = atomic_file_commit(sd->fd, c->tmp, name);
 
-	if (renameat(sd->fd, c->tmp, sd->fd, name))
-		ret = -errno;
-	else
-		c->tmp[0] = '\0';
-	if (!ret)
-		ret = fsync_dir(sd->fd);
 	if (ret)
 		log_error("cannot write %s/%s: %s", sd->path, name, strerror(-ret));
 	return ret;
@@ -602,8 +486,7 @@ void state_copy_close(const struct state_dir *sd, struct state_copy *c)
 	if (c->tmp[0])
 		unlinkat(sd->fd, c->tmp, 0);
 	c->tmp[0] = '\0';
-	EVP_MD_CTX_free(c->md);
-	c->md = NULL;
+	sha256_free(&c->hash);
 }
 
 void state_copy_name(const char *which, unsigned long long serial, int i, char *out, size_t len)

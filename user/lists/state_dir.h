@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include "util/options.h"
+#include "util/sha256.h"
 
 #define STATE_ROOT_DEFAULT "/var/lib/bloomxdp"
 #define STATE_DIR_ENV "BLOOMXDP_STATE_DIR"
@@ -40,7 +41,6 @@
 #define STATE_LIST_PREFIX "list."
 /* A copy's, a journal's name: "block-<serial>.<n>", "block-<serial>.journal.<format>". */
 #define STATE_NAME_MAX 96
-#define STATE_SHA256_HEX 65
 
 /* --state-dir, the same row for every command that reads or writes state. */
 #define OPTION_STATE_DIR(type)								\
@@ -113,8 +113,6 @@ int state_read(const struct state_dir *sd, const char *name, size_t max, char **
 	       size_t *len);
 /* A regular file of the state, opened read-only without following a link; -errno. */
 int state_open_file(const struct state_dir *sd, const char *name);
-/* The SHA-256 of an open file from its start, as hex. */
-int state_sha256_fd(int fd, char hex[STATE_SHA256_HEX]);
 /* Appends text to a journal and fsyncs it; *before: its length before, for state_truncate(). */
 int state_append(const struct state_dir *sd, const char *name, const char *text, off_t *before);
 int state_truncate(const struct state_dir *sd, const char *name, off_t len);
@@ -131,9 +129,9 @@ int state_lists_reset(const struct state_dir *sd);
 struct state_copy {
 	int fd;
 	char tmp[STATE_NAME_MAX];
-	void *md;		/* EVP_MD_CTX */
+	struct sha256 hash;
 	unsigned long long bytes;
-	char sha256[STATE_SHA256_HEX];
+	char sha256[SHA256_HEX];
 	int err;		/* of a write that failed (-ENOSPC: the disk is full) */
 };
 
@@ -150,7 +148,7 @@ void state_copy_close(const struct state_dir *sd, struct state_copy *c);
 struct state_source {
 	char *source;		/* path or URL as given, or "stdin" */
 	char copy[STATE_NAME_MAX];
-	char sha256[STATE_SHA256_HEX];
+	char sha256[SHA256_HEX];
 	unsigned long long bytes;
 	char *options;		/* its own load options, "--name=value\n" lines; NULL: the list's */
 };

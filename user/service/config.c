@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "service/config.h"
+#include "util/duration.h"
 #include "util/log.h"
 #include "fleet/redis.h"
 #include "service/metrics_http.h"
@@ -86,32 +87,6 @@ static char *keep(struct config *cfg, const char *value)
 	cfg->strings = grown;
 	cfg->strings[cfg->nstrings++] = copy;
 	return copy;
-}
-
-int config_parse_duration(const char *text, __u64 *seconds)
-{
-	unsigned long long v, unit = 1;
-	char *end;
-
-	if (!isdigit((unsigned char)text[0]))
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(text, &end, 10);
-	if (errno || end == text)
-		return -EINVAL;
-	switch (*end) {
-	case '\0': case 's': break;
-	case 'm': unit = 60; break;
-	case 'h': unit = 3600; break;
-	case 'd': unit = 86400; break;
-	default: return -EINVAL;
-	}
-	if (*end && end[1])
-		return -EINVAL;
-	if (v > CONFIG_MAX_INTERVAL_S / unit)
-		return -EINVAL;
-	*seconds = v * unit;
-	return 0;
 }
 
 bool config_source_is_url(const char *source)
@@ -419,13 +394,13 @@ static void crowdsec_key(struct parse *p, const char *key, const char *value)
 		if (strlen(value) < sizeof(c->api_key_file))
 			snprintf(c->api_key_file, sizeof(c->api_key_file), "%s", value);
 	} else if (!strcmp(key, "interval")) {
-		if (config_parse_duration(value, &v) || !v)
+		if (duration_parse(value, &v) || !v)
 			parse_error(p, p->line, "interval = %s: expected a time such as 10s or 1m, "
 				    "at most 365d", value);
 		else
 			c->interval_s = v;
 	} else if (!strcmp(key, "timeout")) {
-		if (config_parse_duration(value, &v) || !v || v > CONFIG_MAX_TIMEOUT_S)
+		if (duration_parse(value, &v) || !v || v > CONFIG_MAX_TIMEOUT_S)
 			parse_error(p, p->line, "timeout = %s: expected a time from 1s to 1h",
 				    value);
 		else
@@ -501,12 +476,12 @@ static void source_key(struct parse *p, const char *key, const char *value)
 		if (!p->src->source_refused)
 			snprintf(spec->source, sizeof(spec->source), "%s", value);
 	} else if (!strcmp(key, "refresh")) {
-		if (config_parse_duration(value, &spec->refresh_s))
+		if (duration_parse(value, &spec->refresh_s))
 			parse_error(p, p->line, "refresh = %s: expected an interval such as 30s, "
 				    "15m, 1h or 1d (0: only at start and on SIGHUP), at most "
 				    "365d", value);
 	} else if (!strcmp(key, "timeout")) {
-		if (config_parse_duration(value, &v) || !v || v > CONFIG_MAX_TIMEOUT_S)
+		if (duration_parse(value, &v) || !v || v > CONFIG_MAX_TIMEOUT_S)
 			parse_error(p, p->line, "timeout = %s: expected a time from 1s to 1h",
 				    value);
 		else

@@ -33,8 +33,6 @@
 #include "service/feed_spec.h"
 
 #define CONFIG_DIR			"/etc/bloomxdp"
-/* A year: a longer interval is a typo. */
-#define CONFIG_MAX_INTERVAL_S		(365ULL * 86400)
 #define CONFIG_MAX_TIMEOUT_S		3600ULL
 /* [list default]: the default list, not a named list of that name. */
 #define CONFIG_DEFAULT_LIST		"default"
@@ -88,8 +86,6 @@ bool config_source_equal(const struct feed_spec *a, const struct feed_spec *b);
 bool config_load_read_equal(const struct list_opts *a, const struct list_opts *b);
 /* Same [attach] settings. */
 bool config_attach_equal(const struct config *a, const struct config *b);
-/* "30s", "5m", "1h", "2d" or seconds: 0, or -EINVAL. */
-int config_parse_duration(const char *text, __u64 *seconds);
 /*
  * A [list NAME]'s load goes to the named list NAME: spec->load.list set to
  * spec's name; [list default] is the default list (the one 'load' without

@@ -15,6 +15,7 @@
 #include "service/crowdsec.h"
 #include "lists/build.h"
 #include "lists/lists.h"
+#include "util/duration.h"
 #include "util/log.h"
 #include "service/metrics.h"
 #include "lists/state_dir.h"
@@ -78,8 +79,8 @@ __u64 crowdsec_deadline(__u64 until, __u64 now)
 		grid *= 2;
 	applied = (until + grid - 1) / grid * grid;
 	/* add --timeout takes at most a year: the bouncer adds it again then. */
-	if (applied - now > CONFIG_MAX_INTERVAL_S)
-		applied = now + CONFIG_MAX_INTERVAL_S;
+	if (applied - now > DURATION_MAX_S)
+		applied = now + DURATION_MAX_S;
 	return applied;
 }
 
@@ -92,7 +93,7 @@ static bool held_enough(const struct crowdsec_ban *h, __u64 until, __u64 now)
 {
 	if (h->applied <= now)
 		return false;
-	return h->applied >= until || h->applied - now > CONFIG_MAX_INTERVAL_S / 2;
+	return h->applied >= until || h->applied - now > DURATION_MAX_S / 2;
 }
 
 static int push(struct crowdsec_ban **a, size_t *n, const struct crowdsec_ban *b)
@@ -210,7 +211,7 @@ static int plan_apply(struct crowdsec *cs, struct crowdsec_plan *p)
 		.format = FORMAT_ADDR, .prefix_probes = LIST_DEFAULT_PREFIX_PROBES,
 		.state_dir = cs->state_dir, .list = CROWDSEC_LIST,
 	};
-	char **values, timeout[32];
+	char **values;
 	struct crowdsec_ban *failed = NULL;
 	size_t i, first, nfailed = 0, nvalues = p->ndel > p->nadd ? p->ndel : p->nadd;
 	__u64 now;
@@ -244,9 +245,7 @@ static int plan_apply(struct crowdsec *cs, struct crowdsec_plan *p)
 		for (i = first; i < p->nadd && p->add[i].applied == p->add[first].applied; i++)
 			values[i - first] = p->add[i].value;
 		now = time(NULL);
-		snprintf(timeout, sizeof(timeout), "%llus", (unsigned long long)
-			 (p->add[first].applied > now ? p->add[first].applied - now : 1));
-		o.timeout = timeout;
+		o.timeout = p->add[first].applied > now ? p->add[first].applied - now : 1;
 		r = list_add(cs->ifname, &o, values, (int)(i - first));
 		if (!r) {
 			cs->st.applied += i - first;

@@ -466,7 +466,7 @@ static bool enforced_already(const struct daemon *d, struct daemon_source *s)
 {
 	struct list_opts rec = { .format = FORMAT_AUTO };
 	struct list_inputs in;
-	char which[STATE_NAME_MAX], hex[STATE_SHA256_HEX];
+	char which[STATE_NAME_MAX], hex[SHA256_HEX];
 	const struct list_opts *read_as = &rec;
 	bool same = false;
 	int fd;
@@ -481,7 +481,7 @@ static bool enforced_already(const struct daemon *d, struct daemon_source *s)
 	fd = open(s->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		goto out;
-	same = !state_sha256_fd(fd, hex) && !strcmp(hex, in.list.src[0].sha256) &&
+	same = !sha256_fd_hex(fd, hex) && !strcmp(hex, in.list.src[0].sha256) &&
 	       config_load_read_equal(&s->spec.load, read_as);
 	close(fd);
 out:

@@ -14,20 +14,19 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
-
 #include "service/config.h"
 #include "service/fetch.h"
-#include "kernel/attachment.h"
+#include "util/dirs.h"
 #include "lists/build.h"
 #include "lists/lists.h"
+#include "util/atomic_file.h"
 #include "util/log.h"
+#include "util/sha256.h"
 #include "filter/ranges.h"
 #include "service/refresh.h"
 #include "lists/state_dir.h"
 
 #define FEEDS_DIR	"feeds"
-#define SHA256_HEX	65
 
 int feed_name_check(const char *name)
 {
@@ -166,29 +165,12 @@ done:
 	return ret;
 }
 
-/* name in dir_fd replaced whole by text: a temporary file, fsync, rename. */
+/* name in dir_fd replaced whole by text (atomic_file.h); the error printed. */
 static int write_atomic(int dir_fd, const char *dir, const char *name, const char *text,
 			size_t len)
 {
-	char tmp[64];
-	int fd, ret = 0;
+	int ret = atomic_file_write(dir_fd, name, text, len);
 
-	snprintf(tmp, sizeof(tmp), ".%s.tmp", name);
-	fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		ret = -errno;
-		goto out;
-	}
-	if (write(fd, text, len) != (ssize_t)len || fsync(fd))
-		ret = errno ? -errno : -EIO;
-	close(fd);
-	if (!ret && renameat(dir_fd, tmp, dir_fd, name))
-		ret = -errno;
-	if (!ret)
-		fsync(dir_fd);
-	else
-		unlinkat(dir_fd, tmp, 0);
-out:
 	if (ret)
 		log_error("cannot write %s/%s: %s", dir, name, strerror(-ret));
 	return ret;
@@ -525,8 +507,29 @@ out:
 	return ret;
 }
 
+/* The temporary files a write cut short left in a feed's directory (atomic_file.h). */
+static void remove_temporaries(int dir_fd)
+{
+	struct dirent *de;
+	DIR *dir;
+	int fd;
+
+	fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dir = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((de = readdir(dir)))
+		if (atomic_file_is_temp(de->d_name))
+			unlinkat(dir_fd, de->d_name, 0);
+	closedir(dir);
+}
+
 int feed_forget(const char *state_dir, const char *ifname, const char *name)
 {
+	/* .fetch.tmp is a fetch's; the other .tmp names an older bloomxdp's, still in a cache. */
 	static const char *const files[] = {
 		"spec", "good", "good.meta", "pending", "pending.meta", "counters",
 		".fetch.tmp", ".spec.tmp", ".good.meta.tmp", ".pending.meta.tmp",
@@ -549,6 +552,7 @@ int feed_forget(const char *state_dir, const char *ifname, const char *name)
 	/* Only the names a refresh makes: anything else keeps the directory, and is said. */
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 		unlinkat(d.feed_fd, files[i], 0);
+	remove_temporaries(d.feed_fd);
 	if (unlinkat(d.feeds_fd, name, AT_REMOVEDIR)) {
 		ret = -errno;
 		log_error("cannot remove %s: %s", d.path, strerror(-ret));
@@ -571,36 +575,16 @@ __u64 feed_next_due(const struct feed_counters *c, __u64 refresh_s)
 	return c->last_attempt + (delay < cap ? delay : cap);
 }
 
+/* The SHA-256 of a file of the cache (a copy just fetched). */
 static int sha256_file(int dir_fd, const char *name, char hex[SHA256_HEX])
 {
-	unsigned char buf[64 * 1024], md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0, i;
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	ssize_t n;
-	int fd, ret = 0;
+	int fd, ret;
 
-	if (!ctx)
-		return -ENOMEM;
 	fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		goto out;
-	}
-	if (!EVP_DigestInit_ex(ctx, EVP_sha256(), NULL))
-		ret = -EIO;
-	while (!ret && (n = read(fd, buf, sizeof(buf))) != 0) {
-		if (n < 0)
-			ret = -errno;
-		else if (!EVP_DigestUpdate(ctx, buf, n))
-			ret = -EIO;
-	}
-	if (!ret && !EVP_DigestFinal_ex(ctx, md, &mdlen))
-		ret = -EIO;
-	for (i = 0; !ret && i < mdlen && i < SHA256_HEX / 2; i++)
-		sprintf(hex + 2 * i, "%02x", md[i]);
+	if (fd < 0)
+		return -errno;
+	ret = sha256_fd_hex(fd, hex);
 	close(fd);
-out:
-	EVP_MD_CTX_free(ctx);
 	return ret;
 }
 
@@ -837,31 +821,19 @@ static bool report_quiet(bool daemon, __u64 failures_before, const char *error_b
 	       (c->consecutive_failures & (c->consecutive_failures - 1));
 }
 
-static void report(const char *ifname, const struct feed_spec *spec, const struct copy_meta *good,
-		   const struct feed_counters *c, const struct refresh_result *out)
+/* A refusal, on stderr (the success lines are feed_refresh_summary()'s, for the caller). */
+static void report_refused(const char *ifname, const struct feed_spec *spec,
+			   const struct copy_meta *good, const struct feed_counters *c,
+			   const struct refresh_result *out)
 {
-	char when[32], times[64] = "";
+	char times[64] = "";
 
 	if (out->reason == REFRESH_NOTHING) {
 		log_error("refresh %s of %s: %s", spec->name, ifname, out->why);
 		return;
 	}
-	if (out->outcome == REFRESH_APPLIED) {
-		printf("refresh %s of %s: %sapplied %llu entries from %s (the good copy had "
-		       "%llu)\n", spec->name, ifname, out->accepted ? "accepted and " : "",
-		       (unsigned long long)out->entries, spec->source,
-		       (unsigned long long)out->previous);
-		if (out->accepted)
-			printf("refresh %s of %s: accepted despite: %s\n", spec->name, ifname,
-			       out->why);
+	if (out->outcome != REFRESH_REFUSED)
 		return;
-	}
-	if (out->outcome == REFRESH_NOT_MODIFIED) {
-		printf("refresh %s of %s: not modified; the good copy of %llu entries (fetched "
-		       "%s) stays\n", spec->name, ifname, (unsigned long long)good->entries,
-		       age_text(good->fetched, when, sizeof(when)));
-		return;
-	}
 	if (c->consecutive_failures > 1)
 		snprintf(times, sizeof(times), " (%llu times in a row)",
 			 (unsigned long long)c->consecutive_failures);
@@ -871,6 +843,32 @@ static void report(const char *ifname, const struct feed_spec *spec, const struc
 	if (out->reason == REFRESH_EMPTY || out->reason == REFRESH_SHRINK)
 		log_error("to apply it anyway: bloomxdp refresh %s %s --accept", ifname,
 			  spec->name);
+}
+
+const char *feed_refresh_summary(const char *ifname, const struct feed_spec *spec,
+				 const struct refresh_result *r, char *buf, size_t len)
+{
+	char when[32];
+	int n;
+
+	buf[0] = '\0';
+	if (r->quiet || r->reason == REFRESH_NOTHING)
+		return buf;
+	if (r->outcome == REFRESH_APPLIED) {
+		n = snprintf(buf, len, "refresh %s of %s: %sapplied %llu entries from %s (the good "
+			     "copy had %llu)\n", spec->name, ifname,
+			     r->accepted ? "accepted and " : "", (unsigned long long)r->entries,
+			     spec->source, (unsigned long long)r->previous);
+		if (r->accepted && n >= 0 && (size_t)n < len)
+			snprintf(buf + n, len - n, "refresh %s of %s: accepted despite: %s\n",
+				 spec->name, ifname, r->why);
+	} else if (r->outcome == REFRESH_NOT_MODIFIED) {
+		snprintf(buf, len, "refresh %s of %s: not modified; the good copy of %llu entries "
+			 "(fetched %s) stays\n", spec->name, ifname,
+			 (unsigned long long)r->good_entries,
+			 age_text(r->good_fetched, when, sizeof(when)));
+	}
+	return buf;
 }
 
 /* The feed not modified (the good copy stays): its validators kept, no copy pending. */
@@ -912,126 +910,174 @@ int feed_refresh(const char *state_dir, const char *ifname, const struct feed_sp
 	return feed_refresh_apply(state_dir, ifname, spec, accept, NULL, NULL, out);
 }
 
-int feed_refresh_apply(const char *state_dir, const char *ifname, const struct feed_spec *spec,
-		       bool accept, feed_apply_fn apply, void *apply_ctx,
-		       struct refresh_result *out)
-{
-	struct apply_cached cached;
-	char pending_path[PATH_MAX], err[LIST_ERROR_LEN];
-	struct list_opts check = spec->load;
-	struct list_source src = { .path = pending_path, .opts = &spec->load };
-	struct copy_meta good, pending;
-	struct feed_counters c = {};
-	struct judged j = {};
+/* A refresh as it goes: the feed's cache, what it held, what changes. */
+struct refresh_run {
 	struct feed_dirs d;
-	__u64 now = time(NULL), failures_before;
-	char error_before[sizeof(c.last_error)];
-	int ret, got;
+	struct copy_meta good, pending;
+	struct feed_counters c;
+	__u64 failures_before;		/* the counters as they were: what the daemon said */
+	char error_before[FEED_WHY_MAX];
+	struct judged j;
+	char pending_path[PATH_MAX];
+	__u64 now;
+};
 
-	memset(out, 0, sizeof(*out));
+/* The feed's directory made and locked, its spec written, what the cache holds of it read. */
+static int run_begin(struct refresh_run *r, const char *state_dir, const char *ifname,
+		     const struct feed_spec *spec)
+{
+	int ret;
+
+	r->now = time(NULL);
 	ret = feed_spec_check(spec);
 	if (ret)
 		return ret;
-	ret = dirs_open(state_dir, ifname, spec->name, true, &d);
+	ret = dirs_open(state_dir, ifname, spec->name, true, &r->d);
 	if (ret)
 		return ret;
 	/* One refresh of an interface at a time: the daemon's, cron's, a human's. */
-	if (flock(d.feeds_fd, LOCK_EX)) {
+	if (flock(r->d.feeds_fd, LOCK_EX)) {
 		ret = -errno;
-		log_error("cannot lock %s: %s", d.feeds_path, strerror(-ret));
-		goto cleanup;
+		log_error("cannot lock %s: %s", r->d.feeds_path, strerror(-ret));
 	}
-	ret = spec_write(&d, spec);
-	if (ret)
-		goto cleanup;
-	kv_read(d.feed_fd, "counters", counters_value, &c);
-	failures_before = c.consecutive_failures;
-	COPY_TEXT(error_before, c.last_error);
-	meta_read(d.feed_fd, "good", "good.meta", &good);
-	meta_read(d.feed_fd, "pending", "pending.meta", &pending);
-	c.last_attempt = now;
-	out->previous = good.entries;
-	ret = join(pending_path, sizeof(pending_path), d.path, "pending");
-	if (ret)
-		goto cleanup;
+	if (!ret)
+		ret = spec_write(&r->d, spec);
+	if (!ret)
+		ret = join(r->pending_path, sizeof(r->pending_path), r->d.path, "pending");
+	if (ret) {
+		dirs_close(&r->d);
+		return ret;
+	}
+	kv_read(r->d.feed_fd, "counters", counters_value, &r->c);
+	r->failures_before = r->c.consecutive_failures;
+	COPY_TEXT(r->error_before, r->c.last_error);
+	meta_read(r->d.feed_fd, "good", "good.meta", &r->good);
+	meta_read(r->d.feed_fd, "pending", "pending.meta", &r->pending);
+	r->c.last_attempt = r->now;
+	return 0;
+}
 
-	if (accept && pending.present) {
-		/* What a human saw refused, rather than whatever the server has now. */
-		j.meta = pending;
-		j.from_pending = true;
-		got = 1;
-	} else {
-		got = fetch_new(&d, spec, &good, &j, out);
-	}
-	ret = got < 0 ? got : 0;
-	if (got < 0)
-		goto failed;
-	if (!got) {
-		not_modified(&d, &good, &j, accept, out);
-		c.consecutive_failures = 0;
-		c.last_success = now;
-		c.last_error[0] = '\0';
-		goto done;
-	}
+/*
+ * The copy to apply judged, parsed as load reads it (emptiness is judged
+ * here, not refused by the parser) and by the guards, then applied: 0, or
+ * -errno with out saying why.
+ */
+static int judge(struct refresh_run *r, const char *ifname, const struct feed_spec *spec,
+		 bool accept, feed_apply_fn apply, void *apply_ctx, struct refresh_result *out)
+{
+	struct apply_cached cached = { .d = &r->d, .ifname = ifname, .spec = spec };
+	struct list_source src = { .path = r->pending_path, .opts = &spec->load };
+	struct list_opts check = spec->load;
+	char err[LIST_ERROR_LEN];
+	int ret;
 
-	/* Parsed as load reads it; emptiness is judged here, not refused by the parser. */
 	check.allow_empty = true;
 	ret = list_check_sources(&check, &src, 1, &out->entries, err);
-	j.meta.entries = out->entries;
+	r->j.meta.entries = out->entries;
 	if (ret) {
 		set_why(out, REFRESH_PARSE, "%s", err);
-		goto rejected;
+		return ret;
 	}
-	ret = guard(spec, &good, out->entries, out);
+	ret = guard(spec, &r->good, out->entries, out);
 	if (ret && !accept)
-		goto rejected;
+		return ret;
 	out->accepted = ret != 0;
-	cached = (struct apply_cached){ .d = &d, .ifname = ifname, .spec = spec };
-	ret = apply ? apply(apply_ctx, pending_path, accept) :
-		      apply_cached(&cached, pending_path, accept);
-	if (ret) {
+	ret = apply ? apply(apply_ctx, r->pending_path, accept) :
+		      apply_cached(&cached, r->pending_path, accept);
+	if (ret)
 		set_why(out, REFRESH_APPLY, "the load into %s failed (said above)", ifname);
-		goto rejected;
-	}
-	/* Applied: only now is it the good copy. */
-	j.meta.applied = now;
-	j.meta.why[0] = '\0';
-	if (renameat(d.feed_fd, "pending", d.feed_fd, "good")) {
+	return ret;
+}
+
+/* Applied: only now is the copy the good one. -errno, said, when it cannot be kept so. */
+static int promote(struct refresh_run *r, struct refresh_result *out)
+{
+	int ret;
+
+	r->j.meta.applied = r->now;
+	r->j.meta.why[0] = '\0';
+	if (renameat(r->d.feed_fd, "pending", r->d.feed_fd, "good")) {
 		ret = -errno;
-		log_error("applied, but cannot keep the copy as %s/good: %s", d.path,
+		log_error("applied, but cannot keep the copy as %s/good: %s", r->d.path,
 			  strerror(-ret));
-		goto cleanup;
+		return ret;
 	}
-	unlinkat(d.feed_fd, "pending.meta", 0);
-	meta_write(&d, "good.meta", &j.meta);
+	unlinkat(r->d.feed_fd, "pending.meta", 0);
+	meta_write(&r->d, "good.meta", &r->j.meta);
 	out->outcome = REFRESH_APPLIED;
 	if (!out->accepted)
 		out->why[0] = '\0';
 	out->reason = REFRESH_OK;
-	c.consecutive_failures = 0;
-	c.last_success = c.last_applied = now;
-	c.entries = out->entries;
-	c.last_error[0] = '\0';
-	goto done;
+	r->c.last_applied = r->now;
+	r->c.entries = out->entries;
+	return 0;
+}
 
-rejected:
-	COPY_TEXT(j.meta.why, out->why);
-	meta_write(&d, "pending.meta", &j.meta);
-failed:
-	c.refresh_failures++;
-	c.consecutive_failures++;
-	COPY_TEXT(c.last_error, out->why);
-done:
-	if (!c.entries && good.present)
-		c.entries = good.entries;
-	counters_write(&d, &c);
-	out->next_due = feed_next_due(&c, spec->refresh_s);
-	if (!report_quiet(apply != NULL, failures_before, error_before, &c, out))
-		report(ifname, spec, &good, &c, out);
+/* The counters after a success (applied, not modified) or a failure: the backoff's step. */
+static void count(struct refresh_run *r, int ret, const struct refresh_result *out)
+{
+	if (ret) {
+		r->c.refresh_failures++;
+		r->c.consecutive_failures++;
+		COPY_TEXT(r->c.last_error, out->why);
+	} else {
+		r->c.consecutive_failures = 0;
+		r->c.last_success = r->now;
+		r->c.last_error[0] = '\0';
+	}
+	if (!r->c.entries && r->good.present)
+		r->c.entries = r->good.entries;
+	counters_write(&r->d, &r->c);
+}
+
+int feed_refresh_apply(const char *state_dir, const char *ifname, const struct feed_spec *spec,
+		       bool accept, feed_apply_fn apply, void *apply_ctx,
+		       struct refresh_result *out)
+{
+	struct refresh_run r = {};
+	int ret, got;
+
+	memset(out, 0, sizeof(*out));
+	/* Nothing to say until there is an outcome. */
+	out->quiet = true;
+	ret = run_begin(&r, state_dir, ifname, spec);
+	if (ret)
+		return ret;
+	out->previous = r.good.entries;
+	if (accept && r.pending.present) {
+		/* What a human saw refused, rather than whatever the server has now. */
+		r.j.meta = r.pending;
+		r.j.from_pending = true;
+		got = 1;
+	} else {
+		got = fetch_new(&r.d, spec, &r.good, &r.j, out);
+	}
+	ret = got < 0 ? got : 0;
+	if (!got)
+		not_modified(&r.d, &r.good, &r.j, accept, out);
+	if (got > 0) {
+		ret = judge(&r, ifname, spec, accept, apply, apply_ctx, out);
+		if (ret) {
+			/* Refused: the copy stays pending, with why. */
+			COPY_TEXT(r.j.meta.why, out->why);
+			meta_write(&r.d, "pending.meta", &r.j.meta);
+		} else {
+			ret = promote(&r, out);
+			if (ret)
+				goto cleanup;
+		}
+	}
+	count(&r, ret, out);
+	out->next_due = feed_next_due(&r.c, spec->refresh_s);
+	out->good_entries = r.good.entries;
+	out->good_fetched = r.good.fetched;
+	out->quiet = report_quiet(apply != NULL, r.failures_before, r.error_before, &r.c, out);
+	if (!out->quiet)
+		report_refused(ifname, spec, &r.good, &r.c, out);
 	if (out->reason == REFRESH_NOTHING)
 		ret = -ENOENT;
 cleanup:
-	dirs_close(&d);
+	dirs_close(&r.d);
 	return ret;
 }
 

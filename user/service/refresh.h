@@ -79,6 +79,14 @@ struct refresh_result {
 	__u64 previous;		/* of the good copy before it; 0: none */
 	__u64 next_due;		/* Unix seconds: when to refresh again (feed_next_due) */
 	char why[FEED_WHY_MAX];	/* one line: what was refused and why */
+	__u64 good_entries;	/* of the good copy that stays (not modified) */
+	__u64 good_fetched;	/* when it was fetched, Unix seconds */
+	/*
+	 * Nothing to say of it: the refresh stopped before an outcome, or the
+	 * daemon's says less (not modified only after failures, a run of the same
+	 * failure at its 1st, 2nd, 4th, 8th... time).
+	 */
+	bool quiet;
 };
 
 /*
@@ -91,7 +99,8 @@ struct refresh_result {
  * good copy with its own spec, this one's new copy) in one atomic swap, and
  * only then is the new copy promoted to good. accept: apply the pending copy
  * (else the next fetch) even if empty or shrunk; a parse error is never
- * accepted. Returns 0 (applied, not modified) or -errno (refused), out filled.
+ * accepted. Returns 0 (applied, not modified) or -errno (refused), out filled:
+ * feed_refresh_summary() is what it says of a success. Prints nothing on stdout.
  */
 int feed_refresh(const char *state_dir, const char *ifname, const struct feed_spec *spec,
 		 bool accept, struct refresh_result *out);
@@ -107,6 +116,18 @@ typedef int (*feed_apply_fn)(void *ctx, const char *path, bool allow_empty);
 int feed_refresh_apply(const char *state_dir, const char *ifname, const struct feed_spec *spec,
 		       bool accept, feed_apply_fn apply, void *apply_ctx,
 		       struct refresh_result *out);
+
+/*
+ * What a refresh that was not refused says, for the caller to print ('bloomxdp
+ * refresh' on stdout, the daemon in its log): "refresh NAME of IFNAME: applied
+ * N entries from SOURCE (the good copy had M)", then "...: accepted despite:
+ * WHY" when --accept overrode a guard, or "...: not modified; the good copy of
+ * N entries (fetched TIME) stays"; lines ending in '\n'. "" when refused (said
+ * on stderr by the refresh itself) or quiet. buf returned.
+ */
+#define FEED_SUMMARY_MAX	(FEED_SOURCE_MAX + FEED_WHY_MAX + 512)
+const char *feed_refresh_summary(const char *ifname, const struct feed_spec *spec,
+				 const struct refresh_result *r, char *buf, size_t len);
 
 /* The path of a feed's good copy (the one last applied): 0, or -ENOENT when it has none. */
 int feed_good_path(const char *state_dir, const char *ifname, const char *name, char *path,

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 
 #include "service/daemon.h"
@@ -40,12 +41,15 @@ static int feed_refresh_op(void *ctx, struct daemon_source *src)
 {
 	const struct daemon *d = ctx;
 	const char *state_dir = daemon_state_dir(d);
+	char said[FEED_SUMMARY_MAX];
 	struct refresh_result r;
 	bool had = src->path[0];
 	int ret;
 
 	ret = feed_refresh_apply(state_dir, daemon_ifname(d), &src->spec, false, load_later, NULL,
 				 &r);
+	/* In the log, as every line of the daemon's: its stdout is the events' stream. */
+	fputs(feed_refresh_summary(daemon_ifname(d), &src->spec, &r, said, sizeof(said)), stderr);
 	schedule_next(src, r.next_due);
 	if (ret < 0) {
 		/* Started anew: the copy a run before applied is what the list held. */

@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include <bloomxdp/common.h>
+#include "util/duration.h"
 #include "util/numbers.h"
 #include "util/ifname.h"
 #include "util/log.h"
@@ -128,19 +129,36 @@ static int parse_ports(const char *flag, const char *text, __u16 ports[BLOOMXDP_
 static int parse_seconds(const struct option_spec *o, const char *flag, const char *text,
 			 double *out)
 {
-	char *end;
 	double v;
 
-	errno = 0;
-	v = strtod(text, &end);
 	/* Bounded, and finite: "inf" or "nan" would make a timeout a no-op. */
-	if (end == text || *end || errno || !(v >= o->min && v <= o->max) || v <= 0) {
+	if (duration_parse_real(text, &v) || !(v >= o->min && v <= o->max) || v <= 0) {
 		log_error("%s %s: expected seconds above 0, from %g to %g", flag, text, o->min,
 			  o->max);
 		return -EINVAL;
 	}
 	*out = v;
 	return 0;
+}
+
+static int parse_duration(const struct option_spec *o, const char *flag, const char *text,
+			  __u64 *out)
+{
+	char least[24], most[24];
+	__u64 v;
+
+	if (!duration_parse(text, &v) && v >= o->min && v <= o->max) {
+		*out = v;
+		return 0;
+	}
+	duration_text(o->max, most, sizeof(most));
+	if (o->min <= 1)
+		log_error("%s %s: expected a duration such as " DURATION_EXAMPLES " (at most %s)",
+			  flag, text, most);
+	else
+		log_error("%s %s: expected a duration such as " DURATION_EXAMPLES " (%s to %s)",
+			  flag, text, duration_text(o->min, least, sizeof(least)), most);
+	return -EINVAL;
 }
 
 /* "yes"/"no" and their usual spellings: a flag's value in a configuration file. */
@@ -184,6 +202,8 @@ static int parse_value(const struct option_spec *o, const char *flag, const char
 		return parse_fpr(flag, text, field(opts, o));
 	case OPT_SECONDS:
 		return parse_seconds(o, flag, text, field(opts, o));
+	case OPT_DURATION:
+		return parse_duration(o, flag, text, field(opts, o));
 	case OPT_ENUM_FLAG:
 		if (!text) {
 			*(__u32 *)field(opts, o) = o->bare;
@@ -319,6 +339,11 @@ static void print_default(const struct option_spec *o, const void *defaults, FIL
 				*(const unsigned long long *)v);
 		else if (*(const unsigned long long *)v)
 			fprintf(out, " (default %llu)", *(const unsigned long long *)v);
+		break;
+	case OPT_DURATION:
+		if (*(const unsigned long long *)v)
+			fprintf(out, " (%.0f to %.0f, default %llu)", o->min, o->max,
+				*(const unsigned long long *)v);
 		break;
 	case OPT_RATE:
 		fprintf(out, " (default %g)", *(const double *)v);
@@ -622,6 +647,7 @@ int options_write(const struct option_spec *table, const void *values,
 				fprintf(out, "--%s\n", o->name);
 			break;
 		case OPT_COUNT:
+		case OPT_DURATION:
 			fprintf(out, "--%s=%llu\n", o->name, *(const unsigned long long *)v);
 			break;
 		case OPT_RATE:

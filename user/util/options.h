@@ -37,7 +37,8 @@ enum option_type {
 	OPT_FLAG,	/* bool */
 	OPT_COUNT,	/* __u64: "1000000", "1e6", "10M", within min..max */
 	OPT_RATE,	/* double in (0, 1): "0.01" or "1%" */
-	OPT_SECONDS,	/* double: finite, within min..max */
+	OPT_SECONDS,	/* double: "0.5", "2s", "1m" (duration.h, with a fraction), within min..max */
+	OPT_DURATION,	/* __u64 seconds: "30", "30s", "10m", "2h", "7d" (duration.h), min..max */
 	OPT_ENUM,	/* __u32, one of values */
 	OPT_ENUM_FLAG,	/* __u32, one of values; given alone (--verify): bare, the argument
 			 * as --verify=auto or --verify auto (a value name only) */
@@ -61,7 +62,7 @@ struct option_spec {
 	const char *metavar;		/* "N", "FILE": what --help shows as the argument */
 	const char *help;		/* one or more lines ('\n' between them) */
 	const struct enum_value *values;	/* OPT_ENUM, OPT_ENUM_SET */
-	double min, max;		/* OPT_COUNT, OPT_SECONDS */
+	double min, max;		/* OPT_COUNT, OPT_SECONDS, OPT_DURATION */
 	/* Instead of values: a table made at run time (the layouts: from their ops). */
 	const struct enum_value *(*values_fn)(void);
 	/* Offset + 1 of a bool set when the option is given; 0: none. */
