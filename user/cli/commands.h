@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
-#include "util/options.h"
+#include "cli/command.h"
 #include "util/numbers.h"
 #include "filter/match.h"
 #include "filter/bloom_plan.h"

@@ -141,10 +141,10 @@ static int attach_for(const struct fleet_config *cfg, const struct savefile_info
 			return -ENOMEM;
 		/* The daemon's state directory, not the environment's. */
 		if (cfg->state_dir)
-			command_set_option(&command_detach, opts, "state-dir", cfg->state_dir);
+			options_set(command_detach.options, opts, "state-dir", cfg->state_dir);
 		call.opts = opts;
 		ret = command_detach.run(&call);
-		command_free_options(&command_detach, opts);
+		options_free(command_detach.options, opts);
 		free(opts);
 		if (ret) {
 			snprintf(why, len, "cannot detach to attach with the fleet's key: %s",
@@ -157,9 +157,9 @@ static int attach_for(const struct fleet_config *cfg, const struct savefile_info
 		return -ENOMEM;
 	memcpy(opts, cfg->attach ? cfg->attach : command_attach.defaults, command_attach.opts_size);
 	if (cfg->state_dir)
-		command_set_option(&command_attach, opts, "state-dir", cfg->state_dir);
+		options_set(command_attach.options, opts, "state-dir", cfg->state_dir);
 	ret = attach_with_filter(cfg->ifname, opts, &filter);
-	/* Not command_free_options(): the copy shares the configuration's lists. */
+	/* Not options_free(): the copy shares the configuration's lists. */
 	free(opts);
 	if (ret)
 		snprintf(why, len, "cannot attach with the fleet's key: %s", strerror(-ret));

@@ -320,9 +320,9 @@ static bool seen_twice(struct parse *p, const char *key)
 	return false;
 }
 
-/* An option of cmd (attach or load) into opts, its errors at this line. */
-static int set_command_option(struct parse *p, const struct command *cmd, void *opts,
-			      const char *key, const char *value)
+/* An option of table (attach's or load's) into opts, its errors at this line. */
+static int set_table_option(struct parse *p, const struct option_spec *table, void *opts,
+			    const char *key, const char *value)
 {
 	const char *copy = keep(p->cfg, value);
 	int ret;
@@ -332,7 +332,7 @@ static int set_command_option(struct parse *p, const struct command *cmd, void *
 		return -ENOMEM;
 	}
 	at_line(p, p->line);
-	ret = command_set_option(cmd, opts, key, copy);
+	ret = options_set(table, opts, key, copy);
 	log_context = NULL;
 	if (ret)
 		p->errors++;
@@ -535,8 +535,8 @@ static void source_key(struct parse *p, const char *key, const char *value)
 	} else if (!strcmp(key, "state-dir")) {
 		parse_error(p, p->line, "state_dir goes in [daemon]: the daemon's lists, "
 			    "attachment and timeouts share one state directory");
-	} else if (command_option(&command_load, key)) {
-		set_command_option(p, &command_load, &spec->load, key, value);
+	} else if (option_find(command_load.options, key)) {
+		set_table_option(p, command_load.options, &spec->load, key, value);
 	} else {
 		parse_error(p, p->line, "unknown key '%s' in %s: expected source, refresh, "
 			    "max_shrink, timeout, max_bytes or an option of 'bloomxdp load' "
@@ -572,13 +572,13 @@ static int on_key(void *user, const char *section, const char *name, const char 
 				    "attachment and timeouts share one state directory");
 			break;
 		}
-		if (!command_option(&command_attach, key)) {
+		if (!option_find(command_attach.options, key)) {
 			parse_error(p, p->line, "unknown key '%s' in [attach]: expected an "
 				    "option of 'bloomxdp attach' by its long name (see 'bloomxdp "
 				    "attach --help')", name);
 			break;
 		}
-		if (!set_command_option(p, &command_attach, p->cfg->attach, key, value))
+		if (!set_table_option(p, command_attach.options, p->cfg->attach, key, value))
 			p->cfg->attach_keys++;
 		break;
 	case SEC_DAEMON:
@@ -799,10 +799,10 @@ void config_free(struct config *cfg)
 	int i;
 
 	if (cfg->attach)
-		command_free_options(&command_attach, cfg->attach);
+		options_free(command_attach.options, cfg->attach);
 	free(cfg->attach);
 	for (i = 0; i < cfg->nsources; i++)
-		command_free_options(&command_load, &cfg->sources[i].spec.load);
+		options_free(command_load.options, &cfg->sources[i].spec.load);
 	free(cfg->sources);
 	for (i = 0; i < cfg->nstrings; i++)
 		free(cfg->strings[i]);

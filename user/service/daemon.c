@@ -604,9 +604,9 @@ static int attach_as_configured(struct daemon *d, const struct config *c, bool f
 	if (!opts)
 		return -ENOMEM;
 	memcpy(opts, c->attach, command_attach.opts_size);
-	ret = command_set_option(&command_attach, opts, "state-dir", c->state_dir);
+	ret = options_set(command_attach.options, opts, "state-dir", c->state_dir);
 	if (!ret && force)
-		ret = command_set_option(&command_attach, opts, "force", "true");
+		ret = options_set(command_attach.options, opts, "force", "true");
 	if (!ret) {
 		call.opts = opts;
 		ret = command_attach.run(&call);
