@@ -46,8 +46,4 @@ int attach_restore(const char *ifname, char *settings, const char *state_dir, bo
  */
 int attach_with_filter(const char *ifname, const void *opts, const struct attach_filter *filter);
 
-struct bloom_plan;
-/* bloom_plan_compute() with the error explained on stderr. */
-int plan_or_explain(__u64 capacity, double fpr, __u32 layout, struct bloom_plan *plan);
-
 #endif
