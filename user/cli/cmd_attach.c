@@ -26,7 +26,7 @@
 #include "util/log.h"
 #include "kernel/netdev.h"
 #include "filter/bloom_plan.h"
-#include "lists/state_dir.h"
+#include "kernel/state_dir.h"
 
 /* More would be a packet capture, not a log of drops. */
 #define MAX_EVENTS_PER_SEC 1000000

@@ -8,7 +8,7 @@
 #include "util/log.h"
 #include "lists/named.h"
 #include "filter/bloom_plan.h"
-#include "lists/state_dir.h"
+#include "kernel/state_dir.h"
 
 /* --list: a name that can be a file name and a label; not with --allow. */
 static int check_list(const struct cli_call *call)

@@ -19,7 +19,7 @@
 #include "lists/lists.h"
 #include "util/log.h"
 #include "lists/savefile.h"
-#include "lists/state_dir.h"
+#include "kernel/state_dir.h"
 #include "lists/expiry.h"
 
 struct restore_opts {

@@ -14,7 +14,7 @@
 
 #include "fleet/node_int.h"
 #include "util/log.h"
-#include "lists/state_dir.h"
+#include "kernel/state_dir.h"
 
 static void drop(struct fleet_node *f, const char *why)
 {

@@ -14,7 +14,7 @@
 #include "lists/build.h"
 #include "lists/lists.h"
 #include "util/log.h"
-#include "lists/state_dir.h"
+#include "kernel/state_dir.h"
 
 /* Deadlines of many entries: up to a few million lines. */
 #define EXPIRY_TEXT_MAX (256 << 20)

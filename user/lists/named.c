@@ -17,7 +17,7 @@
 #include "util/log.h"
 #include "lists/named.h"
 #include "parse/domain.h"
-#include "lists/state_dir.h"
+#include "kernel/state_dir.h"
 
 int list_name_check(const char *name)
 {

@@ -18,7 +18,7 @@
 #include "lists/build.h"
 #include "lists/lists.h"
 #include "util/log.h"
-#include "lists/state_dir.h"
+#include "kernel/state_dir.h"
 
 struct entry_set_item {
 	__u64 fp;

@@ -14,7 +14,7 @@
 #include "util/log.h"
 #include "fleet/redis.h"
 #include "service/metrics_http.h"
-#include "lists/state_dir.h"
+#include "kernel/state_dir.h"
 
 #define MAX_SECTION_KEYS 48
 #define KEY_MAX 32

@@ -15,7 +15,7 @@
 #include "kernel/attachment.h"
 #include "util/ifname.h"
 #include "util/log.h"
-#include "lists/state_dir.h"
+#include "kernel/state_dir.h"
 
 #define STATE_THEN "run the command again"
 /*
