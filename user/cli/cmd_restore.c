@@ -12,6 +12,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "kernel/attach.h"
 #include "kernel/attachment.h"
 #include "cli/commands.h"
 #include "util/ifname.h"

@@ -439,7 +439,7 @@ fail:
 	return ret;
 }
 
-void fleet_node_set_attach(struct fleet_node *f, const void *attach)
+void fleet_node_set_attach(struct fleet_node *f, const struct attach_opts *attach)
 {
 	if (f)
 		f->cfg.attach = attach;

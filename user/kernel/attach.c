@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* attach and detach: the lifetime of an attachment and of its pins. */
+/* attach and detach: the lifetime of an attachment and of its pins (attach.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
@@ -15,9 +15,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "kernel/attach.h"
 #include "kernel/attachment.h"
-#include "cli/commands.h"
-#include "util/options.h"
 #include "filter/exact.h"
 #include "filter/filter.h"
 #include "kernel/features.h"
@@ -27,35 +26,6 @@
 #include "kernel/netdev.h"
 #include "filter/bloom_plan.h"
 #include "kernel/state_dir.h"
-
-/* More would be a packet capture, not a log of drops. */
-#define MAX_EVENTS_PER_SEC 1000000
-/* Default of --events-per-sec: per CPU, enough to see a flood, not to be flooded. */
-#define DEFAULT_EVENTS_PER_SEC 100
-
-enum xdp_mode { MODE_AUTO, MODE_NATIVE, MODE_GENERIC };
-
-struct attach_opts {
-	__u64 capacity;
-	double fpr;
-	__u32 match;
-	__u32 action;
-	__u32 dns_reply;
-	__u16 dns_ports[BLOOMXDP_MAX_PORTS];
-	__u16 http_ports[BLOOMXDP_MAX_PORTS];
-	__u16 tls_ports[BLOOMXDP_MAX_PORTS];
-	__u32 mode;		/* enum xdp_mode */
-	bool force;
-	__u32 verify;		/* enum bloomxdp_verify */
-	__u64 events_per_sec;
-	__u32 layout;
-	__u64 max_memory;
-	bool max_memory_given;
-	const char *state_dir;
-	const __u64 *hash_key;	/* restore --file: the file's key; NULL: a new random one */
-};
-
-static const struct option_spec attach_options[];
 
 /*
  * The settings into the state, to attach the same way again (restore); a
@@ -168,23 +138,23 @@ static void native_refusal(const char *ifname, int err, struct native_refusal *r
 	}
 }
 
-static int attach_link(const char *ifname, int prog_fd, int ifindex, enum xdp_mode mode)
+static int attach_link(const char *ifname, int prog_fd, int ifindex, enum attach_mode mode)
 {
 	LIBBPF_OPTS(bpf_link_create_opts, opts);
 	struct native_refusal r;
 	int fd, err;
 
-	opts.flags = mode == MODE_GENERIC ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE;
+	opts.flags = mode == ATTACH_MODE_GENERIC ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE;
 	fd = bpf_link_create(prog_fd, ifindex, BPF_XDP, &opts);
 	if (fd >= 0)
 		return fd;
 	err = errno;
-	if (mode == MODE_GENERIC) {
+	if (mode == ATTACH_MODE_GENERIC) {
 		log_error("cannot attach XDP to %s in generic mode: %s", ifname, strerror(err));
 		return -err;
 	}
 	native_refusal(ifname, err, &r);
-	if (mode == MODE_NATIVE) {
+	if (mode == ATTACH_MODE_NATIVE) {
 		log_error("cannot attach XDP to %s in native mode: %s; %s%stry --mode generic",
 			  ifname, r.why, r.fix, r.fix[0] ? ", or " : "");
 		return -err;
@@ -279,15 +249,15 @@ static void config_from_opts(struct bloomxdp_config *cfg, const struct attach_op
 	cfg->events_per_sec = o->events_per_sec;
 }
 
-/* The XDP mode an attachment runs in, as --mode names it (MODE_AUTO: unknown). */
-static enum xdp_mode live_mode(const struct attachment *att)
+/* The XDP mode an attachment runs in, as --mode names it (ATTACH_MODE_AUTO: unknown). */
+static enum attach_mode live_mode(const struct attachment *att)
 {
 	struct link_view link = {};
 
 	if (attachment_read_link(att, &link))
-		return MODE_AUTO;
-	return !strcmp(link.mode, "native") ? MODE_NATIVE :
-	       !strcmp(link.mode, "generic") ? MODE_GENERIC : MODE_AUTO;
+		return ATTACH_MODE_AUTO;
+	return !strcmp(link.mode, "native") ? ATTACH_MODE_NATIVE :
+	       !strcmp(link.mode, "generic") ? ATTACH_MODE_GENERIC : ATTACH_MODE_AUTO;
 }
 
 /*
@@ -300,7 +270,7 @@ static int check_replaceable(const struct attachment *att, const struct attach_o
 			     const struct bloom_plan *plan)
 {
 	const struct bloomxdp_config *live = &att->config;
-	enum xdp_mode mode = live_mode(att);
+	enum attach_mode mode = live_mode(att);
 
 	if (plan->layout != live->layout || plan->hashes != live->hashes) {
 		log_error("%s keeps its list in layout %s with %u hashes; --layout %s at --fpr %g "
@@ -309,10 +279,10 @@ static int check_replaceable(const struct attachment *att, const struct attach_o
 			  layout_name(plan->layout), plan->fpr, plan->hashes, att->ifname);
 		return -EINVAL;
 	}
-	if (o->mode != MODE_AUTO && mode != MODE_AUTO && o->mode != mode) {
+	if (o->mode != ATTACH_MODE_AUTO && mode != ATTACH_MODE_AUTO && o->mode != mode) {
 		log_error("%s runs in %s mode: a link keeps its mode ('bloomxdp detach %s' to "
-			  "change it)", att->ifname, mode == MODE_NATIVE ? "native" : "generic",
-			  att->ifname);
+			  "change it)", att->ifname,
+			  mode == ATTACH_MODE_NATIVE ? "native" : "generic", att->ifname);
 		return -EINVAL;
 	}
 	return 0;
@@ -324,7 +294,8 @@ static int check_replaceable(const struct attachment *att, const struct attach_o
  * the old program or the new one, the list throughout; on any failure the
  * old program stays.
  */
-static int replace_attached(const char *ifname, const struct attach_opts *o)
+static int replace_attached(const char *ifname, const struct attach_opts *o,
+			    struct attach_result *res)
 {
 	struct loaded_prog lp = { .skel = NULL };
 	struct bloomxdp_state st;
@@ -375,8 +346,7 @@ static int replace_attached(const char *ifname, const struct attach_opts *o)
 			log_warn("--max-memory could not be saved; the next load uses the old one");
 	}
 	record_attach(ifname, o, false);
-	printf("replaced the program of %s in place: its list, counters and generation kept\n",
-	       ifname);
+	res->replaced = true;
 cleanup:
 	if (link_fd >= 0)
 		close(link_fd);
@@ -387,7 +357,8 @@ cleanup:
 }
 
 /* restoring: the state's lists are about to be loaded again, not emptied. */
-static int do_attach(const char *ifname, const struct attach_opts *o, bool restoring)
+static int do_attach(const char *ifname, const struct attach_opts *o, bool restoring,
+		     struct attach_result *res)
 {
 	struct pin_dir pd = { .bpffs_fd = -1, .root_fd = -1, .fd = -1 };
 	struct loaded_prog lp = { .skel = NULL };
@@ -422,7 +393,7 @@ static int do_attach(const char *ifname, const struct attach_opts *o, bool resto
 	ret = pin_dir_open(ifname, false, &pd);
 	pin_dir_close(&pd);
 	if (ret == 0 && o->force)
-		return replace_attached(ifname, o);
+		return replace_attached(ifname, o, res);
 	if (ret == 0)
 		return already_attached(ifname);
 	if (ret != -ENOENT)
@@ -468,13 +439,8 @@ static int do_attach(const char *ifname, const struct attach_opts *o, bool resto
 		goto cleanup;
 
 	record_attach(ifname, o, !restoring);
-	if (!restoring)
-		printf("attached to %s: %s layout, %llu bits, %u hashes, %llu bytes for %llu "
-		       "entries at FPR %g; loads size the filter for their lists, up to %llu "
-		       "bytes (--max-memory)\n", ifname, layout_name(plan.layout),
-		       (unsigned long long)plan.bits, plan.hashes, (unsigned long long)plan.bytes,
-		       (unsigned long long)plan.capacity, plan.fpr,
-		       (unsigned long long)max_memory);
+	res->plan = plan;
+	res->max_memory = max_memory;
 	pinned = false;
 cleanup:
 	if (pinned)
@@ -487,96 +453,35 @@ cleanup:
 	return ret;
 }
 
-static int run_attach(const struct cli_call *call)
+int attach_run(const char *ifname, const struct attach_opts *o, struct attach_result *res)
 {
-	return do_attach(call->ifname, call->opts, false);
+	memset(res, 0, sizeof(*res));
+	return do_attach(ifname, o, false, res);
 }
 
-static const struct enum_value action_values[] = {
-	ENUM_VALUE("drop", BLOOMXDP_ACTION_DROP, "drop the packet"),
-	ENUM_VALUE("monitor", BLOOMXDP_ACTION_MONITOR, "count it as would_drop, and pass it"),
-	{}
-};
+const char *attach_result_text(const char *ifname, const struct attach_result *res, char *buf,
+			       size_t len)
+{
+	const struct bloom_plan *plan = &res->plan;
 
-static const struct enum_value dns_reply_values[] = {
-	ENUM_VALUE("none", BLOOMXDP_DNS_REPLY_NONE, "follow --action"),
-	ENUM_VALUE("nxdomain", BLOOMXDP_DNS_REPLY_NXDOMAIN, "answer NXDOMAIN from XDP at once"),
-	{}
-};
-
-static const struct enum_value verify_values[] = {
-	ENUM_VALUE("auto", BLOOMXDP_VERIFY_AUTO, "when it fits in a quarter of --max-memory"),
-	ENUM_VALUE("on", BLOOMXDP_VERIFY_ON, "always (a load it cannot fit in is refused)"),
-	ENUM_VALUE("off", BLOOMXDP_VERIFY_OFF, "never: a Bloom hit drops"),
-	ENUM_ALIAS("true", BLOOMXDP_VERIFY_ON), ENUM_ALIAS("yes", BLOOMXDP_VERIFY_ON),
-	ENUM_ALIAS("1", BLOOMXDP_VERIFY_ON), ENUM_ALIAS("false", BLOOMXDP_VERIFY_OFF),
-	ENUM_ALIAS("no", BLOOMXDP_VERIFY_OFF), ENUM_ALIAS("0", BLOOMXDP_VERIFY_OFF),
-	{}
-};
-
-static const struct enum_value mode_values[] = {
-	ENUM_VALUE("native", MODE_NATIVE, "in the driver"),
-	ENUM_VALUE("generic", MODE_GENERIC, "after the driver (skb), for any interface"),
-	ENUM_VALUE("auto", MODE_AUTO, "native; generic, with a notice saying why, where refused"),
-	ENUM_ALIAS("skb", MODE_GENERIC),
-	{}
-};
-
-#define A(field) offsetof(struct attach_opts, field)
-static const struct option_spec attach_options[] = {
-	OPTION("capacity", 'c', OPT_COUNT, A(capacity), "N",
-	       "keys the empty filter is sized for (each load\n"
-	       "then sizes its filter for its list)",
-	       .min = 1, .max = COUNT_MAX),
-	OPTION("max-memory", 0, OPT_COUNT, A(max_memory), "BYTES",
-	       "memory a filter (and its exact copy) may take:\n"
-	       "a list that needs more is refused ('64M' is\n"
-	       "64,000,000; default 256 MiB, or an eighth of the\n"
-	       "memory of a smaller machine)",
-	       .min = MAX_MEMORY_MIN, .max = COUNT_MAX,
-	       .given = OPTION_GIVEN(struct attach_opts, max_memory_given)),
-	OPTION("fpr", 'p', OPT_RATE, A(fpr), "P", "target false-positive rate at capacity"),
-	OPTION("match", 'm', OPT_ENUM_SET, A(match), "WHAT", "what is looked up, a comma list",
-	       .values = match_values),
-	OPTION("dns-ports", 0, OPT_PORTS, A(dns_ports), "P",
-	       "UDP ports of DNS queries, a comma list of up to 4"),
-	OPTION("http-ports", 0, OPT_PORTS, A(http_ports), "P", "TCP ports of HTTP requests"),
-	OPTION("tls-ports", 0, OPT_PORTS, A(tls_ports), "P", "TCP ports of TLS ClientHellos"),
-	OPTION("dns-reply", 0, OPT_ENUM, A(dns_reply), "R", "on a blocked DNS query",
-	       .values = dns_reply_values),
-	OPTION("action", 'a', OPT_ENUM, A(action), "WHAT", "on a hit", .values = action_values),
-	OPTION("mode", 0, OPT_ENUM, A(mode), "MODE", "XDP mode", .values = mode_values),
-	OPTION("layout", 0, OPT_ENUM, A(layout), "L",
-	       "how the filter lies in memory ('bloomxdp plan' shows\nthem side by side)",
-	       .values_fn = layout_values),
-	OPTION("verify", 0, OPT_ENUM_FLAG, A(verify), "WHEN",
-	       "keep an exact copy of the list in the kernel and drop\n"
-	       "only what it confirms: no false positive is dropped;\n"
-	       "costs memory (plan --verify); alone: on; auto is\n"
-	       "decided again at each load",
-	       .values = verify_values, .bare = BLOOMXDP_VERIFY_ON),
-	OPTION("events-per-sec", 0, OPT_COUNT, A(events_per_sec), "N",
-	       "drop events for 'bloomxdp watch', per CPU and\nsecond (0: none)",
-	       .min = 0, .max = MAX_EVENTS_PER_SEC),
-	OPTION("force", 'f', OPT_FLAG, A(force), NULL,
-	       "replace another XDP program already on IFNAME"),
-	OPTION_STATE_DIR(struct attach_opts),
-	{}
-};
-#undef A
-
-static const struct attach_opts attach_defaults = {
-	.capacity = DEFAULT_CAPACITY, .fpr = DEFAULT_FPR,
-	.match = BLOOMXDP_MATCH_SRC, .action = BLOOMXDP_ACTION_DROP, .mode = MODE_AUTO,
-	.dns_ports = { BLOOMXDP_DNS_PORT }, .http_ports = { BLOOMXDP_HTTP_PORT },
-	.tls_ports = { BLOOMXDP_TLS_PORT }, .events_per_sec = DEFAULT_EVENTS_PER_SEC,
-	.layout = DEFAULT_LAYOUT, .verify = BLOOMXDP_VERIFY_AUTO,
-};
+	if (res->replaced)
+		snprintf(buf, len, "replaced the program of %s in place: its list, counters and "
+			 "generation kept", ifname);
+	else
+		snprintf(buf, len, "attached to %s: %s layout, %llu bits, %u hashes, %llu bytes "
+			 "for %llu entries at FPR %g; loads size the filter for their lists, up to "
+			 "%llu bytes (--max-memory)", ifname, layout_name(plan->layout),
+			 (unsigned long long)plan->bits, plan->hashes,
+			 (unsigned long long)plan->bytes, (unsigned long long)plan->capacity,
+			 plan->fpr, (unsigned long long)res->max_memory);
+	return buf;
+}
 
 int attach_restore(const char *ifname, char *settings, const char *state_dir, bool force,
 		   const struct attach_filter *filter)
 {
 	struct attach_opts o = attach_defaults;
+	struct attach_result res = {};
 	char *line, *save;
 	int ret = 0;
 
@@ -598,34 +503,21 @@ int attach_restore(const char *ifname, char *settings, const char *state_dir, bo
 	}
 	o.state_dir = state_dir;
 	o.force = force;
-	return do_attach(ifname, &o, true);
+	return do_attach(ifname, &o, true, &res);
 }
 
-int attach_with_filter(const char *ifname, const void *opts, const struct attach_filter *filter)
+int attach_with_filter(const char *ifname, const struct attach_opts *opts,
+		       const struct attach_filter *filter, struct attach_result *res)
 {
-	struct attach_opts o = opts ? *(const struct attach_opts *)opts : attach_defaults;
+	struct attach_opts o = opts ? *opts : attach_defaults;
 
 	o.layout = filter->layout;
 	o.fpr = filter->fpr;
 	o.hash_key = filter->hash_key;
 	o.force = false;
-	return do_attach(ifname, &o, false);
+	memset(res, 0, sizeof(*res));
+	return do_attach(ifname, &o, false, res);
 }
-
-const struct command command_attach = {
-	.name = "attach",
-	.args = "IFNAME",
-	.summary = "load the XDP program on an interface with an empty filter",
-	.description = "Loads the XDP program on IFNAME with an empty filter sized for --capacity\n"
-		       "at --fpr, and pins it under " BLOOMXDP_PIN_ROOT "/IFNAME/. Fill it with\n"
-		       "'load', which sizes a new filter for each list, within --max-memory.\n"
-		       "The settings are recorded in the state, for 'bloomxdp restore'.\n",
-	.options = attach_options,
-	.opts_size = sizeof(struct attach_opts),
-	.defaults = &attach_defaults,
-	.ifname = true,
-	.run = run_attach,
-};
 
 /*
  * Detaches the program now: the link would otherwise go with its last pin,
@@ -645,35 +537,32 @@ static void detach_link(const struct pin_dir *pd)
 	close(fd);
 }
 
-struct detach_opts {
-	bool forget;
-	const char *state_dir;
-};
-
-static int forget_state(const char *ifname, const struct detach_opts *o)
+static int forget_state(const char *ifname, const struct detach_opts *o,
+			struct detach_result *res)
 {
 	int ret = state_forget(state_root(o->state_dir), ifname);
 
 	if (ret == -ENOENT) {
-		printf("no state of %s to forget\n", ifname);
+		res->state = DETACH_NOTHING_TO_FORGET;
 		return 0;
 	}
 	if (!ret)
-		printf("forgot the state of %s\n", ifname);
+		res->state = DETACH_FORGOT;
 	return ret;
 }
 
-static int do_detach(const char *ifname, const struct detach_opts *o)
+int detach_run(const char *ifname, const struct detach_opts *o, struct detach_result *res)
 {
 	struct pin_dir pd;
 	int ret;
 
+	memset(res, 0, sizeof(*res));
 	ret = check_privileges();
 	if (ret)
 		return ret;
 	ret = pin_dir_open(ifname, false, &pd);
 	if (ret == -ENOENT && o->forget)
-		return forget_state(ifname, o);
+		return forget_state(ifname, o, res);
 	if (ret == -ENOENT)
 		log_error("not attached to %s (no %s/%s): nothing to detach", ifname,
 			  BLOOMXDP_PIN_ROOT, ifname);
@@ -687,36 +576,26 @@ static int do_detach(const char *ifname, const struct detach_opts *o)
 		log_error("cannot remove all of %s: %s; see what is left with 'ls %s'", pd.path,
 			  strerror(-ret), pd.path);
 	else
-		printf("detached from %s\n", ifname);
+		res->detached = true;
 	pin_dir_close(&pd);
 	if (!ret && o->forget)
-		ret = forget_state(ifname, o);
+		ret = forget_state(ifname, o, res);
 	return ret;
 }
 
-static int run_detach(const struct cli_call *call)
+const char *detach_result_text(const char *ifname, const struct detach_result *res, char *buf,
+			       size_t len)
 {
-	return do_detach(call->ifname, call->opts);
+	int n = 0;
+
+	buf[0] = '\0';
+	if (res->detached)
+		n = snprintf(buf, len, "detached from %s", ifname);
+	if (n < 0 || (size_t)n >= len)
+		return buf;
+	if (res->state == DETACH_FORGOT)
+		snprintf(buf + n, len - n, "%sforgot the state of %s", n ? "\n" : "", ifname);
+	else if (res->state == DETACH_NOTHING_TO_FORGET)
+		snprintf(buf + n, len - n, "%sno state of %s to forget", n ? "\n" : "", ifname);
+	return buf;
 }
-
-static const struct option_spec detach_options[] = {
-	OPTION("forget", 0, OPT_FLAG, offsetof(struct detach_opts, forget), NULL,
-	       "also remove the state of IFNAME (its settings and\n"
-	       "lists): 'bloomxdp restore' then no longer knows it"),
-	OPTION_STATE_DIR(struct detach_opts),
-	{}
-};
-
-const struct command command_detach = {
-	.name = "detach",
-	.args = "IFNAME",
-	.summary = "detach from an interface and remove every pin",
-	.description = "Detaches the XDP program from IFNAME and removes every pin under\n"
-		       BLOOMXDP_PIN_ROOT "/IFNAME/. Works also when IFNAME no longer exists.\n"
-		       "The state (settings and lists, for 'bloomxdp restore') is kept unless\n"
-		       "--forget.\n",
-	.options = detach_options,
-	.opts_size = sizeof(struct detach_opts),
-	.ifname = true,
-	.run = run_detach,
-};

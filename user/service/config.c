@@ -572,13 +572,13 @@ static int on_key(void *user, const char *section, const char *name, const char 
 				    "attachment and timeouts share one state directory");
 			break;
 		}
-		if (!option_find(command_attach.options, key)) {
+		if (!option_find(attach_options, key)) {
 			parse_error(p, p->line, "unknown key '%s' in [attach]: expected an "
 				    "option of 'bloomxdp attach' by its long name (see 'bloomxdp "
 				    "attach --help')", name);
 			break;
 		}
-		if (!set_table_option(p, command_attach.options, p->cfg->attach, key, value))
+		if (!set_table_option(p, attach_options, p->cfg->attach, key, value))
 			p->cfg->attach_keys++;
 		break;
 	case SEC_DAEMON:
@@ -656,7 +656,7 @@ bool config_source_equal(const struct feed_spec *a, const struct feed_spec *b)
 
 bool config_attach_equal(const struct config *a, const struct config *b)
 {
-	return !memcmp(a->attach, b->attach, command_attach.opts_size);
+	return !memcmp(a->attach, b->attach, sizeof(*a->attach));
 }
 
 void config_source_list(struct feed_spec *spec)
@@ -747,12 +747,12 @@ int config_defaults(const char *path, struct config *cfg)
 	snprintf(cfg->state_dir, sizeof(cfg->state_dir), "%s", state_root(NULL));
 	cfg->events = CONFIG_EVENTS_JSON;
 	crowdsec_config_defaults(&cfg->crowdsec);
-	cfg->attach = calloc(1, command_attach.opts_size);
+	cfg->attach = malloc(sizeof(*cfg->attach));
 	if (!cfg->attach) {
 		log_error("%s: out of memory", path);
 		return -ENOMEM;
 	}
-	memcpy(cfg->attach, command_attach.defaults, command_attach.opts_size);
+	*cfg->attach = attach_defaults;
 	return 0;
 }
 
@@ -799,7 +799,7 @@ void config_free(struct config *cfg)
 	int i;
 
 	if (cfg->attach)
-		options_free(command_attach.options, cfg->attach);
+		options_free(attach_options, cfg->attach);
 	free(cfg->attach);
 	for (i = 0; i < cfg->nsources; i++)
 		options_free(command_load.options, &cfg->sources[i].spec.load);

@@ -20,8 +20,8 @@
 #include <sys/signalfd.h>
 #include <bpf/libbpf.h>
 
+#include "kernel/attach.h"
 #include "kernel/attachment.h"
-#include "cli/commands.h"
 #include "service/config.h"
 #include "service/crowdsec.h"
 #include "service/daemon.h"
@@ -594,25 +594,21 @@ static int next_timeout(const struct daemon *d)
 /*
  * 'bloomxdp attach' with [attach], its state in [daemon] state_dir (where the
  * daemon loads, adds and expires); force: replace the program over the live maps.
+ * What it did goes to the log, in attach's words.
  */
 static int attach_as_configured(struct daemon *d, const struct config *c, bool force)
 {
-	struct cli_call call = { .cmd = &command_attach, .ifname = d->ifname };
-	void *opts = malloc(command_attach.opts_size);
+	struct attach_opts o = *c->attach;
+	struct attach_result res;
+	char text[ATTACH_TEXT_MAX];
 	int ret;
 
-	if (!opts)
-		return -ENOMEM;
-	memcpy(opts, c->attach, command_attach.opts_size);
-	ret = options_set(command_attach.options, opts, "state-dir", c->state_dir);
-	if (!ret && force)
-		ret = options_set(command_attach.options, opts, "force", "true");
-	if (!ret) {
-		call.opts = opts;
-		ret = command_attach.run(&call);
-		fflush(stdout);
-	}
-	free(opts);
+	o.state_dir = c->state_dir;
+	if (force)
+		o.force = true;
+	ret = attach_run(d->ifname, &o, &res);
+	if (!ret)
+		fprintf(stderr, "%s\n", attach_result_text(d->ifname, &res, text, sizeof(text)));
 	return ret;
 }
 

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* attach and detach: their help, and what they did; the work is in kernel/attach.c. */
+#include <stddef.h>
+#include <stdio.h>
+
+#include "cli/commands.h"
+#include "kernel/attach.h"
+#include "kernel/state_dir.h"
+
+static int run_attach(const struct cli_call *call)
+{
+	struct attach_result res;
+	char text[ATTACH_TEXT_MAX];
+	int ret;
+
+	ret = attach_run(call->ifname, call->opts, &res);
+	if (!ret)
+		printf("%s\n", attach_result_text(call->ifname, &res, text, sizeof(text)));
+	return ret;
+}
+
+const struct command command_attach = {
+	.name = "attach",
+	.args = "IFNAME",
+	.summary = "load the XDP program on an interface with an empty filter",
+	.description = "Loads the XDP program on IFNAME with an empty filter sized for --capacity\n"
+		       "at --fpr, and pins it under " BLOOMXDP_PIN_ROOT "/IFNAME/. Fill it with\n"
+		       "'load', which sizes a new filter for each list, within --max-memory.\n"
+		       "The settings are recorded in the state, for 'bloomxdp restore'.\n",
+	.options = attach_options,
+	.opts_size = sizeof(struct attach_opts),
+	.defaults = &attach_defaults,
+	.ifname = true,
+	.run = run_attach,
+};
+
+/* What was done is said also when a later step failed (detached, but the state not forgotten). */
+static int run_detach(const struct cli_call *call)
+{
+	struct detach_result res;
+	char text[DETACH_TEXT_MAX];
+	int ret;
+
+	ret = detach_run(call->ifname, call->opts, &res);
+	if (detach_result_text(call->ifname, &res, text, sizeof(text))[0])
+		printf("%s\n", text);
+	return ret;
+}
+
+static const struct option_spec detach_options[] = {
+	OPTION("forget", 0, OPT_FLAG, offsetof(struct detach_opts, forget), NULL,
+	       "also remove the state of IFNAME (its settings and\n"
+	       "lists): 'bloomxdp restore' then no longer knows it"),
+	OPTION_STATE_DIR(struct detach_opts),
+	{}
+};
+
+const struct command command_detach = {
+	.name = "detach",
+	.args = "IFNAME",
+	.summary = "detach from an interface and remove every pin",
+	.description = "Detaches the XDP program from IFNAME and removes every pin under\n"
+		       BLOOMXDP_PIN_ROOT "/IFNAME/. Works also when IFNAME no longer exists.\n"
+		       "The state (settings and lists, for 'bloomxdp restore') is kept unless\n"
+		       "--forget.\n",
+	.options = detach_options,
+	.opts_size = sizeof(struct detach_opts),
+	.ifname = true,
+	.run = run_detach,
+};
