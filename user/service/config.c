@@ -9,12 +9,13 @@
 #include <strings.h>
 #include <ini.h>
 
-#include "cli/commands.h"
+#include "lists/load_options.h"
 #include "service/config.h"
 #include "util/log.h"
 #include "fleet/redis.h"
 #include "service/metrics_http.h"
 #include "kernel/state_dir.h"
+#include "util/numbers.h"
 
 #define MAX_SECTION_KEYS 48
 #define KEY_MAX 32
@@ -164,7 +165,7 @@ static int new_source(struct parse *p, const char *name, bool allow)
 	s = &cfg->sources[cfg->nsources++];
 	memset(s, 0, sizeof(*s));
 	snprintf(s->spec.name, sizeof(s->spec.name), "%s", name);
-	memcpy(&s->spec.load, command_load.defaults, sizeof(s->spec.load));
+	s->spec.load = list_opts_defaults;
 	s->spec.load.allow = allow;
 	s->spec.refresh_s = FEED_DEFAULT_REFRESH_S;
 	s->spec.max_shrink_pct = FEED_DEFAULT_MAX_SHRINK;
@@ -535,8 +536,8 @@ static void source_key(struct parse *p, const char *key, const char *value)
 	} else if (!strcmp(key, "state-dir")) {
 		parse_error(p, p->line, "state_dir goes in [daemon]: the daemon's lists, "
 			    "attachment and timeouts share one state directory");
-	} else if (option_find(command_load.options, key)) {
-		set_table_option(p, command_load.options, &spec->load, key, value);
+	} else if (option_find(load_options, key)) {
+		set_table_option(p, load_options, &spec->load, key, value);
 	} else {
 		parse_error(p, p->line, "unknown key '%s' in %s: expected source, refresh, "
 			    "max_shrink, timeout, max_bytes or an option of 'bloomxdp load' "
@@ -670,7 +671,6 @@ static void check_sources(struct parse *p)
 {
 	struct config *cfg = p->cfg;
 	const struct config_source *first[2] = { NULL, NULL };
-	struct cli_call call = { .cmd = &command_load };
 	int i, lists = 0;
 
 	for (i = 0; i < cfg->nsources; i++) {
@@ -688,9 +688,8 @@ static void check_sources(struct parse *p)
 
 		section_title(&s->spec, title, sizeof(title));
 		config_source_list(&s->spec);
-		call.opts = &s->spec.load;
 		at_line(p, s->line);
-		if (command_load.check && command_load.check(&call))
+		if (load_opts_check(&s->spec.load))
 			p->errors++;
 		log_context = NULL;
 		if (!s->spec.source[0] && !s->source_refused) {
@@ -802,7 +801,7 @@ void config_free(struct config *cfg)
 		options_free(attach_options, cfg->attach);
 	free(cfg->attach);
 	for (i = 0; i < cfg->nsources; i++)
-		options_free(command_load.options, &cfg->sources[i].spec.load);
+		options_free(load_options, &cfg->sources[i].spec.load);
 	free(cfg->sources);
 	for (i = 0; i < cfg->nstrings; i++)
 		free(cfg->strings[i]);
