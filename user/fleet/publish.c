@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * publish: a full version (a compiled filter) or a delta (add, del) for a
- * fleet, through Redis; fleet status: what every node applied. The keys are
- * in fleet_redis.h; the nodes' side is the daemon's (fleet_node.c).
+ * The fleet's publisher (publish.h): a full version (a compiled filter) or a
+ * delta (add, del) for a channel, through Redis. The keys are in redis.h; the
+ * nodes' side is the daemon's (node.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,31 +15,14 @@
 #include <hiredis/hiredis.h>
 
 #include "kernel/attachment.h"
-#include "cli/commands.h"
 #include "fleet/node.h"
 #include "fleet/payload.h"
+#include "fleet/publish.h"
 #include "fleet/redis.h"
 #include "fleet/trust.h"
-#include "util/json.h"
-#include "filter/layout.h"
 #include "util/log.h"
 #include "lists/savefile.h"
-#include "cli/cmd_fleet.h"
 #include "lists/expiry.h"
-
-struct publish_opts {
-	const char *redis;
-	const char *channel;
-	const char *from;
-	bool add, del;
-	const char *timeout;	/* --add: "10m": the entries expire then on every node */
-	bool new_key;
-	const char *sign_key;	/* the publisher's Ed25519 private key (PEM): nodes verify_key */
-	__u64 rollback;		/* a new version whose payload is version N's */
-	__u32 layout;
-	double fpr;
-	__u64 max_memory;
-};
 
 #define WHY_LEN 512
 /* Node reports read to carry the counters past a Redis that lost them, at most. */
@@ -230,7 +213,7 @@ warn:
  */
 static int announce_full(redisContext *c, const struct publish_opts *o,
 			 const struct fleet_key *key, const void *data, size_t len,
-			 const struct savefile_info *info)
+			 const struct savefile_info *info, struct publish_result *res)
 {
 	const char *channel = o->channel;
 	char k[FLEET_KEY_MAX], pk[FLEET_KEY_MAX + 24], sha[65], v[32], size[32], entries[32];
@@ -311,14 +294,14 @@ static int announce_full(redisContext *c, const struct publish_opts *o,
 	if (ret)
 		goto fail;
 	trim_payloads(c, channel, version);
-	printf("published version %llu on channel %s: %llu entries, %zu bytes, sha256 %.16s..., "
-	       "announced as %s, %s%s", (unsigned long long)version, channel,
-	       (unsigned long long)info->entries, len, sha, id, key ? "signed with " : "unsigned",
-	       key ? key->fingerprint : "");
-	if (o->rollback)
-		printf(", the payload of version %llu (a rollback)",
-		       (unsigned long long)o->rollback);
-	printf("\n");
+	res->published = true;
+	res->version = version;
+	res->entries = info->entries;
+	res->bytes = len;
+	memcpy(res->sha256, sha, sizeof(res->sha256));
+	res->rollback = o->rollback;
+	memcpy(res->id, id, sizeof(res->id));
+	snprintf(res->signer, sizeof(res->signer), "%s", key ? key->fingerprint : "");
 	return 0;
 fail:
 	freeReplyObject(r);
@@ -328,7 +311,7 @@ fail:
 
 /* The payload file of a full version into tmp (or the saved file given): its path. */
 static int make_payload(redisContext *c, const struct publish_opts *o, char **files, int n,
-			const char *tmp, const char **path)
+			const char *tmp, const char **path, struct publish_result *res)
 {
 	struct fleet_compile_opts co = { .layout = o->layout, .fpr = o->fpr,
 					 .max_memory = o->max_memory };
@@ -367,9 +350,7 @@ static int make_payload(redisContext *c, const struct publish_opts *o, char **fi
 		log_error("publish: no random hash key: %s", strerror(errno));
 		return -EIO;
 	}
-	if (!found)
-		printf("publish: a new hash key for channel %s: every node attaches again with "
-		       "it\n", o->channel);
+	res->new_key = !found;
 	return fleet_compile(files, n, &co, tmp, NULL);
 }
 
@@ -492,7 +473,8 @@ out:
 }
 
 static int publish_full(redisContext *c, const struct publish_opts *o,
-			const struct fleet_key *key, char **files, int n)
+			const struct fleet_key *key, char **files, int n,
+			struct publish_result *res)
 {
 	char dir[] = "/tmp/bloomxdp-publish.XXXXXX", tmp[64], why[WHY_LEN];
 	struct savefile_info info;
@@ -513,7 +495,7 @@ static int publish_full(redisContext *c, const struct publish_opts *o,
 	} else if (o->rollback) {
 		ret = rollback_payload(c, o, key, tmp);
 	} else {
-		ret = make_payload(c, o, files, n, tmp, &path);
+		ret = make_payload(c, o, files, n, tmp, &path, res);
 	}
 	if (ret)
 		goto out;
@@ -534,7 +516,7 @@ static int publish_full(redisContext *c, const struct publish_opts *o,
 		log_error("publish: %s: %s; nothing was published", path, why);
 		goto out;
 	}
-	ret = announce_full(c, o, key, data, len, &info);
+	ret = announce_full(c, o, key, data, len, &info, res);
 out:
 	free(data);
 	unlink(tmp);
@@ -793,15 +775,71 @@ out:
 	return ret;
 }
 
-/* A delta: the entries into (or out of) the set in force and onto the stream, in one MULTI. */
-static int publish_delta(redisContext *c, const struct publish_opts *o,
-			 const struct fleet_key *key, char **entries, int n)
+/*
+ * The delta in one MULTI: its entries into (or out of) the set in force, its
+ * announcement onto the stream (sig: its signature, or NULL); the
+ * announcement's stream id into id.
+ */
+static int delta_record(redisContext *c, const struct publish_opts *o, const char *inforce,
+			char **entries, int n, const char *joined, const char *expires,
+			const char *seq, const char *sig, char id[FLEET_ID_MAX], char *why,
+			size_t len)
 {
 	const char *type = o->add ? "add" : "del";
-	char inforce[FLEET_KEY_MAX], stream[FLEET_KEY_MAX], keep[32], count[16], why[WHY_LEN];
-	char expires[24] = "0";
-	char seqt[24], sig[FLEET_SIG_HEX] = "";
+	char stream[FLEET_KEY_MAX], keep[32], count[16];
+	const char *multi[] = { "MULTI", NULL };
 	redisReply *r = NULL;
+	size_t used;
+	int ret, ex;
+
+	fleet_key(stream, sizeof(stream), o->channel, "stream");
+	snprintf(keep, sizeof(keep), "%d", FLEET_STREAM_KEEP);
+	snprintf(count, sizeof(count), "%d", n);
+	ret = fleet_cmd(c, &r, why, len, multi);
+	freeReplyObject(r);
+	r = NULL;
+	if (ret)
+		return ret;
+	ret = inforce_command(c, o, inforce, entries, n, expires, why, len);
+	if (!ret) {
+		const char *xadd[] = { "XADD", stream, "MAXLEN", "~", keep, "*", "type", type,
+				       "entries", joined, "count", count, "expires", expires,
+				       "seq", seq, sig ? "sig" : NULL, sig, NULL };
+
+		ret = fleet_cmd(c, &r, why, len, xadd);
+		freeReplyObject(r);
+		r = NULL;
+	}
+	{
+		const char *exec[] = { ret ? "DISCARD" : "EXEC", NULL };
+
+		/* After a failure, DISCARD's own error (if any) follows the first. */
+		used = ret ? strlen(why) : 0;
+		ex = fleet_cmd(c, &r, why + used, len - used, exec);
+		ret = ret ? ret : ex;
+	}
+	if (!ret && (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
+		     r->element[1]->type != REDIS_REPLY_STRING)) {
+		ret = -EPROTO;
+		snprintf(why, len, "the delta was not recorded (EXEC answered %s)",
+			 r->type == REDIS_REPLY_ARRAY && r->elements == 2 &&
+			 r->element[1]->type == REDIS_REPLY_ERROR ? r->element[1]->str :
+			 "otherwise");
+	}
+	if (!ret)
+		snprintf(id, FLEET_ID_MAX, "%.*s", (int)r->element[1]->len, r->element[1]->str);
+	freeReplyObject(r);
+	return ret;
+}
+
+/* A delta: the entries into (or out of) the set in force and onto the stream, in one MULTI. */
+static int publish_delta(redisContext *c, const struct publish_opts *o,
+			 const struct fleet_key *key, char **entries, int n,
+			 struct publish_result *res)
+{
+	const char *type = o->add ? "add" : "del";
+	char inforce[FLEET_KEY_MAX], why[WHY_LEN], expires[24] = "0";
+	char seqt[24], sig[FLEET_SIG_HEX] = "";
 	char *joined = NULL;
 	__u64 secs, seq = 0;
 	int ret;
@@ -819,9 +857,6 @@ static int publish_delta(redisContext *c, const struct publish_opts *o,
 	if (!joined)
 		return -EINVAL;
 	fleet_key(inforce, sizeof(inforce), o->channel, "inforce");
-	fleet_key(stream, sizeof(stream), o->channel, "stream");
-	snprintf(keep, sizeof(keep), "%d", FLEET_STREAM_KEEP);
-	snprintf(count, sizeof(count), "%d", n);
 	if (o->add) {
 		ret = inforce_room(c, inforce, n, why, sizeof(why));
 		if (ret)
@@ -843,40 +878,8 @@ static int publish_delta(redisContext *c, const struct publish_opts *o,
 			goto out;
 		}
 	}
-	{
-		const char *multi[] = { "MULTI", NULL };
-
-		ret = fleet_cmd(c, &r, why, sizeof(why), multi);
-		freeReplyObject(r);
-		r = NULL;
-	}
-	if (ret)
-		goto out;
-	ret = inforce_command(c, o, inforce, entries, n, expires, why, sizeof(why));
-	if (!ret) {
-		const char *xadd[] = { "XADD", stream, "MAXLEN", "~", keep, "*", "type", type,
-				       "entries", joined, "count", count, "expires", expires,
-				       "seq", seqt, key ? "sig" : NULL, sig, NULL };
-
-		ret = fleet_cmd(c, &r, why, sizeof(why), xadd);
-		freeReplyObject(r);
-		r = NULL;
-	}
-	{
-		const char *exec[] = { ret ? "DISCARD" : "EXEC", NULL };
-		int ex = fleet_cmd(c, &r, ret ? why + strlen(why) : why,
-				   ret ? sizeof(why) - strlen(why) : sizeof(why), exec);
-
-		ret = ret ? ret : ex;
-	}
-	if (!ret && (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
-		     r->element[1]->type != REDIS_REPLY_STRING)) {
-		ret = -EPROTO;
-		snprintf(why, sizeof(why), "the delta was not recorded (EXEC answered %s)",
-			 r->type == REDIS_REPLY_ARRAY && r->elements == 2 &&
-			 r->element[1]->type == REDIS_REPLY_ERROR ? r->element[1]->str :
-			 "otherwise");
-	}
+	ret = delta_record(c, o, inforce, entries, n, joined, expires, seqt, key ? sig : NULL,
+			   res->id, why, sizeof(why));
 	if (!ret && key &&
 	    sign_inforce(c, o, key, entries, n, strtoull(expires, NULL, 10), seq, why,
 			 sizeof(why))) {
@@ -886,27 +889,28 @@ static int publish_delta(redisContext *c, const struct publish_opts *o,
 		ret = -EIO;
 		goto out_published;
 	}
-	if (!ret)
-		printf("published %s of %d entr%s on channel %s, announced as %.*s, delta %llu, "
-		       "%s%s\n", type, n, n == 1 ? "y" : "ies", o->channel,
-		       (int)r->element[1]->len, r->element[1]->str, (unsigned long long)seq,
-		       key ? "signed with " : "unsigned", key ? key->fingerprint : "");
+	if (!ret) {
+		res->published = res->delta = true;
+		res->type = type;
+		res->count = n;
+		res->seq = seq;
+		snprintf(res->signer, sizeof(res->signer), "%s", key ? key->fingerprint : "");
+	}
 out:
 	if (ret)
 		log_error("publish --%s: %s; nothing was published", type, why);
 out_published:
-	freeReplyObject(r);
 	free(joined);
 	return ret;
 }
 
-static int run_publish(const struct cli_call *call)
+int fleet_publish(const struct publish_opts *o, char **args, int n, struct publish_result *res)
 {
-	const struct publish_opts *o = call->opts;
 	struct fleet_key key = {};
 	redisContext *c = NULL;
 	int ret;
 
+	memset(res, 0, sizeof(*res));
 	if (o->add && o->del) {
 		log_error("publish: --add or --del, not both");
 		return -EINVAL;
@@ -932,72 +936,11 @@ static int run_publish(const struct cli_call *call)
 	if (ret)
 		goto out;
 	if (o->add || o->del)
-		ret = publish_delta(c, o, o->sign_key ? &key : NULL, call->argv, call->argc);
+		ret = publish_delta(c, o, o->sign_key ? &key : NULL, args, n, res);
 	else
-		ret = publish_full(c, o, o->sign_key ? &key : NULL, call->argv, call->argc);
+		ret = publish_full(c, o, o->sign_key ? &key : NULL, args, n, res);
 	fleet_disconnect(c);
 out:
 	fleet_key_free(&key);
 	return ret;
 }
-
-#define P(field) offsetof(struct publish_opts, field)
-
-static const struct option_spec publish_options[] = {
-	OPT_REDIS(struct publish_opts),
-	OPT_CHANNEL(struct publish_opts),
-	OPTION("from", 0, OPT_TEXT, P(from), "IFNAME",
-	       "publish the live blocklist of this node's IFNAME\n"
-	       "(as 'bloomxdp save' writes it) instead of FILEs"),
-	OPTION("add", 0, OPT_FLAG, P(add), NULL,
-	       "a delta: the ENTRYs go into every node's list"),
-	OPTION("timeout", 0, OPT_TEXT, P(timeout), "DURATION",
-	       "with --add: the ENTRYs leave every node's list then\n"
-	       "(30s, 10m, 2h, 7d; a deadline every node agrees on)"),
-	OPTION("del", 0, OPT_FLAG, P(del), NULL,
-	       "a delta: the ENTRYs added by --add leave every node's list"),
-	OPTION("new-key", 0, OPT_FLAG, P(new_key), NULL,
-	       "compile with a new hash key (rotation): every node\n"
-	       "attaches again with it"),
-	OPTION("sign-key", 0, OPT_TEXT, P(sign_key), "FILE",
-	       "sign the version or delta with this Ed25519 private\n"
-	       "key (PEM, mode 0600): nodes with verify_key = its\n"
-	       "public key apply only what it signed"),
-	OPTION("rollback", 0, OPT_COUNT, P(rollback), "N",
-	       "publish version N's payload again, as a new version\n"
-	       "(nodes refuse a version older than theirs)", .min = 1, .max = COUNT_MAX),
-	OPTION("layout", 0, OPT_ENUM, P(layout), "L", "filter layout of the compiled lists",
-	       .values_fn = layout_values),
-	OPTION("fpr", 0, OPT_RATE, P(fpr), "P", "target false-positive rate of the compiled lists"),
-	OPTION("max-memory", 0, OPT_COUNT, P(max_memory), "BYTES",
-	       "the most the compiled filter may take", .min = 1, .max = COUNT_MAX),
-	{}
-};
-
-static const struct publish_opts publish_defaults = {
-	.layout = DEFAULT_LAYOUT, .fpr = DEFAULT_FPR,
-};
-
-const struct command command_publish = {
-	.name = "publish",
-	.args = "[FILE... | --from IFNAME | --rollback N | --add ENTRY... | --del ENTRY...]",
-	.summary = "publish a new version (or a delta) of the blocklist to a fleet through Redis",
-	.description =
-		"A full version: the list FILEs compiled into one filter (with the channel's\n"
-		"hash key, kept from the version before unless --new-key), or a file of\n"
-		"'bloomxdp save', or the live blocklist of --from IFNAME. Its payload is stored\n"
-		"whole under a versioned key with its size and SHA-256, then announced on the\n"
-		"channel's Redis stream; every node's daemon (subscribe = ...) checks and swaps\n"
-		"it in. Older payloads are trimmed. A delta (--add, --del): the entries, applied\n"
-		"by every node in order, kept in force across full versions until deleted.\n"
-		"Nodes refuse a version older than the one they applied (--rollback N is a\n"
-		"new version with version N's payload) and, with verify_key, whatever\n"
-		"--sign-key did not sign.\n",
-	.options = publish_options,
-	.opts_size = sizeof(struct publish_opts),
-	.defaults = &publish_defaults,
-	.min_args = 0,
-	.max_args = -1,
-	.what_args = "FILE",
-	.run = run_publish,
-};
