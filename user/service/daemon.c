@@ -36,7 +36,8 @@ struct daemon {
 	const char *ifname;
 	const char *config_path;
 	struct daemon_hooks hooks;
-	struct refresh_ops feed_ops;	/* refresh_feed, its ctx this daemon */
+	struct refresh_ops feed_ops;	/* refresh_feed, its ctx feed_ctx */
+	struct refresh_feed_ctx feed_ctx;
 	struct config cfg;
 	struct daemon_source *src;
 	int nsrc;
@@ -142,11 +143,6 @@ static int events_open(struct daemon *d)
 const char *daemon_ifname(const struct daemon *d)
 {
 	return d->ifname;
-}
-
-const char *daemon_state_dir(const struct daemon *d)
-{
-	return d->cfg.state_dir;
 }
 
 int daemon_sources(const struct daemon *d, const struct daemon_source **src)
@@ -935,8 +931,10 @@ int daemon_run(const char *ifname, const char *config_path, const struct daemon_
 
 	if (hooks)
 		d.hooks = *hooks;
+	/* cfg.state_dir is an array of cfg, which a reload replaces in place: it reads the new. */
+	d.feed_ctx = (struct refresh_feed_ctx){ .ifname = ifname, .state_dir = d.cfg.state_dir };
 	d.feed_ops = refresh_feed;
-	d.feed_ops.ctx = &d;
+	d.feed_ops.ctx = &d.feed_ctx;
 	d.started = time(NULL);
 	ret = config_read(&d, &d.cfg);
 	if (ret) {
