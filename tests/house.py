@@ -41,7 +41,9 @@ def objects():
     objs = {}
     for o in glob.glob('build/user/*/*.o'):
         unit = os.path.relpath(o, 'build/user')[:-2]
-        objs[unit] = o
+        # An object whose source moved or went is left over from an older build.
+        if os.path.exists('user/%s.c' % unit):
+            objs[unit] = o
     return objs
 
 

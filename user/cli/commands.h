@@ -10,7 +10,7 @@
 #include "filter/match.h"
 #include "filter/bloom_plan.h"
 
-/* The commands, each in its cmd_*.c: its options table and its handler (see options.h). */
+/* The commands, each in its cmd_*.c: its options table and its handler (see command.h). */
 extern const struct command command_plan, command_attach, command_detach, command_load,
 	command_add, command_del, command_query, command_stats, command_status,
 	command_watch, command_restore, command_save;
