@@ -17,10 +17,14 @@ import sys
 os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
 
 RANKS = ['util', 'parse', 'filter', 'kernel', 'lists', 'fleet', 'service', 'cli']
-# Files that call each other by design: the layout registry and its layouts.
+# Files that call each other by design: the layout registry and its layouts; a list load
+# and its named lists (a load whose sources are named lists' goes through rebuild.c's
+# list_load_named(), which builds them and the other lists into the union with load.c's
+# list_load_union(), as a rebuild from the state does).
 MUTUAL = [
     {'filter/layout', 'filter/layout_bits', 'filter/layout_blocked', 'filter/layout_kernel',
      'filter/filter', 'filter/bloom_plan'},
+    {'lists/load', 'lists/rebuild'},
 ]
 FUNCTION_MAX = 120
 STDOUT_SYMBOLS = {'printf', 'puts', 'putchar', 'vprintf', 'stdout', '__printf_chk',
@@ -37,7 +41,9 @@ def objects():
     objs = {}
     for o in glob.glob('build/user/*/*.o'):
         unit = os.path.relpath(o, 'build/user')[:-2]
-        objs[unit] = o
+        # An object whose source moved or went is left over from an older build.
+        if os.path.exists('user/%s.c' % unit):
+            objs[unit] = o
     return objs
 
 
@@ -109,7 +115,8 @@ def circles(objs, defs, uses):
         if v not in index:
             visit(v)
     bad = [' <-> '.join(sorted(c)) for c in comps if not any(c <= m for m in MUTUAL)]
-    check(not bad, 'no circle between files but the layout registry', bad)
+    check(not bad, 'no circle between files but the layout registry and a load with its named '
+          'lists', bad)
 
 
 def no_stdout(objs, uses):

@@ -2,7 +2,7 @@
 /*
  * Test harness of the verify stage, the allowlist, the generations and the
  * drop events of bpf/bloomxdp.bpf.c, on top of xdp_harness.h: loads the
- * program as do_attach() (user/cli/cmd_attach.c) does, with config.verify,
+ * program as do_attach() (user/kernel/attach.c) does, with config.verify,
  * config.events_per_sec and the exact sets (verify_*, allow_*) installed in
  * generation slot 0 of their outer maps, never attached. Lists go in as
  * a load builds them (list_load_union() and load_allowlist(), user/lists/load.c).

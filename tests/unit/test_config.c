@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "cli/commands.h"
+#include "kernel/attach.h"
 #include "service/config.h"
 #include "service/daemon.h"
 #include "lists/build.h"
@@ -76,7 +76,7 @@ static int parse_text(const char *text, struct config *cfg, char *path, size_t p
 /* The value of attach's option name in the configuration's attach struct. */
 static const void *attach_value(const struct config *cfg, const char *name)
 {
-	const struct option_spec *o = command_option(&command_attach, name);
+	const struct option_spec *o = option_find(attach_options, name);
 
 	assert_non_null(o);
 	return (const char *)cfg->attach + o->offset;
@@ -84,7 +84,7 @@ static const void *attach_value(const struct config *cfg, const char *name)
 
 static __u32 attach_enum(const char *name, const char *value)
 {
-	const struct option_spec *o = command_option(&command_attach, name);
+	const struct option_spec *o = option_find(attach_options, name);
 	__u32 v = 0;
 
 	assert_int_equal(enum_value_parse(o->values, value, &v), 0);

@@ -134,17 +134,6 @@ static const struct option_spec options[] = {
 	{}
 };
 
-static int run(const struct cli_call *call)
-{
-	(void)call;
-	return 0;
-}
-
-static const struct command cmd = {
-	.name = "test", .options = options, .opts_size = sizeof(struct opts),
-	.defaults = &defaults, .run = run,
-};
-
 /* What log_error() said while fn ran: stderr caught in a file. */
 static char said[1024];
 
@@ -168,14 +157,14 @@ static int caught(int (*fn)(const char *, struct opts *), const char *arg, struc
 	return ret;
 }
 
-/* "name=value" through the configuration's door (command_set_option). */
+/* "name=value" through the configuration's door (options_set). */
 static int set_config(const char *nv, struct opts *o)
 {
 	char name[32];
 	const char *eq = strchr(nv, '=');
 
 	snprintf(name, sizeof(name), "%.*s", (int)(eq - nv), nv);
-	return command_set_option(&cmd, o, name, eq + 1);
+	return options_set(options, o, name, eq + 1);
 }
 
 /* "--name=value" through the state's and argv's parser (options_parse_line). */

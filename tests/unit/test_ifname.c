@@ -13,9 +13,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "util/options.h"
+#include "cli/command.h"
 #include "util/ifname.h"
-#include "util/options.h"
 #include "util/log.h"
 
 /* The bytes the kernel refuses anywhere in a name: '/', ':' and its isspace(). */

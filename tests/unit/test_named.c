@@ -20,7 +20,7 @@
 
 #include "lists/lists.h"
 #include "lists/named.h"
-#include "lists/state_dir.h"
+#include "kernel/state_dir.h"
 
 static void test_names(void **state)
 {

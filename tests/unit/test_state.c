@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The state directory (user/lists/state_dir.c): made and opened as the pins' directory
+ * The state directory (user/kernel/state_dir.c): made and opened as the pins' directory
  * is (no link followed, nobody else's, nothing group- or world-writable),
  * files replaced atomically, reads bounded, manifests read back as written and
  * refused when they point outside, journals appended and cut back, options
@@ -20,7 +20,7 @@
 
 #include "util/log.h"
 #include "util/options.h"
-#include "lists/state_dir.h"
+#include "kernel/state_dir.h"
 
 static char base[64];	/* a fresh temporary directory per test */
 static char root[128];	/* base/state: the state's root */

@@ -1,59 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* load, add, del, query: their options and help; the work is in user/lists/. */
+/*
+ * load, add, del, query: their help; load's option table is the library's
+ * (lists/load_options.c), the work is in lists/.
+ */
 #include <errno.h>
+#include <stddef.h>
 
 #include "cli/commands.h"
-#include "lists/build.h"
 #include "lists/lists.h"
 #include "util/duration.h"
 #include "util/log.h"
 #include "lists/named.h"
 #include "filter/bloom_plan.h"
-#include "lists/state_dir.h"
+#include "lists/load_options.h"
+#include "kernel/state_dir.h"
 
-/* --list: a name that can be a file name and a label; not with --allow. */
 static int check_list(const struct cli_call *call)
 {
-	const struct list_opts *o = call->opts;
-
-	if (o->action_given && !o->list) {
-		log_error("--action goes with --list NAME: the default list's action is "
-			  "attach's --action");
-		return -EINVAL;
-	}
-	if (!o->list)
-		return 0;
-	if (list_name_check(o->list)) {
-		log_error("--list %s: a list's name is 1 to %d of a-z, 0-9, '_' and '-'", o->list,
-			  BLOOMXDP_LIST_NAME_MAX);
-		return -EINVAL;
-	}
-	if (o->allow) {
-		log_error("--list and --allow: the allowlist has no named lists");
-		return -EINVAL;
-	}
-	return 0;
+	return list_opts_check(call->opts);
 }
 
-/* --column and --where go with --format csv; their syntax is checked before any work. */
 static int check_load(const struct cli_call *call)
 {
-	const struct list_opts *o = call->opts;
-	struct csv_spec csv;
-	const char *why;
-
-	if (check_list(call))
-		return -EINVAL;
-	why = csv_options_check(o->format, o->column, o->where.count);
-	if (why) {
-		log_error("%s", why);
-		return -EINVAL;
-	}
-	if (csv_spec_parse(o->column, o->where.items, o->where.count, &csv, &why)) {
-		log_error("%s", why);
-		return -EINVAL;
-	}
-	return 0;
+	return load_opts_check(call->opts);
 }
 
 static int run_load(const struct cli_call *call)
@@ -76,76 +45,7 @@ static int run_query(const struct cli_call *call)
 	return list_query(call->ifname, call->opts, call->argv, call->argc);
 }
 
-static const struct list_opts list_defaults = {
-	.format = FORMAT_AUTO, .prefix_probes = LIST_DEFAULT_PREFIX_PROBES,
-};
-
 #define L(field) offsetof(struct list_opts, field)
-#define OPTION_ALLOW(what)								\
-	OPTION("allow", 'A', OPT_FLAG, L(allow), NULL, what)
-#define OPTION_LIST(what)								\
-	OPTION("list", 0, OPT_TEXT, L(list), "NAME", what)
-#define OPTION_PUBLIC_SUFFIX								\
-	OPTION("allow-public-suffix", 0, OPT_FLAG, L(allow_public_suffix), NULL,	\
-	       "block public suffixes too (edu.pl, github.io:\n"			\
-	       "every domain registered under them); refused by\n"			\
-	       "default, naming the lines")
-#define OPTION_WIDE(what)								\
-	OPTION("allow-wide", 0, OPT_FLAG, L(allow_wide), NULL, what)
-#define OPTION_CSV									\
-	OPTION("column", 0, OPT_TEXT, L(column), "N[,M]",				\
-	       "--format csv (needed): the entry's column (from\n"			\
-	       "1), or N,M: a range from the address in column N\n"		\
-	       "to the one in M"),							\
-	OPTION("where", 0, OPT_FILES, L(where), "COL=VALUE",				\
-	       "--format csv: only rows whose column COL is VALUE;\n"			\
-	       "repeatable: values of one column are alternatives,\n"		\
-	       "different columns must all match")
-
-static const struct option_spec load_options[] = {
-	OPTION("format", 'F', OPT_ENUM, L(format), "FORMAT", "how lines are read",
-	       .values = list_format_values),
-	OPTION("prefix-probes", 'P', OPT_COUNT, L(prefix_probes), "N",
-	       "prefix lengths probed per packet and family:\n"
-	       "prefixes are stored expanded to N lengths chosen\n"
-	       "from the list; fewer probes cost more keys (see\n"
-	       "'bloomxdp plan --list')", .min = 1, .max = BLOOMXDP_MAX_PREFIX_LENGTHS),
-	OPTION("store", 0, OPT_ENUM, L(store), "S",
-	       "where each address family goes: exact intervals\n"
-	       "or the Bloom filter (auto: the cheaper, see\n"
-	       "'bloomxdp plan --list')", .values = range_store_values),
-	OPTION_ALLOW("the FILEs are the allowlist (replaced as a whole)"),
-	OPTION_LIST("the FILEs are the named list NAME (up to 16,\n"
-		    "of a-z 0-9 _ -), replaced on its own; the\n"
-		    "other lists stay as they are"),
-	OPTION("action", 0, OPT_ENUM, L(action), "ACTION",
-	       "--list: what a packet the list holds gets;\n"
-	       "the strongest of the lists holding it\napplies", .values = list_action_values,
-	       .given = OPTION_GIVEN(struct list_opts, action_given),
-	       .default_text = "attach's --action"),
-	OPTION("allow-empty", 0, OPT_FLAG, L(allow_empty), NULL,
-	       "accept an input without any entry, which empties\n"
-	       "the list (refused by default: an empty feed must\n"
-	       "not remove all blocking)"),
-	OPTION("lenient", 0, OPT_FLAG, L(lenient), NULL,
-	       "skip the lines that cannot be read or honoured\n"
-	       "(cosmetic rules, narrowing options, forwarders...)\n"
-	       "and say, per reason, how many and where; without\n"
-	       "it such a line stops the load"),
-	OPTION_PUBLIC_SUFFIX,
-	OPTION_WIDE("take prefixes shorter than /8 (IPv4) or /32\n"
-		    "(IPv6) too: 0.0.0.0/1 blocks half of IPv4;\n"
-		    "refused by default, naming the lines"),
-	OPTION_CSV,
-	OPTION("max-memory", 0, OPT_COUNT, L(max_memory), "BYTES",
-	       "the memory a filter may take, for this load and\n"
-	       "the next ones (default: attach's --max-memory)",
-	       .min = MAX_MEMORY_MIN, .max = COUNT_MAX,
-	       .given = OPTION_GIVEN(struct list_opts, max_memory_given)),
-	OPTION_STATE_DIR(struct list_opts),
-	{}
-};
-
 static const struct option_spec add_options[] = {
 	OPTION_ALLOW("the ENTRYs go to the allowlist: never dropped"),
 	OPTION_LIST("into the named list NAME (made, with attach's\n"
@@ -177,17 +77,12 @@ static const struct option_spec query_options[] = {
 	OPTION_STATE_DIR(struct list_opts),
 	{}
 };
-#undef OPTION_ALLOW
-#undef OPTION_LIST
-#undef OPTION_PUBLIC_SUFFIX
-#undef OPTION_WIDE
-#undef OPTION_CSV
 #undef L
 
 /* add and query: an interface, then entries. */
 #define ENTRY_COMMAND								\
 	.args = "IFNAME ENTRY...", .opts_size = sizeof(struct list_opts),		\
-	.defaults = &list_defaults, .ifname = true, .min_args = 1, .max_args = -1,	\
+	.defaults = &list_opts_defaults, .ifname = true, .min_args = 1, .max_args = -1,	\
 	.what_args = "ENTRY", .check = check_list
 
 const struct command command_load = {
@@ -216,7 +111,7 @@ const struct command command_load = {
 		"union filter; NAME loaded empty (--allow-empty /dev/null) is dropped.\n",
 	.options = load_options,
 	.opts_size = sizeof(struct list_opts),
-	.defaults = &list_defaults,
+	.defaults = &list_opts_defaults,
 	.ifname = true,
 	.min_args = 1,
 	.max_args = -1,

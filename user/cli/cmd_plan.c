@@ -105,20 +105,6 @@ static void plan_print_json(struct json *j, const struct bloom_plan *p)
 	json_array_end(j);
 }
 
-/* Shared with attach: computes the plan and explains a refusal. */
-int plan_or_explain(__u64 capacity, double fpr, __u32 layout, struct bloom_plan *plan)
-{
-	int ret = bloom_plan_compute_layout(capacity, fpr, layout, plan);
-
-	if (ret == -E2BIG)
-		log_error("a filter for %llu entries at FPR %g needs more than %u MiB of bits: "
-			  "lower --capacity or raise --fpr", (unsigned long long)capacity, fpr,
-			  (unsigned int)(BLOOMXDP_MAX_BITS >> 23) + 1);
-	else if (ret)
-		log_error("--capacity must be at least 1 and --fpr between 0 and 1");
-	return ret;
-}
-
 /* What a list makes of the plan: counts, expansion, exact bytes. */
 struct list_report {
 	struct list_build build;

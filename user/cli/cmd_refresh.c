@@ -11,7 +11,7 @@
 #include "lists/lists.h"
 #include "util/log.h"
 #include "service/refresh.h"
-#include "lists/state_dir.h"
+#include "kernel/state_dir.h"
 
 struct refresh_opts {
 	struct list_opts load;		/* how the feed is read (with --source) */

@@ -12,6 +12,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "kernel/attach.h"
 #include "kernel/attachment.h"
 #include "cli/commands.h"
 #include "util/ifname.h"
@@ -19,7 +20,7 @@
 #include "lists/lists.h"
 #include "util/log.h"
 #include "lists/savefile.h"
-#include "lists/state_dir.h"
+#include "kernel/state_dir.h"
 #include "lists/expiry.h"
 
 struct restore_opts {

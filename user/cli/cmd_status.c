@@ -27,7 +27,7 @@
 #include "lists/named.h"
 #include "parse/prefixes.h"
 #include "filter/bloom_plan.h"
-#include "lists/state_dir.h"
+#include "kernel/state_dir.h"
 #include "lists/bitcounts.h"
 #include "lists/expiry.h"
 

@@ -5,12 +5,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
-#include "util/options.h"
+#include "cli/command.h"
 #include "util/numbers.h"
 #include "filter/match.h"
 #include "filter/bloom_plan.h"
 
-/* The commands, each in its cmd_*.c: its options table and its handler (see options.h). */
+/* The commands, each in its cmd_*.c: its options table and its handler (see command.h). */
 extern const struct command command_plan, command_attach, command_detach, command_load,
 	command_add, command_del, command_query, command_stats, command_status,
 	command_watch, command_restore, command_save;
@@ -23,31 +23,5 @@ extern const struct command command_publish, command_fleet;
 extern const struct command command_version;
 /* Every command, NULL-terminated, in the order 'bloomxdp --help' shows them (commands.c). */
 extern const struct command *const bloomxdp_commands[];
-
-/* What a saved filter needs of the attachment it goes into (restore --file). */
-struct attach_filter {
-	__u32 layout;
-	double fpr;
-	const __u64 *hash_key;
-};
-
-/*
- * attach with the settings the state recorded (state_dir.h; NULL: the defaults),
- * its lists left for the caller to load; force: replace the XDP program
- * already there; filter: with the layout, FPR and hash key of a saved filter.
- */
-int attach_restore(const char *ifname, char *settings, const char *state_dir, bool force,
-		   const struct attach_filter *filter);
-
-/*
- * attach with opts (command_attach's options struct, as the daemon's [attach]
- * gives them; NULL: the defaults) but the layout, FPR and hash key of a saved
- * filter: a fleet node, whose every version is compiled with the fleet's key.
- */
-int attach_with_filter(const char *ifname, const void *opts, const struct attach_filter *filter);
-
-struct bloom_plan;
-/* bloom_plan_compute() with the error explained on stderr. */
-int plan_or_explain(__u64 capacity, double fpr, __u32 layout, struct bloom_plan *plan);
 
 #endif

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cli/complete.h"
-#include "util/options.h"
+#include "cli/command.h"
 
 static bool starts_with(const char *s, const char *prefix)
 {

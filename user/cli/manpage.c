@@ -11,7 +11,7 @@
 
 #include "util/log.h"
 #include "cli/manpage.h"
-#include "util/options.h"
+#include "cli/command.h"
 
 /* Input lines of the page stay within this (mandoc -Tlint's style). */
 #define ROFF_WIDTH 80

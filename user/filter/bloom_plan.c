@@ -6,6 +6,7 @@
 #include <bloomxdp/common.h>
 #include "filter/layout.h"
 #include "filter/bloom_plan.h"
+#include "util/log.h"
 
 __u32 bloom_hashes_for(double fpr)
 {
@@ -121,6 +122,19 @@ int bloom_plan_compute_layout(__u64 capacity, double fpr, __u32 layout, struct b
 	if (!ops || !(fpr > 0.0 && fpr < 1.0))
 		return -EINVAL;
 	return bloom_plan_compute_layout_k(capacity, fpr, layout, ops->hashes(fpr), plan);
+}
+
+int plan_or_explain(__u64 capacity, double fpr, __u32 layout, struct bloom_plan *plan)
+{
+	int ret = bloom_plan_compute_layout(capacity, fpr, layout, plan);
+
+	if (ret == -E2BIG)
+		log_error("a filter for %llu entries at FPR %g needs more than %u MiB of bits: "
+			  "lower --capacity or raise --fpr", (unsigned long long)capacity, fpr,
+			  (unsigned int)(BLOOMXDP_MAX_BITS >> 23) + 1);
+	else if (ret)
+		log_error("--capacity must be at least 1 and --fpr between 0 and 1");
+	return ret;
 }
 
 __u64 bloom_plan_map_bytes(const struct bloom_plan *plan)

@@ -39,6 +39,8 @@ int bloom_plan_compute_k(__u64 capacity, double fpr, __u32 hashes, struct bloom_
  * 512-bit blocks, that meets p with that k.
  */
 int bloom_plan_compute_layout(__u64 capacity, double fpr, __u32 layout, struct bloom_plan *plan);
+/* bloom_plan_compute_layout() with a refusal explained on stderr (plan, attach). */
+int plan_or_explain(__u64 capacity, double fpr, __u32 layout, struct bloom_plan *plan);
 
 /* The same with k given: a new generation keeps the attachment's k, whatever its size. */
 int bloom_plan_compute_layout_k(__u64 capacity, double fpr, __u32 layout, __u32 hashes,

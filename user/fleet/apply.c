@@ -6,9 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kernel/attach.h"
 #include "kernel/attachment.h"
 #include "filter/entry_keys.h"
-#include "cli/commands.h"
 #include "fleet/node.h"
 #include "fleet/redis.h"
 #include "lists/build.h"
@@ -121,7 +121,8 @@ static int fits(const char *ifname, const struct savefile_info *in, bool *attach
 /*
  * Attached with the payload's key: a first version, or a new key (rotation).
  * Between the detach and the swap that follows the interface filters nothing:
- * a few milliseconds, once per key (docs/design.md, The fleet).
+ * a few milliseconds, once per key (docs/design.md, The fleet). What detach and attach did goes
+ * to the daemon's log, in their words.
  */
 static int attach_for(const struct fleet_config *cfg, const struct savefile_info *in,
 		      bool attached, char *why, size_t len)
@@ -129,40 +130,33 @@ static int attach_for(const struct fleet_config *cfg, const struct savefile_info
 	struct attach_filter filter = { .layout = in->layout,
 					.fpr = (double)in->fpr_ppb / BLOOMXDP_PPB,
 					.hash_key = in->hash_key };
-	struct cli_call call = { .cmd = &command_detach, .ifname = cfg->ifname };
-	void *opts;
+	/* The daemon's state directory, not the environment's. */
+	struct detach_opts detach = { .state_dir = cfg->state_dir };
+	struct attach_opts o = cfg->attach ? *cfg->attach : attach_defaults;
+	struct detach_result detached;
+	struct attach_result res;
+	char text[ATTACH_TEXT_MAX];
 	int ret;
 
 	if (attached) {
 		log_warn("fleet %s: the payload's hash key, layout or k is not the attachment's: "
 			 "attaching again with the fleet's", cfg->ifname);
-		opts = calloc(1, command_detach.opts_size);
-		if (!opts)
-			return -ENOMEM;
-		/* The daemon's state directory, not the environment's. */
-		if (cfg->state_dir)
-			command_set_option(&command_detach, opts, "state-dir", cfg->state_dir);
-		call.opts = opts;
-		ret = command_detach.run(&call);
-		command_free_options(&command_detach, opts);
-		free(opts);
+		ret = detach_run(cfg->ifname, &detach, &detached);
+		if (detach_result_text(cfg->ifname, &detached, text, sizeof(text))[0])
+			fprintf(stderr, "%s\n", text);
 		if (ret) {
 			snprintf(why, len, "cannot detach to attach with the fleet's key: %s",
 				 strerror(-ret));
 			return ret;
 		}
 	}
-	opts = malloc(command_attach.opts_size);
-	if (!opts)
-		return -ENOMEM;
-	memcpy(opts, cfg->attach ? cfg->attach : command_attach.defaults, command_attach.opts_size);
 	if (cfg->state_dir)
-		command_set_option(&command_attach, opts, "state-dir", cfg->state_dir);
-	ret = attach_with_filter(cfg->ifname, opts, &filter);
-	/* Not command_free_options(): the copy shares the configuration's lists. */
-	free(opts);
+		o.state_dir = cfg->state_dir;
+	ret = attach_with_filter(cfg->ifname, &o, &filter, &res);
 	if (ret)
 		snprintf(why, len, "cannot attach with the fleet's key: %s", strerror(-ret));
+	else
+		fprintf(stderr, "%s\n", attach_result_text(cfg->ifname, &res, text, sizeof(text)));
 	return ret;
 }
 
@@ -176,7 +170,6 @@ int fleet_apply_add(const struct fleet_config *cfg, char **entries, int n, char 
 	if (!n)
 		return 0;
 	ret = list_add(cfg->ifname, &lo, entries, n);
-	fflush(stdout);
 	if (ret)
 		snprintf(why, len, "a delta of %d entr%s was not added: %s (see the daemon's log)",
 			 n, n == 1 ? "y" : "ies", strerror(-ret));
@@ -286,7 +279,6 @@ int fleet_apply_payload(const struct fleet_config *cfg, const char *path,
 	if (!ret)
 		ret = attachment_check_enforced(&att);
 	attachment_close(&att);
-	fflush(stdout);
 	/* -EINVAL: the body failed its checks (CRC32C, intervals), said in the daemon's log. */
 	if (ret == -EINVAL) {
 		snprintf(why, len, "payload refused: its body failed the file's checks (see the "

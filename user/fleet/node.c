@@ -14,7 +14,7 @@
 
 #include "fleet/node_int.h"
 #include "util/log.h"
-#include "lists/state_dir.h"
+#include "kernel/state_dir.h"
 
 static void drop(struct fleet_node *f, const char *why)
 {
@@ -439,7 +439,7 @@ fail:
 	return ret;
 }
 
-void fleet_node_set_attach(struct fleet_node *f, const void *attach)
+void fleet_node_set_attach(struct fleet_node *f, const struct attach_opts *attach)
 {
 	if (f)
 		f->cfg.attach = attach;

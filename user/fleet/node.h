@@ -16,13 +16,15 @@
 #include <stddef.h>
 #include <linux/types.h>
 
+struct attach_opts;
+
 struct fleet_node;
 
 /* What the daemon's configuration gives the node. */
 struct fleet_config {
 	const char *ifname;
 	const char *state_dir;		/* the state's root */
-	const void *attach;		/* command_attach's options ([attach]) */
+	const struct attach_opts *attach;	/* [attach]; NULL: attach's defaults */
 	const char *subscribe;		/* redis://... */
 	const char *channel;
 	const char *node;		/* "": <hostname>-<ifname> */
@@ -37,7 +39,7 @@ struct fleet_config {
 int fleet_node_start(const struct fleet_config *cfg, struct fleet_node **out);
 void fleet_node_stop(struct fleet_node *f);
 /* [attach] as reloaded (SIGHUP): the options a next attach takes; f may be NULL. */
-void fleet_node_set_attach(struct fleet_node *f, const void *attach);
+void fleet_node_set_attach(struct fleet_node *f, const struct attach_opts *attach);
 
 /* For the daemon's poll(): the fd to wait on (-1: none), the longest wait in ms. */
 int fleet_node_fd(const struct fleet_node *f);

@@ -29,6 +29,8 @@
 #include <stddef.h>
 #include <linux/types.h>
 
+#include "fleet/url.h"
+
 #define FLEET_KEY_ROOT		"bloomxdp:"
 /* A channel names keys: 1 to 63 of a-z, A-Z, 0-9, '_', '-', '.'. */
 #define FLEET_CHANNEL_MAX	64
@@ -55,28 +57,6 @@
 struct redisContext;
 struct redisReply;
 
-/* A parsed redis:// URL. */
-struct fleet_url {
-	char host[256];
-	int port;
-	char unix_path[108];	/* unix://: a socket path instead of host and port */
-	char user[128];		/* "": none (AUTH PASSWORD) */
-	char pass[256];		/* "": no AUTH */
-	int db;
-	bool tls;		/* rediss:// (fleet/tls.h) */
-	char cacert[256];	/* rediss://...?cacert=PATH: the CAs, else the system's */
-};
-
-/*
- * redis://[[USER]:PASSWORD@]HOST[:PORT][/DB] (HOST a name, an IPv4 address or
- * [IPv6]; USER and PASSWORD may be %-encoded), or
- * rediss://...[?cacert=PATH] (TLS; PATH absolute, a PEM file of CAs), or
- * unix://[[USER]:PASSWORD@]/PATH/TO/SOCKET[?db=DB] (a socket reached from any
- * network namespace). Prints the error; -EINVAL.
- */
-int fleet_url_parse(const char *text, struct fleet_url *u);
-/* HOST:PORT/DB (and ?cacert=), without the password: for messages. */
-const char *fleet_url_text(const struct fleet_url *u, char *buf, size_t len);
 /* A channel name that can be part of a key. */
 bool fleet_channel_valid(const char *channel);
 

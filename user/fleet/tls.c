@@ -21,7 +21,9 @@
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 
+#include "fleet/redis.h"
 #include "fleet/tls.h"
+#include "fleet/url.h"
 
 /* Bytes in flight each way: a TLS record's worth. */
 #define BRIDGE_BUF	16384

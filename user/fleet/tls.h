@@ -20,7 +20,7 @@
 
 #include <stddef.h>
 
-#include "fleet/redis.h"
+#include "fleet/url.h"
 
 #define FLEET_TLS_MAX	4
 

@@ -14,7 +14,7 @@
 #include "fleet/node_int.h"
 #include "util/log.h"
 #include "lists/savefile.h"
-#include "lists/state_dir.h"
+#include "kernel/state_dir.h"
 
 __u64 fleet_now_ms(void)
 {

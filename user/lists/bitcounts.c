@@ -11,7 +11,7 @@
 #include "lists/bitcounts.h"
 #include "util/atomic_file.h"
 #include "util/hugemem.h"
-#include "lists/state_dir.h"
+#include "kernel/state_dir.h"
 
 static size_t bitcounts_size(__u64 bits)
 {

@@ -9,18 +9,18 @@
 #include <unistd.h>
 
 #include "lists/expiry.h"
+#include "lists/expiry_int.h"
 #include "lists/named.h"
 #include "lists/build.h"
 #include "lists/lists.h"
 #include "util/log.h"
-#include "lists/state_dir.h"
+#include "kernel/state_dir.h"
 
 /* Deadlines of many entries: up to a few million lines. */
 #define EXPIRY_TEXT_MAX (256 << 20)
 
-/* The timeouts file of a list as last applied: the default list, or the named list. */
-static int timeouts_open(const char *ifname, const char *state_dir, const char *list,
-			 struct state_dir *sd, char name[STATE_NAME_MAX])
+int timeouts_open(const char *ifname, const char *state_dir, const char *list,
+		  struct state_dir *sd, char name[STATE_NAME_MAX])
 {
 	const struct list_opts o = { .list = list };
 	char buf[STATE_NAME_MAX];
@@ -76,24 +76,12 @@ out:
 	return ret;
 }
 
-struct deadline {
-	const char *entry;	/* into the file's text */
-	__u64 at;		/* 0: none */
-};
-
-struct timeouts {
-	char *text;
-	struct deadline *d;
-	size_t n;
-};
-
 static int deadline_cmp(const void *a, const void *b)
 {
 	return strcmp(((const struct deadline *)a)->entry, ((const struct deadline *)b)->entry);
 }
 
-/* Each entry once, with the latest of its deadlines (none beats any). */
-static int timeouts_read(const struct state_dir *sd, const char *name, struct timeouts *t)
+int timeouts_read(const struct state_dir *sd, const char *name, struct timeouts *t)
 {
 	char *line, *save, *sp;
 	size_t len, cap = 0, i, n;
@@ -139,20 +127,15 @@ static int timeouts_read(const struct state_dir *sd, const char *name, struct ti
 	return 0;
 }
 
-static void timeouts_free(struct timeouts *t)
+void timeouts_free(struct timeouts *t)
 {
 	free(t->text);
 	free(t->d);
 	memset(t, 0, sizeof(*t));
 }
 
-/*
- * The lists whose timeouts are looked at: the default list (NULL), then each
- * named list the state records. *n: how many.
- */
-static void timeout_lists(const char *ifname, const char *state_dir,
-			  list_name_t names[BLOOMXDP_MAX_LISTS + 1], const char *lists[],
-			  int *n)
+void timeout_lists(const char *ifname, const char *state_dir,
+		   list_name_t names[BLOOMXDP_MAX_LISTS + 1], const char *lists[], int *n)
 {
 	int i, named = 0;
 
@@ -236,92 +219,6 @@ int expiry_summary(const char *ifname, const char *state_dir, __u64 *entries, __
 	for (i = 0; i < n; i++)
 		if (!list_summary(ifname, state_dir, lists[i], entries, next))
 			ret = 0;
-	return ret;
-}
-
-/* The timeouts without the entries that expired: one line per entry left, rewritten whole. */
-static int timeouts_prune(const struct state_dir *sd, const char *name, time_t now)
-{
-	char *text = NULL;
-	struct timeouts t;
-	size_t len = 0, i;
-	FILE *out;
-	int ret;
-
-	/* Read again: an add may have come since, with a later deadline. */
-	ret = timeouts_read(sd, name, &t);
-	if (ret)
-		return ret;
-	out = open_memstream(&text, &len);
-	if (!out) {
-		timeouts_free(&t);
-		return -ENOMEM;
-	}
-	for (i = 0; i < t.n; i++)
-		if (!t.d[i].at || t.d[i].at > (__u64)now)
-			fprintf(out, "%llu %s\n", (unsigned long long)t.d[i].at, t.d[i].entry);
-	ret = fclose(out) ? -ENOMEM : state_write(sd, name, text ? text : "", len);
-	free(text);
-	timeouts_free(&t);
-	return ret;
-}
-
-static int list_run(const char *ifname, const char *state_dir, const char *list, time_t now,
-		    bool state_only, __u64 *expired, __u64 *next)
-{
-	struct list_opts o = {
-		.format = FORMAT_AUTO, .prefix_probes = LIST_DEFAULT_PREFIX_PROBES,
-		.state_dir = state_dir, .lenient = true, .state_only = state_only,
-		.list = list,
-	};
-	char name[STATE_NAME_MAX], **due = NULL;
-	struct state_dir sd;
-	struct timeouts t = {};
-	size_t i;
-	int n = 0, ret;
-
-	ret = timeouts_open(ifname, state_dir, list, &sd, name);
-	if (ret)
-		return ret;
-	ret = timeouts_read(&sd, name, &t);
-	if (!ret)
-		due = calloc(t.n + 1, sizeof(*due));
-	if (!ret && !due)
-		ret = -ENOMEM;
-	for (i = 0; !ret && i < t.n; i++) {
-		if (t.d[i].at && t.d[i].at <= (__u64)now)
-			due[n++] = (char *)t.d[i].entry;
-		else if (t.d[i].at && (!*next || t.d[i].at < *next))
-			*next = t.d[i].at;
-	}
-	if (ret || !n)
-		goto out;
-	ret = list_del(ifname, &o, due, n);
-	if (!ret)
-		ret = timeouts_prune(&sd, name, now);
-	if (!ret)
-		*expired += n;
-out:
-	free(due);
-	timeouts_free(&t);
-	state_close(&sd);
-	return ret;
-}
-
-int expiry_run(const char *ifname, const char *state_dir, time_t now, bool state_only,
-	       __u64 *expired, __u64 *next)
-{
-	list_name_t names[BLOOMXDP_MAX_LISTS + 1];
-	const char *lists[BLOOMXDP_MAX_LISTS + 2];
-	int i, n, ret = -ENOENT, r;
-
-	*expired = *next = 0;
-	timeout_lists(ifname, state_dir, names, lists, &n);
-	for (i = 0; i < n; i++) {
-		r = list_run(ifname, state_dir, lists[i], now, state_only, expired, next);
-		if (!r || (r != -ENOENT && (ret == -ENOENT || !ret)))
-			ret = r;
-	}
 	return ret;
 }
 

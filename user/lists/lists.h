@@ -18,7 +18,7 @@
 #include "parse/entries.h"
 #include "filter/filter.h"
 #include "parse/listfile.h"
-#include "lists/state_dir.h"
+#include "kernel/state_dir.h"
 
 struct attachment;
 

@@ -17,30 +17,7 @@
 #include "util/log.h"
 #include "lists/named.h"
 #include "parse/domain.h"
-#include "lists/state_dir.h"
-
-int list_name_check(const char *name)
-{
-	size_t n = name ? strlen(name) : 0;
-
-	if (!n || n > BLOOMXDP_LIST_NAME_MAX ||
-	    strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_-") != n)
-		return -EINVAL;
-	return 0;
-}
-
-const struct enum_value list_action_values[] = {
-	ENUM_VALUE("drop", BLOOMXDP_LIST_DROP, "drop what the list holds"),
-	ENUM_VALUE("monitor", BLOOMXDP_LIST_MONITOR, "count it as would_drop, pass it"),
-	ENUM_VALUE("nxdomain", BLOOMXDP_LIST_NXDOMAIN,
-		   "answer DNS queries NXDOMAIN, drop other hits"),
-	{}
-};
-
-const char *list_action_name(__u32 action)
-{
-	return enum_value_name(list_action_values, action);
-}
+#include "kernel/state_dir.h"
 
 __u32 list_action_of(const struct bloomxdp_list *l, const struct bloomxdp_config *cfg)
 {

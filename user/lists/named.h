@@ -13,15 +13,11 @@
 #include <bloomxdp/common.h>
 #include "filter/exact.h"
 #include "lists/lists.h"
+#include "lists/load_options.h"
 #include "util/options.h"
 
 struct attachment;
 
-/* [a-z0-9_-]{1,32}: 0, or -EINVAL. */
-int list_name_check(const char *name);
-/* drop, monitor, nxdomain: the values of --action. */
-extern const struct enum_value list_action_values[];
-const char *list_action_name(__u32 action);
 /* The default list's action: the attachment's --action and --dns-reply. */
 __u32 list_default_action(const struct bloomxdp_config *cfg);
 /* A list's action now (BLOOMXDP_LIST_AS_ATTACH: the attachment's). */

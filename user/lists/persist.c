@@ -14,11 +14,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/commands.h"
+#include "lists/load_options.h"
 #include "lists/build.h"
 #include "lists/lists.h"
 #include "util/log.h"
-#include "lists/state_dir.h"
+#include "kernel/state_dir.h"
 
 struct entry_set_item {
 	__u64 fp;
@@ -379,7 +379,7 @@ static int parse_recorded(struct list_inputs *in, struct list_opts *o)
 		return -ENOMEM;
 	for (line = strtok_r(in->parsed, "\n", &save); line && !ret;
 	     line = strtok_r(NULL, "\n", &save))
-		ret = options_parse_line(command_load.options, line, o);
+		ret = options_parse_line(load_options, line, o);
 	if (ret)
 		log_error("%s/%s: the options it records cannot be read back", in->sd.path,
 			  in->which);
@@ -414,7 +414,7 @@ static int source_options(struct list_inputs *in, const struct state_source *s,
 	in->nsrc_opts++;
 	for (line = strtok_r(in->src_parsed[in->nsrc_opts - 1], "\n", &save); line && !ret;
 	     line = strtok_r(NULL, "\n", &save))
-		ret = options_parse_line(command_load.options, line,
+		ret = options_parse_line(load_options, line,
 					 &in->src_opts[in->nsrc_opts - 1]);
 	if (ret)
 		log_error("%s/%s: the options of source %s cannot be read back", in->sd.path,
@@ -506,7 +506,7 @@ static char *source_recorded_options(const struct list_opts *so)
 	out = open_memstream(&text, &len);
 	if (!out)
 		return NULL;
-	options_write(command_load.options, so, skip, out);
+	options_write(load_options, so, skip, out);
 	if (fclose(out)) {
 		free(text);
 		return NULL;
@@ -531,7 +531,7 @@ static char *recorded_options(const struct list_opts *o, __u64 max_memory)
 	out = open_memstream(&text, &len);
 	if (!out)
 		return NULL;
-	options_write(command_load.options, &rec, skip, out);
+	options_write(load_options, &rec, skip, out);
 	if (fclose(out)) {
 		free(text);
 		return NULL;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "parse/entries.h"
+#include "parse/entry_emit.h"
 #include "parse/keys.h"
 
 /*

@@ -111,18 +111,10 @@ extern const struct enum_value list_format_values[];
 /* "auto", "addr", "domain", "hosts", "adblock", "url"...: -EINVAL for others. */
 int list_format_parse(const char *name, enum list_format *format);
 
-/* Reasons built from a line's text (an option's name) are written here. */
+/* The longest reason a line is refused for (entry_why, listfile.h). */
 #define ENTRY_WHY_MAX 160
-extern __thread char entry_why[ENTRY_WHY_MAX];
 
-/* Shared by the format parsers (entries.c, adblock.c, formats.c). */
-int entry_emit_name(const char *text, bool allow, entry_fn fn, void *ctx, const char **why);
-int entry_emit_addr(const char *text, entry_fn fn, void *ctx, const char **why);
-int entry_emit_url(char *text, bool had_scheme, struct list_parse *p, entry_fn fn, void *ctx,
-		   const char **why);
-/* One field of a line: an address, prefix, range, domain or URL. */
-int entry_parse_single(char *text, struct list_parse *p, entry_fn fn, void *ctx,
-		       const char **why);
+/* The line formats that entries.c's list_parse_line() hands a line to (adblock.c, formats.c). */
 int adblock_parse_line(char *text, struct list_parse *p, entry_fn fn, void *ctx,
 		       const char **why);
 int dnsmasq_parse_line(char *text, struct list_parse *p, entry_fn fn, void *ctx,
@@ -130,9 +122,6 @@ int dnsmasq_parse_line(char *text, struct list_parse *p, entry_fn fn, void *ctx,
 int unbound_parse_line(char *text, struct list_parse *p, entry_fn fn, void *ctx,
 		       const char **why);
 int rpz_parse_line(char *text, struct list_parse *p, entry_fn fn, void *ctx, const char **why);
-/* A CSV row's field (end: the range's end field, or NULL): decimal numbers are addresses. */
-int entry_emit_csv_field(char *field, char *end, struct list_parse *p, entry_fn fn, void *ctx,
-			 const char **why);
 int csv_parse_line(char *text, struct list_parse *p, entry_fn fn, void *ctx, const char **why);
 /* Whether a line looks like a zone file's (an RPZ's) record or directive. */
 bool rpz_line_is(const char *text);

@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "parse/entries.h"
+#include "parse/entry_emit.h"
 #include "parse/keys.h"
 #include "parse/prefixes.h"
 

@@ -9,13 +9,14 @@
 #include <strings.h>
 #include <ini.h>
 
-#include "cli/commands.h"
+#include "lists/load_options.h"
 #include "service/config.h"
 #include "util/duration.h"
 #include "util/log.h"
 #include "fleet/redis.h"
 #include "service/metrics_http.h"
-#include "lists/state_dir.h"
+#include "kernel/state_dir.h"
+#include "util/numbers.h"
 
 #define MAX_SECTION_KEYS 48
 #define KEY_MAX 32
@@ -139,7 +140,7 @@ static int new_source(struct parse *p, const char *name, bool allow)
 	s = &cfg->sources[cfg->nsources++];
 	memset(s, 0, sizeof(*s));
 	snprintf(s->spec.name, sizeof(s->spec.name), "%s", name);
-	memcpy(&s->spec.load, command_load.defaults, sizeof(s->spec.load));
+	s->spec.load = list_opts_defaults;
 	s->spec.load.allow = allow;
 	s->spec.refresh_s = FEED_DEFAULT_REFRESH_S;
 	s->spec.max_shrink_pct = FEED_DEFAULT_MAX_SHRINK;
@@ -295,9 +296,9 @@ static bool seen_twice(struct parse *p, const char *key)
 	return false;
 }
 
-/* An option of cmd (attach or load) into opts, its errors at this line. */
-static int set_command_option(struct parse *p, const struct command *cmd, void *opts,
-			      const char *key, const char *value)
+/* An option of table (attach's or load's) into opts, its errors at this line. */
+static int set_table_option(struct parse *p, const struct option_spec *table, void *opts,
+			    const char *key, const char *value)
 {
 	const char *copy = keep(p->cfg, value);
 	int ret;
@@ -307,7 +308,7 @@ static int set_command_option(struct parse *p, const struct command *cmd, void *
 		return -ENOMEM;
 	}
 	at_line(p, p->line);
-	ret = command_set_option(cmd, opts, key, copy);
+	ret = options_set(table, opts, key, copy);
 	log_context = NULL;
 	if (ret)
 		p->errors++;
@@ -510,8 +511,8 @@ static void source_key(struct parse *p, const char *key, const char *value)
 	} else if (!strcmp(key, "state-dir")) {
 		parse_error(p, p->line, "state_dir goes in [daemon]: the daemon's lists, "
 			    "attachment and timeouts share one state directory");
-	} else if (command_option(&command_load, key)) {
-		set_command_option(p, &command_load, &spec->load, key, value);
+	} else if (option_find(load_options, key)) {
+		set_table_option(p, load_options, &spec->load, key, value);
 	} else {
 		parse_error(p, p->line, "unknown key '%s' in %s: expected source, refresh, "
 			    "max_shrink, timeout, max_bytes or an option of 'bloomxdp load' "
@@ -547,13 +548,13 @@ static int on_key(void *user, const char *section, const char *name, const char 
 				    "attachment and timeouts share one state directory");
 			break;
 		}
-		if (!command_option(&command_attach, key)) {
+		if (!option_find(attach_options, key)) {
 			parse_error(p, p->line, "unknown key '%s' in [attach]: expected an "
 				    "option of 'bloomxdp attach' by its long name (see 'bloomxdp "
 				    "attach --help')", name);
 			break;
 		}
-		if (!set_command_option(p, &command_attach, p->cfg->attach, key, value))
+		if (!set_table_option(p, attach_options, p->cfg->attach, key, value))
 			p->cfg->attach_keys++;
 		break;
 	case SEC_DAEMON:
@@ -631,7 +632,7 @@ bool config_source_equal(const struct feed_spec *a, const struct feed_spec *b)
 
 bool config_attach_equal(const struct config *a, const struct config *b)
 {
-	return !memcmp(a->attach, b->attach, command_attach.opts_size);
+	return !memcmp(a->attach, b->attach, sizeof(*a->attach));
 }
 
 void config_source_list(struct feed_spec *spec)
@@ -645,7 +646,6 @@ static void check_sources(struct parse *p)
 {
 	struct config *cfg = p->cfg;
 	const struct config_source *first[2] = { NULL, NULL };
-	struct cli_call call = { .cmd = &command_load };
 	int i, lists = 0;
 
 	for (i = 0; i < cfg->nsources; i++) {
@@ -663,9 +663,8 @@ static void check_sources(struct parse *p)
 
 		section_title(&s->spec, title, sizeof(title));
 		config_source_list(&s->spec);
-		call.opts = &s->spec.load;
 		at_line(p, s->line);
-		if (command_load.check && command_load.check(&call))
+		if (load_opts_check(&s->spec.load))
 			p->errors++;
 		log_context = NULL;
 		if (!s->spec.source[0] && !s->source_refused) {
@@ -722,12 +721,12 @@ int config_defaults(const char *path, struct config *cfg)
 	snprintf(cfg->state_dir, sizeof(cfg->state_dir), "%s", state_root(NULL));
 	cfg->events = CONFIG_EVENTS_JSON;
 	crowdsec_config_defaults(&cfg->crowdsec);
-	cfg->attach = calloc(1, command_attach.opts_size);
+	cfg->attach = malloc(sizeof(*cfg->attach));
 	if (!cfg->attach) {
 		log_error("%s: out of memory", path);
 		return -ENOMEM;
 	}
-	memcpy(cfg->attach, command_attach.defaults, command_attach.opts_size);
+	*cfg->attach = attach_defaults;
 	return 0;
 }
 
@@ -774,10 +773,10 @@ void config_free(struct config *cfg)
 	int i;
 
 	if (cfg->attach)
-		command_free_options(&command_attach, cfg->attach);
+		options_free(attach_options, cfg->attach);
 	free(cfg->attach);
 	for (i = 0; i < cfg->nsources; i++)
-		command_free_options(&command_load, &cfg->sources[i].spec.load);
+		options_free(load_options, &cfg->sources[i].spec.load);
 	free(cfg->sources);
 	for (i = 0; i < cfg->nstrings; i++)
 		free(cfg->strings[i]);

@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 
+#include "kernel/attach.h"
 #include "service/crowdsec.h"
 #include "service/feed_spec.h"
 
@@ -50,7 +51,7 @@ struct config_source {
 
 struct config {
 	char path[PATH_MAX];
-	void *attach;		/* command_attach's options: its defaults, then [attach] */
+	struct attach_opts *attach;	/* attach's defaults, then [attach] */
 	unsigned int attach_keys;	/* how many [attach] set */
 	unsigned int attach_line;	/* of [attach], 0 if none */
 	struct config_source *sources;	/* blocklist and allowlist sources, in file order */

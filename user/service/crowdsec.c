@@ -18,7 +18,7 @@
 #include "util/duration.h"
 #include "util/log.h"
 #include "service/metrics.h"
-#include "lists/state_dir.h"
+#include "kernel/state_dir.h"
 
 /* A ban this much longer than its decision is cut to it (the decision was replaced). */
 #define PLAN_SLACK_S	2

@@ -20,8 +20,8 @@
 #include <sys/signalfd.h>
 #include <bpf/libbpf.h>
 
+#include "kernel/attach.h"
 #include "kernel/attachment.h"
-#include "cli/commands.h"
 #include "service/config.h"
 #include "service/crowdsec.h"
 #include "service/daemon.h"
@@ -36,7 +36,8 @@ struct daemon {
 	const char *ifname;
 	const char *config_path;
 	struct daemon_hooks hooks;
-	struct refresh_ops feed_ops;	/* refresh_feed, its ctx this daemon */
+	struct refresh_ops feed_ops;	/* refresh_feed, its ctx feed_ctx */
+	struct refresh_feed_ctx feed_ctx;
 	struct config cfg;
 	struct daemon_source *src;
 	int nsrc;
@@ -142,11 +143,6 @@ static int events_open(struct daemon *d)
 const char *daemon_ifname(const struct daemon *d)
 {
 	return d->ifname;
-}
-
-const char *daemon_state_dir(const struct daemon *d)
-{
-	return d->cfg.state_dir;
 }
 
 int daemon_sources(const struct daemon *d, const struct daemon_source **src)
@@ -594,25 +590,21 @@ static int next_timeout(const struct daemon *d)
 /*
  * 'bloomxdp attach' with [attach], its state in [daemon] state_dir (where the
  * daemon loads, adds and expires); force: replace the program over the live maps.
+ * What it did goes to the log, in attach's words.
  */
 static int attach_as_configured(struct daemon *d, const struct config *c, bool force)
 {
-	struct cli_call call = { .cmd = &command_attach, .ifname = d->ifname };
-	void *opts = malloc(command_attach.opts_size);
+	struct attach_opts o = *c->attach;
+	struct attach_result res;
+	char text[ATTACH_TEXT_MAX];
 	int ret;
 
-	if (!opts)
-		return -ENOMEM;
-	memcpy(opts, c->attach, command_attach.opts_size);
-	ret = command_set_option(&command_attach, opts, "state-dir", c->state_dir);
-	if (!ret && force)
-		ret = command_set_option(&command_attach, opts, "force", "true");
-	if (!ret) {
-		call.opts = opts;
-		ret = command_attach.run(&call);
-		fflush(stdout);
-	}
-	free(opts);
+	o.state_dir = c->state_dir;
+	if (force)
+		o.force = true;
+	ret = attach_run(d->ifname, &o, &res);
+	if (!ret)
+		fprintf(stderr, "%s\n", attach_result_text(d->ifname, &res, text, sizeof(text)));
 	return ret;
 }
 
@@ -939,8 +931,10 @@ int daemon_run(const char *ifname, const char *config_path, const struct daemon_
 
 	if (hooks)
 		d.hooks = *hooks;
+	/* cfg.state_dir is an array of cfg, which a reload replaces in place: it reads the new. */
+	d.feed_ctx = (struct refresh_feed_ctx){ .ifname = ifname, .state_dir = d.cfg.state_dir };
 	d.feed_ops = refresh_feed;
-	d.feed_ops.ctx = &d;
+	d.feed_ops.ctx = &d.feed_ctx;
 	d.started = time(NULL);
 	ret = config_read(&d, &d.cfg);
 	if (ret) {

@@ -53,8 +53,16 @@ struct refresh_ops {
 
 /* Local files: a new copy when the file's identity, size or mtime changed. */
 extern const struct refresh_ops refresh_local;
-/* http(s) feeds: conditional fetch and guards, the good copy in the feed cache; ctx: the daemon. */
+/*
+ * http(s) feeds: conditional fetch and guards, the good copy in the feed
+ * cache; ctx: a struct refresh_feed_ctx.
+ */
 extern const struct refresh_ops refresh_feed;
+/* What refresh_feed reads of the daemon that runs it. */
+struct refresh_feed_ctx {
+	const char *ifname;
+	const char *state_dir;	/* [daemon] state_dir, as reloaded */
+};
 
 /* What the lead plugs in; NULL members take the daemon's own. */
 struct daemon_hooks {
@@ -72,8 +80,6 @@ int daemon_run(const char *ifname, const char *config_path, const struct daemon_
  */
 struct daemon;
 const char *daemon_ifname(const struct daemon *d);
-/* The state directory of the configuration ([daemon] state_dir). */
-const char *daemon_state_dir(const struct daemon *d);
 /* The sources as configured now, with their refresh counters; returns how many. */
 int daemon_sources(const struct daemon *d, const struct daemon_source **src);
 /* The daemon's own gauges and counters, Prometheus text: the stub renderer. */

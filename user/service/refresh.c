@@ -24,7 +24,7 @@
 #include "util/sha256.h"
 #include "filter/ranges.h"
 #include "service/refresh.h"
-#include "lists/state_dir.h"
+#include "kernel/state_dir.h"
 
 #define FEEDS_DIR	"feeds"
 

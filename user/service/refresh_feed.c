@@ -39,26 +39,25 @@ static void schedule_next(struct daemon_source *src, __u64 next_due)
 
 static int feed_refresh_op(void *ctx, struct daemon_source *src)
 {
-	const struct daemon *d = ctx;
-	const char *state_dir = daemon_state_dir(d);
+	const struct refresh_feed_ctx *feed = ctx;
+	const char *state_dir = feed->state_dir, *ifname = feed->ifname;
 	char said[FEED_SUMMARY_MAX];
 	struct refresh_result r;
 	bool had = src->path[0];
 	int ret;
 
-	ret = feed_refresh_apply(state_dir, daemon_ifname(d), &src->spec, false, load_later, NULL,
-				 &r);
+	ret = feed_refresh_apply(state_dir, ifname, &src->spec, false, load_later, NULL, &r);
 	/* In the log, as every line of the daemon's: its stdout is the events' stream. */
-	fputs(feed_refresh_summary(daemon_ifname(d), &src->spec, &r, said, sizeof(said)), stderr);
+	fputs(feed_refresh_summary(ifname, &src->spec, &r, said, sizeof(said)), stderr);
 	schedule_next(src, r.next_due);
 	if (ret < 0) {
 		/* Started anew: the copy a run before applied is what the list held. */
-		if (!had && !feed_good_path(state_dir, daemon_ifname(d), src->spec.name, src->path,
+		if (!had && !feed_good_path(state_dir, ifname, src->spec.name, src->path,
 					    sizeof(src->path)))
 			return 1;
 		return ret;
 	}
-	if (feed_good_path(state_dir, daemon_ifname(d), src->spec.name, src->path,
+	if (feed_good_path(state_dir, ifname, src->spec.name, src->path,
 			   sizeof(src->path))) {
 		src->path[0] = '\0';
 		return -ENOENT;

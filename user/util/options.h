@@ -8,11 +8,11 @@
 #include <linux/types.h>
 
 /*
- * The command line as data: each command is a struct command with a table of
- * its options. The same table parses argv, prints --help, and names the valid
- * choices in errors; -h/--help, -v/--verbose and (where a command takes it)
- * -j/--json are common to all. A new option is one row; a new command is one
- * struct command plus its handler. (After xdp-tools' lib/util/params.h.)
+ * Options as data: a table of rows, each an option of an options struct. The
+ * same table parses a command's argv and prints its --help (cli/command.h),
+ * reads a configuration file's keys and the state's records, and names the
+ * valid choices in errors. A new option is one row. (After xdp-tools'
+ * lib/util/params.h.)
  */
 
 /* A named value of an enumerated option; a NULL name ends a table. */
@@ -81,55 +81,25 @@ struct option_spec {
 #define ENUM_VALUE(vname, val, text) { .name = (vname), .value = (val), .help = (text) }
 #define ENUM_ALIAS(vname, val) { .name = (vname), .value = (val), .alias = true }
 
-/* What a command's handler gets. */
-struct cli_call {
-	const struct command *cmd;
-	const void *opts;	/* the command's options struct, parsed */
-	bool json;		/* -j/--json, for commands that take it */
-	const char *ifname;	/* the interface, checked, for commands that take one */
-	int argc;		/* the positional arguments after it */
-	char **argv;
-};
-
-struct command {
-	const char *name;
-	const char *args;		/* for the usage line: "IFNAME FILE..." */
-	const char *summary;		/* one line, for 'bloomxdp --help' */
-	const char *description;	/* paragraphs for 'bloomxdp NAME --help' */
-	const struct option_spec *options;	/* ended by a row with a NULL name */
-	size_t opts_size;		/* of the options struct */
-	const void *defaults;		/* the options struct before parsing */
-	bool json;			/* takes -j/--json */
-	bool ifname;			/* the first positional argument is an interface */
-	int min_args, max_args;		/* positional arguments after it; max -1: any */
-	const char *what_args;		/* what a missing argument is called */
-	/* Checks the options together (exit 2 when it fails, error printed); may be NULL. */
-	int (*check)(const struct cli_call *call);
-	/* Returns 0, or a negative errno with the error printed (exit 1). */
-	int (*run)(const struct cli_call *call);
-};
-
+/* The row of table (ended by a row with a NULL name) of that long name, or NULL. */
+const struct option_spec *option_find(const struct option_spec *table, const char *name);
 /*
- * Parses argv (argv[0] is the command's name) by cmd's table and runs it:
- * the exit status, 0, 1 for a failure, 2 for a usage error. all: every
- * command, NULL-terminated, to name the one an unknown option belongs to.
+ * text for option o into opts (its options struct). flag names the option in
+ * errors: "--fpr" on the command line, "fpr =" in a configuration file. A
+ * flag's text is NULL on the command line (set), a boolean in a file
+ * (true/false, yes/no, on/off, 1/0). Prints the error.
  */
-int command_main(const struct command *const *all, const struct command *cmd, int argc,
-		 char **argv);
-
+int option_set(const struct option_spec *o, const char *flag, const char *text, void *opts);
 /*
- * One option of cmd into opts (its options struct, from cmd->defaults), by
- * long name, with the parser the command line uses: a configuration file's
- * "name = value". A flag takes true/false (yes/no, on/off, 1/0). value must
- * outlive opts (text options keep the pointer). Prints the error, which
- * names the option "name ="; -ENOENT: no such option.
+ * One option of table into opts, by long name, with the parser the command
+ * line uses: a configuration file's "name = value". value must outlive opts
+ * (text options keep the pointer). Prints the error, which names the option
+ * "name ="; -ENOENT, unprinted: no such option.
  */
-int command_set_option(const struct command *cmd, void *opts, const char *name,
-		       const char *value);
-/* The row of cmd's table of that long name, or NULL. */
-const struct option_spec *command_option(const struct command *cmd, const char *name);
+int options_set(const struct option_spec *table, void *opts, const char *name,
+		const char *value);
 /* Frees what parsing allocated in opts (repeatable options' lists), not opts. */
-void command_free_options(const struct command *cmd, void *opts);
+void options_free(const struct option_spec *table, void *opts);
 /*
  * The options of a parsed options struct as "--name=value" lines into out, one
  * per option given or set (a flag only when on, a text only when set; an option
@@ -145,20 +115,18 @@ int options_write(const struct option_spec *table, const void *values,
  */
 int options_parse_line(const struct option_spec *table, char *line, void *values);
 
-/* The command's --help, from its table. */
-void command_help(const struct command *cmd, FILE *out);
-
 /*
- * The tables as the manual page and completion read them (manpage.c,
- * complete.c), so that a new row shows there with nothing else to change.
+ * The rows as --help, the manual page and completion read them (cli/), so
+ * that a new row shows there with nothing else to change.
  */
-#define COMMAND_MAX_OPTIONS 32
-/* The command's options then the common ones (-j, -v, -h), as --help lists them: how many. */
-int command_options(const struct command *cmd, const struct option_spec **out);
 /* An enumerated option's values (its table, or the one values_fn makes); NULL for others. */
 const struct enum_value *option_enum_values(const struct option_spec *o);
 bool option_takes_value(const struct option_spec *o);
+/* An option whose argument may be left out (--verify, --verify=on): getopt's optional_argument. */
+bool option_value_optional(const struct option_spec *o);
 /* What --help prints after an option's text: " (default X)", " (1 to 8, default 6)" or nothing. */
 void option_print_default(const struct option_spec *o, const void *defaults, FILE *out);
+/* The option's lines of --help: its names, its text, its default, its values. */
+void option_print_help(const struct option_spec *o, const void *defaults, FILE *out);
 
 #endif

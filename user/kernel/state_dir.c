@@ -15,7 +15,7 @@
 #include "util/atomic_file.h"
 #include "util/log.h"
 #include "util/sha256.h"
-#include "lists/state_dir.h"
+#include "kernel/state_dir.h"
 
 #define STATE_THEN "run the command again"
 /*

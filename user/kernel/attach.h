@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The lifetime of an attachment: attach (the XDP program loaded on an
+ * interface with an empty filter, pinned, its settings recorded in the state
+ * for restore), attach --force over an attachment of ours (a new program over
+ * the live maps, swapped in by one link update), detach (every pin removed;
+ * with forget, the state too). The command line, the daemon's [attach] and a
+ * fleet node come through here; what was done comes back as a value, for the
+ * caller to say. Errors are said on stderr; -errno.
+ */
+#ifndef BLOOMXDP_ATTACH_H
+#define BLOOMXDP_ATTACH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+#include <bloomxdp/common.h>
+
+#include "filter/bloom_plan.h"
+#include "util/options.h"
+
+/* --mode: where XDP runs. */
+enum attach_mode { ATTACH_MODE_AUTO, ATTACH_MODE_NATIVE, ATTACH_MODE_GENERIC };
+
+/* attach's options, as the command line, [attach] and the state's settings give them. */
+struct attach_opts {
+	__u64 capacity;
+	double fpr;
+	__u32 match;
+	__u32 action;
+	__u32 dns_reply;
+	__u16 dns_ports[BLOOMXDP_MAX_PORTS];
+	__u16 http_ports[BLOOMXDP_MAX_PORTS];
+	__u16 tls_ports[BLOOMXDP_MAX_PORTS];
+	__u32 mode;		/* enum attach_mode */
+	bool force;
+	__u32 verify;		/* enum bloomxdp_verify */
+	__u64 events_per_sec;
+	__u32 layout;
+	__u64 max_memory;
+	bool max_memory_given;
+	const char *state_dir;
+	const __u64 *hash_key;	/* restore --file: the file's key; NULL: a new random one */
+};
+
+/*
+ * attach's one option table (attach_options.c): it parses the command line
+ * and prints --help, the manual page and completion (cli/cmd_attach.c), reads
+ * [attach] of a configuration and records the settings in the state.
+ */
+extern const struct option_spec attach_options[];
+extern const struct attach_opts attach_defaults;
+
+/* What attach did. */
+struct attach_result {
+	bool replaced;		/* --force over an attachment of ours: its program swapped */
+	struct bloom_plan plan;	/* else: the empty filter attached */
+	__u64 max_memory;	/* ... and the most a load's filter may take */
+};
+
+/*
+ * Attaches to ifname as o says (attach --force on an attachment of ours:
+ * replaces its program over the live maps, its list kept).
+ */
+int attach_run(const char *ifname, const struct attach_opts *o, struct attach_result *res);
+/* The line attach prints of what it did ("attached to ...", "replaced the program of ..."). */
+#define ATTACH_TEXT_MAX 512
+const char *attach_result_text(const char *ifname, const struct attach_result *res, char *buf,
+			       size_t len);
+
+/* What a saved filter needs of the attachment it goes into (restore --file, a fleet node). */
+struct attach_filter {
+	__u32 layout;
+	double fpr;
+	const __u64 *hash_key;
+};
+
+/*
+ * attach with the settings the state recorded (settings: their text, cut
+ * up here; NULL: the defaults), its lists left for the caller to load;
+ * force: replace the XDP program already there; filter: with the layout, FPR
+ * and hash key of a saved filter.
+ */
+int attach_restore(const char *ifname, char *settings, const char *state_dir, bool force,
+		   const struct attach_filter *filter);
+
+/*
+ * attach with o (NULL: the defaults) but the layout, FPR and hash key of a
+ * saved filter: a fleet node, whose every version is compiled with the
+ * fleet's key. Never --force.
+ */
+int attach_with_filter(const char *ifname, const struct attach_opts *o,
+		       const struct attach_filter *filter, struct attach_result *res);
+
+/* detach's options. */
+struct detach_opts {
+	bool forget;		/* the state too */
+	const char *state_dir;
+};
+
+/* What detach did. */
+struct detach_result {
+	bool detached;		/* the program and every pin */
+	enum { DETACH_KEPT, DETACH_FORGOT, DETACH_NOTHING_TO_FORGET } state;
+};
+
+/*
+ * Detaches ifname and removes every pin; with o->forget, its state too (also
+ * when it is not attached). On an error, res says what was done before it.
+ */
+int detach_run(const char *ifname, const struct detach_opts *o, struct detach_result *res);
+/* The lines detach prints of what it did ("detached from ...", ...); "": nothing. */
+#define DETACH_TEXT_MAX 128
+const char *detach_result_text(const char *ifname, const struct detach_result *res, char *buf,
+			       size_t len);
+
+#endif

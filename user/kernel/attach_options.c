@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * attach's option table: the command line (cli/cmd_attach.c), [attach] of a
+ * configuration (service/config.c) and the settings the state records (attach.c).
+ */
+#include <stddef.h>
+
+#include "filter/layout.h"
+#include "filter/match.h"
+#include "kernel/attach.h"
+#include "kernel/state_dir.h"
+#include "util/numbers.h"
+
+/* More would be a packet capture, not a log of drops. */
+#define MAX_EVENTS_PER_SEC 1000000
+/* Default of --events-per-sec: per CPU, enough to see a flood, not to be flooded. */
+#define DEFAULT_EVENTS_PER_SEC 100
+
+static const struct enum_value action_values[] = {
+	ENUM_VALUE("drop", BLOOMXDP_ACTION_DROP, "drop the packet"),
+	ENUM_VALUE("monitor", BLOOMXDP_ACTION_MONITOR, "count it as would_drop, and pass it"),
+	{}
+};
+
+static const struct enum_value dns_reply_values[] = {
+	ENUM_VALUE("none", BLOOMXDP_DNS_REPLY_NONE, "follow --action"),
+	ENUM_VALUE("nxdomain", BLOOMXDP_DNS_REPLY_NXDOMAIN, "answer NXDOMAIN from XDP at once"),
+	{}
+};
+
+static const struct enum_value verify_values[] = {
+	ENUM_VALUE("auto", BLOOMXDP_VERIFY_AUTO, "when it fits in a quarter of --max-memory"),
+	ENUM_VALUE("on", BLOOMXDP_VERIFY_ON, "always (a load it cannot fit in is refused)"),
+	ENUM_VALUE("off", BLOOMXDP_VERIFY_OFF, "never: a Bloom hit drops"),
+	ENUM_ALIAS("true", BLOOMXDP_VERIFY_ON), ENUM_ALIAS("yes", BLOOMXDP_VERIFY_ON),
+	ENUM_ALIAS("1", BLOOMXDP_VERIFY_ON), ENUM_ALIAS("false", BLOOMXDP_VERIFY_OFF),
+	ENUM_ALIAS("no", BLOOMXDP_VERIFY_OFF), ENUM_ALIAS("0", BLOOMXDP_VERIFY_OFF),
+	{}
+};
+
+static const struct enum_value mode_values[] = {
+	ENUM_VALUE("native", ATTACH_MODE_NATIVE, "in the driver"),
+	ENUM_VALUE("generic", ATTACH_MODE_GENERIC, "after the driver (skb), for any interface"),
+	ENUM_VALUE("auto", ATTACH_MODE_AUTO,
+		   "native; generic, with a notice saying why, where refused"),
+	ENUM_ALIAS("skb", ATTACH_MODE_GENERIC),
+	{}
+};
+
+#define A(field) offsetof(struct attach_opts, field)
+const struct option_spec attach_options[] = {
+	OPTION("capacity", 'c', OPT_COUNT, A(capacity), "N",
+	       "keys the empty filter is sized for (each load\n"
+	       "then sizes its filter for its list)",
+	       .min = 1, .max = COUNT_MAX),
+	OPTION("max-memory", 0, OPT_COUNT, A(max_memory), "BYTES",
+	       "memory a filter (and its exact copy) may take:\n"
+	       "a list that needs more is refused ('64M' is\n"
+	       "64,000,000; default 256 MiB, or an eighth of the\n"
+	       "memory of a smaller machine)",
+	       .min = MAX_MEMORY_MIN, .max = COUNT_MAX,
+	       .given = OPTION_GIVEN(struct attach_opts, max_memory_given)),
+	OPTION("fpr", 'p', OPT_RATE, A(fpr), "P", "target false-positive rate at capacity"),
+	OPTION("match", 'm', OPT_ENUM_SET, A(match), "WHAT", "what is looked up, a comma list",
+	       .values = match_values),
+	OPTION("dns-ports", 0, OPT_PORTS, A(dns_ports), "P",
+	       "UDP ports of DNS queries, a comma list of up to 4"),
+	OPTION("http-ports", 0, OPT_PORTS, A(http_ports), "P", "TCP ports of HTTP requests"),
+	OPTION("tls-ports", 0, OPT_PORTS, A(tls_ports), "P", "TCP ports of TLS ClientHellos"),
+	OPTION("dns-reply", 0, OPT_ENUM, A(dns_reply), "R", "on a blocked DNS query",
+	       .values = dns_reply_values),
+	OPTION("action", 'a', OPT_ENUM, A(action), "WHAT", "on a hit", .values = action_values),
+	OPTION("mode", 0, OPT_ENUM, A(mode), "MODE", "XDP mode", .values = mode_values),
+	OPTION("layout", 0, OPT_ENUM, A(layout), "L",
+	       "how the filter lies in memory ('bloomxdp plan' shows\nthem side by side)",
+	       .values_fn = layout_values),
+	OPTION("verify", 0, OPT_ENUM_FLAG, A(verify), "WHEN",
+	       "keep an exact copy of the list in the kernel and drop\n"
+	       "only what it confirms: no false positive is dropped;\n"
+	       "costs memory (plan --verify); alone: on; auto is\n"
+	       "decided again at each load",
+	       .values = verify_values, .bare = BLOOMXDP_VERIFY_ON),
+	OPTION("events-per-sec", 0, OPT_COUNT, A(events_per_sec), "N",
+	       "drop events for 'bloomxdp watch', per CPU and\nsecond (0: none)",
+	       .min = 0, .max = MAX_EVENTS_PER_SEC),
+	OPTION("force", 'f', OPT_FLAG, A(force), NULL,
+	       "replace another XDP program already on IFNAME"),
+	OPTION_STATE_DIR(struct attach_opts),
+	{}
+};
+#undef A
+
+const struct attach_opts attach_defaults = {
+	.capacity = DEFAULT_CAPACITY, .fpr = DEFAULT_FPR,
+	.match = BLOOMXDP_MATCH_SRC, .action = BLOOMXDP_ACTION_DROP, .mode = ATTACH_MODE_AUTO,
+	.dns_ports = { BLOOMXDP_DNS_PORT }, .http_ports = { BLOOMXDP_HTTP_PORT },
+	.tls_ports = { BLOOMXDP_TLS_PORT }, .events_per_sec = DEFAULT_EVENTS_PER_SEC,
+	.layout = DEFAULT_LAYOUT, .verify = BLOOMXDP_VERIFY_AUTO,
+};
