@@ -32,6 +32,7 @@
 #include "xdp_harness.h"
 #include "kernel/attachment.h"
 #include "filter/ranges.h"
+#include "lists/report.h"
 #include "lists/savefile.h"
 
 #define N_V4_HOSTS	20000
@@ -43,6 +44,9 @@
 
 static const __u64 key_a[2] = { 0x0123456789abcdefULL, 0xfedcba9876543210ULL };
 static const __u64 key_b[2] = { 0x1111111111111111ULL, 0x2222222222222222ULL };
+/* What save and restore said they did. */
+static struct save_result saved;
+static struct restore_result restored;
 
 static __u64 rng_next(__u64 *s)
 {
@@ -135,6 +139,7 @@ static int source_list(char path[64])
 static void source_open(struct source *src, bool intervals)
 {
 	struct bloomxdp_state st = {};
+	struct stat sb;
 	struct harness_config hc;
 	char err[LIST_ERROR_LEN], list[64];
 	struct savefile_source sources[2] = {
@@ -178,7 +183,13 @@ static void source_open(struct source *src, bool intervals)
 	ret = mkstemp(src->path);
 	assert_true(ret >= 0);
 	close(ret);
-	assert_int_equal(savefile_save(&src->att, src->path, sources, 2), 0);
+	assert_int_equal(savefile_save(&src->att, src->path, sources, 2, &saved), 0);
+	/* What 'bloomxdp save' says it wrote. */
+	assert_true(saved.saved);
+	assert_int_equal(saved.entries, src->b.read);
+	assert_int_equal(saved.keys, src->b.keys);
+	assert_int_equal(stat(src->path, &sb), 0);
+	assert_int_equal(saved.bytes, sb.st_size);
 }
 
 static void source_close(struct source *src)
@@ -249,7 +260,12 @@ static void test_roundtrip(bool intervals)
 	assert_int_equal(sb.st_mode & 0777, 0600);
 
 	fresh_open(&hb, &attb, key_a, BLOOMXDP_LAYOUT_BLOCKED, 0.01, BLOOMXDP_VERIFY_OFF);
-	assert_int_equal(savefile_apply(&attb, src.path), 0);
+	assert_int_equal(savefile_apply(&attb, src.path, &restored), 0);
+	/* What 'bloomxdp restore --file' says it restored. */
+	assert_true(restored.restored);
+	assert_false(restored.rekeyed);
+	assert_int_equal(restored.entries, src.b.read);
+	assert_int_equal(restored.keys, src.b.keys);
 	/* A new generation: the other slot, live, its state written before. */
 	assert_int_equal(attachment_active(&attb, BLOOMXDP_ACTIVE_BLOCK, &slot), 0);
 	assert_int_equal(slot, 1);
@@ -388,7 +404,7 @@ static void assert_refused(struct attachment *att, const char *path, const char 
 	int ret;
 
 	live_get(att, &before);
-	ret = savefile_apply(att, path);
+	ret = savefile_apply(att, path, &restored);
 	live_get(att, &after);
 	if (ret == 0 || before.slot != after.slot || memcmp(&before.st, &after.st, sizeof(before.st)))
 		fail_msg("%s: apply returned %d, slot %u -> %u", what, ret, before.slot,
@@ -456,7 +472,7 @@ static void test_flips_and_cuts(void **state)
 	file_write(bad, buf, len + 1);
 	assert_int_not_equal(savefile_check(bad, &info, why, sizeof(why)), 0);
 	/* The original still applies: what was refused was the damage. */
-	assert_int_equal(savefile_apply(&attb, src.path), 0);
+	assert_int_equal(savefile_apply(&attb, src.path, &restored), 0);
 
 	unlink(bad);
 	free(buf);
@@ -647,7 +663,7 @@ static void test_other_attachments(void **state)
 	assert_refused(&att, src.path, "over --max-memory");
 	st.max_memory = 0;
 	assert_int_equal(attachment_write_state(&att, 0, &st), 0);
-	assert_int_equal(savefile_apply(&att, src.path), 0);
+	assert_int_equal(savefile_apply(&att, src.path, &restored), 0);
 	harness_close(&h);
 	/* --verify on: no exact copy in the file. */
 	fresh_open(&h, &att, key_a, BLOOMXDP_LAYOUT_BLOCKED, 0.01, BLOOMXDP_VERIFY_ON);
@@ -656,7 +672,7 @@ static void test_other_attachments(void **state)
 	/* --verify auto: restored, its generation without an exact stage (status says so). */
 	fresh_open(&h, &att, key_a, BLOOMXDP_LAYOUT_BLOCKED, 0.01, BLOOMXDP_VERIFY_AUTO);
 	assert_true(exact_outer_has(&att.verify, 0));
-	assert_int_equal(savefile_apply(&att, src.path), 0);
+	assert_int_equal(savefile_apply(&att, src.path, &restored), 0);
 	assert_int_equal(attachment_active(&att, BLOOMXDP_ACTIVE_BLOCK, &slot), 0);
 	assert_int_equal(slot, 1);
 	assert_false(exact_outer_has(&att.verify, 1));
@@ -671,7 +687,7 @@ static void test_other_attachments(void **state)
 	assert_true(fd >= 0);
 	close(fd);
 	unlink(path);
-	assert_int_equal(savefile_save(&att, path, NULL, 0), -EOPNOTSUPP);
+	assert_int_equal(savefile_save(&att, path, NULL, 0, &saved), -EOPNOTSUPP);
 	assert_int_not_equal(access(path, F_OK), 0);
 	harness_close(&h);
 	source_close(&src);

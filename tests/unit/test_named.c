@@ -112,7 +112,7 @@ static void test_recorded_and_pruned(void **state)
 	touch(&sd, "list.a-1-2.0");	/* list a-1's copy */
 	touch(&sd, "list.a-3.journal.addr");
 	touch(&sd, "list.Bad");		/* not a name the CLI takes */
-	assert_int_equal(named_lists_recorded("eth9", root, names, &n), 0);
+	assert_int_equal(named_lists_recorded(&sd, names, &n), 0);
 	assert_int_equal(n, 3);
 	assert_string_equal(names[0], "a");
 	assert_string_equal(names[1], "a-1");

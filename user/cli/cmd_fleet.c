@@ -11,6 +11,7 @@
 
 static void print_result(const struct publish_opts *o, const struct publish_result *res)
 {
+	save_result_print(&res->saved, stdout);
 	if (res->new_key)
 		printf("publish: a new hash key for channel %s: every node attaches again with "
 		       "it\n", o->channel);

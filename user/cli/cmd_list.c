@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * load, add, del, query: their help; load's option table is the library's
- * (lists/load_options.c), the work is in lists/.
+ * load, add, del, query: their help, and what they print; load's option table
+ * is the library's (lists/load_options.c), the work is in lists/.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -11,6 +11,7 @@
 #include "util/duration.h"
 #include "util/log.h"
 #include "lists/named.h"
+#include "lists/report.h"
 #include "filter/bloom_plan.h"
 #include "lists/load_options.h"
 #include "kernel/state_dir.h"
@@ -25,24 +26,42 @@ static int check_load(const struct cli_call *call)
 	return load_opts_check(call->opts);
 }
 
+/* Each prints what it did, also when it failed after doing some of it. */
 static int run_load(const struct cli_call *call)
 {
-	return list_load(call->ifname, call->opts, call->argv, call->argc);
+	struct load_result r;
+	int ret = list_load(call->ifname, call->opts, call->argv, call->argc, &r);
+
+	load_result_print(&r, stdout);
+	return ret;
 }
 
 static int run_add(const struct cli_call *call)
 {
-	return list_add(call->ifname, call->opts, call->argv, call->argc);
+	struct add_result r;
+	int ret = list_add(call->ifname, call->opts, call->argv, call->argc, &r);
+
+	add_result_print(&r, stdout);
+	return ret;
 }
 
 static int run_del(const struct cli_call *call)
 {
-	return list_del(call->ifname, call->opts, call->argv, call->argc);
+	struct del_result r;
+	int ret = list_del(call->ifname, call->opts, call->argv, call->argc, &r);
+
+	del_result_print(&r, stdout);
+	return ret;
 }
 
 static int run_query(const struct cli_call *call)
 {
-	return list_query(call->ifname, call->opts, call->argv, call->argc);
+	struct query_result r;
+	int ret = list_query(call->ifname, call->opts, call->argv, call->argc, &r);
+
+	query_result_print(&r, stdout);
+	query_result_free(&r);
+	return ret;
 }
 
 #define L(field) offsetof(struct list_opts, field)

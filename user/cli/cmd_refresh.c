@@ -109,6 +109,7 @@ static int run_refresh(const struct cli_call *call)
 	if (o->source || o->ca_file_given)
 		snprintf(spec->ca_file, sizeof(spec->ca_file), "%s", o->ca_file ? o->ca_file : "");
 	ret = feed_refresh(state, call->ifname, spec, o->accept, &res);
+	load_result_print(&res.load, stdout);
 	fputs(feed_refresh_summary(call->ifname, spec, &res, said, sizeof(said)), stdout);
 	return ret;
 }

@@ -19,6 +19,7 @@
 #include "lists/build.h"
 #include "lists/lists.h"
 #include "util/log.h"
+#include "lists/report.h"
 #include "lists/savefile.h"
 #include "kernel/state_dir.h"
 #include "lists/expiry.h"
@@ -165,14 +166,17 @@ struct saved_list {
 	bool present;
 };
 
-static int saved_open(struct saved_list *l, const char *ifname, const char *state_dir, bool allow)
+static int saved_open(struct saved_list *l, const struct state_dir *sd, const char *state_dir,
+		      bool allow)
 {
 	int ret;
 
 	memset(l, 0, sizeof(*l));
 	l->o.format = FORMAT_AUTO;
 	l->o.prefix_probes = LIST_DEFAULT_PREFIX_PROBES;
-	ret = list_inputs_state(&l->in, ifname, state_dir, allow, true, &l->o);
+	ret = list_inputs_state_at(&l->in, sd, allow ? STATE_ALLOW : STATE_BLOCK, true, true,
+				   &l->o);
+	l->o.state_dir = state_dir;
 	l->present = !ret;
 	return ret == -ENOENT ? 0 : ret;
 }
@@ -184,10 +188,11 @@ static void saved_close(struct saved_list *l)
 	free(l->o.where.items);
 }
 
-/* One list from its copies and journals into the new attachment. */
+/* One list from its copies and journals into the new attachment: restore says one line. */
 static int reload_list(struct attachment *att, struct saved_list *l)
 {
 	struct bloomxdp_state st = {};
+	struct load_result r;
 	__u32 slot;
 	int ret;
 
@@ -196,7 +201,8 @@ static int reload_list(struct attachment *att, struct saved_list *l)
 	if (l->in.n) {
 		/* It passed its checks when it was loaded; it may be all journal now. */
 		l->o.allow_empty = true;
-		return list_load_inputs(att, &l->o, &l->in);
+		load_result_init(&r, att->ifname);
+		return list_load_inputs(att, &l->o, &l->in, &r);
 	}
 	/* Nothing to load: the state records the empty list's generation. */
 	ret = attachment_active(att, BLOOMXDP_ACTIVE_BLOCK, &slot);
@@ -207,7 +213,7 @@ static int reload_list(struct attachment *att, struct saved_list *l)
 	return ret;
 }
 
-/* stdout of the steps (attach's and load's reports) silenced: restore says one line. */
+/* stdout of attach's report silenced: restore says one line. */
 static int quiet_begin(void)
 {
 	int saved, null;
@@ -236,7 +242,7 @@ static void restore_expire(const char *ifname, const char *state_dir)
 	__u64 expired, next;
 	int ret;
 
-	ret = expiry_run(ifname, state_dir, time(NULL), true, &expired, &next);
+	ret = expiry_run(ifname, state_dir, time(NULL), true, &expired, &next, NULL, NULL);
 	if (ret && ret != -ENOENT)
 		log_warn("%s: entries whose timeout passed could not be taken out of its state: "
 			 "they are restored; 'bloomxdp del' them", ifname);
@@ -286,7 +292,7 @@ static int restore_one(const char *ifname, const char *state_dir)
 		restore_expire(ifname, state_dir);
 	/* Every copy read and checked before anything is attached. */
 	for (i = 0; i < 2 && !ret; i++)
-		ret = saved_open(&lists[i], ifname, state_dir, i == 0);
+		ret = saved_open(&lists[i], &sd, state_dir, i == 0);
 	if (!ret)
 		ret = xdp_left(ifname, ifindex, &ours);
 	if (ret)
@@ -339,6 +345,7 @@ out:
 static int restore_file(const char *ifname, const char *path, const char *state_dir)
 {
 	struct savefile_info info;
+	struct restore_result restored;
 	struct attach_filter filter;
 	struct attachment att;
 	struct pin_dir pd;
@@ -381,7 +388,8 @@ static int restore_file(const char *ifname, const char *path, const char *state_
 	if (ret)
 		return ret;
 	/* Attached with another key: replaced in place with the file's, in the swap. */
-	ret = savefile_apply_any_key(&att, path);
+	ret = savefile_apply_any_key(&att, path, &restored);
+	restore_result_print(&restored, stdout);
 	if (!ret)
 		ret = attachment_check_enforced(&att);
 	attachment_close(&att);

@@ -2,10 +2,12 @@
 /* save: the live filter to a file (user/lists/savefile.h has the format). */
 #include "kernel/attachment.h"
 #include "cli/commands.h"
+#include "lists/report.h"
 #include "lists/savefile.h"
 
 static int run_save(const struct cli_call *call)
 {
+	struct save_result r;
 	struct attachment att;
 	int ret;
 
@@ -13,7 +15,8 @@ static int run_save(const struct cli_call *call)
 	ret = attachment_open(call->ifname, true, &att);
 	if (ret)
 		return ret;
-	ret = savefile_save(&att, call->argv[0], NULL, 0);
+	ret = savefile_save(&att, call->argv[0], NULL, 0, &r);
+	save_result_print(&r, stdout);
 	attachment_close(&att);
 	return ret;
 }

@@ -13,6 +13,7 @@
 #include "fleet/redis.h"
 #include "lists/build.h"
 #include "lists/lists.h"
+#include "lists/report.h"
 #include "util/log.h"
 #include "filter/ranges.h"
 #include "lists/savefile.h"
@@ -165,11 +166,13 @@ int fleet_apply_add(const struct fleet_config *cfg, char **entries, int n, char 
 	struct list_opts lo = { .format = FORMAT_AUTO,
 				.prefix_probes = LIST_DEFAULT_PREFIX_PROBES,
 				.state_dir = cfg->state_dir };
+	struct add_result r;
 	int ret;
 
 	if (!n)
 		return 0;
-	ret = list_add(cfg->ifname, &lo, entries, n);
+	ret = list_add(cfg->ifname, &lo, entries, n, &r);
+	add_result_print(&r, stderr);	/* the daemon's log */
 	if (ret)
 		snprintf(why, len, "a delta of %d entr%s was not added: %s (see the daemon's log)",
 			 n, n == 1 ? "y" : "ies", strerror(-ret));
@@ -240,6 +243,7 @@ int fleet_apply_payload(const struct fleet_config *cfg, const char *path,
 			size_t len)
 {
 	struct savefile_info in;
+	struct restore_result r;
 	struct attachment att;
 	bool attached, same;
 	char what[256];
@@ -275,7 +279,8 @@ int fleet_apply_payload(const struct fleet_config *cfg, const char *path,
 	}
 	/* The entries in force go in with the version: a ban never lapses across a swap. */
 	ret = savefile_apply_with(&att, path, add_inforce,
-				  &(struct inforce_ctx){ .cfg = cfg, .set = inforce });
+				  &(struct inforce_ctx){ .cfg = cfg, .set = inforce }, &r);
+	restore_result_print(&r, stderr);	/* the daemon's log */
 	if (!ret)
 		ret = attachment_check_enforced(&att);
 	attachment_close(&att);

@@ -328,7 +328,7 @@ static int make_payload(redisContext *c, const struct publish_opts *o, char **fi
 		ret = attachment_open(o->from, true, &att);
 		if (ret)
 			return ret;
-		ret = savefile_save(&att, tmp, NULL, 0);
+		ret = savefile_save(&att, tmp, NULL, 0, &res->saved);
 		attachment_close(&att);
 		return ret;
 	}

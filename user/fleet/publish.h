@@ -15,6 +15,7 @@
 
 #include "fleet/redis.h"
 #include "fleet/trust.h"
+#include "lists/report.h"
 
 /* What to publish, as publish's options give it. */
 struct publish_opts {
@@ -49,6 +50,7 @@ struct publish_result {
 	/* Both. */
 	char id[FLEET_ID_MAX];	/* of its announcement on the stream */
 	char signer[FLEET_FINGERPRINT_LEN];	/* its signing key's fingerprint; "": unsigned */
+	struct save_result saved;	/* --from: the live filter saved as the payload */
 };
 
 /*

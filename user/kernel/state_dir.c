@@ -42,6 +42,20 @@ void state_close(struct state_dir *sd)
 	sd->fd = sd->root_fd = -1;
 }
 
+int state_dup(const struct state_dir *from, struct state_dir *to)
+{
+	int ret;
+
+	to->root_fd = fcntl(from->root_fd, F_DUPFD_CLOEXEC, 0);
+	to->fd = to->root_fd < 0 ? -1 : fcntl(from->fd, F_DUPFD_CLOEXEC, 0);
+	snprintf(to->path, sizeof(to->path), "%s", from->path);
+	if (to->fd >= 0)
+		return 0;
+	ret = -errno;
+	state_close(to);
+	return ret;
+}
+
 /* The root's parent by its path (an administrator's choice), the root itself checked. */
 static int open_root(const char *root, bool create)
 {

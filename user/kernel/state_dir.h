@@ -65,6 +65,12 @@ const char *state_root(const char *given);
  * unprinted when it is not there; other errors printed.
  */
 int state_open(const char *root, const char *ifname, bool create, struct state_dir *sd);
+/*
+ * Another handle on a state directory open already (descriptors of its own,
+ * nothing resolved or checked again): an operation opens its state once and
+ * passes it down to what keeps a hold of it. -errno.
+ */
+int state_dup(const struct state_dir *from, struct state_dir *to);
 void state_close(struct state_dir *sd);
 /* The interfaces with a state directory under root (restore --all), malloc'd names. */
 int state_interfaces(const char *root, char ***names, int *n);

@@ -21,6 +21,7 @@
 #include "util/log.h"
 #include "filter/packet_fpr.h"
 #include "lists/named.h"
+#include "lists/report.h"
 #include "parse/prefixes.h"
 #include "filter/bloom_plan.h"
 #include "parse/public_suffix.h"
@@ -69,7 +70,7 @@ static int parse_entries(char **args, int n, const struct list_opts *o, struct p
 }
 
 /* add --allow: into the live allowlist, in place. */
-static int add_allowed(struct attachment *att, const struct parsed_args *p)
+static int add_allowed(struct attachment *att, const struct parsed_args *p, struct add_result *r)
 {
 	size_t added;
 	int ret;
@@ -81,8 +82,8 @@ static int add_allowed(struct attachment *att, const struct parsed_args *p)
 			  strerror(-ret), added, p->n);
 		return ret;
 	}
-	printf("added %zu entr%s to the allowlist of %s\n", p->n, p->n == 1 ? "y" : "ies",
-	       att->ifname);
+	r->added = r->allow = true;
+	r->entries = p->n;
 	return attachment_check_enforced(att);
 }
 
@@ -115,12 +116,12 @@ static int add_check_probes(const struct attachment *att, const struct filter *f
 /*
  * add: refused, with nothing changed, when the keys would take the live
  * filter past the keys it is sized for, i.e. its FPR past the target:
- * -EOVERFLOW, unprinted, when the state can rebuild the list with them
+ * -EOVERFLOW, unprinted, when the state (sd) can rebuild the list with them
  * (add_rebuild()); else said, with -ENOSPC.
  */
 static int add_check_room(const struct attachment *att, const struct filter *f,
 			  const struct bloomxdp_state *st, const struct entry *parsed, int n,
-			  __u64 *added, const char *state_dir)
+			  __u64 *added, const struct state_dir *sd)
 {
 	__u64 capacity = st->capacity ? st->capacity : att->config.capacity, keys;
 	double now = filter_keys_now(f, st);
@@ -133,8 +134,7 @@ static int add_check_room(const struct attachment *att, const struct filter *f,
 	}
 	if (generation_has_room(now, *added, capacity)) {
 		ret = add_check_probes(att, f, parsed, n, now + *added);
-		if (ret != -EOVERFLOW || !list_state_current(att->ifname, state_dir, false,
-							     st->generation))
+		if (ret != -EOVERFLOW || !list_state_current_at(sd, false, st->generation))
 			return ret;
 		log_error("%d entr%s would add a probe per packet (a new prefix length or name "
 			  "depth) and take the chance that %s drops an unlisted packet past %g: "
@@ -143,7 +143,7 @@ static int add_check_room(const struct attachment *att, const struct filter *f,
 			  (double)att->config.fpr_ppb / BLOOMXDP_PPB);
 		return -ENOSPC;
 	}
-	if (!list_state_current(att->ifname, state_dir, false, st->generation))
+	if (!list_state_current_at(sd, false, st->generation))
 		return -EOVERFLOW;
 	log_error("%d entr%s (%llu keys) would take the filter of %s past the %llu keys it is "
 		  "sized for (it holds about %.0f), and its FPR past %g: nothing was added; "
@@ -189,20 +189,18 @@ cleanup:
  * there but cannot be kept up to date, removed: del then refuses rather
  * than clear a bit a key of this add still needs.
  */
-static void add_counts_open(struct attachment *att, struct filter *f, __u64 generation,
-			    const char *state_dir, struct bitcounts *counts)
+static void add_counts_open(struct filter *f, __u64 generation, const struct state_dir *sd,
+			    struct bitcounts *counts)
 {
-	struct state_dir sd;
 	int ret;
 
-	if (!f->ops->readable || state_open(state_root(state_dir), att->ifname, false, &sd))
+	if (!f->ops->readable || sd->fd < 0)
 		return;
-	ret = bitcounts_map(counts, sd.fd, f->layout, f->bits, f->hashes, generation);
+	ret = bitcounts_map(counts, sd->fd, f->layout, f->bits, f->hashes, generation);
 	if (!ret)
 		f->counts = counts;
 	else if (ret != -ENOENT && ret != -ESTALE)
-		unlinkat(sd.fd, BITCOUNTS_FILE, 0);
-	state_close(&sd);
+		unlinkat(sd->fd, BITCOUNTS_FILE, 0);
 }
 
 /* The entries' keys at public depths, marked in the live slot before the filter holds them. */
@@ -260,114 +258,122 @@ static int exact_add_live(const struct attachment *att, __u32 slot, struct exact
 	return i;
 }
 
-/* add: into the live filter (and exact copy) in place: Bloom inserts only set bits. */
-static int add_blocked(struct attachment *att, const struct parsed_args *p, char **entries,
-		       const char *state_dir)
-{
-	const struct entry *parsed = p->e;
-	struct filter f = { .map_fd = -1 };
-	struct bloomxdp_state st = {};
-	struct exact_set live;
-	struct bitcounts counts = {};
-	__u64 inserted = 0, added;
-	int i, fam, r, failed, ret, n = p->n, xn, xret;
-	__u32 slot, ranged = 0;
+/* An add: its entries, and the state it opens once, when first needed. */
+struct add_op {
+	const char *ifname;
+	const struct list_opts *o;
+	char **entries;
+	int n;
+	struct parsed_args parsed;
+	struct op_state state;
+	struct add_result *r;
+};
 
-	exact_set_init(&live);
-	ret = attachment_active(att, BLOOMXDP_ACTIVE_BLOCK, &slot);
-	if (!ret)
-		ret = filter_open(att->filter_fd, slot, &att->config, &f);
-	if (!ret)
-		ret = filter_open_kernel(att->kfilter_fd, slot, &f);
-	/*
-	 * The live generation's exact copy, if its load made one (--verify), kept
-	 * whole even under --verify off: attach --force may turn the stage on again.
-	 */
-	if (!ret && exact_outer_has(&att->verify, slot))
-		ret = exact_set_open(&att->verify, slot, &live);
-	if (!ret)
-		ret = attachment_read_state(att, slot, &st);
+/* The entries of the live filter's families held in exact intervals: their new arrays. */
+static int add_intervals(struct attachment *att, const struct live_filter *lf,
+			 const struct entry *e, int n, __u32 ranged)
+{
+	int fam, r, ret = 0;
+
+	for (fam = 0; fam < 2; fam++) {
+		if (!(ranged & (1U << fam)))
+			continue;
+		r = add_ranges(att, &lf->f, lf->slot, e, n, fam);
+		if (r < 0) {
+			log_error("cannot add to the %s intervals of %s: %s; they are unchanged",
+				  fam ? "IPv6" : "IPv4", att->ifname, strerror(-r));
+			if (!ret)
+				ret = r;
+		}
+	}
+	return ret;
+}
+
+/*
+ * The entries into the live filter: the exact copy first, live (grown maps,
+ * the prefixes' intervals) before any Bloom insert: a packet must not see a
+ * Bloom hit it cannot confirm. *done: how many went in; ret of the one after.
+ */
+static int add_inserts(struct attachment *att, struct live_filter *lf, const struct entry *e,
+		       int n, int *done, __u64 *inserted)
+{
+	__u32 ranged = 0;
+	int i, ret = 0, xn, xret, r;
+
+	xn = exact_add_live(att, lf->slot, &lf->exact, e, n, &xret);
+	lf->st.exact_keys += lf->exact.added[0] + lf->exact.added[1] + lf->exact.added[2] +
+			     lf->exact.added_prefixes[0] + lf->exact.added_prefixes[1];
+	for (i = 0; i < xn; i++) {
+		/* Counted before it goes in: a prefix may add a length, and expand less. */
+		__u64 keys = blocklist_keys(&lf->f, &e[i]);
+
+		if (entry_ranged_family(&lf->f, &e[i]) >= 0) {
+			/* Into the intervals, all at once below. */
+			ranged |= 1U << entry_ranged_family(&lf->f, &e[i]);
+			(*inserted)++;
+			lf->st.entries++;
+			continue;
+		}
+		ret = blocklist_insert(&lf->f, &e[i]);
+		if (ret < 0)
+			break;
+		*inserted += ret;
+		lf->st.entries++;
+		lf->st.keys += keys;
+	}
+	if (ret >= 0 && xret < 0)
+		ret = xret;	/* i == xn: the entry the exact copy refused */
+	*done = i;
+	/* The intervals of the entries before a failed one too: as the filter's. */
+	r = add_intervals(att, lf, e, i, ranged);
+	return ret < 0 ? ret : r;
+}
+
+/* add: into the live filter (and exact copy) in place: Bloom inserts only set bits. */
+static int add_blocked(struct attachment *att, struct add_op *a)
+{
+	const struct entry *parsed = a->parsed.e;
+	struct bitcounts counts = {};
+	struct live_filter lf;
+	int done, ret, n = a->parsed.n;
+	__u64 added;
+
+	ret = live_filter_open(att, true, &lf);
 	if (ret) {
 		log_error("cannot open the live filter of %s: %s", att->ifname, strerror(-ret));
 		goto cleanup;
 	}
-	ret = add_check_room(att, &f, &st, parsed, n, &added, state_dir);
+	/* The state as add_live() found it, journaling the entries. */
+	ret = add_check_room(att, &lf.f, &lf.st, parsed, n, &added, &a->state.sd);
 	if (!ret)
-		ret = add_mark_public(att, slot, parsed, n);
+		ret = add_mark_public(att, lf.slot, parsed, n);
 	if (ret)
 		goto cleanup;
-	add_counts_open(att, &f, st.generation, state_dir, &counts);
-	/*
-	 * The exact copy first, live (grown maps, the prefixes' intervals) before
-	 * any Bloom insert: a packet must not see a Bloom hit it cannot confirm.
-	 */
-	xn = exact_add_live(att, slot, &live, parsed, n, &xret);
-	st.exact_keys += live.added[0] + live.added[1] + live.added[2] + live.added_prefixes[0] +
-			 live.added_prefixes[1];
-	for (i = 0; i < xn; i++) {
-		/* Counted before it goes in: a prefix may add a length, and expand less. */
-		__u64 keys = blocklist_keys(&f, &parsed[i]);
-
-		if (entry_ranged_family(&f, &parsed[i]) >= 0) {
-			/* Into the intervals, all at once below. */
-			ranged |= 1U << entry_ranged_family(&f, &parsed[i]);
-			inserted++;
-			st.entries++;
-			continue;
-		}
-		ret = blocklist_insert(&f, &parsed[i]);
-		if (ret < 0)
-			break;
-		inserted += ret;
-		st.entries++;
-		st.keys += keys;
-	}
-	if (ret >= 0 && xret < 0)
-		ret = xret;	/* i == xn: the entry the exact copy refused */
-	failed = ret < 0 ? i : -1;
-	/* The intervals of the entries before a failed one too: as the filter's. */
-	for (fam = 0; fam < 2; fam++) {
-		if (!(ranged & (1U << fam)))
-			continue;
-		r = add_ranges(att, &f, slot, parsed, i, fam);
-		if (r < 0) {
-			log_error("cannot add to the %s intervals of %s: %s; they are unchanged",
-				  fam ? "IPv6" : "IPv4", att->ifname, strerror(-r));
-			if (ret >= 0)
-				ret = r;
-		}
-	}
-	i = failed;
-	if (failed >= 0)
+	add_counts_open(&lf.f, lf.st.generation, &a->state.sd, &counts);
+	ret = add_inserts(att, &lf, parsed, n, &done, &a->r->inserted);
+	if (ret < 0 && done < n)
 		log_error("%s: %s; 'bloomxdp load' the whole list to re-plan the prefix lengths%s",
-			  entries[p->arg[i]],
+			  a->entries[a->parsed.arg[done]],
 			  ret == -ENOSPC ? "a new prefix length, and all 8 are taken" :
 			  ret == -E2BIG ? "its expansion to the probed lengths is too large" :
-			  strerror(-ret), i ? " (the entries before it were added)" : "");
-	if (attachment_write_state(att, slot, &st))
+			  strerror(-ret), done ? " (the entries before it were added)" : "");
+	if (attachment_write_state(att, lf.slot, &lf.st))
 		log_warn("entries added, but the entry count could not be saved");
 	if (ret < 0)
 		goto cleanup;
-	printf("added %d entr%s to %s (%llu not already in the filter)\n", n, n == 1 ? "y" : "ies",
-	       att->ifname, (unsigned long long)inserted);
-	warn_unmatched_kinds(&f, &att->config, att->ifname);
+	a->r->added = true;
+	a->r->entries = n;
+	warn_unmatched_kinds(&lf.f, &att->config, att->ifname);
 	ret = attachment_check_enforced(att);
 cleanup:
 	if (counts.hdr && bitcounts_sync(&counts))
 		log_warn("the counters of del could not be saved: 'bloomxdp load' the list "
 			 "before deleting from it");
 	bitcounts_free(&counts);
-	exact_set_close(&live);
-	filter_close(&f);
+	live_filter_close(&lf);
 	return ret;
 }
 
-/*
- * add past the room of the live filter: the list as the state recorded it
- * (its copies and journal) and these entries, loaded into a new generation
- * sized for them all and swapped in, as load does. The entries go onto the
- * journal first, and come off it if the load fails.
- */
 /* add --list: into the named list's live copy, before the union: a hit is then its. */
 static int add_named(struct attachment *att, const struct list_opts *o,
 		     const struct parsed_args *p)
@@ -420,8 +426,9 @@ static void default_present(const struct attachment *att)
  * add --list NAME of a list the state does not record: loaded from the
  * entries, as 'load --list' would (then 1), with attach's action.
  */
-static int named_make(const char *ifname, const struct list_opts *o, char **entries, int n)
+static int named_make(struct add_op *a)
 {
+	const struct list_opts *o = a->o;
 	list_name_t names[BLOOMXDP_MAX_LISTS + 1];
 	struct list_opts lo = { .format = o->format, .list = o->list,
 				.allow_public_suffix = o->allow_public_suffix,
@@ -432,7 +439,9 @@ static int named_make(const char *ifname, const struct list_opts *o, char **entr
 	int i, nlists, fd, ret;
 	FILE *f;
 
-	ret = named_lists_recorded(ifname, o->state_dir, names, &nlists);
+	ret = op_state_get(&a->state);
+	if (!ret)
+		ret = named_lists_recorded(&a->state.sd, names, &nlists);
 	for (i = 0; !ret && i < nlists; i++)
 		if (!strcmp(names[i], o->list))
 			return 0;
@@ -447,12 +456,12 @@ static int named_make(const char *ifname, const struct list_opts *o, char **entr
 		log_error("cannot write a temporary file: %s; nothing was added", strerror(-ret));
 		goto out;
 	}
-	for (i = 0; i < n; i++)
-		fprintf(f, "%s\n", entries[i]);
+	for (i = 0; i < a->n; i++)
+		fprintf(f, "%s\n", a->entries[i]);
 	ret = fclose(f) ? -errno : 0;
 	if (!ret) {
-		printf("making list %s of %s\n", o->list, ifname);
-		ret = list_load(ifname, &lo, files, 1);
+		a->r->making = true;
+		ret = list_load(a->ifname, &lo, files, 1, &a->r->load);
 	}
 	ret = ret ? ret : 1;
 out:
@@ -461,9 +470,13 @@ out:
 	return ret;
 }
 
-/* The entries are on the journal already (list_add()), and come off it if this fails. */
-static int add_rebuild(struct attachment *att, const struct list_opts *o, int n,
-		       bool journaled)
+/*
+ * add past the room of the live filter: the list as the state recorded it
+ * (its copies and journal) and these entries, loaded into a new generation
+ * sized for them all and swapped in, as load does. The entries are on the
+ * journal already (list_add()), and come off it if this fails.
+ */
+static int add_rebuild(struct attachment *att, struct add_op *a, bool journaled)
 {
 	struct list_opts lo = {
 		.format = FORMAT_AUTO, .prefix_probes = LIST_DEFAULT_PREFIX_PROBES,
@@ -471,18 +484,18 @@ static int add_rebuild(struct attachment *att, const struct list_opts *o, int n,
 	struct list_inputs in = { .sd = { -1, -1 } };
 	int ret;
 
-	printf("%d entr%s past the room of the filter of %s: rebuilding it from the state with "
-	       "them\n", n, n == 1 ? "y" : "ies", att->ifname);
+	a->r->rebuilding = true;
 	if (!journaled) {
 		log_error("%s has no state to rebuild its filter from; nothing was added: load "
 			  "the whole list with them", att->ifname);
 		return -ENOENT;
 	}
-	ret = list_inputs_state(&in, att->ifname, o->state_dir, false, true, &lo);
+	ret = list_inputs_state_at(&in, &a->state.sd, STATE_BLOCK, true, true, &lo);
 	if (!ret) {
 		/* Checked when it was loaded; its journal may be all that is left of it. */
 		lo.allow_empty = true;
-		ret = list_load_inputs(att, &lo, &in);
+		lo.state_dir = a->o->state_dir;
+		ret = list_load_inputs(att, &lo, &in, &a->r->load);
 	}
 	if (ret)
 		log_error("nothing was added to %s", att->ifname);
@@ -492,10 +505,10 @@ static int add_rebuild(struct attachment *att, const struct list_opts *o, int n,
 }
 
 /* --timeout: its deadline; refused for the allowlist, and without a state to keep it in. */
-static int timeout_check(const char *ifname, const struct list_opts *o, __u64 *deadline)
+static int timeout_check(struct add_op *a, __u64 *deadline)
 {
+	const struct list_opts *o = a->o;
 	char most[24];
-	struct state_dir sd;
 	struct timespec now;
 	int ret;
 
@@ -510,80 +523,103 @@ static int timeout_check(const char *ifname, const struct list_opts *o, __u64 *d
 		log_error("--timeout: allowlist entries do not expire; nothing was added");
 		return -EINVAL;
 	}
-	ret = state_open(state_root(o->state_dir), ifname, false, &sd);
+	ret = op_state_get(&a->state);
 	if (ret) {
 		log_error("--timeout needs the state of %s, where deadlines are kept (%s); "
-			  "nothing was added", ifname, ret == -ENOENT ? "there is none" :
+			  "nothing was added", a->ifname, ret == -ENOENT ? "there is none" :
 			  strerror(-ret));
 		return ret;
 	}
-	state_close(&sd);
 	/* Rounded up: an entry never leaves before its time. */
 	clock_gettime(CLOCK_REALTIME, &now);
 	*deadline = now.tv_sec + (now.tv_nsec > 0) + o->timeout;
 	return 0;
 }
 
-int list_add(const char *ifname, const struct list_opts *o, char **entries, int n)
+/* Into the live list of an open attachment, journaled first: all or nothing. */
+static int add_live(struct attachment *att, struct add_op *a)
 {
-	struct parsed_args parsed = {};
-	struct attachment att;
-	__u64 deadline = 0;
-	bool made = false, named_full = false, journaled;
+	const struct list_opts *o = a->o;
+	bool named_full = false, journaled;
 	off_t before = 0;
 	int ret, r;
 
-	ret = parse_entries(entries, n, o, &parsed);
-	if (!ret && o->timeout)
-		ret = timeout_check(ifname, o, &deadline);
-	if (!ret && o->list) {
-		ret = named_make(ifname, o, entries, n);
-		made = ret == 1;
-		if (made)
-			ret = 0;
-	}
-	if (!ret && !made)
-		ret = attachment_open(ifname, true, &att);
-	if (ret)
-		goto out;
-	if (made)
-		goto record;
 	/* The state first, durably: an add it cannot record is not made (then nothing is). */
-	r = list_state_journal(ifname, o, entries, n, &before);
+	r = op_state_get(&a->state);
+	if (!r)
+		r = list_state_journal(&a->state.sd, o, a->entries, a->n, &before);
 	journaled = !r;
 	if (r && r != -ENOENT) {
 		log_error("the state of %s cannot record the entries (see above): nothing was "
-			  "added; free space there (or fix the error) and add them again", ifname);
-		ret = r;
-		goto close;
+			  "added; free space there (or fix the error) and add them again",
+			  a->ifname);
+		return r;
 	}
+	ret = 0;
 	if (o->list) {
-		ret = add_named(&att, o, &parsed);
+		ret = add_named(att, o, &a->parsed);
 		named_full = ret == -EOVERFLOW;
 		if (named_full)
 			ret = 0;
 	}
 	if (!ret)
-		ret = o->allow ? add_allowed(&att, &parsed) :
-				 add_blocked(&att, &parsed, entries, o->state_dir);
+		ret = o->allow ? add_allowed(att, &a->parsed, a->r) : add_blocked(att, a);
 	if (!ret && named_full)
 		ret = -EOVERFLOW;	/* rebuilt below, with room */
 	if (!ret && !o->allow && !o->list)
-		default_present(&att);
+		default_present(att);
 	if (ret == -EOVERFLOW)
-		ret = add_rebuild(&att, o, n, journaled);
+		ret = add_rebuild(att, a, journaled);
 	if (ret && journaled)
-		list_state_unjournal(ifname, o, before);
-close:
-	attachment_close(&att);
-record:
+		list_state_unjournal(&a->state.sd, o, before);
+	return ret;
+}
+
+void add_result_init(struct add_result *r, const char *ifname, const struct list_opts *o, int n)
+{
+	memset(r, 0, sizeof(*r));
+	snprintf(r->ifname, sizeof(r->ifname), "%s", ifname);
+	snprintf(r->list, sizeof(r->list), "%s", o->list ? o->list : "");
+	r->n = n;
+	load_result_init(&r->load, ifname);
+}
+
+int list_add(const char *ifname, const struct list_opts *o, char **entries, int n,
+	     struct add_result *r)
+{
+	struct add_op a = { .ifname = ifname, .o = o, .entries = entries, .n = n, .r = r,
+			    .state = { .ifname = ifname, .state_dir = o->state_dir } };
+	struct attachment att;
+	__u64 deadline = 0;
+	bool made = false;
+	int ret, rr;
+
+	add_result_init(r, ifname, o, n);
+	ret = parse_entries(entries, n, o, &a.parsed);
+	if (!ret && o->timeout)
+		ret = timeout_check(&a, &deadline);
+	if (!ret && o->list) {
+		ret = named_make(&a);
+		made = ret == 1;
+		if (made)
+			ret = 0;
+	}
+	if (!ret && !made) {
+		ret = attachment_open(ifname, true, &att);
+		if (!ret) {
+			ret = add_live(&att, &a);
+			attachment_close(&att);
+		}
+	}
 	if (!ret && !o->allow) {
-		r = expiry_record(ifname, o->state_dir, o->list, entries, n, deadline);
-		if (r && r != -ENOENT)
+		rr = op_state_get(&a.state);
+		if (!rr)
+			rr = expiry_record(&a.state.sd, o->list, entries, n, deadline);
+		if (rr && rr != -ENOENT)
 			log_warn("the entries are in the live list of %s, but their timeout could "
 				 "not be recorded: 'bloomxdp del' them when due", ifname);
 	}
-out:
-	parsed_args_free(&parsed);
+	op_state_close(&a.state);
+	parsed_args_free(&a.parsed);
 	return ret;
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* What load, add and query share: entries from arguments, the allowlist in place, warnings. */
+/* What load, add, del and query share: entries from arguments, the live filter, warnings. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +35,46 @@ void warn_unmatched_kinds(const struct filter *f, const struct bloomxdp_config *
 	if ((kinds & BLOOMXDP_HAS_URLS) && !(cfg->match & BLOOMXDP_MATCH_HTTP))
 		log_warn("the list holds URLs, but %s does not match http: they block nothing",
 			 ifname);
+}
+
+int op_state_get(struct op_state *s)
+{
+	if (!s->tried)
+		s->err = state_open(state_root(s->state_dir), s->ifname, false, &s->sd);
+	s->tried = true;
+	return s->err;
+}
+
+void op_state_close(struct op_state *s)
+{
+	if (s->tried && !s->err)
+		state_close(&s->sd);
+	s->tried = false;
+}
+
+int live_filter_open(const struct attachment *att, bool exact, struct live_filter *lf)
+{
+	int ret;
+
+	memset(lf, 0, sizeof(*lf));
+	lf->f.map_fd = lf->f.kbloom_fd = -1;
+	exact_set_init(&lf->exact);
+	ret = attachment_active(att, BLOOMXDP_ACTIVE_BLOCK, &lf->slot);
+	if (!ret)
+		ret = filter_open(att->filter_fd, lf->slot, &att->config, &lf->f);
+	if (!ret)
+		ret = filter_open_kernel(att->kfilter_fd, lf->slot, &lf->f);
+	if (!ret && exact && exact_outer_has(&att->verify, lf->slot))
+		ret = exact_set_open(&att->verify, lf->slot, &lf->exact);
+	if (!ret)
+		ret = attachment_read_state(att, lf->slot, &lf->st);
+	return ret;
+}
+
+void live_filter_close(struct live_filter *lf)
+{
+	exact_set_close(&lf->exact);
+	filter_close(&lf->f);
 }
 
 /*

@@ -23,6 +23,7 @@
 #include "lists/build.h"
 #include "lists/expiry.h"
 #include "lists/lists.h"
+#include "lists/report.h"
 #include "util/log.h"
 #include "parse/prefixes.h"
 
@@ -371,46 +372,47 @@ static int del_ranges(struct attachment *att, __u32 slot, struct del_scan *s)
 	return ret;
 }
 
-static int del_blocked(struct attachment *att, struct list_inputs *in, struct del_scan *s,
-		       const char *state_dir, __u64 *cleared)
+/* Every entry taken out of the counters, checked whole before a bit changes: all, or nothing. */
+static int del_check_counted(const struct attachment *att, struct filter *f,
+			     const struct bitcounts *counts, const struct del_scan *s)
 {
-	struct filter f = { .map_fd = -1 };
-	struct bloomxdp_state st = {};
+	size_t i, n = s->p->n;
+	int ret = 0;
+
+	for (i = 0; i < n && !ret; i++) {
+		if (entry_ranged_family(f, &s->p->e[i]) >= 0)
+			continue;
+		if (!lengths_as_counted(f, counts, &s->p->e[i]))
+			ret = -ERANGE;
+		else
+			ret = blocklist_remove(f, &s->p->e[i], true, NULL);
+	}
+	if (ret)
+		log_error("the counters of %s do not hold %s (%s): 'bloomxdp load' the list "
+			  "without it; nothing was deleted", att->ifname, s->args[s->p->arg[i - 1]],
+			  ret == -ERANGE ? "an add planned new prefix lengths since the load" :
+			  "added before the counters were kept");
+	return ret;
+}
+
+/* The entries out of the live filter (lf), its exact copy and intervals, in place. */
+static int del_blocked(struct attachment *att, struct live_filter *lf, const struct list_inputs *in,
+		       struct del_scan *s, const struct state_dir *sd, __u64 *cleared)
+{
 	struct bitcounts counts = {};
-	struct exact_set live;
-	struct state_dir sd = { .root_fd = -1, .fd = -1 };
 	char why[512];
 	size_t i, n = s->p->n;
 	__u64 t, times;
 	int ret, fam;
-	__u32 slot;
 
-	exact_set_init(&live);
-	ret = attachment_active(att, BLOOMXDP_ACTIVE_BLOCK, &slot);
-	if (!ret)
-		ret = filter_open(att->filter_fd, slot, &att->config, &f);
-	/*
-	 * The live generation's exact copy, if its load made one (--verify), kept
-	 * whole even under --verify off: attach --force may turn the stage on again.
-	 */
-	if (!ret && exact_outer_has(&att->verify, slot))
-		ret = exact_set_open(&att->verify, slot, &live);
-	if (!ret)
-		ret = attachment_read_state(att, slot, &st);
-	if (ret) {
-		log_error("cannot open the live filter of %s: %s", att->ifname, strerror(-ret));
-		goto cleanup;
-	}
-	if (in->list.generation != st.generation) {
+	if (in->list.generation != lf->st.generation) {
 		log_error("the state of %s records another generation than the live one (a load "
 			  "did not complete its state write): 'bloomxdp load' the list again; nothing "
 			  "was deleted", att->ifname);
-		ret = -ESTALE;
-		goto cleanup;
+		return -ESTALE;
 	}
-	ret = state_open(state_root(state_dir), att->ifname, false, &sd);
-	if (!ret)
-		ret = bitcounts_map(&counts, sd.fd, f.layout, f.bits, f.hashes, st.generation);
+	ret = bitcounts_map(&counts, sd->fd, lf->f.layout, lf->f.bits, lf->f.hashes,
+			    lf->st.generation);
 	if (ret) {
 		log_error("%s has no counters of its live filter (%s): 'bloomxdp load' the list "
 			  "again, which builds them; nothing was deleted", att->ifname,
@@ -418,66 +420,51 @@ static int del_blocked(struct attachment *att, struct list_inputs *in, struct de
 			  "without a state" : strerror(-ret));
 		goto cleanup;
 	}
-	f.counts = &counts;
-	/* Checked whole before a bit changes: all deleted, or nothing. */
-	for (i = 0; i < n && !ret; i++) {
-		if (entry_ranged_family(&f, &s->p->e[i]) >= 0)
-			continue;
-		if (!lengths_as_counted(&f, &counts, &s->p->e[i]))
-			ret = -ERANGE;
-		else
-			ret = blocklist_remove(&f, &s->p->e[i], true, NULL);
-	}
-	if (ret) {
-		log_error("the counters of %s do not hold %s (%s): 'bloomxdp load' the list "
-			  "without it; nothing was deleted", att->ifname, s->args[s->p->arg[i - 1]],
-			  ret == -ERANGE ? "an add planned new prefix lengths since the load" :
-			  "added before the counters were kept");
+	lf->f.counts = &counts;
+	ret = del_check_counted(att, &lf->f, &counts, s);
+	if (ret)
 		goto cleanup;
-	}
 	/* The exact copy first, in batches: the entries stop matching, the rest still do. */
-	if (live.names_fd >= 0)
-		ret = exact_set_remove_many(&live, att->config.hash_key, s->p->e, n);
+	if (lf->exact.names_fd >= 0)
+		ret = exact_set_remove_many(&lf->exact, att->config.hash_key, s->p->e, n);
 	for (i = 0; i < n && !ret; i++) {
-		fam = entry_ranged_family(&f, &s->p->e[i]);
+		fam = entry_ranged_family(&lf->f, &s->p->e[i]);
 		times = s->in_copies[i] + s->in_journals[i];
 		/* A listed key counted once per time it was inserted: each one undone. */
 		for (t = 0; fam < 0 && t < times && !ret; t++)
-			ret = blocklist_remove(&f, &s->p->e[i], false, cleared);
+			ret = blocklist_remove(&lf->f, &s->p->e[i], false, cleared);
 		if (ret)
 			break;
-		st.entries -= st.entries >= times ? times : st.entries;
+		lf->st.entries -= lf->st.entries >= times ? times : lf->st.entries;
 	}
 	/* The exact copy's intervals without the deleted prefixes. */
-	if (!ret && live.names_fd >= 0)
-		ret = exact_set_update_live(&att->verify, slot, &live);
+	if (!ret && lf->exact.names_fd >= 0)
+		ret = exact_set_update_live(&att->verify, lf->slot, &lf->exact);
 	if (!ret)
-		ret = del_ranges(att, slot, s);
+		ret = del_ranges(att, lf->slot, s);
 	if (ret) {
 		log_error("cannot delete from the live list of %s: %s; 'bloomxdp load' the list "
 			  "to be sure of what it holds", att->ifname, strerror(-ret));
-		unlinkat(sd.fd, BITCOUNTS_FILE, 0);
+		unlinkat(sd->fd, BITCOUNTS_FILE, 0);
 		goto cleanup;
 	}
-	if (attachment_write_state(att, slot, &st))
+	if (attachment_write_state(att, lf->slot, &lf->st))
 		log_warn("entries deleted, but the entry count could not be saved");
 	if (bitcounts_sync(&counts)) {
 		log_warn("the counters of %s could not be saved: 'bloomxdp load' the list before "
 			 "deleting again", att->ifname);
-		unlinkat(sd.fd, BITCOUNTS_FILE, 0);
+		unlinkat(sd->fd, BITCOUNTS_FILE, 0);
 	}
 	for (i = 0; i < n; i++)
-		if (entry_ranged_family(&f, &s->p->e[i]) < 0 &&
-		    (live.names_fd < 0 || att->config.verify == BLOOMXDP_VERIFY_OFF) &&
-		    blocklist_lookup(&f, &s->p->e[i], why, sizeof(why)))
+		if (entry_ranged_family(&lf->f, &s->p->e[i]) < 0 &&
+		    (lf->exact.names_fd < 0 || att->config.verify == BLOOMXDP_VERIFY_OFF) &&
+		    blocklist_lookup(&lf->f, &s->p->e[i], why, sizeof(why)))
 			log_warn("%s: deleted, but still matched by the filter: its bits are "
 				 "shared with other keys or saturated (a false positive now; "
 				 "attach --verify refuses it)", s->args[s->p->arg[i]]);
 cleanup:
+	lf->f.counts = NULL;
 	bitcounts_free(&counts);
-	state_close(&sd);
-	exact_set_close(&live);
-	filter_close(&f);
 	return ret;
 }
 
@@ -560,187 +547,277 @@ static int wanted_build(struct parsed_args *p, struct entry_set *w)
 	return ret;
 }
 
-int list_del(const char *ifname, const struct list_opts *o, char **entries, int n)
-{
-	struct list_opts lo = { .format = FORMAT_AUTO };
-	struct list_inputs in = { .sd = { -1, -1 } };
-	struct parsed_args parsed = {};
-	struct journal_edit *journals = NULL;
-	struct del_scan s = {};
-	struct del_index index = {};
+/* A del: its entries, what the state holds of them, the live list it changes. */
+struct del_op {
+	const char *ifname;
+	const struct list_opts *o;
+	char **entries;
+	int n;
+	struct op_state *state;		/* opened once, when first needed */
+	struct list_opts lo;		/* the options the list was loaded with */
+	struct list_inputs in;
+	struct parsed_args parsed;
+	struct del_scan s;
+	struct del_index index;
 	struct attachment att;
-	bool opened = false, *keep = NULL;
+	bool opened;			/* att: not with state_only */
+	struct live_filter lf;		/* of att, but for the allowlist */
+	bool *keep;
+	__u64 cleared;
+};
+
+/* The list as its state records it, read with the options it was loaded with. */
+static int del_inputs(struct del_op *d, bool check_copies)
+{
 	char which[STATE_NAME_MAX];
-	__u64 cleared = 0;
-	int i, nj = 0, missing = 0, ret;
+	int ret;
 
-	/* A named list: out of its state, then every list rebuilt from the state. */
-	if (o->list && !o->state_only) {
-		struct list_opts so = *o;
+	list_inputs_free(&d->in);
+	free(d->lo.where.items);
+	memset(&d->lo, 0, sizeof(d->lo));
+	d->lo.format = FORMAT_AUTO;
+	ret = op_state_get(d->state);
+	return ret ? ret : list_inputs_state_at(&d->in, &d->state->sd,
+						list_opts_which(d->o, which), true, check_copies,
+						&d->lo);
+}
 
-		so.state_only = true;
-		ret = list_del(ifname, &so, entries, n);
-		if (!ret)
-			ret = list_rebuild(ifname, o->state_dir);
-		if (!ret)
-			printf("deleted %d entr%s from list %s of %s\n", n, n == 1 ? "y" : "ies",
-			       o->list, ifname);
-		else if (ret != -ENOENT && ret != -EINVAL)
-			log_error("the entries are out of the state of list %s, but not out of "
-				  "the live list of %s: load the list again", o->list, ifname);
-		return ret;
-	}
-	range_set_init(&s.ranges[0], BLOOMXDP_KEY_IPV4);
-	range_set_init(&s.ranges[1], BLOOMXDP_KEY_IPV6);
-	ret = parse_del(entries, n, o, &parsed);
+/* The entries parsed, the attachment and the live filter open, the state's list read. */
+static int del_begin(struct del_op *d)
+{
+	const struct list_opts *o = d->o;
+	int ret;
+
+	ret = parse_del(d->entries, d->n, o, &d->parsed);
 	if (!ret)
-		ret = wanted_build(&parsed, &s.wanted);
+		ret = wanted_build(&d->parsed, &d->s.wanted);
+	if (ret || o->state_only)
+		return ret;
+	ret = attachment_open(d->ifname, true, &d->att);
 	if (ret)
-		goto out;
-	if (!o->state_only) {
-		ret = attachment_open(ifname, true, &att);
-		if (ret)
-			goto out;
-		opened = true;
-	}
-	if (opened && !o->allow && att.config.layout == BLOOMXDP_LAYOUT_KERNEL) {
+		return ret;
+	d->opened = true;
+	if (o->allow)
+		return 0;
+	if (d->att.config.layout == BLOOMXDP_LAYOUT_KERNEL) {
 		log_error("%s uses layout kernel: a BPF_MAP_TYPE_BLOOM_FILTER cannot delete; "
 			  "attach with another layout (--layout blocked), or 'load' the list "
-			  "without the entries", ifname);
-		ret = -EOPNOTSUPP;
-		goto out;
+			  "without the entries", d->ifname);
+		return -EOPNOTSUPP;
 	}
-	ret = list_inputs_state_which(&in, ifname, o->state_dir, list_opts_which(o, which), true,
-				      false, &lo);
-	if (ret == -ENOENT)
-		log_error("%s has no state of its %s (its counters and copies live there): "
-			  "'bloomxdp load' the list with a state directory, then delete; nothing "
-			  "was deleted", ifname, o->allow ? "allowlist" : "list");
+	ret = live_filter_open(&d->att, true, &d->lf);
 	if (ret)
-		goto out;
-	s.p = &parsed;
-	s.args = entries;
-	s.in_copies = calloc(parsed.n + 1, sizeof(__u64));
-	s.in_journals = calloc(parsed.n + 1, sizeof(__u64));
-	keep = calloc(parsed.n + 1, sizeof(*keep));
-	ret = s.in_copies && s.in_journals && keep ? 0 : -ENOMEM;
-	for (i = 0; i < (int)parsed.n && !ret; i++) {
-		const struct entry *e = &parsed.e[i];
+		log_error("cannot open the live filter of %s: %s", d->ifname, strerror(-ret));
+	return ret;
+}
 
-		if (opened && !o->allow && e->kind == ENTRY_ADDR)
-			s.ranged[key_family(&e->addr) == BLOOMXDP_KEY_IPV4 ? 0 : 1] = true;
-	}
-	if (!ret && opened && !o->allow) {
-		/* Only the families the live filter holds in intervals are rebuilt. */
-		struct filter f = { .map_fd = -1 };
-		__u32 slot;
+/* What the state holds of the entries: the copies' index, or the copies read, and journals. */
+static int del_scan(struct del_op *d)
+{
+	struct del_scan *s = &d->s;
+	size_t i;
+	int ret, fam;
 
-		ret = attachment_active(&att, BLOOMXDP_ACTIVE_BLOCK, &slot);
-		if (!ret)
-			ret = filter_open(att.filter_fd, slot, &att.config, &f);
-		for (i = 0; i < 2 && !ret; i++)
-			s.ranged[i] &= BLOOMXDP_IS_RANGES_WORD(filter_header_word(&f, i ?
-					BLOOMXDP_HDR_V6_LENGTHS : BLOOMXDP_HDR_V4_LENGTHS));
-		filter_close(&f);
-	}
+	s->p = &d->parsed;
+	s->args = d->entries;
+	s->in_copies = calloc(d->parsed.n + 1, sizeof(__u64));
+	s->in_journals = calloc(d->parsed.n + 1, sizeof(__u64));
+	d->keep = calloc(d->parsed.n + 1, sizeof(*d->keep));
+	if (!s->in_copies || !s->in_journals || !d->keep)
+		return -ENOMEM;
+	/* Only the families the live filter holds in intervals are rebuilt. */
+	for (i = 0; i < d->parsed.n && d->opened && !d->o->allow; i++)
+		if (d->parsed.e[i].kind == ENTRY_ADDR)
+			s->ranged[key_family(&d->parsed.e[i].addr) == BLOOMXDP_KEY_IPV4 ? 0 : 1] =
+				true;
+	for (fam = 0; fam < 2 && d->opened && !d->o->allow; fam++)
+		s->ranged[fam] &= BLOOMXDP_IS_RANGES_WORD(filter_header_word(&d->lf.f, fam ?
+				  BLOOMXDP_HDR_V6_LENGTHS : BLOOMXDP_HDR_V4_LENGTHS));
 	/* The families in intervals are rebuilt from every other entry: the copies are read. */
-	if (!ret && !s.ranged[0] && !s.ranged[1] && !index_open(&in, &index)) {
-		s.use_index = true;
-	} else if (!ret) {
+	if (!s->ranged[0] && !s->ranged[1] && !index_open(&d->in, &d->index)) {
+		s->use_index = true;
+	} else {
 		/* The copies are read: checked first, as restore reads them. */
-		list_inputs_free(&in);
-		free(lo.where.items);
-		memset(&lo, 0, sizeof(lo));
-		lo.format = FORMAT_AUTO;
-		ret = list_inputs_state_which(&in, ifname, o->state_dir, list_opts_which(o, which),
-					      true, true, &lo);
-		if (!ret)
-			entry_set_sort(&in.deleted);
+		ret = del_inputs(d, true);
+		if (ret)
+			return ret;
+		entry_set_sort(&d->in.deleted);
 	}
-	if (!ret)
-		ret = del_scan_run(&in, &lo, &s);
+	ret = del_scan_run(&d->in, &d->lo, s);
 	if (ret)
-		goto out;
-	if (s.use_index) {
-		for (i = 0; i < (int)parsed.n; i++)
-			if (!entry_set_has(&in.deleted, &parsed.e[i]))
-				s.in_copies[i] = index_count(&index,
-							     entry_fingerprint(&parsed.e[i]));
-	} else if (in.list.nsources) {
-		index_write(&in, &s);
+		return ret;
+	if (s->use_index) {
+		for (i = 0; i < d->parsed.n; i++)
+			if (!entry_set_has(&d->in.deleted, &d->parsed.e[i]))
+				s->in_copies[i] = index_count(&d->index,
+							      entry_fingerprint(&d->parsed.e[i]));
+	} else if (d->in.list.nsources) {
+		index_write(&d->in, s);
 	}
-	for (i = 0; i < (int)parsed.n; i++) {
-		keep[i] = s.in_copies[i] + s.in_journals[i];
-		if (keep[i])
+	return 0;
+}
+
+/*
+ * The entries the state does not list: refused (nothing deleted), or with
+ * --lenient (expiry) left out quietly; 1 when none is left to delete.
+ */
+static int del_missing(struct del_op *d)
+{
+	const struct list_opts *o = d->o;
+	struct parsed_args *p = &d->parsed;
+	int i, missing = 0, ret;
+
+	for (i = 0; i < (int)p->n; i++) {
+		d->keep[i] = d->s.in_copies[i] + d->s.in_journals[i];
+		if (d->keep[i])
 			continue;
 		missing++;
 		/* An argument once, however many entries it makes; expiry skips them quietly. */
 		if (o->lenient)
-			log_debug("%s: no longer listed", entries[parsed.arg[i]]);
-		else if (!i || parsed.arg[i] != parsed.arg[i - 1])
+			log_debug("%s: no longer listed", d->entries[p->arg[i]]);
+		else if (!i || p->arg[i] != p->arg[i - 1])
 			log_error("%s: not in the %s of %s (as its state records it); nothing was "
-				  "deleted", entries[parsed.arg[i]],
-				  o->allow ? "allowlist" : "list", ifname);
+				  "deleted", d->entries[p->arg[i]],
+				  o->allow ? "allowlist" : "list", d->ifname);
 	}
-	if (missing && !o->lenient) {
-		ret = -ENOENT;
-		goto out;
-	}
+	if (missing && !o->lenient)
+		return -ENOENT;
 	if (missing) {
-		parsed_keep(&parsed, keep, s.in_copies, s.in_journals);
-		ret = wanted_build(&parsed, &s.wanted);
-		if (ret || !parsed.n)
-			goto out;
+		parsed_keep(p, d->keep, d->s.in_copies, d->s.in_journals);
+		ret = wanted_build(p, &d->s.wanted);
+		if (ret || !p->n)
+			return ret ? ret : 1;
 	}
 	for (i = 0; i < 2; i++) {
-		if (!s.ranged[i] || s.ranges[i].n)
+		if (!d->s.ranged[i] || d->s.ranges[i].n)
 			continue;
 		/* An empty intervals array is no array: the family would leave them. */
 		log_error("%s: the last %s entries of %s, held in exact intervals: 'bloomxdp load' "
-			  "the list without them; nothing was deleted", ifname, i ? "IPv6" : "IPv4",
-			  ifname);
-		ret = -EINVAL;
-		goto out;
+			  "the list without them; nothing was deleted", d->ifname,
+			  i ? "IPv6" : "IPv4", d->ifname);
+		return -EINVAL;
 	}
-	ret = journals_edit(&in, &s.wanted, &journals, &nj);
+	return 0;
+}
+
+/* Out of the live list (unless state_only), then out of the state and the timeouts. */
+static int del_apply(struct del_op *d)
+{
+	struct journal_edit *journals = NULL;
+	const struct list_opts *o = d->o;
+	int nj = 0, ret;
+
+	ret = journals_edit(&d->in, &d->s.wanted, &journals, &nj);
+	if (!ret && d->opened)
+		ret = o->allow ? del_allowed(&d->att, &d->s) :
+				 del_blocked(&d->att, &d->lf, &d->in, &d->s, &d->state->sd,
+					     &d->cleared);
 	if (ret)
 		goto out;
-	if (opened)
-		ret = o->allow ? del_allowed(&att, &s) :
-				 del_blocked(&att, &in, &s, o->state_dir, &cleared);
-	if (ret)
-		goto out;
-	if (del_record(&in, journals, nj, &s, entries)) {
+	if (del_record(&d->in, journals, nj, &d->s, d->entries)) {
 		log_warn("the entries are out of the live list of %s, but its state still lists "
 			 "them: restore would bring them back; delete them again after a load",
-			 ifname);
-		unlinkat(in.sd.fd, BITCOUNTS_FILE, 0);
+			 d->ifname);
+		unlinkat(d->in.sd.fd, BITCOUNTS_FILE, 0);
 	}
 	/* A deleted entry has no deadline left: a load does not carry it. */
-	if (!o->allow && expiry_forget(ifname, o->state_dir, o->list, entries, n) == -ENOMEM)
+	if (!o->allow && expiry_forget(&d->state->sd, o->list, d->entries, d->n) == -ENOMEM)
 		log_warn("out of memory: the deleted entries keep their deadlines, and a load "
 			 "would keep them until then; delete them again");
-	if (o->state_only)
-		goto out;
-	printf("deleted %zu entr%s from the %s of %s", parsed.n, parsed.n == 1 ? "y" : "ies",
-	       o->allow ? "allowlist" : "list", ifname);
-	if (!o->allow)
-		printf(" (%llu bits cleared)", (unsigned long long)cleared);
-	printf("\n");
 out:
-	free(keep);
-	index_close(&index);
-	free(s.fps);
 	journals_free(journals, nj);
-	free(s.in_copies);
-	free(s.in_journals);
-	entry_set_free(&s.wanted);
-	range_set_free(&s.ranges[0]);
-	range_set_free(&s.ranges[1]);
-	list_inputs_free(&in);
-	free(lo.where.items);
-	parsed_args_free(&parsed);
-	if (opened)
-		attachment_close(&att);
+	return ret;
+}
+
+static void del_free(struct del_op *d)
+{
+	free(d->keep);
+	index_close(&d->index);
+	free(d->s.fps);
+	free(d->s.in_copies);
+	free(d->s.in_journals);
+	entry_set_free(&d->s.wanted);
+	range_set_free(&d->s.ranges[0]);
+	range_set_free(&d->s.ranges[1]);
+	list_inputs_free(&d->in);
+	free(d->lo.where.items);
+	parsed_args_free(&d->parsed);
+	if (d->opened && !d->o->allow)
+		live_filter_close(&d->lf);
+	if (d->opened)
+		attachment_close(&d->att);
+}
+
+/* The entries out of the list o names (with state_only, out of its state alone). */
+static int del_entries(const char *ifname, const struct list_opts *o, struct op_state *state,
+		       char **entries, int n, struct del_result *r)
+{
+	struct del_op d = { .ifname = ifname, .o = o, .state = state, .entries = entries, .n = n,
+			    .in = { .sd = { -1, -1 } } };
+	int ret;
+
+	range_set_init(&d.s.ranges[0], BLOOMXDP_KEY_IPV4);
+	range_set_init(&d.s.ranges[1], BLOOMXDP_KEY_IPV6);
+	ret = del_begin(&d);
+	if (!ret) {
+		ret = del_inputs(&d, false);
+		if (ret == -ENOENT)
+			log_error("%s has no state of its %s (its counters and copies live there): "
+				  "'bloomxdp load' the list with a state directory, then delete; "
+				  "nothing was deleted", ifname, o->allow ? "allowlist" : "list");
+	}
+	if (!ret)
+		ret = del_scan(&d);
+	if (!ret)
+		ret = del_missing(&d);
+	if (!ret)
+		ret = del_apply(&d);
+	if (!ret && !o->state_only) {
+		r->deleted = true;
+		r->n = d.parsed.n;
+		r->cleared = d.cleared;
+	}
+	del_free(&d);
+	return ret == 1 ? 0 : ret;
+}
+
+/* A named list: out of its state, then every list rebuilt from the state. */
+static int del_named(const char *ifname, const struct list_opts *o, struct op_state *state,
+		     char **entries, int n, struct del_result *r)
+{
+	struct list_opts so = *o;
+	int ret;
+
+	so.state_only = true;
+	ret = del_entries(ifname, &so, state, entries, n, r);
+	if (!ret)
+		ret = list_rebuild(ifname, &state->sd, &r->load);
+	if (!ret) {
+		r->deleted = true;
+		r->n = n;
+	} else if (ret != -ENOENT && ret != -EINVAL) {
+		log_error("the entries are out of the state of list %s, but not out of the live "
+			  "list of %s: load the list again", o->list, ifname);
+	}
+	return ret;
+}
+
+int list_del(const char *ifname, const struct list_opts *o, char **entries, int n,
+	     struct del_result *r)
+{
+	struct op_state state = { .ifname = ifname, .state_dir = o->state_dir };
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(r->ifname, sizeof(r->ifname), "%s", ifname);
+	snprintf(r->list, sizeof(r->list), "%s", o->list && !o->state_only ? o->list : "");
+	r->allow = o->allow;
+	load_result_init(&r->load, ifname);
+	/* The state: the list's copies, journals, counters and timeouts. */
+	if (o->list && !o->state_only)
+		ret = del_named(ifname, o, &state, entries, n, r);
+	else
+		ret = del_entries(ifname, o, &state, entries, n, r);
+	op_state_close(&state);
 	return ret;
 }

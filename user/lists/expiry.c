@@ -19,8 +19,7 @@
 /* Deadlines of many entries: up to a few million lines. */
 #define EXPIRY_TEXT_MAX (256 << 20)
 
-int timeouts_open(const char *ifname, const char *state_dir, const char *list,
-		  struct state_dir *sd, char name[STATE_NAME_MAX])
+int timeouts_name(const struct state_dir *sd, const char *list, char name[STATE_NAME_MAX])
 {
 	const struct list_opts o = { .list = list };
 	char buf[STATE_NAME_MAX];
@@ -28,51 +27,38 @@ int timeouts_open(const char *ifname, const char *state_dir, const char *list,
 	struct state_list l;
 	int ret;
 
-	ret = state_open(state_root(state_dir), ifname, false, sd);
-	if (!ret)
-		ret = state_list_read(sd, which, &l);
-	if (ret) {
-		state_close(sd);
+	if (sd->fd < 0)
+		return -ENOENT;
+	ret = state_list_read(sd, which, &l);
+	if (ret)
 		return ret;
-	}
 	ret = snprintf(name, STATE_NAME_MAX, "%s-%llu.timeouts", which, l.serial) >=
 	      STATE_NAME_MAX ? -ENAMETOOLONG : 0;
 	state_list_free(&l);
-	if (ret)
-		state_close(sd);
 	return ret;
 }
 
-int expiry_record(const char *ifname, const char *state_dir, const char *list, char **entries,
-		  int n, __u64 deadline)
+int expiry_record(const struct state_dir *sd, const char *list, char **entries, int n,
+		  __u64 deadline)
 {
 	char name[STATE_NAME_MAX], *text = NULL;
-	struct state_dir sd;
 	size_t len = 0;
 	off_t before;
 	FILE *out;
 	int i, ret;
 
-	ret = timeouts_open(ifname, state_dir, list, &sd, name);
+	ret = timeouts_name(sd, list, name);
 	if (ret)
 		return ret;
-	if (!deadline && faccessat(sd.fd, name, F_OK, AT_SYMLINK_NOFOLLOW))
-		goto out;	/* no entry has a deadline: none to lift */
+	if (!deadline && faccessat(sd->fd, name, F_OK, AT_SYMLINK_NOFOLLOW))
+		return 0;	/* no entry has a deadline: none to lift */
 	out = open_memstream(&text, &len);
-	if (!out) {
-		ret = -ENOMEM;
-		goto out;
-	}
+	if (!out)
+		return -ENOMEM;
 	for (i = 0; i < n; i++)
 		fprintf(out, "%llu %s\n", (unsigned long long)deadline, entries[i]);
-	if (fclose(out)) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	ret = state_append(&sd, name, text, &before);
-out:
+	ret = fclose(out) ? -ENOMEM : state_append(sd, name, text, &before);
 	free(text);
-	state_close(&sd);
 	return ret;
 }
 
@@ -134,12 +120,12 @@ void timeouts_free(struct timeouts *t)
 	memset(t, 0, sizeof(*t));
 }
 
-void timeout_lists(const char *ifname, const char *state_dir,
-		   list_name_t names[BLOOMXDP_MAX_LISTS + 1], const char *lists[], int *n)
+void timeout_lists(const struct state_dir *sd, list_name_t names[BLOOMXDP_MAX_LISTS + 1],
+		   const char *lists[], int *n)
 {
 	int i, named = 0;
 
-	if (named_lists_recorded(ifname, state_dir, names, &named))
+	if (named_lists_recorded(sd, names, &named))
 		named = 0;
 	lists[0] = NULL;
 	for (i = 0; i < named; i++)
@@ -147,21 +133,19 @@ void timeout_lists(const char *ifname, const char *state_dir,
 	*n = named + 1;
 }
 
-static int list_stat(const char *ifname, const char *state_dir, const char *list, __u64 *stamp)
+static int list_stat(const struct state_dir *sd, const char *list, __u64 *stamp)
 {
 	char name[STATE_NAME_MAX];
-	struct state_dir sd;
 	struct stat st;
 	int ret;
 
-	ret = timeouts_open(ifname, state_dir, list, &sd, name);
+	ret = timeouts_name(sd, list, name);
 	if (ret)
 		return ret;
-	ret = fstatat(sd.fd, name, &st, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
+	ret = fstatat(sd->fd, name, &st, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
 	if (!ret)
 		*stamp = (__u64)st.st_size * 0x9e3779b97f4a7c15ULL ^ (__u64)st.st_ino << 20 ^
 			 ((__u64)st.st_mtim.tv_sec * 1000000000ULL + st.st_mtim.tv_nsec);
-	state_close(&sd);
 	return ret;
 }
 
@@ -170,32 +154,35 @@ int expiry_stat(const char *ifname, const char *state_dir, __u64 *stamp)
 	list_name_t names[BLOOMXDP_MAX_LISTS + 1];
 	const char *lists[BLOOMXDP_MAX_LISTS + 2];
 	int i, n, ret = -ENOENT;
+	struct state_dir sd;
 	__u64 one;
 
 	*stamp = 0;
-	timeout_lists(ifname, state_dir, names, lists, &n);
+	if (state_open(state_root(state_dir), ifname, false, &sd))
+		return -ENOENT;
+	timeout_lists(&sd, names, lists, &n);
 	for (i = 0; i < n; i++) {
-		if (list_stat(ifname, state_dir, lists[i], &one))
+		if (list_stat(&sd, lists[i], &one))
 			continue;
 		*stamp = (*stamp ^ one) * 0x9e3779b97f4a7c15ULL + i;
 		ret = 0;
 	}
+	state_close(&sd);
 	return ret;
 }
 
-static int list_summary(const char *ifname, const char *state_dir, const char *list,
-			__u64 *entries, __u64 *next)
+static int list_summary(const struct state_dir *sd, const char *list, __u64 *entries,
+			__u64 *next)
 {
 	char name[STATE_NAME_MAX];
-	struct state_dir sd;
 	struct timeouts t;
 	size_t i;
 	int ret;
 
-	ret = timeouts_open(ifname, state_dir, list, &sd, name);
+	ret = timeouts_name(sd, list, name);
 	if (ret)
 		return ret;
-	ret = timeouts_read(&sd, name, &t);
+	ret = timeouts_read(sd, name, &t);
 	for (i = 0; !ret && i < t.n; i++) {
 		if (!t.d[i].at)
 			continue;
@@ -204,7 +191,6 @@ static int list_summary(const char *ifname, const char *state_dir, const char *l
 			*next = t.d[i].at;
 	}
 	timeouts_free(&t);
-	state_close(&sd);
 	return ret;
 }
 
@@ -213,12 +199,16 @@ int expiry_summary(const char *ifname, const char *state_dir, __u64 *entries, __
 	list_name_t names[BLOOMXDP_MAX_LISTS + 1];
 	const char *lists[BLOOMXDP_MAX_LISTS + 2];
 	int i, n, ret = -ENOENT;
+	struct state_dir sd;
 
 	*entries = *next = 0;
-	timeout_lists(ifname, state_dir, names, lists, &n);
+	if (state_open(state_root(state_dir), ifname, false, &sd))
+		return -ENOENT;
+	timeout_lists(&sd, names, lists, &n);
 	for (i = 0; i < n; i++)
-		if (!list_summary(ifname, state_dir, lists[i], entries, next))
+		if (!list_summary(&sd, lists[i], entries, next))
 			ret = 0;
+	state_close(&sd);
 	return ret;
 }
 
@@ -257,21 +247,20 @@ static int carry_file(struct expiry_carried *c, const char *text, size_t len)
 	return 0;
 }
 
-int expiry_carry(const char *ifname, const char *state_dir, time_t now, struct expiry_carried *c)
+int expiry_carry(const struct state_dir *sd, time_t now, struct expiry_carried *c)
 {
 	char name[STATE_NAME_MAX], *lines = NULL;
 	struct timeouts t = {};
-	struct state_dir sd;
 	size_t llen = 0, i;
 	FILE *kept = NULL, *out = NULL;
 	int ret;
 
 	memset(c, 0, sizeof(*c));
-	ret = timeouts_open(ifname, state_dir, NULL, &sd, name);
+	ret = timeouts_name(sd, NULL, name);
 	if (ret)
 		return ret;
 	/* del takes an entry off the timeouts: what is there with a deadline to come is listed. */
-	ret = timeouts_read(&sd, name, &t);
+	ret = timeouts_read(sd, name, &t);
 	if (!ret) {
 		kept = open_memstream(&c->text, &c->len);
 		out = open_memstream(&lines, &llen);
@@ -295,7 +284,6 @@ int expiry_carry(const char *ifname, const char *state_dir, time_t now, struct e
 	if (ret)
 		expiry_carried_free(c);
 	timeouts_free(&t);
-	state_close(&sd);
 	return ret;
 }
 
@@ -304,20 +292,18 @@ static int text_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int expiry_forget(const char *ifname, const char *state_dir, const char *list, char **entries,
-		  int n)
+int expiry_forget(const struct state_dir *sd, const char *list, char **entries, int n)
 {
 	char name[STATE_NAME_MAX], *text = NULL, **sorted = NULL;
 	struct timeouts t = {};
-	struct state_dir sd;
 	size_t len = 0, i;
 	FILE *out;
 	int ret;
 
-	ret = timeouts_open(ifname, state_dir, list, &sd, name);
+	ret = timeouts_name(sd, list, name);
 	if (ret)
 		return ret;
-	ret = timeouts_read(&sd, name, &t);
+	ret = timeouts_read(sd, name, &t);
 	if (!ret)
 		sorted = malloc((n + 1) * sizeof(*sorted));
 	if (!ret && !sorted)
@@ -337,27 +323,22 @@ int expiry_forget(const char *ifname, const char *state_dir, const char *list, c
 		if (!bsearch(&e, sorted, n, sizeof(*sorted), text_cmp))
 			fprintf(out, "%llu %s\n", (unsigned long long)t.d[i].at, e);
 	}
-	ret = fclose(out) ? -ENOMEM : state_write(&sd, name, text ? text : "", len);
+	ret = fclose(out) ? -ENOMEM : state_write(sd, name, text ? text : "", len);
 out:
 	free(text);
 	free(sorted);
 	timeouts_free(&t);
-	state_close(&sd);
 	return ret;
 }
 
-int expiry_recarry(const char *ifname, const char *state_dir, const struct expiry_carried *c)
+int expiry_recarry(const struct state_dir *sd, const struct expiry_carried *c)
 {
 	char name[STATE_NAME_MAX];
-	struct state_dir sd;
 	off_t before;
 	int ret;
 
 	if (!c->len)
 		return 0;
-	ret = timeouts_open(ifname, state_dir, NULL, &sd, name);
-	if (!ret)
-		ret = state_append(&sd, name, c->text, &before);
-	state_close(&sd);
-	return ret;
+	ret = timeouts_name(sd, NULL, name);
+	return ret ? ret : state_append(sd, name, c->text, &before);
 }

@@ -13,13 +13,16 @@
 #include <time.h>
 #include <linux/types.h>
 
+struct del_result;
+struct state_dir;
+
 /*
- * add: the entries' deadline (0: none) onto the list's timeouts; without a
- * deadline only when the file is there (an entry that had one keeps none).
- * -ENOENT unprinted when there is no state.
+ * add: the entries' deadline (0: none) onto the list's timeouts in the state
+ * directory sd; without a deadline only when the file is there (an entry that
+ * had one keeps none). -ENOENT unprinted when there is no state.
  */
-int expiry_record(const char *ifname, const char *state_dir, const char *list, char **entries,
-		  int n, __u64 deadline);
+int expiry_record(const struct state_dir *sd, const char *list, char **entries, int n,
+		  __u64 deadline);
 
 /* For the daemon: a number that changes when the timeouts file does; -ENOENT: none. */
 int expiry_stat(const char *ifname, const char *state_dir, __u64 *stamp);
@@ -32,9 +35,11 @@ int expiry_summary(const char *ifname, const char *state_dir, __u64 *entries, __
  * and the state, or with state_only from the state alone (restore, before it
  * loads); then takes them off the timeouts. *expired: how many; *next: the
  * next deadline (0: none). -ENOENT unprinted when there is nothing to expire.
+ * done (if not NULL) is given what each deletion did, as it completes.
  */
+typedef void (*expiry_done_fn)(const struct del_result *r, void *ctx);
 int expiry_run(const char *ifname, const char *state_dir, time_t now, bool state_only,
-	       __u64 *expired, __u64 *next);
+	       __u64 *expired, __u64 *next, expiry_done_fn done, void *ctx);
 
 /*
  * What a load keeps of the adds with a deadline to come (bans): a load
@@ -53,13 +58,12 @@ struct expiry_carried {
 	size_t len;
 };
 
-/* -ENOENT unprinted when there is no state or no timeouts. */
-int expiry_carry(const char *ifname, const char *state_dir, time_t now, struct expiry_carried *c);
+/* Of the state directory sd; -ENOENT unprinted when there is no state or no timeouts. */
+int expiry_carry(const struct state_dir *sd, time_t now, struct expiry_carried *c);
 /* After the load: the carried entries' deadlines into the new list's timeouts. */
-int expiry_recarry(const char *ifname, const char *state_dir, const struct expiry_carried *c);
+int expiry_recarry(const struct state_dir *sd, const struct expiry_carried *c);
 void expiry_carried_free(struct expiry_carried *c);
 /* del: the entries (as given) off the timeouts. -ENOENT unprinted when none. */
-int expiry_forget(const char *ifname, const char *state_dir, const char *list, char **entries,
-		  int n);
+int expiry_forget(const struct state_dir *sd, const char *list, char **entries, int n);
 
 #endif

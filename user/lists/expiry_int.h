@@ -25,11 +25,11 @@ struct timeouts {
 };
 
 /*
- * The timeouts file of a list as last applied (list: NULL, the default list,
- * or a named list's name): the state opened into sd, the file's name into name.
+ * The timeouts file of a list as last applied in the state directory sd
+ * (list: NULL, the default list, or a named list's name): its name into name.
+ * -ENOENT when there is no state (sd not open) or no such list.
  */
-int timeouts_open(const char *ifname, const char *state_dir, const char *list,
-		  struct state_dir *sd, char name[STATE_NAME_MAX]);
+int timeouts_name(const struct state_dir *sd, const char *list, char name[STATE_NAME_MAX]);
 /* Each entry once, with the latest of its deadlines (none beats any). */
 int timeouts_read(const struct state_dir *sd, const char *name, struct timeouts *t);
 void timeouts_free(struct timeouts *t);
@@ -37,7 +37,7 @@ void timeouts_free(struct timeouts *t);
  * The lists whose timeouts are looked at: the default list (NULL), then each
  * named list the state records. *n: how many.
  */
-void timeout_lists(const char *ifname, const char *state_dir,
-		   list_name_t names[BLOOMXDP_MAX_LISTS + 1], const char *lists[], int *n);
+void timeout_lists(const struct state_dir *sd, list_name_t names[BLOOMXDP_MAX_LISTS + 1],
+		   const char *lists[], int *n);
 
 #endif

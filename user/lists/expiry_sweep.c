@@ -8,6 +8,7 @@
 #include "lists/expiry.h"
 #include "lists/expiry_int.h"
 #include "lists/lists.h"
+#include "lists/report.h"
 
 /* The timeouts without the entries that expired: one line per entry left, rewritten whole. */
 static int timeouts_prune(const struct state_dir *sd, const char *name, time_t now)
@@ -36,61 +37,84 @@ static int timeouts_prune(const struct state_dir *sd, const char *name, time_t n
 	return ret;
 }
 
-static int list_run(const char *ifname, const char *state_dir, const char *list, time_t now,
-		    bool state_only, __u64 *expired, __u64 *next)
+/* The expiry of one list: its entries due deleted (as del --lenient), then off its timeouts. */
+struct expiry_run {
+	const char *ifname;
+	const char *state_dir;
+	const struct state_dir *sd;
+	time_t now;
+	bool state_only;
+	__u64 expired, next;
+	expiry_done_fn done;
+	void *ctx;
+};
+
+static int list_run(struct expiry_run *x, const char *list)
 {
 	struct list_opts o = {
 		.format = FORMAT_AUTO, .prefix_probes = LIST_DEFAULT_PREFIX_PROBES,
-		.state_dir = state_dir, .lenient = true, .state_only = state_only,
+		.state_dir = x->state_dir, .lenient = true, .state_only = x->state_only,
 		.list = list,
 	};
 	char name[STATE_NAME_MAX], **due = NULL;
-	struct state_dir sd;
 	struct timeouts t = {};
+	struct del_result r;
 	size_t i;
 	int n = 0, ret;
 
-	ret = timeouts_open(ifname, state_dir, list, &sd, name);
+	ret = timeouts_name(x->sd, list, name);
 	if (ret)
 		return ret;
-	ret = timeouts_read(&sd, name, &t);
+	ret = timeouts_read(x->sd, name, &t);
 	if (!ret)
 		due = calloc(t.n + 1, sizeof(*due));
 	if (!ret && !due)
 		ret = -ENOMEM;
 	for (i = 0; !ret && i < t.n; i++) {
-		if (t.d[i].at && t.d[i].at <= (__u64)now)
+		if (t.d[i].at && t.d[i].at <= (__u64)x->now)
 			due[n++] = (char *)t.d[i].entry;
-		else if (t.d[i].at && (!*next || t.d[i].at < *next))
-			*next = t.d[i].at;
+		else if (t.d[i].at && (!x->next || t.d[i].at < x->next))
+			x->next = t.d[i].at;
 	}
 	if (ret || !n)
 		goto out;
-	ret = list_del(ifname, &o, due, n);
+	ret = list_del(x->ifname, &o, due, n, &r);
+	if (x->done)
+		x->done(&r, x->ctx);
 	if (!ret)
-		ret = timeouts_prune(&sd, name, now);
+		ret = timeouts_prune(x->sd, name, x->now);
 	if (!ret)
-		*expired += n;
+		x->expired += n;
 out:
 	free(due);
 	timeouts_free(&t);
-	state_close(&sd);
 	return ret;
 }
 
 int expiry_run(const char *ifname, const char *state_dir, time_t now, bool state_only,
-	       __u64 *expired, __u64 *next)
+	       __u64 *expired, __u64 *next, expiry_done_fn done, void *ctx)
 {
 	list_name_t names[BLOOMXDP_MAX_LISTS + 1];
 	const char *lists[BLOOMXDP_MAX_LISTS + 2];
-	int i, n, ret = -ENOENT, r;
+	struct state_dir sd;
+	struct expiry_run x = { .ifname = ifname, .state_dir = state_dir, .sd = &sd, .now = now,
+				.state_only = state_only, .done = done, .ctx = ctx };
+	int i, n, ret, r;
 
 	*expired = *next = 0;
-	timeout_lists(ifname, state_dir, names, lists, &n);
+	ret = state_open(state_root(state_dir), ifname, false, &sd);
+	if (ret)
+		return ret;
+	ret = -ENOENT;
+	timeout_lists(&sd, names, lists, &n);
 	for (i = 0; i < n; i++) {
-		r = list_run(ifname, state_dir, lists[i], now, state_only, expired, next);
+		r = list_run(&x, lists[i]);
 		if (!r || (r != -ENOENT && (ret == -ENOENT || !ret)))
 			ret = r;
 	}
+	state_close(&sd);
+	*expired = x.expired;
+	*next = x.next;
 	return ret;
 }
+

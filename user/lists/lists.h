@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The live list of an attachment: load (replace it, atomically), add (insert
- * in place), query (decide an entry as the XDP program would). The CLI
- * (cmd_list.c) and long-running callers use the same functions. Each prints
- * its result on stdout and one-line errors on stderr; returns 0 or -errno,
- * and on error the live list is as it was (add: as the message says).
+ * in place), del (take out in place), query (decide an entry as the XDP
+ * program would). The CLI (cli/cmd_list.c) and long-running callers use the
+ * same functions. Each fills its result (report.h), which its caller prints,
+ * and says its errors and warnings on stderr (util/log.h); returns 0 or
+ * -errno, and on error the live list is as it was (add: as the message says).
  */
 #ifndef BLOOMXDP_LISTS_H
 #define BLOOMXDP_LISTS_H
@@ -16,11 +17,16 @@
 
 #include "util/options.h"
 #include "parse/entries.h"
+#include "filter/exact.h"
 #include "filter/filter.h"
 #include "parse/listfile.h"
 #include "kernel/state_dir.h"
 
 struct attachment;
+struct add_result;
+struct del_result;
+struct load_result;
+struct query_result;
 
 struct list_opts {
 	__u32 format;		/* enum list_format */
@@ -45,7 +51,8 @@ struct list_opts {
 };
 
 /* files: paths, or LIST_STDIN; read and checked as a whole before anything changes. */
-int list_load(const char *ifname, const struct list_opts *o, char **files, int nfiles);
+int list_load(const char *ifname, const struct list_opts *o, char **files, int nfiles,
+	      struct load_result *r);
 
 /* One input of a load, read as its own options say (format, lenient, csv, public suffixes). */
 struct list_source {
@@ -58,7 +65,7 @@ struct list_source {
  * (allow, allow_empty, prefix_probes, store, max_memory).
  */
 int list_load_sources(const char *ifname, const struct list_opts *o,
-		      const struct list_source *src, int n);
+		      const struct list_source *src, int n, struct load_result *r);
 /*
  * Reads and checks sources as list_load_sources() would, without the kernel:
  * *entries read; on error the message (FILE:LINE: ...) in err.
@@ -66,10 +73,14 @@ int list_load_sources(const char *ifname, const struct list_opts *o,
 int list_check_sources(const struct list_opts *o, const struct list_source *src, int n,
 		       __u64 *entries, char err[LIST_ERROR_LEN]);
 /* entries: one address, prefix, range, domain or URL each; all parsed before any insert. */
-int list_add(const char *ifname, const struct list_opts *o, char **entries, int n);
-int list_query(const char *ifname, const struct list_opts *o, char **entries, int n);
+int list_add(const char *ifname, const struct list_opts *o, char **entries, int n,
+	     struct add_result *r);
+/* A verdict per entry into r (query_result_free() it); -EINVAL when one is not an entry. */
+int list_query(const char *ifname, const struct list_opts *o, char **entries, int n,
+	       struct query_result *r);
 /* entries: each taken out of the live list and its state (lists/del.c). */
-int list_del(const char *ifname, const struct list_opts *o, char **entries, int n);
+int list_del(const char *ifname, const struct list_opts *o, char **entries, int n,
+	     struct del_result *r);
 
 /*
  * The inputs of a load, and what the state records of them (lists/persist.c):
@@ -113,7 +124,8 @@ struct list_inputs {
 	char which_buf[STATE_NAME_MAX];	/* a named list's "list.NAME" */
 	bool recording;		/* the state directory is usable */
 	bool keep;		/* the inputs are the state's own: recorded as they were */
-	struct state_dir sd;
+	struct state_dir sd;	/* a handle of its own on the operation's state directory */
+	int state_err;		/* why there is none (-ENOENT: none there) */
 	struct state_copy *copies;
 	int ncopies;
 	struct state_list list;
@@ -126,33 +138,36 @@ struct list_inputs {
 };
 
 /*
- * A load's sources, each copied into the state as read (without state: only
- * read), with its options recorded where they are not the load's.
+ * The inputs of a load to come, recorded in the state directory sd (the one
+ * the load opened; NULL: o's, opened here and made if missing). Where there
+ * is none that can be used, warned, and the load is not recorded
+ * (in->recording false, in->state_err why).
  */
-int list_inputs_sources(struct list_inputs *in, const char *ifname, const struct list_opts *o,
-			const struct list_source *src, int n);
+void list_inputs_open(struct list_inputs *in, const struct state_dir *sd, const char *ifname,
+		      const struct list_opts *o);
+/* Its sources, each copied into the state as read, with its options where not the load's. */
+int list_inputs_add(struct list_inputs *in, const struct list_opts *o,
+		    const struct list_source *src, int n);
 /* Sources only read (their checks, without state or kernel). */
 int list_inputs_plain(struct list_inputs *in, const struct list_opts *o,
 		      const struct list_source *src, int n);
 /*
- * A list as the state last recorded it: its copies (their SHA-256 checked)
- * and journals; with o, its load's options into o. -ENOENT unprinted when
- * there is none; other errors printed when messages.
+ * A list as the state directory sd last recorded it: which is STATE_BLOCK,
+ * STATE_ALLOW or "list.NAME"; its copies (their SHA-256 checked with
+ * check_copies) and journals; with o, its load's options into o. -ENOENT
+ * unprinted when there is none; other errors printed when messages.
  */
-int list_inputs_state(struct list_inputs *in, const char *ifname, const char *state_dir,
-		      bool allow, bool messages, struct list_opts *o);
-/* The same of any list: which is STATE_BLOCK, STATE_ALLOW or "list.NAME". */
+int list_inputs_state_at(struct list_inputs *in, const struct state_dir *sd, const char *which,
+			 bool messages, bool check_copies, struct list_opts *o);
+/* The same in the state of ifname under state_dir, opened for it (o->state_dir set). */
 int list_inputs_state_which(struct list_inputs *in, const char *ifname, const char *state_dir,
 			    const char *which, bool messages, bool check_copies,
 			    struct list_opts *o);
+/* ... of the blocklist, or the allowlist, its copies checked. */
+int list_inputs_state(struct list_inputs *in, const char *ifname, const char *state_dir,
+		      bool allow, bool messages, struct list_opts *o);
 /* The manifest of the list o names: STATE_ALLOW, STATE_BLOCK or "list.NAME" into buf. */
 const char *list_opts_which(const struct list_opts *o, char buf[STATE_NAME_MAX]);
-/*
- * The same without reading each copy whole for its SHA-256: for del, which
- * reads them only when it has no index of them (and then checks them).
- */
-int list_inputs_state_unchecked(struct list_inputs *in, const char *ifname,
-				const char *state_dir, bool allow, struct list_opts *o);
 /*
  * The list as applied, under generation, in two steps: before the swap, its
  * copies named and its manifest written and fsync'd under a temporary name
@@ -169,22 +184,53 @@ void list_inputs_free(struct list_inputs *in);
 int list_input_tee(void *ctx, const void *buf, size_t n);
 /*
  * add: the entries, as given, onto the journal of the list as last applied
- * (fsync'd); *before: its length before, for list_state_unjournal(). -ENOENT
- * unprinted when there is no state.
+ * in sd (fsync'd); *before: its length before, for list_state_unjournal().
+ * -ENOENT unprinted when there is no state.
  */
-int list_state_journal(const char *ifname, const struct list_opts *o, char **entries, int n,
-		       off_t *before);
-void list_state_unjournal(const char *ifname, const struct list_opts *o, off_t before);
+int list_state_journal(const struct state_dir *sd, const struct list_opts *o, char **entries,
+		       int n, off_t *before);
+void list_state_unjournal(const struct state_dir *sd, const struct list_opts *o, off_t before);
 /* 0 when the state records the list as live at generation; -ESTALE, -ENOENT when not. */
+int list_state_current_at(const struct state_dir *sd, bool allow, __u64 generation);
 int list_state_current(const char *ifname, const char *state_dir, bool allow, __u64 generation);
 /* The named list name no longer: out of the union, its copy and its state. */
-int list_drop(const char *ifname, const char *state_dir, const char *name);
+int list_drop(const char *ifname, const char *state_dir, const char *name, struct load_result *r);
 /* Every list (the default one and the named ones) rebuilt from the state, as restore does. */
-int list_rebuild(const char *ifname, const char *state_dir);
+int list_rebuild(const char *ifname, const struct state_dir *sd, struct load_result *r);
 /* A load of inputs into an open attachment: what list_load() does with its files. */
-int list_load_inputs(struct attachment *att, const struct list_opts *o, struct list_inputs *in);
+int list_load_inputs(struct attachment *att, const struct list_opts *o, struct list_inputs *in,
+		     struct load_result *r);
 
-/* Shared by load, add and query (lists/common.c). */
+/* Shared by load, add, del and query (lists/common.c). */
+
+/* The state directory of one operation (add, del): opened once, when first needed. */
+struct op_state {
+	const char *ifname;
+	const char *state_dir;	/* --state-dir, or NULL (state_root()) */
+	struct state_dir sd;
+	int err;		/* why it could not be opened (-ENOENT: there is none) */
+	bool tried;
+};
+
+/* 0 when open, else why not (-ENOENT unprinted; other errors printed, once). */
+int op_state_get(struct op_state *s);
+void op_state_close(struct op_state *s);
+
+/* The live blocklist generation, as add, del and query open it. */
+struct live_filter {
+	__u32 slot;
+	struct filter f;		/* its kernel map too, with layout kernel */
+	struct exact_set exact;		/* its load's exact copy (--verify); names_fd < 0: none */
+	struct bloomxdp_state st;	/* its bookkeeping */
+};
+
+/*
+ * Opens it; with exact, its exact copy if its load made one (kept whole even
+ * under --verify off: attach --force may turn the stage on again). -errno,
+ * unprinted; live_filter_close() it either way.
+ */
+int live_filter_open(const struct attachment *att, bool exact, struct live_filter *lf);
+void live_filter_close(struct live_filter *lf);
 
 /* The entries of command-line arguments (a range is several), and the argument of each. */
 struct parsed_args {

@@ -16,36 +16,13 @@
 #include "lists/expiry.h"
 #include "lists/build.h"
 #include "filter/packet_fpr.h"
+#include "lists/generation.h"
 #include "lists/lists.h"
+#include "lists/report.h"
 #include "util/log.h"
 #include "lists/named.h"
 #include "filter/bloom_plan.h"
 #include "filter/suffix_map.h"
-
-/* The expansion of prefixes, for load's report. */
-static void print_prefix_plans(const struct prefix_plan plan[2], const struct range_cost cost[2])
-{
-	static const char *const family[2] = { "IPv4", "IPv6" };
-	int i;
-
-	for (i = 0; i < 2; i++) {
-		if (cost[i].use_ranges) {
-			printf("%s prefixes: %llu entries stored exact as %llu intervals (%llu "
-			       "bytes, %u search steps) instead of %.0f Bloom keys\n", family[i],
-			       (unsigned long long)plan[i].entries,
-			       (unsigned long long)cost[i].intervals,
-			       (unsigned long long)cost[i].range_bytes, cost[i].steps,
-			       plan[i].expanded);
-			continue;
-		}
-		if (!plan[i].entries || (plan[i].ntargets == 1 &&
-					 plan[i].target[0] == (i ? 128 : 32)))
-			continue;
-		printf("%s prefixes: %llu entries stored as %.0f keys, %u probes per packet\n",
-		       family[i], (unsigned long long)plan[i].entries, plan[i].expanded,
-		       plan[i].ntargets);
-	}
-}
 
 /* The memory limit of a load: --max-memory (kept from then on), else the live list's. */
 static __u64 load_max_memory(const struct list_opts *o, const struct bloomxdp_state *live)
@@ -123,19 +100,22 @@ static int size_generation(const struct attachment *att, const struct list_build
 }
 
 /* The new filter: its size, and its estimated FPR per key and per packet. */
-static void print_filter(const struct attachment *att, const struct list_build *b,
-			 const struct bloom_plan *plan, __u64 previous, __u64 bytes)
+static void report_filter(const struct attachment *att, const struct list_build *b,
+			  const struct bloom_plan *plan, const struct filter *f,
+			  struct load_result *r)
 {
-	double key_fpr = bloom_layout_fpr(plan->layout, plan->bits, plan->hashes, b->keys);
 	struct packet_probes pp;
 
 	list_build_probes(b, att->config.match, &pp);
-	printf("filter sized for %llu keys (the list makes %llu; the previous filter was sized "
-	       "for %llu): %llu bytes, estimated FPR %.3g per key, %.3g per packet at most (up "
-	       "to %u probes), at FPR %g asked\n", (unsigned long long)plan->capacity,
-	       (unsigned long long)b->keys, (unsigned long long)previous,
-	       (unsigned long long)bytes, key_fpr, packet_worst_fpr(&pp, key_fpr),
-	       packet_worst_probes(&pp), (double)att->config.fpr_ppb / BLOOMXDP_PPB);
+	r->capacity = plan->capacity;
+	r->keys = b->keys;
+	r->bytes = filter_map_bytes(f);
+	r->key_fpr = bloom_layout_fpr(plan->layout, plan->bits, plan->hashes, b->keys);
+	r->packet_fpr = packet_worst_fpr(&pp, r->key_fpr);
+	r->probes = packet_worst_probes(&pp);
+	r->fpr = (double)att->config.fpr_ppb / BLOOMXDP_PPB;
+	memcpy(r->plan, b->plan, sizeof(r->plan));
+	memcpy(r->cost, b->cost, sizeof(r->cost));
 }
 
 static double seconds_since(const struct timespec *start)
@@ -283,7 +263,8 @@ static int build_lists(struct list_build *b, const struct list_opts *o,
  * dropped in between. They stay there until 'load --allow' replaces the
  * allowlist: a blocklist and its exceptions cannot be swapped in one step.
  */
-static int allow_exceptions(struct attachment *att, const struct list_build *b)
+static int allow_exceptions(struct attachment *att, const struct list_build *b,
+			    struct load_result *r)
 {
 	size_t added;
 	int ret;
@@ -298,9 +279,7 @@ static int allow_exceptions(struct attachment *att, const struct list_build *b)
 			  b->nexceptions);
 		return ret;
 	}
-	printf("added %zu exception%s of the list (@@, rpz-passthru) to the allowlist of %s; "
-	       "they stay until 'load --allow' replaces it\n", b->nexceptions,
-	       b->nexceptions == 1 ? "" : "s", att->ifname);
+	r->exceptions = b->nexceptions;
 	return 0;
 }
 
@@ -373,28 +352,57 @@ static int states_publish(struct list_inputs *in, struct named_targets *ts,
 	return ret;
 }
 
+/* A load of the union (list_load_union()): what it reads, builds and swaps in. */
+struct union_load {
+	struct attachment *att;
+	const struct list_opts *o;
+	struct list_inputs *in;		/* the default list's */
+	struct named_targets *ts;	/* the named lists it replaces, or NULL */
+	int nt, first;			/* how many; the first's part in np */
+	struct named_parts np;		/* every named list of the union */
+	struct list_build build;
+	struct exact_set exact;
+	struct suffix_keys public_suffixes;
+	struct filter f;
+	struct bitcounts counts;
+	struct bloom_plan plan;
+	struct bloomxdp_state live;	/* before: its limit, the filter it replaces */
+	struct bloomxdp_state st;	/* the new generation's */
+	struct bloomxdp_state decided;	/* what --verify decided */
+	int range_fds[2];
+	__u64 max_memory, default_read;
+	struct timespec start;
+	char err[LIST_ERROR_LEN];
+	struct load_result *r;
+};
+
 /*
  * The writers' lock, then the other lists as the state records them, and the
  * named lists a load replaces (ts): each add that completed is then in their
  * journals, and one that did not waits for the swap. A list from the state
- * (in->keep) was opened by the caller under the lock already.
+ * (in->keep) was opened by the caller under the lock already. The named lists
+ * are those of the state directory the default list's inputs hold.
  */
-static int parts_open(struct named_parts *np, struct attachment *att, const struct list_opts *o,
-		      struct named_targets *ts, __u32 room, int *first)
+static int parts_open(struct union_load *u)
 {
 	const char *skip[BLOOMXDP_MAX_LISTS];
-	int i, nt = ts ? ts->n : 0, ret;
+	struct named_targets *ts = u->ts;
+	__u32 room = exact_room_for_memory(u->max_memory);
+	int i, ret;
 
-	memset(np, 0, sizeof(*np));
-	ret = attachment_lock(att);
+	ret = attachment_lock(u->att);
 	if (ret)
 		return ret;
-	for (i = 0; i < nt; i++)
+	for (i = 0; i < u->nt; i++)
 		skip[i] = ts->t[i].name;
-	ret = named_parts_open(np, att, o->state_dir, skip, nt, room);
-	*first = np->n;
-	for (i = 0; i < nt && !ret; i++)
-		ret = named_parts_add(np, att, ts->t[i].name, &ts->t[i].in, &ts->t[i].opts, room);
+	if (u->in->sd.fd >= 0)
+		ret = named_parts_open(&u->np, u->att, &u->in->sd, skip, u->nt, room);
+	else if (u->in->state_err != -ENOENT)
+		ret = u->in->state_err;	/* said when it was opened */
+	u->first = u->np.n;
+	for (i = 0; i < u->nt && !ret; i++)
+		ret = named_parts_add(&u->np, u->att, ts->t[i].name, &ts->t[i].in, &ts->t[i].opts,
+				      room);
 	return ret;
 }
 
@@ -429,6 +437,237 @@ static __u64 exact_decide(const struct attachment *att, const struct list_build 
 	return bytes;
 }
 
+/* What a load starts from: the live generation's limit, the public suffixes, the exact copy. */
+static int union_begin(struct union_load *u)
+{
+	const struct attachment *att = u->att;
+	double fpr = (double)att->config.fpr_ppb / BLOOMXDP_PPB;
+	struct list_build *b = &u->build;
+	__u32 slot;
+	int ret;
+
+	b->bloom = true;
+	b->ranges_ok = true;
+	b->store = u->o->store;
+	b->bits_per_key = -log(fpr) / (M_LN2 * M_LN2);
+	memcpy(b->hash_key, att->config.hash_key, sizeof(b->hash_key));
+	/* The limit this load sizes within: the live list's, unless --max-memory sets another. */
+	ret = attachment_read_live(u->att, &slot, &u->live, "the live list");
+	if (ret)
+		return ret;
+	u->max_memory = load_max_memory(u->o, &u->live);
+	b->range_budget = u->max_memory / 2;
+	ret = suffix_keys_read(&u->public_suffixes, att->suffixes_fd);
+	if (ret) {
+		log_error("cannot read the public suffixes of %s: %s", att->ifname, strerror(-ret));
+		return ret;
+	}
+	b->public_suffixes = &u->public_suffixes;
+	if (att->config.verify == BLOOMXDP_VERIFY_OFF)
+		return 0;
+	b->exact_optional = att->config.verify == BLOOMXDP_VERIFY_AUTO;
+	ret = exact_set_create_hashed(&u->exact, exact_room_for_memory(b->exact_optional ?
+				      verify_auto_limit(u->max_memory) : u->max_memory));
+	if (ret) {
+		log_error("cannot create the new maps of %s: %s", att->ifname, strerror(-ret));
+		return ret;
+	}
+	b->exact = &u->exact;
+	return 0;
+}
+
+/*
+ * The union read: the default list, then every named list, each into its
+ * exact copy too; a new default list is read before the writers' lock. Then
+ * checked as a whole. Said, with the live list unchanged.
+ */
+static int union_read(struct union_load *u)
+{
+	struct list_build *b = &u->build;
+	struct named_parts *np = &u->np;
+	__u64 before;
+	int i, ret = 0;
+
+	if (!u->in->keep)
+		ret = read_inputs_noted(b, u->o, u->in, !u->nt, u->err);
+	if (!ret) {
+		ret = parts_open(u);
+		if (ret) {
+			log_error("the live list of %s is unchanged", u->att->ifname);
+			return ret;
+		}
+	}
+	/* Loading named lists (nt), the default list is its state copy: read unnoted. */
+	if (!ret && u->in->keep)
+		ret = read_inputs_noted(b, u->o, u->in, !u->nt, u->err);
+	u->default_read = b->read;
+	for (i = 0; i < np->n && !ret; i++) {
+		before = b->read;
+		b->also = named_part_take;
+		b->also_ctx = &np->part[i];
+		ret = read_inputs_noted(b, &np->part[i].opts, np->part[i].in,
+					i >= u->first && i < u->first + u->nt, u->err);
+		np->part[i].entries = b->read - before;
+	}
+	b->also = NULL;
+	if (ret)
+		list_notes_print(&b->notes);
+	else
+		ret = finish_lists(b, u->err);
+	if (!ret && !u->nt)
+		ret = check_nonempty(u->o, u->in, u->default_read, u->err);
+	for (i = 0; i < u->nt && !ret; i++) {
+		struct named_part *p = &np->part[u->first + i];
+
+		ret = check_nonempty(&u->ts->t[i].opts, &u->ts->t[i].in, p->entries, u->err);
+		/* A named list loaded empty (--allow-empty) is no longer a list. */
+		p->dropped = !p->entries;
+	}
+	if (ret)
+		log_error("%s; the live list of %s is unchanged", u->err, u->att->ifname);
+	return ret;
+}
+
+/* The new generation built aside: its filter sized for the union, its intervals. */
+static int union_build(struct union_load *u)
+{
+	const struct attachment *att = u->att;
+	struct list_build *b = &u->build;
+	__u64 exact_bytes;
+	int fam, ret;
+
+	exact_bytes = exact_decide(att, b, &u->exact, u->max_memory, &u->decided);
+	/* The intervals count against --max-memory as the exact copy does. */
+	for (fam = 0; fam < 2; fam++)
+		if (b->cost[fam].use_ranges)
+			exact_bytes += b->cost[fam].range_bytes;
+	ret = size_generation(att, b, u->o, u->max_memory, exact_bytes, &u->plan);
+	if (ret)
+		return ret;
+	ret = filter_create_plan(&att->config, &u->plan, &u->f);
+	if (ret) {
+		log_error("cannot create a filter of %llu bytes for %s: %s; the live list is "
+			  "unchanged", (unsigned long long)bloom_plan_map_bytes(&u->plan),
+			  att->ifname, strerror(-ret));
+		return ret;
+	}
+	/* The counting filter of del, with the state it belongs to (bitcounts.h). */
+	if (u->in->recording && u->f.ops->readable &&
+	    !bitcounts_alloc(&u->counts, u->f.layout, u->f.bits, u->f.hashes))
+		u->f.counts = &u->counts;
+	filter_stage(&u->f);
+	ret = list_build_insert(b, &u->f, u->err);
+	filter_unstage(&u->f);
+	if (ret) {
+		log_error("%s; the live list of %s is unchanged", u->err, att->ifname);
+		return ret;
+	}
+	for (fam = 0; fam < 2; fam++) {
+		if (!b->cost[fam].use_ranges)
+			continue;
+		u->range_fds[fam] = range_set_create_map(&b->ranges[fam]);
+		if (u->range_fds[fam] < 0) {
+			ret = u->range_fds[fam];
+			log_error("cannot create the %s intervals of %s (%llu bytes): %s; the live "
+				  "list is unchanged", fam ? "IPv6" : "IPv4", att->ifname,
+				  (unsigned long long)b->cost[fam].range_bytes, strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* generation.fill of a load: each named list's new copy, before the union that holds it. */
+static int union_fill(void *ctx, __u32 slot)
+{
+	struct union_load *u = ctx;
+
+	return named_parts_install(&u->np, u->att, u->default_read, slot);
+}
+
+/* Under the writers' lock: the state written but for its names, then the swap. */
+static int union_swap(struct union_load *u)
+{
+	struct attachment *att = u->att;
+	struct generation g = {
+		.f = &u->f, .range_fds = { u->range_fds[0], u->range_fds[1] },
+		.exact = u->exact.names_fd >= 0 ? &u->exact : NULL,
+		.at_public = u->build.at_public, .nat_public = u->build.nat_public,
+		.fill = union_fill, .ctx = u,
+	};
+	__u32 slot;
+	int ret;
+
+	ret = attachment_lock(att);
+	if (ret)
+		return ret;
+	ret = attachment_read_live(att, &slot, &u->st, "the live list");
+	if (!ret)
+		ret = states_prepare(u->in, u->o, u->ts, &u->np, u->first, u->st.generation + 1,
+				     u->max_memory, att->ifname);
+	if (!ret)
+		ret = allow_exceptions(att, &u->build, u->r);
+	if (ret)
+		return ret;
+	u->st.entries = u->build.read;
+	u->st.keys = u->build.keys;
+	u->st.capacity = u->plan.capacity;
+	u->st.max_memory = u->max_memory;
+	u->st.exact_keys = u->decided.exact_keys;
+	u->st.exact_bytes = u->decided.exact_bytes;
+	ret = generation_swap(att, slot, &u->st, &g, &slot);
+	if (ret) {
+		log_error("cannot swap in the new filter: %s; the live list is unchanged",
+			  strerror(-ret));
+		return ret;
+	}
+	named_parts_clear(&u->np, att);
+	return 0;
+}
+
+/* What the load did, for its caller to print. */
+static void union_report(struct union_load *u)
+{
+	const struct attachment *att = u->att;
+	struct load_result *r = u->r;
+	int i;
+
+	r->swapped = true;
+	for (i = 0; i < u->nt; i++) {
+		const struct named_part *p = &u->np.part[u->first + i];
+		struct load_named_result *n = &r->named[r->nnamed++];
+
+		snprintf(n->name, sizeof(n->name), "%s", p->name);
+		n->entries = p->entries;
+		n->dropped = p->dropped;
+		n->action = p->opts.action_given ? p->opts.action :
+			    list_default_action(&att->config);
+	}
+	r->entries = u->build.read;
+	r->seconds = seconds_since(&u->start);
+	r->is_union = u->np.n;
+	r->previous_capacity = u->live.capacity;
+	report_filter(att, &u->build, &u->plan, &u->f, r);
+	if (att->config.verify != BLOOMXDP_VERIFY_OFF)
+		verify_reason(att->config.verify, u->exact.names_fd >= 0, &u->st, r->verify,
+			      sizeof(r->verify));
+}
+
+static void union_free(struct union_load *u)
+{
+	int fam;
+
+	named_parts_free(&u->np);
+	bitcounts_free(&u->counts);
+	list_build_free(&u->build);
+	suffix_keys_free(&u->public_suffixes);
+	exact_set_close(&u->exact);
+	filter_close(&u->f);
+	for (fam = 0; fam < 2; fam++)
+		if (u->range_fds[fam] >= 0)
+			close(u->range_fds[fam]);
+}
+
 /*
  * The blocklist: a new filter (and exact copy with --verify) in the other
  * generation, sized for the list. A new default list is read before the
@@ -436,236 +675,37 @@ static __u64 exact_decide(const struct attachment *att, const struct list_build 
  * lock then covers the other lists' state, read under it, and the swap.
  */
 int list_load_union(struct attachment *att, const struct list_opts *o, struct list_inputs *in,
-		    struct named_targets *ts)
+		    struct named_targets *ts, struct load_result *r)
 {
-	struct named_parts np = {};
-	int first = 0, nt = ts ? ts->n : 0;
-	/* The outer maps of this generation: filter first, as attachment_flip() wants. */
-	int outers[8] = { att->filter_fd, att->kfilter_fd }, nouters = 1;
-	int range_fds[2] = { -1, -1 }, fam;
-	double fpr = (double)att->config.fpr_ppb / BLOOMXDP_PPB;
-	struct exact_set exact;
-	struct filter f = { .map_fd = -1 };
-	struct bloomxdp_state st = {}, live = {}, decided = {};
-	char err[LIST_ERROR_LEN];
-	struct timespec start, wall;
-	struct list_build build;
-	struct bloom_plan plan;
-	struct bitcounts counts = {};
-	struct suffix_keys public_suffixes;
-	__u64 max_memory, exact_bytes = 0, default_read, before;
-	__u32 slot;
-	int i, ret;
+	struct union_load u = {
+		.att = att, .o = o, .in = in, .ts = ts, .nt = ts ? ts->n : 0, .r = r,
+		.f = { .map_fd = -1, .kbloom_fd = -1 }, .range_fds = { -1, -1 },
+	};
+	int ret;
 
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	exact_set_init(&exact);
-	suffix_keys_init(&public_suffixes);
-	list_build_init(&build, NULL, o->prefix_probes);
-	build.bloom = true;
-	build.ranges_ok = true;
-	build.store = o->store;
-	build.bits_per_key = -log(fpr) / (M_LN2 * M_LN2);
-	memcpy(build.hash_key, att->config.hash_key, sizeof(build.hash_key));
-	/* The limit this load sizes within: the live list's, unless --max-memory sets another. */
-	ret = attachment_read_live(att, &slot, &live, "the live list");
+	clock_gettime(CLOCK_MONOTONIC, &u.start);
+	exact_set_init(&u.exact);
+	suffix_keys_init(&u.public_suffixes);
+	list_build_init(&u.build, NULL, o->prefix_probes);
+	ret = union_begin(&u);
+	if (!ret)
+		ret = union_read(&u);
+	if (!ret)
+		ret = union_build(&u);
+	if (!ret)
+		ret = union_swap(&u);
 	if (ret)
 		goto cleanup;
-	max_memory = load_max_memory(o, &live);
-	build.range_budget = max_memory / 2;
-	ret = suffix_keys_read(&public_suffixes, att->suffixes_fd);
-	if (ret) {
-		log_error("cannot read the public suffixes of %s: %s", att->ifname, strerror(-ret));
-		goto cleanup;
-	}
-	build.public_suffixes = &public_suffixes;
-	if (att->config.verify != BLOOMXDP_VERIFY_OFF) {
-		build.exact_optional = att->config.verify == BLOOMXDP_VERIFY_AUTO;
-		ret = exact_set_create_hashed(&exact, exact_room_for_memory(build.exact_optional ?
-						verify_auto_limit(max_memory) : max_memory));
-		if (ret) {
-			log_error("cannot create the new maps of %s: %s", att->ifname,
-				  strerror(-ret));
-			goto cleanup;
-		}
-		build.exact = &exact;
-	}
-	/* The union: the default list, then every named list, each into its exact copy too. */
-	if (!in->keep)
-		ret = read_inputs_noted(&build, o, in, !nt, err);
-	if (!ret) {
-		ret = parts_open(&np, att, o, ts, exact_room_for_memory(max_memory), &first);
-		if (ret) {
-			log_error("the live list of %s is unchanged", att->ifname);
-			goto cleanup;
-		}
-	}
-	/* Loading named lists (nt), the default list is its state copy: read unnoted. */
-	if (!ret && in->keep)
-		ret = read_inputs_noted(&build, o, in, !nt, err);
-	default_read = build.read;
-	for (i = 0; i < np.n && !ret; i++) {
-		before = build.read;
-		build.also = named_part_take;
-		build.also_ctx = &np.part[i];
-		ret = read_inputs_noted(&build, &np.part[i].opts, np.part[i].in,
-					i >= first && i < first + nt, err);
-		np.part[i].entries = build.read - before;
-	}
-	build.also = NULL;
-	if (ret)
-		list_notes_print(&build.notes);
-	else
-		ret = finish_lists(&build, err);
-
-	if (!ret && !nt)
-		ret = check_nonempty(o, in, default_read, err);
-	for (i = 0; i < nt && !ret; i++) {
-		ret = check_nonempty(&ts->t[i].opts, &ts->t[i].in, np.part[first + i].entries,
-				     err);
-		/* A named list loaded empty (--allow-empty) is no longer a list. */
-		np.part[first + i].dropped = !np.part[first + i].entries;
-	}
-	if (ret) {
-		log_error("%s; the live list of %s is unchanged", err, att->ifname);
-		goto cleanup;
-	}
-	exact_bytes = exact_decide(att, &build, &exact, max_memory, &decided);
-	/* The intervals count against --max-memory as the exact copy does. */
-	for (fam = 0; fam < 2; fam++)
-		if (build.cost[fam].use_ranges)
-			exact_bytes += build.cost[fam].range_bytes;
-	ret = size_generation(att, &build, o, max_memory, exact_bytes, &plan);
-	if (ret)
-		goto cleanup;
-	ret = filter_create_plan(&att->config, &plan, &f);
-	if (ret) {
-		log_error("cannot create a filter of %llu bytes for %s: %s; the live list is "
-			  "unchanged", (unsigned long long)bloom_plan_map_bytes(&plan), att->ifname,
-			  strerror(-ret));
-		goto cleanup;
-	}
-	/* The counting filter of del, with the state it belongs to (bitcounts.h). */
-	if (in->recording && f.ops->readable &&
-	    !bitcounts_alloc(&counts, f.layout, f.bits, f.hashes))
-		f.counts = &counts;
-	filter_stage(&f);
-	ret = list_build_insert(&build, &f, err);
-	filter_unstage(&f);
-	if (ret) {
-		log_error("%s; the live list of %s is unchanged", err, att->ifname);
-		goto cleanup;
-	}
-	for (fam = 0; fam < 2; fam++) {
-		if (!build.cost[fam].use_ranges)
-			continue;
-		range_fds[fam] = range_set_create_map(&build.ranges[fam]);
-		if (range_fds[fam] < 0) {
-			ret = range_fds[fam];
-			log_error("cannot create the %s intervals of %s (%llu bytes): %s; the live "
-				  "list is unchanged", fam ? "IPv6" : "IPv4", att->ifname,
-				  (unsigned long long)build.cost[fam].range_bytes, strerror(-ret));
-			goto cleanup;
-		}
-	}
-	ret = attachment_lock(att);
-	if (ret)
-		goto cleanup;
-	ret = attachment_read_live(att, &slot, &st, "the live list");
-	if (!ret)
-		ret = states_prepare(in, o, ts, &np, first, st.generation + 1, max_memory,
-				     att->ifname);
-	if (ret)
-		goto cleanup;
-	ret = allow_exceptions(att, &build);
-	if (ret)
-		goto cleanup;
-	slot ^= 1;
-	if (f.kbloom_fd >= 0)
-		nouters = 2;
-	/* Always: a family that leaves its intervals leaves no stale map behind. */
-	outers[nouters++] = att->ranges_v4_fd;
-	outers[nouters++] = att->ranges_v6_fd;
-	outers[nouters++] = att->list.keys_fd;	/* the named lists' keys, with the union */
-	/* Always: a generation without an exact copy leaves none of an older one behind. */
-	outers[nouters++] = att->verify.v4_fd;
-	outers[nouters++] = att->verify.v6_fd;
-	outers[nouters++] = att->verify.names_fd;
-	clock_gettime(CLOCK_REALTIME, &wall);
-	st.entries = build.read;
-	st.keys = build.keys;
-	st.generation++;
-	st.loaded_at_ns = wall.tv_sec * 1000000000ULL + wall.tv_nsec;
-	st.capacity = plan.capacity;
-	st.max_memory = max_memory;
-	st.exact_keys = decided.exact_keys;
-	st.exact_bytes = decided.exact_bytes;
-	/* The new slot's bookkeeping before the flip: status then never lags the filter. */
-	ret = attachment_write_state(att, slot, &st);
-	/* Its keys at public depths, confirmed exactly: with the generation. */
-	if (!ret)
-		ret = suffix_keys_sync(att->suffixes_fd, slot, build.at_public, build.nat_public);
-	if (!ret)
-		ret = filter_install(att->filter_fd, slot, &f);
-	if (!ret)
-		ret = filter_install_kernel(att->kfilter_fd, slot, &f);
-	if (!ret && exact.names_fd >= 0)
-		ret = exact_set_install(&att->verify, slot, &exact);
-	else if (!ret)
-		exact_outer_clear(&att->verify, slot);	/* the program reads: no exact copy */
-	for (fam = 0; fam < 2 && !ret; fam++)
-		if (range_fds[fam] >= 0 &&
-		    bpf_map_update_elem(fam ? att->ranges_v6_fd : att->ranges_v4_fd, &slot,
-					&range_fds[fam], BPF_ANY))
-			ret = -errno;
-	/* Each named list's new copy before the union that holds it. */
-	if (!ret)
-		ret = named_parts_install(&np, att, default_read, slot);
-	if (!ret)
-		ret = attachment_flip(att, BLOOMXDP_ACTIVE_BLOCK, slot, 0, outers, nouters);
-	if (ret) {
-		log_error("cannot swap in the new filter: %s; the live list is unchanged",
-			  strerror(-ret));
-		goto cleanup;
-	}
-	named_parts_clear(&np, att);
-	for (i = 0; i < nt; i++) {
-		const struct named_part *p = &np.part[first + i];
-
-		if (p->dropped)
-			printf("dropped list %s of %s: it is empty\n", p->name, att->ifname);
-		else
-			printf("loaded %llu entries into list %s of %s (action %s)\n",
-			       (unsigned long long)p->entries, p->name, att->ifname,
-			       list_action_name(p->opts.action_given ? p->opts.action :
-						list_default_action(&att->config)));
-	}
-	printf("loaded %llu entries into %s in %.2f s%s\n", (unsigned long long)build.read,
-	       att->ifname, seconds_since(&start), np.n ? " (the union of its lists)" : "");
-	print_prefix_plans(build.plan, build.cost);
-	print_filter(att, &build, &plan, live.capacity, filter_map_bytes(&f));
-	if (att->config.verify != BLOOMXDP_VERIFY_OFF) {
-		char why[160];
-
-		verify_reason(att->config.verify, exact.names_fd >= 0, &st, why, sizeof(why));
-		printf("%s\n", why);
-	}
-	warn_unmatched_kinds(&f, &att->config, att->ifname);
+	union_report(&u);
+	warn_unmatched_kinds(&u.f, &att->config, att->ifname);
 	/* After the swap: a crash here leaves the state one load behind (docs/operations.md). */
-	ret = states_publish(in, ts, &np, first, att->ifname);
-	if (!ret && f.counts)
-		write_bitcounts(in, &f, st.generation);
+	ret = states_publish(in, ts, &u.np, u.first, att->ifname);
+	if (!ret && u.f.counts)
+		write_bitcounts(in, &u.f, u.st.generation);
 	if (!ret)
 		ret = attachment_check_enforced(att);
 cleanup:
-	named_parts_free(&np);
-	bitcounts_free(&counts);
-	list_build_free(&build);
-	suffix_keys_free(&public_suffixes);
-	exact_set_close(&exact);
-	filter_close(&f);
-	for (fam = 0; fam < 2; fam++)
-		if (range_fds[fam] >= 0)
-			close(range_fds[fam]);
+	union_free(&u);
 	return ret;
 }
 
@@ -679,7 +719,7 @@ static __u32 allow_flags(const struct list_build *b)
 
 /* The allowlist: a new exact set in the other generation of allow_*. */
 static int load_allowlist(struct attachment *att, const struct list_opts *o,
-			  struct list_inputs *in)
+			  struct list_inputs *in, struct load_result *r)
 {
 	const int outers[] = { att->allow.v4_fd, att->allow.v6_fd, att->allow.names_fd };
 	char err[LIST_ERROR_LEN];
@@ -745,8 +785,8 @@ static int load_allowlist(struct attachment *att, const struct list_opts *o,
 		log_error("cannot swap in the new allowlist: %s; it is unchanged", strerror(-ret));
 		goto cleanup;
 	}
-	printf("loaded %llu allowlist entries into %s\n", (unsigned long long)build.read,
-	       att->ifname);
+	r->allowlist = true;
+	r->entries = build.read;
 	ret = list_inputs_publish(in);
 	if (ret)
 		log_error("the new allowlist of %s is live, but its state could not record it "
@@ -760,37 +800,32 @@ cleanup:
 	return ret;
 }
 
-int list_load_inputs(struct attachment *att, const struct list_opts *o, struct list_inputs *in)
+int list_load_inputs(struct attachment *att, const struct list_opts *o, struct list_inputs *in,
+		     struct load_result *r)
 {
-	return o->allow ? load_allowlist(att, o, in) : list_load_union(att, o, in, NULL);
+	return o->allow ? load_allowlist(att, o, in, r) : list_load_union(att, o, in, NULL, r);
 }
 
-int list_load_sources(const char *ifname, const struct list_opts *o,
-		      const struct list_source *src, int n)
+/*
+ * The default list (or the allowlist) from sources, recorded in the state it
+ * opens; entries added with a deadline to come (bans) stay in the new list,
+ * until then.
+ */
+static int load_default(struct attachment *att, const struct list_opts *o,
+			const struct list_source *src, int n, struct load_result *r)
 {
 	struct list_opts carried_opts[EXPIRY_CARRY_FILES];
 	struct expiry_carried carried = {};
 	struct list_source *all = NULL;
-	struct list_inputs in = { .sd = { .fd = -1, .root_fd = -1 } };
-	struct attachment att;
+	struct list_inputs in;
 	int i, ret;
 
-	ret = attachment_open(ifname, false, &att);
-	if (ret)
-		return ret;
-	for (i = 0; i < n && !list_source_list(o, &src[i]); i++)
-		;
-	if (n && i < n) {
-		ret = list_load_named(&att, o, src, n);
-		attachment_close(&att);
-		return ret;
-	}
-	/* Entries added with a deadline to come (bans) stay in the new list, until then. */
-	if (!o->allow && expiry_carry(ifname, o->state_dir, time(NULL), &carried))
+	list_inputs_open(&in, NULL, att->ifname, o);
+	if (!o->allow && in.recording && expiry_carry(&in.sd, time(NULL), &carried))
 		memset(&carried, 0, sizeof(carried));
 	all = calloc(n + carried.nfiles, sizeof(*all));
 	if (!all) {
-		log_error("out of memory; the live list of %s is unchanged", ifname);
+		log_error("out of memory; the live list of %s is unchanged", att->ifname);
 		ret = -ENOMEM;
 		goto cleanup;
 	}
@@ -803,35 +838,52 @@ int list_load_sources(const char *ifname, const struct list_opts *o,
 		all[n + i] = (struct list_source){ .path = carried.path[i],
 						   .opts = &carried_opts[i] };
 	}
-	ret = list_inputs_sources(&in, ifname, o, all, n + carried.nfiles);
+	ret = list_inputs_add(&in, o, all, n + carried.nfiles);
 	if (!ret)
-		ret = list_load_inputs(&att, o, &in);
+		ret = list_load_inputs(att, o, &in, r);
 	if (!ret && carried.entries) {
-		if (expiry_recarry(ifname, o->state_dir, &carried))
+		if (expiry_recarry(&in.sd, &carried))
 			log_warn("the deadlines of the %llu entries added with --timeout that the "
 				 "new list keeps could not be recorded: they stay until deleted",
 				 (unsigned long long)carried.entries);
 		else
-			printf("kept %llu entr%s added with --timeout (until %s deadline%s)\n",
-			       (unsigned long long)carried.entries,
-			       carried.entries == 1 ? "y" : "ies",
-			       carried.entries == 1 ? "its" : "their",
-			       carried.entries == 1 ? "" : "s");
+			r->kept = carried.entries;
 	}
 cleanup:
 	list_inputs_free(&in);
 	free(all);
 	expiry_carried_free(&carried);
+	return ret;
+}
+
+int list_load_sources(const char *ifname, const struct list_opts *o,
+		      const struct list_source *src, int n, struct load_result *r)
+{
+	struct attachment att;
+	int i, ret;
+
+	load_result_init(r, ifname);
+	ret = attachment_open(ifname, false, &att);
+	if (ret)
+		return ret;
+	for (i = 0; i < n && !list_source_list(o, &src[i]); i++)
+		;
+	if (n && i < n)
+		ret = list_load_named(&att, o, src, n, r);
+	else
+		ret = load_default(&att, o, src, n, r);
 	attachment_close(&att);
 	return ret;
 }
 
-int list_load(const char *ifname, const struct list_opts *o, char **files, int nfiles)
+int list_load(const char *ifname, const struct list_opts *o, char **files, int nfiles,
+	      struct load_result *r)
 {
 	struct list_source *src = calloc(nfiles, sizeof(*src));
 	int i, ret;
 
 	if (!src) {
+		load_result_init(r, ifname);
 		log_error("out of memory; the live list of %s is unchanged", ifname);
 		return -ENOMEM;
 	}
@@ -839,7 +891,7 @@ int list_load(const char *ifname, const struct list_opts *o, char **files, int n
 		src[i].path = files[i];
 		src[i].opts = o;
 	}
-	ret = list_load_sources(ifname, o, src, nfiles);
+	ret = list_load_sources(ifname, o, src, nfiles, r);
 	free(src);
 	return ret;
 }

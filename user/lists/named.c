@@ -37,27 +37,22 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(a, b);
 }
 
-int named_lists_recorded(const char *ifname, const char *state_dir,
-			 list_name_t names[BLOOMXDP_MAX_LISTS + 1], int *n)
+int named_lists_recorded(const struct state_dir *sd, list_name_t names[BLOOMXDP_MAX_LISTS + 1],
+			 int *n)
 {
 	const size_t plen = strlen(STATE_LIST_PREFIX);
-	struct state_dir sd;
 	struct dirent *d;
 	DIR *dir;
 	int fd, ret;
 
 	*n = 0;
-	ret = state_open(state_root(state_dir), ifname, false, &sd);
-	if (ret)
-		return ret;
-	fd = openat(sd.fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = openat(sd->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	dir = fd < 0 ? NULL : fdopendir(fd);
 	if (!dir) {
 		ret = -errno;
 		if (fd >= 0)
 			close(fd);
-		log_error("cannot read %s: %s", sd.path, strerror(-ret));
-		state_close(&sd);
+		log_error("cannot read %s: %s", sd->path, strerror(-ret));
 		return ret;
 	}
 	/* A manifest is "list.NAME"; its copies and journals have a '.' after NAME. */
@@ -66,7 +61,6 @@ int named_lists_recorded(const char *ifname, const char *state_dir,
 		    !list_name_check(d->d_name + plen))
 			snprintf(names[(*n)++], sizeof(names[0]), "%s", d->d_name + plen);
 	closedir(dir);
-	state_close(&sd);
 	qsort(names, *n, sizeof(names[0]), name_cmp);
 	return 0;
 }
@@ -337,7 +331,7 @@ static int part_exact(struct named_part *p, __u32 room)
 }
 
 int named_parts_open(struct named_parts *np, const struct attachment *att,
-		     const char *state_dir, const char *const *skip, int nskip, __u32 room)
+		     const struct state_dir *sd, const char *const *skip, int nskip, __u32 room)
 {
 	const char *ifname = att->ifname;
 	list_name_t names[BLOOMXDP_MAX_LISTS + 1];
@@ -345,9 +339,7 @@ int named_parts_open(struct named_parts *np, const struct attachment *att,
 	int i, k, n, ret;
 
 	memset(np, 0, sizeof(*np));
-	ret = named_lists_recorded(ifname, state_dir, names, &n);
-	if (ret == -ENOENT)
-		return 0;
+	ret = named_lists_recorded(sd, names, &n);
 	for (i = 0; i < n && !ret; i++) {
 		struct named_part *p = &np->part[np->n];
 
@@ -365,8 +357,7 @@ int named_parts_open(struct named_parts *np, const struct attachment *att,
 		named_copy_init(&p->copy, &att->config);
 		snprintf(which, sizeof(which), STATE_LIST_PREFIX "%.*s", BLOOMXDP_LIST_NAME_MAX,
 			 names[i]);
-		ret = list_inputs_state_which(&p->own, ifname, state_dir, which, true, true,
-					      &p->opts);
+		ret = list_inputs_state_at(&p->own, sd, which, true, true, &p->opts);
 		np->n++;
 		p->in = &p->own;
 		p->opts.list = p->name;

@@ -17,16 +17,18 @@
 #include "util/options.h"
 
 struct attachment;
+struct load_result;
+struct state_dir;
 
 /* The default list's action: the attachment's --action and --dns-reply. */
 __u32 list_default_action(const struct bloomxdp_config *cfg);
 /* A list's action now (BLOOMXDP_LIST_AS_ATTACH: the attachment's). */
 __u32 list_action_of(const struct bloomxdp_list *l, const struct bloomxdp_config *cfg);
 
-/* The named lists the state of ifname records, sorted; -ENOENT unprinted when no state. */
+/* The named lists the state directory sd records, sorted. */
 typedef char list_name_t[BLOOMXDP_LIST_NAME_MAX + 1];
-int named_lists_recorded(const char *ifname, const char *state_dir,
-			 list_name_t names[BLOOMXDP_MAX_LISTS + 1], int *n);
+int named_lists_recorded(const struct state_dir *sd, list_name_t names[BLOOMXDP_MAX_LISTS + 1],
+			 int *n);
 
 /* What the kernel holds: every id's descriptor and the present and slot words. */
 struct named_view {
@@ -108,11 +110,12 @@ struct named_parts {
 };
 
 /*
- * Every named list the state of ifname records but those in skip (the ones a
- * load replaces), its inputs open; exact sets of room entries each created.
+ * Every named list the state directory sd records but those in skip (the
+ * ones a load replaces), its inputs open; exact sets of room entries each
+ * created.
  */
 int named_parts_open(struct named_parts *np, const struct attachment *att,
-		     const char *state_dir, const char *const *skip, int nskip, __u32 room);
+		     const struct state_dir *sd, const char *const *skip, int nskip, __u32 room);
 /* The list being replaced (its inputs in, read as o says), last. */
 int named_parts_add(struct named_parts *np, const struct attachment *att, const char *name,
 		    struct list_inputs *in, const struct list_opts *o, __u32 room);
@@ -146,13 +149,13 @@ struct named_targets {
  * The union filter (the blocklist) built again: the default list from in
  * (read as o says), every named list the state records, and the named
  * lists ts replaces (NULL: none), each into its own copy; each named
- * list's copy swapped in before the union. lists/load.c.
+ * list's copy swapped in before the union (lists/load.c). What it did into r.
  */
 int list_load_union(struct attachment *att, const struct list_opts *o, struct list_inputs *in,
-		    struct named_targets *ts);
+		    struct named_targets *ts, struct load_result *r);
 /* load with sources for named lists: each source's list (its options', else o's). */
 int list_load_named(struct attachment *att, const struct list_opts *o,
-		    const struct list_source *src, int n);
+		    const struct list_source *src, int n, struct load_result *r);
 /* The named list a source goes to: its own options', else the load's; NULL: the default. */
 const char *list_source_list(const struct list_opts *o, const struct list_source *src);
 

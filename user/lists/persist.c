@@ -260,21 +260,30 @@ static void inputs_which(struct list_inputs *in, const char *which)
 	in->which = in->which_buf;
 }
 
-int list_inputs_sources(struct list_inputs *in, const char *ifname, const struct list_opts *o,
-			const struct list_source *src, int n)
+void list_inputs_open(struct list_inputs *in, const struct state_dir *sd, const char *ifname,
+		      const struct list_opts *o)
 {
 	char which[STATE_NAME_MAX];
-	int i, ret;
+	int ret;
 
 	memset(in, 0, sizeof(*in));
 	in->sd.fd = in->sd.root_fd = -1;
 	inputs_which(in, list_opts_which(o, which));
-	ret = state_open(state_root(o->state_dir), ifname, true, &in->sd);
+	ret = sd ? state_dup(sd, &in->sd) : state_open(state_root(o->state_dir), ifname, true,
+							 &in->sd);
 	in->recording = !ret;
+	in->state_err = ret;
 	if (ret)
 		log_warn("the state of %s cannot be kept (see above): this list will not be "
 			 "restored after a reboot, and query cannot tell listed entries from "
 			 "false positives", ifname);
+}
+
+int list_inputs_add(struct list_inputs *in, const struct list_opts *o,
+		    const struct list_source *src, int n)
+{
+	int i, ret;
+
 	for (i = 0; i < n; i++) {
 		/* A source read as the load's options say needs no options of its own. */
 		const struct list_opts *so = src[i].opts == o ? NULL : src[i].opts;
@@ -422,9 +431,8 @@ static int source_options(struct list_inputs *in, const struct state_source *s,
 	return ret;
 }
 
-int list_inputs_state_which(struct list_inputs *in, const char *ifname, const char *state_dir,
-			    const char *which, bool messages, bool check_copies,
-			    struct list_opts *o)
+int list_inputs_state_at(struct list_inputs *in, const struct state_dir *sd, const char *which,
+			 bool messages, bool check_copies, struct list_opts *o)
 {
 	char shown[PATH_MAX + STATE_NAME_MAX], hex[SHA256_HEX];
 	bool allow = !strcmp(which, STATE_ALLOW);
@@ -434,7 +442,7 @@ int list_inputs_state_which(struct list_inputs *in, const char *ifname, const ch
 	in->sd.fd = in->sd.root_fd = -1;
 	inputs_which(in, which);
 	in->keep = true;
-	ret = state_open(state_root(state_dir), ifname, false, &in->sd);
+	ret = sd->fd < 0 ? -ENOENT : state_dup(sd, &in->sd);
 	if (!ret)
 		ret = state_list_read(&in->sd, in->which, &in->list);
 	if (ret)
@@ -443,7 +451,6 @@ int list_inputs_state_which(struct list_inputs *in, const char *ifname, const ch
 	if (o) {
 		ret = parse_recorded(in, o);
 		o->allow = allow;
-		o->state_dir = state_dir;
 		if (ret)
 			return ret;
 	}
@@ -479,18 +486,29 @@ int list_inputs_state_which(struct list_inputs *in, const char *ifname, const ch
 	return ret ? ret : open_journals(in, messages);
 }
 
+int list_inputs_state_which(struct list_inputs *in, const char *ifname, const char *state_dir,
+			    const char *which, bool messages, bool check_copies,
+			    struct list_opts *o)
+{
+	struct state_dir sd;
+	int ret;
+
+	memset(in, 0, sizeof(*in));
+	in->sd.fd = in->sd.root_fd = -1;
+	ret = state_open(state_root(state_dir), ifname, false, &sd);
+	if (!ret)
+		ret = list_inputs_state_at(in, &sd, which, messages, check_copies, o);
+	if (o)
+		o->state_dir = state_dir;
+	state_close(&sd);
+	return ret;
+}
+
 int list_inputs_state(struct list_inputs *in, const char *ifname, const char *state_dir,
 		      bool allow, bool messages, struct list_opts *o)
 {
 	return list_inputs_state_which(in, ifname, state_dir, allow ? STATE_ALLOW : STATE_BLOCK,
 				       messages, true, o);
-}
-
-int list_inputs_state_unchecked(struct list_inputs *in, const char *ifname,
-				const char *state_dir, bool allow, struct list_opts *o)
-{
-	return list_inputs_state_which(in, ifname, state_dir, allow ? STATE_ALLOW : STATE_BLOCK,
-				       true, false, o);
 }
 
 /* What a source read with options of its own records: those a source can have. */
@@ -652,73 +670,76 @@ int list_inputs_commit(struct list_inputs *in, const struct list_opts *o, __u64 
 }
 
 /* The journal add appends to: of the list as last applied, per format. */
-static int journal_open(const char *ifname, const struct list_opts *o, struct state_dir *sd,
+static int journal_name(const struct state_dir *sd, const struct list_opts *o,
 			char name[STATE_NAME_MAX])
 {
 	char which[STATE_NAME_MAX];
 	struct state_list l;
 	int ret;
 
-	ret = state_open(state_root(o->state_dir), ifname, false, sd);
-	if (!ret)
-		ret = state_list_read(sd, list_opts_which(o, which), &l);
-	if (ret) {
-		state_close(sd);
+	if (sd->fd < 0)
+		return -ENOENT;
+	ret = state_list_read(sd, list_opts_which(o, which), &l);
+	if (ret)
 		return ret;
-	}
 	state_journal_name(list_opts_which(o, which), l.serial,
 			   enum_value_name(list_format_values, o->format), name, STATE_NAME_MAX);
 	state_list_free(&l);
 	return 0;
 }
 
-void list_state_unjournal(const char *ifname, const struct list_opts *o, off_t before)
+void list_state_unjournal(const struct state_dir *sd, const struct list_opts *o, off_t before)
 {
 	char name[STATE_NAME_MAX];
-	struct state_dir sd;
 
-	if (journal_open(ifname, o, &sd, name))
+	if (journal_name(sd, o, name))
 		return;
-	if (state_truncate(&sd, name, before))
-		log_warn("%s/%s: the entries just added could not be taken out of it", sd.path,
+	if (state_truncate(sd, name, before))
+		log_warn("%s/%s: the entries just added could not be taken out of it", sd->path,
 			 name);
-	state_close(&sd);
+}
+
+int list_state_current_at(const struct state_dir *sd, bool allow, __u64 generation)
+{
+	struct state_list l;
+	int ret;
+
+	if (sd->fd < 0)
+		return -ENOENT;
+	ret = state_list_read(sd, allow ? STATE_ALLOW : STATE_BLOCK, &l);
+	if (!ret) {
+		ret = l.generation == generation ? 0 : -ESTALE;
+		state_list_free(&l);
+	}
+	return ret;
 }
 
 int list_state_current(const char *ifname, const char *state_dir, bool allow, __u64 generation)
 {
-	struct state_list l;
 	struct state_dir sd;
 	int ret;
 
 	ret = state_open(state_root(state_dir), ifname, false, &sd);
 	if (!ret)
-		ret = state_list_read(&sd, allow ? STATE_ALLOW : STATE_BLOCK, &l);
-	if (!ret) {
-		ret = l.generation == generation ? 0 : -ESTALE;
-		state_list_free(&l);
-	}
+		ret = list_state_current_at(&sd, allow, generation);
 	state_close(&sd);
 	return ret;
 }
 
-int list_state_journal(const char *ifname, const struct list_opts *o, char **entries, int n,
-		       off_t *before)
+int list_state_journal(const struct state_dir *sd, const struct list_opts *o, char **entries,
+		       int n, off_t *before)
 {
 	char name[STATE_NAME_MAX], *text = NULL, *record = NULL;
-	struct state_dir sd;
 	size_t len = 0, rlen;
 	FILE *out;
 	int i, ret;
 
-	ret = journal_open(ifname, o, &sd, name);
+	ret = journal_name(sd, o, name);
 	if (ret)
 		return ret;
 	out = open_memstream(&text, &len);
-	if (!out) {
-		ret = -ENOMEM;
-		goto out;
-	}
+	if (!out)
+		return -ENOMEM;
 	/* A line of its own per entry: an entry never holds a line break (parse_arg()). */
 	for (i = 0; i < n; i++)
 		if (strpbrk(entries[i], "\r\n"))
@@ -727,13 +748,11 @@ int list_state_journal(const char *ifname, const struct list_opts *o, char **ent
 			fprintf(out, "%s\n", entries[i]);
 	if (fclose(out) && !ret)
 		ret = -ENOMEM;
-	if (ret)
-		goto out;
-	record = state_journal_record(text, len, &rlen);
-	ret = record ? state_append(&sd, name, record, before) : -ENOMEM;
-out:
+	if (!ret) {
+		record = state_journal_record(text, len, &rlen);
+		ret = record ? state_append(sd, name, record, before) : -ENOMEM;
+	}
 	free(record);
 	free(text);
-	state_close(&sd);
 	return ret;
 }

@@ -12,6 +12,7 @@
 #include "lists/lists.h"
 #include "util/log.h"
 #include "lists/named.h"
+#include "lists/report.h"
 #include "parse/prefixes.h"
 #include "filter/suffix_map.h"
 
@@ -42,18 +43,37 @@ static void exact_prefix_text(const struct exact_set *x, const struct bloomxdp_k
  * exact copy (--verify) knows a prefix is listed; the filter alone matches a
  * key that may be a false positive, and says so.
  */
-static void print_verdict(const char *arg, const struct entry *e, bool blocked,
-			  const char *matched, bool exact)
+static enum query_said verdict_of(const struct entry *e, bool blocked, const char *matched,
+				  bool exact)
 {
 	if (blocked && e->kind == ENTRY_ADDR && strchr(matched, '/') && exact)
-		printf("%s: blocked (listed prefix %s)\n", arg, matched);
-	else if (blocked && e->kind == ENTRY_ADDR && strchr(matched, '-') && exact)
-		printf("%s: blocked (listed range %s)\n", arg, matched);
-	else if (blocked && e->kind == ENTRY_ADDR && strchr(matched, '/'))
-		printf("%s: blocked (the filter matches %s: listed, or a false positive)\n", arg,
-		       matched);
-	else
-		printf("%s: %s\n", arg, blocked ? "blocked" : "not blocked");
+		return QUERY_PREFIX;
+	if (blocked && e->kind == ENTRY_ADDR && strchr(matched, '-') && exact)
+		return QUERY_RANGE;
+	if (blocked && e->kind == ENTRY_ADDR && strchr(matched, '/'))
+		return QUERY_FILTER_PREFIX;
+	return blocked ? QUERY_BLOCKED : QUERY_NOT_BLOCKED;
+}
+
+/* One verdict more into r; text (may be NULL) is copied. */
+static int verdict_add(struct query_result *r, const char *arg, enum query_said said,
+		       const char *text, bool monitored)
+{
+	struct query_verdict *grown;
+
+	if (r->n == r->cap) {
+		grown = realloc(r->v, (r->cap ? 2 * r->cap : 16) * sizeof(*grown));
+		if (!grown)
+			return -ENOMEM;
+		r->v = grown;
+		r->cap = r->cap ? 2 * r->cap : 16;
+	}
+	r->v[r->n] = (struct query_verdict){ .arg = arg, .said = said, .monitored = monitored,
+					     .text = text ? strdup(text) : NULL };
+	if (text && !r->v[r->n].text)
+		return -ENOMEM;
+	r->n++;
+	return 0;
 }
 
 /* What the state says of a Bloom hit: the list as last applied, read back. */
@@ -123,33 +143,47 @@ static int check_listed(const struct entry *e, void *ctx)
 	return -ECANCELED;	/* found: stop reading */
 }
 
+/* A query: the live maps of the attachment, and the state's list once a hit needs it. */
+struct query_op {
+	const struct list_opts *o;
+	struct attachment att;
+	struct live_filter lf;		/* its exact copy only with --verify */
+	struct exact_set allow;
+	struct suffix_keys public_suffixes;
+	struct range_set ranges[2];
+	struct named_view nv;
+	bool exact_live;
+	/* The list as last applied, read when a Bloom hit first needs it. */
+	bool state_tried;
+	const char *no_state;		/* why it cannot tell, when it cannot */
+	struct list_inputs in;
+	struct list_opts lo;
+	struct csv_spec csv;
+	struct query_result *r;
+};
+
 /*
  * The state's list as live now, for query to tell a listed entry from a false
  * positive; why says why not where it is not there.
  */
-static int open_listed(struct attachment *att, const struct list_opts *o, __u32 slot,
-		       struct list_inputs *in, struct list_opts *lo, struct csv_spec *csv,
-		       const char **why)
+static void open_listed(struct query_op *q)
 {
-	struct bloomxdp_state st = {};
 	const char *bad;
 	int ret;
 
-	ret = attachment_read_state(att, slot, &st);
-	if (!ret)
-		ret = list_inputs_state(in, att->ifname, o->state_dir, false, false, lo);
+	q->state_tried = true;
+	ret = list_inputs_state(&q->in, q->att.ifname, q->o->state_dir, false, false, &q->lo);
 	if (ret == -ENOENT)
-		*why = "it has no state (attached by an older bloomxdp, or the state was removed)";
-	else if (!ret && in->list.generation != st.generation)
-		*why = "its state records another generation (a load did not complete its state "
-		       "write)";
-	else if (!ret && csv_spec_parse(lo->column, lo->where.items, lo->where.count, csv, &bad))
-		*why = "its state's options cannot be read";
+		q->no_state = "it has no state (attached by an older bloomxdp, or the state was "
+			      "removed)";
+	else if (!ret && q->in.list.generation != q->lf.st.generation)
+		q->no_state = "its state records another generation (a load did not complete its "
+			      "state write)";
+	else if (!ret && csv_spec_parse(q->lo.column, q->lo.where.items, q->lo.where.count,
+					&q->csv, &bad))
+		q->no_state = "its state's options cannot be read";
 	else if (ret)
-		*why = "its state cannot be read";
-	else
-		return 0;
-	return -ENOENT;
+		q->no_state = "its state cannot be read";
 }
 
 /* Whether a listed entry of the state covers e: its text into c->covering. */
@@ -173,73 +207,168 @@ static int find_listed(struct list_inputs *in, const struct list_opts *lo,
 	return ret;
 }
 
-int list_query(const char *ifname, const struct list_opts *o, char **entries, int n)
+/* The live maps the XDP program decides with: said, when they cannot be opened. */
+static int query_open(struct query_op *q, const char *ifname)
 {
-	struct exact_set verify, allow;
-	bool exact_live;
-	struct filter f = { .map_fd = -1 };
-	struct suffix_keys public_suffixes;
-	__u32 block_slot, allow_slot;
-	struct parsed_args args = {};
-	struct attachment att;
-	char matched[512], names[BLOOMXDP_LIST_IDS * (BLOOMXDP_LIST_NAME_MAX + 2)];
-	struct named_view nv;
-	struct entry e;
-	struct range_set ranges[2];
-	struct list_inputs in = { .sd = { -1, -1 } };
-	struct list_opts lo = { .format = FORMAT_AUTO };
-	struct listed_check lc;
-	struct csv_spec csv;
-	const char *no_state = NULL;
-	bool state_tried = false, blocked;
-	int i, fam, ret, bad = 0;
+	struct attachment *att = &q->att;
+	__u32 allow_slot;
+	int fam, ret;
 
-	range_set_init(&ranges[0], 0);
-	range_set_init(&ranges[1], 0);
-	exact_set_init(&verify);
-	exact_set_init(&allow);
-	suffix_keys_init(&public_suffixes);
-	ret = attachment_open(ifname, false, &att);
-	if (ret)
-		return ret;
-	ret = attachment_active(&att, BLOOMXDP_ACTIVE_BLOCK, &block_slot);
+	ret = live_filter_open(att, att->config.verify != BLOOMXDP_VERIFY_OFF, &q->lf);
+	q->exact_live = q->lf.exact.names_fd >= 0;
 	if (!ret)
-		ret = attachment_active(&att, BLOOMXDP_ACTIVE_ALLOW, &allow_slot);
+		ret = attachment_active(att, BLOOMXDP_ACTIVE_ALLOW, &allow_slot);
 	if (!ret)
-		ret = filter_open(att.filter_fd, block_slot, &att.config, &f);
-	if (!ret)
-		ret = filter_open_kernel(att.kfilter_fd, block_slot, &f);
-	if (!ret && att.config.verify && exact_outer_has(&att.verify, block_slot))
-		ret = exact_set_open(&att.verify, block_slot, &verify);
-	exact_live = verify.names_fd >= 0;
-	if (!ret)
-		ret = exact_set_open(&att.allow, allow_slot, &allow);
+		ret = exact_set_open(&att->allow, allow_slot, &q->allow);
 	/* A hit at a public suffix stands only when listed, as in the program. */
 	if (!ret)
-		ret = suffix_keys_read(&public_suffixes, att.suffixes_fd);
-	f.public_suffixes = &public_suffixes;
-	f.slot = block_slot;
+		ret = suffix_keys_read(&q->public_suffixes, att->suffixes_fd);
+	q->lf.f.public_suffixes = &q->public_suffixes;
+	q->lf.f.slot = q->lf.slot;
 	for (fam = 0; fam < 2 && !ret; fam++) {
-		__u64 word = filter_header_word(&f, fam ? BLOOMXDP_HDR_V6_LENGTHS :
-						    BLOOMXDP_HDR_V4_LENGTHS);
+		__u64 word = filter_header_word(&q->lf.f, fam ? BLOOMXDP_HDR_V6_LENGTHS :
+							  BLOOMXDP_HDR_V4_LENGTHS);
 
 		if (BLOOMXDP_IS_RANGES_WORD(word))
-			ret = range_set_open(fam ? att.ranges_v6_fd : att.ranges_v4_fd, block_slot,
+			ret = range_set_open(fam ? att->ranges_v6_fd : att->ranges_v4_fd,
+					     q->lf.slot,
 					     fam ? BLOOMXDP_KEY_IPV6 : BLOOMXDP_KEY_IPV4,
-					     &ranges[fam]);
+					     &q->ranges[fam]);
 	}
 	if (!ret)
-		ret = named_view_read(&att, &nv);
-	if (!ret && o->list && named_view_find(&nv, o->list) < 0) {
-		log_error("%s has no list %s", ifname, o->list);
-		ret = -ENOENT;
-		goto cleanup;
+		ret = named_view_read(att, &q->nv);
+	if (!ret && q->o->list && named_view_find(&q->nv, q->o->list) < 0) {
+		log_error("%s has no list %s", ifname, q->o->list);
+		return -ENOENT;
 	}
-	if (ret) {
+	if (ret)
 		log_error("cannot open the live lists of %s: %s", ifname, strerror(-ret));
-		goto cleanup;
+	return ret;
+}
+
+/*
+ * With named lists: the lists holding e, and the verdict when theirs (1), or
+ * that of the default list to come (0).
+ */
+static int query_named(struct query_op *q, const char *arg, const struct entry *e)
+{
+	char names[BLOOMXDP_LIST_IDS * (BLOOMXDP_LIST_NAME_MAX + 2)];
+	const char *list = q->o->list;
+	__u32 action, mask;
+	int ret;
+
+	if (!list && !(q->nv.present & BLOOMXDP_LISTS_NAMED))
+		return 0;
+	mask = named_holding(&q->att, &q->nv, e, names, sizeof(names), &action);
+	if (list) {
+		mask &= 1U << named_view_find(&q->nv, list);
+		ret = verdict_add(q->r, arg, mask ? QUERY_IN_LIST : QUERY_NOT_IN_LIST, list, false);
+		return ret ? ret : 1;
 	}
-	for (i = 0; i < n; i++) {
+	if (mask && !blocklist_allowed(&q->allow, q->att.config.hash_key, e)) {
+		ret = verdict_add(q->r, arg, QUERY_NAMED, names, action == BLOOMXDP_LIST_MONITOR);
+		return ret ? ret : 1;
+	}
+	if (!mask && !(q->nv.present & BLOOMXDP_LIST_DEFAULT_PRESENT)) {
+		ret = verdict_add(q->r, arg, QUERY_NOT_BLOCKED, NULL, false);
+		return ret ? ret : 1;
+	}
+	return 0;
+}
+
+/*
+ * A Bloom hit: the list as last applied names the listed entry; with the
+ * filter alone it also tells a listed entry from a false positive (the exact
+ * stage refused those already). 1 when said, 0 when not (print the hit).
+ */
+static int query_listed(struct query_op *q, const char *arg, const struct entry *e)
+{
+	struct listed_check lc = { .q = e };
+	int ret;
+
+	if (!q->state_tried)
+		open_listed(q);
+	ret = q->no_state ? 0 : find_listed(&q->in, &q->lo, &q->csv, &lc);
+	if (ret == 1)
+		return verdict_add(q->r, arg, QUERY_LISTED, lc.covering, false) ?: 1;
+	if (!ret && !q->no_state && !q->exact_live)
+		return verdict_add(q->r, arg, QUERY_FALSE_POSITIVE, NULL, false) ?: 1;
+	if (ret)
+		q->no_state = "its state's copy of the list cannot be read";
+	return 0;
+}
+
+/* What the XDP program decides for e (arg as given), into q->r; -errno only out of memory. */
+static int query_one(struct query_op *q, const char *arg, const struct entry *e)
+{
+	const __u64 *key = q->att.config.hash_key;
+	char matched[512];
+	bool blocked;
+	int fam, ret;
+
+	ret = query_named(q, arg, e);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	fam = e->kind != ENTRY_ADDR ? -1 : key_family(&e->addr) == BLOOMXDP_KEY_IPV4 ? 0 : 1;
+	if (fam >= 0 && q->ranges[fam].family && q->ranges[fam].r) {
+		/* Exact: no false positive to refuse, what matched is listed. */
+		blocked = blocklist_lookup_range(&q->ranges[fam], e, matched, sizeof(matched));
+		if (blocked && blocklist_allowed(&q->allow, key, e)) {
+			log_debug("%s: on the allowlist", arg);
+			blocked = false;
+		}
+		return verdict_add(q->r, arg, verdict_of(e, blocked, matched, true), matched,
+				   false);
+	}
+	blocked = blocklist_lookup(&q->lf.f, e, matched, sizeof(matched));
+	if (blocked && q->exact_live) {
+		blocked = blocklist_confirm(&q->lf.exact, key, e);
+		if (!blocked)
+			log_debug("%s: a false positive of the filter, refused by --verify", arg);
+		else if (e->kind == ENTRY_ADDR)
+			exact_prefix_text(&q->lf.exact, &e->addr, matched, sizeof(matched));
+	}
+	if (blocked && blocklist_allowed(&q->allow, key, e)) {
+		log_debug("%s: on the allowlist", arg);
+		blocked = false;
+	}
+	ret = blocked ? query_listed(q, arg, e) : 0;
+	if (ret)
+		return ret < 0 ? ret : 0;
+	ret = verdict_add(q->r, arg, verdict_of(e, blocked, matched, q->exact_live), matched,
+			  false);
+	if (blocked && q->no_state && !q->exact_live)
+		log_warn("%s: cannot tell a listed entry from a false positive of the filter: %s",
+			 q->att.ifname, q->no_state);
+	if (blocked && matched[0])
+		log_debug("%s: matched the %s %s %s", arg,
+			  q->exact_live ? "listed" : "filter's key of a",
+			  e->kind == ENTRY_ADDR ? "prefix" :
+			  strchr(matched, '/') ? "URL" : "domain", matched);
+	if (blocked && !q->exact_live)
+		log_debug("%s: the filter alone cannot tell a listed entry from a false positive "
+			  "(attach --verify can)", arg);
+	return ret;
+}
+
+int list_query(const char *ifname, const struct list_opts *o, char **entries, int n,
+	       struct query_result *r)
+{
+	struct query_op q = { .o = o, .r = r, .in = { .sd = { -1, -1 } },
+			      .lo = { .format = FORMAT_AUTO } };
+	struct parsed_args args = {};
+	int i, ret, bad = 0;
+
+	memset(r, 0, sizeof(*r));
+	range_set_init(&q.ranges[0], 0);
+	range_set_init(&q.ranges[1], 0);
+	exact_set_init(&q.allow);
+	suffix_keys_init(&q.public_suffixes);
+	ret = attachment_open(ifname, false, &q.att);
+	if (ret)
+		return ret;
+	ret = query_open(&q, ifname);
+	for (i = 0; i < n && !ret; i++) {
 		args.n = 0;
 		if (parse_arg(entries[i], FORMAT_AUTO, &args, "")) {
 			bad++;
@@ -251,101 +380,18 @@ int list_query(const char *ifname, const struct list_opts *o, char **entries, in
 			bad++;
 			continue;
 		}
-		e = args.e[0];
-		if (o->list || (nv.present & BLOOMXDP_LISTS_NAMED)) {
-			__u32 action, mask = named_holding(&att, &nv, &e, names, sizeof(names),
-							   &action);
-
-			if (o->list) {
-				mask &= 1U << named_view_find(&nv, o->list);
-				printf("%s: %s %s\n", entries[i], mask ? "listed in" : "not in",
-				       o->list);
-				continue;
-			}
-			if (mask && !blocklist_allowed(&allow, att.config.hash_key, &e)) {
-				printf("%s: %s (listed in %s)\n", entries[i],
-				       action == BLOOMXDP_LIST_MONITOR ? "monitored" : "blocked",
-				       names);
-				continue;
-			}
-			if (!mask && !(nv.present & BLOOMXDP_LIST_DEFAULT_PRESENT)) {
-				printf("%s: not blocked\n", entries[i]);
-				continue;
-			}
-		}
-		fam = e.kind != ENTRY_ADDR ? -1 : key_family(&e.addr) == BLOOMXDP_KEY_IPV4 ? 0 : 1;
-		if (fam >= 0 && ranges[fam].family && ranges[fam].r) {
-			/* Exact: no false positive to refuse, what matched is listed. */
-			blocked = blocklist_lookup_range(&ranges[fam], &e, matched,
-							 sizeof(matched));
-			if (blocked && blocklist_allowed(&allow, att.config.hash_key, &e)) {
-				log_debug("%s: on the allowlist", entries[i]);
-				blocked = false;
-			}
-			print_verdict(entries[i], &e, blocked, matched, true);
-			continue;
-		}
-		blocked = blocklist_lookup(&f, &e, matched, sizeof(matched));
-		if (blocked && exact_live) {
-			blocked = blocklist_confirm(&verify, att.config.hash_key, &e);
-			if (!blocked)
-				log_debug("%s: a false positive of the filter, refused by --verify",
-					  entries[i]);
-			else if (e.kind == ENTRY_ADDR)
-				exact_prefix_text(&verify, &e.addr, matched, sizeof(matched));
-		}
-		if (blocked && blocklist_allowed(&allow, att.config.hash_key, &e)) {
-			log_debug("%s: on the allowlist", entries[i]);
-			blocked = false;
-		}
-		if (blocked) {
-			/*
-			 * The list as last applied names the listed entry; with the
-			 * filter alone it also tells a listed entry from a false
-			 * positive (the exact stage refused those already).
-			 */
-			if (!state_tried) {
-				state_tried = true;
-				open_listed(&att, o, block_slot, &in, &lo, &csv, &no_state);
-			}
-			lc.q = &e;
-			ret = no_state ? 0 : find_listed(&in, &lo, &csv, &lc);
-			if (ret == 1) {
-				printf("%s: blocked (listed: %s)\n", entries[i], lc.covering);
-				continue;
-			}
-			if (!ret && !no_state && !exact_live) {
-				printf("%s: blocked (a false positive of the filter: not in the "
-				       "list as last applied)\n", entries[i]);
-				continue;
-			}
-			if (ret)
-				no_state = "its state's copy of the list cannot be read";
-		}
-		print_verdict(entries[i], &e, blocked, matched, exact_live);
-		if (blocked && no_state && !exact_live)
-			log_warn("%s: cannot tell a listed entry from a false positive of the "
-				 "filter: %s", ifname, no_state);
-		if (blocked && matched[0])
-			log_debug("%s: matched the %s %s %s", entries[i],
-				  exact_live ? "listed" : "filter's key of a",
-				  e.kind == ENTRY_ADDR ? "prefix" :
-				  strchr(matched, '/') ? "URL" : "domain", matched);
-		if (blocked && !exact_live)
-			log_debug("%s: the filter alone cannot tell a listed entry from a false "
-				  "positive (attach --verify can)", entries[i]);
+		ret = query_one(&q, entries[i], &args.e[0]);
 	}
-	ret = bad ? -EINVAL : 0;
-cleanup:
-	list_inputs_free(&in);
-	free(lo.where.items);
+	if (!ret)
+		ret = bad ? -EINVAL : 0;
+	list_inputs_free(&q.in);
+	free(q.lo.where.items);
 	parsed_args_free(&args);
-	range_set_free(&ranges[0]);
-	range_set_free(&ranges[1]);
-	exact_set_close(&verify);
-	exact_set_close(&allow);
-	filter_close(&f);
-	suffix_keys_free(&public_suffixes);
-	attachment_close(&att);
+	range_set_free(&q.ranges[0]);
+	range_set_free(&q.ranges[1]);
+	exact_set_close(&q.allow);
+	live_filter_close(&q.lf);
+	suffix_keys_free(&q.public_suffixes);
+	attachment_close(&q.att);
 	return ret;
 }

@@ -14,6 +14,7 @@
 #include "lists/lists.h"
 #include "util/log.h"
 #include "lists/named.h"
+#include "lists/report.h"
 
 const char *list_source_list(const struct list_opts *o, const struct list_source *src)
 {
@@ -27,10 +28,11 @@ const char *list_source_list(const struct list_opts *o, const struct list_source
  * named list's own copy swapped in before the union.
  */
 int list_load_named(struct attachment *att, const struct list_opts *o,
-		    const struct list_source *src, int n)
+		    const struct list_source *src, int n, struct load_result *r)
 {
 	struct list_opts od = { .format = FORMAT_AUTO, .prefix_probes = LIST_DEFAULT_PREFIX_PROBES };
 	struct list_inputs def = { .sd = { .fd = -1, .root_fd = -1 } };
+	struct state_dir sd = { .fd = -1, .root_fd = -1 };
 	struct named_targets *ts = calloc(1, sizeof(*ts));
 	struct list_source *group = calloc(n ? n : 1, sizeof(*group));
 	int i, j, k, ng, ret;
@@ -51,7 +53,9 @@ int list_load_named(struct attachment *att, const struct list_opts *o,
 	/* The other lists' state is read under the writers' lock (list_load_union()). */
 	ret = attachment_lock(att);
 	if (!ret)
-		ret = list_inputs_state(&def, att->ifname, o->state_dir, false, true, &od);
+		ret = state_open(state_root(o->state_dir), att->ifname, false, &sd);
+	if (!ret)
+		ret = list_inputs_state_at(&def, &sd, STATE_BLOCK, true, true, &od);
 	if (ret == -ENOENT)
 		log_error("named lists need the state of %s, which records each list: there is "
 			  "none (attach with a usable state directory); nothing changed",
@@ -96,9 +100,9 @@ int list_load_named(struct attachment *att, const struct list_opts *o,
 					group[ng].opts = &t->opts;
 				ng++;
 			}
-		ret = list_inputs_sources(&t->in, att->ifname, &t->opts, group, ng);
-		if (!ret && !t->in.recording)
-			ret = -ENOENT;	/* said by list_inputs_sources() */
+		list_inputs_open(&t->in, &sd, att->ifname, &t->opts);
+		ret = t->in.recording ? list_inputs_add(&t->in, &t->opts, group, ng) :
+					-ENOENT;	/* said by list_inputs_open() */
 	}
 	/* No source (list_drop()): the list is loaded empty, which drops it. */
 	if (!ret && !n) {
@@ -106,10 +110,10 @@ int list_load_named(struct attachment *att, const struct list_opts *o,
 		ts->t[0].opts = *o;
 		ts->t[0].opts.allow_empty = true;
 		ts->n = 1;
-		ret = list_inputs_sources(&ts->t[0].in, att->ifname, &ts->t[0].opts, NULL, 0);
+		list_inputs_open(&ts->t[0].in, &sd, att->ifname, &ts->t[0].opts);
 	}
 	if (!ret)
-		ret = list_load_union(att, &od, &def, ts);
+		ret = list_load_union(att, &od, &def, ts, r);
 cleanup:
 	for (i = 0; ts && i < ts->n; i++)
 		list_inputs_free(&ts->t[i].in);
@@ -117,10 +121,11 @@ cleanup:
 	free(group);
 	list_inputs_free(&def);
 	free(od.where.items);
+	state_close(&sd);
 	return ret;
 }
 
-int list_rebuild(const char *ifname, const char *state_dir)
+int list_rebuild(const char *ifname, const struct state_dir *sd, struct load_result *r)
 {
 	struct list_opts lo = { .format = FORMAT_AUTO, .prefix_probes = LIST_DEFAULT_PREFIX_PROBES };
 	struct list_inputs in = { .sd = { .fd = -1, .root_fd = -1 } };
@@ -131,14 +136,13 @@ int list_rebuild(const char *ifname, const char *state_dir)
 	ret = attachment_open(ifname, true, &att);
 	if (ret)
 		return ret;
-	ret = list_inputs_state(&in, ifname, state_dir, false, true, &lo);
+	ret = list_inputs_state_at(&in, sd, STATE_BLOCK, true, true, &lo);
 	if (ret == -ENOENT)
 		log_error("%s has no state to rebuild its lists from", ifname);
 	if (!ret) {
 		/* Checked when it was loaded; its journal may be all that is left of it. */
 		lo.allow_empty = true;
-		lo.state_dir = state_dir;
-		ret = list_load_union(&att, &lo, &in, NULL);
+		ret = list_load_union(&att, &lo, &in, NULL, r);
 	}
 	list_inputs_free(&in);
 	free(lo.where.items);
@@ -146,7 +150,7 @@ int list_rebuild(const char *ifname, const char *state_dir)
 	return ret;
 }
 
-int list_drop(const char *ifname, const char *state_dir, const char *name)
+int list_drop(const char *ifname, const char *state_dir, const char *name, struct load_result *r)
 {
 	const struct list_opts o = { .format = FORMAT_AUTO, .list = name, .allow_empty = true,
 				     .prefix_probes = LIST_DEFAULT_PREFIX_PROBES,
@@ -154,9 +158,11 @@ int list_drop(const char *ifname, const char *state_dir, const char *name)
 	struct attachment att;
 	int ret;
 
+	load_result_init(r, ifname);
 	ret = attachment_open(ifname, false, &att);
-	if (!ret)
-		ret = list_load_named(&att, &o, NULL, 0);
+	if (ret)
+		return ret;
+	ret = list_load_named(&att, &o, NULL, 0, r);
 	attachment_close(&att);
 	return ret;
 }

@@ -24,7 +24,9 @@
 #include "lists/lists.h"
 #include "util/log.h"
 #include "util/numbers.h"
+#include "lists/generation.h"
 #include "lists/named.h"
+#include "lists/report.h"
 #include "filter/ranges.h"
 #include "lists/savefile.h"
 #include "filter/bloom_plan.h"
@@ -656,17 +658,19 @@ int savefile_write_filter(const char *path, const struct filter *f, const struct
 }
 
 int savefile_save(const struct attachment *att, const char *path,
-		  const struct savefile_source *sources, size_t nsources)
+		  const struct savefile_source *sources, size_t nsources, struct save_result *r)
 {
-	struct filter f = { .map_fd = -1, .kbloom_fd = -1 };
+	struct live_filter lf = { .f = { .map_fd = -1, .kbloom_fd = -1 } };
 	struct savefile_info in = {};
-	struct bloomxdp_state st;
 	struct range_set s[2];
 	struct timespec now;
 	size_t i, bytes = 0;
-	__u32 slot;
 	int ret, fam;
 
+	memset(r, 0, sizeof(*r));
+	snprintf(r->ifname, sizeof(r->ifname), "%s", att->ifname);
+	r->path = path;
+	exact_set_init(&lf.exact);
 	range_set_init(&s[0], BLOOMXDP_KEY_IPV4);
 	range_set_init(&s[1], BLOOMXDP_KEY_IPV6);
 	if (!layout_get(att->config.layout) || !layout_get(att->config.layout)->readable) {
@@ -686,11 +690,7 @@ int savefile_save(const struct attachment *att, const char *path,
 			  "saved", nsources);
 		return -E2BIG;
 	}
-	ret = attachment_active(att, BLOOMXDP_ACTIVE_BLOCK, &slot);
-	if (!ret)
-		ret = attachment_read_state(att, slot, &st);
-	if (!ret)
-		ret = filter_open(att->filter_fd, slot, &att->config, &f);
+	ret = live_filter_open(att, false, &lf);
 	if (ret) {
 		log_error("cannot read the live filter of %s: %s; nothing was saved", att->ifname,
 			  strerror(-ret));
@@ -698,23 +698,23 @@ int savefile_save(const struct attachment *att, const char *path,
 	}
 	in.layout = att->config.layout;
 	in.hashes = att->config.hashes;
-	in.bits = f.bits;
-	in.kinds = filter_header(&f);
-	in.lengths[0] = filter_header_word(&f, BLOOMXDP_HDR_V4_LENGTHS);
-	in.lengths[1] = filter_header_word(&f, BLOOMXDP_HDR_V6_LENGTHS);
+	in.bits = lf.f.bits;
+	in.kinds = filter_header(&lf.f);
+	in.lengths[0] = filter_header_word(&lf.f, BLOOMXDP_HDR_V4_LENGTHS);
+	in.lengths[1] = filter_header_word(&lf.f, BLOOMXDP_HDR_V6_LENGTHS);
 	memcpy(in.hash_key, att->config.hash_key, sizeof(in.hash_key));
 	in.fpr_ppb = att->config.fpr_ppb;
-	in.entries = st.entries;
-	in.keys = st.keys;
-	in.capacity = st.capacity;
-	in.generation = st.generation;
-	in.loaded_at_ns = st.loaded_at_ns;
+	in.entries = lf.st.entries;
+	in.keys = lf.st.keys;
+	in.capacity = lf.st.capacity;
+	in.generation = lf.st.generation;
+	in.loaded_at_ns = lf.st.loaded_at_ns;
 	clock_gettime(CLOCK_REALTIME, &now);
 	in.created_ns = now.tv_sec * 1000000000ULL + now.tv_nsec;
 	for (fam = 0; fam < 2; fam++) {
 		if (!BLOOMXDP_IS_RANGES_WORD(in.lengths[fam]))
 			continue;
-		ret = range_set_open(fam ? att->ranges_v6_fd : att->ranges_v4_fd, slot,
+		ret = range_set_open(fam ? att->ranges_v6_fd : att->ranges_v4_fd, lf.slot,
 				     fam ? BLOOMXDP_KEY_IPV6 : BLOOMXDP_KEY_IPV4, &s[fam]);
 		if (ret) {
 			log_error("cannot read the live IPv%d intervals of %s: %s; nothing was "
@@ -726,16 +726,17 @@ int savefile_save(const struct attachment *att, const char *path,
 	in.nsources = nsources;
 	in.sources_bytes = bytes;
 	in.file_bytes = expected_bytes(&in);
-	ret = write_atomically(path, &in, f.words + BLOOMXDP_HDR_WORDS, s, sources);
+	ret = write_atomically(path, &in, lf.f.words + BLOOMXDP_HDR_WORDS, s, sources);
 	if (ret) {
 		log_error("cannot write %s: %s; nothing was saved", path, strerror(-ret));
 		goto cleanup;
 	}
-	printf("saved the filter of %s to %s: %llu entries, %llu keys, %llu bytes\n",
-	       att->ifname, path, (unsigned long long)in.entries, (unsigned long long)in.keys,
-	       (unsigned long long)in.file_bytes);
+	r->saved = true;
+	r->entries = in.entries;
+	r->keys = in.keys;
+	r->bytes = in.file_bytes;
 cleanup:
-	filter_close(&f);
+	live_filter_close(&lf);
 	range_set_free(&s[0]);
 	range_set_free(&s[1]);
 	return ret;
@@ -778,25 +779,6 @@ static int check_fits(const struct attachment *att, const struct savefile_info *
 	return 0;
 }
 
-/* The swap of a generation of the same key: the active word flipped, named lists suspended. */
-static int swap_flip(struct attachment *att, __u32 slot, __u32 *named_was)
-{
-	const int outers[] = { att->filter_fd, att->ranges_v4_fd, att->ranges_v6_fd,
-			       att->verify.v4_fd, att->verify.v6_fd, att->verify.names_fd };
-	int ret;
-
-	ret = named_lists_suspend(att, named_was);
-	if (!ret) {
-		ret = attachment_flip(att, BLOOMXDP_ACTIVE_BLOCK, slot, 0, outers, 6);
-		if (ret)
-			named_lists_resume(att, *named_was);
-	}
-	if (ret)
-		log_error("cannot swap in the saved filter: %s; the live list is unchanged",
-			  strerror(-ret));
-	return ret;
-}
-
 /* The new program's active array: the live words, the block's at slot, no named list. */
 static int rekeyed_active(const struct attachment *att, int active_fd, __u32 slot,
 			  __u32 *named_was)
@@ -828,10 +810,9 @@ static int rekeyed_active(const struct attachment *att, int active_fd, __u32 slo
  * never a mix; every other map (counters, allowlist, state) carries over. Then
  * the pins follow, and the old slot is emptied once no packet reads it.
  */
-static int swap_rekeyed(struct attachment *att, __u32 slot, const __u64 key[2], __u32 *named_was)
+static int swap_rekeyed(struct attachment *att, __u32 slot, const __u64 key[2], const int *outers,
+			int n, __u32 *named_was)
 {
-	const int outers[] = { att->filter_fd, att->ranges_v4_fd, att->ranges_v6_fd,
-			       att->verify.v4_fd, att->verify.v6_fd, att->verify.names_fd };
 	struct loaded_prog lp = { .skel = NULL };
 	struct bloomxdp_config cfg = att->config;
 	int link_fd = -1, active_fd, ret;
@@ -875,7 +856,7 @@ static int swap_rekeyed(struct attachment *att, __u32 slot, const __u64 key[2], 
 	/* The same word again: it returns once no packet reads the old slot, then emptied. */
 	live = *att;
 	live.active_fd = active_fd;
-	attachment_flip(&live, BLOOMXDP_ACTIVE_BLOCK, slot, 0, outers, 6);
+	attachment_flip(&live, BLOOMXDP_ACTIVE_BLOCK, slot, 0, outers, n);
 	memcpy(att->config.hash_key, key, sizeof(att->config.hash_key));
 	/* No packet reads with the old key now: its public suffixes go. */
 	if (suffix_keys_prune(att->suffixes_fd, key))
@@ -889,9 +870,6 @@ cleanup:
 	loader_close(&lp);
 	return ret;
 }
-
-static int apply(struct attachment *att, const char *path, savefile_extra_fn extra, void *ctx,
-		 bool any_key);
 
 /* Held to the attachment's limit, as a load is: checked before anything is allocated. */
 static int check_memory(const struct attachment *att, const struct bloomxdp_state *st,
@@ -910,60 +888,161 @@ static int check_memory(const struct attachment *att, const struct bloomxdp_stat
 	return -E2BIG;
 }
 
-static void report_restored(const struct attachment *att, const struct savefile_info *in,
-			    const char *path, bool rekey, __u32 named_was)
-{
-	time_t saved_at = in->created_ns / 1000000000ULL;
-	char when[32];
-	struct tm tm;
+/* A saved filter on its way in: the file, read and checked into a new generation. */
+struct saved {
+	struct attachment *att;
+	const char *path;
+	struct reader r;
+	struct savefile_info in;
+	struct filter f;
+	struct range_set s[2];
+	int range_fds[2];
+	struct bloomxdp_state st;	/* the live generation's */
+	__u32 slot;
+	bool rekey;			/* of another hash key than the live one */
+	/* The flip (generation.flip): said when it said its error. */
+	bool said;
+	__u32 named_was;
+};
 
-	if (named_was & BLOOMXDP_LISTS_NAMED)
+/*
+ * The file into a new filter and intervals: refused (said, why) when it does
+ * not fit the attachment or its checks, before anything is live.
+ */
+static int saved_read(struct saved *x, bool any_key)
+{
+	struct attachment *att = x->att;
+	struct bloomxdp_config cfg;
+	struct bloom_plan plan = {};
+	char why[512];
+	int ret;
+
+	ret = open_file(x->path, &x->r, &x->in, why, sizeof(why));
+	if (!ret)
+		ret = check_fits(att, &x->in, any_key, why, sizeof(why));
+	if (!ret)
+		ret = check_memory(att, &x->st, &x->in, why, sizeof(why));
+	if (ret)
+		goto refused;
+	plan.capacity = x->in.capacity;
+	plan.bits = x->in.bits;
+	plan.hashes = x->in.hashes;
+	plan.layout = x->in.layout;
+	plan.fpr = (double)x->in.fpr_ppb / BLOOMXDP_PPB;
+	/* The file's key: the live one, or (any_key) the one its program will have. */
+	x->rekey = memcmp(x->in.hash_key, att->config.hash_key, sizeof(x->in.hash_key)) != 0;
+	cfg = att->config;
+	memcpy(cfg.hash_key, x->in.hash_key, sizeof(cfg.hash_key));
+	ret = filter_create_plan(&cfg, &plan, &x->f);
+	if (ret) {
+		log_error("cannot create a filter of %llu bits for %s: %s; the live list is "
+			  "unchanged", (unsigned long long)x->in.bits, att->ifname, strerror(-ret));
+		return ret;
+	}
+	ret = read_body(&x->r, &x->in, x->f.words + BLOOMXDP_HDR_WORDS, x->s, why, sizeof(why));
+	if (ret)
+		goto refused;
+	/* The header words after the bits, as a load publishes them. */
+	filter_header_word_set(&x->f, BLOOMXDP_HDR_V4_LENGTHS, x->in.lengths[0]);
+	filter_header_word_set(&x->f, BLOOMXDP_HDR_V6_LENGTHS, x->in.lengths[1]);
+	filter_header_word_set(&x->f, BLOOMXDP_HDR_KINDS, x->in.kinds);
+	return 0;
+refused:
+	log_error("%s: %s; the live list of %s is unchanged", x->path, why, att->ifname);
+	return ret;
+}
+
+/* The intervals of the families the file (and extra) hold, as maps. */
+static int saved_ranges(struct saved *x)
+{
+	int fam;
+
+	for (fam = 0; fam < 2; fam++) {
+		if (!x->s[fam].n)
+			continue;
+		x->range_fds[fam] = range_set_create_map(&x->s[fam]);
+		if (x->range_fds[fam] < 0) {
+			log_error("cannot create the IPv%d intervals of %s: %s; the live list is "
+				  "unchanged", fam ? 6 : 4, x->att->ifname,
+				  strerror(-x->range_fds[fam]));
+			return x->range_fds[fam];
+		}
+	}
+	return 0;
+}
+
+/*
+ * generation.flip of a saved filter: of the live key, the active word flipped
+ * with the named lists suspended (a saved filter holds none); of another, the
+ * program replaced in place with the file's key (swap_rekeyed()).
+ */
+static int saved_flip(void *ctx, __u32 slot, const int *outers, int n)
+{
+	struct saved *x = ctx;
+	int ret;
+
+	if (x->rekey) {
+		x->said = true;
+		return swap_rekeyed(x->att, slot, x->in.hash_key, outers, n, &x->named_was);
+	}
+	ret = named_lists_suspend(x->att, &x->named_was);
+	if (ret)
+		return ret;
+	ret = attachment_flip(x->att, BLOOMXDP_ACTIVE_BLOCK, slot, 0, outers, n);
+	if (ret)
+		named_lists_resume(x->att, x->named_was);
+	return ret;
+}
+
+/* The new generation swapped in, as a load's is. */
+static int saved_swap(struct saved *x)
+{
+	/* A saved filter has no entries: a public suffix hit drops nothing (docs/design.md). */
+	struct generation g = {
+		.f = &x->f, .range_fds = { x->range_fds[0], x->range_fds[1] },
+		.flip = saved_flip, .ctx = x,
+	};
+	struct bloomxdp_state st = x->st;
+	__u32 slot;
+	int ret;
+
+	st.entries = x->in.entries;
+	st.keys = x->in.keys;
+	st.capacity = x->in.capacity;
+	/* st.max_memory stays the attachment's. */
+	st.exact_keys = st.exact_bytes = 0;	/* no exact copy: the generation's stage is off */
+	ret = generation_swap(x->att, x->slot, &st, &g, &slot);
+	if (ret && !x->said)
+		log_error("cannot swap in the saved filter: %s; the live list is unchanged",
+			  strerror(-ret));
+	return ret;
+}
+
+static void saved_report(const struct saved *x, struct restore_result *res)
+{
+	if (x->named_was & BLOOMXDP_LISTS_NAMED)
 		log_error("note: a saved filter holds no named lists: every hit of %s now takes "
 			  "the default list's action, until a 'load --list' puts the named lists "
-			  "back (from the state)", att->ifname);
-	if (!gmtime_r(&saved_at, &tm) || !strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm))
-		snprintf(when, sizeof(when), "?");
-	printf("restored %llu entries (%llu keys) from %s, saved %s, into %s%s\n",
-	       (unsigned long long)in->entries, (unsigned long long)in->keys, path, when,
-	       att->ifname, rekey ? ", with the file's hash key (its program replaced in place)" :
-	       "");
-}
-
-int savefile_apply(struct attachment *att, const char *path)
-{
-	return apply(att, path, NULL, NULL, false);
-}
-
-int savefile_apply_any_key(struct attachment *att, const char *path)
-{
-	return apply(att, path, NULL, NULL, true);
-}
-
-int savefile_apply_with(struct attachment *att, const char *path, savefile_extra_fn extra,
-			void *ctx)
-{
-	return apply(att, path, extra, ctx, false);
+			  "back (from the state)", x->att->ifname);
+	res->restored = true;
+	res->entries = x->in.entries;
+	res->keys = x->in.keys;
+	res->created_ns = x->in.created_ns;
+	res->rekeyed = x->rekey;
 }
 
 static int apply(struct attachment *att, const char *path, savefile_extra_fn extra, void *ctx,
-		 bool any_key)
+		 bool any_key, struct restore_result *res)
 {
-	const int outers[] = { att->filter_fd, att->ranges_v4_fd, att->ranges_v6_fd };
-	struct filter f = { .map_fd = -1, .kbloom_fd = -1 };
-	int range_fds[2] = { -1, -1 }, ret, fam;
-	struct bloomxdp_state st = {};
-	struct bloomxdp_config cfg;
-	struct savefile_info in;
-	struct range_set s[2];
-	struct bloom_plan plan;
-	struct timespec wall;
-	bool rekey;
-	struct reader r = { .fd = -1 };
-	char why[512];
-	__u32 slot, named_was = 0;
+	struct saved x = { .att = att, .path = path, .r = { .fd = -1 },
+			   .f = { .map_fd = -1, .kbloom_fd = -1 }, .range_fds = { -1, -1 } };
+	int ret, fam;
 
-	range_set_init(&s[0], BLOOMXDP_KEY_IPV4);
-	range_set_init(&s[1], BLOOMXDP_KEY_IPV6);
+	memset(res, 0, sizeof(*res));
+	snprintf(res->ifname, sizeof(res->ifname), "%s", att->ifname);
+	res->path = path;
+	range_set_init(&x.s[0], BLOOMXDP_KEY_IPV4);
+	range_set_init(&x.s[1], BLOOMXDP_KEY_IPV6);
 	/* --verify auto: the saved filter's generation runs without an exact stage. */
 	if (att->config.verify == BLOOMXDP_VERIFY_ON) {
 		log_error("%s runs with --verify on, and a saved filter holds no exact copy to "
@@ -971,102 +1050,48 @@ static int apply(struct attachment *att, const char *path, savefile_extra_fn ext
 			  "--verify auto; the live list is unchanged", att->ifname);
 		return -EOPNOTSUPP;
 	}
-	ret = attachment_read_live(att, &slot, &st, "the live list");
+	ret = attachment_read_live(att, &x.slot, &x.st, "the live list");
 	if (ret)
 		return ret;
-	ret = open_file(path, &r, &in, why, sizeof(why));
-	if (!ret)
-		ret = check_fits(att, &in, any_key, why, sizeof(why));
-	if (ret)
-		goto refused;
-	ret = check_memory(att, &st, &in, why, sizeof(why));
-	if (ret)
-		goto refused;
-	memset(&plan, 0, sizeof(plan));
-	plan.capacity = in.capacity;
-	plan.bits = in.bits;
-	plan.hashes = in.hashes;
-	plan.layout = in.layout;
-	plan.fpr = (double)in.fpr_ppb / BLOOMXDP_PPB;
-	/* The file's key: the live one, or (any_key) the one its program will have. */
-	rekey = memcmp(in.hash_key, att->config.hash_key, sizeof(in.hash_key)) != 0;
-	cfg = att->config;
-	memcpy(cfg.hash_key, in.hash_key, sizeof(cfg.hash_key));
-	ret = filter_create_plan(&cfg, &plan, &f);
-	if (ret) {
-		log_error("cannot create a filter of %llu bits for %s: %s; the live list is "
-			  "unchanged", (unsigned long long)in.bits, att->ifname, strerror(-ret));
-		goto cleanup;
-	}
-	ret = read_body(&r, &in, f.words + BLOOMXDP_HDR_WORDS, s, why, sizeof(why));
-	if (ret)
-		goto refused;
-	/* The header words after the bits, as a load publishes them. */
-	filter_header_word_set(&f, BLOOMXDP_HDR_V4_LENGTHS, in.lengths[0]);
-	filter_header_word_set(&f, BLOOMXDP_HDR_V6_LENGTHS, in.lengths[1]);
-	filter_header_word_set(&f, BLOOMXDP_HDR_KINDS, in.kinds);
+	ret = saved_read(&x, any_key);
 	/* What the caller adds goes into the new generation before it is live: one swap. */
-	if (extra) {
-		ret = extra(&f, s, &in.entries, ctx);
-		if (ret) {
+	if (!ret && extra) {
+		ret = extra(&x.f, x.s, &x.in.entries, ctx);
+		if (ret)
 			log_error("cannot add to the filter of %s before its swap: %s; the live list "
 				  "is unchanged", att->ifname, strerror(-ret));
-			goto cleanup;
-		}
 	}
-	for (fam = 0; fam < 2; fam++) {
-		if (!s[fam].n)
-			continue;
-		range_fds[fam] = range_set_create_map(&s[fam]);
-		if (range_fds[fam] < 0) {
-			ret = range_fds[fam];
-			log_error("cannot create the IPv%d intervals of %s: %s; the live list is "
-				  "unchanged", fam ? 6 : 4, att->ifname, strerror(-ret));
-			goto cleanup;
-		}
+	if (!ret)
+		ret = saved_ranges(&x);
+	if (!ret)
+		ret = saved_swap(&x);
+	if (!ret) {
+		saved_report(&x, res);
+		warn_unmatched_kinds(&x.f, &att->config, att->ifname);
 	}
-	slot ^= 1;
-	clock_gettime(CLOCK_REALTIME, &wall);
-	st.entries = in.entries;
-	st.keys = in.keys;
-	st.generation++;
-	st.loaded_at_ns = wall.tv_sec * 1000000000ULL + wall.tv_nsec;
-	st.capacity = in.capacity;
-	/* st.max_memory stays the attachment's. */
-	st.exact_keys = st.exact_bytes = 0;	/* no exact copy: the generation's stage is off */
-	exact_outer_clear(&att->verify, slot);
-	ret = attachment_write_state(att, slot, &st);
-	/* A saved filter has no entries: a public suffix hit drops nothing (docs/design.md). */
-	if (!ret)
-		ret = suffix_keys_sync(att->suffixes_fd, slot, NULL, 0);
-	if (!ret)
-		ret = filter_install(att->filter_fd, slot, &f);
-	for (fam = 0; fam < 2 && !ret; fam++)
-		if (range_fds[fam] >= 0 &&
-		    bpf_map_update_elem(outers[1 + fam], &slot, &range_fds[fam], BPF_ANY))
-			ret = -errno;
-	if (ret)
-		log_error("cannot swap in the saved filter: %s; the live list is unchanged",
-			  strerror(-ret));
-	else if (rekey)
-		ret = swap_rekeyed(att, slot, in.hash_key, &named_was);
-	else
-		ret = swap_flip(att, slot, &named_was);
-	if (ret)
-		goto cleanup;
-	report_restored(att, &in, path, rekey, named_was);
-	warn_unmatched_kinds(&f, &att->config, att->ifname);
-	goto cleanup;
-refused:
-	log_error("%s: %s; the live list of %s is unchanged", path, why, att->ifname);
-cleanup:
-	if (r.fd >= 0)
-		close(r.fd);
-	filter_close(&f);
+	if (x.r.fd >= 0)
+		close(x.r.fd);
+	filter_close(&x.f);
 	for (fam = 0; fam < 2; fam++) {
-		range_set_free(&s[fam]);
-		if (range_fds[fam] >= 0)
-			close(range_fds[fam]);
+		range_set_free(&x.s[fam]);
+		if (x.range_fds[fam] >= 0)
+			close(x.range_fds[fam]);
 	}
 	return ret;
+}
+
+int savefile_apply(struct attachment *att, const char *path, struct restore_result *r)
+{
+	return apply(att, path, NULL, NULL, false, r);
+}
+
+int savefile_apply_any_key(struct attachment *att, const char *path, struct restore_result *r)
+{
+	return apply(att, path, NULL, NULL, true, r);
+}
+
+int savefile_apply_with(struct attachment *att, const char *path, savefile_extra_fn extra,
+			void *ctx, struct restore_result *r)
+{
+	return apply(att, path, extra, ctx, false, r);
 }

@@ -77,16 +77,18 @@ struct savefile_source {
 };
 
 struct attachment;
+struct restore_result;
+struct save_result;
 
 /*
  * Writes the live blocklist generation of att to path: a temporary file in
  * the same directory (mode 0600: it holds the hash key), fsync, rename, fsync
  * of the directory. The caller holds the writers' lock (attachment_open(...,
- * true, ...)), so that no add changes the filter while it is read. Prints
- * the error. sources: may be NULL.
+ * true, ...)), so that no add changes the filter while it is read. Says
+ * the error; what it wrote into r. sources: may be NULL.
  */
 int savefile_save(const struct attachment *att, const char *path,
-		  const struct savefile_source *sources, size_t nsources);
+		  const struct savefile_source *sources, size_t nsources, struct save_result *r);
 
 struct filter;
 struct range_set;
@@ -109,9 +111,9 @@ int savefile_write_filter(const char *path, const struct filter *f, const struct
  * file is for the attachment it was saved from, or one attached with its key),
  * and any att with --verify. The caller holds the writers' lock and checks
  * afterwards that something enforces the list (attachment_check_enforced()).
- * Prints what it restored.
+ * What it restored into r (report.h). The swap is a load's (generation.h).
  */
-int savefile_apply(struct attachment *att, const char *path);
+int savefile_apply(struct attachment *att, const char *path, struct restore_result *r);
 
 /*
  * savefile_apply(), but a file of another hash key is swapped in too (restore
@@ -120,7 +122,7 @@ int savefile_apply(struct attachment *att, const char *path);
  * or the new ones). Still refused: another layout or k, and an allowlist that
  * holds names (keys of the old hash key).
  */
-int savefile_apply_any_key(struct attachment *att, const char *path);
+int savefile_apply_any_key(struct attachment *att, const char *path, struct restore_result *r);
 
 /*
  * savefile_apply() with more in the new generation: extra (if not NULL) is
@@ -133,7 +135,7 @@ int savefile_apply_any_key(struct attachment *att, const char *path);
 typedef int (*savefile_extra_fn)(struct filter *f, struct range_set *s, __u64 *entries,
 				 void *ctx);
 int savefile_apply_with(struct attachment *att, const char *path, savefile_extra_fn extra,
-			void *ctx);
+			void *ctx, struct restore_result *r);
 
 /*
  * Checks a whole file as savefile_apply() would, without an attachment, and

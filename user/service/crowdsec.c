@@ -16,6 +16,7 @@
 #include "lists/build.h"
 #include "lists/lists.h"
 #include "util/duration.h"
+#include "lists/report.h"
 #include "util/log.h"
 #include "service/metrics.h"
 #include "kernel/state_dir.h"
@@ -213,6 +214,8 @@ static int plan_apply(struct crowdsec *cs, struct crowdsec_plan *p)
 	};
 	char **values;
 	struct crowdsec_ban *failed = NULL;
+	struct add_result added;
+	struct del_result deleted;
 	size_t i, first, nfailed = 0, nvalues = p->ndel > p->nadd ? p->ndel : p->nadd;
 	__u64 now;
 	int ret = 0, r;
@@ -225,7 +228,8 @@ static int plan_apply(struct crowdsec *cs, struct crowdsec_plan *p)
 			values[i] = p->del[i].value;
 		/* Lenient: what the list's own expiry took out already is no error. */
 		o.lenient = true;
-		ret = list_del(cs->ifname, &o, values, (int)p->ndel);
+		ret = list_del(cs->ifname, &o, values, (int)p->ndel, &deleted);
+		del_result_print(&deleted, stderr);	/* the daemon's log */
 		o.lenient = false;
 		if (ret) {
 			size_t sorted = p->nnext;
@@ -246,7 +250,8 @@ static int plan_apply(struct crowdsec *cs, struct crowdsec_plan *p)
 			values[i - first] = p->add[i].value;
 		now = time(NULL);
 		o.timeout = p->add[first].applied > now ? p->add[first].applied - now : 1;
-		r = list_add(cs->ifname, &o, values, (int)(i - first));
+		r = list_add(cs->ifname, &o, values, (int)(i - first), &added);
+		add_result_print(&added, stderr);	/* the daemon's log */
 		if (!r) {
 			cs->st.applied += i - first;
 			continue;

@@ -29,6 +29,7 @@
 #include "kernel/events.h"
 #include "fleet/node.h"
 #include "lists/lists.h"
+#include "lists/report.h"
 #include "util/log.h"
 #include "service/metrics.h"
 
@@ -323,6 +324,7 @@ static int load_picked(struct daemon *d, bool allow, const bool *pick)
 {
 	const struct daemon_source *first = NULL;
 	struct list_source *paths;
+	struct load_result r;
 	struct list_opts lo;
 	int i, n = 0, ret;
 
@@ -346,8 +348,8 @@ static int load_picked(struct daemon *d, bool allow, const bool *pick)
 	}
 	lo = first->spec.load;
 	lo.state_dir = d->cfg.state_dir;
-	ret = list_load_sources(d->ifname, &lo, paths, n);
-	fflush(stdout);
+	ret = list_load_sources(d->ifname, &lo, paths, n, &r);
+	load_result_print(&r, stderr);
 	if (ret) {
 		d->load_failures++;
 		log_error("daemon %s: the %s was not loaded (%s); the one loaded before stays "
@@ -532,6 +534,13 @@ static void refresh_due(struct daemon *d, bool force)
  * EXPIRY_CHECK_MS after their deadline; the timeouts file is read again only
  * when it changed or a deadline came.
  */
+/* What each deletion of an expiry did, into the log. */
+static void expired_print(const struct del_result *r, void *ctx)
+{
+	(void)ctx;
+	del_result_print(r, stderr);
+}
+
 static void expire_due(struct daemon *d)
 {
 	__u64 now = now_ms(), stamp, expired, next;
@@ -547,7 +556,8 @@ static void expire_due(struct daemon *d)
 		return;
 	if (stamp == d->expiry_stamp && (!d->expiry_next || (__u64)wall < d->expiry_next))
 		return;
-	ret = expiry_run(d->ifname, d->cfg.state_dir, wall, false, &expired, &next);
+	ret = expiry_run(d->ifname, d->cfg.state_dir, wall, false, &expired, &next, expired_print,
+			 NULL);
 	if (ret && ret != -ENOENT) {
 		log_error("daemon %s: cannot expire entries: %s (retried in %d ms)", d->ifname,
 			  strerror(-ret), EXPIRY_CHECK_MS);
@@ -665,6 +675,16 @@ static int config_read(struct daemon *d, struct config *cfg)
 	return config_parse(d->config_path, cfg);
 }
 
+/* A named list no longer configured, dropped (list_drop()); what it did into the log. */
+static int list_drop_said(const char *ifname, const char *state_dir, const char *name)
+{
+	struct load_result r;
+	int ret = list_drop(ifname, state_dir, name, &r);
+
+	load_result_print(&r, stderr);
+	return ret;
+}
+
 /* SIGHUP: the configuration again; applied if it is valid, else refused as a whole. */
 static void reload(struct daemon *d)
 {
@@ -742,7 +762,7 @@ static void reload(struct daemon *d)
 			log_warn("daemon %s: the default list keeps the entries of its last load "
 				 "('bloomxdp load %s FILE' replaces them)", d->ifname, d->ifname);
 		else if (!d->src[j].spec.load.allow &&
-			 list_drop(d->ifname, nc.state_dir, d->src[j].spec.name))
+			 list_drop_said(d->ifname, nc.state_dir, d->src[j].spec.name))
 			log_error("daemon %s: list %s stays enforced: it could not be dropped",
 				  d->ifname, d->src[j].spec.name);
 		source_forget(&d->src[j]);

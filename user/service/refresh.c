@@ -602,7 +602,7 @@ struct source_slot {
  * its name, as a daemon's [list NAME] is (config_source_list()).
  */
 static int apply_all(const struct feed_dirs *d, const char *ifname, const struct feed_spec *spec,
-		     const char *this_path, bool allow_empty)
+		     const char *this_path, bool allow_empty, struct load_result *r)
 {
 	struct source_slot *slots = NULL, *grown;
 	struct list_source *src = NULL;
@@ -681,7 +681,7 @@ static int apply_all(const struct feed_dirs *d, const char *ifname, const struct
 	o.allow_empty = allow_empty;
 	o.max_memory_given = false;
 	o.state_dir = d->state_dir;
-	ret = list_load_sources(ifname, &o, src, n + 1);
+	ret = list_load_sources(ifname, &o, src, n + 1, r);
 cleanup:
 	if (ret == -ENOMEM)
 		log_error("out of memory; the live list of %s is unchanged", ifname);
@@ -895,13 +895,14 @@ struct apply_cached {
 	const struct feed_dirs *d;
 	const char *ifname;
 	const struct feed_spec *spec;
+	struct load_result *load;
 };
 
 static int apply_cached(void *arg, const char *path, bool allow_empty)
 {
 	const struct apply_cached *a = arg;
 
-	return apply_all(a->d, a->ifname, a->spec, path, allow_empty);
+	return apply_all(a->d, a->ifname, a->spec, path, allow_empty, a->load);
 }
 
 int feed_refresh(const char *state_dir, const char *ifname, const struct feed_spec *spec,
@@ -965,7 +966,8 @@ static int run_begin(struct refresh_run *r, const char *state_dir, const char *i
 static int judge(struct refresh_run *r, const char *ifname, const struct feed_spec *spec,
 		 bool accept, feed_apply_fn apply, void *apply_ctx, struct refresh_result *out)
 {
-	struct apply_cached cached = { .d = &r->d, .ifname = ifname, .spec = spec };
+	struct apply_cached cached = { .d = &r->d, .ifname = ifname, .spec = spec,
+				       .load = &out->load };
 	struct list_source src = { .path = r->pending_path, .opts = &spec->load };
 	struct list_opts check = spec->load;
 	char err[LIST_ERROR_LEN];

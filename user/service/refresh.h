@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 
+#include "lists/report.h"
 #include "service/feed_spec.h"
 
 /* Retries after a failure: 30 s, 1 min, 2 min... capped at the refresh interval. */
@@ -87,6 +88,8 @@ struct refresh_result {
 	 * failure at its 1st, 2nd, 4th, 8th... time).
 	 */
 	bool quiet;
+	/* feed_refresh(): what the load of the feeds did (load_result_print() it first). */
+	struct load_result load;
 };
 
 /*
