@@ -33,7 +33,8 @@ static int run_daemon(const struct cli_call *call)
 {
 	const struct daemon_opts *o = call->opts;
 	/* Without --config, the default file is optional: the defaults stand in for it. */
-	struct daemon_hooks hooks = { .render = render_metrics, .config_optional = !o->config };
+	struct daemon_hooks hooks = { .render = render_metrics, .config_optional = !o->config,
+				      .events = stdout };
 	char path[PATH_MAX];
 
 	if (!o->config)

@@ -46,7 +46,7 @@ struct daemon {
 	bool att_open;
 	struct ring_buffer *rb;
 	struct events_clock clock;
-	FILE *events_out;	/* the daemon's standard output, as it was given */
+	FILE *events_out;	/* events = json: hooks.events */
 	bool syslog_open;
 	struct metrics_server *metrics;
 	/* What GET /metrics serves of the daemon, on the server's thread: the loop's last. */
@@ -94,7 +94,8 @@ static int on_event(void *arg, void *data, size_t size)
 		return 0;
 	d->events++;
 	if (d->cfg.events == CONFIG_EVENTS_JSON) {
-		event_write_json(&d->clock, data, d->events_out);
+		if (d->events_out)
+			event_write_json(&d->clock, data, d->events_out);
 	} else if (d->cfg.events == CONFIG_EVENTS_SYSLOG) {
 		event_text(&d->clock, data, line, sizeof(line));
 		syslog(LOG_NOTICE, "%s", line);
@@ -652,10 +653,8 @@ static int crowdsec_configure(struct daemon *d, const struct config *nc)
 /* The bouncer's pull, started when due and driven by the loop; its changes are in place. */
 static void crowdsec_due(struct daemon *d)
 {
-	if (d->crowdsec) {
+	if (d->crowdsec)
 		crowdsec_run(d->crowdsec, now_ms());
-		fflush(stdout);
-	}
 }
 
 /*
@@ -820,23 +819,6 @@ static int attach_if_needed(struct daemon *d)
 	return attach_as_configured(d, &d->cfg, false);
 }
 
-/* Library calls print their results on stdout: the daemon's stdout is the events' stream. */
-static int split_output(struct daemon *d)
-{
-	int fd = dup(STDOUT_FILENO);
-
-	if (fd < 0 || !(d->events_out = fdopen(fd, "w"))) {
-		if (fd >= 0)
-			close(fd);
-		log_error("cannot set up the output: %s", strerror(errno));
-		return -errno;
-	}
-	fflush(stdout);
-	dup2(STDERR_FILENO, STDOUT_FILENO);
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	return 0;
-}
-
 static int signals_open(struct daemon *d)
 {
 	sigset_t set;
@@ -962,9 +944,8 @@ int daemon_run(const char *ifname, const char *config_path, const struct daemon_
 			  config_path, config_path);
 		goto cleanup;
 	}
-	ret = split_output(&d);
-	if (!ret)
-		ret = signals_open(&d);
+	d.events_out = d.hooks.events;
+	ret = signals_open(&d);
 	if (!ret)
 		ret = fleet_start(&d);
 	if (!ret)
@@ -1001,8 +982,6 @@ cleanup:
 		closelog();
 	if (d.sigfd >= 0)
 		close(d.sigfd);
-	if (d.events_out)
-		fclose(d.events_out);
 	config_free(&d.cfg);
 	return ret;
 }

@@ -69,6 +69,12 @@ struct daemon_hooks {
 	metrics_render_fn render;		/* GET /metrics; NULL: the daemon's gauges */
 	void *render_ctx;			/* NULL: struct daemon * */
 	bool config_optional;	/* no file at config_path: the defaults (no lists), said */
+	/*
+	 * Where events = json goes, a line each: the command's standard output
+	 * (nothing else writes there: what the daemon does goes to stderr).
+	 * NULL: nowhere.
+	 */
+	FILE *events;
 };
 
 /* Runs until SIGTERM or SIGINT (0), or fails to start (-errno, said). */
