@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* restore: attach again and reload the lists from the state, after a reboot or lost pins. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,30 +212,6 @@ static int reload_list(struct attachment *att, struct saved_list *l)
 	return ret;
 }
 
-/* stdout of attach's report silenced: restore says one line. */
-static int quiet_begin(void)
-{
-	int saved, null;
-
-	fflush(stdout);
-	saved = dup(STDOUT_FILENO);
-	null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	if (saved >= 0 && null >= 0)
-		dup2(null, STDOUT_FILENO);
-	if (null >= 0)
-		close(null);
-	return saved;
-}
-
-static void quiet_end(int saved)
-{
-	fflush(stdout);
-	if (saved >= 0) {
-		dup2(saved, STDOUT_FILENO);
-		close(saved);
-	}
-}
-
 static void restore_expire(const char *ifname, const char *state_dir)
 {
 	__u64 expired, next;
@@ -256,7 +231,7 @@ static int restore_one(const char *ifname, const char *state_dir)
 	struct attachment att;
 	struct state_dir sd;
 	char *settings = NULL, when[64];
-	int ifindex, ret, quiet = -1, i;
+	int ifindex, ret, i;
 	bool ours, attached = false, legacy;
 	struct tm tm;
 	size_t len;
@@ -297,7 +272,7 @@ static int restore_one(const char *ifname, const char *state_dir)
 		ret = xdp_left(ifname, ifindex, &ours);
 	if (ret)
 		goto out;
-	quiet = quiet_begin();
+	/* attach's and the loads' results are not printed: restore says one line. */
 	ret = attach_restore(ifname, settings, state_dir, ours, NULL);
 	if (!ret)
 		ret = attachment_open(ifname, true, &att);
@@ -311,8 +286,6 @@ static int restore_one(const char *ifname, const char *state_dir)
 		ret = attachment_active(&att, BLOOMXDP_ACTIVE_BLOCK, &slot);
 	if (!ret)
 		ret = attachment_read_state(&att, slot, &st);
-	quiet_end(quiet);
-	quiet = -1;
 	if (ret) {
 		log_error("%s: attached with its settings, but its lists could not be loaded "
 			  "(see above): it filters with what was loaded", ifname);
@@ -325,7 +298,6 @@ static int restore_one(const char *ifname, const char *state_dir)
 	       (unsigned long long)st.entries, lists[1].in.n, lists[1].in.n == 1 ? "" : "s", when,
 	       lists[0].in.n, lists[0].in.n == 1 ? "" : "s", (unsigned long long)st.generation);
 out:
-	quiet_end(quiet);
 	if (attached)
 		attachment_close(&att);
 	for (i = 0; i < 2; i++)
@@ -353,7 +325,7 @@ static int restore_file(const char *ifname, const char *path, const char *state_
 	char why[256], *settings = NULL;
 	bool legacy;
 	size_t len;
-	int ret, quiet;
+	int ret;
 
 	ret = savefile_check(path, &info, why, sizeof(why));
 	if (ret) {
@@ -375,11 +347,9 @@ static int restore_file(const char *ifname, const char *path, const char *state_
 		filter = (struct attach_filter){ .layout = info.layout,
 						 .fpr = (double)info.fpr_ppb / BLOOMXDP_PPB,
 						 .hash_key = info.hash_key };
-		quiet = quiet_begin();
 		/* Damaged settings refused (said): never attached with defaults instead. */
 		if (!ret)
 			ret = attach_restore(ifname, settings, state_dir, false, &filter);
-		quiet_end(quiet);
 		free(settings);
 	}
 	if (ret)
