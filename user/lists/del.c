@@ -562,6 +562,7 @@ struct del_op {
 	struct attachment att;
 	bool opened;			/* att: not with state_only */
 	struct live_filter lf;		/* of att, but for the allowlist */
+	bool live;			/* lf opened */
 	bool *keep;
 	__u64 cleared;
 };
@@ -606,6 +607,7 @@ static int del_begin(struct del_op *d)
 		return -EOPNOTSUPP;
 	}
 	ret = live_filter_open(&d->att, true, &d->lf);
+	d->live = true;
 	if (ret)
 		log_error("cannot open the live filter of %s: %s", d->ifname, strerror(-ret));
 	return ret;
@@ -742,7 +744,7 @@ static void del_free(struct del_op *d)
 	list_inputs_free(&d->in);
 	free(d->lo.where.items);
 	parsed_args_free(&d->parsed);
-	if (d->opened && !d->o->allow)
+	if (d->live)
 		live_filter_close(&d->lf);
 	if (d->opened)
 		attachment_close(&d->att);
