@@ -211,7 +211,7 @@ static double user_hash_ns(const __u64 hash_key[2])
 
 static int insert_entry(const struct entry *e, void *filter)
 {
-	blocklist_insert(filter, e);
+	entry_keys_insert(filter, e);
 	return 0;
 }
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Name matching in the test harness: list entries inserted as the CLI inserts
- * them (entry_parse_line in auto format, then blocklist_insert), and frames
+ * them (entry_parse_line in auto format, then entry_keys_insert), and frames
  * that carry names: UDP DNS queries, TCP segments with HTTP requests or TLS
  * ClientHellos, over IPv4 or IPv6, with or without an 802.1Q tag. Runs can
  * return the frame the program wrote (XDP_TX answers).
@@ -24,16 +24,16 @@ static inline int harness_entry_cb(const struct entry *e, void *ctx)
 {
 	struct xdp_harness *h = ctx;
 	int fd = bpf_map__fd(h->lp.skel->maps.suffixes);
-	struct suffix_keys sk;
+	struct suffix_map sk;
 	__u64 key;
 
-	suffix_keys_init(&sk);
+	suffix_map_init(&sk);
 	if (e->kind != ENTRY_ADDR &&
-	    !suffix_keys_lookup(&sk, fd, h->config.hash_key, e->name) &&
-	    suffix_keys_entry(&sk, h->config.hash_key, e, &key))
-		suffix_keys_mark(fd, 0, &key, 1);
-	suffix_keys_free(&sk);
-	blocklist_insert(&h->lp.filter, e);
+	    !suffix_map_lookup(&sk, fd, h->config.hash_key, e->name) &&
+	    suffix_map_entry(&sk, h->config.hash_key, e, &key))
+		suffix_map_mark(fd, 0, &key, 1);
+	suffix_map_free(&sk);
+	entry_keys_insert(&h->lp.filter, e);
 	return 0;
 }
 

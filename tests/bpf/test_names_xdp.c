@@ -14,10 +14,10 @@
  *    checksums are verified on their own.
  *  - parity: random names and URLs inserted as the CLI inserts them; frames
  *    carrying them (and names under them) must drop, other frames must get
- *    the verdict blocklist_lookup() predicts.
+ *    the verdict entry_keys_lookup() predicts.
  *
  * Entries go in as `bloomxdp load` puts them: entry_parse_line (format auto)
- * then blocklist_insert. Random inputs are seeded: BLOOMXDP_TEST_SEED repeats
+ * then entry_keys_insert. Random inputs are seeded: BLOOMXDP_TEST_SEED repeats
  * a run.
  */
 #include <ctype.h>
@@ -1218,7 +1218,7 @@ struct parity {
 	struct bloomxdp_counters expect;	/* name counters the runs must add up to */
 };
 
-/* Runs p; want_drop: the verdict blocklist_lookup() predicts. */
+/* Runs p; want_drop: the verdict entry_keys_lookup() predicts. */
 static void parity_run(struct parity *par, struct pkt *p, bool want_drop, const char *what,
 		       const char *name)
 {
@@ -1247,7 +1247,7 @@ static bool lookup_name(const struct xdp_harness *h, const char *name)
 	char why[512];
 
 	lower(e.name, name);
-	return blocklist_lookup(&h->lp.filter, &e, why, sizeof(why));
+	return entry_keys_lookup(&h->lp.filter, &e, why, sizeof(why));
 }
 
 /* The name in a DNS query, an HTTP Host and an SNI. */
@@ -1315,7 +1315,7 @@ static void parity_close(struct parity *par, const char *test)
 
 /*
  * Random names listed: each of them, and a random name under each, must drop
- * in DNS, HTTP and SNI; a random other name must get blocklist_lookup's verdict.
+ * in DNS, HTTP and SNI; a random other name must get entry_keys_lookup's verdict.
  */
 static void test_name_parity(void **state)
 {
@@ -1366,7 +1366,7 @@ static void random_path(char *out, size_t max)
 	out[len] = '\0';
 }
 
-/* One request; the verdict blocklist_lookup predicts for host and path. */
+/* One request; the verdict entry_keys_lookup predicts for host and path. */
 static void parity_url_request(struct parity *par, const char *host, const char *target,
 			       const char *what)
 {
@@ -1379,7 +1379,7 @@ static void parity_url_request(struct parity *par, const char *host, const char 
 	snprintf(e.path, sizeof(e.path), "%.*s", (int)strcspn(target, "?"), target);
 	if (strlen(target) > BLOOMXDP_PATH_MAX)	/* the lookup cuts as the program does */
 		e.path[BLOOMXDP_PATH_MAX] = '\0';
-	want = blocklist_lookup(&par->h->lp.filter, &e, why, sizeof(why));
+	want = entry_keys_lookup(&par->h->lp.filter, &e, why, sizeof(why));
 	snprintf(http, sizeof(http), "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", target, host);
 	snprintf(shown, sizeof(shown), "%s%s", host, target);
 	parity_run(par, &p, want, what, shown);
@@ -1390,7 +1390,7 @@ static void parity_url_request(struct parity *par, const char *host, const char 
 /*
  * Random URL entries host/path: requests for the path, below it, with a query,
  * and for neighbours of it (path + "x", a random path) on the host and under
- * it; the verdicts must be those blocklist_lookup predicts, and the first three
+ * it; the verdicts must be those entry_keys_lookup predicts, and the first three
  * drop.
  */
 static void test_url_parity(void **state)
@@ -1429,7 +1429,7 @@ static void test_url_parity(void **state)
 		snprintf(target, sizeof(target), "%s/", path);
 		parity_url_request(&par, host, target, "listed URL under its host");
 		if (par.failures == before && par.expect.hits_http != hits + 4)
-			fail_msg("url parity: blocklist_lookup misses %s (seed %llu)", line,
+			fail_msg("url parity: entry_keys_lookup misses %s (seed %llu)", line,
 				 (unsigned long long)seed);
 
 		/* Neighbours: as predicted. */
@@ -1453,7 +1453,7 @@ static int take_entry(const struct entry *e, void *arg)
 /*
  * `bloomxdp query URL` and the program on a request for URL: the same
  * verdict. query parses its argument as a list line (entry_parse_line) and
- * looks it up with blocklist_lookup; the program reads the absolute-form
+ * looks it up with entry_keys_lookup; the program reads the absolute-form
  * target, whatever Host says.
  */
 static void test_query_agrees(void **state)
@@ -1494,7 +1494,7 @@ static void test_query_agrees(void **state)
 		snprintf(text, sizeof(text), "%s", urls[i].url);
 		if (entry_parse_line(text, FORMAT_AUTO, take_entry, &e, &err))
 			fail_msg("query %s: refused: %s", urls[i].url, err);
-		want = blocklist_lookup(&h->lp.filter, &e, why, sizeof(why));
+		want = entry_keys_lookup(&h->lp.filter, &e, why, sizeof(why));
 		snprintf(http, sizeof(http), GET("%s", "fine.example"), urls[i].url);
 		p = (struct pkt)HTTP(http);
 		if (pkt_build(&p, &b) || harness_run_frame(h, &b.f, NULL, &verdict, NULL))

@@ -14,7 +14,7 @@
  * single label the list holds (load --allow-public-suffix) and ordinary
  * listed domains still drop; a deeper listed name under a refused suffix
  * still drops; a key listed in the other generation slot only does not
- * count; query (blocklist_lookup) says what the program does.
+ * count; query (entry_keys_lookup) says what the program does.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -68,7 +68,7 @@ static void bloom_only_url(const char *line)
 	snprintf(text, sizeof(text), "%s", line);
 	if (entry_parse_line(text, FORMAT_AUTO, take_entry_cb, &e, &why))
 		fail_msg("%s: %s", line, why);
-	n = blocklist_name_keys(harness.config.hash_key, &e, keys, &kinds);
+	n = entry_keys_name(harness.config.hash_key, &e, keys, &kinds);
 	for (i = 0; i < n; i++)
 		filter_insert_hash(&harness.lp.filter, keys[i]);
 	filter_header_set(&harness.lp.filter, kinds);
@@ -145,14 +145,14 @@ static __u32 suffix_flags_of(const char *name)
 /* attach wrote the Public Suffix List's rules, wildcards and exceptions. */
 static void test_rules_loaded(void **state)
 {
-	struct suffix_keys sk;
+	struct suffix_map sk;
 
 	(void)state;
-	suffix_keys_init(&sk);
-	assert_int_equal(suffix_keys_read(&sk, bpf_map__fd(harness.lp.skel->maps.suffixes)), 0);
+	suffix_map_init(&sk);
+	assert_int_equal(suffix_map_read(&sk, bpf_map__fd(harness.lp.skel->maps.suffixes)), 0);
 	if (sk.n < 5000)
 		fail_msg("%zu rules in the suffixes map, expected the whole list", sk.n);
-	suffix_keys_free(&sk);
+	suffix_map_free(&sk);
 	assert_true(suffix_flags_of("co.uk") & BLOOMXDP_SUFFIX_PUBLIC);
 	assert_true(suffix_flags_of("github.io") & BLOOMXDP_SUFFIX_PUBLIC);
 	assert_true(suffix_flags_of("ck") & BLOOMXDP_SUFFIX_WILDCARD);
@@ -241,18 +241,18 @@ static void test_generations(void **state)
 
 	(void)state;
 	bloom_only("org");
-	assert_int_equal(suffix_keys_mark(fd, 1, &key, 1), 0);
+	assert_int_equal(suffix_map_mark(fd, 1, &key, 1), 0);
 	expect("a.org", NULL, XDP_PASS, 1);
-	assert_int_equal(suffix_keys_sync(fd, 0, keys, 1), 0);
+	assert_int_equal(suffix_map_sync(fd, 0, keys, 1), 0);
 	expect("a.org", NULL, XDP_DROP, 0);
-	assert_int_equal(suffix_keys_sync(fd, 0, NULL, 0), 0);
+	assert_int_equal(suffix_map_sync(fd, 0, NULL, 0), 0);
 	expect("a.org", NULL, XDP_PASS, 1);
-	assert_int_equal(suffix_keys_sync(fd, 1, NULL, 0), 0);
+	assert_int_equal(suffix_map_sync(fd, 1, NULL, 0), 0);
 	assert_false(suffix_flags_of("org") & (BLOOMXDP_SUFFIX_LISTED(0) |
 					       BLOOMXDP_SUFFIX_LISTED(1)));
 }
 
-/* query: blocklist_lookup() with the suffixes map gives the program's verdict. */
+/* query: entry_keys_lookup() with the suffixes map gives the program's verdict. */
 static void test_query_agrees(void **state)
 {
 	static const char *const names[] = {
@@ -262,7 +262,7 @@ static void test_query_agrees(void **state)
 	};
 	struct filter *f = &harness.lp.filter;
 	struct bloomxdp_counters d;
-	struct suffix_keys sk;
+	struct suffix_map sk;
 	char text[256], why[256];
 	const char *err;
 	struct entry e;
@@ -271,22 +271,22 @@ static void test_query_agrees(void **state)
 	bool blocked;
 
 	(void)state;
-	suffix_keys_init(&sk);
-	assert_int_equal(suffix_keys_read(&sk, bpf_map__fd(harness.lp.skel->maps.suffixes)), 0);
+	suffix_map_init(&sk);
+	assert_int_equal(suffix_map_read(&sk, bpf_map__fd(harness.lp.skel->maps.suffixes)), 0);
 	f->public_suffixes = &sk;
 	f->slot = 0;
 	for (i = 0; i < ARRAY_SIZE(names); i++) {
 		snprintf(text, sizeof(text), "%s", names[i]);
 		if (entry_parse_line(text, FORMAT_AUTO, take_entry_cb, &e, &err))
 			fail_msg("%s: %s", names[i], err);
-		blocked = blocklist_lookup(f, &e, why, sizeof(why));
+		blocked = entry_keys_lookup(f, &e, why, sizeof(why));
 		run(F_DNS, false, names[i], NULL, &verdict, &d);
 		if (blocked != (verdict == XDP_DROP))
 			fail_msg("%s: query says %s, the program %s", names[i],
 				 blocked ? "blocked" : "not blocked", verdict_name(verdict));
 	}
 	f->public_suffixes = NULL;
-	suffix_keys_free(&sk);
+	suffix_map_free(&sk);
 }
 
 static int setup(void **state)

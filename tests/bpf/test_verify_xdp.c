@@ -23,7 +23,7 @@
  *    0.05, 200,000 random addresses outside all of them: without verify the
  *    block rate is within 5 sigma of 1 - (1 - fill^k)^probes, with verify it
  *    is 0; 10,000 addresses inside are blocked either way. User space
- *    (blocklist_lookup, blocklist_confirm) and the XDP program agree on
+ *    (entry_keys_lookup, entry_keys_confirm) and the XDP program agree on
  *    every address.
  */
 #define _GNU_SOURCE	/* sched_getcpu, CPU_SET */
@@ -610,10 +610,10 @@ static void test_table_query(void **state)
 			continue;	/* two fields: not one query */
 		snprintf(text, sizeof(text), "%s", r->qname ? r->qname : r->src ? r->src : r->dst);
 		assert_int_equal(vh_parse_entry(text, &e), 0);
-		blocked = blocklist_lookup(&v->h.lp.filter, &e, why, sizeof(why));
+		blocked = entry_keys_lookup(&v->h.lp.filter, &e, why, sizeof(why));
 		if (blocked)
-			blocked = blocklist_confirm(&v->verify[0], v->h.config.hash_key, &e);
-		allowed = blocked && blocklist_allowed(&v->allow[0], v->h.config.hash_key, &e);
+			blocked = entry_keys_confirm(&v->verify[0], v->h.config.hash_key, &e);
+		allowed = blocked && entry_keys_allowed(&v->allow[0], v->h.config.hash_key, &e);
 		want_blocked = r->o == O_HIT || r->o == O_ALLOWED;
 		if (blocked != want_blocked || allowed != (r->o == O_ALLOWED))
 			print_error("%s (%s): blocked %d allowed %d\n", r->name, text, blocked,
@@ -678,12 +678,12 @@ static void test_natural_false_positive(void **state)
 	for (tries = 0; tries < 100000 && !found[0]; tries++) {
 		snprintf(found, sizeof(found), "10.2.%u.%u", tries / 250, tries % 250);
 		assert_int_equal(vh_parse_entry(found, &e), 0);
-		if (!blocklist_lookup(&on.v.h.lp.filter, &e, why, sizeof(why)))
+		if (!entry_keys_lookup(&on.v.h.lp.filter, &e, why, sizeof(why)))
 			found[0] = '\0';
 	}
 	assert_true(found[0]);
 	print_message("# false positive found: %s after %u tries\n", found, tries);
-	assert_false(blocklist_confirm(&on.v.verify[0], on.v.h.config.hash_key, &e));
+	assert_false(entry_keys_confirm(&on.v.verify[0], on.v.h.config.hash_key, &e));
 
 	assert_int_equal(frame_udp(&f, found, DST4), 0);
 	assert_int_equal(harness_run_counted(&off.v.h, &f, &verdict, &got), 0);
@@ -1103,13 +1103,13 @@ static void auto_find(struct prog *p, struct auto_case *c)
 	for (i = 0; i < 100000 && !c->addr_fp[0]; i++) {
 		snprintf(c->addr_fp, sizeof(c->addr_fp), "10.2.%u.%u", i / 250, i % 250);
 		assert_int_equal(vh_parse_entry(c->addr_fp, &e), 0);
-		if (!blocklist_lookup(&p->v.h.lp.filter, &e, why, sizeof(why)))
+		if (!entry_keys_lookup(&p->v.h.lp.filter, &e, why, sizeof(why)))
 			c->addr_fp[0] = '\0';
 	}
 	for (i = 0; i < 100000 && !c->name_fp[0]; i++) {
 		snprintf(c->name_fp, sizeof(c->name_fp), "fp%u.example.net", i);
 		assert_int_equal(vh_parse_entry(c->name_fp, &e), 0);
-		if (!blocklist_lookup(&p->v.h.lp.filter, &e, why, sizeof(why)))
+		if (!entry_keys_lookup(&p->v.h.lp.filter, &e, why, sizeof(why)))
 			c->name_fp[0] = '\0';
 	}
 	assert_true(c->addr_fp[0] && c->name_fp[0]);
@@ -1349,8 +1349,8 @@ static void stat_one(struct prog *off, struct prog *on, __u32 a, struct stat_cou
 	__u32 be = htonl(a);
 
 	bloomxdp_key_ipv4(&e.addr, &be, 32);
-	bloom = blocklist_lookup(&off->v.h.lp.filter, &e, why, sizeof(why));
-	confirmed = bloom && blocklist_confirm(&off->v.verify[0], off->v.h.config.hash_key, &e);
+	bloom = entry_keys_lookup(&off->v.h.lp.filter, &e, why, sizeof(why));
+	confirmed = bloom && entry_keys_confirm(&off->v.verify[0], off->v.h.config.hash_key, &e);
 	addr_text(a, text);
 	assert_int_equal(frame_udp(&f, text, DST4), 0);
 	assert_int_equal(harness_run(&off->v.h, &f, &v_off), 0);

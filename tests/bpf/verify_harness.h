@@ -218,7 +218,7 @@ static inline int vh_parse_entry(const char *text, struct entry *e)
 
 /*
  * A forced false positive: the entry's keys into the Bloom filter of slot
- * only, not into its exact set. Returns blocklist_insert()'s result.
+ * only, not into its exact set. Returns entry_keys_insert()'s result.
  */
 static inline int vh_bloom_only(struct vh *v, __u32 slot, const char *text)
 {
@@ -226,7 +226,7 @@ static inline int vh_bloom_only(struct vh *v, __u32 slot, const char *text)
 
 	if (vh_parse_entry(text, &e))
 		return -EINVAL;
-	return blocklist_insert(vh_filter(v, slot), &e);
+	return entry_keys_insert(vh_filter(v, slot), &e);
 }
 
 /* ------------------------------------------------------------ frames */

@@ -623,12 +623,12 @@ static inline int harness_write_list(const char *const *entries, size_t n, char 
 static inline int harness_build_read(struct list_build *b, int suffixes_fd, __u32 slot,
 				     const char *path, char err[LIST_ERROR_LEN])
 {
-	struct suffix_keys sk;
+	struct suffix_map sk;
 	int ret = 0;
 
-	suffix_keys_init(&sk);
+	suffix_map_init(&sk);
 	if (suffixes_fd >= 0) {
-		ret = suffix_keys_read(&sk, suffixes_fd);
+		ret = suffix_map_read(&sk, suffixes_fd);
 		b->public_suffixes = &sk;
 	}
 	if (!ret)
@@ -636,9 +636,9 @@ static inline int harness_build_read(struct list_build *b, int suffixes_fd, __u3
 	if (!ret)
 		ret = list_build_finish(b, err);
 	if (!ret && suffixes_fd >= 0)
-		ret = suffix_keys_sync(suffixes_fd, slot, b->at_public, b->nat_public);
+		ret = suffix_map_sync(suffixes_fd, slot, b->at_public, b->nat_public);
 	b->public_suffixes = NULL;
-	suffix_keys_free(&sk);
+	suffix_map_free(&sk);
 	return ret;
 }
 

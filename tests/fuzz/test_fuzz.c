@@ -158,7 +158,7 @@ struct fz_prog {
 	__u64 cur;			/* the frame being checked */
 	struct fz_stats st;
 	struct list_build b;		/* c->intervals: the build, with its intervals */
-	struct suffix_keys sk;		/* the public suffixes, as the program's map holds them */
+	struct suffix_map sk;		/* the public suffixes, as the program's map holds them */
 	int range_fds[2];
 };
 
@@ -256,7 +256,7 @@ static int prog_open(struct fz_prog *p, const struct fz_config *c, int index)
 		return ret;
 	}
 	/* The oracle's filter confirms hits at public depths as the program does. */
-	ret = suffix_keys_read(&p->sk, bpf_map__fd(p->hp->lp.skel->maps.suffixes));
+	ret = suffix_map_read(&p->sk, bpf_map__fd(p->hp->lp.skel->maps.suffixes));
 	if (ret) {
 		printf("# %s: cannot read the public suffixes: %s\n", c->name, strerror(-ret));
 		return ret;
@@ -274,7 +274,7 @@ static int prog_open(struct fz_prog *p, const struct fz_config *c, int index)
 
 static void prog_close(struct fz_prog *p)
 {
-	suffix_keys_free(&p->sk);
+	suffix_map_free(&p->sk);
 	list_build_free(&p->b);
 	if (p->range_fds[0] >= 0)
 		close(p->range_fds[0]);
@@ -313,13 +313,13 @@ static bool oracle_addr(struct fz_prog *p, int v6, const __u8 *a, bool *allowed,
 		bloomxdp_key_ipv4(&e.addr, a, 32);
 	if (p->c->intervals && p->b.ranges[v6].r) {
 		/* Exact: user space's search must agree with the list, the program with both. */
-		bloom = blocklist_lookup_range(&p->b.ranges[v6], &e, why, sizeof(why));
+		bloom = entry_keys_lookup_range(&p->b.ranges[v6], &e, why, sizeof(why));
 		if (bloom != member)
 			snprintf(err, errlen, "user space: the intervals say %s, the list %s",
 				 bloom ? "yes" : "no", member ? "yes" : "no");
 		return member;
 	}
-	bloom = blocklist_lookup(&p->hp->lp.filter, &e, why, sizeof(why));
+	bloom = entry_keys_lookup(&p->hp->lp.filter, &e, why, sizeof(why));
 	if (member && !bloom)
 		snprintf(err, errlen, "user space: listed address not in the filter");
 	if (!member && bloom && !p->st.fp_addr++) {
@@ -346,7 +346,7 @@ static bool oracle_name(struct fz_prog *p, const char *name, const char *path, b
 	snprintf(e.name, sizeof(e.name), "%.253s", name);
 	if (url)
 		snprintf(e.path, sizeof(e.path), "%.255s", path);
-	bloom = blocklist_lookup(&p->hp->lp.filter, &e, why, sizeof(why));
+	bloom = entry_keys_lookup(&p->hp->lp.filter, &e, why, sizeof(why));
 	if (member && !bloom)
 		snprintf(err, errlen, "user space: listed name not in the filter");
 	if (!member && bloom && !p->st.fp_name++ && !p->st.fp_first[0])

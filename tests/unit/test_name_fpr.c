@@ -226,7 +226,7 @@ static int setup(void **state)
 		if (name_normalize(g.listed[i], norm, &why) || strcmp(norm, g.listed[i]))
 			return -1;
 		strcpy(e.name, g.listed[i]);
-		blocklist_insert(&g.f, &e);
+		entry_keys_insert(&g.f, &e);
 	}
 	return 0;
 }
@@ -328,7 +328,7 @@ static void check_near_misses(enum near_miss kind, const char *what)
 			continue;
 		}
 		queries++;
-		blocked += blocklist_lookup(&g.f, &e, why, sizeof(why));
+		blocked += entry_keys_lookup(&g.f, &e, why, sizeof(why));
 
 		n = name_suffix_hashes(g.f.hash_key, e.name, suffix);
 		e_name = 1 - pow(1 - q, probed_depths(n));
@@ -393,7 +393,7 @@ static void test_no_false_negatives(void **state)
 	(void)state;
 	for (i = 0; i < LISTED; i++) {
 		strcpy(e.name, g.listed[i]);
-		missed += !blocklist_lookup(&g.f, &e, why, sizeof(why));
+		missed += !entry_keys_lookup(&g.f, &e, why, sizeof(why));
 		/* What matched is the name or one of its suffixes. */
 		if (strcmp(why, e.name) && (strlen(why) >= strlen(e.name) ||
 		    strcmp(e.name + strlen(e.name) - strlen(why), why) ||
@@ -402,7 +402,7 @@ static void test_no_false_negatives(void **state)
 
 		random_label(&rng, label_chars, 1, 20, label);
 		snprintf(e.name, sizeof(e.name), "%s.%s", label, g.listed[i]);
-		missed_sub += !blocklist_lookup(&g.f, &e, why, sizeof(why));
+		missed_sub += !entry_keys_lookup(&g.f, &e, why, sizeof(why));
 	}
 	if (missed || missed_sub)
 		fail_msg("%llu listed names and %llu of their subdomains not blocked",

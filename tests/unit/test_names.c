@@ -903,7 +903,7 @@ static void filter_alloc(struct filter *f, __u64 capacity, double fpr, __u64 *rn
 
 static int insert_cb(const struct entry *e, void *arg)
 {
-	blocklist_insert(arg, e);
+	entry_keys_insert(arg, e);
 	return 0;
 }
 
@@ -947,7 +947,7 @@ static void check_lookups(const struct filter *f, const struct lookup_case *case
 			snprintf(e.name, sizeof(e.name), "%s", cases[i].text);
 		if (e.kind == ENTRY_URL)
 			snprintf(e.path, sizeof(e.path), "%s", cases[i].path);
-		blocked = blocklist_lookup(f, &e, why, sizeof(why));
+		blocked = entry_keys_lookup(f, &e, why, sizeof(why));
 		if (blocked != !!cases[i].why)
 			fail_msg("%s %s%s: %s, want %s", kind_name[e.kind], cases[i].text,
 				 e.kind == ENTRY_URL ? cases[i].path : "",
@@ -1148,18 +1148,18 @@ static void test_names_and_addresses_apart_fpr(void **state)
 	e.kind = ENTRY_NAME;
 	for (i = 0; i < 10000; i++) {
 		random_name(&rng, 2 + i % 2, e.name);
-		blocklist_insert(&f, &e);
+		entry_keys_insert(&f, &e);
 	}
 	for (i = hits = 0; i < 10000; i++) {
 		random_addr(&rng, &e);
-		hits += blocklist_lookup(&f, &e, why, sizeof(why));
+		hits += entry_keys_lookup(&f, &e, why, sizeof(why));
 	}
 	assert_int_equal(hits, 0);
 	insert_text(&f, "192.0.2.1");
 	insert_text(&f, "2001:db8::1");
 	for (i = hits = 0; i < 100000; i++) {
 		random_addr(&rng, &e);
-		hits += blocklist_lookup(&f, &e, why, sizeof(why));
+		hits += entry_keys_lookup(&f, &e, why, sizeof(why));
 	}
 	check_rate(&f, 10002, hits, 100000, "addresses in 10,000 names");
 	filter_close(&f);
@@ -1167,12 +1167,12 @@ static void test_names_and_addresses_apart_fpr(void **state)
 	filter_alloc(&f, 10000, 0.01, &rng);
 	for (i = 0; i < 10000; i++) {
 		random_addr(&rng, &e);
-		blocklist_insert(&f, &e);
+		entry_keys_insert(&f, &e);
 	}
 	e.kind = ENTRY_NAME;
 	for (i = hits = 0; i < 10000; i++) {
 		random_name(&rng, 1, e.name);
-		hits += blocklist_lookup(&f, &e, why, sizeof(why));
+		hits += entry_keys_lookup(&f, &e, why, sizeof(why));
 	}
 	assert_int_equal(hits, 0);
 	/* One single-label name listed: single-label names are probed, once each. */
@@ -1180,7 +1180,7 @@ static void test_names_and_addresses_apart_fpr(void **state)
 	e.kind = ENTRY_NAME;
 	for (i = hits = 0; i < 100000; i++) {
 		random_name(&rng, 1, e.name);
-		hits += blocklist_lookup(&f, &e, why, sizeof(why));
+		hits += entry_keys_lookup(&f, &e, why, sizeof(why));
 	}
 	check_rate(&f, 10001, hits, 100000, "names in 10,000 addresses");
 	filter_close(&f);
@@ -1199,11 +1199,11 @@ static void test_tld_not_probed_without_single_labels(void **state)
 	filter_alloc(&f, 10, 0.5, &rng);
 	for (i = 0; i < 1000; i++) {
 		random_name(&rng, 2, e.name);
-		blocklist_insert(&f, &e);
+		entry_keys_insert(&f, &e);
 	}
 	for (i = 0; i < 1000; i++) {
 		random_name(&rng, 1, e.name);
-		hits += blocklist_lookup(&f, &e, why, sizeof(why));
+		hits += entry_keys_lookup(&f, &e, why, sizeof(why));
 	}
 	assert_int_equal(hits, 0);
 	filter_close(&f);

@@ -919,7 +919,7 @@ static void check_space_probes(const struct space *sp, const struct listed *l, s
 
 		space_addr(sp, v, addr);
 		make_key(&e->addr, addr, sp->width, sp->width);
-		blocked = blocklist_lookup(&f, e, why, sizeof(why));
+		blocked = entry_keys_lookup(&f, e, why, sizeof(why));
 		if (covered[v] && !blocked) {
 			if (false_neg++ < 5)
 				print_error("%s, %u probes: %s is listed and not blocked\n", sp->name,
@@ -1181,13 +1181,13 @@ static void test_fpr_outside_prefixes(void **state)
 		 * longer target: its sub-prefixes there are all listed.
 		 */
 		make_key(&e->addr, l[i].addr, 32, l[i].len);
-		prefix_misses += !blocklist_lookup(&f, e, why, sizeof(why));
+		prefix_misses += !entry_keys_lookup(&f, e, why, sizeof(why));
 		be = htonl((__u32)iv[i].lo);
 		bloomxdp_key_ipv4(&e->addr, &be, 32);
-		false_neg += !blocklist_lookup(&f, e, why, sizeof(why));
+		false_neg += !entry_keys_lookup(&f, e, why, sizeof(why));
 		be = htonl((__u32)iv[i].hi);
 		bloomxdp_key_ipv4(&e->addr, &be, 32);
-		false_neg += !blocklist_lookup(&f, e, why, sizeof(why));
+		false_neg += !entry_keys_lookup(&f, e, why, sizeof(why));
 	}
 	if (prefix_misses)
 		fail_msg("%llu of the %u listed prefixes, queried as prefixes, read as not "
@@ -1214,7 +1214,7 @@ static void test_fpr_outside_prefixes(void **state)
 		sample[m++] = a;
 		be = htonl(a);
 		bloomxdp_key_ipv4(&e->addr, &be, 32);
-		blocked += blocklist_lookup(&f, e, why, sizeof(why));
+		blocked += entry_keys_lookup(&f, e, why, sizeof(why));
 	}
 	/* Addresses behind one probe key share its outcome. */
 	for (i = 0; i < nt; i++) {

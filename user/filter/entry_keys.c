@@ -77,7 +77,7 @@ static int insert_addr(struct filter *f, const struct bloomxdp_key *key)
 	return ret < 0 ? ret : ctx.changed;
 }
 
-int blocklist_name_keys(const __u64 hash_key[2], const struct entry *e, __u64 out[2],
+int entry_keys_name(const __u64 hash_key[2], const struct entry *e, __u64 out[2],
 			__u64 *kinds)
 {
 	__u64 prefix[BLOOMXDP_MAX_PATH_PREFIXES], host;
@@ -103,14 +103,14 @@ int blocklist_name_keys(const __u64 hash_key[2], const struct entry *e, __u64 ou
 	return 0;
 }
 
-int blocklist_insert(struct filter *f, const struct entry *e)
+int entry_keys_insert(struct filter *f, const struct entry *e)
 {
 	__u64 keys[2], kinds;
 	int n, i, changed = 0;
 
 	if (e->kind == ENTRY_ADDR)
 		return insert_addr(f, &e->addr);
-	n = blocklist_name_keys(f->hash_key, e, keys, &kinds);
+	n = entry_keys_name(f->hash_key, e, keys, &kinds);
 	filter_header_set(f, kinds);
 	for (i = 0; i < n; i++)
 		changed |= filter_insert_hash(f, keys[i]);
@@ -135,7 +135,7 @@ static int remove_sub(const struct bloomxdp_key *sub, void *arg)
 	return remove_key(ctx, filter_key_hash(ctx->filter, sub));
 }
 
-int blocklist_remove(struct filter *f, const struct entry *e, bool check, __u64 *cleared)
+int entry_keys_remove(struct filter *f, const struct entry *e, bool check, __u64 *cleared)
 {
 	struct remove_ctx ctx = { .filter = f, .check = check };
 	__u64 keys[2], kinds;
@@ -148,7 +148,7 @@ int blocklist_remove(struct filter *f, const struct entry *e, bool check, __u64 
 			return -EUCLEAN;
 		ret = prefix_expand(&e->addr, target, remove_sub, &ctx);
 	} else {
-		n = blocklist_name_keys(f->hash_key, e, keys, &kinds);
+		n = entry_keys_name(f->hash_key, e, keys, &kinds);
 		for (i = 0; i < n && !ret; i++)
 			ret = remove_key(&ctx, keys[i]);
 	}
@@ -157,7 +157,7 @@ int blocklist_remove(struct filter *f, const struct entry *e, bool check, __u64 
 	return ret < 0 ? ret : 0;
 }
 
-__u64 blocklist_keys(const struct filter *f, const struct entry *e)
+__u64 entry_keys_count(const struct filter *f, const struct entry *e)
 {
 	__u32 family, len;
 	int target;
@@ -178,7 +178,7 @@ __u64 blocklist_keys(const struct filter *f, const struct entry *e)
 	return target - len >= 64 ? ~0ULL : 1ULL << (target - len);
 }
 
-void blocklist_probes_after(const struct filter *f, const struct entry *entries, int n,
+void entry_keys_probes_after(const struct filter *f, const struct entry *entries, int n,
 			    __u32 match, struct packet_probes *pp)
 {
 	__u8 lengths[BLOOMXDP_MAX_PREFIX_LENGTHS];
@@ -189,7 +189,7 @@ void blocklist_probes_after(const struct filter *f, const struct entry *entries,
 
 	for (j = 0; j < n; j++) {
 		if (entries[j].kind != ENTRY_ADDR) {
-			if (blocklist_name_keys(f->hash_key, &entries[j], keys, &more) > 0)
+			if (entry_keys_name(f->hash_key, &entries[j], keys, &more) > 0)
 				kinds |= more;
 			continue;
 		}
@@ -283,9 +283,9 @@ static const char *suffix_text(const char *name, int j)
  */
 static bool suffix_hit_stands(const struct filter *f, const __u64 *suffix, int j, __u64 key)
 {
-	if (!f->public_suffixes || !suffix_keys_public(f->public_suffixes, suffix, j))
+	if (!f->public_suffixes || !suffix_map_public(f->public_suffixes, suffix, j))
 		return true;
-	return suffix_keys_flags(f->public_suffixes, key) & BLOOMXDP_SUFFIX_LISTED(f->slot);
+	return suffix_map_flags(f->public_suffixes, key) & BLOOMXDP_SUFFIX_LISTED(f->slot);
 }
 
 static bool lookup_name(const struct filter *f, const char *name, char *why, size_t len)
@@ -331,7 +331,7 @@ static bool lookup_url(const struct filter *f, const struct entry *e, char *why,
 	return false;
 }
 
-bool blocklist_lookup(const struct filter *f, const struct entry *e, char *why, size_t len)
+bool entry_keys_lookup(const struct filter *f, const struct entry *e, char *why, size_t len)
 {
 	why[0] = '\0';
 	switch (e->kind) {
@@ -357,7 +357,7 @@ static bool exact_has_suffix(const struct exact_set *x, const __u64 hash_key[2],
 	return false;
 }
 
-bool blocklist_confirm(const struct exact_set *x, const __u64 hash_key[2], const struct entry *e)
+bool entry_keys_confirm(const struct exact_set *x, const __u64 hash_key[2], const struct entry *e)
 {
 	__u64 suffix[BLOOMXDP_MAX_LABELS], prefix[BLOOMXDP_MAX_PATH_PREFIXES];
 	int nlabels, nprefix, j, i;
@@ -382,13 +382,13 @@ bool blocklist_confirm(const struct exact_set *x, const __u64 hash_key[2], const
 	return false;
 }
 
-bool blocklist_allowed(const struct exact_set *x, const __u64 hash_key[2], const struct entry *e)
+bool entry_keys_allowed(const struct exact_set *x, const __u64 hash_key[2], const struct entry *e)
 {
 	return e->kind == ENTRY_ADDR ? exact_set_has(x, hash_key, e) :
 				       exact_has_suffix(x, hash_key, e->name);
 }
 
-bool blocklist_lookup_range(const struct range_set *s, const struct entry *e, char *why,
+bool entry_keys_lookup_range(const struct range_set *s, const struct entry *e, char *why,
 			    size_t len)
 {
 	struct range_set one;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-#ifndef BLOOMXDP_BLOCKLIST_H
-#define BLOOMXDP_BLOCKLIST_H
+#ifndef BLOOMXDP_FILTER_ENTRY_KEYS_H
+#define BLOOMXDP_FILTER_ENTRY_KEYS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -14,34 +14,34 @@
  * expanded to the shortest probed length >= its own (plan the lengths with
  * prefixes.h first when loading a whole list).
  */
-int blocklist_insert(struct filter *f, const struct entry *e);
+int entry_keys_insert(struct filter *f, const struct entry *e);
 /*
  * del: one insert of e undone in f->counts (filter_count_remove()), each key
  * where insert put it; with check, nothing changed, -EUCLEAN when the counters
  * do not hold every key. *cleared: bits cleared.
  */
-int blocklist_remove(struct filter *f, const struct entry *e, bool check, __u64 *cleared);
+int entry_keys_remove(struct filter *f, const struct entry *e, bool check, __u64 *cleared);
 
 /*
  * The Bloom keys (64-bit hashes) of a domain or URL entry, for a filter made
  * later: out receives 1 (a domain) or 2 (a URL: its host marker and its
  * path), kinds the header bits they need; returns how many. 0 for an address.
  */
-int blocklist_name_keys(const __u64 hash_key[2], const struct entry *e, __u64 out[2],
+int entry_keys_name(const __u64 hash_key[2], const struct entry *e, __u64 out[2],
 			__u64 *kinds);
 
 /*
  * The keys an entry would add to f as it is now (a prefix: its expansion to
  * the probed length), for add's check of room before it changes anything.
  */
-__u64 blocklist_keys(const struct filter *f, const struct entry *e);
+__u64 entry_keys_count(const struct filter *f, const struct entry *e);
 
 /*
  * The probes a packet would take per field (packet_fpr.h) once entries[0..n)
  * are added to f: new name depths, URL host depths and prefix lengths count.
  */
 struct packet_probes;
-void blocklist_probes_after(const struct filter *f, const struct entry *entries, int n,
+void entry_keys_probes_after(const struct filter *f, const struct entry *entries, int n,
 			    __u32 match, struct packet_probes *pp);
 
 /*
@@ -51,7 +51,7 @@ void blocklist_probes_after(const struct filter *f, const struct entry *entries,
  * Returns true when blocked, with what matched in why (e.g. the listed suffix
  * "evil.example").
  */
-bool blocklist_lookup(const struct filter *f, const struct entry *e, char *why, size_t len);
+bool entry_keys_lookup(const struct filter *f, const struct entry *e, char *why, size_t len);
 
 struct exact_set;
 struct range_set;
@@ -61,7 +61,7 @@ struct range_set;
  * one merged interval covers it all; why receives that interval (a prefix,
  * or "first-last").
  */
-bool blocklist_lookup_range(const struct range_set *s, const struct entry *e, char *why,
+bool entry_keys_lookup_range(const struct range_set *s, const struct entry *e, char *why,
 			    size_t len);
 
 /*
@@ -70,7 +70,7 @@ bool blocklist_lookup_range(const struct range_set *s, const struct entry *e, ch
  * name, or the URL; allowed when the allowlist holds the address (or a prefix
  * of it) or a suffix of the name (of the URL's host).
  */
-bool blocklist_confirm(const struct exact_set *x, const __u64 hash_key[2], const struct entry *e);
-bool blocklist_allowed(const struct exact_set *x, const __u64 hash_key[2], const struct entry *e);
+bool entry_keys_confirm(const struct exact_set *x, const __u64 hash_key[2], const struct entry *e);
+bool entry_keys_allowed(const struct exact_set *x, const __u64 hash_key[2], const struct entry *e);
 
 #endif

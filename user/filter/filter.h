@@ -21,13 +21,13 @@ struct filter {
 	__u64 addr_key[BLOOMXDP_ADDR_KEY_WORDS];	/* derived from hash_key */
 	struct bitcounts *counts;	/* or NULL: counted as bits are set (bitcounts.h) */
 	__u64 *map_words;	/* while staged (filter_stage()): the map's words, else NULL */
-	/* Lookups (blocklist_lookup()) as the program: the public suffixes, or NULL. */
-	const struct suffix_keys *public_suffixes;
+	/* Lookups (entry_keys_lookup()) as the program: the public suffixes, or NULL. */
+	const struct suffix_map *public_suffixes;
 	__u32 slot;		/* the generation whose listed keys they confirm */
 };
 
 struct bitcounts;
-struct suffix_keys;
+struct suffix_map;
 
 struct bloom_plan;
 

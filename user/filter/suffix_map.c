@@ -17,19 +17,19 @@
 /* Lines read at most: the list has ~15,000 today. */
 #define SUFFIX_MAX_LINES (1U << 20)
 
-void suffix_keys_init(struct suffix_keys *s)
+void suffix_map_init(struct suffix_map *s)
 {
 	memset(s, 0, sizeof(*s));
 }
 
-void suffix_keys_free(struct suffix_keys *s)
+void suffix_map_free(struct suffix_map *s)
 {
 	free(s->key);
 	free(s->flags);
-	suffix_keys_init(s);
+	suffix_map_init(s);
 }
 
-static size_t slot_of(const struct suffix_keys *s, __u64 key)
+static size_t slot_of(const struct suffix_map *s, __u64 key)
 {
 	/* Keys are SipHash outputs: their low bits are uniform. */
 	size_t i = (size_t)(key ^ key >> 32) & (s->cap - 1);
@@ -39,20 +39,20 @@ static size_t slot_of(const struct suffix_keys *s, __u64 key)
 	return i;
 }
 
-__u32 suffix_keys_flags(const struct suffix_keys *s, __u64 key)
+__u32 suffix_map_flags(const struct suffix_map *s, __u64 key)
 {
 	return s->cap ? s->flags[slot_of(s, key)] : 0;
 }
 
-static int grow(struct suffix_keys *s)
+static int grow(struct suffix_map *s)
 {
-	struct suffix_keys bigger = { .cap = s->cap ? s->cap * 2 : 1024 };
+	struct suffix_map bigger = { .cap = s->cap ? s->cap * 2 : 1024 };
 	size_t i, j;
 
 	bigger.key = calloc(bigger.cap, sizeof(*bigger.key));
 	bigger.flags = calloc(bigger.cap, sizeof(*bigger.flags));
 	if (!bigger.key || !bigger.flags) {
-		suffix_keys_free(&bigger);
+		suffix_map_free(&bigger);
 		return -ENOMEM;
 	}
 	for (i = 0; i < s->cap; i++) {
@@ -63,12 +63,12 @@ static int grow(struct suffix_keys *s)
 		bigger.flags[j] = s->flags[i];
 	}
 	bigger.n = s->n;
-	suffix_keys_free(s);
+	suffix_map_free(s);
 	*s = bigger;
 	return 0;
 }
 
-int suffix_keys_or(struct suffix_keys *s, __u64 key, __u32 flags)
+int suffix_map_or(struct suffix_map *s, __u64 key, __u32 flags)
 {
 	size_t i;
 	int ret;
@@ -108,7 +108,7 @@ static int count_labels(const char *name)
  * (an exception to a wildcard). Returns 1 when kept, 0 for a rule the
  * program cannot meet (too deep, a wildcard inside), or a negative errno.
  */
-static int parse_rule(struct suffix_keys *s, const __u64 hash_key[2], char *rule)
+static int parse_rule(struct suffix_map *s, const __u64 hash_key[2], char *rule)
 {
 	__u32 flags = BLOOMXDP_SUFFIX_PUBLIC;
 	char name[NAME_TEXT_MAX];
@@ -127,11 +127,11 @@ static int parse_rule(struct suffix_keys *s, const __u64 hash_key[2], char *rule
 	labels = count_labels(name) + (flags == BLOOMXDP_SUFFIX_WILDCARD);
 	if (labels > BLOOMXDP_SUFFIX_MAX_LABELS)
 		return 0;
-	ret = suffix_keys_or(s, name_hash(hash_key, name), flags);
+	ret = suffix_map_or(s, name_hash(hash_key, name), flags);
 	return ret ? ret : 1;
 }
 
-int suffix_keys_parse(struct suffix_keys *s, const __u64 hash_key[2], const char *path)
+int suffix_map_parse(struct suffix_map *s, const __u64 hash_key[2], const char *path)
 {
 	char line[SUFFIX_LINE_MAX], *rule, *end;
 	int fd, ret = 0, kept = 0;
@@ -170,40 +170,40 @@ int suffix_keys_parse(struct suffix_keys *s, const __u64 hash_key[2], const char
 	return ret < 0 ? ret : kept;
 }
 
-int suffix_keys_fill(int map_fd, const __u64 hash_key[2])
+int suffix_map_fill(int map_fd, const __u64 hash_key[2])
 {
-	struct suffix_keys s;
+	struct suffix_map s;
 	size_t i;
 	int ret;
 
-	suffix_keys_init(&s);
-	ret = suffix_keys_parse(&s, hash_key, SUFFIX_LIST_FILE);
+	suffix_map_init(&s);
+	ret = suffix_map_parse(&s, hash_key, SUFFIX_LIST_FILE);
 	for (i = 0; ret > 0 && i < s.cap; i++)
 		if (s.flags[i] && bpf_map_update_elem(map_fd, &s.key[i], &s.flags[i], BPF_ANY))
 			ret = -errno;
-	suffix_keys_free(&s);
+	suffix_map_free(&s);
 	return ret;
 }
 
-int suffix_keys_prune(int map_fd, const __u64 hash_key[2])
+int suffix_map_prune(int map_fd, const __u64 hash_key[2])
 {
-	struct suffix_keys keep, now;
+	struct suffix_map keep, now;
 	size_t i;
 	int ret;
 
-	suffix_keys_init(&keep);
-	suffix_keys_init(&now);
-	ret = suffix_keys_parse(&keep, hash_key, SUFFIX_LIST_FILE);
+	suffix_map_init(&keep);
+	suffix_map_init(&now);
+	ret = suffix_map_parse(&keep, hash_key, SUFFIX_LIST_FILE);
 	if (ret == -ENOENT)
 		ret = 0;	/* no rules: single labels only, none kept */
 	if (ret >= 0)
-		ret = suffix_keys_read(&now, map_fd);
+		ret = suffix_map_read(&now, map_fd);
 	for (i = 0; ret >= 0 && i < now.cap; i++)
-		if (now.flags[i] && !suffix_keys_flags(&keep, now.key[i]) &&
+		if (now.flags[i] && !suffix_map_flags(&keep, now.key[i]) &&
 		    bpf_map_delete_elem(map_fd, &now.key[i]) && errno != ENOENT)
 			ret = -errno;
-	suffix_keys_free(&keep);
-	suffix_keys_free(&now);
+	suffix_map_free(&keep);
+	suffix_map_free(&now);
 	return ret < 0 ? ret : 0;
 }
 
@@ -213,7 +213,7 @@ int suffix_keys_prune(int map_fd, const __u64 hash_key[2])
 #define KERNEL_ENOTSUPP 524
 
 /* The map in batches (6.1 has them for hash maps); -EINVAL or -EOPNOTSUPP: not here. */
-static int read_batched(struct suffix_keys *s, int map_fd)
+static int read_batched(struct suffix_map *s, int map_fd)
 {
 	__u32 in = 0, out = 0, count, i, n, *flags = malloc(READ_BATCH * sizeof(*flags));
 	__u64 *keys = malloc(READ_BATCH * sizeof(*keys));
@@ -234,7 +234,7 @@ static int read_batched(struct suffix_keys *s, int map_fd)
 		last = ret != 0;
 		ret = 0;
 		for (i = 0; i < count && !ret; i++)
-			ret = suffix_keys_or(s, keys[i], flags[i]);
+			ret = suffix_map_or(s, keys[i], flags[i]);
 		in = out;
 		first = false;
 	}
@@ -243,7 +243,7 @@ static int read_batched(struct suffix_keys *s, int map_fd)
 	return ret ? ret : last ? 0 : -E2BIG;
 }
 
-int suffix_keys_read(struct suffix_keys *s, int map_fd)
+int suffix_map_read(struct suffix_map *s, int map_fd)
 {
 	__u64 key, next;
 	__u32 flags;
@@ -254,7 +254,7 @@ int suffix_keys_read(struct suffix_keys *s, int map_fd)
 	ret = read_batched(s, map_fd);
 	if (ret != -EINVAL && ret != -EOPNOTSUPP && ret != -KERNEL_ENOTSUPP)
 		return ret;
-	suffix_keys_free(s);
+	suffix_map_free(s);
 	/* Bounded: the map holds at most BLOOMXDP_SUFFIX_MAX_KEYS. */
 	for (n = 0; n <= BLOOMXDP_SUFFIX_MAX_KEYS; n++) {
 		if (bpf_map_get_next_key(map_fd, prev, &next))
@@ -266,26 +266,26 @@ int suffix_keys_read(struct suffix_keys *s, int map_fd)
 				continue;	/* deleted meanwhile: by no writer of ours */
 			return -errno;
 		}
-		ret = suffix_keys_or(s, key, flags);
+		ret = suffix_map_or(s, key, flags);
 		if (ret)
 			return ret;
 	}
 	return -E2BIG;
 }
 
-bool suffix_keys_public(const struct suffix_keys *s, const __u64 *suffix, int j)
+bool suffix_map_public(const struct suffix_map *s, const __u64 *suffix, int j)
 {
 	__u32 self, parent = 0;
 
 	if (j < 0 || j >= BLOOMXDP_SUFFIX_MAX_LABELS)
 		return false;
-	self = suffix_keys_flags(s, suffix[j]);
+	self = suffix_map_flags(s, suffix[j]);
 	if (j)
-		parent = suffix_keys_flags(s, suffix[j - 1]);
+		parent = suffix_map_flags(s, suffix[j - 1]);
 	return bloomxdp_suffix_public(j, self, parent);
 }
 
-int suffix_keys_entry(const struct suffix_keys *s, const __u64 hash_key[2],
+int suffix_map_entry(const struct suffix_map *s, const __u64 hash_key[2],
 		      const struct entry *e, __u64 *key)
 {
 	__u64 suffix[BLOOMXDP_MAX_LABELS], prefix[BLOOMXDP_MAX_PATH_PREFIXES];
@@ -294,13 +294,13 @@ int suffix_keys_entry(const struct suffix_keys *s, const __u64 hash_key[2],
 	if (e->kind == ENTRY_ADDR || e->allow)
 		return 0;
 	n = name_suffix_hashes(hash_key, e->name, suffix);
-	if (n < 1 || !suffix_keys_public(s, suffix, n - 1))
+	if (n < 1 || !suffix_map_public(s, suffix, n - 1))
 		return 0;
 	if (e->kind == ENTRY_NAME) {
 		*key = suffix[n - 1];
 		return 1;
 	}
-	/* A URL: its (host, path) key, as blocklist_name_keys() makes it. */
+	/* A URL: its (host, path) key, as entry_keys_name() makes it. */
 	np = path_prefix_hashes(hash_key, e->path, strlen(e->path), prefix, NULL);
 	*key = bloomxdp_url_key(hash_key, suffix[n - 1], prefix[np - 1]);
 	return 1;
@@ -323,15 +323,15 @@ static int write_flags(int map_fd, __u64 key, __u32 flags)
 	return 0;
 }
 
-int suffix_keys_sync(int map_fd, __u32 slot, __u64 *keys, size_t n)
+int suffix_map_sync(int map_fd, __u32 slot, __u64 *keys, size_t n)
 {
 	__u32 bit = BLOOMXDP_SUFFIX_LISTED(slot), flags;
-	struct suffix_keys now;
+	struct suffix_map now;
 	size_t i;
 	int ret;
 
-	suffix_keys_init(&now);
-	ret = suffix_keys_read(&now, map_fd);
+	suffix_map_init(&now);
+	ret = suffix_map_read(&now, map_fd);
 	qsort(keys, n, sizeof(*keys), cmp_u64);
 	/* What the slot held and holds no longer: cleared first, so that no room is lacking. */
 	for (i = 0; !ret && i < now.cap; i++)
@@ -341,15 +341,15 @@ int suffix_keys_sync(int map_fd, __u32 slot, __u64 *keys, size_t n)
 	for (i = 0; !ret && i < n; i++) {
 		if (i && keys[i] == keys[i - 1])
 			continue;
-		flags = suffix_keys_flags(&now, keys[i]);
+		flags = suffix_map_flags(&now, keys[i]);
 		if (!(flags & bit))
 			ret = write_flags(map_fd, keys[i], flags | bit);
 	}
-	suffix_keys_free(&now);
+	suffix_map_free(&now);
 	return ret == -E2BIG || ret == -ENOSPC ? -E2BIG : ret;
 }
 
-int suffix_keys_mark(int map_fd, __u32 slot, const __u64 *keys, size_t n)
+int suffix_map_mark(int map_fd, __u32 slot, const __u64 *keys, size_t n)
 {
 	__u32 flags;
 	size_t i;
@@ -365,7 +365,7 @@ int suffix_keys_mark(int map_fd, __u32 slot, const __u64 *keys, size_t n)
 	return 0;
 }
 
-int suffix_keys_lookup(struct suffix_keys *s, int map_fd, const __u64 hash_key[2],
+int suffix_map_lookup(struct suffix_map *s, int map_fd, const __u64 hash_key[2],
 		       const char *name)
 {
 	__u64 suffix[BLOOMXDP_MAX_LABELS];
@@ -377,7 +377,7 @@ int suffix_keys_lookup(struct suffix_keys *s, int map_fd, const __u64 hash_key[2
 	for (j = n - 1; j >= 0 && j >= n - 2; j--) {
 		if (bpf_map_lookup_elem(map_fd, &suffix[j], &flags))
 			continue;
-		ret = suffix_keys_or(s, suffix[j], flags & BLOOMXDP_SUFFIX_RULES);
+		ret = suffix_map_or(s, suffix[j], flags & BLOOMXDP_SUFFIX_RULES);
 		if (ret)
 			return ret;
 	}

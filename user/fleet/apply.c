@@ -201,7 +201,7 @@ static int add_entry(const struct entry *e, void *arg)
 		ret = range_set_add_key(&x->s[fam], &e->addr);
 		x->ranged[fam] = true;
 	} else {
-		ret = blocklist_insert(x->f, e);
+		ret = entry_keys_insert(x->f, e);
 	}
 	if (ret < 0)
 		return ret;

@@ -70,7 +70,7 @@ int loader_write_state0(const struct loaded_prog *lp, __u64 max_memory)
  */
 static int install_suffixes(struct loaded_prog *lp)
 {
-	int ret = suffix_keys_fill(bpf_map__fd(lp->skel->maps.suffixes),
+	int ret = suffix_map_fill(bpf_map__fd(lp->skel->maps.suffixes),
 				   lp->skel->rodata_config->config.hash_key);
 
 	if (ret == -ENOENT) {

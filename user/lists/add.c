@@ -107,7 +107,7 @@ static int add_check_probes(const struct attachment *att, const struct filter *f
 	packet_probes_of_header(&now, att->config.match, filter_header(f),
 				filter_header_word(f, BLOOMXDP_HDR_V4_LENGTHS),
 				filter_header_word(f, BLOOMXDP_HDR_V6_LENGTHS));
-	blocklist_probes_after(f, parsed, n, att->config.match, &then);
+	entry_keys_probes_after(f, parsed, n, att->config.match, &then);
 	before = packet_worst_fpr(&now, p);
 	after = packet_worst_fpr(&then, p);
 	return after > target && after > before ? -EOVERFLOW : 0;
@@ -129,7 +129,7 @@ static int add_check_room(const struct attachment *att, const struct filter *f,
 
 	*added = 0;
 	for (i = 0; i < n; i++) {
-		keys = blocklist_keys(f, &parsed[i]);
+		keys = entry_keys_count(f, &parsed[i]);
 		*added = keys > ~0ULL - *added ? ~0ULL : *added + keys;
 	}
 	if (generation_has_room(now, *added, capacity)) {
@@ -207,23 +207,23 @@ static void add_counts_open(struct filter *f, __u64 generation, const struct sta
 static int add_mark_public(const struct attachment *att, __u32 slot, const struct entry *e,
 			   int n)
 {
-	struct suffix_keys sk;
+	struct suffix_map sk;
 	int i, ret = 0;
 	__u64 key;
 
-	suffix_keys_init(&sk);
+	suffix_map_init(&sk);
 	/* The whole map, in a few batches: a lookup per name made 50,000 adds take seconds. */
 	for (i = 0; i < n && (e[i].kind == ENTRY_ADDR || e[i].allow); i++)
 		;
 	if (i < n)
-		ret = suffix_keys_read(&sk, att->suffixes_fd);
+		ret = suffix_map_read(&sk, att->suffixes_fd);
 	for (; i < n && !ret; i++) {
 		if (e[i].kind == ENTRY_ADDR || e[i].allow)
 			continue;
-		if (suffix_keys_entry(&sk, att->config.hash_key, &e[i], &key))
-			ret = suffix_keys_mark(att->suffixes_fd, slot, &key, 1);
+		if (suffix_map_entry(&sk, att->config.hash_key, &e[i], &key))
+			ret = suffix_map_mark(att->suffixes_fd, slot, &key, 1);
 	}
-	suffix_keys_free(&sk);
+	suffix_map_free(&sk);
 	if (ret)
 		log_error("cannot mark the public suffixes added to %s: %s; nothing was added",
 			  att->ifname, ret == -E2BIG ? "too many are listed" : strerror(-ret));
@@ -305,7 +305,7 @@ static int add_inserts(struct attachment *att, struct live_filter *lf, const str
 			     lf->exact.added_prefixes[0] + lf->exact.added_prefixes[1];
 	for (i = 0; i < xn; i++) {
 		/* Counted before it goes in: a prefix may add a length, and expand less. */
-		__u64 keys = blocklist_keys(&lf->f, &e[i]);
+		__u64 keys = entry_keys_count(&lf->f, &e[i]);
 
 		if (entry_ranged_family(&lf->f, &e[i]) >= 0) {
 			/* Into the intervals, all at once below. */
@@ -314,7 +314,7 @@ static int add_inserts(struct attachment *att, struct live_filter *lf, const str
 			lf->st.entries++;
 			continue;
 		}
-		ret = blocklist_insert(&lf->f, &e[i]);
+		ret = entry_keys_insert(&lf->f, &e[i]);
 		if (ret < 0)
 			break;
 		*inserted += ret;

@@ -130,7 +130,7 @@ const char *list_suffixes_text(const struct list_suffixes *s, char *buf, size_t 
 static int keep_name(struct list_build *b, const struct entry *e)
 {
 	__u64 keys[2], kinds;
-	int n = blocklist_name_keys(b->hash_key, e, keys, &kinds), i;
+	int n = entry_keys_name(b->hash_key, e, keys, &kinds), i;
 
 	b->kinds |= kinds;
 	for (i = 0; i < n; i++) {
@@ -146,7 +146,7 @@ static int keep_at_public(struct list_build *b, const struct entry *e)
 {
 	__u64 key;
 
-	if (!b->public_suffixes || !suffix_keys_entry(b->public_suffixes, b->hash_key, e, &key))
+	if (!b->public_suffixes || !suffix_map_entry(b->public_suffixes, b->hash_key, e, &key))
 		return 0;
 	if (b->nat_public == b->at_public_cap) {
 		if (b->nat_public >= BLOOMXDP_SUFFIX_MAX_KEYS)
@@ -401,7 +401,7 @@ int list_build_insert(struct list_build *b, struct filter *f, char err[LIST_ERRO
 			}
 			continue;
 		}
-		ret = blocklist_insert(f, &e);
+		ret = entry_keys_insert(f, &e);
 		if (ret < 0) {
 			snprintf(err, LIST_ERROR_LEN, "cannot insert the prefixes: %s",
 				 strerror(-ret));

@@ -10,7 +10,7 @@
 #include "filter/exact.h"
 #include "filter/ranges.h"
 
-struct suffix_keys;
+struct suffix_map;
 
 /* Probes per packet and family by default: prefix lengths kept after expansion. */
 #define LIST_DEFAULT_PREFIX_PROBES 6
@@ -83,7 +83,7 @@ struct list_build {
 	struct range_set ranges[2];	/* of the families whose cost.use_ranges */
 	const struct entry_set *skip;	/* entries not to read (del), or NULL */
 	/* The public suffixes (filter/suffix_map.h), or NULL; the keys blocked at their depth. */
-	const struct suffix_keys *public_suffixes;
+	const struct suffix_map *public_suffixes;
 	__u64 *at_public;
 	size_t nat_public, at_public_cap;
 };

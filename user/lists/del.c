@@ -385,7 +385,7 @@ static int del_check_counted(const struct attachment *att, struct filter *f,
 		if (!lengths_as_counted(f, counts, &s->p->e[i]))
 			ret = -ERANGE;
 		else
-			ret = blocklist_remove(f, &s->p->e[i], true, NULL);
+			ret = entry_keys_remove(f, &s->p->e[i], true, NULL);
 	}
 	if (ret)
 		log_error("the counters of %s do not hold %s (%s): 'bloomxdp load' the list "
@@ -432,7 +432,7 @@ static int del_blocked(struct attachment *att, struct live_filter *lf, const str
 		times = s->in_copies[i] + s->in_journals[i];
 		/* A listed key counted once per time it was inserted: each one undone. */
 		for (t = 0; fam < 0 && t < times && !ret; t++)
-			ret = blocklist_remove(&lf->f, &s->p->e[i], false, cleared);
+			ret = entry_keys_remove(&lf->f, &s->p->e[i], false, cleared);
 		if (ret)
 			break;
 		lf->st.entries -= lf->st.entries >= times ? times : lf->st.entries;
@@ -458,7 +458,7 @@ static int del_blocked(struct attachment *att, struct live_filter *lf, const str
 	for (i = 0; i < n; i++)
 		if (entry_ranged_family(&lf->f, &s->p->e[i]) < 0 &&
 		    (lf->exact.names_fd < 0 || att->config.verify == BLOOMXDP_VERIFY_OFF) &&
-		    blocklist_lookup(&lf->f, &s->p->e[i], why, sizeof(why)))
+		    entry_keys_lookup(&lf->f, &s->p->e[i], why, sizeof(why)))
 			log_warn("%s: deleted, but still matched by the filter: its bits are "
 				 "shared with other keys or saturated (a false positive now; "
 				 "attach --verify refuses it)", s->args[s->p->arg[i]]);

@@ -40,7 +40,7 @@ static int generation_install(const struct attachment *att, __u32 slot,
 	ret = attachment_write_state(att, slot, st);
 	/* Its keys at public depths, confirmed exactly: with the generation. */
 	if (!ret)
-		ret = suffix_keys_sync(att->suffixes_fd, slot, g->at_public, g->nat_public);
+		ret = suffix_map_sync(att->suffixes_fd, slot, g->at_public, g->nat_public);
 	if (!ret)
 		ret = filter_install(att->filter_fd, slot, g->f);
 	if (!ret)

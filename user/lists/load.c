@@ -362,7 +362,7 @@ struct union_load {
 	struct named_parts np;		/* every named list of the union */
 	struct list_build build;
 	struct exact_set exact;
-	struct suffix_keys public_suffixes;
+	struct suffix_map public_suffixes;
 	struct filter f;
 	struct bitcounts counts;
 	struct bloom_plan plan;
@@ -457,7 +457,7 @@ static int union_begin(struct union_load *u)
 		return ret;
 	u->max_memory = load_max_memory(u->o, &u->live);
 	b->range_budget = u->max_memory / 2;
-	ret = suffix_keys_read(&u->public_suffixes, att->suffixes_fd);
+	ret = suffix_map_read(&u->public_suffixes, att->suffixes_fd);
 	if (ret) {
 		log_error("cannot read the public suffixes of %s: %s", att->ifname, strerror(-ret));
 		return ret;
@@ -660,7 +660,7 @@ static void union_free(struct union_load *u)
 	named_parts_free(&u->np);
 	bitcounts_free(&u->counts);
 	list_build_free(&u->build);
-	suffix_keys_free(&u->public_suffixes);
+	suffix_map_free(&u->public_suffixes);
 	exact_set_close(&u->exact);
 	filter_close(&u->f);
 	for (fam = 0; fam < 2; fam++)
@@ -685,7 +685,7 @@ int list_load_union(struct attachment *att, const struct list_opts *o, struct li
 
 	clock_gettime(CLOCK_MONOTONIC, &u.start);
 	exact_set_init(&u.exact);
-	suffix_keys_init(&u.public_suffixes);
+	suffix_map_init(&u.public_suffixes);
 	list_build_init(&u.build, NULL, o->prefix_probes);
 	ret = union_begin(&u);
 	if (!ret)

@@ -149,7 +149,7 @@ struct query_op {
 	struct attachment att;
 	struct live_filter lf;		/* its exact copy only with --verify */
 	struct exact_set allow;
-	struct suffix_keys public_suffixes;
+	struct suffix_map public_suffixes;
 	struct range_set ranges[2];
 	struct named_view nv;
 	bool exact_live;
@@ -222,7 +222,7 @@ static int query_open(struct query_op *q, const char *ifname)
 		ret = exact_set_open(&att->allow, allow_slot, &q->allow);
 	/* A hit at a public suffix stands only when listed, as in the program. */
 	if (!ret)
-		ret = suffix_keys_read(&q->public_suffixes, att->suffixes_fd);
+		ret = suffix_map_read(&q->public_suffixes, att->suffixes_fd);
 	q->lf.f.public_suffixes = &q->public_suffixes;
 	q->lf.f.slot = q->lf.slot;
 	for (fam = 0; fam < 2 && !ret; fam++) {
@@ -265,7 +265,7 @@ static int query_named(struct query_op *q, const char *arg, const struct entry *
 		ret = verdict_add(q->r, arg, mask ? QUERY_IN_LIST : QUERY_NOT_IN_LIST, list, false);
 		return ret ? ret : 1;
 	}
-	if (mask && !blocklist_allowed(&q->allow, q->att.config.hash_key, e)) {
+	if (mask && !entry_keys_allowed(&q->allow, q->att.config.hash_key, e)) {
 		ret = verdict_add(q->r, arg, QUERY_NAMED, names, action == BLOOMXDP_LIST_MONITOR);
 		return ret ? ret : 1;
 	}
@@ -312,23 +312,23 @@ static int query_one(struct query_op *q, const char *arg, const struct entry *e)
 	fam = e->kind != ENTRY_ADDR ? -1 : key_family(&e->addr) == BLOOMXDP_KEY_IPV4 ? 0 : 1;
 	if (fam >= 0 && q->ranges[fam].family && q->ranges[fam].r) {
 		/* Exact: no false positive to refuse, what matched is listed. */
-		blocked = blocklist_lookup_range(&q->ranges[fam], e, matched, sizeof(matched));
-		if (blocked && blocklist_allowed(&q->allow, key, e)) {
+		blocked = entry_keys_lookup_range(&q->ranges[fam], e, matched, sizeof(matched));
+		if (blocked && entry_keys_allowed(&q->allow, key, e)) {
 			log_debug("%s: on the allowlist", arg);
 			blocked = false;
 		}
 		return verdict_add(q->r, arg, verdict_of(e, blocked, matched, true), matched,
 				   false);
 	}
-	blocked = blocklist_lookup(&q->lf.f, e, matched, sizeof(matched));
+	blocked = entry_keys_lookup(&q->lf.f, e, matched, sizeof(matched));
 	if (blocked && q->exact_live) {
-		blocked = blocklist_confirm(&q->lf.exact, key, e);
+		blocked = entry_keys_confirm(&q->lf.exact, key, e);
 		if (!blocked)
 			log_debug("%s: a false positive of the filter, refused by --verify", arg);
 		else if (e->kind == ENTRY_ADDR)
 			exact_prefix_text(&q->lf.exact, &e->addr, matched, sizeof(matched));
 	}
-	if (blocked && blocklist_allowed(&q->allow, key, e)) {
+	if (blocked && entry_keys_allowed(&q->allow, key, e)) {
 		log_debug("%s: on the allowlist", arg);
 		blocked = false;
 	}
@@ -363,7 +363,7 @@ int list_query(const char *ifname, const struct list_opts *o, char **entries, in
 	range_set_init(&q.ranges[0], 0);
 	range_set_init(&q.ranges[1], 0);
 	exact_set_init(&q.allow);
-	suffix_keys_init(&q.public_suffixes);
+	suffix_map_init(&q.public_suffixes);
 	ret = attachment_open(ifname, false, &q.att);
 	if (ret)
 		return ret;
@@ -391,7 +391,7 @@ int list_query(const char *ifname, const struct list_opts *o, char **entries, in
 	range_set_free(&q.ranges[1]);
 	exact_set_close(&q.allow);
 	live_filter_close(&q.lf);
-	suffix_keys_free(&q.public_suffixes);
+	suffix_map_free(&q.public_suffixes);
 	attachment_close(&q.att);
 	return ret;
 }

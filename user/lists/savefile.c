@@ -823,7 +823,7 @@ static int swap_rekeyed(struct attachment *att, __u32 slot, const __u64 key[2], 
 	if (ret)
 		return ret;
 	/* The public suffixes keyed with the file's key too, before its program runs. */
-	ret = suffix_keys_fill(att->suffixes_fd, key);
+	ret = suffix_map_fill(att->suffixes_fd, key);
 	ret = ret == -ENOENT ? 0 : ret;
 	if (ret < 0) {
 		log_error("cannot key the public suffixes of %s with the saved filter's key: %s; "
@@ -859,7 +859,7 @@ static int swap_rekeyed(struct attachment *att, __u32 slot, const __u64 key[2], 
 	attachment_flip(&live, BLOOMXDP_ACTIVE_BLOCK, slot, 0, outers, n);
 	memcpy(att->config.hash_key, key, sizeof(att->config.hash_key));
 	/* No packet reads with the old key now: its public suffixes go. */
-	if (suffix_keys_prune(att->suffixes_fd, key))
+	if (suffix_map_prune(att->suffixes_fd, key))
 		log_warn("%s: the public suffixes of its old hash key could not be removed; "
 			 "they match nothing now", att->ifname);
 	close(att->active_fd);

@@ -39,21 +39,21 @@ static int write_file(const char *text, char path[64])
 	return 0;
 }
 
-static __u32 flags_of(const struct suffix_keys *s, const char *name)
+static __u32 flags_of(const struct suffix_map *s, const char *name)
 {
-	return suffix_keys_flags(s, name_hash(key, name));
+	return suffix_map_flags(s, name_hash(key, name));
 }
 
 /* Public as the program decides, for the name's whole host (its last suffix). */
-static bool is_public(const struct suffix_keys *s, const char *name)
+static bool is_public(const struct suffix_map *s, const char *name)
 {
 	__u64 suffix[BLOOMXDP_MAX_LABELS];
 	int n = name_suffix_hashes(key, name, suffix);
 
-	return suffix_keys_public(s, suffix, n - 1);
+	return suffix_map_public(s, suffix, n - 1);
 }
 
-static struct suffix_keys parsed;
+static struct suffix_map parsed;
 
 static int setup(void **state)
 {
@@ -75,8 +75,8 @@ static int setup(void **state)
 		 "\n// ===BEGIN PRIVATE DOMAINS===\ngithub.io\n", line);
 	if (write_file(text, path))
 		return -1;
-	suffix_keys_init(&parsed);
-	ret = suffix_keys_parse(&parsed, key, path);
+	suffix_map_init(&parsed);
+	ret = suffix_map_parse(&parsed, key, path);
 	unlink(path);
 	return ret == 8 ? 0 : -1;
 }
@@ -84,7 +84,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	suffix_keys_free(&parsed);
+	suffix_map_free(&parsed);
 	return 0;
 }
 
@@ -126,34 +126,34 @@ static void test_entry_keys(void **state)
 
 	(void)state;
 	strcpy(e.name, "co.uk");
-	assert_int_equal(suffix_keys_entry(&parsed, key, &e, &k), 1);
+	assert_int_equal(suffix_map_entry(&parsed, key, &e, &k), 1);
 	assert_true(k == name_hash(key, "co.uk"));
 	strcpy(e.name, "zzlisted");
-	assert_int_equal(suffix_keys_entry(&parsed, key, &e, &k), 1);
+	assert_int_equal(suffix_map_entry(&parsed, key, &e, &k), 1);
 	strcpy(e.name, "evil.co.uk");
-	assert_int_equal(suffix_keys_entry(&parsed, key, &e, &k), 0);
+	assert_int_equal(suffix_map_entry(&parsed, key, &e, &k), 0);
 	e.allow = true;			/* an exception blocks nothing */
 	strcpy(e.name, "co.uk");
-	assert_int_equal(suffix_keys_entry(&parsed, key, &e, &k), 0);
+	assert_int_equal(suffix_map_entry(&parsed, key, &e, &k), 0);
 	e = (struct entry){ .kind = ENTRY_URL };
 	strcpy(e.name, "github.io");
 	strcpy(e.path, "/malware");
-	assert_int_equal(suffix_keys_entry(&parsed, key, &e, &k), 1);
+	assert_int_equal(suffix_map_entry(&parsed, key, &e, &k), 1);
 	assert_true(k != name_hash(key, "github.io"));	/* the (host, path) key */
 }
 
 static void test_room(void **state)
 {
-	struct suffix_keys s;
+	struct suffix_map s;
 	__u64 i;
 
 	(void)state;
-	suffix_keys_init(&s);
+	suffix_map_init(&s);
 	for (i = 0; i < BLOOMXDP_SUFFIX_MAX_KEYS; i++)
-		assert_int_equal(suffix_keys_or(&s, i * 0x9e3779b97f4a7c15ULL + 1, 1), 0);
-	assert_int_equal(suffix_keys_or(&s, 1, 2), 0);	/* an existing key: more flags */
-	assert_int_equal(suffix_keys_or(&s, 0, 1), -E2BIG);
-	suffix_keys_free(&s);
+		assert_int_equal(suffix_map_or(&s, i * 0x9e3779b97f4a7c15ULL + 1, 1), 0);
+	assert_int_equal(suffix_map_or(&s, 1, 2), 0);	/* an existing key: more flags */
+	assert_int_equal(suffix_map_or(&s, 0, 1), -E2BIG);
+	suffix_map_free(&s);
 }
 
 int main(void)
