@@ -32,7 +32,7 @@ static void usage(FILE *out)
 		     "  -h, --help     this help; 'bloomxdp COMMAND --help' (or 'bloomxdp help\n"
 		     "                 COMMAND') for a command\n"
 		     "      --version  the version\n\n"
-		     "Pins: %s/<ifname>/. See README.md for the list format and limits.\n"
+		     "Pins: %s/<ifname>/. List formats and limits: share/doc/bloomxdp/docs/operations.md.\n"
 		     "bloomxdp %s\n",
 		BLOOMXDP_PIN_ROOT, bloomxdp_version());
 }
