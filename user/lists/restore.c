@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* restore: attach again and reload the lists from the state, after a reboot or lost pins. */
+/*
+ * restore: attach again and reload the lists from the state, after a reboot or
+ * lost pins; or a saved filter swapped in (lists/restore.h).
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +16,6 @@
 
 #include "kernel/attach.h"
 #include "kernel/attachment.h"
-#include "cli/commands.h"
 #include "util/ifname.h"
 #include "lists/build.h"
 #include "lists/lists.h"
@@ -22,12 +24,7 @@
 #include "lists/savefile.h"
 #include "kernel/state_dir.h"
 #include "lists/expiry.h"
-
-struct restore_opts {
-	bool all;
-	const char *file;
-	const char *state_dir;
-};
+#include "lists/restore.h"
 
 /* How long a link whose pins were removed may take to leave the interface. */
 #define XDP_GONE_WAIT_MS 3000
@@ -223,20 +220,20 @@ static void restore_expire(const char *ifname, const char *state_dir)
 			 "they are restored; 'bloomxdp del' them", ifname);
 }
 
-static int restore_one(const char *ifname, const char *state_dir)
+int restore_state(const char *ifname, const char *state_dir, struct restore_outcome *r)
 {
 	struct saved_list lists[2] = {};	/* allowlist, blocklist */
 	struct state_list block = {};
 	struct bloomxdp_state st = {};
 	struct attachment att;
 	struct state_dir sd;
-	char *settings = NULL, when[64];
+	char *settings = NULL;
 	int ifindex, ret, i;
 	bool ours, attached = false, legacy;
-	struct tm tm;
 	size_t len;
 	__u32 slot;
 
+	*r = (struct restore_outcome){};
 	ret = state_open(state_root(state_dir), ifname, false, &sd);
 	if (ret == -ENOENT)
 		log_error("%s: no state in %s/%s: nothing to restore (attach and load it by hand)",
@@ -255,8 +252,8 @@ static int restore_one(const char *ifname, const char *state_dir)
 		goto out;
 	ret = live_matches(ifname, &block);
 	if (ret == 1) {
-		printf("%s: already attached at generation %llu, as its state records: nothing "
-		       "changed\n", ifname, (unsigned long long)block.generation);
+		r->already = true;
+		r->generation = block.generation;
 		ret = 0;
 		goto out;
 	}
@@ -291,12 +288,12 @@ static int restore_one(const char *ifname, const char *state_dir)
 			  "(see above): it filters with what was loaded", ifname);
 		goto out;
 	}
-	localtime_r(&(time_t){ block.time }, &tm);
-	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S %z", &tm);
-	printf("%s: restored: attached as recorded, %llu blocklist entries from %d input%s "
-	       "(as loaded %s), allowlist from %d input%s, generation %llu\n", ifname,
-	       (unsigned long long)st.entries, lists[1].in.n, lists[1].in.n == 1 ? "" : "s", when,
-	       lists[0].in.n, lists[0].in.n == 1 ? "" : "s", (unsigned long long)st.generation);
+	r->restored = true;
+	r->entries = st.entries;
+	r->generation = st.generation;
+	r->loaded = block.time;
+	r->block_inputs = lists[1].in.n;
+	r->allow_inputs = lists[0].in.n;
 out:
 	if (attached)
 		attachment_close(&att);
@@ -314,10 +311,10 @@ out:
  * settings its state records (else the defaults) and the file's layout, FPR
  * and hash key, the one key the filter answers with.
  */
-static int restore_file(const char *ifname, const char *path, const char *state_dir)
+int restore_file(const char *ifname, const char *path, const char *state_dir,
+		 struct restore_result *restored)
 {
 	struct savefile_info info;
-	struct restore_result restored;
 	struct attach_filter filter;
 	struct attachment att;
 	struct pin_dir pd;
@@ -358,87 +355,30 @@ static int restore_file(const char *ifname, const char *path, const char *state_
 	if (ret)
 		return ret;
 	/* Attached with another key: replaced in place with the file's, in the swap. */
-	ret = savefile_apply_any_key(&att, path, &restored);
-	restore_result_print(&restored, stdout);
+	ret = savefile_apply_any_key(&att, path, restored);
 	if (!ret)
 		ret = attachment_check_enforced(&att);
 	attachment_close(&att);
 	return ret;
 }
 
-static int run_restore(const struct cli_call *call)
+void restore_outcome_print(const char *ifname, const struct restore_outcome *r, FILE *out)
 {
-	const struct restore_opts *o = call->opts;
-	char **names = NULL, failed[1024] = "";
-	int i, n = 0, bad = 0, ret;
+	char when[64];
+	struct tm tm;
 
-	if (o->all == (call->argc == 1)) {
-		log_error("restore: give an interface or --all; see 'bloomxdp restore --help'");
-		return -EINVAL;
+	if (r->already) {
+		fprintf(out, "%s: already attached at generation %llu, as its state records: "
+			"nothing changed\n", ifname, (unsigned long long)r->generation);
+		return;
 	}
-	if (o->all && o->file) {
-		log_error("restore: --file goes with one interface, not --all");
-		return -EINVAL;
-	}
-	ret = check_privileges();
-	if (!ret)
-		ret = check_bpffs();
-	if (ret)
-		return ret;
-	if (o->file)
-		return restore_file(call->argv[0], o->file, o->state_dir);
-	if (!o->all)
-		return restore_one(call->argv[0], o->state_dir);
-	ret = state_interfaces(state_root(o->state_dir), &names, &n);
-	if (ret)
-		return ret;
-	if (!n)
-		printf("no interface has state in %s: nothing to restore\n",
-		       state_root(o->state_dir));
-	for (i = 0; i < n; i++) {
-		if (!restore_one(names[i], o->state_dir))
-			continue;
-		bad++;
-		snprintf(failed + strlen(failed), sizeof(failed) - strlen(failed), "%s%s",
-			 bad > 1 ? ", " : "", names[i]);
-	}
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-	if (bad)
-		log_error("restore failed for %d interface%s: %s", bad, bad == 1 ? "" : "s",
-			  failed);
-	return bad ? -EIO : 0;
+	if (!r->restored)
+		return;
+	localtime_r(&(time_t){ r->loaded }, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S %z", &tm);
+	fprintf(out, "%s: restored: attached as recorded, %llu blocklist entries from %d input%s "
+		"(as loaded %s), allowlist from %d input%s, generation %llu\n", ifname,
+		(unsigned long long)r->entries, r->block_inputs, r->block_inputs == 1 ? "" : "s",
+		when, r->allow_inputs, r->allow_inputs == 1 ? "" : "s",
+		(unsigned long long)r->generation);
 }
-
-static const struct option_spec restore_options[] = {
-	OPTION("all", 0, OPT_FLAG, offsetof(struct restore_opts, all), NULL,
-	       "every interface with state"),
-	OPTION("file", 'f', OPT_TEXT, offsetof(struct restore_opts, file), "FILE",
-	       "swap in a filter saved by 'bloomxdp save' instead\n"
-	       "(attaching with its key if IFNAME is not attached)"),
-	OPTION_STATE_DIR(struct restore_opts),
-	{}
-};
-
-const struct command command_restore = {
-	.name = "restore",
-	.args = "[IFNAME | --all]",
-	.summary = "attach again and reload the lists from the state",
-	.description =
-		"After a reboot or a lost pin directory: attaches IFNAME (or every interface\n"
-		"with state, --all) with the settings attach recorded, and loads the lists\n"
-		"(allowlist, blocklist, the entries added since) from the copies in the state,\n"
-		"without the network. An interface already attached at the generation its\n"
-		"state records is left as it is. One line per interface; exits 1 if any failed,\n"
-		"naming it. With --file, the filter a 'save' wrote goes in instead (refused,\n"
-		"changing nothing, if damaged or of another layout or k; of another hash key,\n"
-		"the program is replaced in place with the file's key, in the same swap); the\n"
-		"lists in the state are then not the live filter's, and query says so.\n",
-	.options = restore_options,
-	.opts_size = sizeof(struct restore_opts),
-	.min_args = 0,
-	.max_args = 1,
-	.what_args = "IFNAME",
-	.run = run_restore,
-};
