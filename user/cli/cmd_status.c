@@ -30,6 +30,7 @@
 #include "kernel/state_dir.h"
 #include "lists/bitcounts.h"
 #include "lists/expiry.h"
+#include "service/status.h"
 
 #define NCOUNTERS BLOOMXDP_NCOUNTERS
 
@@ -245,8 +246,6 @@ const struct command command_stats = {
 	.run = run_stats,
 };
 
-#define COUNTER_INDEX(name) (offsetof(struct bloomxdp_counters, name) / sizeof(__u64))
-
 /* "32,24,16": the probed prefix lengths of a header word, or "none". */
 static const char *lengths_text(__u64 word, char *buf, size_t len)
 {
@@ -258,119 +257,6 @@ static const char *lengths_text(__u64 word, char *buf, size_t len)
 	for (i = 0; i < n && used < len; i++)
 		used += snprintf(buf + used, len - used, "%s%u", i ? "," : "", lengths[i]);
 	return buf;
-}
-
-/* "53,5353": a port list for status. */
-static const char *ports_text(const __u16 *ports, char *buf, size_t len)
-{
-	size_t used = 0;
-	int i;
-
-	buf[0] = '\0';
-	for (i = 0; i < BLOOMXDP_MAX_PORTS && ports[i] && used < len; i++)
-		used += snprintf(buf + used, len - used, "%s%u", i ? "," : "", ports[i]);
-	return buf;
-}
-
-/* Whether the state records the live list: "current", "behind" (a state write lost), "none". */
-static const char *state_text(const char *ifname, const char *state_dir, __u64 generation)
-{
-	int ret = list_state_current(ifname, state_dir, false, generation);
-
-	return !ret ? "current" : ret == -ESTALE ? "behind" : "none";
-}
-
-/* What status shows of an attachment, read once for either output. */
-struct status_view {
-	const char *ifname;
-	const struct bloomxdp_config *cfg;
-	struct link_view link;
-	struct filter_gauges g;		/* the live filter, as metrics export it */
-	char loaded[32], match[64], dns_ports[32], http_ports[32], tls_ports[32];
-	double observed_fpr;
-	__u64 fps;
-	const char *state;		/* state_text() */
-	int del_ret;
-	__u64 del_bytes, del_saturated, timeouts, next_expiry;
-	char next_text[64];
-	struct named_view lists;
-	char kernel[KERNEL_RELEASE_LEN];	/* uname -r */
-	__u64 features;			/* its needs (kernel/features.h); 0: unknown */
-	bool exact_on;			/* the live generation has an exact copy (--verify) */
-	char verify_reason[192];	/* verify_reason() */
-};
-
-/* The attachment's needs: its layout's, and this build's program's (multi-buffer or not). */
-static __u64 features_used(const struct bloomxdp_config *cfg)
-{
-	bool frags;
-
-	if (loader_program_frags(&frags))
-		return 0;
-	return kernel_features_needed(cfg->layout, frags);
-}
-
-static int status_read(struct attachment *att, const char *state_dir, struct status_view *v)
-{
-	const struct bloomxdp_config *cfg = &att->config;
-	__u64 counts[NCOUNTERS], checked;
-	__u32 slot;
-	int ret;
-
-	v->cfg = cfg;
-	if (named_view_read(att, &v->lists))
-		memset(&v->lists, 0, sizeof(v->lists));
-	ret = attachment_read_link(att, &v->link);
-	if (ret) {
-		log_error("cannot read the XDP link of %s: %s; 'bloomxdp detach %s' and attach "
-			  "again", v->ifname, strerror(-ret), v->ifname);
-		return ret;
-	}
-	/* What metrics export too: one reading of the live filter (metrics.c). */
-	ret = filter_gauges_read(att, &v->g);
-	if (ret)
-		return ret;
-	/* The counting filter of del, in the state (bitcounts.h). */
-	v->del_ret = bitcounts_status(v->ifname, state_dir, cfg->layout, v->g.bits, cfg->hashes,
-				      v->g.st.generation, &v->del_bytes, &v->del_saturated);
-	/* Entries that expire (expiry.h). */
-	if (!expiry_summary(v->ifname, state_dir, &v->timeouts, &v->next_expiry) &&
-	    v->next_expiry) {
-		time_t t = v->next_expiry;
-		struct tm tm;
-
-		strftime(v->next_text, sizeof(v->next_text), "%Y-%m-%d %H:%M:%S %Z",
-			 localtime_r(&t, &tm));
-	}
-	/* The exact stage of the live generation: its load decided (--verify auto). */
-	v->exact_on = cfg->verify != BLOOMXDP_VERIFY_OFF &&
-		      !attachment_active(att, BLOOMXDP_ACTIVE_BLOCK, &slot) &&
-		      exact_outer_has(&att->verify, slot);
-	verify_reason(cfg->verify, v->exact_on, &v->g.st, v->verify_reason,
-		      sizeof(v->verify_reason));
-	/* Observed with --verify: the exact copy refused these Bloom hits. */
-	memset(counts, 0, sizeof(counts));
-	counters_read(att->counters_fd, counts);
-	checked = counts[COUNTER_INDEX(checked_v4)] + counts[COUNTER_INDEX(checked_v6)] +
-		  counts[COUNTER_INDEX(checked_dns)] + counts[COUNTER_INDEX(checked_http)] +
-		  counts[COUNTER_INDEX(checked_sni)];
-	v->fps = counts[COUNTER_INDEX(false_positives)];
-	v->observed_fpr = checked ? (double)v->fps / checked : 0;
-	match_text(cfg->match, v->match, sizeof(v->match));
-	ports_text(cfg->dns_ports, v->dns_ports, sizeof(v->dns_ports));
-	ports_text(cfg->http_ports, v->http_ports, sizeof(v->http_ports));
-	ports_text(cfg->tls_ports, v->tls_ports, sizeof(v->tls_ports));
-	snprintf(v->loaded, sizeof(v->loaded), "never");
-	if (v->g.st.loaded_at_ns) {
-		time_t t = v->g.st.loaded_at_ns / 1000000000ULL;
-
-		strftime(v->loaded, sizeof(v->loaded), "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
-	}
-	v->state = state_text(v->ifname, state_dir, v->g.st.generation);
-	if (kernel_release(v->kernel, sizeof(v->kernel)))
-		snprintf(v->kernel, sizeof(v->kernel), "unknown");
-	v->features = features_used(cfg);
-	return 0;
 }
 
 static void status_json(const struct status_view *v)
@@ -552,7 +438,7 @@ static int do_status(const char *ifname, bool json, const char *state_dir)
 	ret = attachment_open(ifname, false, &att);
 	if (ret)
 		return ret;
-	ret = status_read(&att, state_dir, &v);
+	ret = status_view_read(&att, state_dir, &v);
 	if (!ret && json)
 		status_json(&v);
 	else if (!ret)

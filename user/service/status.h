@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef BLOOMXDP_SERVICE_STATUS_H
+#define BLOOMXDP_SERVICE_STATUS_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+#include <bloomxdp/common.h>
+#include "kernel/attachment.h"
+#include "kernel/features.h"
+#include "lists/named.h"
+#include "service/metrics.h"
+
+/* What status shows of an attachment, read once for either output. */
+struct status_view {
+	const char *ifname;
+	const struct bloomxdp_config *cfg;
+	struct link_view link;
+	struct filter_gauges g;		/* the live filter, as metrics export it */
+	char loaded[32], match[64], dns_ports[32], http_ports[32], tls_ports[32];
+	double observed_fpr;
+	__u64 fps;
+	const char *state;		/* state_text() */
+	int del_ret;
+	__u64 del_bytes, del_saturated, timeouts, next_expiry;
+	char next_text[64];
+	struct named_view lists;
+	char kernel[KERNEL_RELEASE_LEN];	/* uname -r */
+	__u64 features;			/* its needs (kernel/features.h); 0: unknown */
+	bool exact_on;			/* the live generation has an exact copy (--verify) */
+	char verify_reason[192];	/* verify_reason() */
+};
+
+/*
+ * v (its ifname set by the caller) filled from the attachment, its state
+ * (state_dir: NULL, the default) and the kernel: the gathering of 'status',
+ * which prints it as text or JSON. Errors are logged.
+ */
+int status_view_read(struct attachment *att, const char *state_dir, struct status_view *v);
+
+#endif
