@@ -1,25 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* fleet status: every node of a channel, as it reported in Redis (fleet/redis.h). */
+/* fleet status: every node of a channel, as it reported in Redis (fleet/redis.h, status.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <hiredis/hiredis.h>
 
-#include "cli/commands.h"
-#include "cli/cmd_fleet.h"
 #include "fleet/redis.h"
-#include "util/json.h"
+#include "fleet/status.h"
 #include "util/log.h"
 
 #define WHY_LEN 512
-
-struct fleet_opts {
-	const char *redis;
-	const char *channel;
-};
 
 static __u64 field_u64(const redisReply *h, const char *name)
 {
@@ -31,16 +23,6 @@ static __u64 field_u64(const redisReply *h, const char *name)
 	errno = 0;
 	v = strtoull(buf, &end, 10);
 	return errno || *end ? 0 : v;
-}
-
-static const char *when_text(__u64 t, char *buf, size_t len)
-{
-	time_t tt = t;
-	struct tm tm;
-
-	if (!t || !gmtime_r(&tt, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
-		snprintf(buf, len, "-");
-	return buf;
 }
 
 /* The stream's newest id (what every node should have reached), or "0-0". */
@@ -75,81 +57,85 @@ static void stream_top(redisContext *c, const char *channel, struct fleet_id *to
 	freeReplyObject(r);
 }
 
-static void status_node(const char *id, const redisReply *h, const struct fleet_id *top,
-			__u64 latest, struct json *j, bool json)
+/* A node's hash (HGETALL) into v. */
+static void node_read(const char *id, const redisReply *h, struct fleet_node_view *v)
 {
-	char ifname[64], err[256], sid[FLEET_ID_MAX], a[32], b[32], lag[32], vk[32];
-	struct fleet_id at = { 0, 0 };
-	__u64 version = field_u64(h, "version");
-	bool have_id;
-
-	if (!fleet_field_text(h, "ifname", ifname, sizeof(ifname)))
-		snprintf(ifname, sizeof(ifname), "?");
-	if (!fleet_field_text(h, "last_error", err, sizeof(err)))
-		err[0] = '\0';
+	memset(v, 0, sizeof(*v));
+	snprintf(v->id, sizeof(v->id), "%s", id);
+	if (!fleet_field_text(h, "ifname", v->ifname, sizeof(v->ifname)))
+		snprintf(v->ifname, sizeof(v->ifname), "?");
+	if (!fleet_field_text(h, "last_error", v->last_error, sizeof(v->last_error)))
+		v->last_error[0] = '\0';
 	/* The key it verifies announcements with (verify_key), or none. */
-	if (!fleet_field_text(h, "verify_key", vk, sizeof(vk)) || !strcmp(vk, "none"))
-		snprintf(vk, sizeof(vk), "-");
-	have_id = fleet_field_text(h, "stream_id", sid, sizeof(sid)) &&
-		  !fleet_id_parse(sid, strlen(sid), &at);
-	/* Lag: how long ago the newest announcement the node has not applied was made. */
-	if (!have_id)
-		snprintf(lag, sizeof(lag), "-");
-	else if (fleet_id_cmp(&at, top) >= 0)
-		snprintf(lag, sizeof(lag), "0");
-	else
-		snprintf(lag, sizeof(lag), "%.1fs", (double)(top->ms - at.ms) / 1000);
-	if (json) {
-		json_object_start(j);
-		json_kv_string(j, "node", id);
-		json_kv_string(j, "ifname", ifname);
-		json_kv_u64(j, "version", version);
-		json_kv_bool(j, "latest", version == latest && fleet_id_cmp(&at, top) >= 0);
-		json_kv_string(j, "stream_id", have_id ? sid : "");
-		json_kv_u64(j, "applied_at", field_u64(h, "applied_at"));
-		json_kv_u64(j, "seen_at", field_u64(h, "seen_at"));
-		json_kv_double(j, "lag_seconds", "%.3f",
-			       have_id && fleet_id_cmp(&at, top) < 0 ?
-			       (double)(top->ms - at.ms) / 1000 : 0);
-		json_kv_u64(j, "deltas", field_u64(h, "deltas"));
-		json_kv_u64(j, "refused", field_u64(h, "refused"));
-		json_kv_u64(j, "errors", field_u64(h, "errors"));
-		json_kv_string(j, "last_error", err);
-		json_kv_string(j, "verify_key", strcmp(vk, "-") ? vk : "");
-		json_kv_u64(j, "delta_seq", field_u64(h, "delta_seq"));
-		json_object_end(j);
-		return;
-	}
-	printf("%-20s %-12s %7llu%c %-20s %-20s %8s %7llu %6llu  %-23s  %s\n", id, ifname,
-	       (unsigned long long)version, version == latest ? ' ' : '*',
-	       when_text(field_u64(h, "applied_at"), a, sizeof(a)),
-	       when_text(field_u64(h, "seen_at"), b, sizeof(b)), lag,
-	       (unsigned long long)field_u64(h, "refused"),
-	       (unsigned long long)field_u64(h, "errors"), vk, err[0] ? err : "-");
+	if (!fleet_field_text(h, "verify_key", v->verify_key, sizeof(v->verify_key)) ||
+	    !strcmp(v->verify_key, "none"))
+		snprintf(v->verify_key, sizeof(v->verify_key), "-");
+	v->have_id = fleet_field_text(h, "stream_id", v->stream_id, sizeof(v->stream_id)) &&
+		     !fleet_id_parse(v->stream_id, strlen(v->stream_id), &v->at);
+	if (!v->have_id)
+		v->stream_id[0] = '\0';
+	v->version = field_u64(h, "version");
+	v->applied_at = field_u64(h, "applied_at");
+	v->seen_at = field_u64(h, "seen_at");
+	v->deltas = field_u64(h, "deltas");
+	v->refused = field_u64(h, "refused");
+	v->errors = field_u64(h, "errors");
+	v->delta_seq = field_u64(h, "delta_seq");
 }
 
-static int run_fleet(const struct cli_call *call)
+bool fleet_node_current(const struct fleet_node_view *v, const struct fleet_status *s)
 {
-	const struct fleet_opts *o = call->opts;
-	char k[FLEET_KEY_MAX], nk[FLEET_KEY_MAX + FLEET_NODE_MAX], why[WHY_LEN];
-	redisReply *nodes = NULL, *h = NULL;
-	struct fleet_id top;
+	return v->version == s->latest && fleet_id_cmp(&v->at, &s->top) >= 0;
+}
+
+double fleet_node_lag(const struct fleet_node_view *v, const struct fleet_status *s)
+{
+	return v->have_id && fleet_id_cmp(&v->at, &s->top) < 0 ?
+	       (double)(s->top.ms - v->at.ms) / 1000 : 0;
+}
+
+/* The node of member e, if its name is one: read and appended to s. */
+static int node_add(redisContext *c, const char *channel, const redisReply *e,
+		    struct fleet_status *s)
+{
+	char nk[FLEET_KEY_MAX + FLEET_NODE_MAX], why[WHY_LEN], id[FLEET_NODE_MAX];
+	redisReply *h = NULL;
+	int ret;
+
+	if (e->type != REDIS_REPLY_STRING || !e->len || e->len >= sizeof(id) ||
+	    memchr(e->str, 0, e->len))
+		return 0;
+	memcpy(id, e->str, e->len);
+	id[e->len] = '\0';
+	snprintf(nk, sizeof(nk), FLEET_KEY_ROOT "%s:node:%s", channel, id);
+	{
+		const char *argv[] = { "HGETALL", nk, NULL };
+
+		ret = fleet_cmd(c, &h, why, sizeof(why), argv);
+	}
+	if (ret) {
+		log_error("fleet status: %s", why);
+		return ret;
+	}
+	node_read(id, h, &s->nodes[s->n++]);
+	freeReplyObject(h);
+	return 0;
+}
+
+int fleet_status_read(const char *url, const char *channel, struct fleet_status *s)
+{
+	char k[FLEET_KEY_MAX], why[WHY_LEN];
+	redisReply *nodes = NULL;
 	redisContext *c = NULL;
-	bool is_signed = false;
-	struct json j;
-	__u64 latest;
 	size_t i;
 	int ret;
 
-	if (strcmp(call->argv[0], "status")) {
-		log_error("fleet: unknown subcommand '%s': expected status", call->argv[0]);
-		return -EINVAL;
-	}
-	ret = fleet_open(o->redis, o->channel, &c);
+	memset(s, 0, sizeof(*s));
+	ret = fleet_open(url, channel, &c);
 	if (ret)
 		return ret;
 	{
-		const char *argv[] = { "SMEMBERS", fleet_key(k, sizeof(k), o->channel, "nodes"),
+		const char *argv[] = { "SMEMBERS", fleet_key(k, sizeof(k), channel, "nodes"),
 				       NULL };
 
 		ret = fleet_cmd(c, &nodes, why, sizeof(why), argv);
@@ -158,79 +144,27 @@ static int run_fleet(const struct cli_call *call)
 		log_error("fleet status: %s", why);
 		goto out;
 	}
-	stream_top(c, o->channel, &top, &latest, &is_signed);
-	if (call->json) {
-		json_start(&j, stdout);
-		json_object_start(&j);
-		json_kv_string(&j, "channel", o->channel);
-		json_kv_u64(&j, "latest_version", latest);
-		json_kv_bool(&j, "latest_signed", is_signed);
-		json_key(&j, "nodes");
-		json_array_start(&j);
-	} else {
-		printf("channel %s: latest version %llu (%s), %zu node%s\n", o->channel,
-		       (unsigned long long)latest, is_signed ? "signed" : "unsigned",
-		       nodes->elements, nodes->elements == 1 ? "" : "s");
-		printf("%-20s %-12s %8s %-20s %-20s %8s %7s %6s  %-23s  %s\n", "NODE", "IFNAME",
-		       "VERSION", "APPLIED", "SEEN", "LAG", "REFUSED", "ERRORS", "VERIFY KEY",
-		       "LAST ERROR");
-	}
-	for (i = 0; nodes->type == REDIS_REPLY_ARRAY && i < nodes->elements; i++) {
-		const redisReply *e = nodes->element[i];
-		char id[FLEET_NODE_MAX];
-
-		if (e->type != REDIS_REPLY_STRING || !e->len || e->len >= sizeof(id) ||
-		    memchr(e->str, 0, e->len))
-			continue;
-		memcpy(id, e->str, e->len);
-		id[e->len] = '\0';
-		snprintf(nk, sizeof(nk), FLEET_KEY_ROOT "%s:node:%s", o->channel, id);
-		{
-			const char *argv[] = { "HGETALL", nk, NULL };
-
-			ret = fleet_cmd(c, &h, why, sizeof(why), argv);
+	stream_top(c, channel, &s->top, &s->latest, &s->latest_signed);
+	s->listed = true;
+	s->members = nodes->elements;
+	if (nodes->type == REDIS_REPLY_ARRAY && nodes->elements) {
+		s->nodes = calloc(nodes->elements, sizeof(*s->nodes));
+		if (!s->nodes) {
+			ret = -ENOMEM;
+			goto out;
 		}
-		if (ret) {
-			log_error("fleet status: %s", why);
-			break;
-		}
-		status_node(id, h, &top, latest, &j, call->json);
-		freeReplyObject(h);
-		h = NULL;
 	}
-	if (call->json) {
-		json_array_end(&j);
-		json_object_end(&j);
-		json_end(&j);
-	}
+	for (i = 0; nodes->type == REDIS_REPLY_ARRAY && i < nodes->elements && !ret; i++)
+		ret = node_add(c, channel, nodes->element[i], s);
 out:
 	freeReplyObject(nodes);
 	fleet_disconnect(c);
 	return ret;
 }
 
-static const struct option_spec fleet_options[] = {
-	OPT_REDIS(struct fleet_opts),
-	OPT_CHANNEL(struct fleet_opts),
-	{}
-};
-
-const struct command command_fleet = {
-	.name = "fleet",
-	.args = "status",
-	.summary = "every node of a fleet: applied version, when, lag, errors",
-	.description =
-		"fleet status: the nodes that reported on the channel, each with the version it\n"
-		"applied ('*': not the latest), when, when it was last heard of, how far behind\n"
-		"the newest announcement it is (LAG), the payloads it refused (REFUSED: size,\n"
-		"checksum, format, consistency, order or signature), the publisher's key it\n"
-		"verifies announcements with (VERIFY KEY: verify_key's fingerprint, '-' none)\n"
-		"and its last error.\n",
-	.options = fleet_options,
-	.opts_size = sizeof(struct fleet_opts),
-	.json = true,
-	.min_args = 1,
-	.max_args = 1,
-	.what_args = "status",
-	.run = run_fleet,
-};
+void fleet_status_free(struct fleet_status *s)
+{
+	free(s->nodes);
+	s->nodes = NULL;
+	s->n = 0;
+}
