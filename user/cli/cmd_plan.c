@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* plan: its options and help, and the plan (lists/plan.c for a list's) as text or JSON. */
 #include <errno.h>
 #include <stddef.h>
 #include <math.h>
@@ -15,6 +16,7 @@
 #include "util/log.h"
 #include "filter/packet_fpr.h"
 #include "filter/bloom_plan.h"
+#include "lists/plan.h"
 
 /* Fill levels shown, in percent of capacity. */
 static const unsigned int plan_fill_pct[] = { 10, 25, 50, 75, 100, 125, 150, 200 };
@@ -104,20 +106,6 @@ static void plan_print_json(struct json *j, const struct bloom_plan *p)
 	plan_print_layouts(p->capacity, p->fpr, j);
 	json_array_end(j);
 }
-
-/* What a list makes of the plan: counts, expansion, exact bytes. */
-struct list_report {
-	struct list_build build;
-	__u64 keys;		/* Bloom keys after expansion */
-	__u64 exact_bytes;	/* with --verify: LPM tries and hash map, kernel accounting */
-	bool verify;
-	struct bloom_plan load;	/* the filter a load of the list makes */
-	bool load_planned;
-	struct packet_probes probes;	/* per packet and field, on an attachment of --match */
-	double target;		/* --fpr, per packet */
-	double probe_fpr;	/* per probe, what a load sizes for */
-	double load_fpr;	/* per key of the load's filter with the list's keys */
-};
 
 static void report_text(const struct list_report *r)
 {
@@ -219,86 +207,6 @@ static void report_json(struct json *j, const struct list_report *r)
 	json_object_end(j);
 }
 
-struct plan_opts {
-	__u64 capacity;
-	bool capacity_given;
-	double fpr;
-	struct file_list lists;
-	__u32 format;		/* enum list_format */
-	__u64 prefix_probes;
-	__u32 store;		/* enum range_store: --store */
-	bool verify;
-	__u32 layout;
-	bool lenient;
-	bool allow_wide;
-	const char *column;
-	struct file_list where;
-	__u32 match;		/* BLOOMXDP_MATCH_*: the probes per packet */
-};
-
-/* Reads the lists, plans prefixes; with --verify builds the exact copy to measure it. */
-static int read_lists(struct list_report *r, const struct plan_opts *o)
-{
-	char err[LIST_ERROR_LEN], places[LIST_ERROR_LEN];
-	struct exact_set exact;
-	struct csv_spec csv;
-	const char *why;
-	int i, ret = 0;
-
-	if (csv_spec_parse(o->column, o->where.items, o->where.count, &csv, &why)) {
-		log_error("%s", why);
-		return -EINVAL;
-	}
-	exact_set_init(&exact);
-	list_build_init(&r->build, NULL, o->prefix_probes);
-	r->build.opts.csv = &csv;
-	r->build.opts.lenient = o->lenient;
-	r->build.opts.refuse_wide = !o->allow_wide;
-	r->build.skip_suffixes = o->lenient;	/* as load --lenient skips them */
-	/* The addresses are kept: the cost model merges them into intervals, as load does. */
-	r->build.bloom = true;
-	r->build.ranges_ok = true;
-	r->build.store = o->store;
-	r->build.bits_per_key = -log(o->fpr) / (M_LN2 * M_LN2);
-	if (r->verify) {
-		/* It says why, on its own line. */
-		ret = check_privileges();
-		if (ret)
-			return ret;
-		ret = exact_set_create_hashed(&exact, 1U << 30);
-		if (ret) {
-			log_error("--verify builds the exact maps to measure them: %s",
-				  strerror(-ret));
-			return ret;
-		}
-		r->build.exact = &exact;
-	}
-	for (i = 0; i < o->lists.count && !ret; i++)
-		ret = list_build_read(&r->build, o->lists.items[i], o->format, err);
-	list_notes_print(&r->build.notes);
-	if (!ret && r->build.suffixes.count)
-		log_warn("%llu public suffix%s in the list: 'load' refuses it unless "
-			 "--allow-public-suffix (--lenient skips them): %s",
-			 (unsigned long long)r->build.suffixes.count,
-			 r->build.suffixes.count == 1 ? "" : "es",
-			 list_suffixes_text(&r->build.suffixes, places, sizeof(places)));
-	if (!ret)
-		ret = list_build_finish(&r->build, err);
-	if (ret) {
-		log_error("%s", err);
-		goto out;
-	}
-	r->keys = r->build.keys;
-	if (r->verify)
-		r->exact_bytes = exact_set_bytes(&exact);
-out:
-	exact_set_close(&exact);
-	list_build_free(&r->build);
-	return ret;
-}
-
-
-
 static int check_plan(const struct cli_call *call)
 {
 	const struct plan_opts *o = call->opts;
@@ -325,7 +233,7 @@ static int run_plan(const struct cli_call *call)
 
 	report.verify = o->verify;
 	if (o->lists.count) {
-		if (read_lists(&report, o))
+		if (plan_lists_read(&report, o))
 			return -EINVAL;
 		if (!o->capacity_given)
 			capacity = report.keys ? report.keys : 1;
@@ -333,23 +241,7 @@ static int run_plan(const struct cli_call *call)
 	if (plan_or_explain(capacity, o->fpr, o->layout, &plan))
 		return -EINVAL;
 	if (o->lists.count) {
-		/* As load sizes it: for the list, at least --capacity when given. */
-		struct generation_need need = {
-			.layout = o->layout, .hashes = plan.hashes, .fpr = o->fpr,
-			.keys = report.keys, .floor = o->capacity_given ? o->capacity : 1,
-			.max_memory = ~0ULL,
-		};
-		__u64 need_bytes;
-
-		/* --fpr per packet: each probe at the rate that keeps the worst packet within it. */
-		list_build_probes(&report.build, o->match, &report.probes);
-		report.target = o->fpr;
-		report.probe_fpr = packet_probe_fpr(&report.probes, o->fpr);
-		need.fpr = report.probe_fpr;
-		report.load_planned = !generation_plan(&need, &report.load, &need_bytes);
-		if (report.load_planned)
-			report.load_fpr = bloom_layout_fpr(o->layout, report.load.bits,
-							   report.load.hashes, report.keys);
+		plan_lists_load(&report, o, plan.hashes);
 	}
 	if (call->json) {
 		struct json j;
