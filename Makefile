@@ -147,7 +147,7 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libbloomxdp.a $(SKELS)
 BENCH_TOOLS := $(BUILD)/bench/prog_run $(BUILD)/bench/gen $(BUILD)/bench/rx \
 	       $(BUILD)/bench/mklists
 
-$(BUILD)/bench/%.bpf.o: bench/%.bpf.c $(HEADERS) | $(BUILD)
+$(BUILD)/bench/%.bpf.o: bench/%.bpf.c $(HEADERS) bpf/filter.h | $(BUILD)
 	@mkdir -p $(dir $@)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 

@@ -11,29 +11,8 @@
 
 const volatile struct bloomxdp_config config SEC(".rodata.config");
 
-/* As bpf/bloomxdp.bpf.c: the map's elements are lines of words. */
-static __always_inline __u64 *bloomxdp_filter_line(void *filter, __u32 first)
-{
-	__u32 line = first / BLOOMXDP_LINE_WORDS;
-	struct bloomxdp_line *l = bpf_map_lookup_elem(filter, &line);
-
-	return l ? l->word : NULL;
-}
-
-static __always_inline __u64 *bloomxdp_filter_word(void *filter, __u32 index)
-{
-	__u32 line = index / BLOOMXDP_LINE_WORDS;
-	struct bloomxdp_line *l = bpf_map_lookup_elem(filter, &line);
-
-	return l ? &l->word[index % BLOOMXDP_LINE_WORDS] : NULL;
-}
-
-static __always_inline int bloomxdp_kernel_has(void *filter, __u64 hash)
-{
-	return bpf_map_peek_elem(filter, &hash) == 0;
-}
-
-#include <bloomxdp/bloom.h>
+/* The probes as the XDP program runs them: the same header. */
+#include "../bpf/filter.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
