@@ -157,6 +157,23 @@ set_mtu() {
 }
 
 # ------------------------------------------------------------ pings at each MTU
+# without_control PACKETS BYTES p b REST...: "p b REST" with the kernel's own control frames
+# taken out of p and b: what exceeds PACKETS by 1 to 3 frames of 40 to 200 bytes each (said);
+# anything else is left as it is, for the check to show.
+without_control() {
+	local want_p=$1 want_b=$2 p=$3 b=$4 extra extra_b
+	shift 4
+	extra=$((p - want_p))
+	extra_b=$((b - want_b))
+	if [ "$extra" -ge 1 ] && [ "$extra" -le 3 ] && [ "$extra_b" -ge $((extra * 40)) ] &&
+	   [ "$extra_b" -le $((extra * 200)) ]; then
+		diag "$extra control frame(s) of $extra_b bytes in all came between the readings" >&2
+		p=$want_p
+		b=$want_b
+	fi
+	echo "$p $b $*"
+}
+
 N=3
 for mtu in 1500 4000 9000; do
 	check "MTU $mtu on both ends of the veth" set_mtu "$mtu" || continue
@@ -181,10 +198,13 @@ for mtu in 1500 4000 9000; do
 		"$N $N" "${got[$C4_PASS]}"
 	check_eq "MTU $mtu: pings of $((mtu - 48)) bytes from unlisted $C6_PASS: replies" \
 		"$N $N" "${got[$C6_PASS]}"
-	# Every frame is MTU + 14 bytes long: bytes counts the fragments too.
+	# Every frame is MTU + 14 bytes long: bytes counts the fragments too. The kernel's own
+	# few small frames (IPv6 neighbour and multicast traffic, at moments of its choosing)
+	# may come between the two readings: up to 3 of at most 200 bytes are taken out.
 	check_eq "MTU $mtu: packets, bytes, dropped, hits_v4, hits_v6, split_headers" \
 		"$((4 * N)) $((4 * N * (mtu + 14))) $((2 * N)) $N $N 0" \
-		"$(deltas "$before" "$after" packets bytes dropped hits_v4 hits_v6 split_headers)"
+		"$(without_control "$((4 * N))" "$((4 * N * (mtu + 14)))" \
+		  $(deltas "$before" "$after" packets bytes dropped hits_v4 hits_v6 split_headers))"
 	unset got
 
 	# ------------------------------------------------ a ClientHello past byte 3,520
