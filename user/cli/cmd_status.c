@@ -32,7 +32,6 @@
 #include "lists/expiry.h"
 #include "service/status.h"
 
-#define NCOUNTERS BLOOMXDP_NCOUNTERS
 
 /* Each list: its name, action, entries and hits (the default list first, always). */
 static void print_lists(const struct named_view *v, const struct bloomxdp_config *cfg,
@@ -78,13 +77,13 @@ static void print_counters(const __u64 *now, const __u64 *before, double secs, b
 
 		json_start(&j, stdout);
 		json_object_start(&j);
-		for (i = 0; i < NCOUNTERS; i++)
+		for (i = 0; i < BLOOMXDP_NCOUNTERS; i++)
 			json_kv_u64(&j, counter_names[i], now[i]);
 		if (before) {
 			json_kv_double(&j, "interval", "%.3f", secs);
 			json_key(&j, "rates");
 			json_object_start(&j);
-			for (i = 0; i < NCOUNTERS; i++)
+			for (i = 0; i < BLOOMXDP_NCOUNTERS; i++)
 				json_kv_double(&j, counter_names[i], "%.1f",
 					       (now[i] - before[i]) / secs);
 			json_object_end(&j);
@@ -93,7 +92,7 @@ static void print_counters(const __u64 *now, const __u64 *before, double secs, b
 		json_object_end(&j);
 		json_end(&j);
 	} else {
-		for (i = 0; i < NCOUNTERS; i++) {
+		for (i = 0; i < BLOOMXDP_NCOUNTERS; i++) {
 			printf("%-18s %20llu", counter_names[i], (unsigned long long)now[i]);
 			if (before)
 				printf(" %14.1f/s", (now[i] - before[i]) / secs);
@@ -124,7 +123,7 @@ static double monotonic_seconds(void)
 
 static int do_stats(const char *ifname, bool json, double interval, __u64 count)
 {
-	__u64 now[NCOUNTERS], before[NCOUNTERS];
+	__u64 now[BLOOMXDP_NCOUNTERS], before[BLOOMXDP_NCOUNTERS];
 	struct named_view v;
 	struct attachment att;
 	double t_before, t_now;

@@ -175,8 +175,6 @@ static int exact_insert(int fd, const void *key, __u8 value, __u64 *added)
 
 /* Keys moved per system call when a hash map grows. */
 #define MOVE_BATCH 4096
-/* The kernel's ENOTSUPP (not in the C library's errno.h): a map without batches. */
-#define KERNEL_ENOTSUPP 524
 
 /* Every key of old into fd, one at a time (a kernel without batch operations). */
 static int move_keys_one_by_one(int old, int fd)

@@ -129,4 +129,7 @@ void verify_reason(__u32 mode, bool on, const struct bloomxdp_state *st, char *b
 		   size_t len);
 __u64 map_fd_bytes(int fd);
 
+/* The kernel's ENOTSUPP (not in the C library's errno.h): e.g. a map without batches. */
+#define KERNEL_ENOTSUPP 524
+
 #endif

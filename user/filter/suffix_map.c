@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 
 #include "parse/domain.h"
+#include "filter/exact.h"
 #include "filter/suffix_map.h"
 
 /* A line of the list longer than this is no rule (the longest today is 40 bytes). */
@@ -209,8 +210,6 @@ int suffix_map_prune(int map_fd, const __u64 hash_key[2])
 
 /* Keys and flags read per batch: the whole map in 3 system calls today. */
 #define READ_BATCH 4096
-/* The kernel's ENOTSUPP (not in the C library's errno.h): a map without batches. */
-#define KERNEL_ENOTSUPP 524
 
 /* The map in batches (6.1 has them for hash maps); -EINVAL or -EOPNOTSUPP: not here. */
 static int read_batched(struct suffix_map *s, int map_fd)

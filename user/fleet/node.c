@@ -60,7 +60,7 @@ static int snapshot_inforce(const redisReply *set, struct fleet_entries *next)
 static int sync_latest(struct fleet_node *f)
 {
 	char latest[FLEET_KEY_MAX], inforce[FLEET_KEY_MAX], signed_set[FLEET_KEY_MAX];
-	char why[WHY_LEN] = "", sha[SHA256_HEX];
+	char why[FLEET_WHY_LEN] = "", sha[SHA256_HEX];
 	struct fleet_entries next = {};
 	redisReply *r = NULL, *q = NULL;
 	const redisReply *top;
@@ -157,7 +157,7 @@ out:
 static int catch_up(struct fleet_node *f)
 {
 	struct fleet_id mine, first;
-	char why[WHY_LEN];
+	char why[FLEET_WHY_LEN];
 	redisReply *r = NULL;
 	int ret;
 
@@ -212,7 +212,7 @@ static void send_xread(struct fleet_node *f)
 
 static void try_connect(struct fleet_node *f)
 {
-	char why[WHY_LEN];
+	char why[FLEET_WHY_LEN];
 	int ret;
 
 	ret = fleet_connect(&f->url, &f->c, why, sizeof(why));
@@ -239,7 +239,7 @@ static void expire_due(struct fleet_node *f)
 {
 	struct fleet_entries next = {};
 	__u64 now = time(NULL), due = fleet_entries_next_deadline(&f->inforce);
-	char why[WHY_LEN];
+	char why[FLEET_WHY_LEN];
 	size_t i, gone = 0;
 	int ret = 0;
 
@@ -299,7 +299,7 @@ void fleet_node_run(struct fleet_node *f, bool readable)
 			r = reply;
 			f->waiting = false;
 			if (r->type == REDIS_REPLY_ERROR) {
-				char why[WHY_LEN];
+				char why[FLEET_WHY_LEN];
 
 				snprintf(why, sizeof(why), "Redis answered XREAD with %s", r->str);
 				freeReplyObject(r);
@@ -417,7 +417,7 @@ int fleet_node_start(const struct fleet_config *cfg, struct fleet_node **out)
 		state_close(&sd);
 	}
 	if (cfg->verify_key && cfg->verify_key[0]) {
-		char why[WHY_LEN];
+		char why[FLEET_WHY_LEN];
 
 		ret = fleet_key_load(cfg->verify_key, false, &f->verify, why, sizeof(why));
 		if (ret) {

@@ -24,7 +24,6 @@
 #define FLEET_BACKOFF_MAX_MS	5000
 #define FLEET_STATE_MAX		(FLEET_INFORCE_MAX * (FLEET_ENTRY_MAX + 8) + 4096)
 #define STATE_MAGIC_LINE	"bloomxdp-fleet 1"
-#define WHY_LEN			512
 
 struct fleet_node {
 	struct fleet_config cfg;
@@ -48,7 +47,7 @@ struct fleet_node {
 	/* For the report. */
 	__u64 applied_at, deltas, refused, errors;
 	__u64 entry_ms;			/* CLOCK_REALTIME ms when the last entry was applied */
-	char last_error[WHY_LEN], logged[WHY_LEN];
+	char last_error[FLEET_WHY_LEN], logged[FLEET_WHY_LEN];
 	bool reattached;
 };
 

@@ -24,7 +24,6 @@
 #include "util/sha256.h"
 #include "lists/savefile.h"
 
-#define WHY_LEN 512
 /* Node reports read to carry the counters past a Redis that lost them, at most. */
 #define NODES_SCANNED 10000
 
@@ -35,7 +34,7 @@
  */
 static __u64 nodes_highest(redisContext *c, const char *channel, const char *field)
 {
-	char k[FLEET_KEY_MAX], nk[FLEET_KEY_MAX + FLEET_NODE_MAX], why[WHY_LEN], v[24], *end;
+	char k[FLEET_KEY_MAX], nk[FLEET_KEY_MAX + FLEET_NODE_MAX], why[FLEET_WHY_LEN], v[24], *end;
 	redisReply *r = NULL, *h = NULL;
 	__u64 top = 0, n;
 	size_t i;
@@ -118,7 +117,7 @@ out:
 /* The hash key of the channel's latest payload: the fleet keeps it unless --new-key. */
 static int latest_key(redisContext *c, const char *channel, __u64 key[2], bool *found)
 {
-	char k[FLEET_KEY_MAX], pk[FLEET_KEY_MAX], why[WHY_LEN];
+	char k[FLEET_KEY_MAX], pk[FLEET_KEY_MAX], why[FLEET_WHY_LEN];
 	redisReply *r = NULL, *h = NULL;
 	int ret, i;
 
@@ -161,7 +160,7 @@ out:
 /* Older payloads than the newest FLEET_PAYLOADS_KEEP + 1 deleted; errors only warned. */
 static void trim_payloads(redisContext *c, const char *channel, __u64 version)
 {
-	char zk[FLEET_KEY_MAX], max[32], why[WHY_LEN], pk[FLEET_KEY_MAX + 24];
+	char zk[FLEET_KEY_MAX], max[32], why[FLEET_WHY_LEN], pk[FLEET_KEY_MAX + 24];
 	redisReply *r = NULL, *d = NULL;
 	size_t i;
 
@@ -217,7 +216,7 @@ static int announce_full(redisContext *c, const struct publish_opts *o,
 {
 	const char *channel = o->channel;
 	char k[FLEET_KEY_MAX], pk[FLEET_KEY_MAX + 24], sha[SHA256_HEX], v[32], size[32], entries[32];
-	char stream[FLEET_KEY_MAX], keep[32], id[FLEET_ID_MAX], why[WHY_LEN];
+	char stream[FLEET_KEY_MAX], keep[32], id[FLEET_ID_MAX], why[FLEET_WHY_LEN];
 	char sig[FLEET_SIG_HEX] = "", rollback[24];
 	redisReply *r = NULL;
 	__u64 version;
@@ -358,7 +357,7 @@ static int make_payload(redisContext *c, const struct publish_opts *o, char **fi
 static redisReply *find_announcement(redisContext *c, const char *channel, __u64 n,
 				     const redisReply **fields)
 {
-	char stream[FLEET_KEY_MAX], end[FLEET_ID_MAX + 1] = "+", v[24], want[24], why[WHY_LEN];
+	char stream[FLEET_KEY_MAX], end[FLEET_ID_MAX + 1] = "+", v[24], want[24], why[FLEET_WHY_LEN];
 	redisReply *r = NULL;
 	size_t i;
 	int page;
@@ -404,7 +403,7 @@ out:
 static int rollback_payload(redisContext *c, const struct publish_opts *o,
 			    const struct fleet_key *key, const char *tmp)
 {
-	char pk[FLEET_KEY_MAX + 24], sha[SHA256_HEX], got[SHA256_HEX], why[WHY_LEN] = "";
+	char pk[FLEET_KEY_MAX + 24], sha[SHA256_HEX], got[SHA256_HEX], why[FLEET_WHY_LEN] = "";
 	const redisReply *fields = NULL, *sig;
 	redisReply *a, *r = NULL;
 	struct fleet_signed sg = { .channel = o->channel, .type = "full", .version = o->rollback };
@@ -476,7 +475,7 @@ static int publish_full(redisContext *c, const struct publish_opts *o,
 			const struct fleet_key *key, char **files, int n,
 			struct publish_result *res)
 {
-	char dir[] = "/tmp/bloomxdp-publish.XXXXXX", tmp[64], why[WHY_LEN];
+	char dir[] = "/tmp/bloomxdp-publish.XXXXXX", tmp[64], why[FLEET_WHY_LEN];
 	struct savefile_info info;
 	const char *path = tmp;
 	size_t len = 0;
@@ -529,7 +528,7 @@ static void prune_expired(redisContext *c, const char *inforce)
 {
 	const char *hgetall[] = { "HGETALL", inforce, NULL };
 	redisReply *r = NULL, *d = NULL;
-	char why[WHY_LEN], *end;
+	char why[FLEET_WHY_LEN], *end;
 	__u64 now = time(NULL), deadline;
 	size_t i;
 
@@ -838,7 +837,7 @@ static int publish_delta(redisContext *c, const struct publish_opts *o,
 			 struct publish_result *res)
 {
 	const char *type = o->add ? "add" : "del";
-	char inforce[FLEET_KEY_MAX], why[WHY_LEN], expires[24] = "0";
+	char inforce[FLEET_KEY_MAX], why[FLEET_WHY_LEN], expires[24] = "0";
 	char seqt[24], sig[FLEET_SIG_HEX] = "";
 	char *joined = NULL;
 	__u64 seq = 0;
@@ -924,7 +923,7 @@ int fleet_publish(const struct publish_opts *o, char **args, int n, struct publi
 		return -EINVAL;
 	}
 	if (o->sign_key) {
-		char why[WHY_LEN];
+		char why[FLEET_WHY_LEN];
 
 		ret = fleet_key_load(o->sign_key, true, &key, why, sizeof(why));
 		if (ret) {

@@ -38,6 +38,8 @@
 #define FLEET_KEY_MAX		(sizeof(FLEET_KEY_ROOT) + FLEET_CHANNEL_MAX + FLEET_NODE_MAX + 16)
 /* A stream id "ms-seq": two u64 in decimal. */
 #define FLEET_ID_MAX		48
+/* A message of the fleet's: why a command, a payload or an apply failed. */
+#define FLEET_WHY_LEN		512
 /* The largest payload taken: Redis's own limit of a string (512 MiB). */
 #define FLEET_PAYLOAD_MAX	(512ULL << 20)
 /* Payloads are read in pieces of this many bytes (GETRANGE): each reply bounded. */

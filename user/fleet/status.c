@@ -11,7 +11,6 @@
 #include "fleet/status.h"
 #include "util/log.h"
 
-#define WHY_LEN 512
 
 static __u64 field_u64(const redisReply *h, const char *name)
 {
@@ -29,7 +28,7 @@ static __u64 field_u64(const redisReply *h, const char *name)
 static void stream_top(redisContext *c, const char *channel, struct fleet_id *top, __u64 *version,
 		       bool *is_signed)
 {
-	char k[FLEET_KEY_MAX], why[WHY_LEN];
+	char k[FLEET_KEY_MAX], why[FLEET_WHY_LEN];
 	redisReply *r = NULL;
 
 	*top = (struct fleet_id){ 0, 0 };
@@ -98,7 +97,7 @@ double fleet_node_lag(const struct fleet_node_view *v, const struct fleet_status
 static int node_add(redisContext *c, const char *channel, const redisReply *e,
 		    struct fleet_status *s)
 {
-	char nk[FLEET_KEY_MAX + FLEET_NODE_MAX], why[WHY_LEN], id[FLEET_NODE_MAX];
+	char nk[FLEET_KEY_MAX + FLEET_NODE_MAX], why[FLEET_WHY_LEN], id[FLEET_NODE_MAX];
 	redisReply *h = NULL;
 	int ret;
 
@@ -124,7 +123,7 @@ static int node_add(redisContext *c, const char *channel, const redisReply *e,
 
 int fleet_status_read(const char *url, const char *channel, struct fleet_status *s)
 {
-	char k[FLEET_KEY_MAX], why[WHY_LEN];
+	char k[FLEET_KEY_MAX], why[FLEET_WHY_LEN];
 	redisReply *nodes = NULL;
 	redisContext *c = NULL;
 	size_t i;

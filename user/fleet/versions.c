@@ -187,7 +187,7 @@ void fleet_report(struct fleet_node *f)
 {
 	char k[FLEET_KEY_MAX], v[32], at[32], seen[32], d[32], r[32], e[32], n[32], pid[16];
 	char ems[32], ds[32];
-	char why[WHY_LEN];
+	char why[FLEET_WHY_LEN];
 	redisReply *reply = NULL;
 
 	if (!f->c || f->waiting)
@@ -238,7 +238,8 @@ fail:
  */
 int fleet_fetch_payload(struct fleet_node *f, const redisReply *fields, char *why, size_t len)
 {
-	char key[FLEET_KEY_MAX + 24], prefix[FLEET_KEY_MAX], sha[SHA256_HEX], want[SHA256_HEX], size_text[24];
+	char key[FLEET_KEY_MAX + 24], prefix[FLEET_KEY_MAX], sha[SHA256_HEX], want[SHA256_HEX];
+	char size_text[24];
 	char from[24], to[24], path[PATH_MAX + 64];
 	redisReply *r = NULL;
 	__u64 size, off;
@@ -325,7 +326,7 @@ int fleet_fetch_payload(struct fleet_node *f, const redisReply *fields, char *wh
 	/* Its header checked (bounded, the size it computes), then its bits against it. */
 	{
 		struct savefile_info info;
-		char whyf[WHY_LEN - 64];
+		char whyf[FLEET_WHY_LEN - 64];
 
 		ret = savefile_read_header(path, &info, whyf, sizeof(whyf));
 		if (ret) {
@@ -613,7 +614,7 @@ out:
 /* One entry of the stream, in order. -EIO: Redis lost, the entry is read again later. */
 static int apply_entry(struct fleet_node *f, const redisReply *fields)
 {
-	char type[8], why[WHY_LEN] = "";
+	char type[8], why[FLEET_WHY_LEN] = "";
 	int ret;
 
 	if (!fleet_field_text(fields, "type", type, sizeof(type)))
@@ -724,7 +725,7 @@ int fleet_signed_inforce(struct fleet_node *f, const redisReply *h, size_t unsig
 {
 	struct fleet_signed s = { .channel = f->channel, .type = "inforce" };
 	const redisReply *e = fleet_field(h, "entries"), *sig = fleet_field(h, "sig");
-	char refused[WHY_LEN];
+	char refused[FLEET_WHY_LEN];
 	size_t i;
 	int ret = 0;
 

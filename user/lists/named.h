@@ -73,7 +73,10 @@ void named_copy_init(struct named_copy *c, const struct bloomxdp_config *cfg);
 int named_copy_create(struct named_copy *c, __u32 room);
 /* An entry into it: -EOVERFLOW when the live keys map is full. */
 int named_copy_add(struct named_copy *c, const struct entry *e);
-/* The list holds what the XDP program would match for e: a suffix of a name, a prefix of an address. */
+/*
+ * The list holds what the XDP program would match for e: a suffix of a name, a
+ * prefix of an address.
+ */
 bool named_copy_has(const struct named_copy *c, const struct entry *e);
 /* A new keys map of the copies' keys, each in its copy's id's bit; *fd, to close. */
 int named_keys_build(struct named_copy *const *copies, int n, int *fd);

@@ -16,7 +16,6 @@
 #include "service/status.h"
 #include "util/log.h"
 
-#define NCOUNTERS BLOOMXDP_NCOUNTERS
 
 #define COUNTER_INDEX(name) (offsetof(struct bloomxdp_counters, name) / sizeof(__u64))
 
@@ -54,7 +53,7 @@ static __u64 features_used(const struct bloomxdp_config *cfg)
 int status_view_read(struct attachment *att, const char *state_dir, struct status_view *v)
 {
 	const struct bloomxdp_config *cfg = &att->config;
-	__u64 counts[NCOUNTERS], checked;
+	__u64 counts[BLOOMXDP_NCOUNTERS], checked;
 	__u32 slot;
 	int ret;
 
