@@ -1,0 +1,449 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The verdict on one address, whatever hook asks: Bloom probes at each prefix
+ * length, the exact intervals, the exact copy (--verify), the allowlist. The
+ * packet programs (bloomxdp.bpf.c, XDP and tc) and the socket hooks
+ * (connect.bpf.c) include it; addr_lookup() is a global function in each.
+ */
+#ifndef BLOOMXDP_ADDR_H
+#define BLOOMXDP_ADDR_H
+
+#include <linux/in6.h>
+#include <bpf/bpf_endian.h>
+#include "loop.h"
+#include "maps.h"
+#include "filter.h"
+#include "query.h"
+/* m: bits of the live generation's array (its header word BLOOMXDP_HDR_BITS). */
+static __always_inline int filter_has(void *bits, __u32 m, const struct bloomxdp_key *key)
+{
+	/* Read through the volatile config: a cast would let clang fold the key to zero. */
+	__u64 hash = bloomxdp_addr_hash(config.addr_key, key);
+
+	return bloomxdp_filter_test(bits, config.layout, m, config.hashes, hash);
+}
+
+/* What the live filter holds: its header words, read once per packet. */
+struct filter_view {
+	void *bits;
+	__u32 filter_bits;	/* m of the live filter: each generation is sized for its list */
+	struct generations gen;
+	__u64 kinds;		/* BLOOMXDP_HAS_* */
+	__u64 v4_lengths;	/* prefix lengths probed, one per byte, longest first */
+	__u64 v6_lengths;
+};
+
+static __always_inline __u64 filter_header_word(void *bits, __u32 word)
+{
+	__u64 *value = bloomxdp_filter_word(bits, word);
+
+	return value ? *value : 0;
+}
+
+/* One address probed at each prefix length the list holds, longest first. */
+struct addr_probe {
+	void *bits;
+	__u64 lengths;		/* one per byte, BLOOMXDP_NO_LENGTH after the last */
+	__u32 addr[4];		/* network order: 4 bytes for IPv4, 16 for IPv6 */
+	__u32 filter_bits;	/* m */
+	__u16 ipv6;
+	__u16 hit;		/* 0, or the matched length + 1 */
+};	/* 40 bytes: at 48, --match src cost the verifier 17% more (test_verifier_cost) */
+
+/*
+ * A bpf_loop callback: the verifier checks it once, where an inline loop
+ * over up to 8 lengths of k probes each was walked path by path.
+ */
+static __always_inline long addr_probe_at(struct addr_probe *p, __u32 i)
+{
+	struct bloomxdp_key key;
+	__u32 len = (p->lengths >> (8 * (i & 7))) & 0xff;
+
+	if (len == BLOOMXDP_NO_LENGTH)
+		return 1;
+	if (p->ipv6)
+		bloomxdp_key_ipv6(&key, p->addr, len);
+	else
+		bloomxdp_key_ipv4(&key, p->addr, len);
+	if (!filter_has(p->bits, p->filter_bits, &key))
+		return 0;
+	p->hit = len + 1;
+	return 1;
+}
+
+static long addr_probe_step(__u32 i, void *data)
+{
+	return addr_probe_at(data, i);
+}
+
+/*
+ * Returns 0, or the matched prefix length + 1. A family the list does not
+ * hold is not looked up at all.
+ */
+static __always_inline int ipv4_listed(const struct filter_view *fv, const __be32 *addr)
+{
+	struct addr_probe p = { .bits = fv->bits, .lengths = fv->v4_lengths,
+				.filter_bits = fv->filter_bits };
+
+	if (!(fv->kinds & BLOOMXDP_HAS_IPV4))
+		return 0;
+	p.addr[0] = *addr;
+	/*
+	 * A list of hosts only: one probe, inline, without the cost of a bpf_loop
+	 * call. The step's result only stops a loop: the answer is p.hit.
+	 */
+	if (fv->v4_lengths == (BLOOMXDP_NO_LENGTHS << 8 | 32)) {
+		(void)addr_probe_at(&p, 0);
+		return p.hit;
+	}
+	bpf_loop_bounded(BLOOMXDP_MAX_PREFIX_LENGTHS, addr_probe_step, &p);
+	return p.hit;
+}
+
+static __always_inline int ipv6_listed(const struct filter_view *fv, const struct in6_addr *addr)
+{
+	struct addr_probe p = { .bits = fv->bits, .lengths = fv->v6_lengths, .ipv6 = 1,
+				.filter_bits = fv->filter_bits };
+
+	/* No ::ffff:a.b.c.d here: v6_or_mapped_blocked() sent it to IPv4. */
+	if (!(fv->kinds & BLOOMXDP_HAS_IPV6))
+		return 0;
+	__builtin_memcpy(p.addr, addr, sizeof(p.addr));
+	if (fv->v6_lengths == (BLOOMXDP_NO_LENGTHS << 8 | 128)) {
+		(void)addr_probe_at(&p, 0);	/* as for IPv4 */
+		return p.hit;
+	}
+	bpf_loop_bounded(BLOOMXDP_MAX_PREFIX_LENGTHS, addr_probe_step, &p);
+	return p.hit;
+}
+
+/* The map the probes read: the bit array, or the kernel's Bloom filter. */
+static __always_inline void *probe_map(__u32 slot)
+{
+	if (config.layout == BLOOMXDP_LAYOUT_KERNEL)
+		return bpf_map_lookup_elem(&kfilter, &slot);
+	return bpf_map_lookup_elem(&filter, &slot);
+}
+
+/*
+ * m of the filter a probe reads: each generation is sized for its list, and
+ * says so in its header. Layout "kernel"'s map knows its own size.
+ */
+static __always_inline __u32 probe_bits(void *map)
+{
+	if (config.layout == BLOOMXDP_LAYOUT_KERNEL)
+		return 0;
+	return filter_header_word(map, BLOOMXDP_HDR_BITS);
+}
+
+/*
+ * The allowlist (LPM trie of generation slot) holding the address or a prefix
+ * of it. One branch on the family, the map chosen inside it: the 6.1 verifier
+ * learns nothing from "ipv6 != 0", so a map picked by one test of ipv6 and a
+ * key by another would pair the IPv6 trie with the IPv4 key on a path it walks.
+ */
+static __always_inline int addr_allowed(__u32 slot, int ipv6, const void *addr)
+{
+	void *trie;
+
+	if (ipv6) {
+		struct bloomxdp_lpm_v6 k6 = { .prefixlen = 128 };
+
+		trie = bpf_map_lookup_elem(&allow_v6, &slot);
+		if (!trie)
+			return 0;
+		__builtin_memcpy(k6.addr, addr, sizeof(k6.addr));
+		return bpf_map_lookup_elem(trie, &k6) != NULL;
+	} else {
+		struct bloomxdp_lpm_v4 k4 = { .prefixlen = 32 };
+
+		trie = bpf_map_lookup_elem(&allow_v4, &slot);
+		if (!trie)
+			return 0;
+		__builtin_memcpy(k4.addr, addr, sizeof(k4.addr));
+		return bpf_map_lookup_elem(trie, &k4) != NULL;
+	}
+}
+
+/*
+ * The exact intervals of a family (BLOOMXDP_RANGES_WORD): a descent of the
+ * Eytzinger tree, one node per step, remembering the last node whose start
+ * is <= the address (going right): that is the interval that may hold it.
+ * A bpf_loop callback per family: checked once, whatever the depth.
+ */
+struct range_walk {
+	void *map;
+	__u64 hi, lo;		/* the address, host order (IPv4: lo) */
+	__u64 node;		/* 1-based, the array's index; past n ends the walk */
+	__u64 n;
+	__u64 found;		/* 0, or the 1-based node of the candidate */
+};
+
+/* One step down the Eytzinger array: right when the node's interval starts at or below. */
+static __always_inline long range_step(struct range_walk *w, int v6)
+{
+	__u32 key = w->node;
+	__u64 right;
+	void *r;
+
+	if (w->node > w->n)
+		return 1;
+	r = bpf_map_lookup_elem(w->map, &key);
+	if (!r)
+		return 1;
+	if (v6) {
+		const struct bloomxdp_range_v6 *r6 = r;
+
+		right = r6->start_hi < w->hi || (r6->start_hi == w->hi && r6->start_lo <= w->lo);
+	} else {
+		right = ((const struct bloomxdp_range_v4 *)r)->start <= w->lo;
+	}
+	if (right)
+		w->found = w->node;
+	w->node = 2 * w->node + right;
+	return 0;
+}
+
+/* bpf_loop callbacks, one per element type. */
+static long range_step_v4(__u32 i, void *data)
+{
+	return range_step(data, 0);
+}
+
+static long range_step_v6(__u32 i, void *data)
+{
+	return range_step(data, 1);
+}
+
+/* addr_verdict()'s len1 of an interval hit: beyond any length + 1. */
+#define RANGE_HIT 0x100
+
+/*
+ * RANGE_HIT when an interval of generation slot holds the address, else 0:
+ * in the blocklist's intervals (ranges_v4/v6) or the exact stage's
+ * (verify_ranges_v4/v6), outer4 and outer6.
+ */
+static __always_inline int range_listed_in(void *outer4, void *outer6, __u32 slot, int ipv6,
+					   const __u32 *addr)
+{
+	struct range_walk w = { .node = 1 };
+	__u32 key = 0;
+
+	if (ipv6) {
+		struct bloomxdp_range_v6 *r;
+
+		w.map = bpf_map_lookup_elem(outer6, &slot);
+		if (!w.map)
+			return 0;
+		r = bpf_map_lookup_elem(w.map, &key);	/* element 0: the count */
+		if (!r)
+			return 0;
+		w.n = r->start_lo;
+		w.hi = (__u64)bpf_ntohl(addr[0]) << 32 | bpf_ntohl(addr[1]);
+		w.lo = (__u64)bpf_ntohl(addr[2]) << 32 | bpf_ntohl(addr[3]);
+		bpf_loop_bounded(BLOOMXDP_RANGE_STEPS, range_step_v6, &w);
+		if (!w.found)
+			return 0;
+		key = w.found;
+		r = bpf_map_lookup_elem(w.map, &key);
+		return r && (w.hi < r->end_hi || (w.hi == r->end_hi && w.lo <= r->end_lo)) ?
+		       RANGE_HIT : 0;
+	} else {
+		struct bloomxdp_range_v4 *r;
+
+		w.map = bpf_map_lookup_elem(outer4, &slot);
+		if (!w.map)
+			return 0;
+		r = bpf_map_lookup_elem(w.map, &key);
+		if (!r)
+			return 0;
+		w.n = r->start;
+		w.lo = bpf_ntohl(addr[0]);
+		bpf_loop_bounded(BLOOMXDP_RANGE_STEPS, range_step_v4, &w);
+		if (!w.found)
+			return 0;
+		key = w.found;
+		r = bpf_map_lookup_elem(w.map, &key);
+		return r && w.lo <= r->end ? RANGE_HIT : 0;
+	}
+}
+
+#define range_listed(slot, ipv6, addr) range_listed_in(&ranges_v4, &ranges_v6, slot, ipv6, addr)
+
+/*
+ * The exact stage of generation slot (--verify) after a Bloom hit: -1 when
+ * the generation has no exact copy (its load made none), 0 when the address
+ * is not listed, else the host's length + 1, or RANGE_HIT for a listed prefix
+ * holding it. One hash lookup for a listed host; the exact
+ * intervals of the prefixes only after it missed. Never an LPM trie.
+ */
+static __always_inline int addr_verified(__u32 slot, int ipv6, const __u32 *addr)
+{
+	void *hosts;
+
+	if (ipv6) {
+		__u32 k6[4];
+
+		hosts = bpf_map_lookup_elem(&verify_v6, &slot);
+		if (!hosts)
+			return -1;
+		__builtin_memcpy(k6, addr, sizeof(k6));
+		if (bpf_map_lookup_elem(hosts, k6))
+			return 128 + 1;
+	} else {
+		__u32 k4 = addr[0];
+
+		hosts = bpf_map_lookup_elem(&verify_v4, &slot);
+		if (!hosts)
+			return -1;
+		if (bpf_map_lookup_elem(hosts, &k4))
+			return 32 + 1;
+	}
+	return range_listed_in(&verify_ranges_v4, &verify_ranges_v6, slot, ipv6, addr);
+}
+
+/*
+ * After a Bloom hit at length len1 - 1: confirmed by the exact copy with
+ * --verify, then let through if allowlisted. 1 when the packet is blocked.
+ */
+static __always_inline int addr_verdict(const struct filter_view *fv,
+					struct bloomxdp_counters *cnt, int len1, int ipv6,
+					const __u32 *addr, struct match_info *mi, __u32 field)
+{
+	__u32 allow;
+	int exact;
+
+	if (!len1)
+		return 0;
+	/* An interval hit is exact: neither a Bloom hit nor anything to confirm. */
+	if (len1 == RANGE_HIT) {
+		cnt->range_hits++;
+		goto range;
+	}
+	cnt->bloom_hits++;
+	if (config.verify != BLOOMXDP_VERIFY_OFF) {
+		/* The generation's exact copy, if its load made one. */
+		exact = addr_verified(fv->gen.block_slot, ipv6, addr);
+		if (!exact) {
+			cnt->false_positives++;
+			return 0;
+		}
+		if (exact > 0)
+			cnt->confirmed++;
+		/*
+		 * A listed prefix holds it: the event keeps the Bloom hit's length
+		 * (as without the exact stage), or names an interval when that hit
+		 * was at the host's length (the host itself is not listed).
+		 */
+		if (exact == RANGE_HIT && len1 - 1 == (ipv6 ? 128 : 32))
+			goto range;
+		if (exact > 0 && exact != RANGE_HIT)
+			len1 = exact;
+	}
+	mi->key_len = len1 - 1;
+	mi->key_kind = len1 - 1 < (ipv6 ? 128 : 32) ? BLOOMXDP_EVKEY_PREFIX :
+						     BLOOMXDP_EVKEY_ADDRESS;
+	goto allow;
+range:
+	mi->key_kind = BLOOMXDP_EVKEY_RANGE;
+	mi->key_len = 0;
+allow:
+	allow = active_word(BLOOMXDP_ACTIVE_ALLOW);
+	if ((allow & (ipv6 ? BLOOMXDP_ALLOW_HAS_V6 : BLOOMXDP_ALLOW_HAS_V4)) &&
+	    addr_allowed(allow & (BLOOMXDP_GENERATIONS - 1), ipv6, addr)) {
+		cnt->allowed++;
+		return 0;
+	}
+	mi->field = field;
+	return 1;
+}
+
+/*
+ * The live filter's verdict on one address: Bloom probes at each prefix
+ * length, the exact copy with --verify, the allowlist. A global function:
+ * the verifier checks it once, not once per parse path (VLANs, IPv6
+ * extension chains) that leads to it. Returns 1 when blocked.
+ */
+__attribute__((noinline)) int addr_lookup(struct addr_query *q)
+{
+	/* The caller checked that the list holds the family: kinds need not be read. */
+	struct filter_view fv = { .kinds = BLOOMXDP_HAS_IPV4 | BLOOMXDP_HAS_IPV6 };
+	struct bloomxdp_counters *cnt;
+	__u32 zero = 0;
+	int len1;
+
+	if (!q)
+		return 0;
+	fv.gen = q->gen;
+	if (BLOOMXDP_IS_RANGES_WORD(q->lengths)) {
+		len1 = range_listed(fv.gen.block_slot, q->ipv6, q->addr);
+		goto verdict;
+	}
+	fv.bits = probe_map(fv.gen.block_slot);
+	if (!fv.bits)
+		return 0;
+	fv.filter_bits = q->filter_bits;
+	fv.v4_lengths = fv.v6_lengths = q->lengths;
+	if (q->ipv6)
+		len1 = ipv6_listed(&fv, (const struct in6_addr *)q->addr);
+	else
+		len1 = ipv4_listed(&fv, q->addr);
+verdict:
+	if (!len1)
+		return 0;
+	cnt = bpf_map_lookup_elem(&counters, &zero);
+	if (!cnt)
+		return 0;
+	return addr_verdict(&fv, cnt, len1, q->ipv6, q->addr, &q->mi, q->field);
+}
+
+/* The live filter's header words main reads, in one lookup, as scalars. */
+struct filter_header {
+	__u64 v4_lengths;
+	__u64 v6_lengths;
+};
+
+/*
+ * q->gen and q->lengths are set by the caller (from the live filter's
+ * header); kinds gates the lookup by family. One query lives on main's stack
+ * for src and dst: the stack is short (512 bytes across three calls).
+ */
+static __always_inline int v4_blocked(struct addr_query *q, __u64 kinds, const __be32 *addr,
+				      __u32 field)
+{
+	if (!(kinds & BLOOMXDP_HAS_IPV4))
+		return 0;
+	q->ipv6 = 0;
+	q->field = field;
+	q->addr[0] = *addr;
+	return addr_lookup(q);
+}
+
+static __always_inline int v6_blocked(struct addr_query *q, __u64 kinds, __u32 field)
+{
+	if (!(kinds & BLOOMXDP_HAS_IPV6))
+		return 0;
+	q->ipv6 = 1;
+	q->field = field;
+	return addr_lookup(q);
+}
+
+/*
+ * ::ffff:a.b.c.d is the IPv4 address a.b.c.d, probed at the IPv4 lengths.
+ * Told apart in the query's copy: the header's copy is of unknown alignment,
+ * which clang reads a byte at a time.
+ */
+static __always_inline int v6_or_mapped_blocked(struct addr_query *q, __u64 kinds,
+						const struct filter_header *h,
+						const struct in6_addr *addr, __u32 field)
+{
+	__builtin_memcpy(q->addr, addr, sizeof(q->addr));
+	if (bloomxdp_ipv6_is_v4mapped(q->addr)) {
+		q->lengths = h->v4_lengths;
+		return v4_blocked(q, kinds, &q->addr[3], field);
+	}
+	q->lengths = h->v6_lengths;
+	return v6_blocked(q, kinds, field);
+}
+
+#endif /* BLOOMXDP_ADDR_H */
