@@ -34,6 +34,8 @@ USER_HDRS := $(wildcard user/*/*.h)
 LIB_OBJS  := $(LIB_SRCS:user/%.c=$(BUILD)/user/%.o)
 CLI_OBJS  := $(CLI_SRCS:user/%.c=$(BUILD)/user/%.o)
 SKELS     := $(BUILD)/bloomxdp.skel.h $(BUILD)/hash_probe.skel.h
+# The same program source built for tc (bpf/hook.h): ingress or egress, tcx or clsact.
+SKELS     += $(BUILD)/bloomxdp_tc.skel.h
 # The filler of layout kernel's BLOOM_FILTER maps (user/filter/layout_kernel.c).
 SKELS     += $(BUILD)/kbloom_fill.skel.h
 
@@ -51,6 +53,9 @@ all: $(BPF_HDR_CHECKS)
 $(BUILD)/bpf-headers/%.ok: bpf/%.h $(wildcard bpf/*.h) $(HEADERS) | $(BUILD)
 	@mkdir -p $(dir $@)
 	$(CLANG) $(BPF_CFLAGS) -fsyntax-only -include $< -x c /dev/null && touch $@
+
+$(BUILD)/bloomxdp_tc.bpf.o: bpf/bloomxdp.bpf.c $(wildcard bpf/*.h) $(HEADERS) | $(BUILD)
+	$(CLANG) $(BPF_CFLAGS) -DBLOOMXDP_BUILD_TC -c $< -o $@
 
 $(BUILD)/hash_probe.bpf.o: tests/bpf/hash_probe.bpf.c tests/bpf/hash_probe.h $(HEADERS) | $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@

@@ -21,27 +21,15 @@
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /*
- * A multi-buffer frame (xdp.frags): longer than its first buffer, the only
- * part direct packet access reaches. The helpers (bpf_xdp_load_bytes) read
- * the whole frame.
- */
-static __always_inline int frame_has_frags(struct xdp_md *ctx)
-{
-	__u32 linear = ctx->data_end - ctx->data;
-
-	return bpf_xdp_get_buff_len(ctx) > linear;
-}
-
-/*
  * A header the parsers could not take (enum parse_error). One the first
  * buffer ends in, of a frame that goes on in fragments, is no malformed
  * frame: split_headers, passed unchecked (veth's first buffer, as
  * BPF_PROG_TEST_RUN's, is a page less headroom and tailroom: 3,520 bytes).
  */
-static __always_inline void count_unparsed(struct xdp_md *ctx, struct bloomxdp_counters *cnt,
+static __always_inline void count_unparsed(struct hook_ctx *ctx, struct bloomxdp_counters *cnt,
 					   int err)
 {
-	if (err <= PARSE_CUT_ETH && frame_has_frags(ctx)) {
+	if (err <= PARSE_CUT_ETH && hook_has_frags(ctx)) {
 		cnt->split_headers++;
 		return;
 	}
@@ -102,14 +90,14 @@ static __always_inline int port_listed(const volatile __u16 *ports, __u16 port)
  * protocol made the 6.1 verifier walk the name matching once per protocol
  * (+56% of verified_insns with names).
  */
-static __always_inline int ports_unseen(struct xdp_md *ctx, struct bloomxdp_counters *cnt,
+static __always_inline int ports_unseen(struct hook_ctx *ctx, struct bloomxdp_counters *cnt,
 					__u32 l4_off, __u32 dport)
 {
 	__u32 linear = ctx->data_end - ctx->data;
 
 	if (dport || l4_off + 4 <= linear)
 		return 0;	/* a port was read (0 only if the header says 0) */
-	if (frame_has_frags(ctx))
+	if (hook_has_frags(ctx))
 		cnt->split_headers++;
 	return 1;
 }
@@ -135,7 +123,7 @@ static __always_inline void ipv6_chain_unparsed(struct bloomxdp_counters *cnt)
 }
 
 /* Which name matcher a packet goes to (enum bloomxdp_field), from its L4 protocol and port. */
-static __always_inline __u32 name_field(struct xdp_md *ctx, struct bloomxdp_counters *cnt,
+static __always_inline __u32 name_field(struct hook_ctx *ctx, struct bloomxdp_counters *cnt,
 					int l4_proto, __u32 l4_off, __u32 dport)
 {
 	__u32 match = config.match;
@@ -166,7 +154,7 @@ static __always_inline __u32 name_field(struct xdp_md *ctx, struct bloomxdp_coun
  * and the verifier can merge the many parse paths (VLANs, IPv6 extension
  * chains) instead of walking the rest of the program once for each.
  */
-static __always_inline void packet_set_l4(struct xdp_md *ctx, const struct cursor *c,
+static __always_inline void packet_set_l4(struct hook_ctx *ctx, const struct cursor *c,
 					  int l4_proto, struct packet *pkt)
 {
 	__be16 *ports = c->pos;	/* UDP and TCP both start with source, destination */
@@ -222,7 +210,7 @@ static __always_inline int name_verdict(struct bloomxdp_counters *cnt, struct sc
 }
 
 /* DNS over UDP: 1 on a hit, with *question_end set for an NXDOMAIN answer. */
-static __always_inline int match_dns(struct xdp_md *ctx, struct bloomxdp_counters *cnt,
+static __always_inline int match_dns(struct hook_ctx *ctx, struct bloomxdp_counters *cnt,
 				     struct scratch *s, void *bits, __u64 kinds,
 				     const struct generations *gen, __u32 off, __u32 len,
 				     __u32 *question_end)
@@ -241,7 +229,7 @@ static __always_inline int match_dns(struct xdp_md *ctx, struct bloomxdp_counter
 	return 1;
 }
 
-static __always_inline int match_http(struct xdp_md *ctx, struct bloomxdp_counters *cnt,
+static __always_inline int match_http(struct hook_ctx *ctx, struct bloomxdp_counters *cnt,
 				      struct scratch *s, void *bits, __u64 kinds,
 				      const struct generations *gen, __u32 off, __u32 len)
 {
@@ -266,7 +254,7 @@ static __always_inline int match_http(struct xdp_md *ctx, struct bloomxdp_counte
 	return 1;
 }
 
-static __always_inline int match_sni(struct xdp_md *ctx, struct bloomxdp_counters *cnt,
+static __always_inline int match_sni(struct hook_ctx *ctx, struct bloomxdp_counters *cnt,
 				     struct scratch *s, void *bits, __u64 kinds,
 				     const struct generations *gen, __u32 off, __u32 len)
 {
@@ -292,11 +280,11 @@ static __always_inline int match_sni(struct xdp_md *ctx, struct bloomxdp_counter
  * the parsers above. Returns 0, or on a hit 1, or for a DNS query the length
  * of its question (for an NXDOMAIN answer).
  */
-__attribute__((noinline)) int match_names(struct xdp_md *ctx, const struct packet *pkt,
+__attribute__((noinline)) int match_names(struct hook_ctx *ctx, const struct packet *pkt,
 					 __u32 field, __u64 kinds, const struct generations *gen)
 {
 	/* The whole frame, fragments included: the parsers read with bpf_xdp_load_bytes. */
-	__u32 frame_len = bpf_xdp_get_buff_len(ctx), off, len, question_end = 0, l4_off;
+	__u32 frame_len = hook_len(ctx), off, len, question_end = 0, l4_off;
 	struct bloomxdp_counters *cnt;
 	__u32 zero = 0;
 	struct scratch *s;
@@ -327,7 +315,7 @@ __attribute__((noinline)) int match_names(struct xdp_md *ctx, const struct packe
 	 * before it, or shorter than its own fields, is a malformed segment:
 	 * passed, and counted where the field counts what it cannot parse.
 	 */
-	if (bpf_xdp_load_bytes(ctx, l4_off + 12, &doff, 1) || (doff >> 4) < 5) {
+	if (hook_load_bytes(ctx, l4_off + 12, &doff, 1) || (doff >> 4) < 5) {
 		if (field == BLOOMXDP_FIELD_HTTP)
 			cnt->unparsed_http++;
 		else if (field == BLOOMXDP_FIELD_SNI)
@@ -351,6 +339,7 @@ __attribute__((noinline)) int match_names(struct xdp_md *ctx, const struct packe
 	return 0;
 }
 
+#if HOOK_CAN_TX
 /* Global for the same reason; 0 when the query became its answer. */
 __attribute__((noinline)) int answer_nxdomain(struct xdp_md *ctx, const struct packet *pkt,
 					     __u32 question_end)
@@ -362,6 +351,7 @@ __attribute__((noinline)) int answer_nxdomain(struct xdp_md *ctx, const struct p
 		return -1;
 	return dns_answer_nxdomain(ctx, s, pkt->ipv6, pkt->l3_off, pkt->l4_off, question_end);
 }
+#endif
 
 /* What the name matcher found (kept in scratch), for the event. */
 static __always_inline void name_match_info(__u32 field, struct match_info *mi)
@@ -422,7 +412,7 @@ limited:
  * the budget costs no call. Returns 0: an event not sent is counted
  * (events_lost), and the verdict does not depend on it.
  */
-__attribute__((noinline)) int emit_event(struct xdp_md *ctx, const struct packet *pkt,
+__attribute__((noinline)) int emit_event(struct hook_ctx *ctx, const struct packet *pkt,
 					const struct match_info *mi, __u32 verdict)
 {
 	__u32 l3_off, l4_off, zero = 0, name_len;
@@ -446,7 +436,8 @@ __attribute__((noinline)) int emit_event(struct xdp_md *ctx, const struct packet
 	}
 	__builtin_memset(ev, 0, sizeof(*ev));
 	ev->ts_ns = bpf_ktime_get_ns();
-	ev->ifindex = ctx->ingress_ifindex;
+	ev->ifindex = hook_ifindex(ctx);
+	ev->direction = config.direction;
 	ev->family = ipv6 ? 6 : 4;
 	ev->field = mi->field;
 	ev->key_kind = mi->key_kind;
@@ -459,15 +450,15 @@ __attribute__((noinline)) int emit_event(struct xdp_md *ctx, const struct packet
 	 * there; ports cut off by the frame's end fail to load and stay zero.
 	 */
 	if (ipv6) {
-		(void)bpf_xdp_load_bytes(ctx, l3_off + 8, ev->src, 16);
-		(void)bpf_xdp_load_bytes(ctx, l3_off + 24, ev->dst, 16);
+		(void)hook_load_bytes(ctx, l3_off + 8, ev->src, 16);
+		(void)hook_load_bytes(ctx, l3_off + 24, ev->dst, 16);
 	} else {
-		(void)bpf_xdp_load_bytes(ctx, l3_off + 12, ev->src, 4);
-		(void)bpf_xdp_load_bytes(ctx, l3_off + 16, ev->dst, 4);
+		(void)hook_load_bytes(ctx, l3_off + 12, ev->src, 4);
+		(void)hook_load_bytes(ctx, l3_off + 16, ev->dst, 4);
 	}
 	if (ev->l4_proto == IPPROTO_UDP || ev->l4_proto == IPPROTO_TCP) {
-		(void)bpf_xdp_load_bytes(ctx, l4_off, &ev->sport, 2);
-		(void)bpf_xdp_load_bytes(ctx, l4_off + 2, &ev->dport, 2);
+		(void)hook_load_bytes(ctx, l4_off, &ev->sport, 2);
+		(void)hook_load_bytes(ctx, l4_off + 2, &ev->dport, 2);
 	}
 	s = scratch_get();
 	if (s && ev->field >= BLOOMXDP_FIELD_DNS && ev->field <= BLOOMXDP_FIELD_SNI) {
@@ -483,16 +474,24 @@ __attribute__((noinline)) int emit_event(struct xdp_md *ctx, const struct packet
 	return 0;
 }
 
-
 /*
- * Multi-buffer aware (BPF_F_XDP_HAS_FRAGS): it attaches natively at any MTU
- * the driver takes, jumbo frames included. Headers are read in the first
- * buffer; payloads, by helper, wherever they lie.
+ * XDP: multi-buffer aware (BPF_F_XDP_HAS_FRAGS), it attaches natively at any
+ * MTU the driver takes, jumbo frames included. tc: ingress or egress, as
+ * config.direction says. Headers are read in the first buffer (the linear
+ * part of an skb); payloads, by helper, wherever they lie. Fields by role:
+ * src is the remote host, the source of an arriving packet and the
+ * destination of a leaving one; dst the local address.
  */
-SEC("xdp.frags")
-int bloomxdp_xdp(struct xdp_md *ctx)
+/*
+ * Read where it is used, not kept in a variable: a variable made the verifier
+ * walk 29% more of the XDP program (test_verifier_cost).
+ */
+#define EGRESS_DIR (config.direction == BLOOMXDP_DIR_EGRESS)
+
+SEC(HOOK_SECTION)
+int HOOK_PROG(struct hook_ctx *ctx)
 {
-	struct cursor c = { .pos = (void *)(long)ctx->data, .end = (void *)(long)ctx->data_end };
+	struct cursor c;
 	struct packet pkt = {};
 	struct bloomxdp_counters *cnt;
 	struct ipv6_ext_result ext;
@@ -500,7 +499,8 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 	struct ipv6hdr *ip6h;
 	struct iphdr *iph;
 	__u32 zero = 0;
-	int verdict = XDP_PASS;
+
+	int verdict = HOOK_PASS;
 	int hit = 0;
 	struct addr_query q = {};
 	struct filter_header fh = {};
@@ -512,9 +512,12 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 
 	cnt = bpf_map_lookup_elem(&counters, &zero);
 	if (!cnt)
-		return XDP_PASS;	/* cannot happen: a one-slot per-CPU array */
+		return HOOK_PASS;	/* cannot happen: a one-slot per-CPU array */
 	cnt->packets++;
-	cnt->bytes += bpf_xdp_get_buff_len(ctx);	/* fragments included */
+	cnt->bytes += hook_len(ctx);	/* fragments included */
+	hook_prepare(ctx);
+	c.pos = (void *)(long)ctx->data;	/* after hook_prepare(): an skb may have moved */
+	c.end = (void *)(long)ctx->data_end;
 
 	proto = parse_ethhdr(&c);
 	if (proto == PARSE_VLAN_TOO_DEEP) {
@@ -569,9 +572,11 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 		cnt->checked_v4++;
 		q.lengths = fh.v4_lengths;
 		if (config.match & BLOOMXDP_MATCH_SRC)
-			hit = v4_blocked(&q, kinds, &iph->saddr, BLOOMXDP_FIELD_SRC);
+			hit = v4_blocked(&q, kinds, EGRESS_DIR ? &iph->daddr : &iph->saddr,
+					 BLOOMXDP_FIELD_SRC);
 		if (!hit && (config.match & BLOOMXDP_MATCH_DST))
-			hit = v4_blocked(&q, kinds, &iph->daddr, BLOOMXDP_FIELD_DST);
+			hit = v4_blocked(&q, kinds, EGRESS_DIR ? &iph->saddr : &iph->daddr,
+					 BLOOMXDP_FIELD_DST);
 		if (hit)
 			cnt->hits_v4++;
 	} else {
@@ -583,7 +588,7 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 		}
 		/* The address is known already; the L4 offset serves the name matchers. */
 		skip_ip6hdrext(&c, proto, &ext);
-		if (ext.cut && frame_has_frags(ctx))
+		if (ext.cut && hook_has_frags(ctx))
 			cnt->split_headers++;	/* the chain runs on into a fragment */
 		else if (ext.unparsed)
 			ipv6_chain_unparsed(cnt);
@@ -599,10 +604,12 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 		}
 		cnt->checked_v6++;
 		if (config.match & BLOOMXDP_MATCH_SRC)
-			hit = v6_or_mapped_blocked(&q, kinds, &fh, &ip6h->saddr,
+			hit = v6_or_mapped_blocked(&q, kinds, &fh,
+						   EGRESS_DIR ? &ip6h->daddr : &ip6h->saddr,
 						   BLOOMXDP_FIELD_SRC);
 		if (!hit && (config.match & BLOOMXDP_MATCH_DST))
-			hit = v6_or_mapped_blocked(&q, kinds, &fh, &ip6h->daddr,
+			hit = v6_or_mapped_blocked(&q, kinds, &fh,
+						   EGRESS_DIR ? &ip6h->saddr : &ip6h->daddr,
 						   BLOOMXDP_FIELD_DST);
 		if (hit)
 			cnt->hits_v6++;
@@ -632,7 +639,7 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 		if (hit == BLOOMXDP_LIST_MONITOR) {
 			cnt->would_drop++;
 			ev = BLOOMXDP_EVVERDICT_WOULD_DROP;
-		} else if (dns_question_end && hit == BLOOMXDP_LIST_NXDOMAIN) {
+		} else if (HOOK_CAN_TX && dns_question_end && hit == BLOOMXDP_LIST_NXDOMAIN) {
 			ev = BLOOMXDP_EVVERDICT_NXDOMAIN;
 		}
 		/* Before an NXDOMAIN answer rewrites the addresses. */
@@ -640,18 +647,20 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 			(void)emit_event(ctx, &pkt, &q.mi, ev);	/* always 0 */
 		if (hit == BLOOMXDP_LIST_MONITOR)
 			;
+#if HOOK_CAN_TX
 		else if (ev == BLOOMXDP_EVVERDICT_NXDOMAIN &&
 			 !answer_nxdomain(ctx, &pkt, dns_question_end))
 			verdict = XDP_TX;
+#endif
 		else
-			verdict = XDP_DROP;
+			verdict = HOOK_DROP;
 	}
 out:
-	if (verdict == XDP_DROP)
+	if (verdict == HOOK_DROP)
 		cnt->dropped++;
-	else if (verdict == XDP_TX)
-		cnt->dns_replies++;
-	else
+	else if (verdict == HOOK_PASS)
 		cnt->passed++;
+	else
+		cnt->dns_replies++;	/* XDP_TX */
 	return verdict;
 }

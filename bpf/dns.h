@@ -78,7 +78,7 @@ static long dns_label_step(__u32 i, void *data)
  * a response, another opcode, QDCOUNT != 1, a compression pointer or a
  * reserved label type in the question, a name or question cut short.
  */
-static __always_inline int dns_parse_query(struct xdp_md *ctx, __u32 off, __u32 len,
+static __always_inline int dns_parse_query(struct hook_ctx *ctx, __u32 off, __u32 len,
 					   struct scratch *s, __u32 *question_end)
 {
 	struct dns_name_walk w = {};
@@ -87,7 +87,7 @@ static __always_inline int dns_parse_query(struct xdp_md *ctx, __u32 off, __u32 
 
 	if (len < sizeof(h) + 1 + DNS_QTYPE_QCLASS_LEN)
 		return -1;
-	if (bpf_xdp_load_bytes(ctx, off, &h, sizeof(h)))
+	if (hook_load_bytes(ctx, off, &h, sizeof(h)))
 		return -1;
 	if ((h.flags & bpf_htons(DNS_FLAG_QR | DNS_OPCODE_MASK)) || h.qdcount != bpf_htons(1))
 		return -1;
@@ -141,7 +141,7 @@ struct pseudo_v6 {
  * behind the pseudo-header already written at the start of s->payload
  * (pseudo_len bytes): the datagram is copied behind it, padded with zeros.
  */
-static __always_inline int udp_checksum(struct xdp_md *ctx, struct scratch *s, __u32 pseudo_len,
+static __always_inline int udp_checksum(struct hook_ctx *ctx, struct scratch *s, __u32 pseudo_len,
 					__u32 l4_off, __u32 udp_len, __u16 *check)
 {
 	__u32 total;
@@ -168,14 +168,14 @@ static __always_inline int udp_checksum(struct xdp_md *ctx, struct scratch *s, _
 }
 
 /* The IPv4 header's checksum, over its IHL * 4 bytes (check field 0). */
-static __always_inline int ipv4_checksum(struct xdp_md *ctx, struct scratch *s, __u32 l3_off,
+static __always_inline int ipv4_checksum(struct hook_ctx *ctx, struct scratch *s, __u32 l3_off,
 					 __u32 hdr_len, __u16 *check)
 {
 	__s64 sum;
 
 	barrier_var(hdr_len);
 	hdr_len &= 0x3c;
-	if (hdr_len < sizeof(struct iphdr) || bpf_xdp_load_bytes(ctx, l3_off, s->payload, hdr_len))
+	if (hdr_len < sizeof(struct iphdr) || hook_load_bytes(ctx, l3_off, s->payload, hdr_len))
 		return -1;
 	sum = bpf_csum_diff(NULL, 0, (__be32 *)s->payload, hdr_len, 0);
 	if (sum < 0)
@@ -184,6 +184,7 @@ static __always_inline int ipv4_checksum(struct xdp_md *ctx, struct scratch *s, 
 	return 0;
 }
 
+#if HOOK_CAN_TX
 /*
  * Turns the query in place into its NXDOMAIN answer, cut after the question:
  * MACs, addresses and ports swapped, lengths and checksums right. l3_off and
@@ -319,5 +320,6 @@ static __always_inline int dns_answer_nxdomain(struct xdp_md *ctx, struct scratc
 	}
 	return 0;
 }
+#endif /* HOOK_CAN_TX: XDP only, sent back with XDP_TX */
 
 #endif /* BLOOMXDP_DNS_H */

@@ -162,7 +162,7 @@ static long http_slash_step(__u32 i, void *data)
  * in s->path, the prefixes ending before each '/', and the whole path too
  * unless it ends in '/' or was cut short. off: the payload in the frame.
  */
-static __always_inline int http_path(struct xdp_md *ctx, __u32 off, struct scratch *s, __u32 from,
+static __always_inline int http_path(struct hook_ctx *ctx, __u32 off, struct scratch *s, __u32 from,
 				     __u32 n)
 {
 	struct http_slashes sl = { .len = n < BLOOMXDP_PATH_MAX ? n : BLOOMXDP_PATH_MAX };
@@ -176,7 +176,7 @@ static __always_inline int http_path(struct xdp_md *ctx, __u32 off, struct scrat
 }
 
 /* The host payload[from, end) as the name; -1 when it is no name. */
-static __always_inline int http_host_name(struct xdp_md *ctx, __u32 off, struct scratch *s,
+static __always_inline int http_host_name(struct hook_ctx *ctx, __u32 off, struct scratch *s,
 					  __u32 from, __u32 end)
 {
 	__u32 n = end - from;
@@ -288,7 +288,7 @@ static long http_header_step(__u32 i, void *data)
  * before the blank line, whole in the segment. The walk jumps from one byte
  * that matters to the next, found 8 bytes at a time.
  */
-static __always_inline int http_parse_request(struct xdp_md *ctx, __u32 off, __u32 len,
+static __always_inline int http_parse_request(struct hook_ctx *ctx, __u32 off, __u32 len,
 					      struct scratch *s)
 {
 	struct http_headers h = { .state = HTTP_LINE_START };
@@ -300,7 +300,7 @@ static __always_inline int http_parse_request(struct xdp_md *ctx, __u32 off, __u
 		len = PAYLOAD_MAX - 1;
 	barrier_var(len);
 	len &= PAYLOAD_MAX - 1;		/* a no-op the compiler must keep: the verifier needs it */
-	if (len < 16 || bpf_xdp_load_bytes(ctx, off, s->payload, len))
+	if (len < 16 || hook_load_bytes(ctx, off, s->payload, len))
 		return -1;
 	s->nprefixes = 0;
 

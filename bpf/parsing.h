@@ -19,6 +19,7 @@
 #include <bpf/bpf_endian.h>
 
 #include <bloomxdp/common.h>
+#include "hook.h"
 
 struct cursor {
 	void *pos;
@@ -217,7 +218,7 @@ cut:
  * verifier learns nothing from "n != 0" (it keeps umin 0 there, newer ones set
  * 1), and refuses a size that may be 0.
  */
-static __always_inline int frame_load(struct xdp_md *ctx, __u32 off, void *dst, __u32 n,
+static __always_inline int frame_load(struct hook_ctx *ctx, __u32 off, void *dst, __u32 n,
 				      __u32 mask)
 {
 	if (n < 1 || n > mask + 1)
@@ -225,7 +226,7 @@ static __always_inline int frame_load(struct xdp_md *ctx, __u32 off, void *dst, 
 	n -= 1;
 	barrier_var(n);		/* the compiler must keep the mask: the verifier needs it */
 	n &= mask;
-	return bpf_xdp_load_bytes(ctx, off, dst, n + 1) ? -1 : 0;
+	return hook_load_bytes(ctx, off, dst, n + 1) ? -1 : 0;
 }
 
 #endif /* BLOOMXDP_PARSING_H */

@@ -33,7 +33,7 @@
 #define TLS_WINDOW	512
 
 struct tls_window {
-	struct xdp_md *ctx;
+	struct hook_ctx *ctx;
 	__u32 off;		/* the segment's payload in the frame */
 	__u32 len;		/* bytes of it in s->payload */
 };
@@ -48,7 +48,7 @@ static __always_inline int tls_bytes(const struct tls_window *tw, const struct s
 		__builtin_memcpy(out, s->payload + (rel & (PAYLOAD_MAX - 1)), n);
 		return 0;
 	}
-	return bpf_xdp_load_bytes(tw->ctx, pos, out, n) ? -1 : 0;
+	return hook_load_bytes(tw->ctx, pos, out, n) ? -1 : 0;
 }
 
 static __always_inline int tls_load_u8(const struct tls_window *tw, const struct scratch *s,
@@ -114,7 +114,7 @@ static long tls_ext_step(__u32 i, void *data)
  * unless its bytes are those a ClientHello starts with (-1: a ClientHello
  * cut short, or split on purpose to hide its SNI).
  */
-static __always_inline int tls_short_segment(struct xdp_md *ctx, __u32 off, __u32 len,
+static __always_inline int tls_short_segment(struct hook_ctx *ctx, __u32 off, __u32 len,
 					     struct scratch *s)
 {
 	if (frame_load(ctx, off, s->payload, len, 7))
@@ -133,7 +133,7 @@ static __always_inline int tls_short_segment(struct xdp_md *ctx, __u32 off, __u3
  * has none, is malformed, or the SNI lies beyond the segment (or beyond its
  * first TLS_SEGMENT_MAX bytes).
  */
-static __always_inline int tls_parse_client_hello(struct xdp_md *ctx, __u32 off, __u32 len,
+static __always_inline int tls_parse_client_hello(struct hook_ctx *ctx, __u32 off, __u32 len,
 						  struct scratch *s)
 {
 	struct tls_ext_walk ew = { .tw = { .ctx = ctx, .off = off } };
@@ -146,7 +146,7 @@ static __always_inline int tls_parse_client_hello(struct xdp_md *ctx, __u32 off,
 	win &= 2 * TLS_WINDOW - 1;	/* a no-op the compiler must keep: the verifier needs it */
 	if (len < sizeof(hdr))
 		return tls_short_segment(ctx, off, len, s);
-	if (win < sizeof(hdr) || bpf_xdp_load_bytes(ctx, off, s->payload, win))
+	if (win < sizeof(hdr) || hook_load_bytes(ctx, off, s->payload, win))
 		return -1;
 	ew.tw.len = win;
 	__builtin_memcpy(hdr, s->payload, sizeof(hdr));

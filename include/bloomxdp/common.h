@@ -14,6 +14,18 @@
 #define BLOOMXDP_PIN_ROOT_NAME	"bloomxdp"
 #define BLOOMXDP_PIN_ROOT	BLOOMXDP_BPFFS "/" BLOOMXDP_PIN_ROOT_NAME
 #define BLOOMXDP_PIN_LINK	"link"
+/*
+ * attach --direction both: the egress program's own pins, beside the
+ * ingress one's (prog, link, config, counters, list_hits); every other map
+ * is the same for both. With one direction, its program has the plain names.
+ */
+#define BLOOMXDP_PIN_EGRESS_PREFIX "egress_"
+/*
+ * A tc program where the kernel has no tcx (before Linux 6.6): a clsact
+ * filter of this handle and priority, which detach looks for.
+ */
+#define BLOOMXDP_TC_HANDLE	0xb10c
+#define BLOOMXDP_TC_PRIORITY	0xb10c
 #define BLOOMXDP_PIN_PROG	"prog"
 #define BLOOMXDP_PIN_CONFIG	"config"	/* the program's frozen .rodata */
 #define BLOOMXDP_PIN_FILTER	"filter"	/* ARRAY_OF_MAPS: a Bloom filter per generation */
@@ -321,6 +333,24 @@ struct bloomxdp_config {
 	 * so that a packet does not derive them.
 	 */
 	__u64 addr_key[BLOOMXDP_ADDR_KEY_WORDS];
+	__u32 direction;	/* enum bloomxdp_direction: the traffic this program sees */
+	__u32 hook;		/* enum bloomxdp_hook: where it runs */
+};
+
+/*
+ * The direction a packet program sees (attach --direction): one program
+ * source, the direction in its .rodata. Fields go by role: --match src is
+ * the remote host (an arriving packet's source, a leaving one's destination).
+ */
+enum bloomxdp_direction {
+	BLOOMXDP_DIR_INGRESS = 0,
+	BLOOMXDP_DIR_EGRESS = 1,
+};
+
+/* Where a packet program runs (attach --hook): XDP, or tc (tcx, or a clsact filter). */
+enum bloomxdp_hook {
+	BLOOMXDP_HOOK_XDP = 0,
+	BLOOMXDP_HOOK_TC = 1,
 };
 
 #define BLOOMXDP_PPB 1000000000ULL
@@ -458,7 +488,8 @@ struct bloomxdp_event {
 	__u8 dst[16];
 	__u8 name[BLOOMXDP_EVENT_NAME_MAX];	/* the start of the name looked up */
 	__u8 list;			/* the id of the list whose action applied (0: default) */
-	__u8 unused[7];
+	__u8 direction;			/* enum bloomxdp_direction of the program that saw it */
+	__u8 unused[6];
 };
 
 #define BLOOMXDP_COUNTER_FIELD(name, help) __u64 name;

@@ -34,6 +34,12 @@ static const struct harness_config configs[] = {
 	  .dns_reply = BLOOMXDP_DNS_REPLY_NXDOMAIN },
 	{ .match = BLOOMXDP_MATCH_SRC, .events_per_sec = 1, .verify = BLOOMXDP_VERIFY_OFF },
 	{ .match = MATCH_ALL, .events_per_sec = 1, .verify = BLOOMXDP_VERIFY_OFF },
+	/* The tc build (bpf/hook.h), on egress: attach --direction egress|both. */
+	{ .match = BLOOMXDP_MATCH_SRC, .events_per_sec = 1, .verify = BLOOMXDP_VERIFY_AUTO,
+	  .hook = BLOOMXDP_HOOK_TC, .direction = BLOOMXDP_DIR_EGRESS },
+	{ .match = MATCH_ALL, .events_per_sec = 1, .verify = BLOOMXDP_VERIFY_ON,
+	  .dns_reply = BLOOMXDP_DNS_REPLY_NXDOMAIN, .hook = BLOOMXDP_HOOK_TC,
+	  .direction = BLOOMXDP_DIR_EGRESS },
 };
 
 static const char *const config_names[] = {
@@ -42,6 +48,8 @@ static const char *const config_names[] = {
 	"match src,dst,dns,http,sni --verify on --dns-reply nxdomain",
 	"match src --verify off",
 	"match src,dst,dns,http,sni --verify off",
+	"tc egress: match src",
+	"tc egress: match src,dst,dns,http,sni --verify on --dns-reply nxdomain",
 };
 
 static const char *const layout_names[BLOOMXDP_LAYOUT_COUNT] = {
@@ -97,6 +105,12 @@ COST_TEST(3, KERNEL)
 COST_TEST(4, BITS)
 COST_TEST(4, BLOCKED)
 COST_TEST(4, KERNEL)
+COST_TEST(5, BITS)
+COST_TEST(5, BLOCKED)
+COST_TEST(5, KERNEL)
+COST_TEST(6, BITS)
+COST_TEST(6, BLOCKED)
+COST_TEST(6, KERNEL)
 
 int main(void)
 {
@@ -116,6 +130,12 @@ int main(void)
 		cmocka_unit_test(test_4_BITS),
 		cmocka_unit_test(test_4_BLOCKED),
 		cmocka_unit_test(test_4_KERNEL),
+		cmocka_unit_test(test_5_BITS),
+		cmocka_unit_test(test_5_BLOCKED),
+		cmocka_unit_test(test_5_KERNEL),
+		cmocka_unit_test(test_6_BITS),
+		cmocka_unit_test(test_6_BLOCKED),
+		cmocka_unit_test(test_6_KERNEL),
 	};
 
 	return cmocka_run_group_tests_name("verifier_cost", tests, NULL, NULL);

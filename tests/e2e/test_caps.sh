@@ -119,7 +119,8 @@ json=$(as "$ALL" "$BLOOMXDP" stats "$IF" --json 2>&1)
 check_eq "... stats: the listed source's 5 frames dropped" 5 "$(json_num "$json" dropped)" "$json"
 prom=$(as "$ALL" "$BLOOMXDP" stats "$IF" --prometheus 2>&1)
 check_eq "... stats --prometheus: the same dropped count" \
-	"bloomxdp_dropped_total{ifname=\"$IF\"} 5" "$(grep '^bloomxdp_dropped_total' <<<"$prom")"
+	"bloomxdp_dropped_total{ifname=\"$IF\",direction=\"ingress\"} 5" \
+	"$(grep '^bloomxdp_dropped_total' <<<"$prom")"
 check_eq "... and the live filter's generation and entries" \
 	"bloomxdp_filter_entries{ifname=\"$IF\"} 4 bloomxdp_filter_generation{ifname=\"$IF\"} 1" \
 	"$(grep -E '^bloomxdp_filter_(generation|entries)' <<<"$prom" | paste -sd ' ')"
@@ -180,7 +181,7 @@ if ip link add "$ODD" type veth peer name "bxc${E2E_ID}o" && ip link set "$ODD" 
 		timeout 30 "$BLOOMXDP" attach "$ODD" --mode generic --capacity 1000
 	prom=$(timeout 30 "$BLOOMXDP" stats "$ODD" --prometheus 2>&1)
 	check_eq "its label value is escaped" \
-		"bloomxdp_dropped_total{ifname=\"bx\\\"${E2E_ID}\\\\q\"} 0" \
+		"bloomxdp_dropped_total{ifname=\"bx\\\"${E2E_ID}\\\\q\",direction=\"ingress\"} 0" \
 		"$(grep '^bloomxdp_dropped_total' <<<"$prom")"
 	if command -v promtool >/dev/null; then
 		check_eq "promtool check metrics passes on it" "0:" \

@@ -46,9 +46,13 @@ static void test_every_counter_once_per_family(void **state)
 	size_t i;
 
 	(void)state;
+	/* eth0 checks ingress, eth1 both directions (attach --direction both). */
+	m[0].counters.present = 1U << BLOOMXDP_DIR_INGRESS;
+	m[1].counters.present = 1U << BLOOMXDP_DIR_INGRESS | 1U << BLOOMXDP_DIR_EGRESS;
 	for (i = 0; i < BLOOMXDP_NCOUNTERS; i++) {
-		m[0].counters[i] = i + 1;
-		m[1].counters[i] = 1000 + i;
+		m[0].counters.dir[BLOOMXDP_DIR_INGRESS][i] = i + 1;
+		m[1].counters.dir[BLOOMXDP_DIR_INGRESS][i] = 1000 + i;
+		m[1].counters.dir[BLOOMXDP_DIR_EGRESS][i] = 2000 + i;
 	}
 	m[0].gauges.fill = m[1].gauges.fill = 0.25;
 	text = render(m, 2);
@@ -59,12 +63,22 @@ static void test_every_counter_once_per_family(void **state)
 		snprintf(want, sizeof(want), "# TYPE bloomxdp_%s_total counter\n",
 			 counter_names[i]);
 		assert_int_equal(count_lines_starting(text, want), 1);
-		snprintf(want, sizeof(want), "bloomxdp_%s_total{ifname=\"eth0\"} %zu\n",
+		snprintf(want, sizeof(want),
+			 "bloomxdp_%s_total{ifname=\"eth0\",direction=\"ingress\"} %zu\n",
 			 counter_names[i], i + 1);
 		assert_int_equal(count_lines_starting(text, want), 1);
-		snprintf(want, sizeof(want), "bloomxdp_%s_total{ifname=\"eth1\"} %zu\n",
+		snprintf(want, sizeof(want),
+			 "bloomxdp_%s_total{ifname=\"eth1\",direction=\"ingress\"} %zu\n",
 			 counter_names[i], 1000 + i);
 		assert_int_equal(count_lines_starting(text, want), 1);
+		snprintf(want, sizeof(want),
+			 "bloomxdp_%s_total{ifname=\"eth1\",direction=\"egress\"} %zu\n",
+			 counter_names[i], 2000 + i);
+		assert_int_equal(count_lines_starting(text, want), 1);
+		/* No egress sample where no egress program runs. */
+		snprintf(want, sizeof(want),
+			 "bloomxdp_%s_total{ifname=\"eth0\",direction=\"egress\"}", counter_names[i]);
+		assert_int_equal(count_lines_starting(text, want), 0);
 	}
 	assert_int_equal(count_lines_starting(text, "# TYPE bloomxdp_filter_fill_ratio gauge\n"),
 			 1);
@@ -77,12 +91,13 @@ static void test_every_counter_once_per_family(void **state)
 
 static void test_label_values_are_escaped(void **state)
 {
-	struct iface_metrics m = { .ifname = "bx\"a\\b\nc" };
+	struct iface_metrics m = { .ifname = "bx\"a\\b\nc", .counters.present = 1 };
 	char *text;
 
 	(void)state;
 	text = render(&m, 1);
-	assert_non_null(strstr(text, "bloomxdp_dropped_total{ifname=\"bx\\\"a\\\\b\\nc\"} 0\n"));
+	assert_non_null(strstr(text, "bloomxdp_dropped_total{ifname=\"bx\\\"a\\\\b\\nc\","
+				     "direction=\"ingress\"} 0\n"));
 	assert_null(strstr(text, "bx\"a"));
 	free(text);
 }

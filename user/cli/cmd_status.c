@@ -67,18 +67,40 @@ static void print_lists(const struct named_view *v, const struct bloomxdp_config
 		json_array_end(j);
 }
 
-static void print_counters(const __u64 *now, const __u64 *before, double secs, bool json,
-			   const struct named_view *v, const struct bloomxdp_config *cfg)
+/* "ingress", "egress" or "both": the directions the counters come from. */
+static const char *directions_name(const struct direction_counters *dc)
 {
-	size_t i;
+	return dc->present == 3 ? "both" : direction_name(dc->present == 2);
+}
+
+/*
+ * The counters: with one direction, its program's, as always; with both,
+ * their sum and each direction's (JSON: "ingress" and "egress" objects; text:
+ * a column each). Rates are of the sum.
+ */
+static void print_counters(const struct direction_counters *dc, const __u64 *before,
+			   double secs, bool json, const struct named_view *v,
+			   const struct bloomxdp_config *cfg)
+{
+	const __u64 *now = dc->total;
+	bool both = dc->present == 3;
+	size_t i, d;
 
 	if (json) {
 		struct json j;
 
 		json_start(&j, stdout);
 		json_object_start(&j);
+		json_kv_string(&j, "direction", directions_name(dc));
 		for (i = 0; i < BLOOMXDP_NCOUNTERS; i++)
 			json_kv_u64(&j, counter_names[i], now[i]);
+		for (d = 0; both && d < 2; d++) {
+			json_key(&j, direction_name(d));
+			json_object_start(&j);
+			for (i = 0; i < BLOOMXDP_NCOUNTERS; i++)
+				json_kv_u64(&j, counter_names[i], dc->dir[d][i]);
+			json_object_end(&j);
+		}
 		if (before) {
 			json_kv_double(&j, "interval", "%.3f", secs);
 			json_key(&j, "rates");
@@ -92,8 +114,14 @@ static void print_counters(const __u64 *now, const __u64 *before, double secs, b
 		json_object_end(&j);
 		json_end(&j);
 	} else {
+		if (both)
+			printf("%-18s %20s %20s %20s\n", "", "total", "ingress", "egress");
+		else if (dc->present == 2)
+			printf("%-18s %20s\n", "", "egress");
 		for (i = 0; i < BLOOMXDP_NCOUNTERS; i++) {
 			printf("%-18s %20llu", counter_names[i], (unsigned long long)now[i]);
+			for (d = 0; both && d < 2; d++)
+				printf(" %20llu", (unsigned long long)dc->dir[d][i]);
 			if (before)
 				printf(" %14.1f/s", (now[i] - before[i]) / secs);
 			printf("\n");
@@ -123,7 +151,8 @@ static double monotonic_seconds(void)
 
 static int do_stats(const char *ifname, bool json, double interval, __u64 count)
 {
-	__u64 now[BLOOMXDP_NCOUNTERS], before[BLOOMXDP_NCOUNTERS];
+	__u64 before[BLOOMXDP_NCOUNTERS];
+	struct direction_counters dc;
 	struct named_view v;
 	struct attachment att;
 	double t_before, t_now;
@@ -134,7 +163,7 @@ static int do_stats(const char *ifname, bool json, double interval, __u64 count)
 	ret = attachment_open(ifname, false, &att);
 	if (ret)
 		return ret;
-	ret = counters_read(att.counters_fd, now);
+	ret = direction_counters_read(&att, &dc);
 	if (!ret)
 		ret = named_view_read(&att, &v);
 	if (ret) {
@@ -142,7 +171,7 @@ static int do_stats(const char *ifname, bool json, double interval, __u64 count)
 		goto cleanup;
 	}
 	if (interval <= 0) {
-		print_counters(now, NULL, 0, json, &v, &att.config);
+		print_counters(&dc, NULL, 0, json, &v, &att.config);
 		goto cleanup;
 	}
 	signal(SIGINT, on_signal);
@@ -151,18 +180,18 @@ static int do_stats(const char *ifname, bool json, double interval, __u64 count)
 	nap.tv_nsec = (long)((interval - nap.tv_sec) * 1e9);
 	t_before = monotonic_seconds();
 	for (n = 0; (!count || n < count) && !stop_sampling; n++) {
-		memcpy(before, now, sizeof(now));
+		memcpy(before, dc.total, sizeof(before));
 		if (nanosleep(&nap, NULL) && stop_sampling)
 			break;
 		t_now = monotonic_seconds();
-		ret = counters_read(att.counters_fd, now);
+		ret = direction_counters_read(&att, &dc);
 		if (!ret)
 			ret = named_view_read(&att, &v);
 		if (ret) {
 			log_error("cannot read the counters of %s: %s", ifname, strerror(-ret));
 			goto cleanup;
 		}
-		print_counters(now, before, t_now - t_before, json, &v, &att.config);
+		print_counters(&dc, before, t_now - t_before, json, &v, &att.config);
 		t_before = t_now;
 	}
 cleanup:
@@ -272,6 +301,16 @@ static void status_json(const struct status_view *v)
 	json_kv_u64(&j, "ifindex", v->link.ifindex);
 	json_kv_u64(&j, "prog_id", v->link.prog_id);
 	json_kv_string(&j, "mode", v->link.mode);
+	json_kv_string(&j, "direction", v->egress.hook ? "both" : v->link.direction);
+	json_kv_string(&j, "hook", v->link.hook);
+	if (v->egress.hook) {
+		json_key(&j, "egress");
+		json_object_start(&j);
+		json_kv_u64(&j, "prog_id", v->egress.prog_id);
+		json_kv_string(&j, "mode", v->egress.mode);
+		json_kv_string(&j, "hook", v->egress.hook);
+		json_object_end(&j);
+	}
 	json_kv_string(&j, "match", v->match);
 	json_kv_string(&j, "action", cfg->action == BLOOMXDP_ACTION_MONITOR ? "monitor" : "drop");
 	json_kv_string(&j, "dns_reply",
@@ -380,6 +419,12 @@ static void status_text(const struct status_view *v)
 
 	printf("interface       %s (ifindex %u)\n", v->ifname, v->link.ifindex);
 	printf("program         id %u, mode %s\n", v->link.prog_id, v->link.mode);
+	if (v->egress.hook)
+		printf("direction       both: ingress at %s, egress at tc\n", v->link.hook);
+	else if (strcmp(v->link.hook, "xdp") || strcmp(v->link.direction, "ingress"))
+		printf("direction       %s at %s\n", v->link.direction, v->link.hook);
+	if (v->egress.hook)
+		printf("egress program  id %u, mode %s\n", v->egress.prog_id, v->egress.mode);
 	kernel_features_list(v->features, false, features, sizeof(features));
 	printf("kernel          %s\n", v->kernel);
 	printf("features        %s\n", v->features ? features :

@@ -2,6 +2,7 @@
 /* attach and detach: the lifetime of an attachment and of its pins (attach.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <net/if.h>
 #include <stddef.h>
 #include <linux/if_link.h>
 #include <stdio.h>
@@ -26,6 +27,7 @@
 #include "kernel/netdev.h"
 #include "filter/bloom_plan.h"
 #include "kernel/state_dir.h"
+#include "kernel/tc.h"
 
 /*
  * The settings into the state, to attach the same way again (restore); a
@@ -247,6 +249,57 @@ static void config_from_opts(struct bloomxdp_config *cfg, const struct attach_op
 	memcpy(cfg->tls_ports, o->tls_ports, sizeof(cfg->tls_ports));
 	cfg->verify = o->verify;
 	cfg->events_per_sec = o->events_per_sec;
+	/* The program with the plain pins: ingress where checked, else egress (tc). */
+	cfg->direction = o->direction & ATTACH_DIR_INGRESS ? BLOOMXDP_DIR_INGRESS :
+							     BLOOMXDP_DIR_EGRESS;
+	cfg->hook = o->direction & ATTACH_DIR_INGRESS ? o->hook : BLOOMXDP_HOOK_TC;
+}
+
+/* How a program is attached, as attach says it. */
+static const char *via_name(__u32 hook, enum tc_via via)
+{
+	return hook == BLOOMXDP_HOOK_TC ? tc_via_name(via) : "XDP";
+}
+
+/*
+ * Attaches the program of lp where its configuration says (XDP, or the tc
+ * hook of its direction): its link in *link_fd, -1 for a clsact filter,
+ * which hook_undo() removes.
+ */
+static int hook_attach(const char *ifname, int ifindex, const struct loaded_prog *lp,
+		       enum attach_mode mode, const char **via, int *link_fd)
+{
+	const struct bloomxdp_config *cfg = loader_config(lp);
+	enum tc_via tv = TC_VIA_TCX;
+	int ret;
+
+	if (cfg->hook != BLOOMXDP_HOOK_TC) {
+		*link_fd = attach_link(ifname, loader_prog_fd(lp), ifindex, mode);
+		*via = via_name(cfg->hook, tv);
+		return *link_fd < 0 ? *link_fd : 0;
+	}
+	ret = tc_attach(ifname, ifindex, loader_prog_fd(lp), cfg->direction, &tv, link_fd);
+	*via = via_name(cfg->hook, tv);
+	return ret;
+}
+
+/* The id of a loaded program (0 if it cannot be read). */
+static __u32 prog_id_of(int prog_fd)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	return bpf_obj_get_info_by_fd(prog_fd, &info, &len) ? 0 : info.id;
+}
+
+/* Undoes hook_attach() of a clsact filter, which no closed fd removes. */
+static void hook_undo(int ifindex, const struct loaded_prog *lp, int link_fd)
+{
+	const struct bloomxdp_config *cfg = loader_config(lp);
+	__u32 id = prog_id_of(loader_prog_fd(lp));
+
+	if (link_fd < 0 && cfg->hook == BLOOMXDP_HOOK_TC && id)
+		(void)tc_clsact_detach(ifindex, cfg->direction, id);
 }
 
 /* The XDP mode an attachment runs in, as --mode names it (ATTACH_MODE_AUTO: unknown). */
@@ -258,6 +311,25 @@ static enum attach_mode live_mode(const struct attachment *att)
 		return ATTACH_MODE_AUTO;
 	return !strcmp(link.mode, "native") ? ATTACH_MODE_NATIVE :
 	       !strcmp(link.mode, "generic") ? ATTACH_MODE_GENERIC : ATTACH_MODE_AUTO;
+}
+
+/* The directions an attachment checks (enum attach_direction). */
+static __u32 live_direction(const struct attachment *att)
+{
+	return (att->config.direction == BLOOMXDP_DIR_EGRESS ? ATTACH_DIR_EGRESS :
+							       ATTACH_DIR_INGRESS) |
+	       (att->egress.present ? ATTACH_DIR_EGRESS : 0);
+}
+
+/* "ingress at XDP", "egress at tc", "ingress at tc and egress at tc". */
+static const char *live_hooks(const struct attachment *att)
+{
+	static char buf[64];
+	const char *first = att->config.hook == BLOOMXDP_HOOK_TC ? "tc" : "XDP";
+
+	snprintf(buf, sizeof(buf), "%s at %s%s", direction_name(att->config.direction), first,
+		 att->egress.present ? " and egress at tc" : "");
+	return buf;
 }
 
 /*
@@ -279,6 +351,12 @@ static int check_replaceable(const struct attachment *att, const struct attach_o
 			  layout_name(plan->layout), plan->fpr, plan->hashes, att->ifname);
 		return -EINVAL;
 	}
+	if (live_direction(att) != o->direction ||
+	    ((o->direction & ATTACH_DIR_INGRESS) && live->hook != o->hook)) {
+		log_error("%s runs %s: --direction and --hook are changed by 'bloomxdp detach %s' "
+			  "and attach again", att->ifname, live_hooks(att), att->ifname);
+		return -EINVAL;
+	}
 	if (o->mode != ATTACH_MODE_AUTO && mode != ATTACH_MODE_AUTO && o->mode != mode) {
 		log_error("%s runs in %s mode: a link keeps its mode ('bloomxdp detach %s' to "
 			  "change it)", att->ifname,
@@ -286,6 +364,79 @@ static int check_replaceable(const struct attachment *att, const struct attach_o
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/*
+ * Swaps the program a hook of att runs (egress: the egress program of
+ * --direction both) for prog_fd: one update of its link (XDP, tcx), or its
+ * clsact filter replaced in place. On failure the old one runs on.
+ */
+static int hook_replace(const struct attachment *att, bool egress, int prog_fd,
+			enum tc_via *via)
+{
+	const struct bloomxdp_config *cfg = egress ? &att->egress.config : &att->config;
+	int link_fd, ifindex, ret = 0;
+
+	*via = TC_VIA_TCX;
+	link_fd = pin_get(att->dir_fd, egress ? BLOOMXDP_PIN_EGRESS_PREFIX BLOOMXDP_PIN_LINK :
+					       BLOOMXDP_PIN_LINK);
+	if (link_fd == -ENOENT && cfg->hook == BLOOMXDP_HOOK_TC) {
+		*via = TC_VIA_CLSACT;
+		ifindex = if_nametoindex(att->ifname);
+		if (ifindex)
+			return tc_clsact_replace(att->ifname, ifindex, prog_fd, cfg->direction);
+		log_error("%s is gone: 'bloomxdp detach %s', and attach again once it is back",
+			  att->ifname, att->ifname);
+		return -ENODEV;
+	}
+	if (link_fd < 0) {
+		log_error("%s: cannot open its link: %s; 'bloomxdp detach %s' and attach again",
+			  att->ifname, strerror(-link_fd), att->ifname);
+		return link_fd;
+	}
+	if (bpf_link_update(link_fd, prog_fd, NULL)) {
+		ret = -errno;
+		log_error("cannot swap the program of %s: %s; the old one runs on", att->ifname,
+			  strerror(-ret));
+	}
+	close(link_fd);
+	return ret;
+}
+
+/*
+ * --direction both: the egress program (tc) beside primary, the ingress one,
+ * sharing its lists, pinned with BLOOMXDP_PIN_EGRESS_PREFIX in dir_fd. att:
+ * the attachment whose egress program this replaces (its counters kept, its
+ * hook swapped to the new program), or NULL for a fresh one.
+ */
+static int attach_egress(const char *ifname, int ifindex, const struct loaded_prog *primary,
+			 const struct attachment *att, int dir_fd, const char **via)
+{
+	struct bloomxdp_config cfg = *loader_config(primary);
+	struct loaded_prog lp = { .skel = NULL };
+	int link_fd = -1, ret;
+	enum tc_via tv;
+
+	cfg.direction = BLOOMXDP_DIR_EGRESS;
+	cfg.hook = BLOOMXDP_HOOK_TC;
+	ret = loader_load_beside(&cfg, primary, att ? att->egress.counters_fd : -1,
+				 att ? att->egress.list_hits_fd : -1, &lp);
+	if (ret)
+		return ret;
+	if (att)
+		ret = hook_replace(att, true, loader_prog_fd(&lp), &tv);
+	else
+		ret = tc_attach(ifname, ifindex, loader_prog_fd(&lp), BLOOMXDP_DIR_EGRESS, &tv,
+				&link_fd);
+	*via = via_name(BLOOMXDP_HOOK_TC, tv);
+	if (!ret)
+		ret = attachment_pin_egress(dir_fd, lp.skel, link_fd);
+	if (ret && !att)
+		hook_undo(ifindex, &lp, link_fd);
+	if (link_fd >= 0)
+		close(link_fd);
+	loader_close(&lp);
+	return ret;
 }
 
 /*
@@ -302,8 +453,9 @@ static int replace_attached(const char *ifname, const struct attach_opts *o,
 	struct attachment att;
 	struct bloomxdp_config cfg;
 	struct bloom_plan plan;
+	enum tc_via tv;
 	__u32 slot;
-	int link_fd = -1, ret;
+	int ret;
 
 	ret = attachment_open(ifname, true, &att);
 	if (ret)
@@ -319,21 +471,13 @@ static int replace_attached(const char *ifname, const struct attach_opts *o,
 	ret = loader_load_reusing(&cfg, &att, &lp);
 	if (ret)
 		goto cleanup;
-	link_fd = pin_get(att.dir_fd, BLOOMXDP_PIN_LINK);
-	if (link_fd < 0) {
-		ret = link_fd;
-		log_error("%s: cannot open its XDP link: %s; 'bloomxdp detach %s' and attach again",
-			  ifname, strerror(-ret), ifname);
+	ret = hook_replace(&att, false, loader_prog_fd(&lp), &tv);
+	if (ret)
 		goto cleanup;
-	}
-	if (bpf_link_update(link_fd, loader_prog_fd(&lp), NULL)) {
-		ret = -errno;
-		log_error("cannot swap the program of %s: %s; the old one runs on", ifname,
-			  strerror(-ret));
-		goto cleanup;
-	}
 	/* The link runs the new program: the pins follow, so that status reads its config. */
 	ret = attachment_repin_program(&att, lp.skel);
+	if (!ret && att.egress.present)
+		ret = attach_egress(ifname, 0, &lp, &att, att.dir_fd, &res->egress_via);
 	if (ret) {
 		log_error("the new program of %s runs, but its pins could not be replaced: %s; "
 			  "'bloomxdp detach %s' and attach again", ifname, strerror(-ret), ifname);
@@ -347,9 +491,8 @@ static int replace_attached(const char *ifname, const struct attach_opts *o,
 	}
 	record_attach(ifname, o, false);
 	res->replaced = true;
+	res->direction = o->direction;
 cleanup:
-	if (link_fd >= 0)
-		close(link_fd);
 	if (lp.skel)
 		loader_close(&lp);
 	attachment_close(&att);
@@ -365,7 +508,7 @@ static int do_attach(const char *ifname, const struct attach_opts *o, bool resto
 	struct bloomxdp_config cfg = {};
 	__u64 max_memory = o->max_memory_given ? o->max_memory : default_max_memory();
 	struct bloom_plan plan;
-	bool loaded = false, pinned = false;
+	bool loaded = false, pinned = false, hooked = false;
 	int link_fd = -1;
 	int ifindex;
 	int ret;
@@ -398,10 +541,13 @@ static int do_attach(const char *ifname, const struct attach_opts *o, bool resto
 		return already_attached(ifname);
 	if (ret != -ENOENT)
 		return ret;
-	ret = clear_foreign_xdp(ifname, ifindex, o->force);
-	if (ret)
-		return ret;
+	if ((o->direction & ATTACH_DIR_INGRESS) && o->hook == BLOOMXDP_HOOK_XDP) {
+		ret = clear_foreign_xdp(ifname, ifindex, o->force);
+		if (ret)
+			return ret;
+	}
 
+	ret = 0;
 	if (o->hash_key)
 		memcpy(cfg.hash_key, o->hash_key, sizeof(cfg.hash_key));
 	else
@@ -420,11 +566,10 @@ static int do_attach(const char *ifname, const struct attach_opts *o, bool resto
 		goto cleanup;
 	}
 
-	link_fd = attach_link(ifname, loader_prog_fd(&lp), ifindex, o->mode);
-	if (link_fd < 0) {
-		ret = link_fd;
+	ret = hook_attach(ifname, ifindex, &lp, o->mode, &res->ingress_via, &link_fd);
+	if (ret)
 		goto cleanup;
-	}
+	hooked = true;
 
 	ret = pin_dir_open(ifname, true, &pd);
 	if (ret) {
@@ -435,16 +580,25 @@ static int do_attach(const char *ifname, const struct attach_opts *o, bool resto
 	pinned = true;
 	/* The link last: once it is pinned the attachment outlives this process. */
 	ret = attachment_pin_all(&pd, lp.skel, link_fd);
+	if (!ret && o->direction == ATTACH_DIR_BOTH)
+		ret = attach_egress(ifname, ifindex, &lp, NULL, pd.fd, &res->egress_via);
 	if (ret)
 		goto cleanup;
 
 	record_attach(ifname, o, !restoring);
 	res->plan = plan;
 	res->max_memory = max_memory;
-	pinned = false;
+	res->direction = o->direction;
+	if (!(o->direction & ATTACH_DIR_INGRESS)) {
+		res->egress_via = res->ingress_via;
+		res->ingress_via = NULL;
+	}
+	pinned = hooked = false;
 cleanup:
 	if (pinned)
 		attachment_unpin_all(&pd, ifname);
+	if (hooked)
+		hook_undo(ifindex, &lp, link_fd);
 	pin_dir_close(&pd);
 	if (link_fd >= 0)
 		close(link_fd);
@@ -463,17 +617,27 @@ const char *attach_result_text(const char *ifname, const struct attach_result *r
 			       size_t len)
 {
 	const struct bloom_plan *plan = &res->plan;
+	int n;
 
 	if (res->replaced)
-		snprintf(buf, len, "replaced the program of %s in place: its list, counters and "
-			 "generation kept", ifname);
+		n = snprintf(buf, len, "replaced the program of %s in place: its list, counters "
+			     "and generation kept", ifname);
 	else
-		snprintf(buf, len, "attached to %s: %s layout, %llu bits, %u hashes, %llu bytes "
-			 "for %llu entries at FPR %g; loads size the filter for their lists, up to "
-			 "%llu bytes (--max-memory)", ifname, layout_name(plan->layout),
-			 (unsigned long long)plan->bits, plan->hashes,
-			 (unsigned long long)plan->bytes, (unsigned long long)plan->capacity,
-			 plan->fpr, (unsigned long long)res->max_memory);
+		n = snprintf(buf, len, "attached to %s: %s layout, %llu bits, %u hashes, %llu "
+			     "bytes for %llu entries at FPR %g; loads size the filter for their "
+			     "lists, up to %llu bytes (--max-memory)", ifname,
+			     layout_name(plan->layout), (unsigned long long)plan->bits,
+			     plan->hashes, (unsigned long long)plan->bytes,
+			     (unsigned long long)plan->capacity, plan->fpr,
+			     (unsigned long long)res->max_memory);
+	/* Where it runs, when not only at XDP ingress (the default says nothing more). */
+	if (n < 0 || (size_t)n >= len || (!res->egress_via && (!res->ingress_via ||
+							       !strcmp(res->ingress_via, "XDP"))))
+		return buf;
+	snprintf(buf + n, len - n, "\n%s: %s%s%s%s%s", ifname,
+		 res->ingress_via ? "ingress at " : "", res->ingress_via ? res->ingress_via : "",
+		 res->ingress_via && res->egress_via ? ", " : "",
+		 res->egress_via ? "egress at " : "", res->egress_via ? res->egress_via : "");
 	return buf;
 }
 
@@ -524,17 +688,45 @@ int attach_with_filter(const char *ifname, const struct attach_opts *opts,
  * later (an RCU callback, then a work item that waits for the RTNL), and an
  * attach right after could still find it on the interface.
  */
-static void detach_link(const struct pin_dir *pd)
+static void detach_link(const struct pin_dir *pd, const char *name)
 {
-	int fd = pin_get(pd->fd, BLOOMXDP_PIN_LINK);
+	int fd = pin_get(pd->fd, name);
 
 	if (fd < 0)
 		return;
 	/* ENOLINK: already detached, e.g. the interface is gone. */
 	if (bpf_link_detach(fd) && errno != ENOLINK && errno != ENODEV)
 		log_warn("cannot detach the link at %s/%s now: %s; it goes with its pin",
-			 pd->path, BLOOMXDP_PIN_LINK, strerror(errno));
+			 pd->path, name, strerror(errno));
 	close(fd);
+}
+
+/* A clsact filter of ours (no link: a kernel without tcx) runs the pinned program name. */
+static void detach_clsact(const struct pin_dir *pd, const char *ifname, const char *name)
+{
+	int fd = pin_get(pd->fd, name), ifindex = if_nametoindex(ifname);
+	__u32 id;
+
+	if (fd < 0)
+		return;
+	id = prog_id_of(fd);
+	close(fd);
+	if (!id || !ifindex)
+		return;
+	if (tc_clsact_detach(ifindex, BLOOMXDP_DIR_INGRESS, id) ||
+	    tc_clsact_detach(ifindex, BLOOMXDP_DIR_EGRESS, id))
+		log_warn("cannot remove the tc filter of %s (handle %#x): remove it with 'tc "
+			 "filter del dev %s ingress|egress handle %#x prio %u bpf'", ifname,
+			 BLOOMXDP_TC_HANDLE, ifname, BLOOMXDP_TC_HANDLE, BLOOMXDP_TC_PRIORITY);
+}
+
+/* Every program of the attachment off its interface: links, and clsact filters. */
+static void detach_hooks(const struct pin_dir *pd, const char *ifname)
+{
+	detach_link(pd, BLOOMXDP_PIN_LINK);
+	detach_link(pd, BLOOMXDP_PIN_EGRESS_PREFIX BLOOMXDP_PIN_LINK);
+	detach_clsact(pd, ifname, BLOOMXDP_PIN_PROG);
+	detach_clsact(pd, ifname, BLOOMXDP_PIN_EGRESS_PREFIX BLOOMXDP_PIN_PROG);
 }
 
 static int forget_state(const char *ifname, const struct detach_opts *o,
@@ -570,7 +762,7 @@ int detach_run(const char *ifname, const struct detach_opts *o, struct detach_re
 		return ret;
 	/* Wait for a load or add in progress. */
 	flock(pd.fd, LOCK_EX);
-	detach_link(&pd);
+	detach_hooks(&pd, ifname);
 	ret = attachment_unpin_all(&pd, ifname);
 	if (ret)
 		log_error("cannot remove all of %s: %s; see what is left with 'ls %s'", pd.path,

@@ -22,6 +22,13 @@
 /* --mode: where XDP runs. */
 enum attach_mode { ATTACH_MODE_AUTO, ATTACH_MODE_NATIVE, ATTACH_MODE_GENERIC };
 
+/* --direction: which packet programs run (bits: ingress, egress). */
+enum attach_direction {
+	ATTACH_DIR_INGRESS = 1,
+	ATTACH_DIR_EGRESS = 2,
+	ATTACH_DIR_BOTH = 3,
+};
+
 /* attach's options, as the command line, [attach] and the state's settings give them. */
 struct attach_opts {
 	__u64 capacity;
@@ -33,6 +40,8 @@ struct attach_opts {
 	__u16 http_ports[BLOOMXDP_MAX_PORTS];
 	__u16 tls_ports[BLOOMXDP_MAX_PORTS];
 	__u32 mode;		/* enum attach_mode */
+	__u32 direction;	/* enum attach_direction */
+	__u32 hook;		/* enum bloomxdp_hook of ingress (egress is tc) */
 	bool force;
 	__u32 verify;		/* enum bloomxdp_verify */
 	__u64 events_per_sec;
@@ -54,6 +63,9 @@ extern const struct attach_opts attach_defaults;
 /* What attach did. */
 struct attach_result {
 	bool replaced;		/* --force over an attachment of ours: its program swapped */
+	__u32 direction;	/* enum attach_direction */
+	const char *ingress_via;	/* "XDP", "tcx", "clsact": how each program is attached */
+	const char *egress_via;
 	struct bloom_plan plan;	/* else: the empty filter attached */
 	__u64 max_memory;	/* ... and the most a load's filter may take */
 };

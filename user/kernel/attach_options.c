@@ -47,6 +47,19 @@ static const struct enum_value mode_values[] = {
 	{}
 };
 
+static const struct enum_value direction_values[] = {
+	ENUM_VALUE("ingress", ATTACH_DIR_INGRESS, "arriving packets (XDP, or tc with --hook tc)"),
+	ENUM_VALUE("egress", ATTACH_DIR_EGRESS, "leaving packets (tc), the host's own included"),
+	ENUM_VALUE("both", ATTACH_DIR_BOTH, "both, with the same lists"),
+	{}
+};
+
+static const struct enum_value hook_values[] = {
+	ENUM_VALUE("xdp", BLOOMXDP_HOOK_XDP, "in the driver, before the stack (fastest)"),
+	ENUM_VALUE("tc", BLOOMXDP_HOOK_TC, "tc ingress: tcx (clsact before Linux 6.6), beside others"),
+	{}
+};
+
 #define A(field) offsetof(struct attach_opts, field)
 const struct option_spec attach_options[] = {
 	OPTION("capacity", 'c', OPT_COUNT, A(capacity), "N",
@@ -71,6 +84,13 @@ const struct option_spec attach_options[] = {
 	       .values = dns_reply_values),
 	OPTION("action", 'a', OPT_ENUM, A(action), "WHAT", "on a hit", .values = action_values),
 	OPTION("mode", 0, OPT_ENUM, A(mode), "MODE", "XDP mode", .values = mode_values),
+	OPTION("direction", 0, OPT_ENUM, A(direction), "D",
+	       "the traffic checked; fields go by role: src is the\n"
+	       "remote host (the source of an arriving packet, the\n"
+	       "destination of a leaving one), dst the local address",
+	       .values = direction_values),
+	OPTION("hook", 0, OPT_ENUM, A(hook), "H", "where ingress is checked",
+	       .values = hook_values),
 	OPTION("layout", 0, OPT_ENUM, A(layout), "L",
 	       "how the filter lies in memory ('bloomxdp plan' shows\nthem side by side)",
 	       .values_fn = layout_values),
@@ -96,4 +116,5 @@ const struct attach_opts attach_defaults = {
 	.dns_ports = { BLOOMXDP_DNS_PORT }, .http_ports = { BLOOMXDP_HTTP_PORT },
 	.tls_ports = { BLOOMXDP_TLS_PORT }, .events_per_sec = DEFAULT_EVENTS_PER_SEC,
 	.layout = DEFAULT_LAYOUT, .verify = BLOOMXDP_VERIFY_AUTO,
+	.direction = ATTACH_DIR_INGRESS, .hook = BLOOMXDP_HOOK_XDP,
 };

@@ -14,6 +14,7 @@
 #include <bpf/libbpf.h>
 
 #include "kernel/attachment.h"
+#include "kernel/tc.h"
 #include "bloomxdp.skel.h"
 #include "util/dirs.h"
 #include "util/ifname.h"
@@ -274,9 +275,26 @@ static const struct pin_spec {
 	{ BLOOMXDP_PIN_PROG, PIN_PROG, PIN_UNOPENED },
 	{ BLOOMXDP_PIN_LINK, PIN_LINK, PIN_UNOPENED },
 };
+#define NPINS (sizeof(pin_table) / sizeof(pin_table[0]))
+
+#define EGRESS(name) BLOOMXDP_PIN_EGRESS_PREFIX name
+
+/*
+ * --direction both: the egress program's own pins, beside the table's (its
+ * maps but these are the ingress program's). Optional: attachment_open()
+ * opens them where they are, detach unlinks them with the table's.
+ */
+static const struct pin_spec egress_table[] = {
+	{ EGRESS(BLOOMXDP_PIN_CONFIG), SKEL(rodata_config), ATT(egress.config_fd) },
+	{ EGRESS(BLOOMXDP_PIN_COUNTERS), SKEL(counters), ATT(egress.counters_fd) },
+	{ EGRESS(BLOOMXDP_PIN_LIST_HITS), SKEL(list_hits), ATT(egress.list_hits_fd) },
+	{ EGRESS(BLOOMXDP_PIN_PROG), PIN_PROG, PIN_UNOPENED },
+	{ EGRESS(BLOOMXDP_PIN_LINK), PIN_LINK, PIN_UNOPENED },
+};
+
 #undef ATT
 #undef SKEL
-#define NPINS (sizeof(pin_table) / sizeof(pin_table[0]))
+#define NEGRESS (sizeof(egress_table) / sizeof(egress_table[0]))
 /* Where a replaced pin goes first (bpffs refuses names with a dot). */
 #define PIN_NEW_SUFFIX "_new"
 
@@ -285,40 +303,76 @@ static int *pin_att_fd(struct attachment *att, const struct pin_spec *p)
 	return p->att_fd == PIN_UNOPENED ? NULL : (int *)((char *)att + p->att_fd);
 }
 
-int attachment_pin_all(const struct pin_dir *pd, const struct bloomxdp *skel, int link_fd)
+/* Pins fd as name in place of what is there: a new pin first, then one rename. */
+static int pin_replace(int dir_fd, const char *name, int fd)
+{
+	char tmp[64];
+	int ret;
+
+	snprintf(tmp, sizeof(tmp), "%s" PIN_NEW_SUFFIX, name);
+	if (unlinkat(dir_fd, tmp, 0) && errno != ENOENT)
+		return -errno;
+	ret = pin_put(dir_fd, tmp, fd);
+	if (ret)
+		return ret;
+	if (renameat(dir_fd, tmp, dir_fd, name)) {
+		ret = -errno;
+		unlinkat(dir_fd, tmp, 0);
+		return ret;
+	}
+	return 0;
+}
+
+/* Pins the rows of table from skel; the link row only when there is a link (not clsact). */
+static int pin_rows(int dir_fd, const char *path, const struct pin_spec *table, size_t n,
+		    const struct bloomxdp *skel, int link_fd, bool replace)
 {
 	const struct pin_spec *p;
 	int fd, ret;
 
-	for (p = pin_table; p < pin_table + NPINS; p++) {
+	for (p = table; p < table + n; p++) {
+		if (p->skel_map == PIN_LINK && link_fd < 0)
+			continue;
 		if (p->skel_map == PIN_LINK)
 			fd = link_fd;
 		else if (p->skel_map == PIN_PROG)
 			fd = bpf_program__fd(skel->progs.bloomxdp_xdp);
 		else
 			fd = bpf_map__fd(*(struct bpf_map *const *)((const char *)skel + p->skel_map));
-		ret = pin_put(pd->fd, p->name, fd);
+		ret = replace ? pin_replace(dir_fd, p->name, fd) : pin_put(dir_fd, p->name, fd);
 		if (ret) {
-			log_error("cannot pin %s/%s: %s", pd->path, p->name, strerror(-ret));
+			log_error("cannot pin %s/%s: %s", path, p->name, strerror(-ret));
 			return ret;
 		}
 	}
 	return 0;
 }
 
+int attachment_pin_all(const struct pin_dir *pd, const struct bloomxdp *skel, int link_fd)
+{
+	return pin_rows(pd->fd, pd->path, pin_table, NPINS, skel, link_fd, false);
+}
+
+int attachment_pin_egress(int dir_fd, const struct bloomxdp *skel, int link_fd)
+{
+	return pin_rows(dir_fd, BLOOMXDP_PIN_ROOT, egress_table, NEGRESS, skel, link_fd, true);
+}
+
 int attachment_unpin_all(struct pin_dir *pd, const char *ifname)
 {
+	const char *name;
 	int ret = 0, err;
 	size_t i;
 
 	char tmp[64];
 
 	/* By name, ours only: anything else makes the directory stay, and says so. */
-	for (i = 0; i < NPINS; i++) {
-		if (unlinkat(pd->fd, pin_table[i].name, 0) && errno != ENOENT && !ret)
+	for (i = 0; i < NPINS + NEGRESS; i++) {
+		name = i < NPINS ? pin_table[i].name : egress_table[i - NPINS].name;
+		if (unlinkat(pd->fd, name, 0) && errno != ENOENT && !ret)
 			ret = -errno;
 		/* What a replacement killed before its rename left. */
-		snprintf(tmp, sizeof(tmp), "%s" PIN_NEW_SUFFIX, pin_table[i].name);
+		snprintf(tmp, sizeof(tmp), "%s" PIN_NEW_SUFFIX, name);
 		if (unlinkat(pd->fd, tmp, 0) && errno != ENOENT && !ret)
 			ret = -errno;
 	}
@@ -356,39 +410,19 @@ int attachment_reuse_maps_but_active(const struct attachment *att, struct bloomx
 	return reuse_maps(att, skel, true);
 }
 
-/* Pins fd as name in place of what is there: a new pin first, then one rename. */
-static int pin_replace(const struct attachment *att, const char *name, int fd)
-{
-	char tmp[64];
-	int ret;
-
-	snprintf(tmp, sizeof(tmp), "%s" PIN_NEW_SUFFIX, name);
-	if (unlinkat(att->dir_fd, tmp, 0) && errno != ENOENT)
-		return -errno;
-	ret = pin_put(att->dir_fd, tmp, fd);
-	if (ret)
-		return ret;
-	if (renameat(att->dir_fd, tmp, att->dir_fd, name)) {
-		ret = -errno;
-		unlinkat(att->dir_fd, tmp, 0);
-		return ret;
-	}
-	return 0;
-}
-
 int attachment_repin_program(const struct attachment *att, const struct bloomxdp *skel)
 {
 	int ret;
 
-	ret = pin_replace(att, BLOOMXDP_PIN_PROG, bpf_program__fd(skel->progs.bloomxdp_xdp));
+	ret = pin_replace(att->dir_fd, BLOOMXDP_PIN_PROG, bpf_program__fd(skel->progs.bloomxdp_xdp));
 	if (!ret)
-		ret = pin_replace(att, BLOOMXDP_PIN_CONFIG, bpf_map__fd(skel->maps.rodata_config));
+		ret = pin_replace(att->dir_fd, BLOOMXDP_PIN_CONFIG, bpf_map__fd(skel->maps.rodata_config));
 	return ret;
 }
 
 int attachment_repin_active(const struct attachment *att, const struct bloomxdp *skel)
 {
-	return pin_replace(att, BLOOMXDP_PIN_ACTIVE, bpf_map__fd(skel->maps.active));
+	return pin_replace(att->dir_fd, BLOOMXDP_PIN_ACTIVE, bpf_map__fd(skel->maps.active));
 }
 
 /* Pins made by another version of bloomxdp may hold another layout. */
@@ -429,8 +463,37 @@ static void attachment_init(struct attachment *att)
 	for (i = 0; i < NPINS; i++)
 		if (pin_att_fd(att, &pin_table[i]))
 			*pin_att_fd(att, &pin_table[i]) = -1;
+	for (i = 0; i < NEGRESS; i++)
+		if (pin_att_fd(att, &egress_table[i]))
+			*pin_att_fd(att, &egress_table[i]) = -1;
 	/* The allowlist's sets are LPM tries only (exact.h). */
 	att->allow.p4_fd = att->allow.p6_fd = att->allow.r4_fd = att->allow.r6_fd = -1;
+}
+
+/* --direction both: the egress program's pins, where they are. */
+static int open_egress(struct attachment *att)
+{
+	__u32 zero = 0;
+	size_t i;
+	int *fd;
+
+	att->egress.config_fd = pin_get(att->dir_fd, egress_table[0].name);
+	if (att->egress.config_fd == -ENOENT) {
+		att->egress.config_fd = -1;
+		return 0;
+	}
+	for (i = 0; i < NEGRESS; i++) {
+		fd = pin_att_fd(att, &egress_table[i]);
+		if (fd && *fd < 0 && (*fd = open_pin(att, egress_table[i].name)) < 0)
+			return *fd;
+	}
+	if (bpf_map_lookup_elem(att->egress.config_fd, &zero, &att->egress.config)) {
+		log_error("%s: cannot read the egress program's configuration: %s", att->dir,
+			  strerror(errno));
+		return -errno;
+	}
+	att->egress.present = true;
+	return 0;
 }
 
 int attachment_open(const char *ifname, bool lock, struct attachment *att)
@@ -484,6 +547,9 @@ int attachment_open(const char *ifname, bool lock, struct attachment *att)
 		log_error("%s: cannot read the configuration: %s", att->dir, strerror(-ret));
 		goto err;
 	}
+	ret = open_egress(att);
+	if (ret)
+		goto err;
 	return 0;
 err:
 	attachment_close(att);
@@ -495,13 +561,14 @@ void attachment_close(struct attachment *att)
 	size_t i;
 	int *fd;
 
-	for (i = 0; i < NPINS; i++) {
-		fd = pin_att_fd(att, &pin_table[i]);
+	for (i = 0; i < NPINS + NEGRESS; i++) {
+		fd = pin_att_fd(att, i < NPINS ? &pin_table[i] : &egress_table[i - NPINS]);
 		if (fd && *fd >= 0)
 			close(*fd);
 		if (fd)
 			*fd = -1;
 	}
+	att->egress.present = false;
 	if (att->dir_fd >= 0)
 		close(att->dir_fd);
 	att->dir_fd = -1;
@@ -562,15 +629,71 @@ int attachment_allow_add_flags(const struct attachment *att, __u32 flags)
 	return bpf_map_update_elem(att->active_fd, &which, &word, BPF_ANY) ? -errno : 0;
 }
 
-int attachment_read_link(const struct attachment *att, struct link_view *view)
+const char *direction_name(__u32 direction)
+{
+	return direction == BLOOMXDP_DIR_EGRESS ? "egress" : "ingress";
+}
+
+/* The XDP mode in which ifindex runs prog_id. */
+static const char *xdp_mode(__u32 ifindex, __u32 prog_id)
 {
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+
+	/* The link holds an ifindex of its own namespace; this one may differ. */
+	if (bpf_xdp_query(ifindex, 0, &q))
+		return "unknown (attached from another network namespace?)";
+	return q.drv_prog_id == prog_id ? "native" : q.skb_prog_id == prog_id ? "generic" :
+	       q.hw_prog_id == prog_id ? "offload" :
+	       "unknown (attached from another network namespace?)";
+}
+
+/* A clsact filter has no link: the interface says which program its filter runs. */
+static int read_clsact(const struct attachment *att, const struct bloomxdp_config *cfg,
+		       const char *prog_pin, struct link_view *view)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info), running = 0;
+	int fd, ret = 0;
+
+	fd = pin_get(att->dir_fd, prog_pin);
+	if (fd < 0)
+		return fd;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		ret = -errno;
+	close(fd);
+	if (ret)
+		return ret;
+	view->prog_id = info.id;
+	view->ifindex = if_nametoindex(att->ifname);
+	if (view->ifindex)
+		ret = tc_clsact_prog(view->ifindex, cfg->direction, &running);
+	if (ret)
+		return ret;
+	if (!view->ifindex || running != info.id) {
+		view->ifindex = 0;
+		view->mode = "detached (its clsact filter or interface is gone)";
+		return 0;
+	}
+	view->mode = tc_via_name(TC_VIA_CLSACT);
+	return 0;
+}
+
+int attachment_read_hook(const struct attachment *att, bool egress, struct link_view *view)
+{
+	const struct bloomxdp_config *cfg = egress ? &att->egress.config : &att->config;
 	struct bpf_link_info info = {};
 	__u32 len = sizeof(info);
 	int fd, ret = 0;
 
 	view->mode = "unknown";
-	fd = pin_get(att->dir_fd, BLOOMXDP_PIN_LINK);
+	if (egress && !att->egress.present)
+		return -ENOENT;
+	view->hook = cfg->hook == BLOOMXDP_HOOK_TC ? "tc" : "xdp";
+	view->direction = direction_name(cfg->direction);
+	fd = pin_get(att->dir_fd, egress ? EGRESS(BLOOMXDP_PIN_LINK) : BLOOMXDP_PIN_LINK);
+	if (fd == -ENOENT && cfg->hook == BLOOMXDP_HOOK_TC)
+		return read_clsact(att, cfg, egress ? EGRESS(BLOOMXDP_PIN_PROG) : BLOOMXDP_PIN_PROG,
+				   view);
 	if (fd < 0)
 		return fd;
 	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
@@ -578,24 +701,21 @@ int attachment_read_link(const struct attachment *att, struct link_view *view)
 		goto out;
 	}
 	view->prog_id = info.prog_id;
-	view->ifindex = info.xdp.ifindex;
-	if (!view->ifindex) {
+	view->ifindex = info.xdp.ifindex;	/* a tcx link's ifindex is where XDP's is */
+	if (!view->ifindex)
 		view->mode = "detached (interface gone)";
-		goto out;
-	}
-	/* The link holds an ifindex of its own namespace; this one may differ. */
-	view->mode = "unknown (attached from another network namespace?)";
-	if (bpf_xdp_query(view->ifindex, 0, &q) == 0) {
-		if (q.drv_prog_id == view->prog_id)
-			view->mode = "native";
-		else if (q.skb_prog_id == view->prog_id)
-			view->mode = "generic";
-		else if (q.hw_prog_id == view->prog_id)
-			view->mode = "offload";
-	}
+	else if (cfg->hook == BLOOMXDP_HOOK_TC)
+		view->mode = tc_via_name(TC_VIA_TCX);
+	else
+		view->mode = xdp_mode(view->ifindex, view->prog_id);
 out:
 	close(fd);
 	return ret;
+}
+
+int attachment_read_link(const struct attachment *att, struct link_view *view)
+{
+	return attachment_read_hook(att, false, view);
 }
 
 int attachment_lock(struct attachment *att)
@@ -629,20 +749,24 @@ int attachment_lock(struct attachment *att)
 int attachment_check_enforced(const struct attachment *att)
 {
 	struct link_view link = {};
-	int ret;
+	int ret, i;
 
-	ret = attachment_read_link(att, &link);
-	if (ret) {
-		log_error("the list of %s is written, but nothing enforces it: its XDP link pin "
-			  "cannot be read (%s); 'bloomxdp detach %s' and attach again",
-			  att->ifname, strerror(-ret), att->ifname);
-		return ret;
-	}
-	if (!link.ifindex) {
-		log_error("the list of %s is written, but nothing enforces it: the interface is "
-			  "gone; 'bloomxdp detach %s', and attach again once it is back",
-			  att->ifname, att->ifname);
-		return -ENODEV;
+	/* Each program of the attachment: the plain pins', and the egress one's if any. */
+	for (i = 0; i < 1 + att->egress.present; i++) {
+		ret = attachment_read_hook(att, i, &link);
+		if (ret) {
+			log_error("the list of %s is written, but nothing enforces it: its link pin "
+				  "cannot be read (%s); 'bloomxdp detach %s' and attach again",
+				  att->ifname, strerror(-ret), att->ifname);
+			return ret;
+		}
+		if (!link.ifindex) {
+			log_error("the list of %s is written, but nothing enforces it: %s (%s); "
+				  "'bloomxdp detach %s', and attach again once it is back",
+				  att->ifname, if_nametoindex(att->ifname) ? "its tc filter is gone" :
+				  "the interface is gone", link.direction, att->ifname);
+			return -ENODEV;
+		}
 	}
 	return 0;
 }

@@ -33,7 +33,14 @@ struct attachment {
 	} list;
 	int list_hits_fd;
 	int suffixes_fd;	/* public suffixes, listed keys at their depth (filter/suffix_map.h) */
-	struct bloomxdp_config config;
+	struct bloomxdp_config config;	/* of the program with the plain pins (its direction) */
+	struct {		/* --direction both: the egress program's own (BLOOMXDP_PIN_EGRESS_*) */
+		bool present;
+		int config_fd;
+		int counters_fd;
+		int list_hits_fd;
+		struct bloomxdp_config config;
+	} egress;
 };
 
 /* Who may run: root, or CAP_BPF + CAP_NET_ADMIN. Prints the error. */
@@ -89,6 +96,12 @@ int pin_put(int dir_fd, const char *name, int fd);
  */
 struct bloomxdp;
 int attachment_pin_all(const struct pin_dir *pd, const struct bloomxdp *skel, int link_fd);
+/*
+ * --direction both: the egress program's own pins (BLOOMXDP_PIN_EGRESS_*):
+ * its program, configuration, counters and list hits, and its link (link_fd
+ * -1: a clsact filter, no link). Pinned in place of what is there.
+ */
+int attachment_pin_egress(int dir_fd, const struct bloomxdp *skel, int link_fd);
 int attachment_unpin_all(struct pin_dir *pd, const char *ifname);
 
 struct attachment;
@@ -129,11 +142,20 @@ int attachment_allow_add_flags(const struct attachment *att, __u32 flags);
 struct link_view {
 	__u32 prog_id;
 	__u32 ifindex;		/* 0 once the interface is gone */
-	const char *mode;
+	const char *mode;	/* XDP: native, generic, offload; tc: tcx, clsact */
+	const char *hook;	/* "xdp" or "tc" */
+	const char *direction;	/* "ingress" or "egress" */
 };
 
-/* What the pinned XDP link says: its program, interface and XDP mode. */
+/*
+ * What the pinned link says (XDP or tcx; a clsact filter has none, and is
+ * looked up on the interface): its program, interface and mode. egress: the
+ * egress program of --direction both (BLOOMXDP_PIN_EGRESS_*).
+ */
 int attachment_read_link(const struct attachment *att, struct link_view *view);
+int attachment_read_hook(const struct attachment *att, bool egress, struct link_view *view);
+/* "ingress" or "egress". */
+const char *direction_name(__u32 direction);
 
 /*
  * Takes the writers' lock of an attachment opened without it, then checks

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* open -> rodata config -> inner-map templates -> load -> generation 0, for attach and tests. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -8,6 +9,7 @@
 #include "kernel/loader.h"
 #include "kernel/attachment.h"
 #include "bloomxdp.skel.h"
+#include "bloomxdp_tc.skel.h"
 #include "filter/layout.h"
 #include "util/log.h"
 #include "filter/bloom_plan.h"
@@ -122,6 +124,36 @@ static int install_generation0(struct loaded_prog *lp)
 	return ret;
 }
 
+/*
+ * The skeleton of the program for hook. Both builds of bloomxdp.bpf.c have
+ * the same maps and .rodata (bpf/hook.h): the tc build opens through the XDP
+ * skeleton, with its own ELF and program name, so that one struct bloomxdp
+ * serves every caller (skel->progs.bloomxdp_xdp is then the tc program).
+ */
+static struct bloomxdp *skel_open(__u32 hook)
+{
+	struct bloomxdp *skel;
+	int err;
+
+	if (hook != BLOOMXDP_HOOK_TC)
+		return bloomxdp__open();
+	skel = calloc(1, sizeof(*skel));
+	if (!skel)
+		return NULL;
+	err = bloomxdp__create_skeleton(skel);
+	if (!err) {
+		skel->skeleton->data = (void *)bloomxdp_tc__elf_bytes(&skel->skeleton->data_sz);
+		skel->skeleton->progs[0].name = "bloomxdp_tc";
+		err = bpf_object__open_skeleton(skel->skeleton, NULL);
+	}
+	if (err) {
+		bloomxdp__destroy(skel);
+		errno = -err;
+		return NULL;
+	}
+	return skel;
+}
+
 /* The BPF object opened, cfg set as its .rodata; nothing made yet. */
 static int loader_open(const struct bloomxdp_config *cfg, struct loaded_prog *lp)
 {
@@ -131,7 +163,7 @@ static int loader_open(const struct bloomxdp_config *cfg, struct loaded_prog *lp
 	lp->filter.map_fd = lp->filter.kbloom_fd = -1;
 	exact_set_init(&lp->verify);
 	exact_set_init(&lp->allow);
-	lp->skel = bloomxdp__open();
+	lp->skel = skel_open(cfg->hook);
 	if (!lp->skel) {
 		ret = -errno;
 		log_error("cannot open the BPF object: %s", strerror(-ret));
@@ -169,8 +201,9 @@ int loader_load_room(const struct bloomxdp_config *cfg, __u32 room, struct loade
 	if (!ret)
 		ret = bloomxdp__load(lp->skel);
 	if (ret) {
-		log_error("the kernel refused the XDP program (%s); rerun with -v for the "
-			  "verifier's log", strerror(-ret));
+		log_error("the kernel refused the %s program (%s); rerun with -v for the "
+			  "verifier's log", cfg->hook == BLOOMXDP_HOOK_TC ? "tc" : "XDP",
+			  strerror(-ret));
 		goto err;
 	}
 	ret = install_generation0(lp);
@@ -222,6 +255,59 @@ int loader_load_own_active(const struct bloomxdp_config *cfg, const struct attac
 	return load_reusing(cfg, att, true, lp);
 }
 
+/* Maps each program has of its own: its configuration, counters, and scratch space. */
+static bool map_own(const char *name)
+{
+	static const char *const own[] = { ".rodata.config", "counters", "list_hits", "scratch",
+					   NULL };
+	const char *const *o;
+
+	for (o = own; *o; o++)
+		if (!strcmp(name, *o))
+			return true;
+	return false;
+}
+
+int loader_load_beside(const struct bloomxdp_config *cfg, const struct loaded_prog *primary,
+		       int counters_fd, int list_hits_fd, struct loaded_prog *lp)
+{
+	struct bpf_map *map, *theirs;
+	int ret;
+
+	ret = loader_open(cfg, lp);
+	if (ret)
+		return ret;
+	bpf_object__for_each_map(map, lp->skel->obj) {
+		if (map_own(bpf_map__name(map)))
+			continue;
+		theirs = bpf_object__find_map_by_name(primary->skel->obj, bpf_map__name(map));
+		ret = theirs ? bpf_map__reuse_fd(map, bpf_map__fd(theirs)) : -ENOENT;
+		if (ret)
+			break;
+	}
+	if (!ret && counters_fd >= 0)
+		ret = bpf_map__reuse_fd(lp->skel->maps.counters, counters_fd);
+	if (!ret && list_hits_fd >= 0)
+		ret = bpf_map__reuse_fd(lp->skel->maps.list_hits, list_hits_fd);
+	if (ret) {
+		log_error("cannot share the maps with the %s program: %s",
+			  primary->skel->rodata_config->config.direction == BLOOMXDP_DIR_EGRESS ?
+			  "egress" : "ingress", strerror(-ret));
+		goto err;
+	}
+	ret = bloomxdp__load(lp->skel);
+	if (ret) {
+		log_error("the kernel refused the %s program (%s); rerun with -v for the "
+			  "verifier's log", cfg->hook == BLOOMXDP_HOOK_TC ? "tc" : "XDP",
+			  strerror(-ret));
+		goto err;
+	}
+	return 0;
+err:
+	loader_close(lp);
+	return ret;
+}
+
 void loader_close(struct loaded_prog *lp)
 {
 	filter_close(&lp->filter);
@@ -249,6 +335,11 @@ int loader_program_frags(bool *frags)
 		 (bpf_program__flags(prog) & BPF_F_XDP_HAS_FRAGS);
 	bloomxdp__destroy(skel);
 	return 0;
+}
+
+const struct bloomxdp_config *loader_config(const struct loaded_prog *lp)
+{
+	return &lp->skel->rodata_config->config;
 }
 
 int loader_prog_fd(const struct loaded_prog *lp)

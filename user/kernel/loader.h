@@ -44,6 +44,14 @@ int loader_load_reusing(const struct bloomxdp_config *cfg, const struct attachme
 /* The same with an active array of its own (attachment_reuse_maps_but_active()). */
 int loader_load_own_active(const struct bloomxdp_config *cfg, const struct attachment *att,
 			   struct loaded_prog *lp);
+/*
+ * Another program of the same attachment (cfg->direction, cfg->hook): every
+ * map of primary shared but its own configuration, counters, list hits and
+ * scratch, which are new, or counters_fd and list_hits_fd where >= 0 (a
+ * replaced program's). Nothing is installed. Prints the error.
+ */
+int loader_load_beside(const struct bloomxdp_config *cfg, const struct loaded_prog *primary,
+		       int counters_fd, int list_hits_fd, struct loaded_prog *lp);
 void loader_close(struct loaded_prog *lp);
 
 /* The outer maps of the skeleton's exact stage (verify_*) and allowlist (allow_*). */
@@ -64,7 +72,10 @@ int loader_write_state0(const struct loaded_prog *lp, __u64 max_memory);
  */
 int loader_program_frags(bool *frags);
 
-/* The fd of the XDP program, for attaching or BPF_PROG_TEST_RUN. */
+/* The configuration the program was loaded with (its .rodata). */
+const struct bloomxdp_config *loader_config(const struct loaded_prog *lp);
+
+/* The fd of the program, for attaching or BPF_PROG_TEST_RUN. */
 int loader_prog_fd(const struct loaded_prog *lp);
 
 #endif

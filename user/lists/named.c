@@ -86,6 +86,14 @@ int named_view_read(const struct attachment *att, struct named_view *v)
 		v->list[id].name[BLOOMXDP_LIST_NAME_MAX] = '\0';
 		for (c = 0; c < ncpus; c++)
 			v->hits[id] += percpu[c];
+		/* --direction both: the egress program's hits too. */
+		if (att->egress.present &&
+		    bpf_map_lookup_elem(att->egress.list_hits_fd, &id, percpu)) {
+			free(percpu);
+			return -errno;
+		}
+		for (c = 0; att->egress.present && c < ncpus; c++)
+			v->hits[id] += percpu[c];
 	}
 	free(percpu);
 	which = BLOOMXDP_ACTIVE_LISTS;

@@ -118,6 +118,29 @@ cleanup:
 	return ret;
 }
 
+int direction_counters_read(const struct attachment *att, struct direction_counters *dc)
+{
+	__u32 first = att->config.direction == BLOOMXDP_DIR_EGRESS ? BLOOMXDP_DIR_EGRESS :
+								   BLOOMXDP_DIR_INGRESS;
+	size_t i;
+	int ret;
+
+	memset(dc, 0, sizeof(*dc));
+	ret = counters_read(att->counters_fd, dc->dir[first]);
+	if (ret)
+		return ret;
+	dc->present = 1U << first;
+	if (att->egress.present) {
+		ret = counters_read(att->egress.counters_fd, dc->dir[BLOOMXDP_DIR_EGRESS]);
+		if (ret)
+			return ret;
+		dc->present |= 1U << BLOOMXDP_DIR_EGRESS;
+	}
+	for (i = 0; i < BLOOMXDP_NCOUNTERS; i++)
+		dc->total[i] = dc->dir[0][i] + dc->dir[1][i];
+	return 0;
+}
+
 int iface_metrics_read(const char *ifname, struct iface_metrics *m)
 {
 	struct attachment att;
@@ -128,7 +151,7 @@ int iface_metrics_read(const char *ifname, struct iface_metrics *m)
 	ret = attachment_open(ifname, false, &att);
 	if (ret)
 		return ret;
-	ret = counters_read(att.counters_fd, m->counters);
+	ret = direction_counters_read(&att, &m->counters);
 	if (ret) {
 		log_error("cannot read the counters of %s: %s", ifname, strerror(-ret));
 		goto cleanup;
@@ -229,6 +252,7 @@ int metrics_write(FILE *out, const struct iface_metrics *m, size_t n)
 {
 	char name[128];
 	size_t c, i, j;
+	__u32 d;
 	double v;
 
 	family(out, "bloomxdp_build_info", "gauge", "the version of bloomxdp, as a label (always 1)");
@@ -238,8 +262,15 @@ int metrics_write(FILE *out, const struct iface_metrics *m, size_t n)
 	for (c = 0; c < BLOOMXDP_NCOUNTERS; c++) {
 		snprintf(name, sizeof(name), "bloomxdp_%s_total", counter_names[c]);
 		family(out, name, "counter", counter_help[c]);
-		for (i = 0; i < n; i++)
-			sample_u64(out, name, &m[i], m[i].counters[c]);
+		for (i = 0; i < n; i++) {
+			for (d = 0; d < 2; d++) {
+				if (!(m[i].counters.present & (1U << d)))
+					continue;
+				sample_start(out, name, &m[i]);
+				fprintf(out, ",direction=\"%s\"} %llu\n", direction_name(d),
+					(unsigned long long)m[i].counters.dir[d][c]);
+			}
+		}
 	}
 	for (j = 0; j < sizeof(gauges) / sizeof(gauges[0]); j++) {
 		family(out, gauges[j].name, "gauge", gauges[j].help);

@@ -45,9 +45,20 @@ int filter_gauges_read(const struct attachment *att, struct filter_gauges *g);
 /* What one interface exports. */
 #include "lists/named.h"
 
+/* An attachment's counters, per direction its programs see (attach --direction). */
+struct direction_counters {
+	__u32 present;		/* bit BLOOMXDP_DIR_*: that direction's program runs */
+	__u64 dir[2][BLOOMXDP_NCOUNTERS];	/* by enum bloomxdp_direction */
+	__u64 total[BLOOMXDP_NCOUNTERS];	/* their sum */
+};
+
+/* Every program's counters of an open attachment. Returns 0 or a negative errno (unprinted). */
+struct attachment;
+int direction_counters_read(const struct attachment *att, struct direction_counters *dc);
+
 struct iface_metrics {
 	const char *ifname;
-	__u64 counters[BLOOMXDP_NCOUNTERS];
+	struct direction_counters counters;
 	struct filter_gauges gauges;
 	struct named_view lists;	/* hits per list (named.h) */
 };
@@ -57,7 +68,8 @@ int iface_metrics_read(const char *ifname, struct iface_metrics *m);
 
 /*
  * The Prometheus text exposition format (version 0.0.4) of n interfaces: every
- * counter as bloomxdp_<name>_total{ifname="..."}, the filter as gauges
+ * counter as bloomxdp_<name>_total{ifname="...",direction="ingress|egress"},
+ * one sample per direction checked, the filter as gauges
  * bloomxdp_filter_*, each family once with # HELP and # TYPE. For
  * 'stats --prometheus' (node_exporter's textfile collector) and the daemon's
  * HTTP endpoint. Returns 0, or -EIO when out failed.

@@ -54,6 +54,7 @@ int status_view_read(struct attachment *att, const char *state_dir, struct statu
 {
 	const struct bloomxdp_config *cfg = &att->config;
 	__u64 counts[BLOOMXDP_NCOUNTERS], checked;
+	struct direction_counters dc;
 	__u32 slot;
 	int ret;
 
@@ -61,8 +62,11 @@ int status_view_read(struct attachment *att, const char *state_dir, struct statu
 	if (named_view_read(att, &v->lists))
 		memset(&v->lists, 0, sizeof(v->lists));
 	ret = attachment_read_link(att, &v->link);
+	memset(&v->egress, 0, sizeof(v->egress));
+	if (!ret && att->egress.present)
+		ret = attachment_read_hook(att, true, &v->egress);
 	if (ret) {
-		log_error("cannot read the XDP link of %s: %s; 'bloomxdp detach %s' and attach "
+		log_error("cannot read the link of %s: %s; 'bloomxdp detach %s' and attach "
 			  "again", v->ifname, strerror(-ret), v->ifname);
 		return ret;
 	}
@@ -90,7 +94,8 @@ int status_view_read(struct attachment *att, const char *state_dir, struct statu
 		      sizeof(v->verify_reason));
 	/* Observed with --verify: the exact copy refused these Bloom hits. */
 	memset(counts, 0, sizeof(counts));
-	counters_read(att->counters_fd, counts);
+	if (!direction_counters_read(att, &dc))
+		memcpy(counts, dc.total, sizeof(counts));
 	checked = counts[COUNTER_INDEX(checked_v4)] + counts[COUNTER_INDEX(checked_v6)] +
 		  counts[COUNTER_INDEX(checked_dns)] + counts[COUNTER_INDEX(checked_http)] +
 		  counts[COUNTER_INDEX(checked_sni)];

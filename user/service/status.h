@@ -14,7 +14,8 @@
 struct status_view {
 	const char *ifname;
 	const struct bloomxdp_config *cfg;
-	struct link_view link;
+	struct link_view link;		/* the program of the plain pins */
+	struct link_view egress;	/* --direction both: the egress one (.hook NULL: none) */
 	struct filter_gauges g;		/* the live filter, as metrics export it */
 	char loaded[32], match[64], dns_ports[32], http_ports[32], tls_ports[32];
 	double observed_fpr;
