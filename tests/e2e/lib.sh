@@ -376,7 +376,8 @@ EOF
 		cat
 		echo "}"
 	} >"$dir/nginx.conf"
-	bg_start timeout 300 nsenter --net="/run/netns/$NS_SRV" -- \
+	# $NGINX_NS: another namespace (the egress tests serve from the client's).
+	bg_start timeout 300 nsenter --net="/run/netns/${NGINX_NS:-$NS_SRV}" -- \
 		nginx -p "$dir/" -e "$dir/error.log" -c "$dir/nginx.conf" -g 'daemon off;'
 	NGINX_PID=$BG_PID
 }
