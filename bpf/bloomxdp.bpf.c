@@ -17,6 +17,7 @@
 #include "dns.h"
 #include "http.h"
 #include "tls.h"
+#include "reject.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -623,7 +624,7 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 			name_match_info(field, &q.mi);
 	}
 
-	/* The lists holding it decide: drop > nxdomain > monitor; none: it passes. */
+	/* The lists holding it decide: drop > nxdomain > reject > monitor; none: it passes. */
 	if (hit)
 		hit = list_verdict(&q);
 	if (hit) {
@@ -635,7 +636,7 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 		} else if (dns_question_end && hit == BLOOMXDP_LIST_NXDOMAIN) {
 			ev = BLOOMXDP_EVVERDICT_NXDOMAIN;
 		}
-		/* Before an NXDOMAIN answer rewrites the addresses. */
+		/* Before an NXDOMAIN answer or a reject rewrites the addresses. */
 		if (config.events_per_sec && event_allowed(cnt))
 			(void)emit_event(ctx, &pkt, &q.mi, ev);	/* always 0 */
 		if (hit == BLOOMXDP_LIST_MONITOR)
@@ -643,8 +644,15 @@ int bloomxdp_xdp(struct xdp_md *ctx)
 		else if (ev == BLOOMXDP_EVVERDICT_NXDOMAIN &&
 			 !answer_nxdomain(ctx, &pkt, dns_question_end))
 			verdict = XDP_TX;
-		else
+		else if (hit == BLOOMXDP_LIST_REJECT &&
+			 reject_answer(ctx, pkt.l3_off, pkt.l4_off, pkt.l4_proto,
+				       pkt.ipv6 | pkt.fragment << 1) == XDP_TX) {
+			/* Counted here: a test of hit at out cost +90% of verified_insns. */
+			cnt->rejected++;
+			return XDP_TX;
+		} else {
 			verdict = XDP_DROP;
+		}
 	}
 out:
 	if (verdict == XDP_DROP)

@@ -400,6 +400,7 @@ struct harness_config {
 	__u32 layout;		/* enum bloomxdp_layout */
 	__u32 verify;		/* config.verify (the exact sets are left empty) */
 	__u32 events_per_sec;	/* config.events_per_sec; 0: no events */
+	__u32 icmp_per_sec;	/* config.icmp_per_sec (action reject) */
 	/* Port lists as in struct bloomxdp_config; all zero: the CLI's defaults. */
 	__u16 dns_ports[BLOOMXDP_MAX_PORTS];
 	__u16 http_ports[BLOOMXDP_MAX_PORTS];
@@ -451,6 +452,7 @@ static inline int harness_config(const struct harness_config *hc, struct bloomxd
 	cfg->dns_reply = hc->dns_reply;
 	cfg->verify = hc->verify;
 	cfg->events_per_sec = hc->events_per_sec;
+	cfg->icmp_per_sec = hc->icmp_per_sec;
 	harness_ports(cfg->dns_ports, hc->dns_ports, BLOOMXDP_DNS_PORT);
 	harness_ports(cfg->http_ports, hc->http_ports, BLOOMXDP_HTTP_PORT);
 	harness_ports(cfg->tls_ports, hc->tls_ports, BLOOMXDP_TLS_PORT);
