@@ -22,7 +22,7 @@ static const struct enum_value action_values[] = {
 	ENUM_VALUE("drop", BLOOMXDP_ACTION_DROP, "drop the packet"),
 	ENUM_VALUE("monitor", BLOOMXDP_ACTION_MONITOR, "count it as would_drop, and pass it"),
 	ENUM_VALUE("reject", BLOOMXDP_ACTION_REJECT,
-		   "answer TCP with a RST, UDP with ICMP port\nunreachable (--icmp-per-sec), drop the rest"),
+		   "TCP: a RST; UDP: ICMP port unreachable; else drop"),
 	{}
 };
 

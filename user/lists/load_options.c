@@ -30,7 +30,7 @@ const struct enum_value list_action_values[] = {
 	ENUM_VALUE("nxdomain", BLOOMXDP_LIST_NXDOMAIN,
 		   "answer DNS queries NXDOMAIN, drop other hits"),
 	ENUM_VALUE("reject", BLOOMXDP_LIST_REJECT,
-		   "answer TCP with a RST, UDP with ICMP port\nunreachable, drop other hits"),
+		   "TCP: a RST; UDP: ICMP port unreachable; else drop"),
 	{}
 };
 
