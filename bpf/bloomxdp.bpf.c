@@ -17,6 +17,9 @@
 #include "dns.h"
 #include "http.h"
 #include "tls.h"
+#if HOOK_CAN_TX
+#include "reject.h"	/* answers sent back with XDP_TX: none from tc */
+#endif
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -630,7 +633,7 @@ int HOOK_PROG(struct hook_ctx *ctx)
 			name_match_info(field, &q.mi);
 	}
 
-	/* The lists holding it decide: drop > nxdomain > monitor; none: it passes. */
+	/* The lists holding it decide: drop > nxdomain > reject > monitor; none: it passes. */
 	if (hit)
 		hit = list_verdict(&q);
 	if (hit) {
@@ -641,8 +644,10 @@ int HOOK_PROG(struct hook_ctx *ctx)
 			ev = BLOOMXDP_EVVERDICT_WOULD_DROP;
 		} else if (HOOK_CAN_TX && dns_question_end && hit == BLOOMXDP_LIST_NXDOMAIN) {
 			ev = BLOOMXDP_EVVERDICT_NXDOMAIN;
+		} else if (HOOK_CAN_TX && hit == BLOOMXDP_LIST_REJECT) {
+			ev = BLOOMXDP_EVVERDICT_REJECT;	/* answered, or dropped where it cannot be */
 		}
-		/* Before an NXDOMAIN answer rewrites the addresses. */
+		/* Before an NXDOMAIN answer or a reject rewrites the addresses. */
 		if (config.events_per_sec && event_allowed(cnt))
 			(void)emit_event(ctx, &pkt, &q.mi, ev);	/* always 0 */
 		if (hit == BLOOMXDP_LIST_MONITOR)
@@ -651,9 +656,17 @@ int HOOK_PROG(struct hook_ctx *ctx)
 		else if (ev == BLOOMXDP_EVVERDICT_NXDOMAIN &&
 			 !answer_nxdomain(ctx, &pkt, dns_question_end))
 			verdict = XDP_TX;
+		else if (hit == BLOOMXDP_LIST_REJECT &&
+			 reject_answer(ctx, pkt.l3_off, pkt.l4_off, pkt.l4_proto,
+				       pkt.ipv6 | pkt.fragment << 1) == XDP_TX) {
+			/* Counted here: a test of hit at out cost +90% of verified_insns. */
+			cnt->rejected++;
+			return XDP_TX;
+		}
 #endif
-		else
+		else {
 			verdict = HOOK_DROP;
+		}
 	}
 out:
 	if (verdict == HOOK_DROP)

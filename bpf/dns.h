@@ -4,6 +4,7 @@
 #define BLOOMXDP_DNS_H
 
 #include <linux/udp.h>
+#include "csum.h"
 #include "loop.h"
 #include "parsing.h"
 #include "scratch.h"
@@ -108,33 +109,6 @@ static __always_inline int dns_parse_query(struct hook_ctx *ctx, __u32 off, __u3
 	s->name_wire = 1;
 	return *question_end > len ? -1 : 0;
 }
-
-/* A 32-bit one's complement sum (bpf_csum_diff's) folded into a checksum field. */
-static __always_inline __u16 csum_fold32(__s64 sum)
-{
-	__u32 v = (__u32)sum;
-
-	v = (v & 0xffff) + (v >> 16);
-	v = (v & 0xffff) + (v >> 16);
-	return ~v & 0xffff;
-}
-
-/* Pseudo-headers of the UDP checksum (RFC 768, RFC 8200 8.1). */
-struct pseudo_v4 {
-	__be32 saddr;
-	__be32 daddr;
-	__u8 zero;
-	__u8 proto;
-	__be16 len;
-};
-
-struct pseudo_v6 {
-	struct in6_addr saddr;
-	struct in6_addr daddr;
-	__be32 len;
-	__u8 zero[3];
-	__u8 next;
-};
 
 /*
  * Checksum of the UDP datagram at l4_off (udp_len bytes, its check field 0)

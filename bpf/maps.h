@@ -223,6 +223,14 @@ struct {
 	__type(value, struct event_budget);
 } event_budgets SEC(".maps");
 
+/* The budget of reject's ICMP answers on each CPU (config.icmp_per_sec, bpf/reject.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct event_budget);
+} icmp_budgets SEC(".maps");
+
 /* What every packet did, per CPU: BLOOMXDP_COUNTERS. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -85,6 +85,8 @@ static __always_inline __u32 attach_action(void)
 {
 	if (config.action == BLOOMXDP_ACTION_MONITOR)
 		return BLOOMXDP_LIST_MONITOR;
+	if (config.action == BLOOMXDP_ACTION_REJECT)
+		return BLOOMXDP_LIST_REJECT;
 	return config.dns_reply == BLOOMXDP_DNS_REPLY_NXDOMAIN ? BLOOMXDP_LIST_NXDOMAIN :
 								 BLOOMXDP_LIST_DROP;
 }
@@ -126,9 +128,9 @@ static long list_probe_step(__u32 i, void *data)
 	if (hits)
 		(*hits)++;
 	action = desc->action;
-	if (action > BLOOMXDP_LIST_DROP)
+	if (action > BLOOMXDP_LIST_LAST)
 		action = attach_action();	/* BLOOMXDP_LIST_AS_ATTACH */
-	if (action > p->best) {
+	if (BLOOMXDP_LIST_RANK(action) > BLOOMXDP_LIST_RANK(p->best)) {
 		p->best = action;
 		p->best_id = id;
 	}

@@ -100,15 +100,26 @@
 #define BLOOMXDP_LIST_INDEX(id, slot)	((id) * BLOOMXDP_GENERATIONS + (slot))
 #define BLOOMXDP_LIST_NAME_MAX	32	/* [a-z0-9_-]{1,32}: a file name and a label */
 
-/* A list's action, ranked: the strongest of the lists holding a key applies. */
+/*
+ * A list's action: the strongest of the lists holding a key applies, by
+ * BLOOMXDP_LIST_RANK, the one that tells the sender least: drop > nxdomain >
+ * reject > monitor. (An nxdomain list drops what is not a DNS query, where a
+ * reject list answers it; both answer a query.) The values are kept in the
+ * lists map and the state: a new action takes a new value, ranked here.
+ */
 enum bloomxdp_list_action {
 	BLOOMXDP_LIST_PASS = 0,		/* no list holds it */
 	BLOOMXDP_LIST_MONITOR = 1,	/* counted as would_drop, passed */
 	BLOOMXDP_LIST_NXDOMAIN = 2,	/* a DNS query answered NXDOMAIN, other hits dropped */
 	BLOOMXDP_LIST_DROP = 3,
+	/* TCP answered with a RST, UDP with ICMP port unreachable, other hits dropped. */
+	BLOOMXDP_LIST_REJECT = 4,
+	BLOOMXDP_LIST_LAST = BLOOMXDP_LIST_REJECT,	/* above: BLOOMXDP_LIST_AS_ATTACH */
 	/* Not a rank: the attachment's --action (and --dns-reply), whatever they are now. */
 	BLOOMXDP_LIST_AS_ATTACH = 0x80,
 };
+/* pass 0, monitor 2, reject 3, nxdomain 4, drop 6 */
+#define BLOOMXDP_LIST_RANK(a)	((a) == BLOOMXDP_LIST_REJECT ? 3U : (__u32)(a) * 2)
 
 /* A list, at its id in the lists array: written by the CLI, action read after a hit. */
 #define BLOOMXDP_LIST_HAS_PREFIX_V4	(1U << 0)	/* list_v4 holds prefixes */
@@ -286,6 +297,7 @@ enum bloomxdp_dns_reply {
 enum bloomxdp_action {
 	BLOOMXDP_ACTION_DROP = 0,
 	BLOOMXDP_ACTION_MONITOR = 1,	/* count as would_drop, pass */
+	BLOOMXDP_ACTION_REJECT = 2,	/* TCP: a RST; UDP: ICMP port unreachable; else drop */
 };
 
 /* Key kinds: the first byte hashed, so keys of different kinds never collide. */
@@ -327,6 +339,8 @@ struct bloomxdp_config {
 	__u32 verify;		/* enum bloomxdp_verify: whether loads build an exact copy */
 	__u32 layout;		/* enum bloomxdp_layout */
 	__u32 events_per_sec;	/* drop events sent per second and CPU at most; 0: none */
+	__u32 icmp_per_sec;	/* reject's ICMP port unreachables per second and CPU at most */
+	__u32 unused;
 	/*
 	 * The multipliers of the address hash (hash.h), derived from hash_key
 	 * by the loader (bloomxdp_addr_key_derive()): in the program's .rodata,
@@ -417,6 +431,8 @@ struct bloomxdp_state {
 	X(hits_dns,		"DNS queries for a listed name")	\
 	X(unparsed_dns,		"DNS packets not parsed (not a standard query, QDCOUNT != 1, compression, truncated, IPv6 chain too deep)") \
 	X(dns_replies,		"NXDOMAIN answers sent from XDP")	\
+	X(rejected,		"hits answered with a TCP RST or an ICMP port unreachable (reject)") \
+	X(icmp_ratelimited,	"reject's ICMP answers not sent: over --icmp-per-sec, dropped") \
 	X(checked_http,		"HTTP requests whose host (and path) was looked up") \
 	X(hits_http,		"HTTP requests for a listed name or URL") \
 	X(unparsed_http,	"TCP payloads to an HTTP port that are not a request start with a host, or a bad TCP header") \
@@ -467,6 +483,7 @@ enum bloomxdp_event_verdict {
 	BLOOMXDP_EVVERDICT_DROP = 1,
 	BLOOMXDP_EVVERDICT_WOULD_DROP,	/* --action monitor */
 	BLOOMXDP_EVVERDICT_NXDOMAIN,	/* answered from XDP */
+	BLOOMXDP_EVVERDICT_REJECT,	/* action reject: answered (RST, ICMP) or dropped */
 };
 
 #define BLOOMXDP_EVENT_NAME_MAX 64

@@ -402,6 +402,7 @@ struct harness_config {
 	__u32 events_per_sec;	/* config.events_per_sec; 0: no events */
 	__u32 hook;		/* enum bloomxdp_hook: the XDP build, or the tc one */
 	__u32 direction;	/* enum bloomxdp_direction (config.direction) */
+	__u32 icmp_per_sec;	/* config.icmp_per_sec (action reject) */
 	/* Port lists as in struct bloomxdp_config; all zero: the CLI's defaults. */
 	__u16 dns_ports[BLOOMXDP_MAX_PORTS];
 	__u16 http_ports[BLOOMXDP_MAX_PORTS];
@@ -455,6 +456,7 @@ static inline int harness_config(const struct harness_config *hc, struct bloomxd
 	cfg->events_per_sec = hc->events_per_sec;
 	cfg->hook = hc->hook;
 	cfg->direction = hc->direction;
+	cfg->icmp_per_sec = hc->icmp_per_sec;
 	harness_ports(cfg->dns_ports, hc->dns_ports, BLOOMXDP_DNS_PORT);
 	harness_ports(cfg->http_ports, hc->http_ports, BLOOMXDP_HTTP_PORT);
 	harness_ports(cfg->tls_ports, hc->tls_ports, BLOOMXDP_TLS_PORT);

@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "kernel/attach.h"
 #include "kernel/attachment.h"
 #include "cli/commands.h"
 #include "filter/filter.h"
@@ -312,7 +313,7 @@ static void status_json(const struct status_view *v)
 		json_object_end(&j);
 	}
 	json_kv_string(&j, "match", v->match);
-	json_kv_string(&j, "action", cfg->action == BLOOMXDP_ACTION_MONITOR ? "monitor" : "drop");
+	json_kv_string(&j, "action", attach_action_name(cfg->action));
 	json_kv_string(&j, "dns_reply",
 		       cfg->dns_reply == BLOOMXDP_DNS_REPLY_NXDOMAIN ? "nxdomain" : "none");
 	json_kv_string(&j, "dns_ports", v->dns_ports);
@@ -352,6 +353,7 @@ static void status_json(const struct status_view *v)
 	json_kv_u64(&j, "ranges_v6", g->ranges_v6);
 	json_kv_u64(&j, "ranges_bytes", g->ranges_bytes);
 	json_kv_u64(&j, "events_per_sec", cfg->events_per_sec);
+	json_kv_u64(&j, "icmp_per_sec", cfg->icmp_per_sec);
 	json_kv_string(&j, "state", v->state);
 	json_kv_u64(&j, "del_counters_bytes", v->del_bytes);
 	json_kv_u64(&j, "del_counters_saturated", v->del_saturated);
@@ -433,9 +435,11 @@ static void status_text(const struct status_view *v)
 	if (cfg->match & BLOOMXDP_MATCH_NAMES)
 		printf("ports           dns %s, http %s, tls %s\n", v->dns_ports, v->http_ports,
 		       v->tls_ports);
-	printf("action          %s%s\n",
-	       cfg->action == BLOOMXDP_ACTION_MONITOR ? "monitor" : "drop",
+	printf("action          %s%s\n", attach_action_name(cfg->action),
 	       cfg->dns_reply == BLOOMXDP_DNS_REPLY_NXDOMAIN ? ", NXDOMAIN answers to DNS" : "");
+	if (cfg->action == BLOOMXDP_ACTION_REJECT)
+		printf("                TCP answered RST, UDP ICMP port unreachable (%u per second "
+		       "and CPU at most)\n", cfg->icmp_per_sec);
 	printf("layout          %s\n", layout_name(cfg->layout));
 	status_text_filter(v);
 	printf("verify          %s (--verify %s)\n", v->verify_reason,

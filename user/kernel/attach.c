@@ -222,6 +222,21 @@ static int check_kernel(const struct attach_opts *o)
 	return 0;
 }
 
+/*
+ * --action reject answers a DNS query with ICMP port unreachable: the default
+ * list has one action, and --dns-reply nxdomain would be a second.
+ */
+static int check_action(const struct attach_opts *o)
+{
+	if (o->action == BLOOMXDP_ACTION_REJECT && o->dns_reply == BLOOMXDP_DNS_REPLY_NXDOMAIN) {
+		log_error("--action reject and --dns-reply nxdomain: choose one (a named list "
+			  "with 'load --list NAME --action nxdomain' answers its names NXDOMAIN "
+			  "beside a reject default list)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int random_key(__u64 key[2])
 {
 	if (getrandom(key, 2 * sizeof(__u64), 0) != 2 * sizeof(__u64)) {
@@ -249,6 +264,7 @@ static void config_from_opts(struct bloomxdp_config *cfg, const struct attach_op
 	memcpy(cfg->tls_ports, o->tls_ports, sizeof(cfg->tls_ports));
 	cfg->verify = o->verify;
 	cfg->events_per_sec = o->events_per_sec;
+	cfg->icmp_per_sec = o->icmp_per_sec;
 	/* The program with the plain pins: ingress where checked, else egress (tc). */
 	cfg->direction = o->direction & ATTACH_DIR_INGRESS ? BLOOMXDP_DIR_INGRESS :
 							     BLOOMXDP_DIR_EGRESS;
@@ -514,6 +530,8 @@ static int do_attach(const char *ifname, const struct attach_opts *o, bool resto
 	int ret;
 
 	ret = check_privileges();
+	if (!ret)
+		ret = check_action(o);
 	if (!ret)
 		ret = check_kernel(o);
 	if (!ret)

@@ -45,6 +45,7 @@ struct attach_opts {
 	bool force;
 	__u32 verify;		/* enum bloomxdp_verify */
 	__u64 events_per_sec;
+	__u64 icmp_per_sec;	/* reject's ICMP answers, per CPU and second */
 	__u32 layout;
 	__u64 max_memory;
 	bool max_memory_given;
@@ -59,6 +60,8 @@ struct attach_opts {
  */
 extern const struct option_spec attach_options[];
 extern const struct attach_opts attach_defaults;
+/* --action's name of enum bloomxdp_action. */
+const char *attach_action_name(__u32 action);
 
 /* What attach did. */
 struct attach_result {

@@ -15,12 +15,21 @@
 #define MAX_EVENTS_PER_SEC 1000000
 /* Default of --events-per-sec: per CPU, enough to see a flood, not to be flooded. */
 #define DEFAULT_EVENTS_PER_SEC 100
+/* Default of --icmp-per-sec: per CPU, as the kernel's own net.ipv4.icmp_msgs_per_sec. */
+#define DEFAULT_ICMP_PER_SEC 1000
 
 static const struct enum_value action_values[] = {
 	ENUM_VALUE("drop", BLOOMXDP_ACTION_DROP, "drop the packet"),
 	ENUM_VALUE("monitor", BLOOMXDP_ACTION_MONITOR, "count it as would_drop, and pass it"),
+	ENUM_VALUE("reject", BLOOMXDP_ACTION_REJECT,
+		   "TCP: a RST; UDP: ICMP port unreachable; else drop"),
 	{}
 };
+
+const char *attach_action_name(__u32 action)
+{
+	return enum_value_name(action_values, action);
+}
 
 static const struct enum_value dns_reply_values[] = {
 	ENUM_VALUE("none", BLOOMXDP_DNS_REPLY_NONE, "follow --action"),
@@ -103,6 +112,9 @@ const struct option_spec attach_options[] = {
 	OPTION("events-per-sec", 0, OPT_COUNT, A(events_per_sec), "N",
 	       "drop events for 'bloomxdp watch', per CPU and\nsecond (0: none)",
 	       .min = 0, .max = MAX_EVENTS_PER_SEC),
+	OPTION("icmp-per-sec", 0, OPT_COUNT, A(icmp_per_sec), "N",
+	       "ICMP port unreachables --action reject sends,\nper CPU and second (over it: dropped)",
+	       .min = 0, .max = MAX_EVENTS_PER_SEC),
 	OPTION("force", 'f', OPT_FLAG, A(force), NULL,
 	       "replace another XDP program already on IFNAME"),
 	OPTION_STATE_DIR(struct attach_opts),
@@ -115,6 +127,7 @@ const struct attach_opts attach_defaults = {
 	.match = BLOOMXDP_MATCH_SRC, .action = BLOOMXDP_ACTION_DROP, .mode = ATTACH_MODE_AUTO,
 	.dns_ports = { BLOOMXDP_DNS_PORT }, .http_ports = { BLOOMXDP_HTTP_PORT },
 	.tls_ports = { BLOOMXDP_TLS_PORT }, .events_per_sec = DEFAULT_EVENTS_PER_SEC,
+	.icmp_per_sec = DEFAULT_ICMP_PER_SEC,
 	.layout = DEFAULT_LAYOUT, .verify = BLOOMXDP_VERIFY_AUTO,
 	.direction = ATTACH_DIR_INGRESS, .hook = BLOOMXDP_HOOK_XDP,
 };

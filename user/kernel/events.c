@@ -34,6 +34,7 @@ static const struct enum_value verdict_values[] = {
 	ENUM_VALUE("drop", BLOOMXDP_EVVERDICT_DROP, NULL),
 	ENUM_VALUE("would_drop", BLOOMXDP_EVVERDICT_WOULD_DROP, NULL),
 	ENUM_VALUE("nxdomain", BLOOMXDP_EVVERDICT_NXDOMAIN, NULL),
+	ENUM_VALUE("reject", BLOOMXDP_EVVERDICT_REJECT, NULL),
 	{}
 };
 

@@ -29,6 +29,8 @@ const struct enum_value list_action_values[] = {
 	ENUM_VALUE("monitor", BLOOMXDP_LIST_MONITOR, "count it as would_drop, pass it"),
 	ENUM_VALUE("nxdomain", BLOOMXDP_LIST_NXDOMAIN,
 		   "answer DNS queries NXDOMAIN, drop other hits"),
+	ENUM_VALUE("reject", BLOOMXDP_LIST_REJECT,
+		   "TCP: a RST; UDP: ICMP port unreachable; else drop"),
 	{}
 };
 

@@ -21,13 +21,15 @@
 
 __u32 list_action_of(const struct bloomxdp_list *l, const struct bloomxdp_config *cfg)
 {
-	return l->action > BLOOMXDP_LIST_DROP ? list_default_action(cfg) : l->action;
+	return l->action > BLOOMXDP_LIST_LAST ? list_default_action(cfg) : l->action;
 }
 
 __u32 list_default_action(const struct bloomxdp_config *cfg)
 {
 	if (cfg->action == BLOOMXDP_ACTION_MONITOR)
 		return BLOOMXDP_LIST_MONITOR;
+	if (cfg->action == BLOOMXDP_ACTION_REJECT)
+		return BLOOMXDP_LIST_REJECT;
 	return cfg->dns_reply == BLOOMXDP_DNS_REPLY_NXDOMAIN ? BLOOMXDP_LIST_NXDOMAIN :
 							       BLOOMXDP_LIST_DROP;
 }
@@ -532,7 +534,7 @@ __u32 named_holding(const struct attachment *att, const struct named_view *v,
 		    const struct entry *e, char *names, size_t len, __u32 *action)
 {
 	struct named_copy x;
-	__u32 mask = 0;
+	__u32 mask = 0, a;
 	size_t used = 0;
 	int id;
 
@@ -544,8 +546,9 @@ __u32 named_holding(const struct attachment *att, const struct named_view *v,
 			continue;
 		if (named_copy_has(&x, e)) {
 			mask |= 1U << id;
-			if (list_action_of(&v->list[id], &att->config) > *action)
-				*action = list_action_of(&v->list[id], &att->config);
+			a = list_action_of(&v->list[id], &att->config);
+			if (BLOOMXDP_LIST_RANK(a) > BLOOMXDP_LIST_RANK(*action))
+				*action = a;
 			if (used < len)
 				used += snprintf(names + used, len - used, "%s%s", used ? ", " : "",
 						 v->list[id].name);
