@@ -20,6 +20,7 @@
 #include "filter/exact.h"
 #include "filter/filter.h"
 #include "kernel/features.h"
+#include "kernel/guard.h"
 #include "filter/layout.h"
 #include "kernel/loader.h"
 #include "util/log.h"
@@ -339,6 +340,11 @@ static int replace_attached(const char *ifname, const struct attach_opts *o,
 			  "'bloomxdp detach %s' and attach again", ifname, strerror(-ret), ifname);
 		goto cleanup;
 	}
+	/* The socket guard follows the new settings: its programs too, or it goes. */
+	att.config = cfg;
+	ret = o->cgroup ? guard_attach_att(&att, o->cgroup) : guard_detach_att(&att);
+	if (ret)
+		goto cleanup;
 	if (o->max_memory_given && !attachment_active(&att, BLOOMXDP_ACTIVE_BLOCK, &slot) &&
 	    !attachment_read_state(&att, slot, &st)) {
 		st.max_memory = o->max_memory;
@@ -435,6 +441,8 @@ static int do_attach(const char *ifname, const struct attach_opts *o, bool resto
 	pinned = true;
 	/* The link last: once it is pinned the attachment outlives this process. */
 	ret = attachment_pin_all(&pd, lp.skel, link_fd);
+	if (!ret && o->cgroup)
+		ret = guard_attach(ifname, o->cgroup);
 	if (ret)
 		goto cleanup;
 
@@ -571,6 +579,7 @@ int detach_run(const char *ifname, const struct detach_opts *o, struct detach_re
 	/* Wait for a load or add in progress. */
 	flock(pd.fd, LOCK_EX);
 	detach_link(&pd);
+	(void)guard_detach_dir(pd.fd, pd.path);	/* its hooks gone now; said on failure */
 	ret = attachment_unpin_all(&pd, ifname);
 	if (ret)
 		log_error("cannot remove all of %s: %s; see what is left with 'ls %s'", pd.path,

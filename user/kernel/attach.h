@@ -40,6 +40,7 @@ struct attach_opts {
 	__u64 max_memory;
 	bool max_memory_given;
 	const char *state_dir;
+	const char *cgroup;	/* --cgroup: the socket guard on that cgroup (kernel/guard.h) */
 	const __u64 *hash_key;	/* restore --file: the file's key; NULL: a new random one */
 };
 

@@ -83,6 +83,14 @@ const struct option_spec attach_options[] = {
 	OPTION("events-per-sec", 0, OPT_COUNT, A(events_per_sec), "N",
 	       "drop events for 'bloomxdp watch', per CPU and\nsecond (0: none)",
 	       .min = 0, .max = MAX_EVENTS_PER_SEC),
+	OPTION("cgroup", 0, OPT_TEXT, A(cgroup), "PATH",
+	       "the socket guard: a connect() or UDP sendmsg() to a\n"
+	       "listed address (as --match src looks up the remote\n"
+	       "host) fails at once with EPERM, for every socket of\n"
+	       "this network namespace whose process is in the cgroup\n"
+	       "v2 directory PATH or below it ('root': the whole\n"
+	       "hierarchy); for the host's own connections, with\n"
+	       "--direction egress|both"),
 	OPTION("force", 'f', OPT_FLAG, A(force), NULL,
 	       "replace another XDP program already on IFNAME"),
 	OPTION_STATE_DIR(struct attach_opts),
