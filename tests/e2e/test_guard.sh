@@ -105,7 +105,7 @@ print(sum(v["value"]["'"$1"'"] for e in json.load(sys.stdin) for v in e["formatt
 }
 hooks_on_cgroup() { bpftool cgroup show "$CG" 2>/dev/null | grep -c 'bloomxdp_'; }
 
-bg_start timeout 60 nsenter --net="/run/netns/$NS_CLI" -- python3 "$E2E_TMP/listen.py"
+bg_start timeout 300 nsenter --net="/run/netns/$NS_CLI" -- python3 "$E2E_TMP/listen.py"
 printf '%s\n' "$L4" "$L6" "$A4" >"$E2E_TMP/default.txt"
 echo "$A4" >"$E2E_TMP/allow.txt"
 echo "$M4" >"$E2E_TMP/watch.txt"
@@ -165,6 +165,16 @@ check_eq "watch: the refusal, origin socket, to $U4 port $PORT" "socket drop $U4
 	"$(json_str "$ev" origin) $(json_str "$ev" verdict) $(json_str "$ev" dst) $(json_num "$ev" dport)" \
 	"$ev"
 
+bg_start bash -c "timeout 8 nsenter --net=/run/netns/$NS_SRV -- $BLOOMXDP watch $IF_SRV \
+	--count 1 --timeout 6 >$E2E_TMP/watch.txt 2>&1"
+WATCH_PID=$BG_PID
+sleep 0.5
+guarded python3 "$E2E_TMP/probe.py" udp "$U4" >/dev/null
+wait_pid "$WATCH_PID" 8 >/dev/null
+ev=$(cat "$E2E_TMP/watch.txt")
+check_eq "watch's text: the interface, socket, the verdict, local -> remote, what matched" \
+	"$IF_SRV socket drop 0.0.0.0 -> $U4 src address list default" "${ev#* }"
+
 # detach takes the hooks away at once; restore brings them back.
 check "detach" bx detach "$IF_SRV"
 check_eq "detach: no hook left on the cgroup" 0 "$(hooks_on_cgroup)"
@@ -175,6 +185,13 @@ check_eq "after restore: refused again" "$U4:EPERM $L4:ok " "$(verdicts_of "$U4"
 check_fails "attach --cgroup of no cgroup v2 directory is refused" nonzero "not a cgroup v2" \
 	bx attach "$IF_SRV" --force --cgroup /tmp
 check_eq "... and the guard is untouched" 4 "$(hooks_on_cgroup)"
+# attach --force: the guard takes the new settings on the same links, or goes without --cgroup.
+check "attach --force --cgroup --action monitor" \
+	bx attach "$IF_SRV" --force --match src --action monitor --cgroup "$CG"
+check_eq "... the hooks stay, their new programs: monitor lets it through" "4 $U4:ok " \
+	"$(hooks_on_cgroup) $(verdicts_of "$U4")"
+check "attach --force without --cgroup" bx attach "$IF_SRV" --force --match src
+check_eq "... the guard is off" 0 "$(hooks_on_cgroup)"
 check "detach" bx detach "$IF_SRV"
 check_eq "no hook left" 0 "$(hooks_on_cgroup)"
 

@@ -173,7 +173,7 @@ void event_text(const struct events_clock *c, const struct bloomxdp_event *ev, c
 
 	event_view(c, ev, &v);
 	/* A socket guard's event says so after the interface: "eth0 socket drop ...". */
-	snprintf(buf, len, "%s.%06dZ %s%s %s %s %s -> %s %s %s%s%s%slist %s", v.when, v.usec,
+	snprintf(buf, len, "%s.%06dZ %s%s %s %s -> %s %s %s %s%s%s%slist %s", v.when, v.usec,
 		 v.ifname, ev->origin == BLOOMXDP_EVORIGIN_SOCKET ? " socket" : "",
 		 enum_value_name(verdict_values, ev->verdict), v.src, v.dst,
 		 enum_value_name(field_values, ev->field),
