@@ -103,6 +103,7 @@ guard_counter() {
 		python3 -c 'import json, sys
 print(sum(v["value"]["'"$1"'"] for e in json.load(sys.stdin) for v in e["formatted"]["values"]))'
 }
+json_bool() { sed -n "s/.*\"$2\":\(true\|false\).*/\1/p" <<<"$1"; }
 hooks_on_cgroup() { bpftool cgroup show "$CG" 2>/dev/null | grep -c 'bloomxdp_'; }
 
 bg_start timeout 300 nsenter --net="/run/netns/$NS_CLI" -- python3 "$E2E_TMP/listen.py"
@@ -135,6 +136,13 @@ check_fails "curl from the cgroup fails at once" 7 "Failed to connect" \
 check "nc to an unlisted address connects" guarded nc -z -w 2 "$U4" "$PORT"
 check_eq "counters: refused, would_drop (monitor), allowed" "8 1 1" \
 	"$(guard_counter dropped) $(guard_counter would_drop) $(guard_counter allowed)"
+
+st=$(status_json)
+check_eq "status --json: guard on, its cgroup, calls looked up and refused" "true $CG 15 8" \
+	"$(json_bool "$st" guard) $(json_str "$st" guard_cgroup) $(json_num "$st" guard_checked) $(json_num "$st" guard_refused)" \
+	"$(grep -o '"guard[^,]*' <<<"$st")"
+check_fails "status's text says so" 0 "^socket guard +on, cgroup $CG: 15 calls looked up, 8 refused" \
+	bx status "$IF_SRV"
 
 # Outside the cgroup, or in another network namespace: not looked at.
 r=$(in_srv python3 "$E2E_TMP/probe.py" udp "$L4")
@@ -191,7 +199,8 @@ check "attach --force --cgroup --action monitor" \
 check_eq "... the hooks stay, their new programs: monitor lets it through" "4 $U4:ok " \
 	"$(hooks_on_cgroup) $(verdicts_of "$U4")"
 check "attach --force without --cgroup" bx attach "$IF_SRV" --force --match src
-check_eq "... the guard is off" 0 "$(hooks_on_cgroup)"
+check_eq "... the guard is off, status says so" "0 false" \
+	"$(hooks_on_cgroup) $(json_bool "$(status_json)" guard)"
 check "detach" bx detach "$IF_SRV"
 check_eq "no hook left" 0 "$(hooks_on_cgroup)"
 

@@ -193,7 +193,7 @@ static int guard_load(const struct attachment *att, int counters_fd, struct guar
 	}
 	skel->rodata_config->config = att->config;
 	skel->rodata->guard_ifindex = if_nametoindex(att->ifname);
-	ret = netns_cookie((__u64 *)&skel->rodata->guard_netns_cookie);
+	ret = netns_cookie(&skel->rodata->guard_netns_cookie);
 	if (ret)
 		goto err;
 	ret = attachment_reuse_maps_by_name(att, skel->obj, own);
@@ -379,9 +379,8 @@ static bool cgroup_find(int dir_fd, __u64 id, char *path, size_t len, int depth,
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
 		    (size_t)snprintf(path + at, len - at, "/%s", de->d_name) >= len - at)
 			continue;
-		if (st.st_ino == id)
-			return closedir(d), true;
-		if (depth + 1 >= CGROUP_WALK_DEPTH)
+		found = st.st_ino == id;
+		if (found || depth + 1 >= CGROUP_WALK_DEPTH)
 			continue;
 		fd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd >= 0)
