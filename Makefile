@@ -38,6 +38,8 @@ SKELS     := $(BUILD)/bloomxdp.skel.h $(BUILD)/hash_probe.skel.h
 SKELS     += $(BUILD)/bloomxdp_tc.skel.h
 # The filler of layout kernel's BLOOM_FILTER maps (user/filter/layout_kernel.c).
 SKELS     += $(BUILD)/kbloom_fill.skel.h
+# The socket guard's cgroup hooks (user/kernel/guard.c), skeleton struct guard.
+SKELS     += $(BUILD)/guard.skel.h
 
 .SECONDARY:
 .PHONY: all deps test test-kernel test-unit test-bpf test-e2e demo bench fuzz clean
@@ -65,6 +67,9 @@ $(BUILD)/xdp_pass.bpf.o: tests/bpf/xdp_pass.bpf.c | $(BUILD)
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $* > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/guard.skel.h: $(BUILD)/connect.bpf.o
+	$(BPFTOOL) gen skeleton $< name guard > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/user/%.o: user/%.c $(USER_HDRS) $(HEADERS) $(SKELS) | $(BUILD)
 	@mkdir -p $(dir $@)

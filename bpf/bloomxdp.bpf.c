@@ -17,6 +17,7 @@
 #include "dns.h"
 #include "http.h"
 #include "tls.h"
+#include "events.h"
 #if HOOK_CAN_TX
 #include "reject.h"	/* answers sent back with XDP_TX: none from tc */
 #endif
@@ -366,46 +367,6 @@ static __always_inline void name_match_info(__u32 field, struct match_info *mi)
 		mi->key_kind = s->match_kind;
 		mi->key_len = s->match_len;
 	}
-}
-
-#define NSEC_PER_SEC 1000000000ULL
-
-/*
- * Per CPU, at most config.events_per_sec events in each second of the coarse
- * clock; called on every hit when events are on. Once the second's budget is
- * spent, a hit costs a look at jiffies (the verifier inlines bpf_jiffies64():
- * one load) and no clock read: the coarse clock moves only on a tick, so it
- * is read again only when jiffies has moved. A budget thus refills at most a
- * tick late.
- */
-static __always_inline int event_allowed(struct bloomxdp_counters *cnt)
-{
-	struct event_budget *b;
-	__u32 zero = 0;
-	__u64 now;
-
-	b = bpf_map_lookup_elem(&event_budgets, &zero);
-	if (!b)
-		return 0;
-	if (b->sent >= config.events_per_sec) {
-		__u32 tick = bpf_jiffies64();
-
-		if (tick == b->tick)
-			goto limited;
-		b->tick = tick;
-	}
-	now = bpf_ktime_get_coarse_ns();
-	if (now >= b->until) {
-		b->until = now - now % NSEC_PER_SEC + NSEC_PER_SEC;
-		b->sent = 0;
-	}
-	if (b->sent >= config.events_per_sec)
-		goto limited;
-	b->sent++;
-	return 1;
-limited:
-	cnt->events_ratelimited++;
-	return 0;
 }
 
 /*

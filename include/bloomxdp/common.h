@@ -52,6 +52,12 @@
 #define BLOOMXDP_PIN_LIST_V6	"list_v6"
 #define BLOOMXDP_PIN_LIST_HITS	"list_hits"	/* PERCPU_ARRAY: hits per list */
 #define BLOOMXDP_PIN_SUFFIXES	"suffixes"	/* HASH: public suffixes, see bloomxdp/name.h */
+/* The socket guard (bpf/connect.bpf.c): its counters and its four cgroup links. */
+#define BLOOMXDP_PIN_GUARD_COUNTERS "guard_counters"
+#define BLOOMXDP_PIN_GUARD_CONNECT4 "guard_connect4"
+#define BLOOMXDP_PIN_GUARD_CONNECT6 "guard_connect6"
+#define BLOOMXDP_PIN_GUARD_SENDMSG4 "guard_sendmsg4"
+#define BLOOMXDP_PIN_GUARD_SENDMSG6 "guard_sendmsg6"
 
 /*
  * Generations. Every outer map (ARRAY_OF_MAPS) has two slots; the "active"
@@ -486,6 +492,12 @@ enum bloomxdp_event_verdict {
 	BLOOMXDP_EVVERDICT_REJECT,	/* action reject: answered (RST, ICMP) or dropped */
 };
 
+/* Where an event comes from (its origin). */
+enum bloomxdp_event_origin {
+	BLOOMXDP_EVORIGIN_PACKET = 0,	/* a packet on the interface */
+	BLOOMXDP_EVORIGIN_SOCKET = 1,	/* a local connect() or sendmsg(): the socket guard */
+};
+
 #define BLOOMXDP_EVENT_NAME_MAX 64
 
 struct bloomxdp_event {
@@ -505,8 +517,9 @@ struct bloomxdp_event {
 	__u8 dst[16];
 	__u8 name[BLOOMXDP_EVENT_NAME_MAX];	/* the start of the name looked up */
 	__u8 list;			/* the id of the list whose action applied (0: default) */
-	__u8 direction;			/* enum bloomxdp_direction of the program that saw it */
-	__u8 unused[6];
+	__u8 direction;			/* enum bloomxdp_direction (the socket guard's: egress) */
+	__u8 origin;			/* enum bloomxdp_event_origin */
+	__u8 unused[5];
 };
 
 #define BLOOMXDP_COUNTER_FIELD(name, help) __u64 name;

@@ -93,6 +93,13 @@ check_eq "ping to the listed peer gets nothing" 0 "$(pings "$P4_LISTED" 5)"
 check_eq "ping to the listed IPv6 peer gets nothing" 0 "$(pings "$P6_LISTED" 3)"
 check_eq "curl to the unlisted peer: nginx answers" "ok $P4_OTHER" "$(http "http://$P4_OTHER/")"
 check_eq "curl to the listed peer gets nothing" "" "$(http "http://$P4_LISTED/")"
+# The socket guard (on with egress): the host's own connect() fails at once.
+t0=$(date +%s%N)
+out=$(timeout 5 nsenter --net="/run/netns/$NS_SRV" -- curl -sS -m 3 "http://$P4_LISTED/" 2>&1)
+rc=$? ms=$((($(date +%s%N) - t0) / 1000000))
+check "curl to the listed peer fails at once: exit 7, EPERM, ${ms} ms (under 100)" \
+	test "$rc" -eq 7 -a "$ms" -lt 100 -a -n "$(grep -i 'not permitted' <<<"$out")"
+diag "$out"
 check_eq "curl to the listed IPv6 peer gets nothing" "" "$(http "http://[$P6_LISTED]/")"
 timeout 5 nsenter --net="/run/netns/$NS_SRV" -- python3 -c '
 import socket, sys

@@ -106,7 +106,7 @@ for t in "$ROOT"/build/tests/test_*; do
 	# The BPF tier (tests/bpf), the packet fuzzer and the feature probes: the kernel is what
 	# they test.
 	test_*_xdp | test_xdp | test_verifier_cost | test_hash_parity | test_layout_fpr | test_fuzz | \
-	test_exact_bytes | test_kernel_features)
+	test_exact_bytes | test_kernel_features | test_guard_cost)
 		copy_exe "$t" "/src/build/tests/${t##*/}" ;;
 	esac
 done

@@ -354,6 +354,10 @@ static void status_json(const struct status_view *v)
 	json_kv_u64(&j, "ranges_bytes", g->ranges_bytes);
 	json_kv_u64(&j, "events_per_sec", cfg->events_per_sec);
 	json_kv_u64(&j, "icmp_per_sec", cfg->icmp_per_sec);
+	json_kv_bool(&j, "guard", v->guard.on);
+	json_kv_string(&j, "guard_cgroup", v->guard.cgroup);
+	json_kv_u64(&j, "guard_checked", v->guard.checked);
+	json_kv_u64(&j, "guard_refused", v->guard.refused);
 	json_kv_string(&j, "state", v->state);
 	json_kv_u64(&j, "del_counters_bytes", v->del_bytes);
 	json_kv_u64(&j, "del_counters_saturated", v->del_saturated);
@@ -452,6 +456,12 @@ static void status_text(const struct status_view *v)
 		       "positive where the copy is cheap\n");
 	printf("events          %u per second and CPU at most%s\n", cfg->events_per_sec,
 	       cfg->events_per_sec ? " (bloomxdp watch)" : "");
+	if (v->guard.on)
+		printf("socket guard    on, cgroup %s: %llu calls looked up, %llu refused\n",
+		       v->guard.cgroup[0] ? v->guard.cgroup : "(not found)",
+		       (unsigned long long)v->guard.checked, (unsigned long long)v->guard.refused);
+	else
+		printf("socket guard    off (attach --cgroup PATH)\n");
 	printf("list            generation %llu, loaded %s\n",
 	       (unsigned long long)v->g.st.generation, v->loaded);
 	printf("state           %s\n", !strcmp(v->state, "current") ?

@@ -21,6 +21,7 @@
 #include "filter/exact.h"
 #include "filter/filter.h"
 #include "kernel/features.h"
+#include "kernel/guard.h"
 #include "filter/layout.h"
 #include "kernel/loader.h"
 #include "util/log.h"
@@ -271,6 +272,20 @@ static void config_from_opts(struct bloomxdp_config *cfg, const struct attach_op
 	cfg->hook = o->direction & ATTACH_DIR_INGRESS ? o->hook : BLOOMXDP_HOOK_TC;
 }
 
+/*
+ * The cgroup of the socket guard (kernel/guard.h): --cgroup PATH, else with
+ * egress the whole hierarchy, so that the host's own connect() and sendmsg()
+ * to a listed address fail at once; --cgroup none: no guard. NULL: none.
+ */
+static const char *guard_cgroup(const struct attach_opts *o)
+{
+	if (o->cgroup && !strcmp(o->cgroup, ATTACH_CGROUP_NONE))
+		return NULL;
+	if (o->cgroup)
+		return o->cgroup;
+	return o->direction & ATTACH_DIR_EGRESS ? GUARD_CGROUP_ROOT : NULL;
+}
+
 /* How a program is attached, as attach says it. */
 static const char *via_name(__u32 hook, enum tc_via via)
 {
@@ -499,6 +514,11 @@ static int replace_attached(const char *ifname, const struct attach_opts *o,
 			  "'bloomxdp detach %s' and attach again", ifname, strerror(-ret), ifname);
 		goto cleanup;
 	}
+	/* The socket guard follows the new settings: its programs too, or it goes. */
+	att.config = cfg;
+	ret = guard_cgroup(o) ? guard_attach_att(&att, guard_cgroup(o)) : guard_detach_att(&att);
+	if (ret)
+		goto cleanup;
 	if (o->max_memory_given && !attachment_active(&att, BLOOMXDP_ACTIVE_BLOCK, &slot) &&
 	    !attachment_read_state(&att, slot, &st)) {
 		st.max_memory = o->max_memory;
@@ -600,6 +620,8 @@ static int do_attach(const char *ifname, const struct attach_opts *o, bool resto
 	ret = attachment_pin_all(&pd, lp.skel, link_fd);
 	if (!ret && o->direction == ATTACH_DIR_BOTH)
 		ret = attach_egress(ifname, ifindex, &lp, NULL, pd.fd, &res->egress_via);
+	if (!ret && guard_cgroup(o))
+		ret = guard_attach(ifname, guard_cgroup(o));
 	if (ret)
 		goto cleanup;
 
@@ -781,6 +803,7 @@ int detach_run(const char *ifname, const struct detach_opts *o, struct detach_re
 	/* Wait for a load or add in progress. */
 	flock(pd.fd, LOCK_EX);
 	detach_hooks(&pd, ifname);
+	(void)guard_detach_dir(pd.fd, pd.path);	/* its hooks gone now; said on failure */
 	ret = attachment_unpin_all(&pd, ifname);
 	if (ret)
 		log_error("cannot remove all of %s: %s; see what is left with 'ls %s'", pd.path,

@@ -22,6 +22,9 @@
 /* --mode: where XDP runs. */
 enum attach_mode { ATTACH_MODE_AUTO, ATTACH_MODE_NATIVE, ATTACH_MODE_GENERIC };
 
+/* --cgroup none: no socket guard, not even with egress. */
+#define ATTACH_CGROUP_NONE "none"
+
 /* --direction: which packet programs run (bits: ingress, egress). */
 enum attach_direction {
 	ATTACH_DIR_INGRESS = 1,
@@ -50,6 +53,7 @@ struct attach_opts {
 	__u64 max_memory;
 	bool max_memory_given;
 	const char *state_dir;
+	const char *cgroup;	/* --cgroup: the socket guard on that cgroup (kernel/guard.h) */
 	const __u64 *hash_key;	/* restore --file: the file's key; NULL: a new random one */
 };
 

@@ -115,6 +115,15 @@ const struct option_spec attach_options[] = {
 	OPTION("icmp-per-sec", 0, OPT_COUNT, A(icmp_per_sec), "N",
 	       "ICMP port unreachables --action reject sends,\nper CPU and second (over it: dropped)",
 	       .min = 0, .max = MAX_EVENTS_PER_SEC),
+	OPTION("cgroup", 0, OPT_TEXT, A(cgroup), "PATH",
+	       "the socket guard: a connect() or UDP sendmsg() to a\n"
+	       "listed address (as --match src looks up the remote\n"
+	       "host) fails at once with EPERM, for every socket of\n"
+	       "this network namespace whose process is in the cgroup\n"
+	       "v2 directory PATH or below it ('root': the whole\n"
+	       "hierarchy; 'none': no guard); with --direction\n"
+	       "egress|both it is on for the whole hierarchy unless\n"
+	       "--cgroup says otherwise"),
 	OPTION("force", 'f', OPT_FLAG, A(force), NULL,
 	       "replace another XDP program already on IFNAME"),
 	OPTION_STATE_DIR(struct attach_opts),

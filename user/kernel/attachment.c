@@ -232,12 +232,16 @@ static int open_pin(const struct attachment *att, const char *name)
 /*
  * Every object an attachment pins, one row each: its file in the pin
  * directory, the map in the skeleton that attach pins (PIN_PROG, PIN_LINK:
- * not a map), and its fd in struct attachment (PIN_UNOPENED: commands do not
- * open it). attach pins in this order, the link last; attachment_open()
- * opens, attachment_close() closes and detach unlinks exactly these.
+ * not a map; PIN_GUARD: the socket guard's, pinned by kernel/guard.c), and
+ * its fd in struct attachment (PIN_UNOPENED: commands do not open it). attach
+ * pins in this order, the link last; attachment_open() opens,
+ * attachment_close() closes and detach unlinks exactly these. A map's pin
+ * name is its name in the BPF objects (but the configuration's): programs
+ * other than the skeleton's reuse the pins by name (attachment_reuse_maps_by_name()).
  */
 #define PIN_PROG	((size_t)-1)
 #define PIN_LINK	((size_t)-2)
+#define PIN_GUARD	((size_t)-3)
 #define PIN_UNOPENED	((size_t)-1)
 #define SKEL(map)	offsetof(struct bloomxdp, maps.map)
 #define ATT(fd)		offsetof(struct attachment, fd)
@@ -274,6 +278,11 @@ static const struct pin_spec {
 	{ BLOOMXDP_PIN_SUFFIXES, SKEL(suffixes), ATT(suffixes_fd) },
 	{ BLOOMXDP_PIN_PROG, PIN_PROG, PIN_UNOPENED },
 	{ BLOOMXDP_PIN_LINK, PIN_LINK, PIN_UNOPENED },
+	{ BLOOMXDP_PIN_GUARD_COUNTERS, PIN_GUARD, PIN_UNOPENED },
+	{ BLOOMXDP_PIN_GUARD_CONNECT4, PIN_GUARD, PIN_UNOPENED },
+	{ BLOOMXDP_PIN_GUARD_CONNECT6, PIN_GUARD, PIN_UNOPENED },
+	{ BLOOMXDP_PIN_GUARD_SENDMSG4, PIN_GUARD, PIN_UNOPENED },
+	{ BLOOMXDP_PIN_GUARD_SENDMSG6, PIN_GUARD, PIN_UNOPENED },
 };
 #define NPINS (sizeof(pin_table) / sizeof(pin_table[0]))
 
@@ -331,7 +340,8 @@ static int pin_rows(int dir_fd, const char *path, const struct pin_spec *table, 
 	int fd, ret;
 
 	for (p = table; p < table + n; p++) {
-		if (p->skel_map == PIN_LINK && link_fd < 0)
+		/* The guard's rows: pinned by kernel/guard.c, when it is on. */
+		if (p->skel_map == PIN_GUARD || (p->skel_map == PIN_LINK && link_fd < 0))
 			continue;
 		if (p->skel_map == PIN_LINK)
 			fd = link_fd;
@@ -380,19 +390,25 @@ int attachment_unpin_all(struct pin_dir *pd, const char *ifname)
 	return ret ? ret : err;
 }
 
-static int reuse_maps(const struct attachment *att, struct bloomxdp *skel, bool own_active)
+int attachment_reuse_maps_by_name(const struct attachment *att, struct bpf_object *obj,
+				  const char *const *own)
 {
 	const struct pin_spec *p;
 	struct bpf_map *map;
+	const char *const *o;
 	int ret;
 
 	for (p = pin_table; p < pin_table + NPINS; p++) {
-		/* The configuration is the new program's own; the program and link are no maps. */
-		if (p->att_fd == PIN_UNOPENED || p->skel_map == PIN_PROG ||
-		    p->skel_map == PIN_LINK || !strcmp(p->name, BLOOMXDP_PIN_CONFIG) ||
-		    (own_active && !strcmp(p->name, BLOOMXDP_PIN_ACTIVE)))
+		/* The configuration is the new program's own; the program and links are no maps. */
+		if (p->att_fd == PIN_UNOPENED || !strcmp(p->name, BLOOMXDP_PIN_CONFIG))
 			continue;
-		map = *(struct bpf_map **)((char *)skel + p->skel_map);
+		for (o = own; o && *o && strcmp(*o, p->name); o++)
+			;
+		if (o && *o)
+			continue;
+		map = bpf_object__find_map_by_name(obj, p->name);
+		if (!map)
+			return -ENOENT;
 		ret = bpf_map__reuse_fd(map, *(const int *)((const char *)att + p->att_fd));
 		if (ret)
 			return ret;
@@ -402,12 +418,14 @@ static int reuse_maps(const struct attachment *att, struct bloomxdp *skel, bool 
 
 int attachment_reuse_maps(const struct attachment *att, struct bloomxdp *skel)
 {
-	return reuse_maps(att, skel, false);
+	return attachment_reuse_maps_by_name(att, skel->obj, NULL);
 }
 
 int attachment_reuse_maps_but_active(const struct attachment *att, struct bloomxdp *skel)
 {
-	return reuse_maps(att, skel, true);
+	static const char *const own[] = { BLOOMXDP_PIN_ACTIVE, NULL };
+
+	return attachment_reuse_maps_by_name(att, skel->obj, own);
 }
 
 int attachment_repin_program(const struct attachment *att, const struct bloomxdp *skel)

@@ -107,6 +107,15 @@ int attachment_unpin_all(struct pin_dir *pd, const char *ifname);
 struct attachment;
 /* Before a load of the skeleton: every pinned map but the configuration is att's own. */
 int attachment_reuse_maps(const struct attachment *att, struct bloomxdp *skel);
+/*
+ * The same for any BPF object holding the maps of bpf/maps.h (the socket
+ * guard's), found by name, but the configuration and the names in own
+ * (NULL-terminated, may be NULL): those stay the object's own. -ENOENT when
+ * the object lacks one.
+ */
+struct bpf_object;
+int attachment_reuse_maps_by_name(const struct attachment *att, struct bpf_object *obj,
+				  const char *const *own);
 /* After the link runs the skeleton's program: its program and configuration pinned. */
 int attachment_repin_program(const struct attachment *att, const struct bloomxdp *skel);
 /*

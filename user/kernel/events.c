@@ -38,6 +38,12 @@ static const struct enum_value verdict_values[] = {
 	{}
 };
 
+static const struct enum_value origin_values[] = {
+	ENUM_VALUE("packet", BLOOMXDP_EVORIGIN_PACKET, NULL),
+	ENUM_VALUE("socket", BLOOMXDP_EVORIGIN_SOCKET, NULL),
+	{}
+};
+
 void events_clock_now(struct events_clock *c)
 {
 	struct timespec mono, real;
@@ -146,6 +152,7 @@ void event_write_json(const struct events_clock *c, const struct bloomxdp_event 
 	json_kv_string(&j, "ifname", v.ifname);
 	json_kv_u64(&j, "ifindex", ev->ifindex);
 	json_kv_string(&j, "direction", ev->direction ? "egress" : "ingress");
+	json_kv_string(&j, "origin", enum_value_name(origin_values, ev->origin));
 	json_kv_string(&j, "verdict", enum_value_name(verdict_values, ev->verdict));
 	json_kv_string(&j, "field", enum_value_name(field_values, ev->field));
 	json_kv_string(&j, "key", enum_value_name(key_values, ev->key_kind));
@@ -167,8 +174,13 @@ void event_text(const struct events_clock *c, const struct bloomxdp_event *ev, c
 	struct event_view v;
 
 	event_view(c, ev, &v);
-	snprintf(buf, len, "%s.%06dZ %s %s %s %s %s -> %s %s %s%s%s%slist %s", v.when, v.usec,
+	/*
+	 * The direction after the interface, and a socket guard's event says so:
+	 * "eth0 egress socket drop ...".
+	 */
+	snprintf(buf, len, "%s.%06dZ %s %s%s %s %s -> %s %s %s %s%s%s%slist %s", v.when, v.usec,
 		 v.ifname, ev->direction ? "egress" : "ingress",
+		 ev->origin == BLOOMXDP_EVORIGIN_SOCKET ? " socket" : "",
 		 enum_value_name(verdict_values, ev->verdict), v.src, v.dst,
 		 enum_value_name(field_values, ev->field),
 		 enum_value_name(key_values, ev->key_kind), v.name[0] ? "\"" : "", v.name,

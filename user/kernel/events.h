@@ -25,7 +25,10 @@ struct events_clock {
 void events_clock_now(struct events_clock *c);
 /* An event that came before reading started, or is truncated: skip it. */
 int events_stale(const struct events_clock *c, const void *data, size_t size);
-/* One JSON object on one line (time, ifname, verdict, field, key, src, dst, ports, name, list). */
+/*
+ * One JSON object on one line (time, ifname, origin, verdict, field, key, src, dst, ports,
+ * name, list).
+ */
 void event_write_json(const struct events_clock *c, const struct bloomxdp_event *ev, FILE *out);
 /* The same as one line of text, without its newline, into buf. */
 void event_text(const struct events_clock *c, const struct bloomxdp_event *ev, char *buf,

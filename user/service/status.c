@@ -9,6 +9,7 @@
 #include "filter/match.h"
 #include "kernel/attachment.h"
 #include "kernel/features.h"
+#include "kernel/guard.h"
 #include "kernel/loader.h"
 #include "lists/bitcounts.h"
 #include "lists/expiry.h"
@@ -50,6 +51,25 @@ static __u64 features_used(const struct bloomxdp_config *cfg)
 	return kernel_features_needed(cfg->layout, frags);
 }
 
+/* The socket guard: on, on which cgroup, what it looked up and refused. */
+static void guard_view_read(const struct attachment *att, struct status_view *v)
+{
+	__u64 counts[BLOOMXDP_NCOUNTERS];
+	struct guard_status gs;
+
+	memset(&v->guard, 0, sizeof(v->guard));
+	if (guard_status(att, &gs) || !gs.on)
+		return;
+	v->guard.on = true;
+	snprintf(v->guard.cgroup, sizeof(v->guard.cgroup), "%s", gs.cgroup);
+	if (gs.counters_fd >= 0 && !counters_read(gs.counters_fd, counts)) {
+		v->guard.checked = counts[COUNTER_INDEX(checked_v4)] +
+				   counts[COUNTER_INDEX(checked_v6)];
+		v->guard.refused = counts[COUNTER_INDEX(dropped)];
+	}
+	guard_status_close(&gs);
+}
+
 int status_view_read(struct attachment *att, const char *state_dir, struct status_view *v)
 {
 	const struct bloomxdp_config *cfg = &att->config;
@@ -59,6 +79,7 @@ int status_view_read(struct attachment *att, const char *state_dir, struct statu
 	int ret;
 
 	v->cfg = cfg;
+	guard_view_read(att, v);
 	if (named_view_read(att, &v->lists))
 		memset(&v->lists, 0, sizeof(v->lists));
 	ret = attachment_read_link(att, &v->link);

@@ -2,6 +2,7 @@
 #ifndef BLOOMXDP_SERVICE_STATUS_H
 #define BLOOMXDP_SERVICE_STATUS_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <linux/types.h>
 #include <bloomxdp/common.h>
@@ -29,6 +30,12 @@ struct status_view {
 	__u64 features;			/* its needs (kernel/features.h); 0: unknown */
 	bool exact_on;			/* the live generation has an exact copy (--verify) */
 	char verify_reason[192];	/* verify_reason() */
+	struct {			/* the socket guard (kernel/guard.h) */
+		bool on;
+		char cgroup[PATH_MAX];	/* "" when its cgroup is not found */
+		__u64 checked;		/* calls looked up (checked_v4 + checked_v6) */
+		__u64 refused;		/* refused with EPERM (its dropped) */
+	} guard;
 };
 
 /*
