@@ -180,8 +180,8 @@ sleep 0.5
 guarded python3 "$E2E_TMP/probe.py" udp "$U4" >/dev/null
 wait_pid "$WATCH_PID" 8 >/dev/null
 ev=$(cat "$E2E_TMP/watch.txt")
-check_eq "watch's text: the interface, socket, the verdict, local -> remote, what matched" \
-	"$IF_SRV socket drop 0.0.0.0 -> $U4 src address list default" "${ev#* }"
+check_eq "watch's text: the interface, egress, socket, the verdict, local -> remote, what matched" \
+	"$IF_SRV egress socket drop 0.0.0.0 -> $U4 src address list default" "${ev#* }"
 
 # detach takes the hooks away at once; restore brings them back.
 check "detach" bx detach "$IF_SRV"
