@@ -283,7 +283,15 @@ static const char *guard_cgroup(const struct attach_opts *o)
 		return NULL;
 	if (o->cgroup)
 		return o->cgroup;
-	return o->direction & ATTACH_DIR_EGRESS ? GUARD_CGROUP_ROOT : NULL;
+	if (!(o->direction & ATTACH_DIR_EGRESS))
+		return NULL;
+	if (guard_cgroup_mounted())
+		return GUARD_CGROUP_ROOT;
+	/* Not asked for by name: egress goes on without it, and says so. */
+	fprintf(stderr, "bloomxdp: notice: no cgroup v2 hierarchy is mounted: the socket guard is "
+		"off, so a local connect() to a listed address waits for its timeout (its packets "
+		"are dropped on egress); mount one, or give --cgroup PATH\n");
+	return NULL;
 }
 
 /* How a program is attached, as attach says it. */
@@ -484,6 +492,7 @@ static int replace_attached(const char *ifname, const struct attach_opts *o,
 	struct attachment att;
 	struct bloomxdp_config cfg;
 	struct bloom_plan plan;
+	const char *cgroup;
 	enum tc_via tv;
 	__u32 slot;
 	int ret;
@@ -516,7 +525,8 @@ static int replace_attached(const char *ifname, const struct attach_opts *o,
 	}
 	/* The socket guard follows the new settings: its programs too, or it goes. */
 	att.config = cfg;
-	ret = guard_cgroup(o) ? guard_attach_att(&att, guard_cgroup(o)) : guard_detach_att(&att);
+	cgroup = guard_cgroup(o);
+	ret = cgroup ? guard_attach_att(&att, cgroup) : guard_detach_att(&att);
 	if (ret)
 		goto cleanup;
 	if (o->max_memory_given && !attachment_active(&att, BLOOMXDP_ACTIVE_BLOCK, &slot) &&
@@ -545,6 +555,7 @@ static int do_attach(const char *ifname, const struct attach_opts *o, bool resto
 	__u64 max_memory = o->max_memory_given ? o->max_memory : default_max_memory();
 	struct bloom_plan plan;
 	bool loaded = false, pinned = false, hooked = false;
+	const char *cgroup;
 	int link_fd = -1;
 	int ifindex;
 	int ret;
@@ -620,8 +631,9 @@ static int do_attach(const char *ifname, const struct attach_opts *o, bool resto
 	ret = attachment_pin_all(&pd, lp.skel, link_fd);
 	if (!ret && o->direction == ATTACH_DIR_BOTH)
 		ret = attach_egress(ifname, ifindex, &lp, NULL, pd.fd, &res->egress_via);
-	if (!ret && guard_cgroup(o))
-		ret = guard_attach(ifname, guard_cgroup(o));
+	cgroup = ret ? NULL : guard_cgroup(o);
+	if (cgroup)
+		ret = guard_attach(ifname, cgroup);
 	if (ret)
 		goto cleanup;
 

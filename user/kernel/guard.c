@@ -116,6 +116,13 @@ int guard_cgroup_root(char *out, size_t len)
 	return ret;
 }
 
+bool guard_cgroup_mounted(void)
+{
+	char root[PATH_MAX];
+
+	return cgroup_root_find(root, sizeof(root)) == 0;
+}
+
 /* The cgroup v2 directory of path (NULL or GUARD_CGROUP_ROOT: the root), opened; its name. */
 static int cgroup_open(const char *path, char *name, size_t len)
 {

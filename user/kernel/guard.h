@@ -31,6 +31,8 @@ struct attachment;
  * cgroup2 is mounted.
  */
 int guard_cgroup_root(char *out, size_t len);
+/* Whether a cgroup v2 hierarchy is mounted (nothing said). */
+bool guard_cgroup_mounted(void);
 
 /*
  * Turns the guard on for the attachment of ifname, over cgroup_path (a cgroup
