@@ -7,6 +7,7 @@
 #include <bloomxdp/common.h>
 #include "kernel/attachment.h"
 #include "kernel/features.h"
+#include "kernel/xdp_hook.h"
 #include "lists/named.h"
 #include "service/metrics.h"
 
@@ -28,6 +29,7 @@ struct status_view {
 	__u64 features;			/* its needs (kernel/features.h); 0: unknown */
 	bool exact_on;			/* the live generation has an exact copy (--verify) */
 	char verify_reason[192];	/* verify_reason() */
+	struct xdp_hook before;		/* what attach --force replaced (the state's record) */
 };
 
 /*
