@@ -17,6 +17,7 @@
 #include "dns.h"
 #include "http.h"
 #include "tls.h"
+#include "run_config.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 

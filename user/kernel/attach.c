@@ -473,9 +473,11 @@ int attach_restore(const char *ifname, char *settings, const char *state_dir, bo
 			  "hand", ifname);
 		return -EINVAL;
 	}
-	while (settings && !ret && (line = strtok_r(NULL, "\n", &save)))
-		if (!xdp_held_parse(line, &res.replaced_xdp))	/* record_attach keeps it */
-			ret = options_parse_line(attach_options, line, &o);
+	/* A replaced program's line is skipped here: record_attach() keeps it. */
+	while (settings && !ret && (line = strtok_r(NULL, "\n", &save))) {
+		ret = xdp_held_parse(line, &res.replaced_xdp);
+		ret = ret ? (ret > 0 ? 0 : ret) : options_parse_line(attach_options, line, &o);
+	}
 	if (ret)
 		return ret;
 	if (filter) {

@@ -2,6 +2,7 @@
 /* What holds an interface's XDP hook, removed and recorded by attach --force (xdp_hook.h). */
 #include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,15 +153,23 @@ int xdp_held_parse(const char *line, struct xdp_hook *h)
 {
 	static const char key[] = XDP_HELD_KEY "=";
 	char mode[16], tag[2 * BPF_TAG_SIZE + 2], name[BPF_OBJ_NAME_LEN + 1];
+	const char *at = line + sizeof(key) - 1;
+	unsigned long long id;
 	struct xdp_held p = {};
-	unsigned int id;
-	int end = 0;
+	char *end;
+	int n = 0;
 	__u32 m;
 
 	if (strncmp(line, key, sizeof(key) - 1))
 		return 0;
-	if (sscanf(line + sizeof(key) - 1, "%u,%15[a-z],%17[0-9a-f-],%16[A-Za-z0-9_.-]%n", &id,
-		   mode, tag, name, &end) != 4 || line[sizeof(key) - 1 + end] || !id)
+	if (!isdigit((unsigned char)*at))
+		return -EINVAL;
+	errno = 0;
+	id = strtoull(at, &end, 10);
+	if (errno || !id || id > UINT32_MAX || *end != ',')
+		return -EINVAL;
+	if (sscanf(end + 1, "%15[a-z],%17[0-9a-f-],%16[A-Za-z0-9_.-]%n", mode, tag, name,
+		   &n) != 3 || end[1 + n])
 		return -EINVAL;
 	for (m = 0; m < XDP_HELD_MODES && strcmp(mode, mode_names[m]); m++)
 		;
@@ -189,6 +198,9 @@ int xdp_hook_from_settings(const char *text, size_t len, struct xdp_hook *h)
 	while (at < len) {
 		nl = memchr(text + at, '\n', len - at);
 		n = nl ? (size_t)(nl - (text + at)) : len - at;
+		if (n >= sizeof(line) && !strncmp(text + at, XDP_HELD_KEY "=",
+						  sizeof(XDP_HELD_KEY)))
+			return -EINVAL;
 		if (n < sizeof(line)) {
 			memcpy(line, text + at, n);
 			line[n] = '\0';
