@@ -84,7 +84,9 @@ const struct option_spec attach_options[] = {
 	       "drop events for 'bloomxdp watch', per CPU and\nsecond (0: none)",
 	       .min = 0, .max = MAX_EVENTS_PER_SEC),
 	OPTION("force", 'f', OPT_FLAG, A(force), NULL,
-	       "replace another XDP program already on IFNAME"),
+	       "replace another XDP program already on IFNAME\n"
+	       "(named, and recorded for status and detach; not\n"
+	       "put back by detach)"),
 	OPTION_STATE_DIR(struct attach_opts),
 	{}
 };

@@ -302,20 +302,21 @@ int xdp_hook_record(const struct state_dir *sd, const struct xdp_hook *now, bool
 	unsigned int i;
 	size_t len = 0;
 	bool legacy;
-	int ret = 0;
+	int ret;
 
+	/* Settings that cannot be read are written anew all the same, without the record. */
 	if (!now->n && keep) {
-		ret = state_read_sealed(sd, STATE_SETTINGS, "attach it again", &text, &len, &legacy);
-		if (!ret)
-			ret = xdp_hook_from_settings(text, len, &old);
+		ret = state_read_sealed(sd, STATE_SETTINGS, "they are written anew now, without what "
+					"attach --force replaced", &text, &len, &legacy);
+		if (!ret && xdp_hook_from_settings(text, len, &old))
+			log_warn("%s/%s: its record of what attach --force replaced is not one this "
+				 "bloomxdp reads: dropped", sd->path, STATE_SETTINGS);
 		free(text);
-		if (ret == -ENOENT)
-			ret = 0;
 		h = &old;
 	}
 	for (i = 0; i < h->n; i++) {
 		xdp_held_write(&h->prog[i], line, sizeof(line));
 		fprintf(out, "%s\n", line);
 	}
-	return ret;
+	return 0;
 }

@@ -80,7 +80,8 @@ struct state_dir;
 /*
  * Into a settings text being written (out): now's lines; when now holds
  * nothing and keep, those of the settings sd holds (an attachment whose
- * program is swapped, or restored, still ran over the same program). -errno.
+ * program is swapped, or restored, still ran over the same program); a record
+ * that cannot be read is dropped, with a warning. 0.
  */
 int xdp_hook_record(const struct state_dir *sd, const struct xdp_hook *now, bool keep, FILE *out);
 
