@@ -139,19 +139,34 @@ fi
 
 # bloomxdp's object as libxdp reads it: its run configuration (bpf/run_config.h) where a
 # dispatcher loads, a component at priority 10 that chains on XDP_PASS, after xdp_pass.
+# Kernels from 6.13 (and 6.12.y with the backport) refuse an extension that changes packet
+# data (bloomxdp's NXDOMAIN answers call bpf_xdp_adjust_tail) in a slot that does not: libxdp's
+# dispatcher has the workaround since May 2025 (xdp-tools PR #509), Debian 12's 1.3.1 has not.
 if [ -n "$dispatcher" ]; then
 	before_dirs=$(libxdp_dirs)
-	check "xdp-loader loads xdp_pass, then bloomxdp's object, in one dispatcher" bash -c \
-		"nsenter --net=/run/netns/$NS_SRV -- xdp-loader load -m skb $IF_SRV $PASS_OBJ && \
-		 nsenter --net=/run/netns/$NS_SRV -- xdp-loader load -m skb $IF_SRV \
-			$E2E_ROOT/build/bloomxdp.bpf.o"
+	loaded=0
+	in_srv xdp-loader load -m skb "$IF_SRV" "$PASS_OBJ" >/dev/null 2>&1 &&
+		in_srv xdp-loader load -vv -m skb "$IF_SRV" "$E2E_ROOT/build/bloomxdp.bpf.o" \
+			>"$E2E_TMP/component.log" 2>&1 && loaded=1
 	for d in $(libxdp_dirs); do
 		grep -qxF "$d" <<<"$before_dirs" || NEW_LIBXDP_DIRS+=("$d")
 	done
-	loader_status=$(in_srv xdp-loader status "$IF_SRV" 2>&1)
-	diag "$loader_status"
-	check "xdp-loader status: bloomxdp_xdp at priority 10, chaining on XDP_PASS" \
-		grep -qE "^ +=> +10 +bloomxdp_xdp +[0-9]+ +[0-9a-f]+ +XDP_PASS" <<<"$loader_status"
+	if [ "$loaded" = 1 ]; then
+		ok "xdp-loader loads xdp_pass, then bloomxdp's object, in one dispatcher"
+		loader_status=$(in_srv xdp-loader status "$IF_SRV" 2>&1)
+		diag "$loader_status"
+		check "xdp-loader status: bloomxdp_xdp at priority 10, chaining on XDP_PASS" \
+			grep -qE "^ +=> +10 +bloomxdp_xdp +[0-9]+ +[0-9a-f]+ +XDP_PASS" <<<"$loader_status"
+	elif grep -q "Extension program changes packet data, while original does not" \
+		"$E2E_TMP/component.log"; then
+		skip "bloomxdp's object as a libxdp component" "this kernel refuses it in this \
+libxdp's dispatcher: 'Extension program changes packet data, while original does not' (a \
+libxdp without xdp-tools PR #509)"
+	else
+		not_ok "xdp-loader loads xdp_pass, then bloomxdp's object, in one dispatcher" \
+			"$(grep -v "^libbpf: \(elf\|sec\|CO-RE\|map\|prog '[a-z_]*': insn\)" \
+				"$E2E_TMP/component.log" | tail -n 12)"
+	fi
 	check "xdp-loader unloads them" in_srv xdp-loader unload "$IF_SRV" --all
 else
 	skip "bloomxdp's object as a libxdp component" \
