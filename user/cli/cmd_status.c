@@ -396,7 +396,7 @@ static void status_text_filter(const struct status_view *v)
 static void status_text(const struct status_view *v)
 {
 	const struct bloomxdp_config *cfg = v->cfg;
-	char features[1024], before[256];
+	char features[1024], before[XDP_HOOK_TEXT_MAX];
 
 	printf("interface       %s (ifindex %u)\n", v->ifname, v->link.ifindex);
 	printf("program         id %u, mode %s\n", v->link.prog_id, v->link.mode);

@@ -438,7 +438,7 @@ const char *attach_result_text(const char *ifname, const struct attach_result *r
 			       size_t len)
 {
 	const struct bloom_plan *plan = &res->plan;
-	char progs[256];
+	char progs[XDP_HOOK_TEXT_MAX];
 	int n;
 
 	if (res->replaced)

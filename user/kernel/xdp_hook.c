@@ -190,7 +190,7 @@ int xdp_held_parse(const char *line, struct xdp_hook *h)
 
 int xdp_hook_from_settings(const char *text, size_t len, struct xdp_hook *h)
 {
-	char line[256];
+	char line[128];	/* a line of xdp_held_write(): well under */
 	size_t at = 0, n;
 	const char *nl;
 
@@ -244,7 +244,7 @@ int xdp_hook_recorded(const char *ifname, const char *state_dir, struct xdp_hook
 const char *xdp_hook_before_text(const char *ifname, const struct xdp_hook *h, char *buf,
 				 size_t len)
 {
-	char progs[256];
+	char progs[XDP_HOOK_TEXT_MAX];
 	bool alive = false;
 	unsigned int i;
 
@@ -264,7 +264,7 @@ const char *xdp_hook_before_text(const char *ifname, const struct xdp_hook *h, c
 
 int xdp_hook_take(const char *ifname, int ifindex, bool force, struct xdp_hook *replaced)
 {
-	char progs[256];
+	char progs[XDP_HOOK_TEXT_MAX];
 	struct xdp_hook h;
 	int ret;
 

@@ -56,7 +56,8 @@ int xdp_hook_clear(const char *ifname, int ifindex, const struct xdp_hook *h);
  */
 int xdp_hook_take(const char *ifname, int ifindex, bool force, struct xdp_hook *replaced);
 
-/* "xdp_pass (id 12, generic)[, ...]": h's programs, for messages. */
+/* "xdp_pass (id 12, generic)[, ...]": h's programs, for messages (XDP_HOOK_TEXT_MAX holds them). */
+#define XDP_HOOK_TEXT_MAX 256
 const char *xdp_hook_text(const struct xdp_hook *h, char *buf, size_t len);
 
 /*
