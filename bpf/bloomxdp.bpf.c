@@ -20,6 +20,7 @@
 #include "events.h"
 #if HOOK_CAN_TX
 #include "reject.h"	/* answers sent back with XDP_TX: none from tc */
+#include "run_config.h"	/* libxdp's XDP_RUN_CONFIG: an XDP program's */
 #endif
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -7,6 +7,7 @@ set -eu
 PACKAGES=(
 	clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config gcc make	# build
 	libc6-dev linux-libc-dev libidn2-dev						# names (IDN)
+	libxdp-dev xdp-tools							# libxdp's run config (xdp_helpers.h); xdp-loader (e2e)
 	libpsl-dev publicsuffix							# public suffixes
 	libcurl4-openssl-dev libssl-dev						# feed refresh (fetch), SHA-256 of copies
 	webext-ublock-origin-firefox						# real filter lists (feed tests)

@@ -60,6 +60,12 @@
 #define BLOOMXDP_PIN_GUARD_SENDMSG6 "guard_sendmsg6"
 
 /*
+ * The XDP program's priority as a libxdp component (bpf/run_config.h; lower
+ * runs first): xdp-filter's, before libxdp's default of 50.
+ */
+#define BLOOMXDP_XDP_RUN_PRIO	10
+
+/*
  * Generations. Every outer map (ARRAY_OF_MAPS) has two slots; the "active"
  * array says which slot of the blocklist maps (filter, verify_*) and which
  * of the allowlist maps (allow_*) is live. A load fills the other slot,

@@ -398,14 +398,15 @@ if out=$(ip -n "$NS_SRV" link set dev "$IF_SRV" xdpdrv obj "$PROBE_OBJ" sec xdp 
 	foreign=$(xdp_on_if) && [ -n "$foreign" ]; then
 	ok "a foreign XDP program is on $IF_SRV ($foreign, via ip link)"
 	check_fails "attach refuses to replace a foreign XDP program" 1 \
-		"already has an XDP program \(id ${foreign##* }\).*--force" bx attach "$IF_SRV" --mode native
+		"already has an XDP program, [^ ]+ \(id ${foreign##* }, native\).*--force" \
+		bx attach "$IF_SRV" --mode native
 	if [ ! -e "$PIN_DIR" ] && [ "$(xdp_on_if)" = "$foreign" ]; then
 		ok "the refused attach left the foreign program and no pins"
 	else
 		not_ok "the refused attach left the foreign program and no pins" "$(xdp_on_if)" \
 			"$(ls "$PIN_DIR" 2>&1)"
 	fi
-	check_fails "attach --force replaces it" 0 "removed XDP program ${foreign##* }" \
+	check_fails "attach --force replaces it" 0 "removed XDP program [^ ]+ \(id ${foreign##* }, native\)" \
 		bx attach "$IF_SRV" --mode native --force
 	st=$(status_json)
 	now=$(xdp_on_if)
@@ -426,7 +427,12 @@ check_eq "listed address blocked, unlisted ones answered" "0 3 3" \
 
 # ------------------------------------------------------------ detach
 out=$(bx detach "$IF_SRV" 2>&1)
-check_eq "detach" "detached from $IF_SRV" "$out"
+check_eq "detach" "detached from $IF_SRV" "$(head -n 1 <<<"$out")"
+# What attach --force replaced above (or nothing, where ip link could not load it).
+if [ -n "${foreign:-}" ]; then
+	check "detach says what ran before" grep -qE \
+		"^before bloomxdp, $IF_SRV ran XDP program [^ ]+ \(id ${foreign##* }, native\)" <<<"$out"
+fi
 ms=$(wait_no_xdp "$NS_SRV" "$IF_SRV" 3) && diag "the XDP program left $IF_SRV $ms ms after detach"
 if ip -n "$NS_SRV" -d link show dev "$IF_SRV" | grep -qE '\bxdp|prog/xdp'; then
 	not_ok "after detach, ip link shows no XDP program" "$(ip -n "$NS_SRV" -d link show dev "$IF_SRV")"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs inside tests/kernel/vm.sh's guest, from the tree's copy (/src), as
 # root: the BPF tier's programs (two at a time, one per virtual CPU), then
-# the end-to-end smoke (smoke.sh). TAP on standard output, each program's
+# the end-to-end smoke (smoke.sh), then test_coexist.sh. TAP on standard output, each program's
 # lines after a "=== NAME" line and its time in seconds.
 #
 # Left out, and why: test_layout_fpr and test_savefile_xdp spend their time
@@ -57,3 +57,12 @@ rc=$?
 echo "# smoke.sh: $(($(date +%s) - start)) s"
 [ "$rc" -ne 0 ] && echo "not ok 1 - smoke.sh exited with status $rc"
 rm -rf "$out"
+
+# Beside other XDP programs: xdp-loader's dispatcher, where this kernel loads it (vm.sh copies
+# xdp-loader in where the host has it; test_coexist.sh skips without it).
+echo "=== test_coexist.sh"
+start=$(date +%s)
+bash tests/e2e/test_coexist.sh
+rc=$?
+echo "# test_coexist.sh: $(($(date +%s) - start)) s"
+[ "$rc" -ne 0 ] && echo "not ok 1 - test_coexist.sh exited with status $rc"

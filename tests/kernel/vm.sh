@@ -90,6 +90,14 @@ for tool in bash ip ss ping nsenter nc timeout stat mktemp sed grep awk sysctl d
 	copy_exe "$path" "/bin/$tool"
 done
 mkdir -p "$IRD/usr/bin" "$IRD/sbin" "$IRD/usr/sbin"
+# Where the host has them: xdp-loader with libxdp's BPF objects (its dispatcher), and
+# bpftool, for tests/e2e/test_coexist.sh.
+for tool in xdp-loader bpftool; do
+	path=$(command -v "$tool") && copy_exe "$path" "/bin/$tool"
+done
+for d in /usr/lib/*-linux-gnu/bpf; do
+	[ -f "$d/xdp-dispatcher.o" ] && mkdir -p "$IRD$d" && cp "$d"/*.o "$IRD$d/"
+done
 ln -s /bin/bash "$IRD/usr/bin/bash"
 ln -s /bin/ip "$IRD/sbin/ip"
 

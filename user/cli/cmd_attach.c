@@ -62,7 +62,8 @@ const struct command command_detach = {
 	.description = "Detaches the XDP program from IFNAME and removes every pin under\n"
 		       BLOOMXDP_PIN_ROOT "/IFNAME/. Works also when IFNAME no longer exists.\n"
 		       "The state (settings and lists, for 'bloomxdp restore') is kept unless\n"
-		       "--forget.\n",
+		       "--forget. Says what ran on IFNAME before, if attach --force replaced it\n"
+		       "(it is not put back).\n",
 	.options = detach_options,
 	.opts_size = sizeof(struct detach_opts),
 	.ifname = true,

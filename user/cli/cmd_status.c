@@ -288,6 +288,25 @@ static const char *lengths_text(__u64 word, char *buf, size_t len)
 	return buf;
 }
 
+/* "replaced_xdp": what attach --force replaced, and whether it still exists. */
+static void replaced_json(struct json *j, const struct xdp_hook *h)
+{
+	unsigned int i;
+
+	json_key(j, "replaced_xdp");
+	json_array_start(j);
+	for (i = 0; i < h->n; i++) {
+		json_object_start(j);
+		json_kv_u64(j, "id", h->prog[i].id);
+		json_kv_string(j, "name", h->prog[i].name);
+		json_kv_string(j, "mode", xdp_held_mode_name(h->prog[i].mode));
+		json_kv_string(j, "tag", h->prog[i].tag);
+		json_kv_bool(j, "exists", xdp_held_alive(&h->prog[i]));
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
 static void status_json(const struct status_view *v)
 {
 	const struct bloomxdp_config *cfg = v->cfg;
@@ -371,6 +390,7 @@ static void status_json(const struct status_view *v)
 			json_string(&j, kernel_features[i].name);
 	json_array_end(&j);
 	print_lists(&v->lists, cfg, &j);
+	replaced_json(&j, &v->before);
 	json_object_end(&j);
 	json_end(&j);
 }
@@ -421,7 +441,7 @@ static void status_text_filter(const struct status_view *v)
 static void status_text(const struct status_view *v)
 {
 	const struct bloomxdp_config *cfg = v->cfg;
-	char features[1024];
+	char features[1024], before[XDP_HOOK_TEXT_MAX];
 
 	printf("interface       %s (ifindex %u)\n", v->ifname, v->link.ifindex);
 	printf("program         id %u, mode %s\n", v->link.prog_id, v->link.mode);
@@ -431,6 +451,9 @@ static void status_text(const struct status_view *v)
 		printf("direction       %s at %s\n", v->link.direction, v->link.hook);
 	if (v->egress.hook)
 		printf("egress program  id %u, mode %s\n", v->egress.prog_id, v->egress.mode);
+	if (v->before.n)
+		printf("replaced        %s (attach --force; detach does not put it back)\n",
+		       xdp_hook_text(&v->before, before, sizeof(before)));
 	kernel_features_list(v->features, false, features, sizeof(features));
 	printf("kernel          %s\n", v->kernel);
 	printf("features        %s\n", v->features ? features :

@@ -29,13 +29,15 @@
 #include "filter/bloom_plan.h"
 #include "kernel/state_dir.h"
 #include "kernel/tc.h"
+#include "kernel/xdp_hook.h"
 
 /*
  * The settings into the state, to attach the same way again (restore); a
  * fresh attachment also starts its lists empty there. A failure is only
  * warned about: the attachment itself is made.
  */
-static void record_attach(const char *ifname, const struct attach_opts *o, bool fresh)
+static void record_attach(const char *ifname, const struct attach_opts *o, bool fresh,
+			  const struct xdp_hook *replaced)
 {
 	static const char *const skip[] = { "force", "state-dir", NULL };
 	struct state_dir sd;
@@ -53,7 +55,8 @@ static void record_attach(const char *ifname, const struct attach_opts *o, bool 
 		goto out;
 	fputs(STATE_MAGIC "\n", out);
 	options_write(attach_options, o, skip, out);
-	if (fclose(out))
+	ret = xdp_hook_record(&sd, replaced, !fresh, out);
+	if (fclose(out) || ret)
 		goto out;
 	ret = state_write_sealed(&sd, STATE_SETTINGS, text, len);
 	if (!ret && fresh)
@@ -64,34 +67,6 @@ out:
 			 "restore' cannot bring it back", ifname, strerror(-ret));
 	free(text);
 	state_close(&sd);
-}
-
-/* Refuses, or with --force removes, an XDP program that is not ours. */
-static int clear_foreign_xdp(const char *ifname, int ifindex, bool force)
-{
-	LIBBPF_OPTS(bpf_xdp_query_opts, q);
-	__u32 flags;
-
-	if (bpf_xdp_query(ifindex, 0, &q))
-		return -errno;
-	if (q.attach_mode == XDP_ATTACHED_NONE)
-		return 0;
-	if (!force) {
-		log_error("%s already has an XDP program (id %u): remove it, or pass --force "
-			  "to replace it", ifname, q.prog_id);
-		return -EBUSY;
-	}
-	flags = q.attach_mode == XDP_ATTACHED_SKB ? XDP_FLAGS_SKB_MODE :
-		q.attach_mode == XDP_ATTACHED_HW ? XDP_FLAGS_HW_MODE : XDP_FLAGS_DRV_MODE;
-	if (bpf_xdp_detach(ifindex, flags, NULL)) {
-		log_error("cannot remove XDP program %u from %s (%s): it is held by a bpf link; "
-			  "detach it with the tool that attached it", q.prog_id, ifname,
-			  strerror(errno));
-		return -EBUSY;
-	}
-	fprintf(stderr, "bloomxdp: removed XDP program %u from %s (--force)\n", q.prog_id,
-		ifname);
-	return 0;
 }
 
 /* Why native XDP was refused, and what would let it attach (empty: nothing but generic). */
@@ -535,7 +510,7 @@ static int replace_attached(const char *ifname, const struct attach_opts *o,
 		if (attachment_write_state(&att, slot, &st))
 			log_warn("--max-memory could not be saved; the next load uses the old one");
 	}
-	record_attach(ifname, o, false);
+	record_attach(ifname, o, false, &res->replaced_xdp);
 	res->replaced = true;
 	res->direction = o->direction;
 cleanup:
@@ -591,7 +566,7 @@ static int do_attach(const char *ifname, const struct attach_opts *o, bool resto
 	if (ret != -ENOENT)
 		return ret;
 	if ((o->direction & ATTACH_DIR_INGRESS) && o->hook == BLOOMXDP_HOOK_XDP) {
-		ret = clear_foreign_xdp(ifname, ifindex, o->force);
+		ret = xdp_hook_take(ifname, ifindex, o->force, &res->replaced_xdp);
 		if (ret)
 			return ret;
 	}
@@ -637,7 +612,7 @@ static int do_attach(const char *ifname, const struct attach_opts *o, bool resto
 	if (ret)
 		goto cleanup;
 
-	record_attach(ifname, o, !restoring);
+	record_attach(ifname, o, !restoring, &res->replaced_xdp);
 	res->plan = plan;
 	res->max_memory = max_memory;
 	res->direction = o->direction;
@@ -669,6 +644,7 @@ const char *attach_result_text(const char *ifname, const struct attach_result *r
 			       size_t len)
 {
 	const struct bloom_plan *plan = &res->plan;
+	char progs[XDP_HOOK_TEXT_MAX];
 	int n;
 
 	if (res->replaced)
@@ -682,14 +658,20 @@ const char *attach_result_text(const char *ifname, const struct attach_result *r
 			     plan->hashes, (unsigned long long)plan->bytes,
 			     (unsigned long long)plan->capacity, plan->fpr,
 			     (unsigned long long)res->max_memory);
-	/* Where it runs, when not only at XDP ingress (the default says nothing more). */
-	if (n < 0 || (size_t)n >= len || (!res->egress_via && (!res->ingress_via ||
-							       !strcmp(res->ingress_via, "XDP"))))
+	if (n < 0 || (size_t)n >= len)
 		return buf;
-	snprintf(buf + n, len - n, "\n%s: %s%s%s%s%s", ifname,
-		 res->ingress_via ? "ingress at " : "", res->ingress_via ? res->ingress_via : "",
-		 res->ingress_via && res->egress_via ? ", " : "",
-		 res->egress_via ? "egress at " : "", res->egress_via ? res->egress_via : "");
+	/* Where it runs, when not only at XDP ingress (the default says nothing more). */
+	if (res->egress_via || (res->ingress_via && strcmp(res->ingress_via, "XDP")))
+		n += snprintf(buf + n, len - n, "\n%s: %s%s%s%s%s", ifname,
+			      res->ingress_via ? "ingress at " : "",
+			      res->ingress_via ? res->ingress_via : "",
+			      res->ingress_via && res->egress_via ? ", " : "",
+			      res->egress_via ? "egress at " : "",
+			      res->egress_via ? res->egress_via : "");
+	if (res->replaced_xdp.n && (size_t)n < len)
+		snprintf(buf + n, len - n, "\nreplaced XDP program %s (--force): 'bloomxdp detach "
+			 "%s' does not put it back", xdp_hook_text(&res->replaced_xdp, progs,
+			 sizeof(progs)), ifname);
 	return buf;
 }
 
@@ -707,8 +689,11 @@ int attach_restore(const char *ifname, char *settings, const char *state_dir, bo
 			  "hand", ifname);
 		return -EINVAL;
 	}
-	while (settings && !ret && (line = strtok_r(NULL, "\n", &save)))
-		ret = options_parse_line(attach_options, line, &o);
+	/* A replaced program's line is skipped here: record_attach() keeps it. */
+	while (settings && !ret && (line = strtok_r(NULL, "\n", &save))) {
+		ret = xdp_held_parse(line, &res.replaced_xdp);
+		ret = ret ? (ret > 0 ? 0 : ret) : options_parse_line(attach_options, line, &o);
+	}
 	if (ret)
 		return ret;
 	if (filter) {
@@ -804,6 +789,8 @@ int detach_run(const char *ifname, const struct detach_opts *o, struct detach_re
 	ret = check_privileges();
 	if (ret)
 		return ret;
+	/* What ran before bloomxdp (attach --force), to be said: before --forget removes it. */
+	(void)xdp_hook_recorded(ifname, o->state_dir, &res->before);
 	ret = pin_dir_open(ifname, false, &pd);
 	if (ret == -ENOENT && o->forget)
 		return forget_state(ifname, o, res);
@@ -831,11 +818,13 @@ int detach_run(const char *ifname, const struct detach_opts *o, struct detach_re
 const char *detach_result_text(const char *ifname, const struct detach_result *res, char *buf,
 			       size_t len)
 {
+	char before[DETACH_TEXT_MAX / 2];
 	int n = 0;
 
 	buf[0] = '\0';
 	if (res->detached)
-		n = snprintf(buf, len, "detached from %s", ifname);
+		n = snprintf(buf, len, "detached from %s%s%s", ifname, res->before.n ? "\n" : "",
+			     xdp_hook_before_text(ifname, &res->before, before, sizeof(before)));
 	if (n < 0 || (size_t)n >= len)
 		return buf;
 	if (res->state == DETACH_FORGOT)

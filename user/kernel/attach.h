@@ -18,6 +18,7 @@
 
 #include "filter/bloom_plan.h"
 #include "util/options.h"
+#include "kernel/xdp_hook.h"
 
 /* --mode: where XDP runs. */
 enum attach_mode { ATTACH_MODE_AUTO, ATTACH_MODE_NATIVE, ATTACH_MODE_GENERIC };
@@ -75,6 +76,7 @@ struct attach_result {
 	const char *egress_via;
 	struct bloom_plan plan;	/* else: the empty filter attached */
 	__u64 max_memory;	/* ... and the most a load's filter may take */
+	struct xdp_hook replaced_xdp;	/* another tool's program, removed by --force */
 };
 
 /*
@@ -83,7 +85,7 @@ struct attach_result {
  */
 int attach_run(const char *ifname, const struct attach_opts *o, struct attach_result *res);
 /* The line attach prints of what it did ("attached to ...", "replaced the program of ..."). */
-#define ATTACH_TEXT_MAX 512
+#define ATTACH_TEXT_MAX 1024
 const char *attach_result_text(const char *ifname, const struct attach_result *res, char *buf,
 			       size_t len);
 
@@ -121,6 +123,7 @@ struct detach_opts {
 struct detach_result {
 	bool detached;		/* the program and every pin */
 	enum { DETACH_KEPT, DETACH_FORGOT, DETACH_NOTHING_TO_FORGET } state;
+	struct xdp_hook before;	/* what attach --force replaced, as the state recorded it */
 };
 
 /*
@@ -129,7 +132,7 @@ struct detach_result {
  */
 int detach_run(const char *ifname, const struct detach_opts *o, struct detach_result *res);
 /* The lines detach prints of what it did ("detached from ...", ...); "": nothing. */
-#define DETACH_TEXT_MAX 128
+#define DETACH_TEXT_MAX 768
 const char *detach_result_text(const char *ifname, const struct detach_result *res, char *buf,
 			       size_t len);
 

@@ -125,7 +125,9 @@ const struct option_spec attach_options[] = {
 	       "egress|both it is on for the whole hierarchy unless\n"
 	       "--cgroup says otherwise"),
 	OPTION("force", 'f', OPT_FLAG, A(force), NULL,
-	       "replace another XDP program already on IFNAME"),
+	       "replace another XDP program already on IFNAME\n"
+	       "(named, and recorded for status and detach; not\n"
+	       "put back by detach)"),
 	OPTION_STATE_DIR(struct attach_opts),
 	{}
 };

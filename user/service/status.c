@@ -133,6 +133,8 @@ int status_view_read(struct attachment *att, const char *state_dir, struct statu
 		strftime(v->loaded, sizeof(v->loaded), "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
 	}
 	v->state = state_text(v->ifname, state_dir, v->g.st.generation);
+	if (xdp_hook_recorded(v->ifname, state_dir, &v->before))
+		memset(&v->before, 0, sizeof(v->before));
 	if (kernel_release(v->kernel, sizeof(v->kernel)))
 		snprintf(v->kernel, sizeof(v->kernel), "unknown");
 	v->features = features_used(cfg);

@@ -8,6 +8,7 @@
 #include <bloomxdp/common.h>
 #include "kernel/attachment.h"
 #include "kernel/features.h"
+#include "kernel/xdp_hook.h"
 #include "lists/named.h"
 #include "service/metrics.h"
 
@@ -36,6 +37,7 @@ struct status_view {
 		__u64 checked;		/* calls looked up (checked_v4 + checked_v6) */
 		__u64 refused;		/* refused with EPERM (its dropped) */
 	} guard;
+	struct xdp_hook before;		/* what attach --force replaced (the state's record) */
 };
 
 /*
