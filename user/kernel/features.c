@@ -37,6 +37,8 @@ const struct kernel_feature kernel_features[] = {
 	{ "percpu_array", 4, 6, KF_NEED_ALWAYS, { MAP(PERCPU_ARRAY) } },
 	{ "csum_diff", 4, 6, KF_NEED_ALWAYS, { HELPER(csum_diff) } },
 	{ "xdp", 4, 8, KF_NEED_ALWAYS, { PROG(XDP) } },
+	/* --action reject: an ICMP error grows the frame at its head (bpf/reject.h). */
+	{ "xdp_adjust_head", 4, 10, KF_NEED_ALWAYS, { HELPER(xdp_adjust_head) } },
 	{ "lpm_trie", 4, 11, KF_NEED_ALWAYS, { MAP(LPM_TRIE) } },
 	{ "array_of_maps", 4, 12, KF_NEED_ALWAYS, { MAP(ARRAY_OF_MAPS) } },
 	/* Layout kernel's loads fill its BLOOM_FILTER maps by a program run (layout_kernel.c). */
@@ -57,9 +59,11 @@ const struct kernel_feature kernel_features[] = {
 	{ "bloom_filter_map", 5, 16, KF_NEED_ALWAYS, { MAP(BLOOM_FILTER), HELPER(map_push_elem),
 							HELPER(map_peek_elem) } },
 	{ "bpf_loop", 5, 17, KF_NEED_ALWAYS, { HELPER(loop) } },
-	{ "xdp_load_bytes", 5, 18, KF_NEED_ALWAYS, { HELPER(xdp_load_bytes) } },
+	/* ... and --action reject writes its answer with xdp_store_bytes (5.18 too). */
+	{ "xdp_load_bytes", 5, 18, KF_NEED_ALWAYS, { HELPER(xdp_load_bytes),
+						      HELPER(xdp_store_bytes) } },
 	{ "xdp_frags", 5, 18, KF_NEED_FRAGS, { TEST(XDP_FRAGS), HELPER(xdp_get_buff_len) } },
-	/* For the egress filter to come: tc programs on bpf links. */
+	/* attach --hook tc, --direction egress: tc programs on bpf links; else a clsact filter. */
 	{ "tcx", 6, 6, KF_NEED_LATER, { TEST(TCX) } },
 };
 const size_t kernel_features_count = sizeof(kernel_features) / sizeof(kernel_features[0]);
