@@ -4,7 +4,8 @@
 # tests/e2e/lib.sh). Attach in native mode, load, a listed source dropped and
 # an unlisted one answered (IPv4 and IPv6), a named list that monitors, every
 # layout and the fullest configuration attached in place with --force, swaps
-# under traffic, the status' kernel, detach. TAP on standard output.
+# under traffic, the status' kernel, detach; egress and tc ingress (tcx, or
+# clsact before 6.6). TAP on standard output.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/e2e/lib.sh
@@ -100,4 +101,30 @@ for args in "--layout bits --verify" "--layout kernel --match src,dst,dns,http,s
 	check "detach ($args)" bx detach "$IF_SRV"
 done
 check "no XDP program left" test -z "$(xdp_on_if)"
+
+# Egress and tc ingress: tcx links from Linux 6.6, clsact filters before (said by status).
+want_tc=tcx
+kernel_older() { printf '%s\n%s\n' "$1" "$(uname -r)" | sort -V -C; }
+kernel_older 6.6 || want_tc=clsact
+if check "attach --direction both --hook tc" bx attach "$IF_SRV" --direction both --hook tc \
+	--match src,dst,dns,http,sni; then
+	st=$(status_json)
+	check_eq "status: ingress at tc by $want_tc" "both tc $want_tc" \
+		"$(json_str "$st" direction) $(json_str "$st" hook) $(json_str "$st" mode)" "$st"
+	check "load ($want_tc)" bx load "$IF_SRV" "$LIST_A"
+	pings "$C4_LISTED" 5 none
+	pings "$C4_FREE" 5 all
+	# Egress: the server's own pings to the listed client leave nothing on the wire.
+	out=$(in_srv ping -n -q -c 3 -i 0.05 -W 1 "$C4_LISTED" 2>&1)
+	check "egress: the server's pings to the listed client get no reply" \
+		grep -qE "(0 received|not permitted)" <<<"$out"
+	check "egress: the unlisted client is reached" in_srv ping -n -q -c 2 -W 1 "$C4_FREE"
+	check "attach --force over it (the same hooks, new programs)" \
+		bx attach "$IF_SRV" --force --direction both --hook tc --match src
+	pings "$C4_LISTED" 5 none
+	check "detach" bx detach "$IF_SRV"
+	# Its filters or links gone: the listed client is answered both ways again.
+	pings "$C4_LISTED" 3 all
+	check "egress: the listed client is reached again" in_srv ping -n -q -c 2 -W 1 "$C4_LISTED"
+fi
 tap_finish
