@@ -134,12 +134,23 @@ check_eq "... while another host on the same server is answered" "ok fine.exampl
 	"$(http -H 'Host: fine.example' "http://$P4_OTHER/")"
 
 js=$(stats_json)
-check_eq "stats --json: direction egress" egress "$(json_str "$js" direction)" "$js"
-check "stats: the drops are counted" test "$(json_num "$js" dropped)" -ge 3
+check_eq "stats --json: direction egress" egress \
+	"$(python3 -c 'import json, sys; print(json.loads(sys.argv[1])["direction"])' "$js")" "$js"
+check "stats: the drops are counted" python3 -c '
+import json, sys
+assert json.loads(sys.argv[1])["dropped"] >= 3' "$js"
 # The request's segment is sent again and again (TCP retransmits it), each dropped.
-check "stats: a DNS hit, and HTTP hits" test "$(json_num "$js" hits_dns)" -eq 1 -a \
-	"$(json_num "$js" hits_http)" -ge 1
+check "stats: a DNS hit, and HTTP hits" python3 -c '
+import json, sys
+j = json.loads(sys.argv[1])
+assert j["hits_dns"] == 1 and j["hits_http"] >= 1, j' "$js"
+check "stats --json: the socket guard's refusals apart (guard.dropped >= 2)" python3 -c '
+import json, sys
+j = json.loads(sys.argv[1])
+assert j["guard"]["dropped"] >= 2 and j["guard"]["checked_v4"] >= 2, j["guard"]' "$js"
 prom=$(bx stats "$IF_SRV" --prometheus 2>&1)
+check "metrics: bloomxdp_guard_refused_total" \
+	grep -qE "^bloomxdp_guard_refused_total\{ifname=\"$IF_SRV\"\} [1-9]" <<<"$prom"
 check "metrics carry direction=\"egress\"" \
 	grep -q "^bloomxdp_dropped_total{ifname=\"$IF_SRV\",direction=\"egress\"} [1-9]" <<<"$prom"
 check_fails "... and no ingress sample" 1 "" \

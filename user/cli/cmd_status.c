@@ -102,6 +102,13 @@ static void print_counters(const struct direction_counters *dc, const __u64 *bef
 				json_kv_u64(&j, counter_names[i], dc->dir[d][i]);
 			json_object_end(&j);
 		}
+		if (dc->guard) {
+			json_key(&j, "guard");
+			json_object_start(&j);
+			for (i = 0; i < BLOOMXDP_NCOUNTERS; i++)
+				json_kv_u64(&j, counter_names[i], dc->guard_counters[i]);
+			json_object_end(&j);
+		}
 		if (before) {
 			json_kv_double(&j, "interval", "%.3f", secs);
 			json_key(&j, "rates");
@@ -127,6 +134,11 @@ static void print_counters(const struct direction_counters *dc, const __u64 *bef
 				printf(" %14.1f/s", (now[i] - before[i]) / secs);
 			printf("\n");
 		}
+		if (dc->guard)
+			printf("socket guard       %20llu calls looked up, %llu refused\n",
+			       (unsigned long long)(dc->guard_counters[COUNTER_INDEX(checked_v4)] +
+						    dc->guard_counters[COUNTER_INDEX(checked_v6)]),
+			       (unsigned long long)dc->guard_counters[COUNTER_INDEX(dropped)]);
 		print_lists(v, cfg, NULL);
 		if (before)
 			printf("\n");

@@ -13,6 +13,7 @@
 #include "filter/layout.h"
 #include "util/log.h"
 #include "service/metrics.h"
+#include "kernel/guard.h"
 #include "filter/ranges.h"
 #include "filter/bloom_plan.h"
 #include "util/version.h"
@@ -120,6 +121,7 @@ cleanup:
 
 int direction_counters_read(const struct attachment *att, struct direction_counters *dc)
 {
+	struct guard_status gs;
 	__u32 first = att->config.direction == BLOOMXDP_DIR_EGRESS ? BLOOMXDP_DIR_EGRESS :
 								   BLOOMXDP_DIR_INGRESS;
 	size_t i;
@@ -138,7 +140,13 @@ int direction_counters_read(const struct attachment *att, struct direction_count
 	}
 	for (i = 0; i < BLOOMXDP_NCOUNTERS; i++)
 		dc->total[i] = dc->dir[0][i] + dc->dir[1][i];
-	return 0;
+	/* The socket guard's calls: apart, they are no packets. */
+	if (guard_status(att, &gs) || !gs.on)
+		return 0;
+	ret = counters_read(gs.counters_fd, dc->guard_counters);
+	dc->guard = !ret;
+	guard_status_close(&gs);
+	return ret;
 }
 
 int iface_metrics_read(const char *ifname, struct iface_metrics *m)
@@ -320,6 +328,19 @@ int metrics_write(FILE *out, const struct iface_metrics *m, size_t n)
 			fprintf(out, "\"} %llu\n", (unsigned long long)m[i].lists.hits[j]);
 		}
 	}
+	family(out, "bloomxdp_guard_checked_total", "counter",
+	       "local connect() and UDP sendmsg() calls the socket guard looked up (guard on)");
+	for (i = 0; i < n; i++)
+		if (m[i].counters.guard)
+			sample_u64(out, "bloomxdp_guard_checked_total", &m[i],
+				   m[i].counters.guard_counters[COUNTER_INDEX(checked_v4)] +
+				   m[i].counters.guard_counters[COUNTER_INDEX(checked_v6)]);
+	family(out, "bloomxdp_guard_refused_total", "counter",
+	       "calls the socket guard refused with EPERM: to a listed address");
+	for (i = 0; i < n; i++)
+		if (m[i].counters.guard)
+			sample_u64(out, "bloomxdp_guard_refused_total", &m[i],
+				   m[i].counters.guard_counters[COUNTER_INDEX(dropped)]);
 	if (fflush(out) || ferror(out))
 		return -EIO;
 	return 0;

@@ -3,12 +3,15 @@
 #define BLOOMXDP_METRICS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <bloomxdp/common.h>
 #include "filter/packet_fpr.h"
 
 /* The counters of struct bloomxdp_counters, in X-macro order: names and help. */
 #define BLOOMXDP_NCOUNTERS (sizeof(struct bloomxdp_counters) / sizeof(__u64))
+/* The index of counter name in an array of them. */
+#define COUNTER_INDEX(name) (offsetof(struct bloomxdp_counters, name) / sizeof(__u64))
 extern const char *const counter_names[];
 extern const char *const counter_help[];
 
@@ -50,6 +53,8 @@ struct direction_counters {
 	__u32 present;		/* bit BLOOMXDP_DIR_*: that direction's program runs */
 	__u64 dir[2][BLOOMXDP_NCOUNTERS];	/* by enum bloomxdp_direction */
 	__u64 total[BLOOMXDP_NCOUNTERS];	/* their sum */
+	bool guard;				/* the socket guard is on (kernel/guard.h) */
+	__u64 guard_counters[BLOOMXDP_NCOUNTERS];	/* its: calls, not packets */
 };
 
 /* Every program's counters of an open attachment. Returns 0 or a negative errno (unprinted). */

@@ -18,7 +18,6 @@
 #include "util/log.h"
 
 
-#define COUNTER_INDEX(name) (offsetof(struct bloomxdp_counters, name) / sizeof(__u64))
 
 /* "53,5353": a port list for status. */
 static const char *ports_text(const __u16 *ports, char *buf, size_t len)
