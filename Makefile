@@ -43,7 +43,7 @@ SKELS     += $(BUILD)/guard.skel.h
 
 .SECONDARY:
 .PHONY: all deps test test-kernel test-unit test-bpf test-e2e demo bench fuzz clean
-all: $(BUILD)/bloomxdp $(BUILD)/xdp_pass.bpf.o
+all: $(BUILD)/bloomxdp $(BUILD)/xdp_pass.bpf.o $(BUILD)/tc_tos_drop.bpf.o
 
 $(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(HEADERS) | $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
@@ -60,6 +60,9 @@ $(BUILD)/bloomxdp_tc.bpf.o: bpf/bloomxdp.bpf.c $(wildcard bpf/*.h) $(HEADERS) | 
 	$(CLANG) $(BPF_CFLAGS) -DBLOOMXDP_BUILD_TC -c $< -o $@
 
 $(BUILD)/hash_probe.bpf.o: tests/bpf/hash_probe.bpf.c tests/bpf/hash_probe.h $(HEADERS) | $(BUILD)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/tc_tos_drop.bpf.o: tests/bpf/tc_tos_drop.bpf.c | $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(BUILD)/xdp_pass.bpf.o: tests/bpf/xdp_pass.bpf.c | $(BUILD)

@@ -6,7 +6,7 @@
 # nor a query or request for a listed name, reached the wire; unlisted traffic
 # is untouched. Then: both directions with one list and one load, a load under
 # live egress traffic (no listed packet leaves), stats/status/metrics by
-# direction, --hook tc beside another XDP program, and detach.
+# direction, --hook tc beside another XDP program and another tc program, and detach.
 # Speaks TAP; needs root, nft, nginx, dnsmasq, dig, curl; about 40 s.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -221,13 +221,21 @@ check "attach --hook tc" bx attach "$IF_SRV" --hook tc --capacity 1000
 check "... loads" bx load "$IF_SRV" "$LIST"
 check "another XDP program on the same interface (generic)" \
 	ip -n "$NS_SRV" link set dev "$IF_SRV" xdpgeneric obj build/xdp_pass.bpf.o sec xdp
-check_eq "tc ingress drops the listed peer, beside it" "3 0" "$(ping_recv "$P4_LISTED" "$SRV4" 3)"
+check "another tc program on the same hook (a clsact filter: drops TOS 0x28)" in_srv sh -c \
+	"tc qdisc add dev $IF_SRV clsact 2>/dev/null; tc filter add dev $IF_SRV ingress \
+	 prio 1 bpf da obj build/tc_tos_drop.bpf.o sec tc"
+check_eq "tc ingress drops the listed peer, beside them" "3 0" "$(ping_recv "$P4_LISTED" "$SRV4" 3)"
 check_eq "... and passes the unlisted one" "3 3" "$(ping_recv "$P4_OTHER" "$SRV4" 3)"
+out=$(timeout 10 nsenter --net="/run/netns/$NS_CLI" -- ping -n -q -c 3 -i 0.05 -W 1 -Q 0x28 \
+	-I "$P4_OTHER" "$SRV4" 2>&1)
+check "... while the other tc program still drops what it drops (TOS 0x28)" \
+	grep -q " 0 received" <<<"$out"
 st=$(status_json)
 check_eq "status: ingress at tc" "ingress tc tcx" \
 	"$(json_str "$st" direction) $(json_str "$st" hook) $(json_str "$st" mode)" "$st"
 check "detach" bx detach "$IF_SRV"
 check "the other XDP program is still there" xdp_on_if
+check "... and the other tc program" in_srv sh -c "tc filter show dev $IF_SRV ingress | grep -q tc_tos_drop"
 ip -n "$NS_SRV" link set dev "$IF_SRV" xdpgeneric off 2>/dev/null
 check_eq "after detach the listed peer is answered" "3 3" "$(ping_recv "$P4_LISTED" "$SRV4" 3)"
 
