@@ -178,7 +178,7 @@ check_eq "... only that command's: 'stats lo --'" \
 	"$(complete_words "$BIN" stats lo --)"
 check_eq "completes an enumerated value: 'attach lo --mode g'" "generic" \
 	"$(complete_words "$BIN" attach lo --mode g)"
-check_eq "... after '=': 'attach lo --action=' (bash splits at =)" "drop monitor" \
+check_eq "... after '=': 'attach lo --action=' (bash splits at =)" "drop monitor reject" \
 	"$(complete_words "$BIN" attach lo --action = "")"
 check_eq "... the next of a comma list: 'attach lo --match src,d'" "src,dns src,dst" \
 	"$(complete_words "$BIN" attach lo --match src,d)"
