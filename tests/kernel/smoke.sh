@@ -119,6 +119,12 @@ if check "attach --direction both --hook tc" bx attach "$IF_SRV" --direction bot
 	check "egress: the server's pings to the listed client get no reply" \
 		grep -qE "(0 received|not permitted)" <<<"$out"
 	check "egress: the unlisted client is reached" in_srv ping -n -q -c 2 -W 1 "$C4_FREE"
+	# Pins lost (clsact filters outlive them; tcx links do not): restore takes the hooks back.
+	rm -rf -- "$PIN_DIR"
+	check "restore after the pins were lost ($want_tc)" bx restore "$IF_SRV"
+	pings "$C4_LISTED" 3 none
+	check_eq "... and status reads both hooks" "both $want_tc" \
+		"$(json_str "$(status_json)" direction) $(json_str "$(status_json)" mode)"
 	check "attach --force over it (the same hooks, new programs)" \
 		bx attach "$IF_SRV" --force --direction both --hook tc --match src
 	pings "$C4_LISTED" 5 none

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* The tc hook: tcx, or a clsact filter (tc.h). */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -73,12 +74,18 @@ static int clsact_attach(const char *ifname, int ifindex, int prog_fd,
 	opts.prog_fd = prog_fd;
 	opts.flags = replace ? BPF_TC_F_REPLACE : 0;
 	ret = bpf_tc_attach(&hook, &opts);
-	if (ret == -EEXIST)
-		log_error("%s already has bloomxdp's tc %s filter (handle %#x): 'bloomxdp detach "
-			  "%s' first, or 'tc filter del dev %s %s handle %#x prio %u bpf'",
-			  ifname, dir_name(dir), BLOOMXDP_TC_HANDLE, ifname, ifname, dir_name(dir),
-			  BLOOMXDP_TC_HANDLE, BLOOMXDP_TC_PRIORITY);
-	else if (ret)
+	if (ret == -EEXIST && !replace) {
+		/*
+		 * Ours by its handle, but no pin of an attachment holds it (attach
+		 * checked): what a lost pin directory leaves. Replaced, and said.
+		 */
+		fprintf(stderr, "bloomxdp: notice: %s had a tc %s filter of bloomxdp's (handle %#x) "
+			"that no attachment holds any more (its pins were removed): replaced\n",
+			ifname, dir_name(dir), BLOOMXDP_TC_HANDLE);
+		opts.flags = BPF_TC_F_REPLACE;
+		ret = bpf_tc_attach(&hook, &opts);
+	}
+	if (ret)
 		log_error("cannot attach the tc %s filter to %s: %s", dir_name(dir), ifname,
 			  strerror(-ret));
 	return ret;

@@ -25,8 +25,9 @@ const char *tc_via_name(enum tc_via via);
 /*
  * Attaches prog_fd at ifindex's tc hook of direction dir: a tcx link (its fd
  * in *link_fd), else, on a kernel without tcx, a clsact filter (*link_fd -1).
- * An existing bloomxdp clsact filter there is refused (-EEXIST). Errors are
- * printed.
+ * A clsact filter of bloomxdp's handle already there, which no attachment
+ * holds (the caller checked: a lost pin directory left it), is replaced with
+ * a notice. Errors are printed.
  */
 int tc_attach(const char *ifname, int ifindex, int prog_fd, enum bloomxdp_direction dir,
 	      enum tc_via *via, int *link_fd);
