@@ -77,7 +77,8 @@ const struct command command_detach = {
 		       BLOOMXDP_PIN_ROOT "/IFNAME/. Works also when IFNAME no longer exists.\n"
 		       "The state (settings and lists, for 'bloomxdp restore') is kept unless\n"
 		       "--forget. Says what ran on IFNAME before, if attach --force replaced it\n"
-		       "(it is not put back).\n",
+		       "(it is not put back). A member of a group (attach IF1 IF2 ...) leaves\n"
+		       "it, the others enforcing on; the group's home is detached last.\n",
 	.options = detach_options,
 	.opts_size = sizeof(struct detach_opts),
 	.ifname = true,
