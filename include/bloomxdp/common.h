@@ -60,6 +60,24 @@
 #define BLOOMXDP_PIN_GUARD_SENDMSG6 "guard_sendmsg6"
 
 /*
+ * attach IF1 IF2 ...: one set of lists for several interfaces. Each member's
+ * directory pins the same list maps (every map but its own config, counters
+ * and list_hits, and its program and link) and the one "group" map: an ARRAY
+ * of one struct bloomxdp_group, the same map in every member's directory. The
+ * first interface is the group's home: its pin directory holds the writers'
+ * lock of them all, its state directory the lists.
+ */
+#define BLOOMXDP_PIN_GROUP	"group"
+#define BLOOMXDP_GROUP_MAX	16	/* interfaces in a group, the home included */
+#define BLOOMXDP_IFNAME_LEN	16	/* IF_NAMESIZE, NUL included */
+
+struct bloomxdp_group {
+	__u32 n;				/* members[0 .. n-1], members[0] the home */
+	__u32 pad;
+	char members[BLOOMXDP_GROUP_MAX][BLOOMXDP_IFNAME_LEN];	/* NUL-terminated */
+};
+
+/*
  * The XDP program's priority as a libxdp component (bpf/run_config.h; lower
  * runs first): xdp-filter's, before libxdp's default of 50.
  */

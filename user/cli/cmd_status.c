@@ -146,6 +146,106 @@ static void print_counters(const struct direction_counters *dc, const __u64 *bef
 	fflush(stdout);
 }
 
+/* One member's counters in JSON: its sum, and each direction's with both. */
+static void member_json(struct json *j, const struct direction_counters *dc)
+{
+	size_t i, d;
+
+	json_object_start(j);
+	json_kv_string(j, "direction", directions_name(dc));
+	for (i = 0; i < BLOOMXDP_NCOUNTERS; i++)
+		json_kv_u64(j, counter_names[i], dc->total[i]);
+	for (d = 0; dc->present == 3 && d < 2; d++) {
+		json_key(j, direction_name(d));
+		json_object_start(j);
+		for (i = 0; i < BLOOMXDP_NCOUNTERS; i++)
+			json_kv_u64(j, counter_names[i], dc->dir[d][i]);
+		json_object_end(j);
+	}
+	json_object_end(j);
+}
+
+/*
+ * attach IF1 IF2 ...: the group's sum and each interface's counters (JSON:
+ * "interfaces", by name; text: a column each). Rates are of the sum.
+ */
+static void print_group(const struct group_counters *gc, const __u64 *before, double secs,
+			bool json, const struct named_view *v, const struct bloomxdp_config *cfg)
+{
+	size_t i;
+	int m;
+
+	if (json) {
+		struct json j;
+
+		json_start(&j, stdout);
+		json_object_start(&j);
+		json_kv_string(&j, "group", gc->names[0]);
+		for (i = 0; i < BLOOMXDP_NCOUNTERS; i++)
+			json_kv_u64(&j, counter_names[i], gc->total[i]);
+		json_key(&j, "interfaces");
+		json_object_start(&j);
+		for (m = 0; m < gc->n; m++) {
+			json_key(&j, gc->names[m]);
+			member_json(&j, &gc->dc[m]);
+		}
+		json_object_end(&j);
+		if (before) {
+			json_kv_double(&j, "interval", "%.3f", secs);
+			json_key(&j, "rates");
+			json_object_start(&j);
+			for (i = 0; i < BLOOMXDP_NCOUNTERS; i++)
+				json_kv_double(&j, counter_names[i], "%.1f",
+					       (gc->total[i] - before[i]) / secs);
+			json_object_end(&j);
+		}
+		print_lists(v, cfg, &j);
+		json_object_end(&j);
+		json_end(&j);
+		fflush(stdout);
+		return;
+	}
+	printf("%-18s %20s", "", "total");
+	for (m = 0; m < gc->n; m++)
+		printf(" %20s", gc->names[m]);
+	printf("\n");
+	for (i = 0; i < BLOOMXDP_NCOUNTERS; i++) {
+		printf("%-18s %20llu", counter_names[i], (unsigned long long)gc->total[i]);
+		for (m = 0; m < gc->n; m++)
+			printf(" %20llu", (unsigned long long)gc->dc[m].total[i]);
+		if (before)
+			printf(" %14.1f/s", (gc->total[i] - before[i]) / secs);
+		printf("\n");
+	}
+	print_lists(v, cfg, NULL);
+	if (before)
+		printf("\n");
+	fflush(stdout);
+}
+
+/* The counters of att, or of its whole group (gc: then its sum in dc->total too). */
+static int stats_read(const struct attachment *att, struct direction_counters *dc,
+		      struct group_counters *gc, struct named_view *v)
+{
+	int ret = direction_counters_read(att, dc);
+
+	if (!ret && att->grouped) {
+		ret = group_counters_read(att, gc);
+		memcpy(dc->total, gc->total, sizeof(dc->total));
+	}
+	return ret ? ret : named_view_read(att, v);
+}
+
+static void stats_print(const struct attachment *att, const struct direction_counters *dc,
+			const struct group_counters *gc, const __u64 *before, double secs,
+			bool json, const struct named_view *v)
+{
+	if (att->grouped)
+		print_group(gc, before, secs, json, v, &att->config);
+	else
+		print_counters(dc, before, secs, json, v, &att->config);
+}
+
 static volatile sig_atomic_t stop_sampling;
 
 static void on_signal(int sig)
@@ -166,6 +266,7 @@ static int do_stats(const char *ifname, bool json, double interval, __u64 count)
 {
 	__u64 before[BLOOMXDP_NCOUNTERS];
 	struct direction_counters dc;
+	struct group_counters gc;
 	struct named_view v;
 	struct attachment att;
 	double t_before, t_now;
@@ -176,15 +277,13 @@ static int do_stats(const char *ifname, bool json, double interval, __u64 count)
 	ret = attachment_open(ifname, false, &att);
 	if (ret)
 		return ret;
-	ret = direction_counters_read(&att, &dc);
-	if (!ret)
-		ret = named_view_read(&att, &v);
+	ret = stats_read(&att, &dc, &gc, &v);
 	if (ret) {
 		log_error("cannot read the counters of %s: %s", ifname, strerror(-ret));
 		goto cleanup;
 	}
 	if (interval <= 0) {
-		print_counters(&dc, NULL, 0, json, &v, &att.config);
+		stats_print(&att, &dc, &gc, NULL, 0, json, &v);
 		goto cleanup;
 	}
 	signal(SIGINT, on_signal);
@@ -197,14 +296,12 @@ static int do_stats(const char *ifname, bool json, double interval, __u64 count)
 		if (nanosleep(&nap, NULL) && stop_sampling)
 			break;
 		t_now = monotonic_seconds();
-		ret = direction_counters_read(&att, &dc);
-		if (!ret)
-			ret = named_view_read(&att, &v);
+		ret = stats_read(&att, &dc, &gc, &v);
 		if (ret) {
 			log_error("cannot read the counters of %s: %s", ifname, strerror(-ret));
 			goto cleanup;
 		}
-		print_counters(&dc, before, t_now - t_before, json, &v, &att.config);
+		stats_print(&att, &dc, &gc, before, t_now - t_before, json, &v);
 		t_before = t_now;
 	}
 cleanup:
@@ -330,6 +427,17 @@ static void status_json(const struct status_view *v)
 	json_start(&j, stdout);
 	json_object_start(&j);
 	json_kv_string(&j, "ifname", v->ifname);
+	if (v->group) {
+		json_key(&j, "group");
+		json_object_start(&j);
+		json_kv_string(&j, "home", v->group->members[0]);
+		json_key(&j, "members");
+		json_array_start(&j);
+		for (i = 0; i < v->group->n; i++)
+			json_string(&j, v->group->members[i]);
+		json_array_end(&j);
+		json_object_end(&j);
+	}
 	json_kv_u64(&j, "ifindex", v->link.ifindex);
 	json_kv_u64(&j, "prog_id", v->link.prog_id);
 	json_kv_string(&j, "mode", v->link.mode);
@@ -455,7 +563,12 @@ static void status_text(const struct status_view *v)
 	const struct bloomxdp_config *cfg = v->cfg;
 	char features[1024], before[XDP_HOOK_TEXT_MAX];
 
+	__u32 i;
+
 	printf("interface       %s (ifindex %u)\n", v->ifname, v->link.ifindex);
+	for (i = 0; v->group && i < v->group->n; i++)
+		printf("%s%s%s%s", i ? ", " : "group           ", v->group->members[i],
+		       i ? "" : " (home: its lists)", i + 1 == v->group->n ? "\n" : "");
 	printf("program         id %u, mode %s\n", v->link.prog_id, v->link.mode);
 	if (v->egress.hook)
 		printf("direction       both: ingress at %s, egress at tc\n", v->link.hook);
@@ -532,6 +645,7 @@ static int do_status(const char *ifname, bool json, const char *state_dir)
 	if (ret)
 		return ret;
 	ret = status_view_read(&att, state_dir, &v);
+	v.group = att.grouped ? &att.group : NULL;
 	if (!ret && json)
 		status_json(&v);
 	else if (!ret)

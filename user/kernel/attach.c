@@ -30,6 +30,7 @@
 #include "kernel/state_dir.h"
 #include "kernel/tc.h"
 #include "kernel/xdp_hook.h"
+#include "util/ifname.h"
 
 /*
  * The settings into the state, to attach the same way again (restore); a
@@ -37,7 +38,7 @@
  * warned about: the attachment itself is made.
  */
 static void record_attach(const char *ifname, const struct attach_opts *o, bool fresh,
-			  const struct xdp_hook *replaced)
+			  const struct xdp_hook *replaced, const char *group)
 {
 	static const char *const skip[] = { "force", "state-dir", NULL };
 	struct state_dir sd;
@@ -56,6 +57,8 @@ static void record_attach(const char *ifname, const struct attach_opts *o, bool 
 	fputs(STATE_MAGIC "\n", out);
 	options_write(attach_options, o, skip, out);
 	ret = xdp_hook_record(&sd, replaced, !fresh, out);
+	if (group && group[0])
+		fprintf(out, "%s\n", group);
 	if (fclose(out) || ret)
 		goto out;
 	ret = state_write_sealed(&sd, STATE_SETTINGS, text, len);
@@ -453,6 +456,42 @@ static int attach_egress(const char *ifname, int ifindex, const struct loaded_pr
 	return ret;
 }
 
+/* A member of a group, not its home: its lists and socket guard are the home's. */
+static bool group_member(const struct attachment *att)
+{
+	return att->grouped && strcmp(att->group.members[0], att->ifname);
+}
+
+/*
+ * The settings line of att's part in a group: the home's members
+ * (ATTACH_GROUP_MEMBERS_KEY=IF2,IF3), a member's home
+ * (ATTACH_GROUP_HOME_KEY=IF1); "" in none.
+ */
+static const char *group_line_of(const struct bloomxdp_group *g, const char *ifname, char *buf,
+				 size_t len)
+{
+	size_t used;
+	__u32 i;
+
+	buf[0] = '\0';
+	if (g->n < 2)
+		return buf;
+	if (strcmp(g->members[0], ifname)) {
+		snprintf(buf, len, ATTACH_GROUP_HOME_KEY "=%s", g->members[0]);
+		return buf;
+	}
+	used = snprintf(buf, len, ATTACH_GROUP_MEMBERS_KEY "=");
+	for (i = 1; i < g->n && used < len; i++)
+		used += snprintf(buf + used, len - used, "%s%s", i > 1 ? "," : "", g->members[i]);
+	return buf;
+}
+
+static const char *group_line(const struct attachment *att, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	return att->grouped ? group_line_of(&att->group, att->ifname, buf, len) : buf;
+}
+
 /*
  * attach --force on an attached interface: a new program with the new
  * settings over the live maps, swapped in by one link update. Packets see
@@ -467,6 +506,7 @@ static int replace_attached(const char *ifname, const struct attach_opts *o,
 	struct attachment att;
 	struct bloomxdp_config cfg;
 	struct bloom_plan plan;
+	char line[ATTACH_GROUP_LINE_MAX];
 	const char *cgroup;
 	enum tc_via tv;
 	__u32 slot;
@@ -500,7 +540,7 @@ static int replace_attached(const char *ifname, const struct attach_opts *o,
 	}
 	/* The socket guard follows the new settings: its programs too, or it goes. */
 	att.config = cfg;
-	cgroup = guard_cgroup(o);
+	cgroup = group_member(&att) ? NULL : guard_cgroup(o);
 	ret = cgroup ? guard_attach_att(&att, cgroup) : guard_detach_att(&att);
 	if (ret)
 		goto cleanup;
@@ -510,7 +550,7 @@ static int replace_attached(const char *ifname, const struct attach_opts *o,
 		if (attachment_write_state(&att, slot, &st))
 			log_warn("--max-memory could not be saved; the next load uses the old one");
 	}
-	record_attach(ifname, o, false, &res->replaced_xdp);
+	record_attach(ifname, o, false, &res->replaced_xdp, group_line(&att, line, sizeof(line)));
 	res->replaced = true;
 	res->direction = o->direction;
 cleanup:
@@ -612,7 +652,7 @@ static int do_attach(const char *ifname, const struct attach_opts *o, bool resto
 	if (ret)
 		goto cleanup;
 
-	record_attach(ifname, o, !restoring, &res->replaced_xdp);
+	record_attach(ifname, o, !restoring, &res->replaced_xdp, NULL);
 	res->plan = plan;
 	res->max_memory = max_memory;
 	res->direction = o->direction;
@@ -638,6 +678,217 @@ int attach_run(const char *ifname, const struct attach_opts *o, struct attach_re
 {
 	memset(res, 0, sizeof(*res));
 	return do_attach(ifname, o, false, res);
+}
+
+/* One member of a group: a program of its own over the home's maps, pinned beside them. */
+static int attach_member(const struct attachment *home, const char *ifname,
+			 const struct attach_opts *o, const char *line)
+{
+	struct pin_dir pd = { .bpffs_fd = -1, .root_fd = -1, .fd = -1 };
+	struct loaded_prog lp = { .skel = NULL };
+	struct xdp_hook replaced = {};
+	bool pinned = false, hooked = false;
+	const char *via = NULL;
+	int ifindex, link_fd = -1, ret;
+
+	ret = check_interface(ifname, &ifindex);
+	if (!ret && (o->direction & ATTACH_DIR_INGRESS) && o->hook == BLOOMXDP_HOOK_XDP)
+		ret = xdp_hook_take(ifname, ifindex, o->force, &replaced);
+	if (!ret)
+		ret = loader_load_member(&home->config, home, &lp);
+	if (ret)
+		return ret;
+	ret = hook_attach(ifname, ifindex, &lp, o->mode, &via, &link_fd);
+	if (ret)
+		goto cleanup;
+	hooked = true;
+	ret = pin_dir_open(ifname, true, &pd);
+	if (ret) {
+		if (ret == -EEXIST)
+			already_attached(ifname);
+		goto cleanup;
+	}
+	pinned = true;
+	ret = attachment_pin_all(&pd, lp.skel, link_fd);
+	if (!ret && o->direction == ATTACH_DIR_BOTH)
+		ret = attach_egress(ifname, ifindex, &lp, NULL, pd.fd, &via);
+	if (!ret)
+		ret = group_pin(pd.fd, home->group_fd);
+	if (ret)
+		goto cleanup;
+	record_attach(ifname, o, false, &replaced, line);
+	pinned = hooked = false;
+cleanup:
+	if (pinned)
+		attachment_unpin_all(&pd, ifname);
+	if (hooked)
+		hook_undo(ifindex, &lp, link_fd);
+	pin_dir_close(&pd);
+	if (link_fd >= 0)
+		close(link_fd);
+	loader_close(&lp);
+	return ret;
+}
+
+/* The names of a group, checked before anything is attached: into g, the home first. */
+static int group_check_names(char *const *names, int n, struct bloomxdp_group *g)
+{
+	struct pin_dir pd;
+	int i, j, ret;
+
+	memset(g, 0, sizeof(*g));
+	if (n > BLOOMXDP_GROUP_MAX) {
+		log_error("attach: %d interfaces, at most %d share one list", n,
+			  BLOOMXDP_GROUP_MAX);
+		return -E2BIG;
+	}
+	for (i = 0; i < n; i++) {
+		ret = ifname_check(names[i]);
+		if (ret)
+			return ret;
+		for (j = 0; j < i; j++)
+			if (!strcmp(names[i], names[j])) {
+				log_error("attach: %s is named twice", names[i]);
+				return -EINVAL;
+			}
+		ret = pin_dir_open(names[i], false, &pd);
+		pin_dir_close(&pd);
+		if (!ret) {
+			log_error("already attached to %s: a group is attached at once ('bloomxdp "
+				  "detach %s' first)", names[i], names[i]);
+			return -EEXIST;
+		}
+		if (ret != -ENOENT)
+			return ret;
+		snprintf(g->members[i], sizeof(g->members[i]), "%s", names[i]);
+	}
+	g->n = n;
+	return 0;
+}
+
+/* The home's group pinned, then each member attached; on failure all of it undone. */
+static int attach_members(char *const *names, int n, const struct attach_opts *o,
+			  const struct bloomxdp_group *g, int *done)
+{
+	char line[ATTACH_GROUP_LINE_MAX];
+	struct attachment att;
+	int i, ret;
+
+	*done = 0;
+	ret = attachment_open(names[0], true, &att);
+	if (ret)
+		return ret;
+	ret = att.group_fd = group_create(g);
+	if (ret >= 0)
+		ret = group_pin(att.dir_fd, att.group_fd);
+	if (ret)
+		log_error("cannot pin the group of %s: %s", names[0], strerror(-ret));
+	for (i = 1; i < n && !ret; i++) {
+		ret = attach_member(&att, names[i], o, group_line_of(g, names[i], line,
+								     sizeof(line)));
+		if (!ret)
+			*done = i;
+	}
+	attachment_close(&att);
+	return ret;
+}
+
+static int attach_group(char *const *names, int n, const struct attach_opts *o, bool restoring,
+			struct attach_result *res)
+{
+	char line[ATTACH_GROUP_LINE_MAX];
+	struct bloomxdp_group g;
+	int i, done, ret;
+
+	ret = group_check_names(names, n, &g);
+	if (!ret)
+		ret = do_attach(names[0], o, restoring, res);
+	if (ret)
+		return ret;
+	ret = attach_members(names, n, o, &g, &done);
+	if (!ret) {
+		record_attach(names[0], o, false, &res->replaced_xdp,
+			      group_line_of(&g, names[0], line, sizeof(line)));
+		return 0;
+	}
+	log_error("the group of %s is not attached: its interfaces are detached again", names[0]);
+	for (i = done; i >= 0; i--)
+		(void)detach_pins(names[i]);
+	return ret;
+}
+
+int attach_group_run(char *const *ifnames, int n, const struct attach_opts *o,
+		     struct attach_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	if (n == 1)
+		return do_attach(ifnames[0], o, false, res);
+	return attach_group(ifnames, n, o, false, res);
+}
+
+const char *attach_group_text(char *const *ifnames, int n, char *buf, size_t len)
+{
+	size_t used = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 1; i < n && used < len; i++)
+		used += snprintf(buf + used, len - used, "%sattached to %s: the lists of %s "
+				 "(one group: 'load %s' or 'load %s' fills both)", i > 1 ? "\n" : "",
+				 ifnames[i], ifnames[0], ifnames[0], ifnames[i]);
+	return buf;
+}
+
+/* "IF2,IF3" into members[1..]: each name checked. */
+static int group_names_parse(const char *list, char members[][BLOOMXDP_IFNAME_LEN], int *n)
+{
+	char buf[ATTACH_GROUP_LINE_MAX], *name, *save;
+
+	if (strlen(list) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, list);
+	for (name = strtok_r(buf, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+		if (*n >= BLOOMXDP_GROUP_MAX || ifname_invalid(name))
+			return -EINVAL;
+		snprintf(members[(*n)++], BLOOMXDP_IFNAME_LEN, "%s", name);
+	}
+	return *n > 1 ? 0 : -EINVAL;
+}
+
+int attach_group_from_settings(const char *ifname, const char *settings,
+			       char home[BLOOMXDP_IFNAME_LEN],
+			       char members[BLOOMXDP_GROUP_MAX][BLOOMXDP_IFNAME_LEN], int *n)
+{
+	static const char mkey[] = ATTACH_GROUP_MEMBERS_KEY "=", hkey[] = ATTACH_GROUP_HOME_KEY "=";
+	const char *line, *end;
+	char one[ATTACH_GROUP_LINE_MAX];
+	size_t len;
+	int ret = 0;
+
+	home[0] = '\0';
+	*n = 0;
+	for (line = settings; line && *line && !ret; line = end ? end + 1 : NULL) {
+		end = strchr(line, '\n');
+		len = end ? (size_t)(end - line) : strlen(line);
+		if (len >= sizeof(one))
+			continue;
+		memcpy(one, line, len);
+		one[len] = '\0';
+		if (!strncmp(one, hkey, sizeof(hkey) - 1)) {
+			ret = ifname_invalid(one + sizeof(hkey) - 1) ? -EINVAL : 0;
+			snprintf(home, BLOOMXDP_IFNAME_LEN, "%.15s", one + sizeof(hkey) - 1);
+		} else if (!strncmp(one, mkey, sizeof(mkey) - 1)) {
+			snprintf(members[0], BLOOMXDP_IFNAME_LEN, "%s", ifname);
+			*n = 1;
+			ret = group_names_parse(one + sizeof(mkey) - 1, members, n);
+		}
+	}
+	if (ret || (home[0] && *n)) {
+		log_error("%s: its settings name a group this bloomxdp does not read: attach it "
+			  "by hand", ifname);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 const char *attach_result_text(const char *ifname, const struct attach_result *res, char *buf,
@@ -678,11 +929,17 @@ const char *attach_result_text(const char *ifname, const struct attach_result *r
 int attach_restore(const char *ifname, char *settings, const char *state_dir, bool force,
 		   const struct attach_filter *filter)
 {
+	char members[BLOOMXDP_GROUP_MAX][BLOOMXDP_IFNAME_LEN], home[BLOOMXDP_IFNAME_LEN];
+	char *names[BLOOMXDP_GROUP_MAX];
 	struct attach_opts o = attach_defaults;
 	struct attach_result res = {};
 	char *line, *save;
-	int ret = 0;
+	int ret = 0, n = 0, i;
 
+	if (settings)
+		ret = attach_group_from_settings(ifname, settings, home, members, &n);
+	if (ret)
+		return ret;
 	line = settings ? strtok_r(settings, "\n", &save) : NULL;
 	if (settings && (!line || strcmp(line, STATE_MAGIC))) {
 		log_error("%s: its settings in the state are not of this version: attach it by "
@@ -691,6 +948,9 @@ int attach_restore(const char *ifname, char *settings, const char *state_dir, bo
 	}
 	/* A replaced program's line is skipped here: record_attach() keeps it. */
 	while (settings && !ret && (line = strtok_r(NULL, "\n", &save))) {
+		if (!strncmp(line, ATTACH_GROUP_MEMBERS_KEY "=", sizeof(ATTACH_GROUP_MEMBERS_KEY)) ||
+		    !strncmp(line, ATTACH_GROUP_HOME_KEY "=", sizeof(ATTACH_GROUP_HOME_KEY)))
+			continue;
 		ret = xdp_held_parse(line, &res.replaced_xdp);
 		ret = ret ? (ret > 0 ? 0 : ret) : options_parse_line(attach_options, line, &o);
 	}
@@ -704,7 +964,11 @@ int attach_restore(const char *ifname, char *settings, const char *state_dir, bo
 	}
 	o.state_dir = state_dir;
 	o.force = force;
-	return do_attach(ifname, &o, true, &res);
+	if (n < 2)
+		return do_attach(ifname, &o, true, &res);
+	for (i = 0; i < n; i++)
+		names[i] = members[i];
+	return attach_group(names, n, &o, true, &res);
 }
 
 int attach_with_filter(const char *ifname, const struct attach_opts *opts,
@@ -780,8 +1044,126 @@ static int forget_state(const char *ifname, const struct detach_opts *o,
 	return ret;
 }
 
+int detach_pins(const char *ifname)
+{
+	struct pin_dir pd;
+	int ret;
+
+	ret = pin_dir_open(ifname, false, &pd);
+	if (ret)
+		return ret == -ENOENT ? 0 : ret;
+	detach_hooks(&pd, ifname);
+	(void)guard_detach_dir(pd.fd, pd.path);
+	ret = attachment_unpin_all(&pd, ifname);
+	pin_dir_close(&pd);
+	return ret;
+}
+
+/* The home's settings with the group's line of g (none once it is alone). */
+static int group_settings_update(const struct bloomxdp_group *g, const char *state_dir)
+{
+	static const char key[] = ATTACH_GROUP_MEMBERS_KEY "=";
+	char line[ATTACH_GROUP_LINE_MAX], *text = NULL, *out = NULL, *at, *end;
+	struct state_dir sd;
+	size_t len, used = 0;
+	bool legacy;
+	int ret;
+
+	ret = state_open(state_root(state_dir), g->members[0], false, &sd);
+	if (ret)
+		return ret;
+	ret = state_read_sealed(&sd, STATE_SETTINGS, "attach the group again to record it", &text,
+				&len, &legacy);
+	out = ret ? NULL : malloc(len + sizeof(line) + 2);
+	if (!ret && !out)
+		ret = -ENOMEM;
+	for (at = text; !ret && at && *at; at = end ? end + 1 : NULL) {
+		end = strchr(at, '\n');
+		len = end ? (size_t)(end - at) : strlen(at);
+		if (strncmp(at, key, sizeof(key) - 1)) {
+			memcpy(out + used, at, len);
+			used += len;
+			out[used++] = '\n';
+		}
+	}
+	if (!ret)
+		used += sprintf(out + used, "%s%s", group_line_of(g, g->members[0], line,
+								  sizeof(line)), g->n > 1 ? "\n" : "");
+	if (!ret)
+		ret = state_write_sealed(&sd, STATE_SETTINGS, out, used);
+	free(text);
+	free(out);
+	state_close(&sd);
+	return ret;
+}
+
+/*
+ * A member leaves its group: out of the group map (the home's pin of it gone
+ * with the last member), the home's settings, and its own state (which
+ * holds nothing but its home's name).
+ */
+static void group_leave(const char *ifname, int group_fd, struct bloomxdp_group *g,
+			const struct detach_opts *o, struct detach_result *res)
+{
+	struct pin_dir pd;
+	__u32 i, j, zero = 0;
+	int ret;
+
+	for (i = j = 0; i < g->n; i++)
+		if (strcmp(g->members[i], ifname))
+			memcpy(g->members[j++], g->members[i], sizeof(g->members[i]));
+	g->n = j;
+	ret = bpf_map_update_elem(group_fd, &zero, g, BPF_ANY) ? -errno : 0;
+	if (!ret && g->n == 1 && !pin_dir_open(g->members[0], false, &pd)) {
+		if (unlinkat(pd.fd, BLOOMXDP_PIN_GROUP, 0) && errno != ENOENT)
+			ret = -errno;
+		pin_dir_close(&pd);
+	}
+	if (!ret)
+		ret = group_settings_update(g, o->state_dir);
+	if (ret)
+		log_warn("%s left the group of %s, but its record could not be updated (%s): "
+			 "'bloomxdp status %s' shows it", ifname, g->members[0], strerror(-ret),
+			 g->members[0]);
+	snprintf(res->left, sizeof(res->left), "%s", g->members[0]);
+	ret = state_forget(state_root(o->state_dir), ifname);
+	if (!ret || ret == -ENOENT)
+		res->state = DETACH_KEPT;
+}
+
+/*
+ * Its group, if any: the home is refused while members remain, a member's
+ * lock is its home's (*lock_fd). 1: a member, 0: in no group.
+ */
+static int detach_group_check(const struct pin_dir *pd, const char *ifname, int *group_fd,
+			      struct bloomxdp_group *g, int *lock_fd)
+{
+	char names[ATTACH_GROUP_LINE_MAX];
+	int ret;
+
+	*lock_fd = -1;
+	ret = group_read(pd->fd, group_fd, g);
+	if (ret == -ENOENT || (!ret && g->n < 2)) {
+		flock(pd->fd, LOCK_EX);	/* Wait for a load or add in progress. */
+		return 0;
+	}
+	if (!ret && !strcmp(g->members[0], ifname)) {
+		log_error("%s holds the lists of its group (%s): detach them first ('bloomxdp "
+			  "detach %s')", ifname, group_line_of(g, ifname, names, sizeof(names)) +
+			  sizeof(ATTACH_GROUP_MEMBERS_KEY), g->members[1]);
+		ret = -EBUSY;
+	}
+	if (!ret)
+		ret = attachment_lock_dir(pd->fd, pd->path, lock_fd);
+	if (ret && *group_fd >= 0)
+		close(*group_fd);
+	return ret ? ret : 1;
+}
+
 int detach_run(const char *ifname, const struct detach_opts *o, struct detach_result *res)
 {
+	struct bloomxdp_group g;
+	int group_fd = -1, lock_fd = -1, member;
 	struct pin_dir pd;
 	int ret;
 
@@ -799,8 +1181,11 @@ int detach_run(const char *ifname, const struct detach_opts *o, struct detach_re
 			  BLOOMXDP_PIN_ROOT, ifname);
 	if (ret)
 		return ret;
-	/* Wait for a load or add in progress. */
-	flock(pd.fd, LOCK_EX);
+	ret = member = detach_group_check(&pd, ifname, &group_fd, &g, &lock_fd);
+	if (ret < 0) {
+		pin_dir_close(&pd);
+		return ret;
+	}
 	detach_hooks(&pd, ifname);
 	(void)guard_detach_dir(pd.fd, pd.path);	/* its hooks gone now; said on failure */
 	ret = attachment_unpin_all(&pd, ifname);
@@ -810,6 +1195,12 @@ int detach_run(const char *ifname, const struct detach_opts *o, struct detach_re
 	else
 		res->detached = true;
 	pin_dir_close(&pd);
+	if (member && res->detached)
+		group_leave(ifname, group_fd, &g, o, res);
+	if (group_fd >= 0)
+		close(group_fd);
+	if (lock_fd >= 0)
+		close(lock_fd);
 	if (!ret && o->forget)
 		ret = forget_state(ifname, o, res);
 	return ret;
@@ -823,7 +1214,10 @@ const char *detach_result_text(const char *ifname, const struct detach_result *r
 
 	buf[0] = '\0';
 	if (res->detached)
-		n = snprintf(buf, len, "detached from %s%s%s", ifname, res->before.n ? "\n" : "",
+		n = snprintf(buf, len, "detached from %s%s%s%s%s%s", ifname,
+			     res->left[0] ? " (it left the group of " : "", res->left,
+			     res->left[0] ? ", whose lists stay on it)" : "",
+			     res->before.n ? "\n" : "",
 			     xdp_hook_before_text(ifname, &res->before, before, sizeof(before)));
 	if (n < 0 || (size_t)n >= len)
 		return buf;

@@ -113,6 +113,36 @@ int attach_restore(const char *ifname, char *settings, const char *state_dir, bo
 int attach_with_filter(const char *ifname, const struct attach_opts *o,
 		       const struct attach_filter *filter, struct attach_result *res);
 
+/*
+ * attach IF1 IF2 ...: one set of lists for all of them (BLOOMXDP_PIN_GROUP).
+ * The first, the home, is attached as attach_run() does; each other gets a
+ * program of its own (its configuration, counters, list hits) over the
+ * home's maps, pinned in its own directory with the same maps. res: the
+ * home's. The settings record the group: the home's line names the members
+ * (ATTACH_GROUP_MEMBERS_KEY), each member's its home (ATTACH_GROUP_HOME_KEY).
+ */
+#define ATTACH_GROUP_MEMBERS_KEY "group-members"
+#define ATTACH_GROUP_HOME_KEY "group-home"
+#define ATTACH_GROUP_LINE_MAX (32 + BLOOMXDP_GROUP_MAX * BLOOMXDP_IFNAME_LEN)
+int attach_group_run(char *const *ifnames, int n, const struct attach_opts *o,
+		     struct attach_result *res);
+/* The lines attach IF1 IF2 ... prints of its members (after attach_result_text()'s). */
+const char *attach_group_text(char *const *ifnames, int n, char *buf, size_t len);
+/*
+ * A group's names from settings (their text, not changed): *home set from a
+ * member's (ATTACH_GROUP_HOME_KEY), members[] (n of them, the home first) from
+ * the home's. 0 and *n 0, *home "" when it names no group; -EINVAL when a
+ * line is not one this bloomxdp reads.
+ */
+int attach_group_from_settings(const char *ifname, const char *settings,
+			       char home[BLOOMXDP_IFNAME_LEN],
+			       char members[BLOOMXDP_GROUP_MAX][BLOOMXDP_IFNAME_LEN], int *n);
+/*
+ * A member's programs off its interface and its pins removed, without the
+ * writers' lock or its group's consent (restore, rebuilding a group). -errno.
+ */
+int detach_pins(const char *ifname);
+
 /* detach's options. */
 struct detach_opts {
 	bool forget;		/* the state too */
@@ -124,6 +154,7 @@ struct detach_result {
 	bool detached;		/* the program and every pin */
 	enum { DETACH_KEPT, DETACH_FORGOT, DETACH_NOTHING_TO_FORGET } state;
 	struct xdp_hook before;	/* what attach --force replaced, as the state recorded it */
+	char left[BLOOMXDP_IFNAME_LEN];	/* a member: the home of the group it left */
 };
 
 /*

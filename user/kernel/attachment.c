@@ -233,7 +233,8 @@ static int open_pin(const struct attachment *att, const char *name)
  * Every object an attachment pins, one row each: its file in the pin
  * directory, the map in the skeleton that attach pins (PIN_PROG, PIN_LINK:
  * not a map; PIN_GUARD: the socket guard's, pinned by kernel/guard.c), and
- * its fd in struct attachment (PIN_UNOPENED: commands do not open it). attach
+ * its fd in struct attachment (PIN_UNOPENED: commands do not open it;
+ * PIN_GROUPMAP: a group's, pinned by group_pin(), opened by group_read()). attach
  * pins in this order, the link last; attachment_open() opens,
  * attachment_close() closes and detach unlinks exactly these. A map's pin
  * name is its name in the BPF objects (but the configuration's): programs
@@ -242,6 +243,7 @@ static int open_pin(const struct attachment *att, const char *name)
 #define PIN_PROG	((size_t)-1)
 #define PIN_LINK	((size_t)-2)
 #define PIN_GUARD	((size_t)-3)
+#define PIN_GROUPMAP	((size_t)-4)
 #define PIN_UNOPENED	((size_t)-1)
 #define SKEL(map)	offsetof(struct bloomxdp, maps.map)
 #define ATT(fd)		offsetof(struct attachment, fd)
@@ -283,6 +285,7 @@ static const struct pin_spec {
 	{ BLOOMXDP_PIN_GUARD_CONNECT6, PIN_GUARD, PIN_UNOPENED },
 	{ BLOOMXDP_PIN_GUARD_SENDMSG4, PIN_GUARD, PIN_UNOPENED },
 	{ BLOOMXDP_PIN_GUARD_SENDMSG6, PIN_GUARD, PIN_UNOPENED },
+	{ BLOOMXDP_PIN_GROUP, PIN_GROUPMAP, PIN_UNOPENED },
 };
 #define NPINS (sizeof(pin_table) / sizeof(pin_table[0]))
 
@@ -341,7 +344,8 @@ static int pin_rows(int dir_fd, const char *path, const struct pin_spec *table, 
 
 	for (p = table; p < table + n; p++) {
 		/* The guard's rows: pinned by kernel/guard.c, when it is on. */
-		if (p->skel_map == PIN_GUARD || (p->skel_map == PIN_LINK && link_fd < 0))
+		if (p->skel_map == PIN_GUARD || p->skel_map == PIN_GROUPMAP ||
+		    (p->skel_map == PIN_LINK && link_fd < 0))
 			continue;
 		if (p->skel_map == PIN_LINK)
 			fd = link_fd;
@@ -421,6 +425,13 @@ int attachment_reuse_maps(const struct attachment *att, struct bloomxdp *skel)
 	return attachment_reuse_maps_by_name(att, skel->obj, NULL);
 }
 
+int attachment_reuse_maps_member(const struct attachment *att, struct bloomxdp *skel)
+{
+	static const char *const own[] = { BLOOMXDP_PIN_COUNTERS, BLOOMXDP_PIN_LIST_HITS, NULL };
+
+	return attachment_reuse_maps_by_name(att, skel->obj, own);
+}
+
 int attachment_reuse_maps_but_active(const struct attachment *att, struct bloomxdp *skel)
 {
 	static const char *const own[] = { BLOOMXDP_PIN_ACTIVE, NULL };
@@ -477,7 +488,7 @@ static void attachment_init(struct attachment *att)
 	size_t i;
 
 	memset(att, 0, sizeof(*att));
-	att->dir_fd = -1;
+	att->dir_fd = att->lock_fd = att->group_fd = -1;
 	for (i = 0; i < NPINS; i++)
 		if (pin_att_fd(att, &pin_table[i]))
 			*pin_att_fd(att, &pin_table[i]) = -1;
@@ -514,6 +525,142 @@ static int open_egress(struct attachment *att)
 	return 0;
 }
 
+int group_create(const struct bloomxdp_group *g)
+{
+	__u32 zero = 0;
+	int fd, ret;
+
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "bloomxdp_group", sizeof(zero), sizeof(*g), 1,
+			    NULL);
+	if (fd < 0)
+		return -errno;
+	if (bpf_map_update_elem(fd, &zero, g, BPF_ANY)) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+int group_pin(int dir_fd, int group_fd)
+{
+	return pin_replace(dir_fd, BLOOMXDP_PIN_GROUP, group_fd);
+}
+
+/* A pin of bpffs is hostile until checked: its size, its count, every name. */
+static int group_check(int fd, const struct bloomxdp_group *g)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info), i;
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return -errno;
+	if (info.type != BPF_MAP_TYPE_ARRAY || info.value_size != sizeof(*g) ||
+	    g->n < 1 || g->n > BLOOMXDP_GROUP_MAX)
+		return -EPROTO;
+	for (i = 0; i < g->n; i++)
+		if (!memchr(g->members[i], '\0', sizeof(g->members[i])) ||
+		    ifname_invalid(g->members[i]))
+			return -EPROTO;
+	return 0;
+}
+
+int group_read(int dir_fd, int *fd, struct bloomxdp_group *g)
+{
+	__u32 zero = 0;
+	int ret;
+
+	*fd = pin_get(dir_fd, BLOOMXDP_PIN_GROUP);
+	if (*fd < 0)
+		return *fd;
+	ret = bpf_map_lookup_elem(*fd, &zero, g) ? -errno : group_check(*fd, g);
+	if (ret) {
+		close(*fd);
+		*fd = -1;
+	}
+	return ret;
+}
+
+void attachment_home(const char *ifname, char home[IF_NAMESIZE])
+{
+	struct bloomxdp_group g;
+	struct pin_dir pd;
+	int fd;
+
+	snprintf(home, IF_NAMESIZE, "%s", ifname);
+	if (ifname_invalid(ifname) || pin_dir_open(ifname, false, &pd))
+		return;
+	if (!group_read(pd.fd, &fd, &g)) {
+		snprintf(home, IF_NAMESIZE, "%s", g.members[0]);
+		close(fd);
+	}
+	pin_dir_close(&pd);
+}
+
+static bool same_file(int a, int b)
+{
+	struct stat sa, sb;
+
+	return !fstat(a, &sa) && !fstat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int attachment_lock_dir(int dir_fd, const char *path, int *lock_fd)
+{
+	struct bloomxdp_group g;
+	struct pin_dir pd;
+	int fd, ret;
+
+	*lock_fd = -1;
+	ret = group_read(dir_fd, &fd, &g);
+	if (ret && ret != -ENOENT) {
+		log_error("%s/%s: not a group this bloomxdp reads (%s); 'bloomxdp detach' its "
+			  "interfaces and attach them again", path, BLOOMXDP_PIN_GROUP,
+			  strerror(-ret));
+		return ret;
+	}
+	if (!ret) {
+		close(fd);
+		ret = pin_dir_open(g.members[0], false, &pd);
+		if (ret == -ENOENT)
+			log_error("%s is in the group of %s, which is not attached: 'bloomxdp "
+				  "restore %s' brings the group back", path, g.members[0],
+				  g.members[0]);
+		if (ret)
+			return ret;
+		/* The home itself: its own descriptor (a second one would wait for the first). */
+		if (!same_file(pd.fd, dir_fd)) {
+			*lock_fd = pd.fd;
+			pd.fd = -1;
+		}
+		pin_dir_close(&pd);
+	}
+	if (flock(*lock_fd >= 0 ? *lock_fd : dir_fd, LOCK_EX)) {
+		ret = -errno;
+		log_error("%s: cannot lock: %s", path, strerror(-ret));
+		if (*lock_fd >= 0)
+			close(*lock_fd);
+		*lock_fd = -1;
+		return ret;
+	}
+	return 0;
+}
+
+/* attach IF1 IF2 ...: the group att is in, if any. */
+static int open_group(struct attachment *att)
+{
+	int ret = group_read(att->dir_fd, &att->group_fd, &att->group);
+
+	if (ret == -ENOENT)
+		return 0;
+	if (ret) {
+		log_error("%s/%s: not a group this bloomxdp reads (%s); 'bloomxdp detach %s' and "
+			  "attach again", att->dir, BLOOMXDP_PIN_GROUP, strerror(-ret), att->ifname);
+		return ret;
+	}
+	att->grouped = true;
+	return 0;
+}
+
 int attachment_open(const char *ifname, bool lock, struct attachment *att)
 {
 	struct pin_dir pd;
@@ -543,10 +690,13 @@ int attachment_open(const char *ifname, bool lock, struct attachment *att)
 	strcpy(att->ifname, ifname);
 	strcpy(att->dir, pd.path);
 
-	if (lock && flock(att->dir_fd, LOCK_EX)) {
-		ret = -errno;
-		log_error("%s: cannot lock: %s", att->dir, strerror(-ret));
+	ret = open_group(att);
+	if (ret)
 		goto err;
+	if (lock) {
+		ret = attachment_lock_dir(att->dir_fd, att->dir, &att->lock_fd);
+		if (ret)
+			goto err;
 	}
 
 	for (i = 0; i < NPINS; i++) {
@@ -587,9 +737,14 @@ void attachment_close(struct attachment *att)
 			*fd = -1;
 	}
 	att->egress.present = false;
+	att->grouped = false;
+	if (att->group_fd >= 0)
+		close(att->group_fd);
+	if (att->lock_fd >= 0)
+		close(att->lock_fd);
 	if (att->dir_fd >= 0)
 		close(att->dir_fd);
-	att->dir_fd = -1;
+	att->dir_fd = att->lock_fd = att->group_fd = -1;
 }
 
 int attachment_read_state(const struct attachment *att, __u32 slot, struct bloomxdp_state *state)
@@ -743,7 +898,11 @@ int attachment_lock(struct attachment *att)
 	bool same;
 	int ret;
 
-	if (flock(att->dir_fd, LOCK_EX)) {
+	if (att->lock_fd < 0) {
+		ret = attachment_lock_dir(att->dir_fd, att->dir, &att->lock_fd);
+		if (ret)
+			return ret;
+	} else if (flock(att->lock_fd, LOCK_EX)) {
 		ret = -errno;
 		log_error("%s: cannot lock: %s", att->dir, strerror(-ret));
 		return ret;

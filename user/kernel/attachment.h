@@ -13,7 +13,8 @@
 struct attachment {
 	char ifname[IF_NAMESIZE];
 	char dir[PATH_MAX];	/* for messages */
-	int dir_fd;		/* the pins' directory; holds the flock of writers */
+	int dir_fd;		/* the pins' directory */
+	int lock_fd;		/* what writers flock: dir_fd, or the group's home's directory */
 	int config_fd;
 	int filter_fd;		/* outer ARRAY_OF_MAPS */
 	int kfilter_fd;		/* outer ARRAY_OF_MAPS of BLOOM_FILTER maps (layout kernel) */
@@ -41,6 +42,10 @@ struct attachment {
 		int list_hits_fd;
 		struct bloomxdp_config config;
 	} egress;
+	/* attach IF1 IF2 ...: the group it is in (BLOOMXDP_PIN_GROUP), else grouped false. */
+	bool grouped;
+	int group_fd;
+	struct bloomxdp_group group;
 };
 
 /* Who may run: root, or CAP_BPF + CAP_NET_ADMIN. Prints the error. */
@@ -106,6 +111,8 @@ int attachment_unpin_all(struct pin_dir *pd, const char *ifname);
 
 struct attachment;
 /* Before a load of the skeleton: every pinned map but the configuration is att's own. */
+/* ... but the configuration, counters and list hits (a group's member). */
+int attachment_reuse_maps_member(const struct attachment *att, struct bloomxdp *skel);
 int attachment_reuse_maps(const struct attachment *att, struct bloomxdp *skel);
 /*
  * The same for any BPF object holding the maps of bpf/maps.h (the socket
@@ -165,6 +172,22 @@ int attachment_read_link(const struct attachment *att, struct link_view *view);
 int attachment_read_hook(const struct attachment *att, bool egress, struct link_view *view);
 /* "ingress" or "egress". */
 const char *direction_name(__u32 direction);
+
+/*
+ * A group (attach IF1 IF2 ...): the group map of the pin directory dir_fd,
+ * read and checked (-ENOENT, unprinted: not in a group). group_create()
+ * makes one (its fd), group_pin() pins it in a member's directory.
+ */
+int group_read(int dir_fd, int *fd, struct bloomxdp_group *g);
+int group_create(const struct bloomxdp_group *g);
+int group_pin(int dir_fd, int group_fd);
+/* The group's home of ifname (ifname itself when it is in none, or not attached). */
+void attachment_home(const char *ifname, char home[IF_NAMESIZE]);
+/*
+ * Takes the writers' lock of the pin directory dir_fd: its own, or that of
+ * its group's home. *lock_fd: the home's directory to close, else -1.
+ */
+int attachment_lock_dir(int dir_fd, const char *path, int *lock_fd);
 
 /*
  * Takes the writers' lock of an attachment opened without it, then checks

@@ -218,15 +218,15 @@ err:
 }
 
 static int load_reusing(const struct bloomxdp_config *cfg, const struct attachment *att,
-			bool own_active, struct loaded_prog *lp)
+			int (*reuse)(const struct attachment *, struct bloomxdp *),
+			struct loaded_prog *lp)
 {
 	int ret;
 
 	ret = loader_open(cfg, lp);
 	if (ret)
 		return ret;
-	ret = own_active ? attachment_reuse_maps_but_active(att, lp->skel) :
-			   attachment_reuse_maps(att, lp->skel);
+	ret = reuse(att, lp->skel);
 	if (ret) {
 		log_error("cannot reuse the maps of %s: %s", att->ifname, strerror(-ret));
 		goto err;
@@ -246,13 +246,19 @@ err:
 int loader_load_reusing(const struct bloomxdp_config *cfg, const struct attachment *att,
 			struct loaded_prog *lp)
 {
-	return load_reusing(cfg, att, false, lp);
+	return load_reusing(cfg, att, attachment_reuse_maps, lp);
 }
 
 int loader_load_own_active(const struct bloomxdp_config *cfg, const struct attachment *att,
 			   struct loaded_prog *lp)
 {
-	return load_reusing(cfg, att, true, lp);
+	return load_reusing(cfg, att, attachment_reuse_maps_but_active, lp);
+}
+
+int loader_load_member(const struct bloomxdp_config *cfg, const struct attachment *att,
+		       struct loaded_prog *lp)
+{
+	return load_reusing(cfg, att, attachment_reuse_maps_member, lp);
 }
 
 /* Maps each program has of its own: its configuration, counters, and scratch space. */

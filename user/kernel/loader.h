@@ -45,6 +45,13 @@ int loader_load_reusing(const struct bloomxdp_config *cfg, const struct attachme
 int loader_load_own_active(const struct bloomxdp_config *cfg, const struct attachment *att,
 			   struct loaded_prog *lp);
 /*
+ * A group's member (attach IF1 IF2 ...): a program over the maps of the
+ * home's attachment but its own configuration, counters, list hits and
+ * scratch (attachment_reuse_maps_member()). Nothing is installed.
+ */
+int loader_load_member(const struct bloomxdp_config *cfg, const struct attachment *att,
+		       struct loaded_prog *lp);
+/*
  * Another program of the same attachment (cfg->direction, cfg->hook): every
  * map of primary shared but its own configuration, counters, list hits and
  * scratch, which are new, or counters_fd and list_hits_fd where >= 0 (a

@@ -584,15 +584,19 @@ void add_result_init(struct add_result *r, const char *ifname, const struct list
 	load_result_init(&r->load, ifname);
 }
 
-int list_add(const char *ifname, const struct list_opts *o, char **entries, int n,
+int list_add(const char *given, const struct list_opts *o, char **entries, int n,
 	     struct add_result *r)
 {
+	char ifname[IF_NAMESIZE];
 	struct add_op a = { .ifname = ifname, .o = o, .entries = entries, .n = n, .r = r,
 			    .state = { .ifname = ifname, .state_dir = o->state_dir } };
 	struct attachment att;
 	__u64 deadline = 0;
 	bool made = false;
 	int ret, rr;
+
+	/* A group's member: its lists are its home's (attach IF1 IF2 ...). */
+	attachment_home(given, ifname);
 
 	add_result_init(r, ifname, o, n);
 	ret = parse_entries(entries, n, o, &a.parsed);

@@ -804,11 +804,15 @@ static int del_named(const char *ifname, const struct list_opts *o, struct op_st
 	return ret;
 }
 
-int list_del(const char *ifname, const struct list_opts *o, char **entries, int n,
+int list_del(const char *given, const struct list_opts *o, char **entries, int n,
 	     struct del_result *r)
 {
+	char ifname[IF_NAMESIZE];
 	struct op_state state = { .ifname = ifname, .state_dir = o->state_dir };
 	int ret;
+
+	/* A group's member: its lists are its home's (attach IF1 IF2 ...). */
+	attachment_home(given, ifname);
 
 	memset(r, 0, sizeof(*r));
 	snprintf(r->ifname, sizeof(r->ifname), "%s", ifname);

@@ -856,11 +856,15 @@ cleanup:
 	return ret;
 }
 
-int list_load_sources(const char *ifname, const struct list_opts *o,
+int list_load_sources(const char *given, const struct list_opts *o,
 		      const struct list_source *src, int n, struct load_result *r)
 {
+	char ifname[IF_NAMESIZE];
 	struct attachment att;
 	int i, ret;
+
+	/* A group's member: its lists are its home's (attach IF1 IF2 ...). */
+	attachment_home(given, ifname);
 
 	load_result_init(r, ifname);
 	ret = attachment_open(ifname, false, &att);
@@ -876,11 +880,15 @@ int list_load_sources(const char *ifname, const struct list_opts *o,
 	return ret;
 }
 
-int list_load(const char *ifname, const struct list_opts *o, char **files, int nfiles,
+int list_load(const char *given, const struct list_opts *o, char **files, int nfiles,
 	      struct load_result *r)
 {
+	char ifname[IF_NAMESIZE];
 	struct list_source *src = calloc(nfiles, sizeof(*src));
 	int i, ret;
+
+	/* A group's member: its lists are its home's (attach IF1 IF2 ...). */
+	attachment_home(given, ifname);
 
 	if (!src) {
 		load_result_init(r, ifname);

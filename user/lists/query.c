@@ -351,13 +351,17 @@ static int query_one(struct query_op *q, const char *arg, const struct entry *e)
 	return ret;
 }
 
-int list_query(const char *ifname, const struct list_opts *o, char **entries, int n,
+int list_query(const char *given, const struct list_opts *o, char **entries, int n,
 	       struct query_result *r)
 {
+	char ifname[IF_NAMESIZE];
 	struct query_op q = { .o = o, .r = r, .in = { .sd = { -1, -1 } },
 			      .lo = { .format = FORMAT_AUTO } };
 	struct parsed_args args = {};
 	int i, ret, bad = 0;
+
+	/* A group's member: its lists are its home's (attach IF1 IF2 ...). */
+	attachment_home(given, ifname);
 
 	memset(r, 0, sizeof(*r));
 	range_set_init(&q.ranges[0], 0);

@@ -150,13 +150,17 @@ int list_rebuild(const char *ifname, const struct state_dir *sd, struct load_res
 	return ret;
 }
 
-int list_drop(const char *ifname, const char *state_dir, const char *name, struct load_result *r)
+int list_drop(const char *given, const char *state_dir, const char *name, struct load_result *r)
 {
+	char ifname[IF_NAMESIZE];
 	const struct list_opts o = { .format = FORMAT_AUTO, .list = name, .allow_empty = true,
 				     .prefix_probes = LIST_DEFAULT_PREFIX_PROBES,
 				     .state_dir = state_dir };
 	struct attachment att;
 	int ret;
+
+	/* A group's member: its lists are its home's (attach IF1 IF2 ...). */
+	attachment_home(given, ifname);
 
 	load_result_init(r, ifname);
 	ret = attachment_open(ifname, false, &att);

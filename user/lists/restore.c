@@ -220,8 +220,41 @@ static void restore_expire(const char *ifname, const char *state_dir)
 			 "they are restored; 'bloomxdp del' them", ifname);
 }
 
+/*
+ * A group's members (attach IF1 IF2 ...) but the home: what is left of them
+ * removed (the group is attached anew, over new maps), and the interface
+ * free of an XDP program of ours. *ours: one was (attach --force then).
+ */
+static int members_clear(char members[][BLOOMXDP_IFNAME_LEN], int n, bool *ours)
+{
+	int i, ifindex, ret = 0;
+	bool theirs;
+
+	for (i = 1; i < n && !ret; i++) {
+		ret = detach_pins(members[i]);
+		if (!ret)
+			ret = check_interface(members[i], &ifindex);
+		if (!ret)
+			ret = xdp_left(members[i], ifindex, &theirs);
+		*ours |= theirs;
+	}
+	return ret;
+}
+
+static int restore_one(const char *ifname, const char *state_dir, bool follow,
+		       struct restore_outcome *r);
+
 int restore_state(const char *ifname, const char *state_dir, struct restore_outcome *r)
 {
+	return restore_one(ifname, state_dir, true, r);
+}
+
+/* follow: a member's state leads to its home's, once. */
+static int restore_one(const char *ifname, const char *state_dir, bool follow,
+		       struct restore_outcome *r)
+{
+	char members[BLOOMXDP_GROUP_MAX][BLOOMXDP_IFNAME_LEN], home[BLOOMXDP_IFNAME_LEN];
+	int n = 0;
 	struct saved_list lists[2] = {};	/* allowlist, blocklist */
 	struct state_list block = {};
 	struct bloomxdp_state st = {};
@@ -245,6 +278,18 @@ int restore_state(const char *ifname, const char *state_dir, struct restore_outc
 		log_error("%s: its state in %s holds no settings: attach it by hand", ifname,
 			  sd.path);
 	if (!ret)
+		ret = attach_group_from_settings(ifname, settings, home, members, &n);
+	if (!ret && home[0] && follow) {
+		/* A group's member: the group is restored from its home. */
+		ret = restore_one(home, state_dir, false, r);
+		goto out;
+	}
+	if (!ret && home[0]) {
+		log_error("%s: its state names %s as its group's home, whose state names another: "
+			  "attach the group by hand", home, ifname);
+		ret = -EINVAL;
+	}
+	if (!ret)
 		ret = state_list_read(&sd, STATE_BLOCK, &block);
 	if (ret == -ENOENT)
 		ret = 0;
@@ -267,6 +312,8 @@ int restore_state(const char *ifname, const char *state_dir, struct restore_outc
 		ret = saved_open(&lists[i], &sd, state_dir, i == 0);
 	if (!ret)
 		ret = xdp_left(ifname, ifindex, &ours);
+	if (!ret)
+		ret = members_clear(members, n, &ours);
 	if (ret)
 		goto out;
 	/* attach's and the loads' results are not printed: restore says one line. */

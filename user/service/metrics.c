@@ -149,6 +149,29 @@ int direction_counters_read(const struct attachment *att, struct direction_count
 	return ret;
 }
 
+int group_counters_read(const struct attachment *att, struct group_counters *gc)
+{
+	struct attachment other;
+	size_t i;
+	int ret = 0;
+
+	memset(gc, 0, sizeof(*gc));
+	for (gc->n = 0; gc->n < (int)att->group.n && !ret; gc->n++) {
+		const char *name = att->group.members[gc->n];
+
+		memcpy(gc->names[gc->n], name, sizeof(gc->names[gc->n]));
+		if (!strcmp(name, att->ifname)) {
+			ret = direction_counters_read(att, &gc->dc[gc->n]);
+		} else if (!attachment_open(name, false, &other)) {
+			ret = direction_counters_read(&other, &gc->dc[gc->n]);
+			attachment_close(&other);
+		}
+		for (i = 0; !ret && i < BLOOMXDP_NCOUNTERS; i++)
+			gc->total[i] += gc->dc[gc->n].total[i];
+	}
+	return ret;
+}
+
 int iface_metrics_read(const char *ifname, struct iface_metrics *m)
 {
 	struct attachment att;

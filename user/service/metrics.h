@@ -61,6 +61,21 @@ struct direction_counters {
 struct attachment;
 int direction_counters_read(const struct attachment *att, struct direction_counters *dc);
 
+/* attach IF1 IF2 ...: each member's counters (the home first) and their sum. */
+struct group_counters {
+	int n;
+	char names[BLOOMXDP_GROUP_MAX][BLOOMXDP_IFNAME_LEN];
+	struct direction_counters dc[BLOOMXDP_GROUP_MAX];
+	__u64 total[BLOOMXDP_NCOUNTERS];
+};
+
+/*
+ * The counters of every member of the group att is in (att itself read
+ * through its open pins, the others opened by name). A member that cannot be
+ * opened is said on stderr and counts nothing. Returns 0 or a negative errno.
+ */
+int group_counters_read(const struct attachment *att, struct group_counters *gc);
+
 struct iface_metrics {
 	const char *ifname;
 	struct direction_counters counters;

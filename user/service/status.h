@@ -38,6 +38,7 @@ struct status_view {
 		__u64 refused;		/* refused with EPERM (its dropped) */
 	} guard;
 	struct xdp_hook before;		/* what attach --force replaced (the state's record) */
+	const struct bloomxdp_group *group;	/* attach IF1 IF2 ...: its group, else NULL */
 };
 
 /*
