@@ -581,14 +581,30 @@ int group_read(int dir_fd, int *fd, struct bloomxdp_group *g)
 	return ret;
 }
 
+/*
+ * Whether path looks like a directory of ours, checked without a word: what
+ * pin_dir_open() would refuse, and say, is left to the caller's own open.
+ */
+static bool own_dir_plausible(const char *path)
+{
+	struct stat st;
+
+	return !fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) && S_ISDIR(st.st_mode) &&
+	       st.st_uid == geteuid() && !(st.st_mode & 077);
+}
+
 void attachment_home(const char *ifname, char home[IF_NAMESIZE])
 {
+	char path[PATH_MAX];
 	struct bloomxdp_group g;
 	struct pin_dir pd;
 	int fd;
 
 	snprintf(home, IF_NAMESIZE, "%s", ifname);
-	if (ifname_invalid(ifname) || pin_dir_open(ifname, false, &pd))
+	if (ifname_invalid(ifname) || !own_dir_plausible(BLOOMXDP_PIN_ROOT))
+		return;
+	snprintf(path, sizeof(path), "%s/%s", BLOOMXDP_PIN_ROOT, ifname);
+	if (!own_dir_plausible(path) || pin_dir_open(ifname, false, &pd))
 		return;
 	if (!group_read(pd.fd, &fd, &g)) {
 		snprintf(home, IF_NAMESIZE, "%s", g.members[0]);
