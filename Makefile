@@ -20,6 +20,8 @@ LDLIBS    += -lcurl -lcrypto
 LDLIBS    += -lhiredis -lssl -lpthread
 # The CrowdSec bouncer: json-c reads the LAPI's replies.
 LDLIBS    += -ljson-c
+# attach --multiprog: libxdp loads the XDP program into its dispatcher (user/kernel/multiprog.c).
+LDLIBS    += -lxdp
 BPF_CFLAGS := -O2 -g -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude \
 	      -I/usr/include/$(MULTIARCH)
 

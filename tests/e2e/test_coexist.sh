@@ -6,7 +6,9 @@
 # and bloomxdp says there is nothing to share the hook with); attach --force
 # replaces it and names it, the state records it through restore, status shows
 # it, detach says what ran before and that it is gone. A program that a pin
-# holds is said to still exist. TAP on standard output.
+# holds is said to still exist. attach --multiprog: a component of libxdp's
+# dispatcher where the kernel loads one (Debian's 6.1 under tests/kernel/vm.sh),
+# else --multiprog yes refuses in one line. TAP on standard output.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/e2e/lib.sh
@@ -59,8 +61,18 @@ check "the hook holds a program" test -n "$id"
 dispatcher=
 grep -q xdp_dispatcher <<<"$loader_status" && dispatcher=1
 
+# Where a dispatcher holds the hook, --multiprog auto (the default) joins it (below): these
+# checks of a refusal and a replacement ask for bloomxdp's own link.
+MP=()
+[ -n "$dispatcher" ] && MP=(--multiprog no)
+if [ -z "$dispatcher" ]; then
+	out=$(bx attach "$IF_SRV" --multiprog yes 2>&1)
+	check "--multiprog yes refuses xdp_pass held without a dispatcher" test $? -ne 0
+	check "... and says so" grep -q "no libxdp dispatcher to share the hook" <<<"$out"
+fi
+
 # Without --force: refused, the program named, the hook left as it was.
-out=$(bx attach "$IF_SRV" 2>&1)
+out=$(bx attach "$IF_SRV" "${MP[@]}" 2>&1)
 rc=$?
 diag "$out"
 check "attach without --force refuses" test "$rc" -ne 0
@@ -79,7 +91,7 @@ name=xdp_pass
 [ -n "$dispatcher" ] && name=xdp_dispatcher
 
 # With --force: replaced, and named on stdout.
-out=$(bx attach "$IF_SRV" --force 2>/dev/null)
+out=$(bx attach "$IF_SRV" "${MP[@]}" --force 2>/dev/null)
 check "attach --force replaces it" test $? -eq 0
 diag "$out"
 check "attach names what it replaced" \
@@ -172,6 +184,88 @@ else
 	skip "bloomxdp's object as a libxdp component" \
 		"this kernel cannot load libxdp's dispatcher (xdp-loader loaded without one)"
 fi
+
+# attach --multiprog: bloomxdp itself a component of libxdp's dispatcher (auto: joining one
+# xdp-loader made), dropping a listed source and passing the rest on to xdp_pass; detach
+# leaves xdp_pass running. Where the dispatcher cannot load, --multiprog yes refuses in one
+# line saying why and what to do.
+multiprog_component() {
+	local out st rc
+	NEW_LIBXDP_DIRS+=($(libxdp_dirs))
+	check "xdp-loader loads xdp_pass in a dispatcher" \
+		in_srv xdp-loader load -m skb "$IF_SRV" "$PASS_OBJ"
+	out=$(bx attach "$IF_SRV" 2>&1)
+	rc=$?
+	diag "$out"
+	NEW_LIBXDP_DIRS+=($(libxdp_dirs))
+	if [ "$rc" -ne 0 ] && grep -q "cannot join libxdp's dispatcher: .*changes packet data" \
+		<<<"$out"; then
+		check "--multiprog auto: a notice, then the refusal of the dispatcher" \
+			grep -q "holds libxdp's dispatcher" <<<"$out"
+		skip "bloomxdp as a libxdp component" "this kernel refuses it in Debian's libxdp \
+1.3.1 dispatcher ('changes packet data': xdp-tools PR #509)"
+		check "xdp-loader unloads xdp_pass" in_srv xdp-loader unload "$IF_SRV" --all
+		return
+	fi
+	check "attach (--multiprog auto) joins the dispatcher" test "$rc" -eq 0
+	check "attach says so" grep -q "ingress at XDP, in libxdp's dispatcher" <<<"$out"
+	loader_status=$(in_srv xdp-loader status "$IF_SRV" 2>&1)
+	diag "$loader_status"
+	check "xdp-loader status: bloomxdp_xdp at priority 10, chaining on XDP_PASS" \
+		grep -qE "^ +=> +10 +bloomxdp_xdp +[0-9]+ +[0-9a-f]+ +XDP_PASS" <<<"$loader_status"
+	check "xdp-loader status: xdp_pass after it" \
+		grep -qE "^ +=> +50 +xdp_pass " <<<"$loader_status"
+	st=$(bx status "$IF_SRV" 2>&1)
+	check "status: mode libxdp (dispatcher, generic, priority 10)" \
+		grep -q "^program .*mode libxdp (dispatcher, generic, priority 10)" <<<"$st"
+	check "the state records it" grep -qx "multiprog-joined=libxdp-dispatcher" "$SETTINGS"
+	check "load" bx load "$IF_SRV" "$LIST"
+	read -r tx rx < <(ping_recv "$C4_LISTED" "$SRV4" 5 0.02)
+	check "the listed source is dropped ($rx of $tx answered)" test "$tx" -eq 5 -a "$rx" -eq 0
+	read -r tx rx < <(ping_recv "$C4_FREE" "$SRV4" 5 0.02)
+	check "an unlisted one passes through xdp_pass ($rx of $tx answered)" \
+		test "$tx" -eq 5 -a "$rx" -eq 5
+	out=$(bx attach "$IF_SRV" --force --action monitor 2>&1)
+	check "attach --force over a component refuses" test $? -ne 0
+	check "... saying detach and attach" grep -q "in libxdp's dispatcher: its settings are \
+changed by 'bloomxdp detach $IF_SRV'" <<<"$out"
+	check "detach" bx detach "$IF_SRV"
+	loader_status=$(in_srv xdp-loader status "$IF_SRV" 2>&1)
+	diag "$loader_status"
+	check "xdp_pass runs on in the dispatcher" grep -qE "^ +=> +50 +xdp_pass " <<<"$loader_status"
+	check "bloomxdp_xdp is gone from it" bash -c "! grep -q bloomxdp_xdp <<<'$loader_status'"
+	read -r tx rx < <(ping_recv "$C4_LISTED" "$SRV4" 3 0.02)
+	check "the listed source is answered again ($rx of $tx)" test "$tx" -eq 3 -a "$rx" -eq 3
+	check "xdp-loader unloads xdp_pass" in_srv xdp-loader unload "$IF_SRV" --all
+
+	# --multiprog yes on an empty hook: a dispatcher of bloomxdp's own, for others to join.
+	check "attach --multiprog yes makes a dispatcher" bx attach "$IF_SRV" --multiprog yes
+	NEW_LIBXDP_DIRS+=($(libxdp_dirs))
+	check "xdp-loader status lists bloomxdp_xdp in it" grep -qE "^ +=> +10 +bloomxdp_xdp " \
+		<<<"$(in_srv xdp-loader status "$IF_SRV" 2>&1)"
+	check "detach" bx detach "$IF_SRV"
+	check "nothing left on the hook" test -z "$(xdp_on_if)"
+}
+
+multiprog_fallback() {
+	local out rc
+	out=$(bx attach "$IF_SRV" --multiprog yes 2>&1)
+	rc=$?
+	diag "$out"
+	check "--multiprog yes refuses where the dispatcher cannot load" test "$rc" -ne 0
+	check_eq "... in one line" 1 "$(grep -c . <<<"$out")"
+	check "... saying why and what to do" grep -q "cannot run bloomxdp in libxdp's \
+dispatcher: .*; attach with --multiprog no" <<<"$out"
+	check "nothing left on the hook" test -z "$(xdp_on_if)"
+	check "no pins made" test ! -e "$PIN_DIR"
+}
+
+if [ -n "$dispatcher" ]; then
+	multiprog_component
+else
+	multiprog_fallback
+fi
+
 check "a fresh attach records nothing replaced" bx attach "$IF_SRV"
 check "no replaced-xdp line" bash -c "! grep -q '^replaced-xdp=' $SETTINGS"
 check_eq "status --json: replaced_xdp empty" 1 \

@@ -24,6 +24,7 @@
 #include "kernel/guard.h"
 #include "filter/layout.h"
 #include "kernel/loader.h"
+#include "kernel/multiprog.h"
 #include "util/log.h"
 #include "kernel/netdev.h"
 #include "filter/bloom_plan.h"
@@ -38,7 +39,7 @@
  * warned about: the attachment itself is made.
  */
 static void record_attach(const char *ifname, const struct attach_opts *o, bool fresh,
-			  const struct xdp_hook *replaced, const char *group)
+			  const struct xdp_hook *replaced, const char *group, bool component)
 {
 	static const char *const skip[] = { "force", "state-dir", NULL };
 	struct state_dir sd;
@@ -59,6 +60,8 @@ static void record_attach(const char *ifname, const struct attach_opts *o, bool 
 	ret = xdp_hook_record(&sd, replaced, !fresh, out);
 	if (group && group[0])
 		fprintf(out, "%s\n", group);
+	if (component)
+		fputs(MULTIPROG_KEY "=" MULTIPROG_COMPONENT "\n", out);
 	if (fclose(out) || ret)
 		goto out;
 	ret = state_write_sealed(&sd, STATE_SETTINGS, text, len);
@@ -309,6 +312,76 @@ static __u32 prog_id_of(int prog_fd)
 	return bpf_obj_get_info_by_fd(prog_fd, &info, &len) ? 0 : info.id;
 }
 
+/* attach joining libxdp's dispatcher: where, how, and what it made. */
+struct join_ctx {
+	int ifindex;
+	__u32 mode;			/* enum attach_mode */
+	__u32 prog_id;			/* the component, once joined */
+	char why[MULTIPROG_WHY_MAX];	/* else why not */
+};
+
+static int join_load(struct bpf_object *obj, void *ctx)
+{
+	struct join_ctx *j = ctx;
+	int ret;
+
+	ret = multiprog_join(j->ifindex, obj, j->mode, j->why, sizeof(j->why));
+	if (!ret)
+		j->prog_id = prog_id_of(bpf_program__fd(bpf_object__next_program(obj, NULL)));
+	return ret;
+}
+
+/*
+ * --multiprog: whether attach joins libxdp's dispatcher (*join) rather than
+ * attaching a link of its own: auto where a dispatcher holds the hook, yes
+ * always (another program without one is first removed, as --force says).
+ */
+static int multiprog_plan(const char *ifname, int ifindex, const struct attach_opts *o,
+			  struct xdp_hook *replaced, bool *join)
+{
+	struct xdp_hook h;
+	bool dispatcher;
+
+	*join = false;
+	if (o->multiprog == ATTACH_MULTIPROG_NO || !(o->direction & ATTACH_DIR_INGRESS) ||
+	    o->hook != BLOOMXDP_HOOK_XDP || xdp_hook_read(ifindex, &h))
+		return 0;	/* a hook that cannot be read: xdp_hook_take() says why */
+	dispatcher = xdp_hook_dispatcher(&h);
+	*join = dispatcher || o->multiprog == ATTACH_MULTIPROG_YES;
+	if (*join && h.n && !dispatcher)
+		return xdp_hook_take(ifname, ifindex, o->force, replaced);
+	return 0;
+}
+
+/*
+ * The program loaded and attached by libxdp as a component of ifindex's
+ * dispatcher, generation 0 installed (j->prog_id). Refused: yes fails, with
+ * why; auto goes on to a link of its own, with a notice (-EAGAIN).
+ */
+static int load_joined(const char *ifname, const struct bloomxdp_config *cfg,
+		       const struct attach_opts *o, __u64 max_memory, struct join_ctx *j,
+		       struct loaded_prog *lp)
+{
+	int ret;
+
+	j->mode = o->mode;
+	ret = loader_load_room_by(cfg, exact_room_for_memory(max_memory), join_load, j, lp);
+	if (ret && j->prog_id)
+		(void)multiprog_leave(j->ifindex, j->prog_id);	/* the loader said why */
+	if (!ret || j->prog_id)
+		return ret;
+	if (o->multiprog == ATTACH_MULTIPROG_YES) {
+		log_error("%s: cannot run bloomxdp in libxdp's dispatcher: %s; attach with "
+			  "--multiprog no (bloomxdp's own link: no other XDP program can share "
+			  "%s then)", ifname, j->why, ifname);
+		return ret;
+	}
+	fprintf(stderr, "bloomxdp: notice: %s: cannot join libxdp's dispatcher: %s; falling "
+		"back to bloomxdp's own link, which needs the hook to itself (--multiprog yes "
+		"refuses instead)\n", ifname, j->why);
+	return -EAGAIN;
+}
+
 /* Undoes hook_attach() of a clsact filter, which no closed fd removes. */
 static void hook_undo(int ifindex, const struct loaded_prog *lp, int link_fd)
 {
@@ -360,6 +433,15 @@ static int check_replaceable(const struct attachment *att, const struct attach_o
 {
 	const struct bloomxdp_config *live = &att->config;
 	enum attach_mode mode = live_mode(att);
+	struct link_view link = {};
+
+	/* libxdp swaps a component only by building its dispatcher again: not done here. */
+	if (!attachment_read_link(att, &link) && link.component) {
+		log_error("%s runs bloomxdp in libxdp's dispatcher: its settings are changed by "
+			  "'bloomxdp detach %s' and attach again (the list is loaded again then)",
+			  att->ifname, att->ifname);
+		return -EOPNOTSUPP;
+	}
 
 	if (plan->layout != live->layout || plan->hashes != live->hashes) {
 		log_error("%s keeps its list in layout %s with %u hashes; --layout %s at --fpr %g "
@@ -550,7 +632,8 @@ static int replace_attached(const char *ifname, const struct attach_opts *o,
 		if (attachment_write_state(&att, slot, &st))
 			log_warn("--max-memory could not be saved; the next load uses the old one");
 	}
-	record_attach(ifname, o, false, &res->replaced_xdp, group_line(&att, line, sizeof(line)));
+	record_attach(ifname, o, false, &res->replaced_xdp, group_line(&att, line, sizeof(line)),
+		      false);
 	res->replaced = true;
 	res->direction = o->direction;
 cleanup:
@@ -569,7 +652,8 @@ static int do_attach(const char *ifname, const struct attach_opts *o, bool resto
 	struct bloomxdp_config cfg = {};
 	__u64 max_memory = o->max_memory_given ? o->max_memory : default_max_memory();
 	struct bloom_plan plan;
-	bool loaded = false, pinned = false, hooked = false;
+	bool loaded = false, pinned = false, hooked = false, joined;
+	struct join_ctx j = {};
 	const char *cgroup;
 	int link_fd = -1;
 	int ifindex;
@@ -605,32 +689,41 @@ static int do_attach(const char *ifname, const struct attach_opts *o, bool resto
 		return already_attached(ifname);
 	if (ret != -ENOENT)
 		return ret;
-	if ((o->direction & ATTACH_DIR_INGRESS) && o->hook == BLOOMXDP_HOOK_XDP) {
-		ret = xdp_hook_take(ifname, ifindex, o->force, &res->replaced_xdp);
-		if (ret)
-			return ret;
-	}
-
-	ret = 0;
-	if (o->hash_key)
+	ret = multiprog_plan(ifname, ifindex, o, &res->replaced_xdp, &joined);
+	if (!ret && o->hash_key)
 		memcpy(cfg.hash_key, o->hash_key, sizeof(cfg.hash_key));
-	else
+	else if (!ret)
 		ret = random_key(cfg.hash_key);
 	if (ret)
 		return ret;
 	loader_config_plan(&cfg, &plan);
 	config_from_opts(&cfg, o);
-	ret = loader_load_room(&cfg, exact_room_for_memory(max_memory), &lp);
+	j.ifindex = ifindex;
+	ret = joined ? load_joined(ifname, &cfg, o, max_memory, &j, &lp) : -EAGAIN;
+	if (ret && ret != -EAGAIN)
+		return ret;
+	joined = !ret;
+	if (!joined && (o->direction & ATTACH_DIR_INGRESS) && o->hook == BLOOMXDP_HOOK_XDP) {
+		ret = xdp_hook_take(ifname, ifindex, o->force, &res->replaced_xdp);
+		if (ret)
+			return ret;
+	}
+	if (!joined)
+		ret = loader_load_room(&cfg, exact_room_for_memory(max_memory), &lp);
 	if (ret)
 		return ret;
 	loaded = true;
+	hooked = joined;
 	ret = loader_write_state0(&lp, max_memory);
 	if (ret) {
 		log_error("cannot write the bookkeeping of %s: %s", ifname, strerror(-ret));
 		goto cleanup;
 	}
 
-	ret = hook_attach(ifname, ifindex, &lp, o->mode, &res->ingress_via, &link_fd);
+	if (joined)
+		res->ingress_via = ATTACH_VIA_MULTIPROG;
+	else
+		ret = hook_attach(ifname, ifindex, &lp, o->mode, &res->ingress_via, &link_fd);
 	if (ret)
 		goto cleanup;
 	hooked = true;
@@ -652,7 +745,7 @@ static int do_attach(const char *ifname, const struct attach_opts *o, bool resto
 	if (ret)
 		goto cleanup;
 
-	record_attach(ifname, o, !restoring, &res->replaced_xdp, NULL);
+	record_attach(ifname, o, !restoring, &res->replaced_xdp, NULL, joined);
 	res->plan = plan;
 	res->max_memory = max_memory;
 	res->direction = o->direction;
@@ -664,7 +757,9 @@ static int do_attach(const char *ifname, const struct attach_opts *o, bool resto
 cleanup:
 	if (pinned)
 		attachment_unpin_all(&pd, ifname);
-	if (hooked)
+	if (hooked && joined)
+		(void)multiprog_leave(ifindex, j.prog_id);
+	else if (hooked)
 		hook_undo(ifindex, &lp, link_fd);
 	pin_dir_close(&pd);
 	if (link_fd >= 0)
@@ -716,7 +811,7 @@ static int attach_member(const struct attachment *home, const char *ifname,
 		ret = group_pin(pd.fd, home->group_fd);
 	if (ret)
 		goto cleanup;
-	record_attach(ifname, o, false, &replaced, line);
+	record_attach(ifname, o, false, &replaced, line, false);
 	pinned = hooked = false;
 cleanup:
 	if (pinned)
@@ -808,7 +903,7 @@ static int attach_group(char *const *names, int n, const struct attach_opts *o, 
 	ret = attach_members(names, n, o, &g, &done);
 	if (!ret) {
 		record_attach(names[0], o, false, &res->replaced_xdp,
-			      group_line_of(&g, names[0], line, sizeof(line)));
+			      group_line_of(&g, names[0], line, sizeof(line)), false);
 		return 0;
 	}
 	log_error("the group of %s is not attached: its interfaces are detached again", names[0]);
@@ -949,7 +1044,8 @@ int attach_restore(const char *ifname, char *settings, const char *state_dir, bo
 	/* A replaced program's line is skipped here: record_attach() keeps it. */
 	while (settings && !ret && (line = strtok_r(NULL, "\n", &save))) {
 		if (!strncmp(line, ATTACH_GROUP_MEMBERS_KEY "=", sizeof(ATTACH_GROUP_MEMBERS_KEY)) ||
-		    !strncmp(line, ATTACH_GROUP_HOME_KEY "=", sizeof(ATTACH_GROUP_HOME_KEY)))
+		    !strncmp(line, ATTACH_GROUP_HOME_KEY "=", sizeof(ATTACH_GROUP_HOME_KEY)) ||
+		    !strncmp(line, MULTIPROG_KEY "=", sizeof(MULTIPROG_KEY)))
 			continue;
 		ret = xdp_held_parse(line, &res.replaced_xdp);
 		ret = ret ? (ret > 0 ? 0 : ret) : options_parse_line(attach_options, line, &o);
@@ -1021,9 +1117,29 @@ static void detach_clsact(const struct pin_dir *pd, const char *ifname, const ch
 			 BLOOMXDP_TC_HANDLE, ifname, BLOOMXDP_TC_HANDLE, BLOOMXDP_TC_PRIORITY);
 }
 
-/* Every program of the attachment off its interface: links, and clsact filters. */
+/* An XDP program without a link of ours: out of libxdp's dispatcher, if it is one of its. */
+static void detach_component(const struct pin_dir *pd, const char *ifname)
+{
+	int fd = pin_get(pd->fd, BLOOMXDP_PIN_LINK), ifindex = if_nametoindex(ifname);
+	__u32 id;
+
+	if (fd >= 0)
+		close(fd);
+	if (fd != -ENOENT || !ifindex)
+		return;
+	fd = pin_get(pd->fd, BLOOMXDP_PIN_PROG);
+	if (fd < 0)
+		return;
+	id = prog_id_of(fd);
+	close(fd);
+	if (id)
+		(void)multiprog_leave(ifindex, id);
+}
+
+/* Every program of the attachment off its interface: links, components, clsact filters. */
 static void detach_hooks(const struct pin_dir *pd, const char *ifname)
 {
+	detach_component(pd, ifname);
 	detach_link(pd, BLOOMXDP_PIN_LINK);
 	detach_link(pd, BLOOMXDP_PIN_EGRESS_PREFIX BLOOMXDP_PIN_LINK);
 	detach_clsact(pd, ifname, BLOOMXDP_PIN_PROG);

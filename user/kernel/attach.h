@@ -22,6 +22,11 @@
 
 /* --mode: where XDP runs. */
 enum attach_mode { ATTACH_MODE_AUTO, ATTACH_MODE_NATIVE, ATTACH_MODE_GENERIC };
+/*
+ * --multiprog: auto joins a libxdp dispatcher already on the hook, yes joins
+ * or makes one, no attaches through bloomxdp's own link (kernel/multiprog.h).
+ */
+enum attach_multiprog { ATTACH_MULTIPROG_AUTO, ATTACH_MULTIPROG_YES, ATTACH_MULTIPROG_NO };
 
 /* --cgroup none: no socket guard, not even with egress. */
 #define ATTACH_CGROUP_NONE "none"
@@ -46,6 +51,7 @@ struct attach_opts {
 	__u32 mode;		/* enum attach_mode */
 	__u32 direction;	/* enum attach_direction */
 	__u32 hook;		/* enum bloomxdp_hook of ingress (egress is tc) */
+	__u32 multiprog;	/* enum attach_multiprog */
 	bool force;
 	__u32 verify;		/* enum bloomxdp_verify */
 	__u64 events_per_sec;
@@ -67,6 +73,9 @@ extern const struct option_spec attach_options[];
 extern const struct attach_opts attach_defaults;
 /* --action's name of enum bloomxdp_action. */
 const char *attach_action_name(__u32 action);
+
+/* How attach says a program that joined libxdp's dispatcher is attached. */
+#define ATTACH_VIA_MULTIPROG "XDP, in libxdp's dispatcher"
 
 /* What attach did. */
 struct attach_result {

@@ -69,6 +69,16 @@ static const struct enum_value hook_values[] = {
 	{}
 };
 
+static const struct enum_value multiprog_values[] = {
+	ENUM_VALUE("auto", ATTACH_MULTIPROG_AUTO,
+		   "join libxdp's dispatcher if one holds the hook; else\nbloomxdp's own link"),
+	ENUM_VALUE("yes", ATTACH_MULTIPROG_YES,
+		   "join it, or make one for other tools to join;\nrefused where libxdp cannot load it"),
+	ENUM_VALUE("no", ATTACH_MULTIPROG_NO,
+		   "bloomxdp's own link (--force replaces a dispatcher)"),
+	{}
+};
+
 #define A(field) offsetof(struct attach_opts, field)
 const struct option_spec attach_options[] = {
 	OPTION("capacity", 'c', OPT_COUNT, A(capacity), "N",
@@ -100,6 +110,11 @@ const struct option_spec attach_options[] = {
 	       .values = direction_values),
 	OPTION("hook", 0, OPT_ENUM, A(hook), "H", "where ingress is checked",
 	       .values = hook_values),
+	OPTION("multiprog", 0, OPT_ENUM, A(multiprog), "M",
+	       "XDP beside other programs, as a component of libxdp's\n"
+	       "dispatcher (priority 10, going on after XDP_PASS;\n"
+	       "'xdp-loader status IFNAME' lists it)",
+	       .values = multiprog_values),
 	OPTION("layout", 0, OPT_ENUM, A(layout), "L",
 	       "how the filter lies in memory ('bloomxdp plan' shows\nthem side by side)",
 	       .values_fn = layout_values),

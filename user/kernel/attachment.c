@@ -14,6 +14,7 @@
 #include <bpf/libbpf.h>
 
 #include "kernel/attachment.h"
+#include "kernel/multiprog.h"
 #include "kernel/tc.h"
 #include "bloomxdp.skel.h"
 #include "util/dirs.h"
@@ -867,6 +868,36 @@ static int read_clsact(const struct attachment *att, const struct bloomxdp_confi
 	return 0;
 }
 
+/*
+ * An XDP program without a link of ours: a component of libxdp's dispatcher
+ * on the interface (-ENOENT, unprinted: not one, as if the link pin were gone).
+ */
+static int read_component(const struct attachment *att, struct link_view *view)
+{
+	struct bpf_prog_info info = {};
+	struct multiprog_view v;
+	__u32 len = sizeof(info);
+	int fd, ret = 0;
+
+	fd = pin_get(att->dir_fd, BLOOMXDP_PIN_PROG);
+	if (fd < 0)
+		return -ENOENT;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		ret = -errno;
+	close(fd);
+	view->ifindex = ret ? 0 : if_nametoindex(att->ifname);
+	if (!view->ifindex || multiprog_find(view->ifindex, info.id, &v)) {
+		view->ifindex = 0;
+		return -ENOENT;
+	}
+	view->prog_id = info.id;
+	view->component = true;
+	snprintf(view->mode_buf, sizeof(view->mode_buf), "libxdp (dispatcher, %s, priority %u)",
+		 v.mode, v.priority);
+	view->mode = view->mode_buf;
+	return 0;
+}
+
 int attachment_read_hook(const struct attachment *att, bool egress, struct link_view *view)
 {
 	const struct bloomxdp_config *cfg = egress ? &att->egress.config : &att->config;
@@ -883,6 +914,8 @@ int attachment_read_hook(const struct attachment *att, bool egress, struct link_
 	if (fd == -ENOENT && cfg->hook == BLOOMXDP_HOOK_TC)
 		return read_clsact(att, cfg, egress ? EGRESS(BLOOMXDP_PIN_PROG) : BLOOMXDP_PIN_PROG,
 				   view);
+	if (fd == -ENOENT && !egress && !read_component(att, view))
+		return 0;
 	if (fd < 0)
 		return fd;
 	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {

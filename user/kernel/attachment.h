@@ -161,6 +161,8 @@ struct link_view {
 	const char *mode;	/* XDP: native, generic, offload; tc: tcx, clsact */
 	const char *hook;	/* "xdp" or "tc" */
 	const char *direction;	/* "ingress" or "egress" */
+	bool component;		/* XDP in libxdp's dispatcher: no link of ours (mode says) */
+	char mode_buf[64];
 };
 
 /*

@@ -182,6 +182,12 @@ int loader_load(const struct bloomxdp_config *cfg, struct loaded_prog *lp)
 
 int loader_load_room(const struct bloomxdp_config *cfg, __u32 room, struct loaded_prog *lp)
 {
+	return loader_load_room_by(cfg, room, NULL, NULL, lp);
+}
+
+int loader_load_room_by(const struct bloomxdp_config *cfg, __u32 room, loader_load_fn load,
+			void *ctx, struct loaded_prog *lp)
+{
 	int ret;
 
 	ret = loader_open(cfg, lp);
@@ -198,8 +204,13 @@ int loader_load_room(const struct bloomxdp_config *cfg, __u32 room, struct loade
 		goto err;
 	}
 	ret = set_templates(lp);
-	if (!ret)
+	if (!ret && load) {
+		ret = load(lp->skel->obj, ctx);
+		if (ret)
+			goto err;
+	} else if (!ret) {
 		ret = bloomxdp__load(lp->skel);
+	}
 	if (ret) {
 		log_error("the kernel refused the %s program (%s); rerun with -v for the "
 			  "verifier's log", cfg->hook == BLOOMXDP_HOOK_TC ? "tc" : "XDP",

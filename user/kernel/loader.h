@@ -34,6 +34,16 @@ int loader_load(const struct bloomxdp_config *cfg, struct loaded_prog *lp);
 /* The same with exact maps of room entries each (tests that fill them up). */
 int loader_load_room(const struct bloomxdp_config *cfg, __u32 room, struct loaded_prog *lp);
 /*
+ * The same, the object loaded by load(obj, ctx) rather than by its skeleton:
+ * libxdp, which loads the program as an extension of its dispatcher and
+ * attaches it there (kernel/multiprog.h). A failure of load is the caller's
+ * to say; generation 0 is installed after it.
+ */
+struct bpf_object;
+typedef int (*loader_load_fn)(struct bpf_object *obj, void *ctx);
+int loader_load_room_by(const struct bloomxdp_config *cfg, __u32 room, loader_load_fn load,
+			void *ctx, struct loaded_prog *lp);
+/*
  * The same program over the maps of an attachment (every pinned map but the
  * configuration): its lists, counters, generations and events carry over.
  * Nothing is installed. Prints the error.

@@ -275,9 +275,9 @@ int xdp_hook_take(const char *ifname, int ifindex, bool force, struct xdp_hook *
 	xdp_hook_text(&h, progs, sizeof(progs));
 	if (!force && xdp_hook_dispatcher(&h)) {
 		log_error("%s holds libxdp's dispatcher, %s ('xdp-loader status %s' lists its "
-			  "programs): bloomxdp cannot join it as a component; pass --force to "
-			  "replace them all, or run bloomxdp on another interface", ifname, progs,
-			  ifname);
+			  "programs): attach with --multiprog auto to join it as a component, "
+			  "--force to replace them all, or run bloomxdp on another interface",
+			  ifname, progs, ifname);
 		return -EBUSY;
 	}
 	if (!force) {
