@@ -382,6 +382,31 @@ static int load_joined(const char *ifname, const struct bloomxdp_config *cfg,
 	return -EAGAIN;
 }
 
+/*
+ * The program loaded for ifname: into libxdp's dispatcher where --multiprog
+ * says (*joined: attached there too), else for a link of its own once the XDP
+ * hook is free (xdp_hook_take()).
+ */
+static int load_program(const char *ifname, const struct attach_opts *o,
+			const struct bloomxdp_config *cfg, __u64 max_memory, struct join_ctx *j,
+			struct loaded_prog *lp, struct attach_result *res, bool *joined)
+{
+	int ret;
+
+	ret = multiprog_plan(ifname, j->ifindex, o, &res->replaced_xdp, joined);
+	if (!ret && *joined)
+		ret = load_joined(ifname, cfg, o, max_memory, j, lp);
+	if (ret != -EAGAIN && (ret || *joined))
+		return ret;
+	*joined = false;
+	if ((o->direction & ATTACH_DIR_INGRESS) && o->hook == BLOOMXDP_HOOK_XDP) {
+		ret = xdp_hook_take(ifname, j->ifindex, o->force, &res->replaced_xdp);
+		if (ret)
+			return ret;
+	}
+	return loader_load_room(cfg, exact_room_for_memory(max_memory), lp);
+}
+
 /* Undoes hook_attach() of a clsact filter, which no closed fd removes. */
 static void hook_undo(int ifindex, const struct loaded_prog *lp, int link_fd)
 {
@@ -689,27 +714,18 @@ static int do_attach(const char *ifname, const struct attach_opts *o, bool resto
 		return already_attached(ifname);
 	if (ret != -ENOENT)
 		return ret;
-	ret = multiprog_plan(ifname, ifindex, o, &res->replaced_xdp, &joined);
-	if (!ret && o->hash_key)
+
+	ret = 0;
+	if (o->hash_key)
 		memcpy(cfg.hash_key, o->hash_key, sizeof(cfg.hash_key));
-	else if (!ret)
+	else
 		ret = random_key(cfg.hash_key);
 	if (ret)
 		return ret;
 	loader_config_plan(&cfg, &plan);
 	config_from_opts(&cfg, o);
 	j.ifindex = ifindex;
-	ret = joined ? load_joined(ifname, &cfg, o, max_memory, &j, &lp) : -EAGAIN;
-	if (ret && ret != -EAGAIN)
-		return ret;
-	joined = !ret;
-	if (!joined && (o->direction & ATTACH_DIR_INGRESS) && o->hook == BLOOMXDP_HOOK_XDP) {
-		ret = xdp_hook_take(ifname, ifindex, o->force, &res->replaced_xdp);
-		if (ret)
-			return ret;
-	}
-	if (!joined)
-		ret = loader_load_room(&cfg, exact_room_for_memory(max_memory), &lp);
+	ret = load_program(ifname, o, &cfg, max_memory, &j, &lp, res, &joined);
 	if (ret)
 		return ret;
 	loaded = true;
