@@ -70,12 +70,9 @@ static const struct enum_value hook_values[] = {
 };
 
 static const struct enum_value multiprog_values[] = {
-	ENUM_VALUE("auto", ATTACH_MULTIPROG_AUTO,
-		   "join libxdp's dispatcher if one holds the hook; else\nbloomxdp's own link"),
-	ENUM_VALUE("yes", ATTACH_MULTIPROG_YES,
-		   "join it, or make one for other tools to join;\nrefused where libxdp cannot load it"),
-	ENUM_VALUE("no", ATTACH_MULTIPROG_NO,
-		   "bloomxdp's own link (--force replaces a dispatcher)"),
+	ENUM_VALUE("auto", ATTACH_MULTIPROG_AUTO, "join a dispatcher on the hook; else a link"),
+	ENUM_VALUE("yes", ATTACH_MULTIPROG_YES, "join one, or make one (refused if it cannot)"),
+	ENUM_VALUE("no", ATTACH_MULTIPROG_NO, "bloomxdp's own link; --force replaces one"),
 	{}
 };
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* bloomxdp's XDP program as a component of libxdp's dispatcher (multiprog.h). */
+#define _GNU_SOURCE	/* vasprintf */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <linux/bpf.h>
 #include <bpf/libbpf.h>
@@ -31,6 +33,34 @@ static int libxdp_print(enum libxdp_print_level level, const char *fmt, va_list 
 	/* "Falling back to ..." is what libxdp does next, not why. */
 	if (level != LIBXDP_DEBUG && n && !strstr(at, "Falling back"))
 		memmove(last_said, at, n + 1);
+	return 0;
+}
+
+/* The last line of the verifier's log of a refused load: the kernel's reason (libbpf says it). */
+static char load_said[MULTIPROG_WHY_MAX];
+static libbpf_print_fn_t libbpf_print_before;
+
+static int libbpf_capture(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	static const char log_end[] = "-- END PROG LOAD LOG --";
+	char *text, *end, *line;
+	va_list copy;
+
+	va_copy(copy, ap);
+	if (libbpf_print_before)
+		libbpf_print_before(level, fmt, copy);
+	va_end(copy);
+	if (level != LIBBPF_WARN || vasprintf(&text, fmt, ap) < 0)
+		return 0;
+	end = strstr(text, log_end);
+	if (end) {
+		while (end > text && end[-1] == '\n')
+			end--;
+		*end = '\0';
+		line = strrchr(text, '\n');
+		snprintf(load_said, sizeof(load_said), "%s", line ? line + 1 : text);
+	}
+	free(text);
 	return 0;
 }
 
@@ -90,7 +120,10 @@ int multiprog_join(int ifindex, struct bpf_object *obj, __u32 mode, char *why, s
 		return ret;
 	}
 	m = join_mode(ifindex, mode);
+	load_said[0] = '\0';
+	libbpf_print_before = libbpf_set_print(libbpf_capture);
 	ret = xdp_program__attach(prog, ifindex, m, 0);
+	libbpf_set_print(libbpf_print_before);
 	if (!ret) {
 		/* Where the dispatcher cannot load, libxdp attaches the program alone. */
 		mp = xdp_multiprog__get_from_ifindex(ifindex);
@@ -101,7 +134,9 @@ int multiprog_join(int ifindex, struct bpf_object *obj, __u32 mode, char *why, s
 		if (!libxdp_get_error(mp))
 			xdp_multiprog__close(mp);
 	}
-	if (ret)
+	if (ret && load_said[0])
+		snprintf(why, len, "the kernel refused the program there (%s)", load_said);
+	else if (ret)
 		snprintf(why, len, "%s", last_said[0] ? last_said : strerror(-ret));
 	xdp_program__close(prog);
 	return ret;
