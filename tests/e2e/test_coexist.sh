@@ -204,6 +204,12 @@ multiprog_component() {
 			grep -q "holds libxdp's dispatcher" <<<"$out"
 		skip "bloomxdp as a libxdp component" "this kernel refuses it in Debian's libxdp \
 1.3.1 dispatcher ('changes packet data': xdp-tools PR #509)"
+		out=$(bx attach "$IF_SRV" --multiprog yes 2>&1)
+		check "--multiprog yes refuses" test $? -ne 0
+		diag "$out"
+		check_eq "... in one line" 1 "$(grep -c . <<<"$out")"
+		check "... saying the kernel's reason and what to do" grep -q "cannot run bloomxdp \
+in libxdp's dispatcher: .*changes packet data.*; attach with --multiprog no" <<<"$out"
 		check "xdp-loader unloads xdp_pass" in_srv xdp-loader unload "$IF_SRV" --all
 		return
 	fi

@@ -736,6 +736,7 @@ static int do_attach(const char *ifname, const struct attach_opts *o, bool resto
 		goto cleanup;
 	}
 
+	res->multiprog = joined;
 	if (joined)
 		res->ingress_via = ATTACH_VIA_MULTIPROG;
 	else
@@ -919,7 +920,7 @@ static int attach_group(char *const *names, int n, const struct attach_opts *o, 
 	ret = attach_members(names, n, o, &g, &done);
 	if (!ret) {
 		record_attach(names[0], o, false, &res->replaced_xdp,
-			      group_line_of(&g, names[0], line, sizeof(line)), false);
+			      group_line_of(&g, names[0], line, sizeof(line)), res->multiprog);
 		return 0;
 	}
 	log_error("the group of %s is not attached: its interfaces are detached again", names[0]);

@@ -86,6 +86,7 @@ struct attach_result {
 	struct bloom_plan plan;	/* else: the empty filter attached */
 	__u64 max_memory;	/* ... and the most a load's filter may take */
 	struct xdp_hook replaced_xdp;	/* another tool's program, removed by --force */
+	bool multiprog;		/* XDP ingress joined libxdp's dispatcher (--multiprog) */
 };
 
 /*

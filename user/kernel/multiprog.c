@@ -40,6 +40,13 @@ static int libxdp_print(enum libxdp_print_level level, const char *fmt, va_list 
 static char load_said[MULTIPROG_WHY_MAX];
 static libbpf_print_fn_t libbpf_print_before;
 
+/* The verifier's figures at the end of its log, which are not its reason. */
+static bool verifier_stats(const char *line)
+{
+	return !strncmp(line, "processed ", 10) || !strncmp(line, "verification time", 17) ||
+	       !strncmp(line, "stack depth", 11) || strstr(line, "END PROG LOAD LOG");
+}
+
 static int libbpf_capture(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	static const char log_end[] = "-- END PROG LOAD LOG --";
@@ -53,12 +60,15 @@ static int libbpf_capture(enum libbpf_print_level level, const char *fmt, va_lis
 	if (level != LIBBPF_WARN || vasprintf(&text, fmt, ap) < 0)
 		return 0;
 	end = strstr(text, log_end);
-	if (end) {
-		while (end > text && end[-1] == '\n')
-			end--;
+	while (end && end > text) {
 		*end = '\0';
 		line = strrchr(text, '\n');
-		snprintf(load_said, sizeof(load_said), "%s", line ? line + 1 : text);
+		line = line ? line + 1 : text;
+		if (line[0] && !verifier_stats(line)) {
+			snprintf(load_said, sizeof(load_said), "%s", line);
+			break;
+		}
+		end = line > text ? line - 1 : NULL;
 	}
 	free(text);
 	return 0;
