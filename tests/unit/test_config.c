@@ -215,6 +215,27 @@ static void test_good_file(void **state)
 	config_free(&cfg);
 }
 
+/* [attach] multiprog: auto by default, yes and no by name, anything else refused. */
+static void test_multiprog(void **state)
+{
+	char path[256], err[1024];
+	struct config cfg;
+
+	(void)state;
+	assert_int_equal(parse_text("; nothing\n", &cfg, path, sizeof(path), err, sizeof(err)), 0);
+	assert_int_equal(*(const __u32 *)attach_value(&cfg, "multiprog"), ATTACH_MULTIPROG_AUTO);
+	config_free(&cfg);
+	assert_int_equal(parse_text("[attach]\nmultiprog = yes\n", &cfg, path, sizeof(path), err,
+				    sizeof(err)), 0);
+	assert_int_equal(*(const __u32 *)attach_value(&cfg, "multiprog"), ATTACH_MULTIPROG_YES);
+	config_free(&cfg);
+	assert_int_equal(attach_enum("multiprog", "no"), ATTACH_MULTIPROG_NO);
+	assert_int_not_equal(parse_text("[attach]\nmultiprog = maybe\n", &cfg, path,
+					sizeof(path), err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "multiprog"));
+	config_free(&cfg);
+}
+
 static void test_defaults(void **state)
 {
 	char path[256], err[1024];
@@ -528,6 +549,7 @@ int main(void)
 		cmocka_unit_test(test_good_file),
 		cmocka_unit_test(test_verify_key),
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_multiprog),
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_every_error_said),
 		cmocka_unit_test(test_sources_said),
