@@ -49,6 +49,14 @@ hook_id() { xdp_on_if | grep -oE '[0-9]+$' | head -1; }
 
 libxdp_dirs() { ls -d "$LIBXDP_PINS"/dispatch-* 2>/dev/null; }
 before_dirs=$(libxdp_dirs)
+START_LIBXDP_DIRS=$before_dirs
+# The dispatchers' pins made since the test began: removed at exit.
+note_libxdp_dirs() {
+	local d
+	for d in $(libxdp_dirs); do
+		grep -qxF "$d" <<<"$START_LIBXDP_DIRS" || NEW_LIBXDP_DIRS+=("$d")
+	done
+}
 check "xdp-loader loads xdp_pass on $IF_SRV (generic)" \
 	in_srv xdp-loader load -m skb "$IF_SRV" "$PASS_OBJ"
 for d in $(libxdp_dirs); do
@@ -191,13 +199,13 @@ fi
 # line saying why and what to do.
 multiprog_component() {
 	local out st rc
-	NEW_LIBXDP_DIRS+=($(libxdp_dirs))
+	note_libxdp_dirs
 	check "xdp-loader loads xdp_pass in a dispatcher" \
 		in_srv xdp-loader load -m skb "$IF_SRV" "$PASS_OBJ"
 	out=$(bx attach "$IF_SRV" 2>&1)
 	rc=$?
 	diag "$out"
-	NEW_LIBXDP_DIRS+=($(libxdp_dirs))
+	note_libxdp_dirs
 	if [ "$rc" -ne 0 ] && grep -q "cannot join libxdp's dispatcher: .*changes packet data" \
 		<<<"$out"; then
 		check "--multiprog auto: a notice, then the refusal of the dispatcher" \
@@ -235,6 +243,23 @@ in libxdp's dispatcher: .*changes packet data.*; attach with --multiprog no" <<<
 	check "attach --force over a component refuses" test $? -ne 0
 	check "... saying detach and attach" grep -q "in libxdp's dispatcher: its settings are \
 changed by 'bloomxdp detach $IF_SRV'" <<<"$out"
+	# restore joins again (the settings' multiprog-joined line skipped), its list with it.
+	check "detach" bx detach "$IF_SRV"
+	check "restore" bx restore "$IF_SRV"
+	check "restore joins the dispatcher again" grep -qE "^ +=> +10 +bloomxdp_xdp " \
+		<<<"$(in_srv xdp-loader status "$IF_SRV" 2>&1)"
+	read -r tx rx < <(ping_recv "$C4_LISTED" "$SRV4" 3 0.02)
+	check "the restored list drops ($rx of $tx answered)" test "$tx" -eq 3 -a "$rx" -eq 0
+	# Taken out behind bloomxdp's back: load and status say so.
+	bx_id=$(in_srv xdp-loader status "$IF_SRV" 2>&1 | awk '$3 == "bloomxdp_xdp" { print $4 }')
+	check "xdp-loader unloads bloomxdp_xdp (id $bx_id)" \
+		in_srv xdp-loader unload "$IF_SRV" -i "$bx_id"
+	out=$(bx load "$IF_SRV" "$LIST" 2>&1)
+	diag "$out"
+	check "load says nothing enforces the list" \
+		grep -q "nothing enforces it: its program is no longer in libxdp's dispatcher" <<<"$out"
+	check "status says so" grep -q "^program .*detached (no longer in libxdp's dispatcher)" \
+		<<<"$(bx status "$IF_SRV" 2>&1)"
 	check "detach" bx detach "$IF_SRV"
 	loader_status=$(in_srv xdp-loader status "$IF_SRV" 2>&1)
 	diag "$loader_status"
@@ -246,7 +271,7 @@ changed by 'bloomxdp detach $IF_SRV'" <<<"$out"
 
 	# --multiprog yes on an empty hook: a dispatcher of bloomxdp's own, for others to join.
 	check "attach --multiprog yes makes a dispatcher" bx attach "$IF_SRV" --multiprog yes
-	NEW_LIBXDP_DIRS+=($(libxdp_dirs))
+	note_libxdp_dirs
 	check "xdp-loader status lists bloomxdp_xdp in it" grep -qE "^ +=> +10 +bloomxdp_xdp " \
 		<<<"$(in_srv xdp-loader status "$IF_SRV" 2>&1)"
 	check "detach" bx detach "$IF_SRV"

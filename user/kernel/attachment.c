@@ -869,8 +869,9 @@ static int read_clsact(const struct attachment *att, const struct bloomxdp_confi
 }
 
 /*
- * An XDP program without a link of ours: a component of libxdp's dispatcher
- * on the interface (-ENOENT, unprinted: not one, as if the link pin were gone).
+ * An XDP program without a link of ours: loaded by libxdp as an extension of
+ * its dispatcher (-ENOENT, unprinted: not one, as if the link pin were gone),
+ * running as one of its components on the interface, or no longer (ifindex 0).
  */
 static int read_component(const struct attachment *att, struct link_view *view)
 {
@@ -885,13 +886,16 @@ static int read_component(const struct attachment *att, struct link_view *view)
 	if (bpf_obj_get_info_by_fd(fd, &info, &len))
 		ret = -errno;
 	close(fd);
-	view->ifindex = ret ? 0 : if_nametoindex(att->ifname);
-	if (!view->ifindex || multiprog_find(view->ifindex, info.id, &v)) {
-		view->ifindex = 0;
+	if (ret || info.type != BPF_PROG_TYPE_EXT)
 		return -ENOENT;
-	}
 	view->prog_id = info.id;
 	view->component = true;
+	view->ifindex = if_nametoindex(att->ifname);
+	if (!view->ifindex || multiprog_find(view->ifindex, info.id, &v)) {
+		view->ifindex = 0;
+		view->mode = "detached (no longer in libxdp's dispatcher)";
+		return 0;
+	}
 	snprintf(view->mode_buf, sizeof(view->mode_buf), "libxdp (dispatcher, %s, priority %u)",
 		 v.mode, v.priority);
 	view->mode = view->mode_buf;
@@ -989,8 +993,9 @@ int attachment_check_enforced(const struct attachment *att)
 		if (!link.ifindex) {
 			log_error("the list of %s is written, but nothing enforces it: %s (%s); "
 				  "'bloomxdp detach %s', and attach again once it is back",
-				  att->ifname, if_nametoindex(att->ifname) ? "its tc filter is gone" :
-				  "the interface is gone", link.direction, att->ifname);
+				  att->ifname, !if_nametoindex(att->ifname) ? "the interface is gone" :
+				  link.component ? "its program is no longer in libxdp's dispatcher" :
+				  "its tc filter is gone", link.direction, att->ifname);
 			return -ENODEV;
 		}
 	}

@@ -23,6 +23,7 @@
 #include "lists/report.h"
 #include "lists/savefile.h"
 #include "kernel/state_dir.h"
+#include "kernel/xdp_hook.h"
 #include "lists/expiry.h"
 #include "lists/restore.h"
 
@@ -88,7 +89,8 @@ static int xdp_left(const char *ifname, int ifindex, bool *ours)
 	if (*ours && !detach_orphan_link(ifindex, q.prog_id))
 		fprintf(stderr, "bloomxdp: %s: detached the XDP link of bloomxdp's program %u, "
 			"which had lost its pins\n", ifname, q.prog_id);
-	if (*ours)
+	/* libxdp's dispatcher: attach joins it, or refuses, as the settings' --multiprog says. */
+	if (*ours || !strcmp(info.name, XDP_DISPATCHER_NAME))
 		return 0;
 	log_error("%s: another XDP program (id %u, '%s') runs on it: nothing was restored; "
 		  "remove it, then restore", ifname, q.prog_id, info.name);
