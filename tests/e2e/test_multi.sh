@@ -126,6 +126,10 @@ s = json.loads(sys.stdin.read())
 print(s["interfaces"][sys.argv[1]]["dropped"], s["interfaces"][sys.argv[2]]["dropped"], s["dropped"])
 ' "$IF_SRV" "$IF_SRV2" <<<"$s" 2>&1)
 check_eq "stats: each interface dropped its 5, the sum is 10" "5 5 10" "$got" "$s"
+got=$(python3 -c 'import json, sys
+s = json.loads(sys.stdin.read())
+print([l["list_hits"] for l in s["lists"] if l["list"] == "default"][0])' <<<"$s" 2>&1)
+check_eq "stats: the list's hits are the group's (10, not the member's 5)" 10 "$got" "$s"
 
 # Loads under traffic on both: no listed packet passes.
 LIST2=$E2E_TMP/list2.txt

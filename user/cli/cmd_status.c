@@ -229,11 +229,15 @@ static int stats_read(const struct attachment *att, struct direction_counters *d
 {
 	int ret = direction_counters_read(att, dc);
 
+	if (!ret)
+		ret = named_view_read(att, v);
 	if (!ret && att->grouped) {
 		ret = group_counters_read(att, gc);
 		memcpy(dc->total, gc->total, sizeof(dc->total));
+		/* The lists are the group's: their hits on every member. */
+		memcpy(v->hits, gc->list_hits, sizeof(v->hits));
 	}
-	return ret ? ret : named_view_read(att, v);
+	return ret;
 }
 
 static void stats_print(const struct attachment *att, const struct direction_counters *dc,
