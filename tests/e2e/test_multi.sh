@@ -118,6 +118,8 @@ fi
 st=$(bx status "$IF_SRV2" --json 2>&1)
 check_eq "status of the member names the group's home" "$IF_SRV" \
 	"$(sed -n 's/.*"group":{"home":"\([^"]*\)".*/\1/p' <<<"$st")" "$st"
+check_eq "... and reads the lists' state from the home's (current)" current \
+	"$(json_str "$st" state)" "$st"
 
 # Per-interface stats and their sum.
 s=$(bx stats "$IF_SRV2" --json 2>&1)
