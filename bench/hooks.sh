@@ -177,6 +177,31 @@ slot() {
 	}' >>"$H_RAW/hooks.tsv"
 }
 
+# hot NAME: BPF_PROG_TEST_RUN of the attachment's program on one frame, listed
+# and not (each 3 times, 1M runs): the program hot, without the sender and the
+# path around it; appends "hot MIX NAME NS" lines to hooks.tsv.
+hot() {
+	local name=$1 m a src dst k ns
+	for m in all none; do
+		if [ "$m" = all ]; then
+			a=$(head -n 1 "$WORK/$H_N/list.txt")
+		else
+			a=$(od -An -tu1 -N4 "$WORK/$H_N/traffic-none.bin" | awk '{ print $1 "." $2 "." $3 "." $4 }')
+		fi
+		src=$a
+		dst=$DST
+		if [ "${HDIR[$name]}" = egress ]; then
+			src=$H_ADDR_A
+			dst=$a
+		fi
+		for k in 1 2 3; do
+			ns=$("$B/bench/tx" run "${HPROG[$name]}" "$src" "$dst" 1000000 | awk '{ print $2 }')
+			[ -n "$ns" ] || return 1
+			printf 'hot\t%s\t%s\t%s\n' "$m" "$name" "$ns" >>"$H_RAW/hooks.tsv"
+		done
+	done
+}
+
 # The section: medians of ns per packet, the per-round ratios, the verdicts.
 hooks_section() {
 	awk -F'\t' -v n="$H_N" -v rounds="$H_ROUNDS" -v window="$H_WINDOW" \
@@ -206,6 +231,7 @@ hooks_section() {
 				add(name SUBSEP m, at[r, m, a] / at[r, m, b])
 	}
 	$1 == "verify" { ver[$3, $2] = ($6 > 0 ? 100 * $7 / $6 : -1); next }
+	$1 == "hot" { add("hot" SUBSEP $3 SUBSEP $2, $4); next }
 	{
 		at[$1, $2, $3] = $4; rounds_seen[$1] = 1
 		add($3 SUBSEP $2, $4); add("mpps" SUBSEP $3 SUBSEP $2, $8); insns[$3] = $9
@@ -217,6 +243,9 @@ hooks_section() {
 			ratio("egress", "tc", m, "egress/tc")
 			ratio("egress", "xdp", m, "egress/xdp")
 		}
+		how = "AF_PACKET, no PACKET_QDISC_BYPASS"
+		if (send == "ip")
+			how = "a raw IPv4 socket, routed by the stack"
 		printf "## Hooks: XDP, tc ingress and tc egress\n\n"
 		printf "%d IPv4 hosts (`--match src`, the default layout and exact stage), one " \
 		       "attachment per hook on a veth pair of its own: `attach` (XDP ingress), " \
@@ -227,21 +256,24 @@ hooks_section() {
 		       "the attached interface for egress (its destination). The program'\''s own " \
 		       "time per packet from bpf_stats (delta run_time_ns / delta run_cnt of the " \
 		       "attachment'\''s program, kernel.bpf_stats_enabled=1), medians of %d rounds " \
-		       "of %s s (hooks alternating; min-max beside), kernel %s.\n\n", n, send,
-		       send == "ip" ? "a raw IPv4 socket, routed by the stack" :
-		       "AF_PACKET, no PACKET_QDISC_BYPASS", batch, rounds, window, kernel
-		printf "| hook | all listed, ns/packet | none listed, ns/packet | sender Mpps " \
-		       "(all / none) | dropped (all / none) | verified_insns |\n"
-		printf "|---|---|---|---|---|---|\n"
+		       "of %s s (hooks alternating; min-max beside), kernel %s. Hot: the same " \
+		       "program by BPF_PROG_TEST_RUN on one frame, 1M runs (medians of 3): its " \
+		       "instructions with warm caches, without the path around it.\n\n", n, send,
+		       how, batch, rounds, window, kernel
+		printf "| hook | all listed, ns/packet | none listed, ns/packet | hot: all / none " \
+		       "| sender Mpps (all / none) | dropped (all / none) | verified_insns |\n"
+		printf "|---|---|---|---|---|---|---|\n"
 		split("xdp tc egress", hk, " ")
 		split("XDP ingress|tc ingress (tcx)|tc egress (tcx)", label, "|")
 		for (i = 1; i <= 3; i++) {
 			h = hk[i]
 			if (!cnt[h SUBSEP "all"])
 				continue
-			printf "| %s | %.1f (%s) | %.1f (%s) | %.2f / %.2f | %.2f%% / %.2f%% | %s |\n",
+			printf "| %s | %.1f (%s) | %.1f (%s) | %.0f / %.0f | %.2f / %.2f " \
+			       "| %.2f%% / %.2f%% | %s |\n",
 			       label[i], median(h SUBSEP "all"), range(h SUBSEP "all"),
 			       median(h SUBSEP "none"), range(h SUBSEP "none"),
+			       median("hot" SUBSEP h SUBSEP "all"), median("hot" SUBSEP h SUBSEP "none"),
 			       median("mpps" SUBSEP h SUBSEP "all"),
 			       median("mpps" SUBSEP h SUBSEP "none"),
 			       ver[h, "all"], ver[h, "none"], insns[h]
@@ -265,6 +297,13 @@ hooks_section() {
 			       "mixes): %s.\n", ok ? "yes" : "**no**"
 		}
 	}' "$H_RAW/hooks.tsv"
+	local f
+	for f in "$H_RAW"/status-*.json; do
+		[ -e "$f" ] || continue
+		printf '\nThe exact stage (--verify auto; status --json "verify_reason"): %s.\n' \
+			"$(sed -n 's/.*"verify_reason":"\([^"]*\)".*/\1/p' "$f")"
+		break
+	done
 }
 
 hooks_main() {
@@ -315,6 +354,9 @@ hooks_main() {
 					$1, $2, $3, $4, $5, $8 }' >&2
 			done
 		done
+	done
+	for name in "${RXS[@]}"; do
+		hot "$name" || die "test run of $name failed"
 	done
 	teardown
 	hooks_section >"$H_RAW/section.md" || die "report failed"

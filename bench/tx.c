@@ -25,6 +25,11 @@
  *       One line a program, from bpf_obj_get_info_by_fd():
  *       "prog ID name N run_time_ns T run_cnt C verified_insns V"
  *       (run_time_ns and run_cnt grow only while kernel.bpf_stats_enabled is 1).
+ *
+ *   build/bench/tx run PROG_ID SRC_IP DST_IP REPEAT
+ *       BPF_PROG_TEST_RUN of the program (XDP or tc) on one such frame from
+ *       SRC_IP to DST_IP, REPEAT times: the program hot, the same frame each
+ *       time. Prints "ns N retval R" (N: the kernel's mean time a run).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -280,6 +285,35 @@ static int cmd_send(int argc, char **argv)
 	return 0;
 }
 
+static int cmd_run(int argc, char **argv)
+{
+	unsigned char frame[FRAME_LEN], mac[ETH_ALEN] = { 2, 0, 0, 0, 0, 1 };
+	__be32 saddr, daddr;
+	int fd;
+
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame, .data_size_in = sizeof(frame));
+	if (argc < 6)
+		return fail("usage", EINVAL);
+	if (inet_pton(AF_INET, argv[3], &saddr) != 1 || inet_pton(AF_INET, argv[4], &daddr) != 1)
+		return fail("SRC_IP or DST_IP", EINVAL);
+	opts.repeat = (__u32)strtoul(argv[5], NULL, 10);
+	if (opts.repeat < 1 || opts.repeat > 100000000)
+		return fail("REPEAT (1 to 100000000)", EINVAL);
+	memset(frame, 0, sizeof(frame));
+	frame_template(frame, "lo", mac);	/* the source MAC: loopback's, zeros */
+	frame_stamp(frame, saddr, daddr);
+	fd = bpf_prog_get_fd_by_id((__u32)strtoul(argv[2], NULL, 10));
+	if (fd < 0)
+		return fail(argv[2], errno);
+	if (bpf_prog_test_run_opts(fd, &opts)) {
+		close(fd);
+		return fail("BPF_PROG_TEST_RUN", errno);
+	}
+	close(fd);
+	printf("ns %u retval %u\n", opts.duration, opts.retval);
+	return 0;
+}
+
 static int cmd_stats(int argc, char **argv)
 {
 	int i, fd;
@@ -309,7 +343,10 @@ int main(int argc, char **argv)
 		return cmd_send(argc, argv);
 	if (argc >= 3 && !strcmp(argv[1], "stats"))
 		return cmd_stats(argc, argv);
+	if (argc >= 2 && !strcmp(argv[1], "run"))
+		return cmd_run(argc, argv);
 	fprintf(stderr, "usage: tx send packet|ip IFNAME DST_MAC TRAFFIC src|dst OTHER_IP SECONDS [BATCH]\n"
-			"       tx stats PROG_ID...\n");
+			"       tx stats PROG_ID...\n"
+			"       tx run PROG_ID SRC_IP DST_IP REPEAT\n");
 	return 2;
 }
