@@ -66,7 +66,7 @@ SLOTS=()
 H_ADDR_A=198.18.0.1	# the attached end: egress frames' source
 H_ADDR_P=198.18.0.2	# its peer; ingress frames go to $DST (198.19.0.1), a blackhole
 STATS_WAS=
-declare -A HDIR HPROG PNS PIF PMAC
+declare -A HDIR HPROG HXDP PNS PIF PMAC
 
 hooks_cleanup() {
 	cleanup
@@ -130,10 +130,21 @@ setup_hook() {
 	printf '%s\n' "$out" >"$H_RAW/status-$name.json"
 	HPROG[$name]=$(sed -n 's/^{[^{]*"prog_id":\([0-9]*\).*/\1/p' <<<"$out")
 	[ -n "${HPROG[$name]}" ] || { log "$name: no prog_id in status --json"; return 1; }
-	# A veth takes the generator's XDP frames only with NAPI on, which an XDP
-	# program turns on: tc ingress gets one that passes everything (bench/rx pass).
-	if [ "$dir" = ingress ] && ! grep -q '"hook":"xdp"' <<<"$out"; then
-		in_ns "$ns" "$B/bench/rx" attach pass "$r" >/dev/null || return 1
+	HXDP[$name]=0
+	grep -q '"hook":"xdp"' <<<"$out" && HXDP[$name]=1
+	return 0
+}
+
+# pass_xdp NAME on|off: on tc ingress, an XDP program that passes everything
+# (bench/rx pass) while live frames come: a veth takes the generator's XDP
+# frames only with NAPI on, which an XDP program turns on. Off for the sender,
+# which reaches tc ingress without it.
+pass_xdp() {
+	[ "${HDIR[$1]}" = ingress ] && [ "${HXDP[$1]}" = 0 ] || return 0
+	if [ "$2" = on ]; then
+		in_ns "${RNS[$1]}" "$B/bench/rx" attach pass "${RIF[$1]}" >/dev/null
+	else
+		ip -n "${RNS[$1]}" link set dev "${RIF[$1]}" xdp off
 	fi
 }
 
@@ -160,11 +171,13 @@ send() {
 	case $name in
 	*-live)
 		name=${name%-live}
+		pass_xdp "$name" on || return 1
 		timeout 90 nsenter --net="/run/netns/${PNS[$name]}" -- "$B/bench/gen" --dst "$DST" \
 			--cpu "$GEN_CPU" --batch "$H_BATCH" --warmup 0.2 --window "$3" \
 			--mix "$2=$traffic" --target "$name=${PIF[$name]}=${RMAC[$name]}" |
 			awk 'NF == 6 { print "sent 0 refused 0 seconds 0 mpps", $4 }'
-		return "${PIPESTATUS[0]}"
+		[ "${PIPESTATUS[0]}" = 0 ] && pass_xdp "$name" off
+		return
 		;;
 	esac
 	if [ "${HDIR[$name]}" = egress ]; then
@@ -281,8 +294,8 @@ hooks_section() {
 		       "instructions with warm caches, without the path around it. Live frames: " \
 		       "the ingress hooks under bench/gen'\''s frames (BPF_F_TEST_XDP_LIVE_FRAMES " \
 		       "into the peer, as the throughput runs and issue 27'\''s program times; tc " \
-		       "ingress beside an XDP program that passes all, which a veth needs to " \
-		       "take them).\n\n", n, send,
+		       "ingress beside an XDP program that passes all while they come, which a " \
+		       "veth needs to take them).\n\n", n, send,
 		       how, batch, rounds, window, kernel
 		printf "| hook | all listed, ns/packet | none listed, ns/packet | hot: all / none " \
 		       "| sender Mpps (all / none) | dropped (all / none) | verified_insns |\n"
