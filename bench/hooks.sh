@@ -27,20 +27,28 @@
 # (status --json prog_id), over BENCH_HOOKS_WINDOW seconds, medians of
 # BENCH_HOOKS_ROUNDS rounds (the hooks alternate within a round), and the
 # per-round ratios egress / ingress and tc / XDP. The receiving path around
-# the program (veth, skb allocation, the stack) is not in these figures.
+# the program (veth, skb allocation, the stack) is not in these figures. Also
+# (rows of their own): the ingress hooks under bench/gen's live frames (tc
+# ingress with an XDP program that passes all while they come: a veth takes
+# XDP frames only with NAPI on), and every program hot (BPF_PROG_TEST_RUN of
+# one frame, build/bench/tx run). bench/hooks.md has runs and their reading.
 #
 # Environment: BENCH_QUICK (100k entries, 1 s windows), BENCH_HOOKS_ENTRIES
 # (1000000), BENCH_HOOKS_ROUNDS (3), BENCH_HOOKS_WINDOW (seconds a slot, 3),
 # BENCH_HOOKS_TRAFFIC (frames in each traffic file, 1048576), BENCH_HOOKS_BATCH
-# (frames a sendmmsg, 64), BENCH_HOOKS_LIVE (1: the ingress hooks also under
-# bench/gen's live frames, the default; 0: not), BENCH_HOOKS_ONLY (a
-# subset, e.g. "xdp egress"), BENCH_HOOKS_ATTACH (more options of every attach,
-# e.g. "--events-per-sec 0"), BENCH_GEN_CPU (the sender's CPU, 0), BENCH_HOOKS_RAW (raw data and section.md; default
-# build/bench/hooks). Network safety: run.sh's (its functions are used): the
-# namespaces and veths are this run's (bxb-ID-*), the sender sends only on
-# them, the peer of the egress veth drops every frame (bench/rx bare, every
-# frame's IPv4 ID is 1); the EXIT trap detaches, deletes the namespaces and
-# puts kernel.bpf_stats_enabled back.
+# (frames a sendmmsg, 64), BENCH_HOOKS_SEND (ip or packet), BENCH_HOOKS_LIVE (1:
+# the ingress hooks also under live frames, the default; 0: not),
+# BENCH_HOOKS_ONLY (a subset, e.g. "xdp egress"), BENCH_HOOKS_ATTACH (more
+# options of every attach, e.g. "--verify off"), BENCH_GEN_CPU (the sender's
+# CPU, 0), BENCH_HOOKS_RAW (raw data and section.md; default build/bench/hooks).
+#
+# Network safety: run.sh's functions are used. Each veth pair is born in two
+# namespaces of this run (bxb-ID-aN, bxb-ID-pN; nothing in the root namespace),
+# the senders send only on those ends, to addresses of 240.0.0.0/4 (reserved)
+# and 198.19.0.0/16 (a blackhole route); each peer's XDP program drops what
+# reaches it (bench/rx bare: every frame's IPv4 ID is 1). The EXIT trap
+# detaches, deletes the namespaces (and so the veths and the programs on them)
+# and puts kernel.bpf_stats_enabled back.
 set -u
 # shellcheck source=bench/run.sh
 . "$(dirname "${BASH_SOURCE[0]}")/run.sh"

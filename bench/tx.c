@@ -345,7 +345,8 @@ int main(int argc, char **argv)
 		return cmd_stats(argc, argv);
 	if (argc >= 2 && !strcmp(argv[1], "run"))
 		return cmd_run(argc, argv);
-	fprintf(stderr, "usage: tx send packet|ip IFNAME DST_MAC TRAFFIC src|dst OTHER_IP SECONDS [BATCH]\n"
+	fprintf(stderr, "usage: tx send packet|ip IFNAME DST_MAC TRAFFIC src|dst OTHER_IP SECONDS"
+			" [BATCH]\n"
 			"       tx stats PROG_ID...\n"
 			"       tx run PROG_ID SRC_IP DST_IP REPEAT\n");
 	return 2;
