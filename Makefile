@@ -191,6 +191,12 @@ $(BUILD)/bench/mklists: bench/mklists.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $< -o $@
 
+# tx: the hook benchmark's AF_PACKET sender and bpf_stats reader (bench/hooks.sh).
+BENCH_TOOLS += $(BUILD)/bench/tx
+$(BUILD)/bench/tx: bench/tx.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $< -o $@ -lbpf -lelf -lz
+
 bench: all $(BENCH_TOOLS)
 	bench/run.sh
 

@@ -557,6 +557,8 @@ def main():
       "build/bench/results-quick.md")
     w("BENCH_SIZES=1000000 BENCH_ROUNDS=3 BENCH_RECEIVERS='bare bits hash' make bench")
     w("BENCH_NAMES=only make bench # the DNS flood alone: build/bench/results-names/names.md")
+    w("bench/hooks.sh             # the hooks alone (XDP, tc ingress, tc egress): "
+      "build/bench/hooks/section.md")
     w("```")
     w("")
     w("## What is not measured, and caveats")

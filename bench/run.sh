@@ -22,7 +22,9 @@
 #      ipset restore and the BPF maps' batch updates;
 #   5. named lists (bench/lists.sh): 1, 4 and 16 named lists against the
 #      default list, all listed and none listed;
-#   6. names at line rate (run_names): a DNS query flood, every name new
+#   6. hooks (bench/hooks.sh): the program time per packet (bpf_stats) of
+#      XDP ingress, tc ingress and tc egress, all listed and none listed;
+#   7. names at line rate (run_names): a DNS query flood, every name new
 #      (random 8-letter labels under a zone: the water-torture attack), at
 #      bloomxdp --match dns holding a list of names, and at the bare program
 #      on another veth pair; zones listed and not, names of 3 and 5 labels.
@@ -39,7 +41,8 @@
 # (names listed, 1000000; 100000 with BENCH_QUICK=1), BENCH_NAMES_ATTACH (more
 # options of its attach, e.g. "--events-per-sec 0"), BENCH_NAMES_GEN (more
 # options of the generator, e.g. --dns-fixed: one name, not random ones),
-# BENCH_LISTS (1: the named lists of bench/lists.sh, the default; 0: not).
+# BENCH_LISTS (1: the named lists of bench/lists.sh, the default; 0: not),
+# BENCH_HOOKS (1: the hooks of bench/hooks.sh, the default; 0: not).
 # shellcheck disable=SC2086
 #
 # Network safety: everything lives in namespaces of this run (bxb-ID-*; veth
@@ -741,6 +744,12 @@ main() {
 		cleanup
 		BENCH_LISTS_RAW=$RAW/lists "$ROOT/bench/lists.sh" ||
 			log "bench/lists.sh failed: its section is left out"
+	fi
+	# Hooks (XDP, tc ingress, tc egress): a script of its own, a section of results.md.
+	if [ "${BENCH_HOOKS:-1}" = 1 ] && [ "${BENCH_NAMES:-1}" != only ]; then
+		cleanup
+		BENCH_HOOKS_RAW=$RAW/hooks "$ROOT/bench/hooks.sh" ||
+			log "bench/hooks.sh failed: its section is left out"
 	fi
 	if [ "${BENCH_NAMES:-1}" != 0 ]; then
 		log "names: a DNS query flood of random names ($ROUNDS rounds, ${WINDOW} s each)"

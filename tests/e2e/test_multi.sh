@@ -118,6 +118,8 @@ fi
 st=$(bx status "$IF_SRV2" --json 2>&1)
 check_eq "status of the member names the group's home" "$IF_SRV" \
 	"$(sed -n 's/.*"group":{"home":"\([^"]*\)".*/\1/p' <<<"$st")" "$st"
+check_eq "... and reads the lists' state from the home's (current)" current \
+	"$(json_str "$st" state)" "$st"
 
 # Per-interface stats and their sum.
 s=$(bx stats "$IF_SRV2" --json 2>&1)
@@ -126,6 +128,10 @@ s = json.loads(sys.stdin.read())
 print(s["interfaces"][sys.argv[1]]["dropped"], s["interfaces"][sys.argv[2]]["dropped"], s["dropped"])
 ' "$IF_SRV" "$IF_SRV2" <<<"$s" 2>&1)
 check_eq "stats: each interface dropped its 5, the sum is 10" "5 5 10" "$got" "$s"
+got=$(python3 -c 'import json, sys
+s = json.loads(sys.stdin.read())
+print([l["list_hits"] for l in s["lists"] if l["list"] == "default"][0])' <<<"$s" 2>&1)
+check_eq "stats: the list's hits are the group's (10, not the member's 5)" 10 "$got" "$s"
 
 # Loads under traffic on both: no listed packet passes.
 LIST2=$E2E_TMP/list2.txt

@@ -68,6 +68,19 @@ static void print_lists(const struct named_view *v, const struct bloomxdp_config
 		json_array_end(j);
 }
 
+/* stats --interval --json: the seconds between samples and each counter's rate over them. */
+static void json_rates(struct json *j, const __u64 *now, const __u64 *before, double secs)
+{
+	size_t i;
+
+	json_kv_double(j, "interval", "%.3f", secs);
+	json_key(j, "rates");
+	json_object_start(j);
+	for (i = 0; i < BLOOMXDP_NCOUNTERS; i++)
+		json_kv_double(j, counter_names[i], "%.1f", (now[i] - before[i]) / secs);
+	json_object_end(j);
+}
+
 /* "ingress", "egress" or "both": the directions the counters come from. */
 static const char *directions_name(const struct direction_counters *dc)
 {
@@ -109,15 +122,8 @@ static void print_counters(const struct direction_counters *dc, const __u64 *bef
 				json_kv_u64(&j, counter_names[i], dc->guard_counters[i]);
 			json_object_end(&j);
 		}
-		if (before) {
-			json_kv_double(&j, "interval", "%.3f", secs);
-			json_key(&j, "rates");
-			json_object_start(&j);
-			for (i = 0; i < BLOOMXDP_NCOUNTERS; i++)
-				json_kv_double(&j, counter_names[i], "%.1f",
-					       (now[i] - before[i]) / secs);
-			json_object_end(&j);
-		}
+		if (before)
+			json_rates(&j, now, before, secs);
 		print_lists(v, cfg, &j);
 		json_object_end(&j);
 		json_end(&j);
@@ -190,15 +196,8 @@ static void print_group(const struct group_counters *gc, const __u64 *before, do
 			member_json(&j, &gc->dc[m]);
 		}
 		json_object_end(&j);
-		if (before) {
-			json_kv_double(&j, "interval", "%.3f", secs);
-			json_key(&j, "rates");
-			json_object_start(&j);
-			for (i = 0; i < BLOOMXDP_NCOUNTERS; i++)
-				json_kv_double(&j, counter_names[i], "%.1f",
-					       (gc->total[i] - before[i]) / secs);
-			json_object_end(&j);
-		}
+		if (before)
+			json_rates(&j, gc->total, before, secs);
 		print_lists(v, cfg, &j);
 		json_object_end(&j);
 		json_end(&j);
@@ -229,11 +228,15 @@ static int stats_read(const struct attachment *att, struct direction_counters *d
 {
 	int ret = direction_counters_read(att, dc);
 
+	if (!ret)
+		ret = named_view_read(att, v);
 	if (!ret && att->grouped) {
 		ret = group_counters_read(att, gc);
 		memcpy(dc->total, gc->total, sizeof(dc->total));
+		/* The lists are the group's: their hits on every member. */
+		memcpy(v->hits, gc->list_hits, sizeof(v->hits));
 	}
-	return ret ? ret : named_view_read(att, v);
+	return ret;
 }
 
 static void stats_print(const struct attachment *att, const struct direction_counters *dc,

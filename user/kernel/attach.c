@@ -668,6 +668,62 @@ cleanup:
 	return ret;
 }
 
+/* What hook_and_pin() made, for its caller's one cleanup path (hook_and_pin_undo()). */
+struct hooked {
+	int link_fd;		/* the link of lp's program (-1: none, or a clsact filter) */
+	__u32 component;	/* else its id in libxdp's dispatcher, which holds it (0: no) */
+	bool hooked;		/* lp's program runs on the interface */
+	bool pinned;		/* the pin directory is made */
+};
+
+/*
+ * lp's program attached where its configuration says (or already, by libxdp:
+ * h->component), the attachment's pins made in ifname's new directory pd (the
+ * link last), and with --direction both its egress program beside it. h says
+ * what to undo on failure.
+ */
+static int hook_and_pin(const char *ifname, int ifindex, const struct loaded_prog *lp,
+			const struct attach_opts *o, struct pin_dir *pd, struct hooked *h,
+			const char **ingress_via, const char **egress_via)
+{
+	int ret = 0;
+
+	if (h->component)
+		*ingress_via = ATTACH_VIA_MULTIPROG;	/* joined as libxdp loaded it */
+	else
+		ret = hook_attach(ifname, ifindex, lp, o->mode, ingress_via, &h->link_fd);
+	if (ret)
+		return ret;
+	h->hooked = true;
+	ret = pin_dir_open(ifname, true, pd);
+	if (ret) {
+		if (ret == -EEXIST)
+			already_attached(ifname);
+		return ret;
+	}
+	h->pinned = true;
+	ret = attachment_pin_all(pd, lp->skel, h->link_fd);
+	if (!ret && o->direction == ATTACH_DIR_BOTH)
+		ret = attach_egress(ifname, ifindex, lp, NULL, pd->fd, egress_via);
+	return ret;
+}
+
+/* Undoes what h says hook_and_pin() made (nothing once the caller clears it); closes the link. */
+static void hook_and_pin_undo(const char *ifname, int ifindex, const struct loaded_prog *lp,
+			      struct pin_dir *pd, struct hooked *h)
+{
+	if (h->pinned)
+		attachment_unpin_all(pd, ifname);
+	if (h->hooked && h->component)
+		(void)multiprog_leave(ifindex, h->component);
+	else if (h->hooked)
+		hook_undo(ifindex, lp, h->link_fd);
+	pin_dir_close(pd);
+	if (h->link_fd >= 0)
+		close(h->link_fd);
+	h->link_fd = -1;
+}
+
 /* restoring: the state's lists are about to be loaded again, not emptied. */
 static int do_attach(const char *ifname, const struct attach_opts *o, bool restoring,
 		     struct attach_result *res)
@@ -677,10 +733,10 @@ static int do_attach(const char *ifname, const struct attach_opts *o, bool resto
 	struct bloomxdp_config cfg = {};
 	__u64 max_memory = o->max_memory_given ? o->max_memory : default_max_memory();
 	struct bloom_plan plan;
-	bool loaded = false, pinned = false, hooked = false, joined;
+	struct hooked h = { .link_fd = -1 };
 	struct join_ctx j = {};
+	bool loaded = false, joined;
 	const char *cgroup;
-	int link_fd = -1;
 	int ifindex;
 	int ret;
 
@@ -729,7 +785,8 @@ static int do_attach(const char *ifname, const struct attach_opts *o, bool resto
 	if (ret)
 		return ret;
 	loaded = true;
-	hooked = joined;
+	h.component = joined ? j.prog_id : 0;
+	h.hooked = joined;
 	ret = loader_write_state0(&lp, max_memory);
 	if (ret) {
 		log_error("cannot write the bookkeeping of %s: %s", ifname, strerror(-ret));
@@ -737,25 +794,8 @@ static int do_attach(const char *ifname, const struct attach_opts *o, bool resto
 	}
 
 	res->multiprog = joined;
-	if (joined)
-		res->ingress_via = ATTACH_VIA_MULTIPROG;
-	else
-		ret = hook_attach(ifname, ifindex, &lp, o->mode, &res->ingress_via, &link_fd);
-	if (ret)
-		goto cleanup;
-	hooked = true;
-
-	ret = pin_dir_open(ifname, true, &pd);
-	if (ret) {
-		if (ret == -EEXIST)
-			already_attached(ifname);
-		goto cleanup;
-	}
-	pinned = true;
 	/* The link last: once it is pinned the attachment outlives this process. */
-	ret = attachment_pin_all(&pd, lp.skel, link_fd);
-	if (!ret && o->direction == ATTACH_DIR_BOTH)
-		ret = attach_egress(ifname, ifindex, &lp, NULL, pd.fd, &res->egress_via);
+	ret = hook_and_pin(ifname, ifindex, &lp, o, &pd, &h, &res->ingress_via, &res->egress_via);
 	cgroup = ret ? NULL : guard_cgroup(o);
 	if (cgroup)
 		ret = guard_attach(ifname, cgroup);
@@ -770,17 +810,9 @@ static int do_attach(const char *ifname, const struct attach_opts *o, bool resto
 		res->egress_via = res->ingress_via;
 		res->ingress_via = NULL;
 	}
-	pinned = hooked = false;
+	h.pinned = h.hooked = false;
 cleanup:
-	if (pinned)
-		attachment_unpin_all(&pd, ifname);
-	if (hooked && joined)
-		(void)multiprog_leave(ifindex, j.prog_id);
-	else if (hooked)
-		hook_undo(ifindex, &lp, link_fd);
-	pin_dir_close(&pd);
-	if (link_fd >= 0)
-		close(link_fd);
+	hook_and_pin_undo(ifname, ifindex, &lp, &pd, &h);
 	if (loaded)
 		loader_close(&lp);
 	return ret;
@@ -799,9 +831,9 @@ static int attach_member(const struct attachment *home, const char *ifname,
 	struct pin_dir pd = { .bpffs_fd = -1, .root_fd = -1, .fd = -1 };
 	struct loaded_prog lp = { .skel = NULL };
 	struct xdp_hook replaced = {};
-	bool pinned = false, hooked = false;
+	struct hooked h = { .link_fd = -1 };
 	const char *via = NULL;
-	int ifindex, link_fd = -1, ret;
+	int ifindex, ret;
 
 	ret = check_interface(ifname, &ifindex);
 	if (!ret && (o->direction & ATTACH_DIR_INGRESS) && o->hook == BLOOMXDP_HOOK_XDP)
@@ -810,34 +842,15 @@ static int attach_member(const struct attachment *home, const char *ifname,
 		ret = loader_load_member(&home->config, home, &lp);
 	if (ret)
 		return ret;
-	ret = hook_attach(ifname, ifindex, &lp, o->mode, &via, &link_fd);
-	if (ret)
-		goto cleanup;
-	hooked = true;
-	ret = pin_dir_open(ifname, true, &pd);
-	if (ret) {
-		if (ret == -EEXIST)
-			already_attached(ifname);
-		goto cleanup;
-	}
-	pinned = true;
-	ret = attachment_pin_all(&pd, lp.skel, link_fd);
-	if (!ret && o->direction == ATTACH_DIR_BOTH)
-		ret = attach_egress(ifname, ifindex, &lp, NULL, pd.fd, &via);
+	ret = hook_and_pin(ifname, ifindex, &lp, o, &pd, &h, &via, &via);
 	if (!ret)
 		ret = group_pin(pd.fd, home->group_fd);
 	if (ret)
 		goto cleanup;
 	record_attach(ifname, o, false, &replaced, line, false);
-	pinned = hooked = false;
+	h.pinned = h.hooked = false;
 cleanup:
-	if (pinned)
-		attachment_unpin_all(&pd, ifname);
-	if (hooked)
-		hook_undo(ifindex, &lp, link_fd);
-	pin_dir_close(&pd);
-	if (link_fd >= 0)
-		close(link_fd);
+	hook_and_pin_undo(ifname, ifindex, &lp, &pd, &h);
 	loader_close(&lp);
 	return ret;
 }

@@ -154,6 +154,23 @@ static struct bloomxdp *skel_open(__u32 hook)
 	return skel;
 }
 
+/*
+ * The opened skeleton loaded; a refusal said, with "; UNCHANGED is unchanged"
+ * when an attachment stays as it was.
+ */
+static int skel_load(const struct bloomxdp_config *cfg, struct loaded_prog *lp,
+		     const char *unchanged)
+{
+	int ret = bloomxdp__load(lp->skel);
+
+	if (ret)
+		log_error("the kernel refused the %s program (%s); rerun with -v for the "
+			  "verifier's log%s%s%s", cfg->hook == BLOOMXDP_HOOK_TC ? "tc" : "XDP",
+			  strerror(-ret), unchanged ? "; " : "", unchanged ? unchanged : "",
+			  unchanged ? " is unchanged" : "");
+	return ret;
+}
+
 /* The BPF object opened, cfg set as its .rodata; nothing made yet. */
 static int loader_open(const struct bloomxdp_config *cfg, struct loaded_prog *lp)
 {
@@ -204,19 +221,12 @@ int loader_load_room_by(const struct bloomxdp_config *cfg, __u32 room, loader_lo
 		goto err;
 	}
 	ret = set_templates(lp);
-	if (!ret && load) {
-		ret = load(lp->skel->obj, ctx);
-		if (ret)
-			goto err;
-	} else if (!ret) {
-		ret = bloomxdp__load(lp->skel);
-	}
-	if (ret) {
-		log_error("the kernel refused the %s program (%s); rerun with -v for the "
-			  "verifier's log", cfg->hook == BLOOMXDP_HOOK_TC ? "tc" : "XDP",
-			  strerror(-ret));
+	if (!ret && load)
+		ret = load(lp->skel->obj, ctx);	/* a refusal is the caller's to say */
+	else if (!ret)
+		ret = skel_load(cfg, lp, NULL);
+	if (ret)
 		goto err;
-	}
 	ret = install_generation0(lp);
 	if (ret) {
 		log_error("cannot install the empty maps: %s", strerror(-ret));
@@ -242,12 +252,9 @@ static int load_reusing(const struct bloomxdp_config *cfg, const struct attachme
 		log_error("cannot reuse the maps of %s: %s", att->ifname, strerror(-ret));
 		goto err;
 	}
-	ret = bloomxdp__load(lp->skel);
-	if (ret) {
-		log_error("the kernel refused the XDP program (%s); rerun with -v for the "
-			  "verifier's log; %s is unchanged", strerror(-ret), att->ifname);
+	ret = skel_load(cfg, lp, att->ifname);
+	if (ret)
 		goto err;
-	}
 	return 0;
 err:
 	loader_close(lp);
@@ -312,13 +319,9 @@ int loader_load_beside(const struct bloomxdp_config *cfg, const struct loaded_pr
 			  "egress" : "ingress", strerror(-ret));
 		goto err;
 	}
-	ret = bloomxdp__load(lp->skel);
-	if (ret) {
-		log_error("the kernel refused the %s program (%s); rerun with -v for the "
-			  "verifier's log", cfg->hook == BLOOMXDP_HOOK_TC ? "tc" : "XDP",
-			  strerror(-ret));
+	ret = skel_load(cfg, lp, NULL);
+	if (ret)
 		goto err;
-	}
 	return 0;
 err:
 	loader_close(lp);

@@ -152,6 +152,7 @@ int direction_counters_read(const struct attachment *att, struct direction_count
 int group_counters_read(const struct attachment *att, struct group_counters *gc)
 {
 	struct attachment other;
+	struct named_view v;
 	size_t i;
 	int ret = 0;
 
@@ -162,12 +163,20 @@ int group_counters_read(const struct attachment *att, struct group_counters *gc)
 		memcpy(gc->names[gc->n], name, sizeof(gc->names[gc->n]));
 		if (!strcmp(name, att->ifname)) {
 			ret = direction_counters_read(att, &gc->dc[gc->n]);
+			if (!ret)
+				ret = named_view_read(att, &v);
 		} else if (!attachment_open(name, false, &other)) {
 			ret = direction_counters_read(&other, &gc->dc[gc->n]);
+			if (!ret)
+				ret = named_view_read(&other, &v);
 			attachment_close(&other);
+		} else {
+			continue;	/* said by attachment_open(): it counts nothing */
 		}
 		for (i = 0; !ret && i < BLOOMXDP_NCOUNTERS; i++)
 			gc->total[i] += gc->dc[gc->n].total[i];
+		for (i = 0; !ret && i < BLOOMXDP_LIST_IDS; i++)
+			gc->list_hits[i] += v.hits[i];
 	}
 	return ret;
 }

@@ -67,6 +67,7 @@ struct group_counters {
 	char names[BLOOMXDP_GROUP_MAX][BLOOMXDP_IFNAME_LEN];
 	struct direction_counters dc[BLOOMXDP_GROUP_MAX];
 	__u64 total[BLOOMXDP_NCOUNTERS];
+	__u64 list_hits[BLOOMXDP_LIST_IDS];	/* each list's hits on every member */
 };
 
 /*

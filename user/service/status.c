@@ -71,6 +71,7 @@ static void guard_view_read(const struct attachment *att, struct status_view *v)
 
 int status_view_read(struct attachment *att, const char *state_dir, struct status_view *v)
 {
+	const char *home;
 	const struct bloomxdp_config *cfg = &att->config;
 	__u64 counts[BLOOMXDP_NCOUNTERS], checked;
 	struct direction_counters dc;
@@ -95,10 +96,12 @@ int status_view_read(struct attachment *att, const char *state_dir, struct statu
 	if (ret)
 		return ret;
 	/* The counting filter of del, in the state (bitcounts.h). */
-	v->del_ret = bitcounts_status(v->ifname, state_dir, cfg->layout, v->g.bits, cfg->hashes,
+	/* The lists' state is the group's home's (attach IF1 IF2 ...). */
+	home = att->grouped ? att->group.members[0] : v->ifname;
+	v->del_ret = bitcounts_status(home, state_dir, cfg->layout, v->g.bits, cfg->hashes,
 				      v->g.st.generation, &v->del_bytes, &v->del_saturated);
 	/* Entries that expire (expiry.h). */
-	if (!expiry_summary(v->ifname, state_dir, &v->timeouts, &v->next_expiry) &&
+	if (!expiry_summary(home, state_dir, &v->timeouts, &v->next_expiry) &&
 	    v->next_expiry) {
 		time_t t = v->next_expiry;
 		struct tm tm;
@@ -131,7 +134,7 @@ int status_view_read(struct attachment *att, const char *state_dir, struct statu
 
 		strftime(v->loaded, sizeof(v->loaded), "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
 	}
-	v->state = state_text(v->ifname, state_dir, v->g.st.generation);
+	v->state = state_text(home, state_dir, v->g.st.generation);
 	if (xdp_hook_recorded(v->ifname, state_dir, &v->before))
 		memset(&v->before, 0, sizeof(v->before));
 	if (kernel_release(v->kernel, sizeof(v->kernel)))
