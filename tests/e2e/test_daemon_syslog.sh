@@ -82,7 +82,7 @@ sleep 0.5
 check "drop events reached syslog, facility daemon, tag bloomxdp" \
 	grep -qE '^<29>.*bloomxdp\[[0-9]+\]: ' "$LOG"
 check "... each names the interface, the verdict, the listed source and what matched" \
-	grep -qE "bloomxdp\\[[0-9]+\\]: [0-9T:.-]+Z $IF_SRV drop $LISTED .* src address" "$LOG"
+	grep -qE "bloomxdp\\[[0-9]+\\]: [0-9T:.-]+Z $IF_SRV ingress drop $LISTED .* src address" "$LOG"
 check_eq "... and none names the unlisted source" 0 "$(grep -c " $UNLISTED " "$LOG")"
 check_eq "standard output holds no event" "" "$(cat "$E2E_TMP/daemon.out")"
 
