@@ -16,10 +16,13 @@ failed_names=()
 run_one() {
 	local name=$1; shift
 	local out rc ok bad todos
+	local start=$SECONDS
 	echo "=== $name"
 	out=$("$@" 2>&1)
 	rc=$?
 	printf '%s\n' "$out"
+	# Where a run's time goes: CI must stay well under 30 minutes.
+	echo "# $name: $((SECONDS - start)) s"
 	ok=$(grep -cE '^ok [0-9]+' <<<"$out")
 	bad=$(grep -E '^not ok [0-9]+' <<<"$out" | grep -cvE '# TODO')
 	todos=$(grep -cE '^not ok [0-9]+.*# TODO' <<<"$out")
