@@ -169,7 +169,7 @@ $(BUILD)/bench/%.bpf.o: bench/%.bpf.c $(HEADERS) bpf/filter.h | $(BUILD)
 $(BUILD)/bench/%.skel.h: $(BUILD)/bench/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $* > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/bench/gen: bench/gen.c tests/bpf/dns_wire.h $(BUILD)/bench/gen.skel.h
+$(BUILD)/bench/gen: bench/gen.c bench/own_mac.h tests/bpf/dns_wire.h $(BUILD)/bench/gen.skel.h
 	$(CC) $(CFLAGS) -Itests/bpf -I$(BUILD)/bench $< -o $@ -lbpf -lelf -lz -lpthread
 
 $(BUILD)/bench/rx: bench/rx.c $(BUILD)/bench/receivers.skel.h
@@ -193,7 +193,7 @@ $(BUILD)/bench/mklists: bench/mklists.c
 
 # tx: the hook benchmark's AF_PACKET sender and bpf_stats reader (bench/hooks.sh).
 BENCH_TOOLS += $(BUILD)/bench/tx
-$(BUILD)/bench/tx: bench/tx.c
+$(BUILD)/bench/tx: bench/tx.c bench/own_mac.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $< -o $@ -lbpf -lelf -lz
 

@@ -56,6 +56,7 @@
 #include <bpf/libbpf.h>
 #include "dns_wire.h"
 #include "gen.skel.h"
+#include "own_mac.h"
 
 #define FRAME_LEN 60
 #define FRAME_MAX 128
@@ -89,21 +90,6 @@ static void die(const char *what)
 {
 	fprintf(stderr, "gen: %s: %s\n", what, strerror(errno));
 	exit(1);
-}
-
-static int own_mac(const char *ifname, unsigned char *mac)
-{
-	struct ifreq ifr = {};
-	int fd = socket(AF_INET, SOCK_DGRAM, 0), ret;
-
-	if (fd < 0)
-		return -1;
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
-	ret = ioctl(fd, SIOCGIFHWADDR, &ifr);
-	close(fd);
-	if (!ret)
-		memcpy(mac, ifr.ifr_hwaddr.sa_data, ETH_ALEN);
-	return ret;
 }
 
 /* tx_packets and tx_dropped of IFNAME (32-bit counters of getifaddrs: enough for a window). */

@@ -51,6 +51,7 @@
 #include <linux/ip.h>
 #include <linux/udp.h>
 #include <bpf/bpf.h>
+#include "own_mac.h"
 
 #define FRAME_LEN 60
 #define BATCH_MAX 256
@@ -68,21 +69,6 @@ static int fail(const char *what, int err)
 {
 	fprintf(stderr, "tx: %s: %s\n", what, strerror(err));
 	return 1;
-}
-
-static int own_mac(const char *ifname, unsigned char *mac)
-{
-	struct ifreq ifr = {};
-	int fd = socket(AF_INET, SOCK_DGRAM, 0), ret;
-
-	if (fd < 0)
-		return -1;
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
-	ret = ioctl(fd, SIOCGIFHWADDR, &ifr);
-	close(fd);
-	if (!ret)
-		memcpy(mac, ifr.ifr_hwaddr.sa_data, ETH_ALEN);
-	return ret;
 }
 
 struct traffic {
