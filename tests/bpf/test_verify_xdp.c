@@ -914,6 +914,12 @@ static void test_event_budget_spent(void **state)
 		print_message("# the bursts ran past their second (try %d of %d): again\n",
 			      try + 1, SECOND_TRIES);
 	}
+	if (try == SECOND_TRIES && getenv("BLOOMXDP_EMULATED")) {
+		/* The host's run checks it; under qemu TCG the bursts rarely fit in a second. */
+		sched_setaffinity(0, sizeof(old), &old);
+		prog_close(&drop);
+		skip();
+	}
 	if (try == SECOND_TRIES)
 		fail_msg("%d tries, none with each burst within its second: the machine is too slow "
 			 "for this test", SECOND_TRIES);
