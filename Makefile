@@ -42,6 +42,8 @@ SKELS     += $(BUILD)/bloomxdp_tc.skel.h
 SKELS     += $(BUILD)/kbloom_fill.skel.h
 # The socket guard's cgroup hooks (user/kernel/guard.c), skeleton struct guard.
 SKELS     += $(BUILD)/guard.skel.h
+# Test-only: include/bloomxdp/quic.h's crypto in the kernel (tests/bpf/test_quic_crypto_xdp.c).
+SKELS     += $(BUILD)/quic_probe.skel.h
 
 .SECONDARY:
 .PHONY: all deps test test-kernel test-unit test-bpf test-e2e demo bench fuzz clean
@@ -63,6 +65,9 @@ $(BUILD)/bloomxdp_tc.bpf.o: bpf/bloomxdp.bpf.c $(wildcard bpf/*.h) $(HEADERS) | 
 
 $(BUILD)/hash_probe.bpf.o: tests/bpf/hash_probe.bpf.c tests/bpf/hash_probe.h $(HEADERS) | $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/quic_probe.bpf.o: tests/bpf/quic_probe.bpf.c tests/bpf/quic_probe.h $(HEADERS) | $(BUILD)
+	$(CLANG) $(BPF_CFLAGS) -Itests/bpf -c $< -o $@
 
 $(BUILD)/tc_tos_drop.bpf.o: tests/bpf/tc_tos_drop.bpf.c | $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
