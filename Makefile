@@ -100,6 +100,9 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libbloomxdp.a $(SKELS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $< $(BUILD)/libbloomxdp.a -o $@ $(LDLIBS) -lcmocka
 
+# Unit tests of the QUIC crypto and wire builder include tests/bpf's headers (vectors, builder).
+$(BUILD)/tests/test_quic_crypto $(BUILD)/tests/test_quic_wire: $(wildcard tests/bpf/*.h)
+
 # test_ifname runs command_main(), the command line's parser (user/cli/command.c).
 $(BUILD)/tests/test_ifname: tests/unit/test_ifname.c $(BUILD)/user/cli/command.o \
 			    $(BUILD)/libbloomxdp.a $(SKELS)

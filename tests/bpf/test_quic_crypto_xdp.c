@@ -12,7 +12,8 @@
  *    example.com) and PADDING; FIPS-197 for AES;
  *  - agree with its user-space twin on random DCIDs of every length (salt
  *    state cached and not), keys, blocks and packet numbers, and refuse what
- *    the twin refuses;
+ *    the twin refuses; open packets of tests/bpf/quic_wire.h's builder (the
+ *    header's mask gives back the packet number, the payload its frames);
  *  - cost little: ns per derivation (warm: the salt's HMAC state cached;
  *    cold: not), per AES block, per key expansion, and per packet (a
  *    derivation, one header protection block, 6 payload blocks) from
@@ -38,6 +39,7 @@
 #include "quic_probe.h"
 #include "quic_probe.skel.h"
 #include "quic_vectors.h"
+#include "quic_wire.h"
 
 #define COMPLEXITY_LIMIT	1000000		/* BPF_COMPLEXITY_LIMIT_INSNS */
 /* A budget for all three functions, which the packet program adds to its own. */
@@ -284,6 +286,53 @@ static void test_parity(void **state)
 	}
 }
 
+/* quic_wire.h's packets: the kernel's mask and key stream give back pn and payload. */
+static void test_builder_packets(void **state)
+{
+	struct frame *dgram = calloc(1, sizeof(*dgram));
+	__u8 plain[QUIC_PROBE_BLOCKS * 16];
+	struct quic_probe_frame f;
+	struct quic_opened *o = calloc(1, sizeof(*o));
+	struct quic_pkt p;
+	__u32 run, i, pn_off = 0, first;
+
+	(void)state;
+	assert_true(dgram && o);
+	for (run = 0; run < PARITY_RUNS; run++) {
+		memset(&p, 0, sizeof(p));
+		p.version = rng() & 1 ? BLOOMXDP_QUIC_V1 : BLOOMXDP_QUIC_V2;
+		p.dcid_len = rng() % (BLOOMXDP_QUIC_CID_MAX + 1);
+		p.scid_len = rng() % (BLOOMXDP_QUIC_CID_MAX + 1);
+		rng_bytes(p.dcid, sizeof(p.dcid));
+		p.pn_len = 1 + rng() % 4;
+		p.pn = rng() & ((1ULL << (8 * p.pn_len)) - 1);
+		p.payload_len = 4 + rng() % (sizeof(plain) - 3);
+		rng_bytes(plain, sizeof(plain));
+		p.payload = plain;
+		dgram->len = 0;
+		quic_put_packet(dgram, &p);
+		assert_int_equal(quic_parse_header(dgram->data, dgram->len, o, &pn_off), 0);
+		memset(&f, 0, sizeof(f));
+		f.op = QUIC_PROBE_PACKET;
+		f.version = p.version;
+		f.dcid_len = p.dcid_len;
+		memcpy(f.dcid, p.dcid, p.dcid_len);
+		f.pn = p.pn;
+		f.nblocks = (p.payload_len + 15) / 16;
+		memcpy(f.sample.b, dgram->data + pn_off + 4, 16);
+		memcpy(f.blocks, dgram->data + pn_off + p.pn_len, p.payload_len);
+		probe_run(skel->progs.quic_probe, &f, 1, NULL);
+		first = dgram->data[0] ^ (f.sample.b[0] & 0x0f);
+		assert_int_equal((first & 3) + 1, p.pn_len);
+		for (i = 0; i < p.pn_len; i++)
+			assert_int_equal(dgram->data[pn_off + i] ^ f.sample.b[1 + i],
+					 (__u8)(p.pn >> (8 * (p.pn_len - 1 - i))));
+		assert_memory_equal(f.blocks, plain, p.payload_len);
+	}
+	free(dgram);
+	free(o);
+}
+
 static void test_refusals(void **state)
 {
 	static const __u32 versions[] = { 0, 0xff00001d, 0x6b3343ce, 0x00000002, 0xffffffff };
@@ -381,6 +430,7 @@ int main(void)
 		cmocka_unit_test(test_rfc_packet),
 		cmocka_unit_test(test_aes_kats),
 		cmocka_unit_test(test_parity),
+		cmocka_unit_test(test_builder_packets),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_timing),
 	};
