@@ -2,10 +2,11 @@
 /*
  * include/bloomxdp/quic.h in the kernel: tests/bpf/quic_probe.bpf.c runs it
  * through BPF_PROG_TEST_RUN, and it must
- *  - load: its global functions pass the verifier; verified_insns of each
- *    probe program printed (quic_probe: everything, quic_probe_derive: the
- *    key derivation and SHA-256, quic_probe_aes: AES-128) and kept far below
- *    the limit;
+ *  - load: its global functions pass the verifier, called from a bpf_loop
+ *    callback too; verified_insns of each probe program printed (quic_probe:
+ *    everything, quic_probe_derive: the key derivation and SHA-256,
+ *    quic_probe_aes: AES-128, quic_probe_loop: both from a callback) and
+ *    kept far below the limit;
  *  - give the RFCs' values: RFC 9001 A.1/A.2 and RFC 9369 A.1/A.2 keys and
  *    secrets, the header protection mask of each packet's sample, its first 16
  *    payload blocks decrypted to the CRYPTO frame (the ClientHello naming
@@ -101,6 +102,7 @@ static void test_verifier_cost(void **state)
 {
 	const struct bpf_program *progs[] = {
 		skel->progs.quic_probe, skel->progs.quic_probe_derive, skel->progs.quic_probe_aes,
+		skel->progs.quic_probe_loop,
 	};
 	struct bpf_prog_info info;
 	__u32 len, i;
@@ -146,10 +148,15 @@ static void test_rfc_keys(void **state)
 		assert_hex(f.keys.key.b, v->key, "key");
 		assert_hex(f.keys.iv.b, v->iv, "iv");
 		assert_hex(f.keys.hp.b, v->hp, "hp");
-		/* The same through the derivation's program alone. */
+		/* The same through the derivation's program alone, and from a callback. */
 		vector_frame(v, QUIC_PROBE_DERIVE, &f);
 		probe_run(skel->progs.quic_probe_derive, &f, 1, NULL);
 		assert_hex(f.keys.hp.b, v->hp, "hp (quic_probe_derive)");
+		vector_frame(v, QUIC_PROBE_DERIVE, &f);
+		quic_unhex(v->sample, f.sample.b, sizeof(f.sample.b));
+		probe_run(skel->progs.quic_probe_loop, &f, 1, NULL);
+		assert_hex(f.keys.key.b, v->key, "key (quic_probe_loop)");
+		assert_hex(f.sample.b, v->mask, "mask (quic_probe_loop)");
 	}
 }
 

@@ -185,7 +185,8 @@ static void random_packet(struct quic_pkt *p)
 
 	memset(p, 0, sizeof(*p));
 	p->version = below(2) ? BLOOMXDP_QUIC_V1 : BLOOMXDP_QUIC_V2;
-	p->type = (enum quic_type[]){ QUIC_INITIAL, QUIC_INITIAL, QUIC_0RTT, QUIC_HANDSHAKE }[below(4)];
+	p->type = (enum quic_type[]){ QUIC_INITIAL, QUIC_INITIAL, QUIC_0RTT,
+				      QUIC_HANDSHAKE }[below(4)];
 	p->dcid_len = below(BLOOMXDP_QUIC_CID_MAX + 1);
 	p->scid_len = below(BLOOMXDP_QUIC_CID_MAX + 1);
 	rng_bytes(p->dcid, sizeof(p->dcid));
