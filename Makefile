@@ -42,6 +42,8 @@ SKELS     += $(BUILD)/bloomxdp_tc.skel.h
 SKELS     += $(BUILD)/kbloom_fill.skel.h
 # The socket guard's cgroup hooks (user/kernel/guard.c), skeleton struct guard.
 SKELS     += $(BUILD)/guard.skel.h
+# Test-only: include/bloomxdp/quic.h's crypto in the kernel (tests/bpf/test_quic_crypto_xdp.c).
+SKELS     += $(BUILD)/quic_probe.skel.h
 
 .SECONDARY:
 .PHONY: all deps test test-kernel test-unit test-bpf test-e2e demo bench fuzz clean
@@ -63,6 +65,9 @@ $(BUILD)/bloomxdp_tc.bpf.o: bpf/bloomxdp.bpf.c $(wildcard bpf/*.h) $(HEADERS) | 
 
 $(BUILD)/hash_probe.bpf.o: tests/bpf/hash_probe.bpf.c tests/bpf/hash_probe.h $(HEADERS) | $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/quic_probe.bpf.o: tests/bpf/quic_probe.bpf.c tests/bpf/quic_probe.h $(HEADERS) | $(BUILD)
+	$(CLANG) $(BPF_CFLAGS) -Itests/bpf -c $< -o $@
 
 $(BUILD)/tc_tos_drop.bpf.o: tests/bpf/tc_tos_drop.bpf.c | $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
@@ -94,6 +99,9 @@ $(BUILD)/bloomxdp: $(CLI_OBJS) $(BUILD)/libbloomxdp.a
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libbloomxdp.a $(SKELS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $< $(BUILD)/libbloomxdp.a -o $@ $(LDLIBS) -lcmocka
+
+# Unit tests of the QUIC crypto and wire builder include tests/bpf's headers (vectors, builder).
+$(BUILD)/tests/test_quic_crypto $(BUILD)/tests/test_quic_wire: $(wildcard tests/bpf/*.h)
 
 # test_ifname runs command_main(), the command line's parser (user/cli/command.c).
 $(BUILD)/tests/test_ifname: tests/unit/test_ifname.c $(BUILD)/user/cli/command.o \

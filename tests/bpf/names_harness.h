@@ -227,6 +227,12 @@ struct tls_desc {
 	enum tls_cut cut;
 	const char *tail;	/* bytes after the record, in the same segment */
 	__u32 tail_len;
+	/* What browsers send besides (all off: the hello above, byte for byte). */
+	__u16 key_share;	/* a key_share of this many bytes (1216: X25519MLKEM768's) first */
+	bool share_after;	/* ... after server_name instead */
+	bool ech;		/* an outer encrypted_client_hello (0xfe0d) after server_name */
+	bool grease;		/* GREASE (RFC 8701): a cipher suite, an extension first and last */
+	bool quic;		/* QUIC's: supported_versions, ALPN "h3", transport parameters */
 };
 
 /*
@@ -243,30 +249,104 @@ static inline void tls_put_filler_ext(struct frame *f, __u32 i, bool empty)
 	memset(e + 4, i, n);
 }
 
-/* A ClientHello record, cut as asked; *sni_name at the name's offset in f (0: none). */
-static inline void tls_put_client_hello(struct frame *f, const struct tls_desc *d,
-					__u32 *sni_ext, __u32 *sni_name)
+/* An extension of type and len bytes of data, returned (zeros). */
+static inline __u8 *tls_put_ext(struct frame *f, __u16 type, __u32 len)
+{
+	__u8 *e = frame_put(f, 4 + len);
+
+	put_be16(e, type);
+	put_be16(e + 2, len);
+	return e + 4;
+}
+
+/* key_share (RFC 8446 4.2.8) with one share of n bytes: X25519MLKEM768's, or X25519's. */
+static inline void tls_put_key_share(struct frame *f, __u16 n)
+{
+	__u8 *e = tls_put_ext(f, 51, 2 + 4 + n);
+	__u32 i;
+
+	put_be16(e, 4 + n);
+	put_be16(e + 2, n == 32 ? 0x001d : 0x11ec);
+	put_be16(e + 4, n);
+	for (i = 0; i < n; i++)
+		e[6 + i] = 0x40 + i * 7;
+}
+
+/*
+ * An outer encrypted_client_hello (draft-ietf-tls-esni 5): type outer, HKDF-SHA256 and
+ * AES-128-GCM, a config id, a 32-byte enc and 144 bytes of payload.
+ */
+static inline void tls_put_ech(struct frame *f)
+{
+	__u8 *e = tls_put_ext(f, 0xfe0d, 1 + 4 + 1 + 2 + 32 + 2 + 144);
+
+	e[0] = 0;			/* outer */
+	put_be16(e + 1, 0x0001);	/* HKDF-SHA256 */
+	put_be16(e + 3, 0x0001);	/* AES-128-GCM */
+	e[5] = 0x2a;			/* config_id */
+	put_be16(e + 6, 32);
+	memset(e + 8, 0xec, 32);
+	put_be16(e + 40, 144);
+	memset(e + 42, 0xed, 144);
+}
+
+/* QUIC's ClientHello extensions: TLS 1.3 only, ALPN h3, a few transport parameters. */
+static inline void tls_put_quic_exts(struct frame *f)
+{
+	static const __u8 params[] = {
+		0x04, 0x04, 0x80, 0x10, 0x00, 0x00,	/* initial_max_data */
+		0x08, 0x01, 0x10,			/* initial_max_streams_bidi */
+		0x0f, 0x00,				/* initial_source_connection_id, empty */
+	};
+	__u8 *e;
+
+	e = tls_put_ext(f, 43, 3);			/* supported_versions */
+	e[0] = 2;
+	put_be16(e + 1, 0x0304);
+	e = tls_put_ext(f, 16, 5);			/* application_layer_protocol_negotiation */
+	put_be16(e, 3);
+	e[2] = 2;
+	memcpy(e + 3, "h3", 2);
+	memcpy(tls_put_ext(f, 57, sizeof(params)), params, sizeof(params));
+}
+
+/*
+ * The ClientHello handshake message alone (type, length, body), as QUIC's CRYPTO frames
+ * carry it (RFC 9001 4); *sni_name at the name's offset in f (0: none).
+ */
+static inline void tls_put_hello_msg(struct frame *f, const struct tls_desc *d, __u32 *sni_ext,
+				     __u32 *sni_name)
 {
 	static const __u8 suites[] = { 0, 6, 0x13, 0x01, 0x13, 0x02, 0x13, 0x03 };
-	__u32 start = f->len, hs, exts, i, n, before = d->before;
+	__u32 hs = f->len, exts, i, n, before = d->before;
 	__u8 *p;
 
 	*sni_ext = *sni_name = 0;
-	p = frame_put(f, 5 + 4);
-	p[0] = d->type ? d->type : TLS_HANDSHAKE;
-	put_be16(p + 1, d->version ? d->version : 0x0301);
-	p[5] = d->hs_type ? d->hs_type : TLS_CLIENT_HELLO;
-	hs = start + 5;
+	p = frame_put(f, 4);
+	p[0] = d->hs_type ? d->hs_type : TLS_CLIENT_HELLO;
 	put_be16(frame_put(f, 2), 0x0303);			/* legacy_version */
 	for (p = frame_put(f, 32), i = 0; i < 32; i++)		/* random */
 		p[i] = 0x5a ^ i;
 	n = d->no_session_id ? 0 : 32;
 	*frame_put(f, 1) = n;
 	memset(frame_put(f, n), 0xcc, n);
-	memcpy(frame_put(f, sizeof(suites)), suites, sizeof(suites));
+	if (d->grease) {
+		p = frame_put(f, 2 + 2 + sizeof(suites) - 2);
+		put_be16(p, sizeof(suites));
+		put_be16(p + 2, 0x4a4a);
+		memcpy(p + 4, suites + 2, sizeof(suites) - 2);
+	} else {
+		memcpy(frame_put(f, sizeof(suites)), suites, sizeof(suites));
+	}
 	memcpy(frame_put(f, 2), "\x01\x00", 2);			/* compression: null */
 	exts = f->len;
 	frame_put(f, 2);
+	if (d->grease)
+		tls_put_ext(f, 0x9a9a, 0);
+	if (d->key_share && !d->share_after)
+		tls_put_key_share(f, d->key_share);
+	if (d->quic)
+		tls_put_quic_exts(f);
 	if (d->fill)
 		before = (d->fill - f->len - (d->sni ? 9 + strlen(d->sni) : 0)) / 4;
 	for (i = 0; i < before; i++)
@@ -286,12 +366,31 @@ static inline void tls_put_client_hello(struct frame *f, const struct tls_desc *
 		*sni_name = f->len;
 		memcpy(frame_put(f, n), d->sni, n);
 	}
+	if (d->ech)
+		tls_put_ech(f);
+	if (d->key_share && d->share_after)
+		tls_put_key_share(f, d->key_share);
 	for (i = 0; i < d->after; i++)
 		tls_put_filler_ext(f, 1000 + i, d->empty);
+	if (d->grease)
+		*tls_put_ext(f, 0x1a1a, 1) = 0;
 	put_be16(f->data + exts, f->len - exts - 2);
-	put_be16(f->data + start + 3, f->len - hs);		/* record length */
 	f->data[hs + 1] = (f->len - hs - 4) >> 16;		/* handshake length */
 	put_be16(f->data + hs + 2, f->len - hs - 4);
+}
+
+/* A ClientHello record, cut as asked; *sni_name at the name's offset in f (0: none). */
+static inline void tls_put_client_hello(struct frame *f, const struct tls_desc *d,
+					__u32 *sni_ext, __u32 *sni_name)
+{
+	__u32 start = f->len;
+	__u8 *p;
+
+	p = frame_put(f, 5);
+	p[0] = d->type ? d->type : TLS_HANDSHAKE;
+	put_be16(p + 1, d->version ? d->version : 0x0301);
+	tls_put_hello_msg(f, d, sni_ext, sni_name);
+	put_be16(f->data + start + 3, f->len - start - 5);	/* record length */
 	if (d->tail)
 		memcpy(frame_put(f, d->tail_len), d->tail, d->tail_len);
 	if (d->cut == TLS_CUT_BEFORE_SNI && *sni_ext)
