@@ -17,6 +17,7 @@
 #include "dns.h"
 #include "http.h"
 #include "tls.h"
+#include "quic.h"
 #include "events.h"
 #if HOOK_CAN_TX
 #include "reject.h"	/* answers sent back with XDP_TX: none from tc */
@@ -138,7 +139,7 @@ static __always_inline __u32 name_field(struct hook_ctx *ctx, struct bloomxdp_co
 			return BLOOMXDP_FIELD_NONE;
 		if ((match & BLOOMXDP_MATCH_DNS) && port_listed(config.dns_ports, dport))
 			return BLOOMXDP_FIELD_DNS;
-		if ((match & BLOOMXDP_MATCH_SNI) && port_listed(config.tls_ports, dport))
+		if ((match & BLOOMXDP_MATCH_SNI) && port_listed(config.quic_ports, dport))
 			return BLOOMXDP_FIELD_QUIC;
 	} else if (l4_proto == IPPROTO_TCP) {
 		if (ports_unseen(ctx, cnt, l4_off, dport))
@@ -259,62 +260,123 @@ static __always_inline int match_http(struct hook_ctx *ctx, struct bloomxdp_coun
 	return 1;
 }
 
-static __always_inline int match_sni(struct hook_ctx *ctx, struct bloomxdp_counters *cnt,
-				     struct scratch *s, void *bits, __u64 kinds,
-				     const struct generations *gen, __u32 off, __u32 len)
+/*
+ * The server_name of a ClientHello, in s: from TCP (tls.h) or from QUIC
+ * Initials (s->quic, quic_read()). One lookup for both, the kind read from
+ * the map: the verifier walks it once. 1 on a hit; -1 to drop a ClientHello
+ * with ECH (--ech drop) no list decided; else 0.
+ */
+static __always_inline int match_hello(struct bloomxdp_counters *cnt, struct scratch *s,
+				       void *bits, __u64 kinds, const struct generations *gen)
 {
-	int ret = tls_parse_client_hello(ctx, off, len, s);
+	__u32 quic = s->quic & 1;
 	struct name_walk w;
 
-	if (ret) {
-		if (ret < 0)	/* a ClientHello whose SNI could not be read */
-			cnt->unparsed_tls++;
-		return 0;	/* else other records: ChangeCipherSpec, data... */
-	}
-	cnt->checked_sni++;
+	cnt->checked_sni += !quic;
+	cnt->checked_quic += quic;
 	name_walk_init(&w, bits, kinds, gen);
-	if (!name_verdict(cnt, s, &w, name_listed(s, &w), BLOOMXDP_EVKEY_NAME))
-		return 0;
-	cnt->hits_sni++;
-	return 1;
+	if (name_verdict(cnt, s, &w, name_listed(s, &w), BLOOMXDP_EVKEY_NAME)) {
+		quic = s->quic & 1;
+		cnt->hits_sni += !quic;
+		cnt->hits_quic += quic;
+		return 1;
+	}
+	return s->ech && config.ech == BLOOMXDP_POLICY_DROP ? -1 : 0;
+}
+
+/* The client's address and source port, which with the DCID key its QUIC connection. */
+static __always_inline void quic_key_set(struct hook_ctx *ctx, struct quic_scratch *q,
+					 const struct packet *pkt)
+{
+	__builtin_memset(q->key.addr, 0, sizeof(q->key.addr));
+	/* Results ignored: the IP header was parsed whole; a port cut off stays 0. */
+	if (pkt->ipv6)
+		(void)hook_load_bytes(ctx, pkt->l3_off + 8, q->key.addr, 16);
+	else
+		(void)hook_load_bytes(ctx, pkt->l3_off + 12, q->key.addr, 4);
+	q->key.port = 0;
+	(void)hook_load_bytes(ctx, pkt->l4_off, &q->key.port, 2);
+	q->key.family = pkt->ipv6 ? 6 : 4;
+}
+
+/* An Initial to drop whatever the lists say (--quic-unparsed drop, --ech drop): for match_names(). */
+#define FIELD_POLICY_DROP 0xffffffffU
+
+static __always_inline __u32 quic_unparsed(struct bloomxdp_counters *cnt, int spent)
+{
+	if (spent)
+		cnt->quic_budget_spent++;
+	else
+		cnt->unparsed_quic++;
+	return config.quic_unparsed == BLOOMXDP_POLICY_DROP ? FIELD_POLICY_DROP :
+							      BLOOMXDP_FIELD_NONE;
 }
 
 /*
- * Looks up the name a packet carries in the given field (enum bloomxdp_field).
- * A global function: the verifier checks it once, not once per path through
- * the parsers above. Returns 0, or on a hit 1, or for a DNS query the length
- * of its question (for an NXDOMAIN answer).
+ * A QUIC datagram (quic.h): its Initial read and decrypted, the ClientHello
+ * walked to the extensions' end. Returns BLOOMXDP_FIELD_QUIC with the name in
+ * s for match_names() to look up, FIELD_POLICY_DROP, or BLOOMXDP_FIELD_NONE.
+ * Called from the program, not from match_names(): under it, the crypto's
+ * calls would pass the 512 bytes of stack a chain of calls may take.
  */
-__attribute__((noinline)) int match_names(struct hook_ctx *ctx, const struct packet *pkt,
-					 __u32 field, __u64 kinds, const struct generations *gen)
+__attribute__((noinline)) __u32 quic_read(struct hook_ctx *ctx, const struct packet *pkt,
+					  __u64 kinds)
 {
-	/* The whole frame, fragments included: the parsers read with bpf_xdp_load_bytes. */
-	__u32 frame_len = hook_len(ctx), off, len, question_end = 0, l4_off;
+	__u32 frame_len = hook_len(ctx), off, len, zero = 0;
 	struct bloomxdp_counters *cnt;
-	__u32 zero = 0;
+	struct quic_scratch *q;
 	struct scratch *s;
-	__u8 doff;
-	void *bits;
+	int opened, run;
 
-	if (!pkt || !gen)
-		return 0;	/* the verifier's due: a global function's pointer may be NULL */
+	if (!pkt || !(kinds & (BLOOMXDP_HAS_NAME_DEPTHS | BLOOMXDP_HAS_URLS)))
+		return BLOOMXDP_FIELD_NONE;	/* no name to look for: not read (as the others) */
+	q = quic_scratch_get();
 	s = scratch_get();
 	cnt = bpf_map_lookup_elem(&counters, &zero);
-	bits = probe_map(gen->block_slot);
-	if (!s || !cnt || !bits)
-		return 0;
-	s->suffix_slot = gen->block_slot;
-	s->suffix_refused = 0;
-	l4_off = pkt->l4_off;
+	if (!q || !s || !cnt)
+		return BLOOMXDP_FIELD_NONE;
 	if (pkt->ip_end < frame_len)
 		frame_len = pkt->ip_end;
-	if (field == BLOOMXDP_FIELD_DNS) {
-		/* An empty datagram is no query either: counted as unparsed. */
-		off = l4_off + sizeof(struct udphdr);
-		len = off < frame_len ? frame_len - off : 0;
-		return match_dns(ctx, cnt, s, bits, kinds, gen, off, len, &question_end) ?
-		       question_end : 0;
+	off = pkt->l4_off + sizeof(struct udphdr);
+	len = off < frame_len ? frame_len - off : 0;
+	quic_key_set(ctx, q, pkt);
+	opened = quic_open(ctx, q, off, len);
+	if (opened == QO_UNSEEN) {
+		cnt->unseen_quic++;
+		return BLOOMXDP_FIELD_NONE;
 	}
+	if (opened != QO_WALK && opened != QO_NAMED)
+		return quic_unparsed(cnt, opened == QO_SPENT);
+	run = opened == QO_NAMED ? QR_END : quic_walk_run(ctx);
+	run = quic_finish(q, cnt, run);
+	if (run < 0)
+		return FIELD_POLICY_DROP;
+	if (run == 0)
+		return BLOOMXDP_FIELD_NONE;
+	__builtin_memcpy(s->name, q->w.name, BLOOMXDP_NAME_BUF);
+	if (name_from_text(s, q->w.name_len))
+		return quic_unparsed(cnt, 0);
+	s->ech = q->w.ech != 0;
+	return BLOOMXDP_FIELD_QUIC;
+}
+
+/* match_tcp(): the ClientHello's name is in s, for match_hello(). */
+#define HELLO_READY 2
+
+/*
+ * A TCP segment to an HTTP, TLS or DNS port: HTTP's verdict (1 on a hit),
+ * HELLO_READY for a ClientHello whose name is in s, -1 to drop a ClientHello
+ * with ECH whose name cannot be read (--ech drop), else 0.
+ */
+static __always_inline int match_tcp(struct hook_ctx *ctx, struct bloomxdp_counters *cnt,
+				     struct scratch *s, void *bits, __u64 kinds,
+				     const struct generations *gen, __u32 field, __u32 l4_off,
+				     __u32 frame_len)
+{
+	__u32 off, len;
+	__u8 doff;
+	int ret;
+
 	/*
 	 * The data offset: the high nibble of TCP header byte 12. A header cut
 	 * before it, or shorter than its own fields, is a malformed segment:
@@ -339,9 +401,67 @@ __attribute__((noinline)) int match_names(struct hook_ctx *ctx, const struct pac
 	}
 	if (field == BLOOMXDP_FIELD_HTTP)
 		return match_http(ctx, cnt, s, bits, kinds, gen, off, len);
-	if (field == BLOOMXDP_FIELD_SNI)
-		return match_sni(ctx, cnt, s, bits, kinds, gen, off, len);
-	return 0;
+	if (field != BLOOMXDP_FIELD_SNI)
+		return 0;
+	ret = tls_parse_client_hello(ctx, off, len, s);
+	cnt->ech_seen += s->ech;
+	if (!ret)
+		return HELLO_READY;
+	if (ret > 0)
+		return 0;	/* other records: ChangeCipherSpec, data... */
+	cnt->unparsed_tls++;	/* a ClientHello whose SNI could not be read */
+	return s->ech && config.ech == BLOOMXDP_POLICY_DROP ? -1 : 0;
+}
+
+/*
+ * Looks up the name a packet carries in the given field (enum bloomxdp_field).
+ * A global function: the verifier checks it once, not once per path through
+ * the parsers above. Returns 0, or on a hit 1, or for a DNS query the length
+ * of its question (for an NXDOMAIN answer), or -1 to drop a packet no list
+ * decided (--quic-unparsed drop, --ech drop).
+ */
+__attribute__((noinline)) int match_names(struct hook_ctx *ctx, const struct packet *pkt,
+					 __u32 field, __u64 kinds, const struct generations *gen)
+{
+	/* The whole frame, fragments included: the parsers read with bpf_xdp_load_bytes. */
+	__u32 frame_len = hook_len(ctx), off, len, question_end = 0, l4_off;
+	struct bloomxdp_counters *cnt;
+	__u32 zero = 0;
+	struct scratch *s;
+	void *bits;
+	int ret;
+
+	if (!pkt || !gen)
+		return 0;	/* the verifier's due: a global function's pointer may be NULL */
+	s = scratch_get();
+	cnt = bpf_map_lookup_elem(&counters, &zero);
+	bits = probe_map(gen->block_slot);
+	if (!s || !cnt || !bits)
+		return 0;
+	s->suffix_slot = gen->block_slot;
+	s->suffix_refused = 0;
+	l4_off = pkt->l4_off;
+	if (pkt->ip_end < frame_len)
+		frame_len = pkt->ip_end;
+	if (field == BLOOMXDP_FIELD_DNS) {
+		/* An empty datagram is no query either: counted as unparsed. */
+		off = l4_off + sizeof(struct udphdr);
+		len = off < frame_len ? frame_len - off : 0;
+		return match_dns(ctx, cnt, s, bits, kinds, gen, off, len, &question_end) ?
+		       question_end : 0;
+	}
+	if (field == FIELD_POLICY_DROP)
+		return -1;
+	if (field == BLOOMXDP_FIELD_QUIC) {
+		s->quic = 1;	/* the name is in s: quic_read() */
+	} else {
+		ret = match_tcp(ctx, cnt, s, bits, kinds, gen, field, l4_off, frame_len);
+		if (ret != HELLO_READY)
+			return ret;
+		s->quic = 0;
+	}
+	/* One lookup for TLS and QUIC: the verifier walks it once. */
+	return match_hello(cnt, s, bits, kinds, gen);
 }
 
 #if HOOK_CAN_TX
@@ -582,13 +702,18 @@ int HOOK_PROG(struct hook_ctx *ctx)
 
 	field = hit || !(config.match & BLOOMXDP_MATCH_NAMES) ? BLOOMXDP_FIELD_NONE :
 		name_field(ctx, cnt, pkt.l4_proto, pkt.l4_off, pkt.dport);
-	if (field == BLOOMXDP_FIELD_QUIC) {
-		cnt->unseen_quic++;
-	} else if (field == BLOOMXDP_FIELD_DNS_TCP ||
-		   (field != BLOOMXDP_FIELD_NONE &&
-		    (kinds & (BLOOMXDP_HAS_NAME_DEPTHS | BLOOMXDP_HAS_URLS)))) {
+	if (field == BLOOMXDP_FIELD_QUIC)
+		field = quic_read(ctx, &pkt, kinds);
+	if (field == BLOOMXDP_FIELD_DNS_TCP ||
+	    (field != BLOOMXDP_FIELD_NONE &&
+	     (kinds & (BLOOMXDP_HAS_NAME_DEPTHS | BLOOMXDP_HAS_URLS)))) {
 		/* DNS over TCP: counted there, when the segment has a payload. */
 		hit = match_names(ctx, &pkt, field, kinds, &q.gen);
+		if (hit < 0) {
+			/* --quic-unparsed drop, --ech drop: dropped, whatever the lists say. */
+			verdict = HOOK_DROP;
+			goto out;
+		}
 		if (hit > 1)
 			dns_question_end = hit;
 		if (hit)

@@ -37,6 +37,8 @@ struct scratch {
 	__u32 suffix_slot;			/* the live generation, for the listed bits */
 	__u32 name_hits;			/* bit j: the walk's confirmed Bloom hit at S_{j+1} */
 	__u32 cand_n;				/* the URL candidate that stood */
+	__u32 ech;				/* the ClientHello has an ECH extension */
+	__u32 quic;				/* 1: the name came from QUIC (quic_read()) */
 };
 
 struct {

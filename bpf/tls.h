@@ -10,6 +10,7 @@
 #define TLS_CONTENT_HANDSHAKE		22
 #define TLS_HANDSHAKE_CLIENT_HELLO	1
 #define TLS_EXT_SERVER_NAME		0
+#define TLS_EXT_ECH			0xfe0d	/* encrypted_client_hello */
 #define TLS_SNI_HOST_NAME		0
 #define TLS_RECORD_HDR_LEN		5
 #define TLS_HANDSHAKE_HDR_LEN		4
@@ -81,7 +82,9 @@ static __always_inline int tls_load_u16(const struct tls_window *tw, const struc
 struct tls_ext_walk {
 	struct tls_window tw;
 	__u32 end;
-	int found;		/* 1: s->walk_pos is at server_name; -1: cut short */
+	__u32 sni;		/* where server_name starts; 0: not seen */
+	int ech;		/* 1: an encrypted_client_hello extension */
+	int cut;		/* 1: an extension's header past the segment */
 };
 
 static long tls_ext_step(__u32 i, void *data)
@@ -93,18 +96,21 @@ static long tls_ext_step(__u32 i, void *data)
 
 	(void)i;
 	if (!s) {
-		w->found = -1;
+		w->cut = 1;
 		return 1;
 	}
 	pos = s->walk_pos;
-	if (pos + TLS_EXT_HDR_LEN > w->end || tls_bytes(&w->tw, s, pos, hdr, sizeof(hdr))) {
-		w->found = -1;
+	if (pos + TLS_EXT_HDR_LEN > w->end)
+		return 1;	/* the extensions' end */
+	if (tls_bytes(&w->tw, s, pos, hdr, sizeof(hdr))) {
+		w->cut = 1;
 		return 1;
 	}
-	if (hdr[0] == bpf_htons(TLS_EXT_SERVER_NAME)) {
-		w->found = 1;
-		return 1;
-	}
+	/* On past the name to the end: ECH, when there, may come after it. */
+	if (hdr[0] == bpf_htons(TLS_EXT_SERVER_NAME) && !w->sni)
+		w->sni = pos;
+	else if (hdr[0] == bpf_htons(TLS_EXT_ECH))
+		w->ech = 1;
 	s->walk_pos = pos + TLS_EXT_HDR_LEN + bpf_ntohs(hdr[1]);
 	return 0;
 }
@@ -131,7 +137,8 @@ static __always_inline int tls_short_segment(struct hook_ctx *ctx, __u32 off, __
  * is no ClientHello (another record: ChangeCipherSpec, application data, a
  * later handshake message); -1 for a ClientHello whose SNI cannot be read: it
  * has none, is malformed, or the SNI lies beyond the segment (or beyond its
- * first TLS_SEGMENT_MAX bytes).
+ * first TLS_SEGMENT_MAX bytes). The walk goes on to the extensions' end:
+ * s->ech says whether one of them was encrypted_client_hello.
  */
 static __always_inline int tls_parse_client_hello(struct hook_ctx *ctx, __u32 off, __u32 len,
 						  struct scratch *s)
@@ -140,6 +147,7 @@ static __always_inline int tls_parse_client_hello(struct hook_ctx *ctx, __u32 of
 	__u32 pos, v, name_len, win = len < TLS_WINDOW ? len : TLS_WINDOW;
 	__u8 hdr[TLS_RECORD_HDR_LEN + TLS_HANDSHAKE_HDR_LEN];
 
+	s->ech = 0;
 	ew.end = off + (len < TLS_SEGMENT_MAX ? len : TLS_SEGMENT_MAX);
 
 	barrier_var(win);
@@ -174,9 +182,10 @@ static __always_inline int tls_parse_client_hello(struct hook_ctx *ctx, __u32 of
 	s->walk_pos = pos;
 	/* As many steps as extensions fit in what the segment holds of them: all. */
 	bpf_loop_bounded((ew.end - pos) / TLS_EXT_HDR_LEN, tls_ext_step, &ew);
-	if (ew.found != 1)
+	s->ech = ew.ech;
+	if (!ew.sni)
 		return -1;
-	pos = s->walk_pos;
+	pos = ew.sni;
 
 	/* server_name_list length (2), name_type (1), name length (2), name. */
 	if (tls_load_u8(&ew.tw, s, pos + 6, &v) || v != TLS_SNI_HOST_NAME ||

@@ -316,11 +316,24 @@ _Static_assert(BLOOMXDP_HDR_WORDS == BLOOMXDP_LINE_WORDS, "the header is line 0"
 #define BLOOMXDP_DNS_PORT	53
 #define BLOOMXDP_HTTP_PORT	80
 #define BLOOMXDP_TLS_PORT	443
+#define BLOOMXDP_QUIC_PORT	443	/* UDP: QUIC Initials (--match sni) */
+/* Default of --quic-budget: Initials decrypted per second and CPU (bench/quic.md: its cost). */
+#define BLOOMXDP_QUIC_PER_SEC	10000
 
 /* How a blocked DNS query is answered (config.dns_reply). */
 enum bloomxdp_dns_reply {
 	BLOOMXDP_DNS_REPLY_NONE = 0,		/* follow the action: drop or monitor */
 	BLOOMXDP_DNS_REPLY_NXDOMAIN = 1,	/* answer NXDOMAIN at once, from XDP */
+};
+
+/*
+ * What is done with a packet no list decides (config.quic_unparsed: an
+ * Initial whose name cannot be read; config.ech: a ClientHello with an
+ * encrypted_client_hello extension, whose real name is hidden).
+ */
+enum bloomxdp_policy {
+	BLOOMXDP_POLICY_PASS = 0,
+	BLOOMXDP_POLICY_DROP = 1,
 };
 
 /* What a hit does (config.action). */
@@ -379,6 +392,11 @@ struct bloomxdp_config {
 	__u64 addr_key[BLOOMXDP_ADDR_KEY_WORDS];
 	__u32 direction;	/* enum bloomxdp_direction: the traffic this program sees */
 	__u32 hook;		/* enum bloomxdp_hook: where it runs */
+	__u16 quic_ports[BLOOMXDP_MAX_PORTS];	/* UDP ports of QUIC Initials */
+	__u32 quic_per_sec;	/* Initials decrypted per second and CPU at most; 0: none */
+	__u32 quic_unparsed;	/* enum bloomxdp_policy: an Initial whose name cannot be read */
+	__u32 ech;		/* enum bloomxdp_policy: a ClientHello with ECH */
+	__u32 unused2;
 };
 
 /*
@@ -470,7 +488,7 @@ struct bloomxdp_state {
 	X(hits_sni,		"TLS ClientHellos for a listed name")	\
 	X(unparsed_tls,		"TLS ClientHellos whose SNI is not whole in the segment (or absent), or a bad TCP header") \
 	X(unseen_dns_tcp,	"TCP payloads to a DNS port (DNS over TCP is not parsed)") \
-	X(unseen_quic,		"UDP packets to a TLS port (QUIC is not parsed)") \
+	X(unseen_quic,		"UDP packets to a QUIC port with no ClientHello to read: short headers, 0-RTT, Handshake, Retry, Initials without CRYPTO data") \
 	X(bloom_hits,		"lookups the Bloom filter said yes to")	\
 	X(range_hits,		"address lookups the exact intervals said yes to (load --store)") \
 	X(confirmed,		"Bloom hits the exact copy confirmed (--verify)") \
@@ -480,7 +498,12 @@ struct bloomxdp_state {
 	X(events_ratelimited,	"drop events not sent: over --events-per-sec") \
 	X(events_lost,		"drop events not sent: ring buffer full") \
 	X(unattributed,		"hits no named list holds, with an empty default list: passed") \
-	X(suffix_false_positives, "Bloom hits at a public suffix or TLD the list does not hold: passed")
+	X(suffix_false_positives, "Bloom hits at a public suffix or TLD the list does not hold: passed") \
+	X(checked_quic,		"QUIC Initials whose SNI was looked up") \
+	X(hits_quic,		"QUIC Initials for a listed name")	\
+	X(unparsed_quic,	"QUIC Initials whose SNI cannot be read: unknown version, malformed, no SNI, out of order, over the limits") \
+	X(quic_budget_spent,	"QUIC Initials not decrypted: over --quic-budget, handled as unparsed") \
+	X(ech_seen,		"ClientHellos (TLS and QUIC) with an encrypted_client_hello extension")
 
 /*
  * The field of a packet looked up: the XDP program picks a name field from
@@ -494,9 +517,8 @@ enum bloomxdp_field {
 	BLOOMXDP_FIELD_DNS,		/* QNAME of a query over UDP to a DNS port */
 	BLOOMXDP_FIELD_HTTP,		/* host and URL of a request to an HTTP port */
 	BLOOMXDP_FIELD_SNI,		/* server_name of a ClientHello over TCP to a TLS port */
-	/* A name protocol that is not parsed: the packet is counted, never matched. */
-	BLOOMXDP_FIELD_DNS_TCP,		/* TCP to a DNS port */
-	BLOOMXDP_FIELD_QUIC,		/* UDP to a TLS port */
+	BLOOMXDP_FIELD_DNS_TCP,		/* TCP to a DNS port: not parsed, counted, never matched */
+	BLOOMXDP_FIELD_QUIC,		/* server_name of a ClientHello in QUIC Initials */
 };
 
 /* Drop events (ring buffer BLOOMXDP_PIN_EVENTS), for 'bloomxdp watch'. */

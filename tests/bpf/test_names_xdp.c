@@ -69,7 +69,8 @@ static const struct harness_config cfg_defs[N_CFGS] = {
 			 .dns_reply = BLOOMXDP_DNS_REPLY_NXDOMAIN },
 	/* Four DNS ports: the last slot counts too. */
 	[PORTS] = { LIST, .match = BLOOMXDP_MATCH_NAMES, .dns_ports = { 1053, 2053, 3053, 5353 },
-		    .http_ports = { 8080, 8000 }, .tls_ports = { 8443 } },
+		    .http_ports = { 8080, 8000 }, .tls_ports = { 8443 },
+		    .quic_ports = { 8443 } },
 	[ADDRS_ONLY] = { LIST, .match = BLOOMXDP_MATCH_NAMES },
 };
 
@@ -297,8 +298,11 @@ static const struct name_case cases[] = {
 	CASE("dns: TCP handshake to port 53", NAMES, NO_PAYLOAD(TO(53), .tcp_flags = 0x02),
 		  XDP_PASS, NOTHING),
 	CASE("dns: pure ACK to port 53", NAMES, NO_PAYLOAD(TO(53)), XDP_PASS, NOTHING),
-	CASE("quic: UDP to port 443", NAMES,
+	CASE("quic: an Initial cut after its DCID", NAMES,
 	     RAW("\xc3\x00\x00\x00\x01\x08\x01\x02\x03\x04\x05\x06\x07\x08", OVER_UDP, TO(443)),
+	     XDP_PASS, .unparsed_quic = 1),
+	CASE("quic: a short header (1-RTT) to port 443", NAMES,
+	     RAW("\x43\x01\x02\x03\x04\x05\x06\x07\x08\x09", OVER_UDP, TO(443)),
 	     XDP_PASS, .unseen_quic = 1),
 	/*
 	 * Fragments: a first one holds the L4 header and the question, read as
@@ -468,9 +472,11 @@ static const struct name_case cases[] = {
 	     NOTHING),
 	CASE("ports: TLS to 8443", PORTS, TLS("evil.example", TO(8443)), XDP_DROP, SNI_HIT),
 	CASE("ports: TLS to 443, not listed", PORTS, TLS("evil.example"), XDP_PASS, NOTHING),
-	CASE("ports: UDP to the TLS port", PORTS, RAW("\xc3\x00\x00\x00\x01\x00\x00",
-						     OVER_UDP, TO(8443)),
-	     XDP_PASS, .unseen_quic = 1),
+	CASE("ports: UDP to the QUIC port", PORTS, RAW("\xc3\x00\x00\x00\x01\x00\x00",
+						      OVER_UDP, TO(8443)),
+	     XDP_PASS, .unparsed_quic = 1),
+	CASE("ports: UDP to 443, not a QUIC port", PORTS,
+	     RAW("\xc3\x00\x00\x00\x01\x00\x00", OVER_UDP, TO(443)), XDP_PASS, NOTHING),
 	CASE("ports: TCP to a DNS port", PORTS, DNS("evil.example", OVER_TCP, TO(2053)),
 	     XDP_PASS, .unseen_dns_tcp = 1),
 

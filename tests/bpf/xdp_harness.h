@@ -407,7 +407,13 @@ struct harness_config {
 	__u16 dns_ports[BLOOMXDP_MAX_PORTS];
 	__u16 http_ports[BLOOMXDP_MAX_PORTS];
 	__u16 tls_ports[BLOOMXDP_MAX_PORTS];
+	__u16 quic_ports[BLOOMXDP_MAX_PORTS];
+	__u32 quic_per_sec;	/* 0: the CLI's default; HARNESS_QUIC_NONE: none */
+	__u32 quic_unparsed;	/* enum bloomxdp_policy */
+	__u32 ech;		/* enum bloomxdp_policy */
 };
+
+#define HARNESS_QUIC_NONE 0xffffffffU
 
 /* A port list, or the CLI's default (one port) when the list is empty. */
 static inline void harness_ports(__u16 out[BLOOMXDP_MAX_PORTS], const __u16 in[BLOOMXDP_MAX_PORTS],
@@ -460,6 +466,11 @@ static inline int harness_config(const struct harness_config *hc, struct bloomxd
 	harness_ports(cfg->dns_ports, hc->dns_ports, BLOOMXDP_DNS_PORT);
 	harness_ports(cfg->http_ports, hc->http_ports, BLOOMXDP_HTTP_PORT);
 	harness_ports(cfg->tls_ports, hc->tls_ports, BLOOMXDP_TLS_PORT);
+	harness_ports(cfg->quic_ports, hc->quic_ports, BLOOMXDP_QUIC_PORT);
+	cfg->quic_per_sec = hc->quic_per_sec == HARNESS_QUIC_NONE ? 0 :
+			    hc->quic_per_sec ? hc->quic_per_sec : BLOOMXDP_QUIC_PER_SEC;
+	cfg->quic_unparsed = hc->quic_unparsed;
+	cfg->ech = hc->ech;
 	return 0;
 }
 

@@ -428,6 +428,7 @@ struct fz_gen_cfg {
 	__u16 dns_ports[BLOOMXDP_MAX_PORTS];
 	__u16 http_ports[BLOOMXDP_MAX_PORTS];
 	__u16 tls_ports[BLOOMXDP_MAX_PORTS];
+	__u16 quic_ports[BLOOMXDP_MAX_PORTS];
 };
 
 static inline __u16 fz_pick_port(struct rng *r, const __u16 ports[BLOOMXDP_MAX_PORTS])
@@ -1215,7 +1216,9 @@ static inline void fz_gen_struct(struct rng *r, const struct fz_gen_cfg *g, stru
 	} else if (u < 76) {
 		fr->app = APP_TLS;
 		proto = rng_pct(r, 95) ? IPPROTO_TCP : IPPROTO_UDP;	/* UDP: unseen_quic */
-		dport = rng_pct(r, 92) ? fz_pick_port(r, g->tls_ports) : rng_range(r, 1, 65535);
+		dport = rng_pct(r, 92) ? fz_pick_port(r, proto == IPPROTO_TCP ? g->tls_ports :
+							 g->quic_ports) :
+				       rng_range(r, 1, 65535);
 		fr->kind = proto == IPPROTO_TCP ? "tls" : "tls-udp";
 	} else if (u < 84) {
 		/* No payload: handshakes, ACKs, and UDP to a DNS port with nothing in it. */

@@ -12,6 +12,7 @@
 #ifndef FUZZ_MODEL_H
 #define FUZZ_MODEL_H
 
+#include <bloomxdp/quic.h>
 #include "fuzz_gen.h"
 
 enum m_class {
@@ -167,7 +168,7 @@ static inline enum m_field model_field(const struct bloomxdp_config *cfg, const 
 	if (m->l4_proto == IPPROTO_UDP) {
 		if ((match & BLOOMXDP_MATCH_DNS) && m_port_in(cfg->dns_ports, m->dport))
 			return F_DNS;
-		if ((match & BLOOMXDP_MATCH_SNI) && m_port_in(cfg->tls_ports, m->dport))
+		if ((match & BLOOMXDP_MATCH_SNI) && m_port_in(cfg->quic_ports, m->dport))
 			return F_QUIC;
 	} else if (m->l4_proto == IPPROTO_TCP) {
 		if ((match & BLOOMXDP_MATCH_HTTP) && m_port_in(cfg->http_ports, m->dport))
@@ -184,6 +185,23 @@ static inline enum m_field model_field(const struct bloomxdp_config *cfg, const 
 static inline __u32 model_payload_end(const struct model *m)
 {
 	return m->ip_end < m->len ? m->ip_end : m->len;
+}
+
+/* What the QUIC reader makes of a UDP payload before any crypto (bpf/quic.h, quic_open()). */
+enum m_quic { MQ_NONE, MQ_UNSEEN, MQ_UNPARSED, MQ_INITIAL };
+
+static inline enum m_quic model_quic_class(const struct model *m, const __u8 *d)
+{
+	__u32 off = m->l4 + UDP_HLEN, end = model_payload_end(m), version;
+	int type;
+
+	if (off >= end || end - off < 6 || !(d[off] & 0x80))
+		return MQ_UNSEEN;	/* too short, or a short header */
+	version = (__u32)d[off + 1] << 24 | d[off + 2] << 16 | d[off + 3] << 8 | d[off + 4];
+	type = bloomxdp_quic_initial_type(version);
+	if (type < 0)
+		return version ? MQ_UNPARSED : MQ_UNSEEN;
+	return ((d[off] >> 4) & 3) == type ? MQ_INITIAL : MQ_UNSEEN;
 }
 
 /* A UDP datagram with at least one payload byte in the IP packet. */

@@ -92,6 +92,7 @@ struct fz_config {
 	__u16 dns_ports[BLOOMXDP_MAX_PORTS];
 	__u16 http_ports[BLOOMXDP_MAX_PORTS];
 	__u16 tls_ports[BLOOMXDP_MAX_PORTS];
+	__u16 quic_ports[BLOOMXDP_MAX_PORTS];
 };
 
 /*
@@ -106,7 +107,7 @@ static const struct fz_config configs[] = {
 	  .dns_reply = BLOOMXDP_DNS_REPLY_NXDOMAIN, .fpr = TINY_FPR },
 	{ "all-blocked-ports", .match = MATCH_ALL, .layout = BLOOMXDP_LAYOUT_BLOCKED,
 	  .fpr = TINY_FPR, .dns_ports = { 53, 5353 }, .http_ports = { 80, 8080, 8000 },
-	  .tls_ports = { 443, 8443 } },
+	  .tls_ports = { 443, 8443 }, .quic_ports = { 443, 8443 } },
 	{ "all-kernel", .match = MATCH_ALL, .layout = BLOOMXDP_LAYOUT_KERNEL, .fpr = TINY_FPR },
 	{ "verify-allow-nxdomain-events", .match = MATCH_ALL, .layout = BLOOMXDP_LAYOUT_BLOCKED,
 	  .verify = true, .allowlist = true, .dns_reply = BLOOMXDP_DNS_REPLY_NXDOMAIN,
@@ -244,6 +245,7 @@ static int prog_open(struct fz_prog *p, const struct fz_config *c, int index)
 		memcpy(hc.dns_ports, c->dns_ports, sizeof(hc.dns_ports));
 		memcpy(hc.http_ports, c->http_ports, sizeof(hc.http_ports));
 		memcpy(hc.tls_ports, c->tls_ports, sizeof(hc.tls_ports));
+		memcpy(hc.quic_ports, c->quic_ports, sizeof(hc.quic_ports));
 		if (c->intervals)
 			ret = intervals_open(p, &hc, err);
 		else
@@ -269,6 +271,7 @@ static int prog_open(struct fz_prog *p, const struct fz_config *c, int index)
 	memcpy(p->gen.dns_ports, p->hp->config.dns_ports, sizeof(p->gen.dns_ports));
 	memcpy(p->gen.http_ports, p->hp->config.http_ports, sizeof(p->gen.http_ports));
 	memcpy(p->gen.tls_ports, p->hp->config.tls_ports, sizeof(p->gen.tls_ports));
+	memcpy(p->gen.quic_ports, p->hp->config.quic_ports, sizeof(p->gen.quic_ports));
 	return harness_counters(p->hp, &p->prev);
 }
 
@@ -467,6 +470,7 @@ static void check_frame(struct fz_prog *p, struct fz_frame_ctx *x, __u32 verdict
 	const struct model *m = &x->m;
 	bool ip = m->cls == M_IPV4 || m->cls == M_IPV6, allowed = false, a2 = false;
 	bool monitor = cfg->action == BLOOMXDP_ACTION_MONITOR, names_listed, text_ok = true, chain;
+	enum m_quic quic;
 	const char *name = fr->name, *path = fr->has_path ? fr->path : NULL;
 	char dns_name[BLOOMXDP_NAME_BUF];
 	enum fz_parse parse;
@@ -541,7 +545,8 @@ static void check_frame(struct fz_prog *p, struct fz_frame_ctx *x, __u32 verdict
 		   model_field(cfg, m) : F_NONE;
 	x->examined = x->field == F_DNS_TCP ||
 		      (names_listed && (x->field == F_DNS || x->field == F_HTTP ||
-					x->field == F_TLS));
+					x->field == F_TLS || x->field == F_QUIC));
+	quic = x->examined && x->field == F_QUIC ? model_quic_class(m, fr->f.data) : MQ_NONE;
 	x->payload = x->field == F_DNS ? model_udp_payload(m) :
 		     x->field != F_NONE && x->field != F_QUIC && model_tcp_payload(m, fr->f.data);
 	x->bad_tcp = x->field != F_NONE && x->field != F_QUIC && x->field != F_DNS &&
@@ -555,8 +560,18 @@ static void check_frame(struct fz_prog *p, struct fz_frame_ctx *x, __u32 verdict
 	if (x->examined && x->field == F_DNS && !x->payload)
 		x->classes |= CLASS(11);
 
-	EXPECT(G_CORE, d->unseen_quic == (x->field == F_QUIC), "unseen_quic +%llu, field %s",
-	       CNT(d->unseen_quic), m_field_names[x->field]);
+	if (quic != MQ_INITIAL)
+		EXPECT(G_CORE, d->unseen_quic == (quic == MQ_UNSEEN) &&
+			       d->unparsed_quic == (quic == MQ_UNPARSED) &&
+			       !d->checked_quic && !d->hits_quic && !d->quic_budget_spent,
+		       "QUIC: unseen_quic +%llu, unparsed_quic +%llu, checked_quic +%llu, field %s",
+		       CNT(d->unseen_quic), CNT(d->unparsed_quic), CNT(d->checked_quic),
+		       m_field_names[x->field]);
+	else	/* An Initial of a known version: one of them. */
+		EXPECT(G_NAME, d->unseen_quic + d->unparsed_quic + d->checked_quic +
+			       d->quic_budget_spent == 1,
+		       "QUIC Initial: unseen_quic +%llu, unparsed_quic +%llu, checked_quic +%llu",
+		       CNT(d->unseen_quic), CNT(d->unparsed_quic), CNT(d->checked_quic));
 	EXPECT(G_NAME, d->unseen_dns_tcp == (x->field == F_DNS_TCP && (x->payload || x->bad_tcp)),
 	       "unseen_dns_tcp +%llu, field %s", CNT(d->unseen_dns_tcp),
 	       m_field_names[x->field]);

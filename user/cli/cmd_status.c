@@ -461,6 +461,11 @@ static void status_json(const struct status_view *v)
 	json_kv_string(&j, "dns_ports", v->dns_ports);
 	json_kv_string(&j, "http_ports", v->http_ports);
 	json_kv_string(&j, "tls_ports", v->tls_ports);
+	json_kv_string(&j, "quic_ports", v->quic_ports);
+	json_kv_string(&j, "quic_unparsed",
+		       cfg->quic_unparsed == BLOOMXDP_POLICY_DROP ? "drop" : "pass");
+	json_kv_u64(&j, "quic_budget", cfg->quic_per_sec);
+	json_kv_string(&j, "ech", cfg->ech == BLOOMXDP_POLICY_DROP ? "drop" : "pass");
 	json_kv_string(&j, "layout", layout_name(cfg->layout));
 	json_kv_u64(&j, "capacity", cfg->capacity);
 	json_kv_u64(&j, "sized_for", g->sized_for);
@@ -588,8 +593,13 @@ static void status_text(const struct status_view *v)
 	       "unknown (the BPF object cannot be opened)");
 	printf("match           %s\n", v->match);
 	if (cfg->match & BLOOMXDP_MATCH_NAMES)
-		printf("ports           dns %s, http %s, tls %s\n", v->dns_ports, v->http_ports,
-		       v->tls_ports);
+		printf("ports           dns %s, http %s, tls %s, quic %s\n", v->dns_ports,
+		       v->http_ports, v->tls_ports, v->quic_ports);
+	if (cfg->match & BLOOMXDP_MATCH_SNI)
+		printf("quic            %u Initials decrypted per CPU and second at most; "
+		       "unreadable ones %s; ECH %s\n", cfg->quic_per_sec,
+		       cfg->quic_unparsed == BLOOMXDP_POLICY_DROP ? "dropped" : "passed",
+		       cfg->ech == BLOOMXDP_POLICY_DROP ? "dropped" : "passed");
 	printf("action          %s%s\n", attach_action_name(cfg->action),
 	       cfg->dns_reply == BLOOMXDP_DNS_REPLY_NXDOMAIN ? ", NXDOMAIN answers to DNS" : "");
 	if (cfg->action == BLOOMXDP_ACTION_REJECT)

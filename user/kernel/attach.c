@@ -247,6 +247,10 @@ static void config_from_opts(struct bloomxdp_config *cfg, const struct attach_op
 	cfg->verify = o->verify;
 	cfg->events_per_sec = o->events_per_sec;
 	cfg->icmp_per_sec = o->icmp_per_sec;
+	memcpy(cfg->quic_ports, o->quic_ports, sizeof(cfg->quic_ports));
+	cfg->quic_per_sec = o->quic_per_sec;
+	cfg->quic_unparsed = o->quic_unparsed;
+	cfg->ech = o->ech;
 	/* The program with the plain pins: ingress where checked, else egress (tc). */
 	cfg->direction = o->direction & ATTACH_DIR_INGRESS ? BLOOMXDP_DIR_INGRESS :
 							     BLOOMXDP_DIR_EGRESS;

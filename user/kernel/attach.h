@@ -48,6 +48,10 @@ struct attach_opts {
 	__u16 dns_ports[BLOOMXDP_MAX_PORTS];
 	__u16 http_ports[BLOOMXDP_MAX_PORTS];
 	__u16 tls_ports[BLOOMXDP_MAX_PORTS];
+	__u16 quic_ports[BLOOMXDP_MAX_PORTS];
+	__u32 quic_unparsed;	/* enum bloomxdp_policy */
+	__u32 ech;		/* enum bloomxdp_policy */
+	__u64 quic_per_sec;	/* --quic-budget: Initials decrypted per CPU and second */
 	__u32 mode;		/* enum attach_mode */
 	__u32 direction;	/* enum attach_direction */
 	__u32 hook;		/* enum bloomxdp_hook of ingress (egress is tc) */

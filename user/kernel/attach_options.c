@@ -47,6 +47,12 @@ static const struct enum_value verify_values[] = {
 	{}
 };
 
+static const struct enum_value policy_values[] = {
+	ENUM_VALUE("pass", BLOOMXDP_POLICY_PASS, "pass it, counted"),
+	ENUM_VALUE("drop", BLOOMXDP_POLICY_DROP, "drop it, whatever the lists say"),
+	{}
+};
+
 static const struct enum_value mode_values[] = {
 	ENUM_VALUE("native", ATTACH_MODE_NATIVE, "in the driver"),
 	ENUM_VALUE("generic", ATTACH_MODE_GENERIC, "after the driver (skb), for any interface"),
@@ -96,6 +102,21 @@ const struct option_spec attach_options[] = {
 	       "UDP ports of DNS queries, a comma list of up to 4"),
 	OPTION("http-ports", 0, OPT_PORTS, A(http_ports), "P", "TCP ports of HTTP requests"),
 	OPTION("tls-ports", 0, OPT_PORTS, A(tls_ports), "P", "TCP ports of TLS ClientHellos"),
+	OPTION("quic-ports", 0, OPT_PORTS, A(quic_ports), "P",
+	       "UDP ports of QUIC Initials, whose ClientHello's SNI\n"
+	       "--match sni reads too (v1 and v2)"),
+	OPTION("quic-unparsed", 0, OPT_ENUM, A(quic_unparsed), "WHAT",
+	       "on a QUIC Initial whose SNI cannot be read (drop: the\n"
+	       "client falls back to TCP, where it can)",
+	       .values = policy_values),
+	OPTION("quic-budget", 0, OPT_COUNT, A(quic_per_sec), "N",
+	       "QUIC Initials decrypted per CPU and second; past it\n"
+	       "they are handled as unparsed (quic_budget_spent)",
+	       .min = 0, .max = MAX_EVENTS_PER_SEC),
+	OPTION("ech", 0, OPT_ENUM, A(ech), "WHAT",
+	       "on a ClientHello (TLS or QUIC) with Encrypted Client\n"
+	       "Hello, whose SNI names only the provider",
+	       .values = policy_values),
 	OPTION("dns-reply", 0, OPT_ENUM, A(dns_reply), "R", "on a blocked DNS query",
 	       .values = dns_reply_values),
 	OPTION("action", 'a', OPT_ENUM, A(action), "WHAT", "on a hit", .values = action_values),
@@ -151,6 +172,7 @@ const struct attach_opts attach_defaults = {
 	.dns_ports = { BLOOMXDP_DNS_PORT }, .http_ports = { BLOOMXDP_HTTP_PORT },
 	.tls_ports = { BLOOMXDP_TLS_PORT }, .events_per_sec = DEFAULT_EVENTS_PER_SEC,
 	.icmp_per_sec = DEFAULT_ICMP_PER_SEC,
+	.quic_ports = { BLOOMXDP_QUIC_PORT }, .quic_per_sec = BLOOMXDP_QUIC_PER_SEC,
 	.layout = DEFAULT_LAYOUT, .verify = BLOOMXDP_VERIFY_AUTO,
 	.direction = ATTACH_DIR_INGRESS, .hook = BLOOMXDP_HOOK_XDP,
 };

@@ -128,6 +128,7 @@ int status_view_read(struct attachment *att, const char *state_dir, struct statu
 	ports_text(cfg->dns_ports, v->dns_ports, sizeof(v->dns_ports));
 	ports_text(cfg->http_ports, v->http_ports, sizeof(v->http_ports));
 	ports_text(cfg->tls_ports, v->tls_ports, sizeof(v->tls_ports));
+	ports_text(cfg->quic_ports, v->quic_ports, sizeof(v->quic_ports));
 	snprintf(v->loaded, sizeof(v->loaded), "never");
 	if (v->g.st.loaded_at_ns) {
 		time_t t = v->g.st.loaded_at_ns / 1000000000ULL;

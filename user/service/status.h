@@ -19,7 +19,7 @@ struct status_view {
 	struct link_view link;		/* the program of the plain pins */
 	struct link_view egress;	/* --direction both: the egress one (.hook NULL: none) */
 	struct filter_gauges g;		/* the live filter, as metrics export it */
-	char loaded[32], match[64], dns_ports[32], http_ports[32], tls_ports[32];
+	char loaded[32], match[64], dns_ports[32], http_ports[32], tls_ports[32], quic_ports[32];
 	double observed_fpr;
 	__u64 fps;
 	const char *state;		/* state_text() */

@@ -1,0 +1,648 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * QUIC: the server_name of the ClientHello a client's Initial packets carry
+ * (QUIC v1, RFC 9000/9001; v2, RFC 9369). An Initial's keys come from its
+ * Destination Connection ID and a published salt, so anyone on the path can
+ * read it: the keys are derived (include/bloomxdp/quic.h: HKDF-SHA256 and
+ * AES-128 in plain BPF), header protection is removed, and only the blocks
+ * that hold what the walk needs are decrypted (counter mode: block i of the
+ * payload is its ciphertext XOR AES(key, nonce || i + 2)). The GCM tag is
+ * never checked: nothing decrypted is sent on, and a forged packet gains
+ * nothing a plain one would not (it can only name a name).
+ *
+ * The walk reads CRYPTO frames in any order (Chrome shuffles them, with PING
+ * and PADDING between) and follows a ClientHello over several packets: when
+ * the hello goes on past what a packet holds (post-quantum key shares make it
+ * span two or three), the walk's state, the keys and the name are kept in an
+ * LRU map (quic_conns) keyed by the client's address, port and DCID, and the
+ * next packet of the connection resumes it. Limits, each counted as
+ * unparsed_quic: the packets of a ClientHello must come in the order of its
+ * bytes (a later part seen before an earlier one cannot be read: with
+ * --quic-unparsed drop the client sends them again), at most
+ * QUIC_MAX_FRAMES CRYPTO frames a packet, QUIC_STEPS steps of walk a
+ * packet, QUIC_CONNS hellos in flight at once, and packet numbers as
+ * their encoding holds them (a client's first Initials: 0, 1, 2...).
+ *
+ * Decryption costs microseconds where a drop costs nanoseconds, and anyone
+ * can send Initials: each packet decrypted takes one of config.quic_per_sec
+ * a second of its CPU; past it, Initials are handled as unparsed
+ * (quic_budget_spent).
+ */
+#ifndef BLOOMXDP_BPF_QUIC_H
+#define BLOOMXDP_BPF_QUIC_H
+
+#include <bloomxdp/quic.h>
+#include "budget.h"
+#include "hook.h"
+#include "loop.h"
+#include "maps.h"
+#include "parsing.h"
+#include "scratch.h"
+
+#define QUIC_LONG_HEADER	0x80
+#define QUIC_MAX_FRAMES		16	/* CRYPTO frames of a packet followed */
+#define QUIC_STEPS		512	/* steps of one packet's walk: frames and fields */
+#define QUIC_CONNS		4096	/* ClientHellos followed over packets at once */
+#define QUIC_NAME_STEP		16	/* bytes of the name copied a step */
+#define QUIC_NO_NEED		0xffffffff
+
+#define QUIC_FRAME_PADDING	0x00
+#define QUIC_FRAME_PING		0x01
+#define QUIC_FRAME_ACK		0x02
+#define QUIC_FRAME_ACK_ECN	0x03
+#define QUIC_FRAME_CRYPTO	0x06
+#define QUIC_ACK_RANGES_MAX	8	/* an ACK frame with more ranges ends the frame walk */
+
+#define QUIC_HELLO_TYPE		1	/* TLS handshake type ClientHello */
+#define QUIC_HELLO_FIXED	(4 + 2 + 32)	/* handshake header, legacy_version, random */
+#define QUIC_SESSION_ID_MAX	32
+#define QUIC_EXT_SNI		0
+#define QUIC_EXT_ECH		0xfe0d	/* encrypted_client_hello */
+
+/* Where the ClientHello's walk is (struct quic_walk's phase). */
+enum quic_phase {
+	QW_HELLO = 0,		/* its handshake header, at stream offset 0 */
+	QW_SESSION,		/* legacy_session_id's length at pos */
+	QW_SUITES,
+	QW_COMPRESSION,
+	QW_EXTENSIONS,		/* the extensions' length */
+	QW_EXT,			/* an extension's type and length at pos */
+	QW_SNI,			/* server_name_list: name type and length at pos + 2 */
+	QW_NAME,		/* the name's bytes from pos */
+	QW_END,			/* every extension walked */
+};
+
+/* How a walk of a packet stopped. */
+enum quic_run {
+	QR_GOING = 0,
+	QR_END,			/* the extensions' end */
+	QR_PENDING,		/* the next bytes are in a later packet */
+	QR_BAD,			/* no ClientHello, or a malformed one, or QUIC_STEPS spent */
+};
+
+/*
+ * A ClientHello's walk: what a later packet of the connection resumes,
+ * kept in quic_conns between packets. Stream offsets are the CRYPTO
+ * stream's.
+ */
+struct quic_walk {
+	struct bloomxdp_quic_keys keys;
+	__u32 version;
+	__u32 phase;		/* enum quic_phase */
+	__u32 pos;		/* stream offset of the next field */
+	__u32 hello_end;	/* the ClientHello's end */
+	__u32 ext_end;		/* its extensions' end */
+	__u32 ext_next;		/* QW_SNI, QW_NAME: the extension after server_name */
+	__u32 name_len;
+	__u32 copied;		/* QW_NAME: bytes of the name in name */
+	__u32 named;		/* 1: name holds the whole server_name */
+	__u32 ech;		/* 1: an encrypted_client_hello extension was seen */
+	__u8 name[BLOOMXDP_NAME_BUF];
+};
+
+/* A connection's key in quic_conns: the client's address and port, and its DCID. */
+struct quic_conn_key {
+	__u8 addr[16];		/* IPv4: the first 4 bytes */
+	__u8 dcid[BLOOMXDP_QUIC_CID_MAX];
+	__u16 port;
+	__u8 dcid_len;
+	__u8 family;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, QUIC_CONNS);
+	__type(key, struct quic_conn_key);
+	__type(value, struct quic_walk);
+} quic_conns SEC(".maps");
+
+/* A CRYPTO frame of the packet: its stream offset, length and place in the payload. */
+struct quic_frame {
+	__u32 off;
+	__u32 len;
+	__u32 at;
+};
+
+/* Per CPU: the work space of a packet's read, too large for the stack. */
+struct quic_scratch {
+	struct bloomxdp_quic_derive derive;
+	struct bloomxdp_aes128 aes;	/* header protection's key, then the payload's */
+	struct bloomxdp_block blk;	/* a block being worked on */
+	struct bloomxdp_block plain;	/* the plaintext of payload block `cached` */
+	struct quic_walk w;
+	struct quic_conn_key key;
+	struct quic_frame frames[QUIC_MAX_FRAMES];
+	__u64 pn;			/* the packet number */
+	__u32 nframes;
+	__u32 fpos;			/* the frame walk's next byte, in the payload */
+	__u32 fdone;			/* 1: no more frames to walk */
+	__u32 need;			/* a stream offset the frame walk looks for */
+	__u32 cached;			/* the payload block in plain; QUIC_NO_NEED: none */
+	__u32 pl_off;			/* the payload in the frame */
+	__u32 ct_len;			/* its ciphertext bytes: the payload less the tag */
+	__u32 stream_end;		/* the end of the CRYPTO data this packet holds */
+	__u32 walked;			/* 1: the walk came from quic_conns, or moved */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct quic_scratch);
+} quic_scratch SEC(".maps");
+
+/* The decryptions budget of each CPU (config.quic_per_sec). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct event_budget);
+} quic_budgets SEC(".maps");
+
+static __always_inline struct quic_scratch *quic_scratch_get(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&quic_scratch, &zero);
+}
+
+/*
+ * Byte i of the payload's plaintext, or -1 past its end. The block holding it
+ * is decrypted once, when first needed: a global function, checked once.
+ */
+__attribute__((noinline)) int quic_payload_byte(struct hook_ctx *ctx, struct quic_scratch *q,
+						__u32 i)
+{
+	__u32 blk, k;
+
+	if (!q || i >= q->ct_len)
+		return -1;
+	blk = i / 16;
+	if (blk != q->cached) {
+		/* The tag's 16 bytes follow the ciphertext: a whole block is always there. */
+		if (hook_load_bytes(ctx, q->pl_off + blk * 16, q->plain.b, 16))
+			return -1;
+		bloomxdp_quic_ctr_block(&q->w.keys.iv, q->pn, 2 + blk, &q->blk);
+		bloomxdp_aes128_encrypt(&q->aes, &q->blk);
+		for (k = 0; k < 16; k++)
+			q->plain.b[k] ^= q->blk.b[k];
+		q->cached = blk;
+	}
+	return q->plain.b[i & 15];
+}
+
+/* Byte off of the CRYPTO stream, from the frames walked so far; -1: not among them. */
+__attribute__((noinline)) int quic_stream_byte(struct hook_ctx *ctx, struct quic_scratch *q,
+					       __u32 off)
+{
+	struct quic_frame *f;
+	__u32 k;
+
+	if (!q)
+		return -1;
+	for (k = 0; k < QUIC_MAX_FRAMES; k++) {
+		if (k >= q->nframes)
+			break;
+		f = &q->frames[k];
+		if (off - f->off < f->len)	/* off in [f->off, f->off + f->len) */
+			return quic_payload_byte(ctx, q, f->at + (off - f->off));
+	}
+	return -1;
+}
+
+/* A variable-length integer of the payload at q->fpos (RFC 9000 16); -1: cut, or over 32 bits. */
+static __always_inline int quic_frame_varint(struct hook_ctx *ctx, struct quic_scratch *q,
+					     __u32 *out)
+{
+	int b = quic_payload_byte(ctx, q, q->fpos), k, n;
+	__u64 v;
+
+	if (b < 0)
+		return -1;
+	n = 1 << (b >> 6);
+	v = b & 0x3f;
+	for (k = 1; k < 8; k++) {
+		if (k >= n)
+			break;
+		b = quic_payload_byte(ctx, q, q->fpos + k);
+		if (b < 0)
+			return -1;
+		v = v << 8 | b;
+	}
+	if (v > 0xffffffffULL)
+		return -1;
+	q->fpos += n;
+	*out = v;
+	return 0;
+}
+
+/* An ACK frame's fields after its type (RFC 9000 19.3), at q->fpos. */
+static __always_inline int quic_skip_ack(struct hook_ctx *ctx, struct quic_scratch *q, int ecn)
+{
+	__u32 v, ranges, k;
+
+	/* Largest acknowledged, delay, range count, first range. */
+	if (quic_frame_varint(ctx, q, &v) || quic_frame_varint(ctx, q, &v) ||
+	    quic_frame_varint(ctx, q, &ranges) || quic_frame_varint(ctx, q, &v) ||
+	    ranges > QUIC_ACK_RANGES_MAX)
+		return -1;
+	for (k = 0; k < QUIC_ACK_RANGES_MAX; k++) {
+		if (k >= ranges)
+			break;
+		if (quic_frame_varint(ctx, q, &v) || quic_frame_varint(ctx, q, &v))
+			return -1;
+	}
+	if (ecn)
+		for (k = 0; k < 3; k++)
+			if (quic_frame_varint(ctx, q, &v))
+				return -1;
+	return 0;
+}
+
+/*
+ * One frame of the payload: a CRYPTO frame is noted (not read), the others
+ * skipped; a run of PADDING goes a block at a time. An unknown frame type
+ * (none other may be in an Initial), a cut frame, the payload's end or a full
+ * table end the frame walk.
+ */
+static __always_inline void quic_frame_step(struct hook_ctx *ctx, struct quic_scratch *q)
+{
+	struct quic_frame *f;
+	__u32 off, len, n;
+	int type = quic_payload_byte(ctx, q, q->fpos);
+
+	if (type == QUIC_FRAME_PADDING) {
+		/* The rest of this block's zeros: the block is decrypted already. */
+		for (n = 0; n < 16; n++) {
+			if (quic_payload_byte(ctx, q, q->fpos) != 0)
+				break;
+			q->fpos++;
+		}
+		return;
+	}
+	q->fpos++;
+	if (type == QUIC_FRAME_PING)
+		return;
+	if ((type == QUIC_FRAME_ACK || type == QUIC_FRAME_ACK_ECN) &&
+	    !quic_skip_ack(ctx, q, type == QUIC_FRAME_ACK_ECN))
+		return;
+	if (type != QUIC_FRAME_CRYPTO || quic_frame_varint(ctx, q, &off) ||
+	    quic_frame_varint(ctx, q, &len) || len > q->ct_len - q->fpos ||
+	    q->nframes >= QUIC_MAX_FRAMES) {
+		q->fdone = 1;
+		q->need = QUIC_NO_NEED;
+		return;
+	}
+	f = &q->frames[q->nframes & (QUIC_MAX_FRAMES - 1)];
+	f->off = off;
+	f->len = len;
+	f->at = q->fpos;
+	q->nframes++;
+	q->fpos += len;
+	if (off + len > q->stream_end)
+		q->stream_end = off + len;
+	if (q->need - off < len)
+		q->need = QUIC_NO_NEED;	/* found: the walk goes on */
+}
+
+/*
+ * n (1 to 4) bytes of the stream at off, big-endian, in *v. 0; QR_PENDING when
+ * they are past what the packet holds; QR_GOING (not 0: the caller returns it)
+ * with q->need set when the frame walk must go on first.
+ */
+static __always_inline int quic_stream_get(struct hook_ctx *ctx, struct quic_scratch *q,
+					   __u32 off, __u32 n, __u32 *v)
+{
+	__u32 k, val = 0;
+	int b;
+
+	for (k = 0; k < 4; k++) {
+		if (k >= n)
+			break;
+		b = quic_stream_byte(ctx, q, off + k);
+		if (b < 0) {
+			if (q->fdone)
+				return QR_PENDING;
+			q->need = off + k;
+			return -1;
+		}
+		val = val << 8 | b;
+	}
+	*v = val;
+	return 0;
+}
+
+/* Up to QUIC_NAME_STEP bytes of the server_name into w.name. */
+static __always_inline int quic_copy_name(struct hook_ctx *ctx, struct quic_scratch *q)
+{
+	struct quic_walk *w = &q->w;
+	__u32 k;
+	int b;
+
+	for (k = 0; k < QUIC_NAME_STEP; k++) {
+		if (w->copied >= w->name_len) {
+			w->named = 1;	/* on to the extensions' end, for ECH */
+			w->phase = QW_EXT;
+			w->pos = w->ext_next;
+			return QR_GOING;
+		}
+		b = quic_stream_byte(ctx, q, w->pos + w->copied);
+		if (b < 0) {
+			if (q->fdone)
+				return QR_PENDING;
+			q->need = w->pos + w->copied;
+			return QR_GOING;
+		}
+		w->name[w->copied & (BLOOMXDP_NAME_BUF - 1)] = b;
+		w->copied++;
+	}
+	return QR_GOING;
+}
+
+/* One field of the ClientHello (RFC 8446 4.1.2). QR_GOING, or how the walk stopped. */
+static __always_inline int quic_hello_step(struct hook_ctx *ctx, struct quic_scratch *q)
+{
+	struct quic_walk *w = &q->w;
+	__u32 phase = w->phase, pos = w->pos, v = 0, n, next;
+	int err;
+
+	if (phase == QW_NAME)
+		return quic_copy_name(ctx, q);
+	if (phase == QW_END)
+		return QR_END;
+	if (phase == QW_EXT && pos + 4 > w->ext_end) {
+		w->phase = QW_END;
+		return QR_END;
+	}
+	n = phase == QW_HELLO || phase == QW_EXT ? 4 :
+	    phase == QW_SUITES || phase == QW_EXTENSIONS ? 2 : phase == QW_SNI ? 3 : 1;
+	err = quic_stream_get(ctx, q, phase == QW_SNI ? pos + 2 : pos, n, &v);
+	if (err)
+		return err < 0 ? QR_GOING : err;
+	q->walked = 1;
+	switch (phase) {
+	case QW_HELLO:
+		if (v >> 24 != QUIC_HELLO_TYPE)
+			return QR_BAD;
+		w->hello_end = 4 + (v & 0xffffff);
+		w->pos = QUIC_HELLO_FIXED;
+		w->phase = QW_SESSION;
+		return QR_GOING;
+	case QW_SESSION:
+		if (v > QUIC_SESSION_ID_MAX)
+			return QR_BAD;
+		w->pos = pos + 1 + v;
+		w->phase = QW_SUITES;
+		return QR_GOING;
+	case QW_SUITES:
+		w->pos = pos + 2 + v;
+		w->phase = QW_COMPRESSION;
+		return QR_GOING;
+	case QW_COMPRESSION:
+		w->pos = pos + 1 + v;
+		w->phase = QW_EXTENSIONS;
+		return QR_GOING;
+	case QW_EXTENSIONS:
+		w->ext_end = pos + 2 + v;
+		if (w->ext_end > w->hello_end)
+			return QR_BAD;
+		w->pos = pos + 2;
+		w->phase = QW_EXT;
+		return QR_GOING;
+	case QW_EXT:
+		next = pos + 4 + (v & 0xffff);
+		if (next > w->ext_end)
+			return QR_BAD;
+		if (v >> 16 == QUIC_EXT_SNI && !w->named) {
+			w->ext_next = next;
+			w->phase = QW_SNI;
+			return QR_GOING;
+		}
+		if (v >> 16 == QUIC_EXT_ECH)
+			w->ech = 1;
+		w->pos = next;
+		return QR_GOING;
+	case QW_SNI:
+		/* server_name_list's length (2), the name's type (1) and length (2). */
+		n = v & 0xffff;
+		if (v >> 16 != 0 || n < 1 || n > BLOOMXDP_NAME_MAX || pos + 7 + n > w->ext_next)
+			return QR_BAD;
+		w->name_len = n;
+		w->copied = 0;
+		w->pos = pos + 7;
+		w->phase = QW_NAME;
+		return QR_GOING;
+	}
+	return QR_BAD;
+}
+
+struct quic_run_ctx {
+	struct hook_ctx *ctx;
+	int stop;		/* enum quic_run */
+};
+
+static long quic_step(__u32 i, void *data)
+{
+	struct quic_run_ctx *r = data;
+	struct quic_scratch *q = quic_scratch_get();
+
+	(void)i;
+	if (!q) {
+		r->stop = QR_BAD;
+		return 1;
+	}
+	if (q->need != QUIC_NO_NEED) {
+		quic_frame_step(r->ctx, q);
+		return 0;
+	}
+	r->stop = quic_hello_step(r->ctx, q);
+	return r->stop != QR_GOING;
+}
+
+/*
+ * Walks on until the extensions end or the packet holds no more: enum
+ * quic_run; w.named says whether the name was found. A global function,
+ * checked once.
+ */
+__attribute__((noinline)) int quic_walk_run(struct hook_ctx *ctx)
+{
+	struct quic_run_ctx r = { .ctx = ctx, .stop = QR_BAD };
+
+	bpf_loop_bounded(QUIC_STEPS, quic_step, &r);
+	return r.stop == QR_GOING ? QR_BAD : r.stop;	/* QUIC_STEPS spent */
+}
+
+/* What quic_open() found. */
+enum quic_open {
+	QO_UNSEEN = 0,		/* no ClientHello to read: no Initial of a known version */
+	QO_UNPARSED,		/* an Initial, or a version, that cannot be read */
+	QO_SPENT,		/* an Initial over the budget */
+	QO_WALK,		/* keys ready, header protection off: walk */
+	QO_NAMED,		/* the connection's name is known and its walk over: no crypto */
+};
+
+/* A variable-length integer of the packet at off: its value, and its length in *n. -1: cut. */
+static __always_inline int quic_packet_varint(struct hook_ctx *ctx, __u32 off, __u64 *v,
+					      __u32 *n)
+{
+	__u8 b[8];
+	__u32 k, len;
+
+	if (hook_load_bytes(ctx, off, b, 1))
+		return -1;
+	len = 1 << (b[0] >> 6);
+	/* len - 1 is 1, 3 or 7: the mask keeps it within b. */
+	if (len > 1 && frame_load(ctx, off + 1, b + 1, len - 1, 6))
+		return -1;
+	*v = b[0] & 0x3f;
+	for (k = 1; k < 8; k++)
+		if (k < len)
+			*v = *v << 8 | b[k];
+	*n = len;
+	return 0;
+}
+
+/*
+ * Header protection off (RFC 9001 5.4): the packet number's length and value
+ * from the mask of the sample at pn_off + 4, then the payload's key. The
+ * Initial's Length (len, packet number and tag included) was checked.
+ */
+static __always_inline int quic_unprotect(struct hook_ctx *ctx, struct quic_scratch *q,
+					  __u8 first, __u32 pn_off, __u32 len)
+{
+	__u32 pn_len, k;
+	__u8 pnb[4];
+
+	if (bloomxdp_aes128_expand(&q->aes, &q->w.keys.hp) ||
+	    hook_load_bytes(ctx, pn_off + 4, q->blk.b, BLOOMXDP_QUIC_SAMPLE_LEN) ||
+	    bloomxdp_aes128_encrypt(&q->aes, &q->blk) || hook_load_bytes(ctx, pn_off, pnb, 4))
+		return -1;
+	pn_len = ((first ^ q->blk.b[0]) & 3) + 1;	/* long header: 4 bits masked, 2 of them */
+	q->pn = 0;
+	for (k = 0; k < 4; k++)
+		if (k < pn_len)
+			q->pn = q->pn << 8 | (__u8)(pnb[k] ^ q->blk.b[1 + k]);
+	if (len <= pn_len + BLOOMXDP_QUIC_TAG_LEN)
+		return -1;
+	q->pl_off = pn_off + pn_len;
+	q->ct_len = len - pn_len - BLOOMXDP_QUIC_TAG_LEN;
+	q->cached = QUIC_NO_NEED;
+	q->nframes = 0;
+	q->fpos = 0;
+	q->fdone = 0;
+	q->need = QUIC_NO_NEED;
+	q->stream_end = 0;
+	return bloomxdp_aes128_expand(&q->aes, &q->w.keys.key) ? -1 : 0;
+}
+
+/*
+ * Reads the long header of the UDP payload at off (len bytes), q->key's
+ * address and port set: enum quic_open. The connection's walk, if quic_conns
+ * has it, or a fresh one with keys derived from the DCID, goes to q->w. A
+ * global function, checked once.
+ */
+__attribute__((noinline)) int quic_open(struct hook_ctx *ctx, struct quic_scratch *q, __u32 off,
+					__u32 len)
+{
+	__u32 pos, n, version, dcid_len, zero = 0;
+	struct event_budget *budget;
+	struct quic_walk *saved;
+	__u64 token, length;
+	__u8 h[6];
+	int type;
+
+	if (!q || len < sizeof(h) || hook_load_bytes(ctx, off, h, sizeof(h)) ||
+	    !(h[0] & QUIC_LONG_HEADER))
+		return QO_UNSEEN;	/* a short header (1-RTT), or too short to be QUIC */
+	version = (__u32)h[1] << 24 | (__u32)h[2] << 16 | (__u32)h[3] << 8 | h[4];
+	type = bloomxdp_quic_initial_type(version);
+	if (type < 0)	/* 0: version negotiation, sent by servers */
+		return version ? QO_UNPARSED : QO_UNSEEN;
+	if (((h[0] >> 4) & 3) != type)
+		return QO_UNSEEN;	/* 0-RTT, Handshake, Retry */
+	dcid_len = h[5];
+	if (dcid_len > BLOOMXDP_QUIC_CID_MAX)
+		return QO_UNPARSED;
+	__builtin_memset(q->key.dcid, 0, sizeof(q->key.dcid));
+	if (dcid_len && frame_load(ctx, off + 6, q->key.dcid, dcid_len, 31))
+		return QO_UNPARSED;
+	q->key.dcid_len = dcid_len;
+	pos = off + 6 + dcid_len;
+	if (hook_load_bytes(ctx, pos, h, 1) || h[0] > BLOOMXDP_QUIC_CID_MAX)
+		return QO_UNPARSED;
+	pos += 1 + h[0];				/* SCID */
+	if (quic_packet_varint(ctx, pos, &token, &n) || token > len)
+		return QO_UNPARSED;
+	pos += n + token;				/* Token */
+	if (quic_packet_varint(ctx, pos, &length, &n))
+		return QO_UNPARSED;
+	pos += n;					/* Length: pn and payload */
+	if (length < 4 + BLOOMXDP_QUIC_SAMPLE_LEN || pos + length > off + len)
+		return QO_UNPARSED;
+
+	saved = bpf_map_lookup_elem(&quic_conns, &q->key);
+	if (saved && saved->version == version) {
+		q->walked = 1;
+		__builtin_memcpy(&q->w, saved, sizeof(q->w));
+		if (q->w.named && q->w.phase == QW_END) {
+			q->walked = 0;		/* nothing changes: nothing to keep */
+			return QO_NAMED;
+		}
+	} else {
+		q->walked = 0;
+		__builtin_memset(&q->w, 0, sizeof(q->w));
+	}
+	budget = bpf_map_lookup_elem(&quic_budgets, &zero);
+	if (!budget || !budget_take(budget, config.quic_per_sec))
+		return QO_SPENT;
+	if (!q->walked) {
+		q->derive.version = version;
+		q->derive.dcid_len = dcid_len;
+		__builtin_memcpy(q->derive.dcid, q->key.dcid, sizeof(q->derive.dcid));
+		if (bloomxdp_quic_derive(&q->derive))
+			return QO_UNPARSED;
+		__builtin_memcpy(&q->w.keys, &q->derive.keys, sizeof(q->w.keys));
+		q->w.version = version;
+	}
+	/* h[0] was overwritten: the first byte again. */
+	if (hook_load_bytes(ctx, off, h, 1) || quic_unprotect(ctx, q, h[0], pos, length))
+		return QO_UNPARSED;
+	return QO_WALK;
+}
+
+/*
+ * After the walk (run, enum quic_run): ECH counted, the walk kept for the
+ * connection's next packets when the ClientHello goes on past this one.
+ * Returns 1 when w.name holds the name to look up; -1 to drop whatever the
+ * lists say (--ech drop, --quic-unparsed drop); else 0. A global function,
+ * checked once.
+ */
+__attribute__((noinline)) int quic_finish(struct quic_scratch *q, struct bloomxdp_counters *cnt,
+					  int run)
+{
+	if (!q || !cnt)
+		return 0;
+	if (q->w.ech == 1) {
+		cnt->ech_seen++;
+		q->w.ech = 2;		/* counted once a ClientHello */
+	}
+	if (q->walked && (run == QR_PENDING || q->stream_end < q->w.hello_end))
+		(void)bpf_map_update_elem(&quic_conns, &q->key, &q->w, BPF_ANY);	/* LRU: fits */
+	if (q->w.named)
+		return 1;	/* looked up first: a listed name is a hit, whatever its ECH */
+	if (q->w.ech && config.ech == BLOOMXDP_POLICY_DROP)
+		return -1;
+	if (run == QR_PENDING) {
+		if (q->walked)
+			return 0;	/* more of the hello in the next packet */
+		if (!q->nframes) {
+			cnt->unseen_quic++;	/* no CRYPTO frame: an ACK, a PING */
+			return 0;
+		}
+	}
+	/* No server_name, malformed, or a part that comes before the start. */
+	cnt->unparsed_quic++;
+	return config.quic_unparsed == BLOOMXDP_POLICY_DROP ? -1 : 0;
+}
+
+#endif /* BLOOMXDP_BPF_QUIC_H */
