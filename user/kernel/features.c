@@ -39,6 +39,8 @@ const struct kernel_feature kernel_features[] = {
 	{ "xdp", 4, 8, KF_NEED_ALWAYS, { PROG(XDP) } },
 	/* --action reject: an ICMP error grows the frame at its head (bpf/reject.h). */
 	{ "xdp_adjust_head", 4, 10, KF_NEED_ALWAYS, { HELPER(xdp_adjust_head) } },
+	/* --match sni: a QUIC ClientHello over several Initials is followed in quic_conns. */
+	{ "lru_hash", 4, 10, KF_NEED_ALWAYS, { MAP(LRU_HASH), HELPER(map_update_elem) } },
 	{ "lpm_trie", 4, 11, KF_NEED_ALWAYS, { MAP(LPM_TRIE) } },
 	{ "array_of_maps", 4, 12, KF_NEED_ALWAYS, { MAP(ARRAY_OF_MAPS) } },
 	/* Layout kernel's loads fill its BLOOM_FILTER maps by a program run (layout_kernel.c). */
