@@ -13,6 +13,8 @@ are captured from gtlsclient, never built here).
       The distinct client Initials of a udp-sink capture (QUIC v1 long
       header, type Initial, the first datagram of each Destination
       Connection ID): prints how many.
+  pool CAPTURE
+      Those Initials, one a line in hex (bench/quic.sh's pool for tx udp).
   replay ADDR PORT CAPTURE COUNT
       Sends COUNT datagrams to ADDR:PORT, cycling through the distinct
       client Initials of CAPTURE, as fast as one socket can.
@@ -164,6 +166,9 @@ def main(argv):
         tcp_sink(*argv[2:])
     elif cmd == "initials" and len(argv) == 3:
         print(len(client_initials(argv[2])))
+    elif cmd == "pool" and len(argv) == 3:
+        for d in client_initials(argv[2]):
+            print(d.hex())
     elif cmd == "replay" and len(argv) == 6:
         replay(*argv[2:])
     elif cmd == "non-initials" and len(argv) == 4:
