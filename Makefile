@@ -199,7 +199,8 @@ $(BUILD)/bench/mklists: bench/mklists.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $< -o $@
 
-# tx: the hook benchmark's AF_PACKET sender and bpf_stats reader (bench/hooks.sh).
+# tx: the hook benchmark's AF_PACKET sender and bpf_stats reader (bench/hooks.sh), and the
+# UDP sender of the QUIC Initial flood (bench/quic.sh).
 BENCH_TOOLS += $(BUILD)/bench/tx
 $(BUILD)/bench/tx: bench/tx.c bench/own_mac.h
 	@mkdir -p $(dir $@)

@@ -559,6 +559,7 @@ def main():
     w("BENCH_NAMES=only make bench # the DNS flood alone: build/bench/results-names/names.md")
     w("bench/hooks.sh             # the hooks alone (XDP, tc ingress, tc egress): "
       "build/bench/hooks/section.md")
+    w("bench/quic.sh              # the QUIC Initial flood alone: build/bench/quic/section.md")
     w("```")
     w("")
     w("## What is not measured, and caveats")

@@ -27,7 +27,10 @@
 #   7. names at line rate (run_names): a DNS query flood, every name new
 #      (random 8-letter labels under a zone: the water-torture attack), at
 #      bloomxdp --match dns holding a list of names, and at the bare program
-#      on another veth pair; zones listed and not, names of 3 and 5 labels.
+#      on another veth pair; zones listed and not, names of 3 and 5 labels;
+#   8. QUIC (bench/quic.sh): a flood of real QUIC Initials (gtlsclient's,
+#      captured) at --match sni: the program time per packet, packets/s, the
+#      receiving CPU, the QUIC counters, with the default --quic-budget and 0.
 #
 # Environment: BENCH_QUICK=1 (100k entries, short runs, for development);
 # BENCH_SIZES="1000000 10000000" (the default), BENCH_ROUNDS (10), BENCH_WINDOW
@@ -42,7 +45,8 @@
 # options of its attach, e.g. "--events-per-sec 0"), BENCH_NAMES_GEN (more
 # options of the generator, e.g. --dns-fixed: one name, not random ones),
 # BENCH_LISTS (1: the named lists of bench/lists.sh, the default; 0: not),
-# BENCH_HOOKS (1: the hooks of bench/hooks.sh, the default; 0: not).
+# BENCH_HOOKS (1: the hooks of bench/hooks.sh, the default; 0: not), BENCH_QUIC
+# (1: the Initial flood of bench/quic.sh, the default; 0: not).
 # shellcheck disable=SC2086
 #
 # Network safety: everything lives in namespaces of this run (bxb-ID-*; veth
@@ -750,6 +754,12 @@ main() {
 		cleanup
 		BENCH_HOOKS_RAW=$RAW/hooks "$ROOT/bench/hooks.sh" ||
 			log "bench/hooks.sh failed: its section is left out"
+	fi
+	# An Initial flood (QUIC): a script of its own, a section of results.md.
+	if [ "${BENCH_QUIC:-1}" = 1 ] && [ "${BENCH_NAMES:-1}" != only ]; then
+		cleanup
+		BENCH_QUIC_RAW=$RAW/quic "$ROOT/bench/quic.sh" ||
+			log "bench/quic.sh failed: its section is left out"
 	fi
 	if [ "${BENCH_NAMES:-1}" != 0 ]; then
 		log "names: a DNS query flood of random names ($ROUNDS rounds, ${WINDOW} s each)"

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Sender and program-time reader of the hook benchmark (bench/hooks.sh).
+ * Sender and program-time reader of the hook benchmark (bench/hooks.sh) and of
+ * the QUIC Initial flood (bench/quic.sh).
  *
  *   build/bench/tx send MODE IFNAME DST_MAC TRAFFIC ROLE OTHER_IP SECONDS [BATCH]
  *       Sends 60-byte IPv4/UDP frames out of IFNAME (current network
@@ -26,10 +27,19 @@
  *       "prog ID name N run_time_ns T run_cnt C verified_insns V"
  *       (run_time_ns and run_cnt grow only while kernel.bpf_stats_enabled is 1).
  *
- *   build/bench/tx run PROG_ID SRC_IP DST_IP REPEAT
+ *   build/bench/tx run PROG_ID SRC_IP DST_IP REPEAT [POOL PORT]
  *       BPF_PROG_TEST_RUN of the program (XDP or tc) on one such frame from
  *       SRC_IP to DST_IP, REPEAT times: the program hot, the same frame each
- *       time. Prints "ns N retval R" (N: the kernel's mean time a run).
+ *       time. With POOL, the frame is UDP to PORT carrying POOL's first
+ *       datagram (a QUIC Initial: bench/quic.sh). Prints "ns N retval R" (N:
+ *       the kernel's mean time a run).
+ *
+ *   build/bench/tx udp DST_IP PORT POOL SECONDS [BATCH [POOL_SIZE]]
+ *       Sends the datagrams of POOL (one a line, in hex: the QUIC Initials
+ *       bench/quic.sh captured), the first POOL_SIZE of them (0: all) in
+ *       turn, to DST_IP:PORT through a connected UDP socket of the current
+ *       network namespace, BATCH (64) a sendmmsg, for SECONDS (at most 60).
+ *       Prints "sent S refused R seconds T mpps M" (refused: ENOBUFS).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -56,6 +66,8 @@
 #define FRAME_LEN 60
 #define BATCH_MAX 256
 #define SECONDS_MAX 60.0
+#define DGRAM_MAX 1472		/* a UDP payload in an IPv4 packet of 1500 bytes */
+#define POOL_MAX 4096
 
 static double now(void)
 {
@@ -271,13 +283,146 @@ static int cmd_send(int argc, char **argv)
 	return 0;
 }
 
+/* Datagrams, one a line in hex. */
+struct pool {
+	unsigned char (*data)[DGRAM_MAX];
+	unsigned short *len;
+	size_t n;
+};
+
+/* Reads at most max (0: POOL_MAX) datagrams of path into p: 0 or a negative errno. */
+static int pool_read(const char *path, size_t max, struct pool *p)
+{
+	static char line[2 * DGRAM_MAX + 2];
+	FILE *f = fopen(path, "re");
+	int err = 0;
+
+	if (!f)
+		return -errno;
+	if (!max || max > POOL_MAX)
+		max = POOL_MAX;
+	p->n = 0;
+	p->data = calloc(max, sizeof(*p->data));
+	p->len = calloc(max, sizeof(*p->len));
+	if (!p->data || !p->len)
+		err = -ENOMEM;
+	while (!err && p->n < max && fgets(line, sizeof(line), f)) {
+		size_t n = strcspn(line, "\n"), i;
+		unsigned int byte;
+
+		if (!n || n % 2 || line[n] != '\n') {
+			err = -EINVAL;	/* empty, odd, or longer than a datagram */
+			break;
+		}
+		for (i = 0; i < n / 2 && !err; i++) {
+			if (sscanf(line + 2 * i, "%2x", &byte) != 1)
+				err = -EINVAL;
+			p->data[p->n][i] = (unsigned char)byte;
+		}
+		p->len[p->n++] = (unsigned short)(n / 2);
+	}
+	fclose(f);
+	if (!err && !p->n)
+		err = -ENODATA;
+	return err;
+}
+
+static int cmd_udp(int argc, char **argv)
+{
+	static struct mmsghdr msg[BATCH_MAX];
+	static struct iovec iov[BATCH_MAX];
+	struct sockaddr_in dst = { .sin_family = AF_INET };
+	unsigned long long sent = 0, refused = 0;
+	unsigned int batch, i, done;
+	struct pool p = {};
+	double seconds, t0, t1;
+	size_t next = 0;
+	int fd, n, err;
+
+	if (argc < 6)
+		return fail("usage", EINVAL);
+	if (inet_pton(AF_INET, argv[2], &dst.sin_addr) != 1)
+		return fail("DST_IP", EINVAL);
+	dst.sin_port = htons((unsigned short)atoi(argv[3]));
+	err = pool_read(argv[4], argc > 7 ? strtoul(argv[7], NULL, 10) : 0, &p);
+	if (err)
+		return fail(argv[4], -err);
+	seconds = atof(argv[5]);
+	if (!(seconds > 0 && seconds <= SECONDS_MAX))
+		return fail("SECONDS (0 to 60)", EINVAL);
+	batch = argc > 6 ? (unsigned int)atoi(argv[6]) : 64;
+	if (batch < 1 || batch > BATCH_MAX)
+		return fail("BATCH (1 to 256)", EINVAL);
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&dst, sizeof(dst)))
+		return fail("UDP socket", errno);
+	for (i = 0; i < batch; i++) {
+		msg[i].msg_hdr.msg_iov = &iov[i];
+		msg[i].msg_hdr.msg_iovlen = 1;
+	}
+	t0 = now();
+	do {
+		for (i = 0; i < batch; i++) {
+			iov[i].iov_base = p.data[next];
+			iov[i].iov_len = p.len[next];
+			next = next + 1 < p.n ? next + 1 : 0;
+		}
+		for (done = 0; done < batch;) {
+			n = sendmmsg(fd, msg + done, batch - done, 0);
+			if (n > 0) {
+				sent += n;
+				done += n;
+			} else if (n < 0 && errno == ENOBUFS) {
+				refused++;
+				done++;
+			} else if (n < 0 && errno != EINTR) {
+				return fail("sendmmsg", errno);
+			}
+		}
+		t1 = now();
+	} while (t1 - t0 < seconds);
+	close(fd);
+	printf("sent %llu refused %llu seconds %.3f mpps %.3f\n", sent, refused, t1 - t0,
+	       (sent + refused) / (t1 - t0) / 1e6);
+	return 0;
+}
+
+/* The test frame: FRAME_LEN bytes to UDP port 9, or a pool's first datagram to UDP PORT. */
+static int run_frame(unsigned char *f, int argc, char **argv, __be32 saddr, __be32 daddr)
+{
+	unsigned char mac[ETH_ALEN] = { 2, 0, 0, 0, 0, 1 };
+	struct iphdr *ip = (void *)(f + ETH_HLEN);
+	struct udphdr *udp = (void *)(ip + 1);
+	struct pool p = {};
+	int err, len;
+
+	memset(f, 0, FRAME_LEN);
+	frame_template(f, "lo", mac);	/* the source MAC: loopback's, zeros */
+	len = FRAME_LEN;
+	if (argc > 7) {
+		err = pool_read(argv[6], 1, &p);
+		if (err)
+			return err;
+		memcpy(udp + 1, p.data[0], p.len[0]);
+		len = (int)((unsigned char *)(udp + 1) - f) + p.len[0];
+		ip->tot_len = htons(len - ETH_HLEN);
+		udp->len = htons(len - ETH_HLEN - sizeof(*ip));
+		udp->dest = htons((unsigned short)atoi(argv[7]));
+		free(p.data);
+		free(p.len);
+	}
+	frame_stamp(f, saddr, daddr);
+	return len;
+}
+
 static int cmd_run(int argc, char **argv)
 {
-	unsigned char frame[FRAME_LEN], mac[ETH_ALEN] = { 2, 0, 0, 0, 0, 1 };
+	static unsigned char frame[ETH_HLEN + sizeof(struct iphdr) + sizeof(struct udphdr) +
+				   DGRAM_MAX];
 	__be32 saddr, daddr;
-	int fd;
+	int fd, len;
 
-	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame, .data_size_in = sizeof(frame));
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame);
 	if (argc < 6)
 		return fail("usage", EINVAL);
 	if (inet_pton(AF_INET, argv[3], &saddr) != 1 || inet_pton(AF_INET, argv[4], &daddr) != 1)
@@ -285,9 +430,10 @@ static int cmd_run(int argc, char **argv)
 	opts.repeat = (__u32)strtoul(argv[5], NULL, 10);
 	if (opts.repeat < 1 || opts.repeat > 100000000)
 		return fail("REPEAT (1 to 100000000)", EINVAL);
-	memset(frame, 0, sizeof(frame));
-	frame_template(frame, "lo", mac);	/* the source MAC: loopback's, zeros */
-	frame_stamp(frame, saddr, daddr);
+	len = run_frame(frame, argc, argv, saddr, daddr);
+	if (len < 0)
+		return fail(argv[6], -len);
+	opts.data_size_in = (__u32)len;
 	fd = bpf_prog_get_fd_by_id((__u32)strtoul(argv[2], NULL, 10));
 	if (fd < 0)
 		return fail(argv[2], errno);
@@ -331,9 +477,12 @@ int main(int argc, char **argv)
 		return cmd_stats(argc, argv);
 	if (argc >= 2 && !strcmp(argv[1], "run"))
 		return cmd_run(argc, argv);
+	if (argc >= 2 && !strcmp(argv[1], "udp"))
+		return cmd_udp(argc, argv);
 	fprintf(stderr, "usage: tx send packet|ip IFNAME DST_MAC TRAFFIC src|dst OTHER_IP SECONDS"
 			" [BATCH]\n"
 			"       tx stats PROG_ID...\n"
-			"       tx run PROG_ID SRC_IP DST_IP REPEAT\n");
+			"       tx run PROG_ID SRC_IP DST_IP REPEAT [POOL PORT]\n"
+			"       tx udp DST_IP PORT POOL SECONDS [BATCH [POOL_SIZE]]\n");
 	return 2;
 }
