@@ -546,7 +546,7 @@ __attribute__((noinline)) int emit_event(struct hook_ctx *ctx, const struct pack
 		(void)hook_load_bytes(ctx, l4_off + 2, &ev->dport, 2);
 	}
 	s = scratch_get();
-	if (s && ev->field >= BLOOMXDP_FIELD_DNS && ev->field <= BLOOMXDP_FIELD_SNI) {
+	if (s && ev->field >= BLOOMXDP_FIELD_DNS && ev->field != BLOOMXDP_FIELD_DNS_TCP) {
 		name_len = s->name_len;
 		if (name_len > BLOOMXDP_EVENT_NAME_MAX)
 			name_len = BLOOMXDP_EVENT_NAME_MAX;

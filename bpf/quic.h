@@ -14,7 +14,7 @@
  * and PADDING between) and follows a ClientHello over several packets: when
  * the hello goes on past what a packet holds (post-quantum key shares make it
  * span two or three), the walk's state, the keys and the name are kept in an
- * LRU map (quic_conns) keyed by the client's address, port and DCID, and the
+ * LRU map (quic_conns) keyed by the client's address, port and SCID, and the
  * next packet of the connection resumes it. Limits, each counted as
  * unparsed_quic: the packets of a ClientHello must come in the order of its
  * bytes (a later part seen before an earlier one cannot be read: with
@@ -100,12 +100,17 @@ struct quic_walk {
 	__u8 name[BLOOMXDP_NAME_BUF];
 };
 
-/* A connection's key in quic_conns: the client's address and port, and its DCID. */
+/*
+ * A connection's key in quic_conns: the client's address and port, and its
+ * Source Connection ID. Not the DCID: once the server answers, the client's
+ * later Initials carry the server's choice of CID, still protected with the
+ * keys of its first DCID (RFC 9001 5.2), which the walk keeps.
+ */
 struct quic_conn_key {
 	__u8 addr[16];		/* IPv4: the first 4 bytes */
-	__u8 dcid[BLOOMXDP_QUIC_CID_MAX];
+	__u8 cid[BLOOMXDP_QUIC_CID_MAX];
 	__u16 port;
-	__u8 dcid_len;
+	__u8 cid_len;
 	__u8 family;
 };
 
@@ -142,6 +147,7 @@ struct quic_scratch {
 	__u32 ct_len;			/* its ciphertext bytes: the payload less the tag */
 	__u32 stream_end;		/* the end of the CRYPTO data this packet holds */
 	__u32 walked;			/* 1: the walk came from quic_conns, or moved */
+	__u32 resumed;			/* 1: the walk came from quic_conns */
 };
 
 struct {
@@ -415,6 +421,7 @@ static __always_inline int quic_hello_step(struct hook_ctx *ctx, struct quic_scr
 			return QR_BAD;
 		if (v >> 16 == QUIC_EXT_SNI && !w->named) {
 			w->ext_next = next;
+			w->pos = pos + 4;	/* its data */
 			w->phase = QW_SNI;
 			return QR_GOING;
 		}
@@ -425,11 +432,11 @@ static __always_inline int quic_hello_step(struct hook_ctx *ctx, struct quic_scr
 	case QW_SNI:
 		/* server_name_list's length (2), the name's type (1) and length (2). */
 		n = v & 0xffff;
-		if (v >> 16 != 0 || n < 1 || n > BLOOMXDP_NAME_MAX || pos + 7 + n > w->ext_next)
+		if (v >> 16 != 0 || n < 1 || n > BLOOMXDP_NAME_MAX || pos + 5 + n > w->ext_next)
 			return QR_BAD;
 		w->name_len = n;
 		w->copied = 0;
-		w->pos = pos + 7;
+		w->pos = pos + 5;
 		w->phase = QW_NAME;
 		return QR_GOING;
 	}
@@ -544,6 +551,7 @@ static __always_inline int quic_unprotect(struct hook_ctx *ctx, struct quic_scra
 __attribute__((noinline)) int quic_open(struct hook_ctx *ctx, struct quic_scratch *q, __u32 off,
 					__u32 len)
 {
+	struct quic_scratch *qm = quic_scratch_get();	/* q, as a map value */
 	__u32 pos, n, version, dcid_len, zero = 0;
 	struct event_budget *budget;
 	struct quic_walk *saved;
@@ -551,25 +559,28 @@ __attribute__((noinline)) int quic_open(struct hook_ctx *ctx, struct quic_scratc
 	__u8 h[6];
 	int type;
 
-	if (!q || len < sizeof(h) || hook_load_bytes(ctx, off, h, sizeof(h)) ||
+	if (!q || !qm || len < sizeof(h) || hook_load_bytes(ctx, off, h, sizeof(h)) ||
 	    !(h[0] & QUIC_LONG_HEADER))
 		return QO_UNSEEN;	/* a short header (1-RTT), or too short to be QUIC */
 	version = (__u32)h[1] << 24 | (__u32)h[2] << 16 | (__u32)h[3] << 8 | h[4];
 	type = bloomxdp_quic_initial_type(version);
-	if (type < 0)	/* 0: version negotiation, sent by servers */
-		return version ? QO_UNPARSED : QO_UNSEEN;
+	if (type < 0)	/* 0: version negotiation; 0x?a?a?a?a: reserved, to exercise it */
+		return version && (version & 0x0f0f0f0f) != 0x0a0a0a0a ? QO_UNPARSED : QO_UNSEEN;
 	if (((h[0] >> 4) & 3) != type)
 		return QO_UNSEEN;	/* 0-RTT, Handshake, Retry */
 	dcid_len = h[5];
 	if (dcid_len > BLOOMXDP_QUIC_CID_MAX)
 		return QO_UNPARSED;
-	__builtin_memset(q->key.dcid, 0, sizeof(q->key.dcid));
-	if (dcid_len && frame_load(ctx, off + 6, q->key.dcid, dcid_len, 31))
+	__builtin_memset(q->derive.dcid, 0, sizeof(q->derive.dcid));
+	if (dcid_len && frame_load(ctx, off + 6, q->derive.dcid, dcid_len, 31))
 		return QO_UNPARSED;
-	q->key.dcid_len = dcid_len;
 	pos = off + 6 + dcid_len;
 	if (hook_load_bytes(ctx, pos, h, 1) || h[0] > BLOOMXDP_QUIC_CID_MAX)
 		return QO_UNPARSED;
+	__builtin_memset(q->key.cid, 0, sizeof(q->key.cid));
+	if (h[0] && frame_load(ctx, pos + 1, q->key.cid, h[0], 31))
+		return QO_UNPARSED;
+	q->key.cid_len = h[0];
 	pos += 1 + h[0];				/* SCID */
 	if (quic_packet_varint(ctx, pos, &token, &n) || token > len)
 		return QO_UNPARSED;
@@ -580,9 +591,12 @@ __attribute__((noinline)) int quic_open(struct hook_ctx *ctx, struct quic_scratc
 	if (length < 4 + BLOOMXDP_QUIC_SAMPLE_LEN || pos + length > off + len)
 		return QO_UNPARSED;
 
-	saved = bpf_map_lookup_elem(&quic_conns, &q->key);
+	/* The key through a map value pointer: 6.1 takes no argument memory as a map key. */
+	saved = bpf_map_lookup_elem(&quic_conns, &qm->key);
+	q->resumed = 0;
 	if (saved && saved->version == version) {
 		q->walked = 1;
+		q->resumed = 1;
 		__builtin_memcpy(&q->w, saved, sizeof(q->w));
 		if (q->w.named && q->w.phase == QW_END) {
 			q->walked = 0;		/* nothing changes: nothing to keep */
@@ -598,7 +612,6 @@ __attribute__((noinline)) int quic_open(struct hook_ctx *ctx, struct quic_scratc
 	if (!q->walked) {
 		q->derive.version = version;
 		q->derive.dcid_len = dcid_len;
-		__builtin_memcpy(q->derive.dcid, q->key.dcid, sizeof(q->derive.dcid));
 		if (bloomxdp_quic_derive(&q->derive))
 			return QO_UNPARSED;
 		__builtin_memcpy(&q->w.keys, &q->derive.keys, sizeof(q->w.keys));
@@ -620,14 +633,17 @@ __attribute__((noinline)) int quic_open(struct hook_ctx *ctx, struct quic_scratc
 __attribute__((noinline)) int quic_finish(struct quic_scratch *q, struct bloomxdp_counters *cnt,
 					  int run)
 {
-	if (!q || !cnt)
+	struct quic_scratch *qm = quic_scratch_get();	/* q, as a map value */
+
+	if (!q || !qm || !cnt)
 		return 0;
 	if (q->w.ech == 1) {
 		cnt->ech_seen++;
 		q->w.ech = 2;		/* counted once a ClientHello */
 	}
-	if (q->walked && (run == QR_PENDING || q->stream_end < q->w.hello_end))
-		(void)bpf_map_update_elem(&quic_conns, &q->key, &q->w, BPF_ANY);	/* LRU: fits */
+	if (q->walked && (run == QR_PENDING || q->stream_end < q->w.hello_end || q->resumed))
+		/* Map value pointers: 6.1 takes no argument memory as a key or value. */
+		(void)bpf_map_update_elem(&quic_conns, &qm->key, &qm->w, BPF_ANY);	/* LRU: fits */
 	if (q->w.named)
 		return 1;	/* looked up first: a listed name is a hit, whatever its ECH */
 	if (q->w.ech && config.ech == BLOOMXDP_POLICY_DROP)

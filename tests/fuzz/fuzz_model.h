@@ -199,8 +199,8 @@ static inline enum m_quic model_quic_class(const struct model *m, const __u8 *d)
 		return MQ_UNSEEN;	/* too short, or a short header */
 	version = (__u32)d[off + 1] << 24 | d[off + 2] << 16 | d[off + 3] << 8 | d[off + 4];
 	type = bloomxdp_quic_initial_type(version);
-	if (type < 0)
-		return version ? MQ_UNPARSED : MQ_UNSEEN;
+	if (type < 0)	/* version negotiation, and the reserved versions: no connection */
+		return version && (version & 0x0f0f0f0f) != 0x0a0a0a0a ? MQ_UNPARSED : MQ_UNSEEN;
 	return ((d[off] >> 4) & 3) == type ? MQ_INITIAL : MQ_UNSEEN;
 }
 

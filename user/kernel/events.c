@@ -18,6 +18,7 @@ static const struct enum_value field_values[] = {
 	ENUM_VALUE("dns", BLOOMXDP_FIELD_DNS, NULL),
 	ENUM_VALUE("http", BLOOMXDP_FIELD_HTTP, NULL),
 	ENUM_VALUE("sni", BLOOMXDP_FIELD_SNI, NULL),
+	ENUM_VALUE("quic", BLOOMXDP_FIELD_QUIC, NULL),
 	{}
 };
 
