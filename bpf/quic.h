@@ -593,23 +593,22 @@ __attribute__((noinline)) int quic_open(struct hook_ctx *ctx, struct quic_scratc
 
 	/* The key through a map value pointer: 6.1 takes no argument memory as a map key. */
 	saved = bpf_map_lookup_elem(&quic_conns, &qm->key);
+	q->walked = 0;
 	q->resumed = 0;
+	if (saved && saved->version == version && saved->named && saved->phase == QW_END) {
+		__builtin_memcpy(&q->w, saved, sizeof(q->w));
+		return QO_NAMED;	/* nothing to read, nothing changes: nothing to keep */
+	}
+	/* Over the budget, an Initial costs the header's read and this lookup: no copy. */
+	budget = bpf_map_lookup_elem(&quic_budgets, &zero);
+	if (!budget || !budget_take(budget, config.quic_per_sec))
+		return QO_SPENT;
 	if (saved && saved->version == version) {
 		q->walked = 1;
 		q->resumed = 1;
 		__builtin_memcpy(&q->w, saved, sizeof(q->w));
-		if (q->w.named && q->w.phase == QW_END) {
-			q->walked = 0;		/* nothing changes: nothing to keep */
-			return QO_NAMED;
-		}
 	} else {
-		q->walked = 0;
 		__builtin_memset(&q->w, 0, sizeof(q->w));
-	}
-	budget = bpf_map_lookup_elem(&quic_budgets, &zero);
-	if (!budget || !budget_take(budget, config.quic_per_sec))
-		return QO_SPENT;
-	if (!q->walked) {
 		q->derive.version = version;
 		q->derive.dcid_len = dcid_len;
 		if (bloomxdp_quic_derive(&q->derive))
