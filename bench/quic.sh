@@ -26,8 +26,8 @@
 #   idle        nothing sent: what else keeps the receiving CPU busy (the
 #               machine is shared)
 # Each in each configuration of the program: this build's attach --match sni
-# with its default --quic-budget, and with --quic-budget 0 (and any others
-# BENCH_QUIC_BUDGETS names) when attach has the option; a build without it
+# with its default --quic-budget, and with --quic-budget 0 and 1000000 (or
+# the values BENCH_QUIC_BUDGETS names) when attach has the option; a build without it
 # runs once ("this build": UDP to port 443 counted as unseen_quic, unread).
 # Measured over BENCH_QUIC_WINDOW seconds, medians of BENCH_QUIC_ROUNDS
 # rounds: the program's own time per packet (bpf_stats: delta run_time_ns /
@@ -44,7 +44,9 @@
 # BENCH_QUIC_POOL (Initials a pool, 512), BENCH_QUIC_ROUNDS (3),
 # BENCH_QUIC_WINDOW (seconds a slot, 3), BENCH_QUIC_BATCH (datagrams a
 # sendmmsg, 32), BENCH_QUIC_BUDGETS (the --quic-budget values besides the
-# default, "0"), BENCH_QUIC_ONLY (a subset of the traffics, e.g. "unlisted
+# default, "0 1000000": 0 decrypts none, so its rows are what an Initial
+# over the budget costs; 1,000,000 decrypts every one, so its rows are the
+# decryption's cost and the receiving CPU's ceiling), BENCH_QUIC_ONLY (a subset of the traffics, e.g. "unlisted
 # listed"), BENCH_GEN_CPU (0), BENCH_RX_CPU (1), BENCH_QUIC_RAW (raw data and
 # section.md; default build/bench/quic).
 #
@@ -376,7 +378,7 @@ quic_main() {
 	help=$("$BLOOMXDP" attach --help 2>&1)
 	if grep -q -- '--quic-budget' <<<"$help"; then
 		configs=("default")
-		for budgets in ${BENCH_QUIC_BUDGETS-0}; do
+		for budgets in ${BENCH_QUIC_BUDGETS-0 1000000}; do
 			configs+=("budget-$budgets")
 		done
 	else

@@ -110,8 +110,9 @@ const struct option_spec attach_options[] = {
 	       "client falls back to TCP, where it can)",
 	       .values = policy_values),
 	OPTION("quic-budget", 0, OPT_COUNT, A(quic_per_sec), "N",
-	       "QUIC Initials decrypted per CPU and second; past it\n"
-	       "they are handled as unparsed (quic_budget_spent)",
+	       "QUIC Initials decrypted per CPU and second (0: none);\n"
+	       "past it they are handled as unparsed\n"
+	       "(quic_budget_spent)",
 	       .min = 0, .max = MAX_EVENTS_PER_SEC),
 	OPTION("ech", 0, OPT_ENUM, A(ech), "WHAT",
 	       "on a ClientHello (TLS or QUIC) with Encrypted Client\n"
