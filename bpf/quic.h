@@ -67,7 +67,7 @@ enum quic_phase {
 	QW_COMPRESSION,
 	QW_EXTENSIONS,		/* the extensions' length */
 	QW_EXT,			/* an extension's type and length at pos */
-	QW_SNI,			/* server_name_list: name type and length at pos + 2 */
+	QW_SNI,			/* server_name at pos: its name's type and length at pos + 6 */
 	QW_NAME,		/* the name's bytes from pos */
 	QW_END,			/* every extension walked */
 };
@@ -376,7 +376,7 @@ static __always_inline int quic_hello_step(struct hook_ctx *ctx, struct quic_scr
 	}
 	n = phase == QW_HELLO || phase == QW_EXT ? 4 :
 	    phase == QW_SUITES || phase == QW_EXTENSIONS ? 2 : phase == QW_SNI ? 3 : 1;
-	err = quic_stream_get(ctx, q, phase == QW_SNI ? pos + 2 : pos, n, &v);
+	err = quic_stream_get(ctx, q, phase == QW_SNI ? pos + 6 : pos, n, &v);
 	if (err)
 		return err < 0 ? QR_GOING : err;
 	q->walked = 1;
@@ -423,13 +423,16 @@ static __always_inline int quic_hello_step(struct hook_ctx *ctx, struct quic_scr
 		w->pos = next;
 		return QR_GOING;
 	case QW_SNI:
-		/* server_name_list's length (2), the name's type (1) and length (2). */
+		/*
+		 * The extension's type and length (4), server_name_list's length (2),
+		 * then the name's type (1) and length (2) read here (RFC 6066 3).
+		 */
 		n = v & 0xffff;
-		if (v >> 16 != 0 || n < 1 || n > BLOOMXDP_NAME_MAX || pos + 7 + n > w->ext_next)
+		if (v >> 16 != 0 || n < 1 || n > BLOOMXDP_NAME_MAX || pos + 9 + n > w->ext_next)
 			return QR_BAD;
 		w->name_len = n;
 		w->copied = 0;
-		w->pos = pos + 7;
+		w->pos = pos + 9;
 		w->phase = QW_NAME;
 		return QR_GOING;
 	}
