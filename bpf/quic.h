@@ -97,6 +97,8 @@ struct quic_walk {
 	__u32 copied;		/* QW_NAME: bytes of the name in name */
 	__u32 named;		/* 1: name holds the whole server_name */
 	__u32 ech;		/* 1: an encrypted_client_hello extension was seen */
+	__u32 got;		/* bytes of the field at pos read so far (an earlier packet's) */
+	__u32 acc;		/* ... and their value */
 	__u8 name[BLOOMXDP_NAME_BUF];
 };
 
@@ -308,27 +310,35 @@ static __always_inline void quic_frame_step(struct hook_ctx *ctx, struct quic_sc
 /*
  * n (1 to 4) bytes of the stream at off, big-endian, in *v. 0; QR_PENDING when
  * they are past what the packet holds; QR_GOING (not 0: the caller returns it)
- * with q->need set when the frame walk must go on first.
+ * with q->need set when the frame walk must go on first. A field cut by the
+ * end of a packet is read on in the next: the bytes read so far are kept in
+ * the walk (w.got, w.acc).
  */
 static __always_inline int quic_stream_get(struct hook_ctx *ctx, struct quic_scratch *q,
 					   __u32 off, __u32 n, __u32 *v)
 {
-	__u32 k, val = 0;
+	struct quic_walk *w = &q->w;
+	__u32 k, j;
 	int b;
 
 	for (k = 0; k < 4; k++) {
-		if (k >= n)
+		j = w->got;
+		if (j >= n)
 			break;
-		b = quic_stream_byte(ctx, q, off + k);
+		b = quic_stream_byte(ctx, q, off + j);
 		if (b < 0) {
 			if (q->fdone)
 				return QR_PENDING;
-			q->need = off + k;
+			q->need = off + j;
 			return -1;
 		}
-		val = val << 8 | b;
+		w->acc = w->acc << 8 | b;
+		w->got = j + 1;
+		q->walked = 1;
 	}
-	*v = val;
+	*v = w->acc;
+	w->acc = 0;
+	w->got = 0;
 	return 0;
 }
 
