@@ -137,7 +137,7 @@ struct quic_scratch {
 	__u64 pn;			/* the packet number */
 	__u32 nframes;
 	__u32 fpos;			/* the frame walk's next byte, in the payload */
-	__u32 fdone;			/* 1: no more frames to walk */
+	__u32 fdone;			/* no more frames to walk: 1, the payload's end; 2, a bad frame */
 	__u32 need;			/* a stream offset the frame walk looks for */
 	__u32 cached;			/* the payload block in plain; QUIC_NO_NEED: none */
 	__u32 pl_off;			/* the payload in the frame */
@@ -263,9 +263,10 @@ static __always_inline int quic_skip_ack(struct hook_ctx *ctx, struct quic_scrat
 
 /*
  * One frame of the payload: a CRYPTO frame is noted (not read), the others
- * skipped; a run of PADDING goes a block at a time. An unknown frame type
- * (none other may be in an Initial), a cut frame, the payload's end or a full
- * table end the frame walk.
+ * skipped; a run of PADDING goes a block at a time. The payload's end ends
+ * the frame walk (fdone 1); so do an unknown frame type (none other may be in
+ * an Initial), a cut frame and a full table (fdone 2: what the packet holds
+ * was not all walked).
  */
 static __always_inline void quic_frame_step(struct hook_ctx *ctx, struct quic_scratch *q)
 {
@@ -291,7 +292,7 @@ static __always_inline void quic_frame_step(struct hook_ctx *ctx, struct quic_sc
 	if (type != QUIC_FRAME_CRYPTO || quic_frame_varint(ctx, q, &off) ||
 	    quic_frame_varint(ctx, q, &len) || len > q->ct_len - q->fpos ||
 	    q->nframes >= QUIC_MAX_FRAMES) {
-		q->fdone = 1;
+		q->fdone = 2 - ((__u32)type >> 31);	/* type < 0: the payload's end */
 		q->need = QUIC_NO_NEED;
 		return;
 	}
@@ -327,10 +328,8 @@ static __always_inline int quic_stream_get(struct hook_ctx *ctx, struct quic_scr
 			break;
 		b = quic_stream_byte(ctx, q, off + j);
 		if (b < 0) {
-			if (q->fdone)
-				return QR_PENDING;
 			q->need = off + j;
-			return -1;
+			return q->fdone ? QR_PENDING : -1;
 		}
 		w->acc = w->acc << 8 | b;
 		w->got = j + 1;
@@ -358,10 +357,8 @@ static __always_inline int quic_copy_name(struct hook_ctx *ctx, struct quic_scra
 		}
 		b = quic_stream_byte(ctx, q, w->pos + w->copied);
 		if (b < 0) {
-			if (q->fdone)
-				return QR_PENDING;
 			q->need = w->pos + w->copied;
-			return QR_GOING;
+			return q->fdone ? QR_PENDING : QR_GOING;
 		}
 		w->name[w->copied & (BLOOMXDP_NAME_BUF - 1)] = b;
 		w->copied++;
@@ -633,6 +630,8 @@ __attribute__((noinline)) int quic_open(struct hook_ctx *ctx, struct quic_scratc
 __attribute__((noinline)) int quic_finish(struct quic_scratch *q, struct bloomxdp_counters *cnt,
 					  int run)
 {
+	int pending;
+
 	if (!q || !cnt)
 		return 0;
 	if (q->w.ech == 1) {
@@ -643,19 +642,22 @@ __attribute__((noinline)) int quic_finish(struct quic_scratch *q, struct bloomxd
 		(void)bpf_map_update_elem(&quic_conns, &q->key, &q->w, BPF_ANY);	/* LRU: fits */
 	if (q->w.named)
 		return 1;	/* looked up first: a listed name is a hit, whatever its ECH */
+	/*
+	 * Every frame walked and none past the byte the walk needs (q->need): the
+	 * hello goes on in a later packet (its name is counted there), or this
+	 * one was sent again; or no CRYPTO frame (an ACK, a PING): unseen. Else
+	 * no server_name, malformed, a later part seen before the one the walk
+	 * needs, or a limit: unparsed. Each Initial read is counted once.
+	 */
+	pending = run == QR_PENDING && q->fdone == 1 &&
+		  (q->walked ? q->stream_end <= q->need : !q->nframes);
+	if (pending)
+		cnt->unseen_quic++;
+	else
+		cnt->unparsed_quic++;
 	if (q->w.ech && config.ech == BLOOMXDP_POLICY_DROP)
 		return -1;
-	if (run == QR_PENDING) {
-		if (q->walked)
-			return 0;	/* more of the hello in the next packet */
-		if (!q->nframes) {
-			cnt->unseen_quic++;	/* no CRYPTO frame: an ACK, a PING */
-			return 0;
-		}
-	}
-	/* No server_name, malformed, or a part that comes before the start. */
-	cnt->unparsed_quic++;
-	return config.quic_unparsed == BLOOMXDP_POLICY_DROP ? -1 : 0;
+	return !pending && config.quic_unparsed == BLOOMXDP_POLICY_DROP ? -1 : 0;
 }
 
 #endif /* BLOOMXDP_BPF_QUIC_H */
