@@ -144,6 +144,7 @@ struct quic_scratch {
 	__u32 ct_len;			/* its ciphertext bytes: the payload less the tag */
 	__u32 stream_end;		/* the end of the CRYPTO data this packet holds */
 	__u32 walked;			/* 1: the walk came from quic_conns, or moved */
+	__u32 resumed;			/* 1: the walk came from quic_conns */
 };
 
 struct {
@@ -591,6 +592,7 @@ __attribute__((noinline)) int quic_open(struct hook_ctx *ctx, struct quic_scratc
 		return QO_UNPARSED;
 
 	saved = bpf_map_lookup_elem(&quic_conns, &q->key);
+	q->resumed = 0;
 	if (saved && saved->version == version) {
 		q->walked = 1;
 		__builtin_memcpy(&q->w, saved, sizeof(q->w));
@@ -598,6 +600,7 @@ __attribute__((noinline)) int quic_open(struct hook_ctx *ctx, struct quic_scratc
 			q->walked = 0;		/* nothing changes: nothing to keep */
 			return QO_NAMED;
 		}
+		q->resumed = 1;
 	} else {
 		q->walked = 0;
 		__builtin_memset(&q->w, 0, sizeof(q->w));
@@ -638,7 +641,11 @@ __attribute__((noinline)) int quic_finish(struct quic_scratch *q, struct bloomxd
 		cnt->ech_seen++;
 		q->w.ech = 2;		/* counted once a ClientHello */
 	}
-	if (q->walked && (run == QR_PENDING || q->stream_end < q->w.hello_end))
+	/*
+	 * Kept while the hello goes on; and where it ends, for a walk resumed
+	 * from quic_conns: its packets sent again then cost no crypto (QO_NAMED).
+	 */
+	if (q->walked && (run == QR_PENDING || q->stream_end < q->w.hello_end || q->resumed))
 		(void)bpf_map_update_elem(&quic_conns, &q->key, &q->w, BPF_ANY);	/* LRU: fits */
 	if (q->w.named)
 		return 1;	/* looked up first: a listed name is a hit, whatever its ECH */
