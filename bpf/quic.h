@@ -51,6 +51,7 @@
 #define QUIC_FRAME_ACK		0x02
 #define QUIC_FRAME_ACK_ECN	0x03
 #define QUIC_FRAME_CRYPTO	0x06
+#define QUIC_FRAME_CLOSE	0x1c	/* CONNECTION_CLOSE of QUIC's layer: the one an Initial may carry */
 #define QUIC_ACK_RANGES_MAX	8	/* an ACK frame with more ranges ends the frame walk */
 
 #define QUIC_HELLO_TYPE		1	/* TLS handshake type ClientHello */
@@ -67,7 +68,7 @@ enum quic_phase {
 	QW_COMPRESSION,
 	QW_EXTENSIONS,		/* the extensions' length */
 	QW_EXT,			/* an extension's type and length at pos */
-	QW_SNI,			/* server_name_list: name type and length at pos + 2 */
+	QW_SNI,			/* server_name at pos: its name's type and length at pos + 6 */
 	QW_NAME,		/* the name's bytes from pos */
 	QW_END,			/* every extension walked */
 };
@@ -97,6 +98,8 @@ struct quic_walk {
 	__u32 copied;		/* QW_NAME: bytes of the name in name */
 	__u32 named;		/* 1: name holds the whole server_name */
 	__u32 ech;		/* 1: an encrypted_client_hello extension was seen */
+	__u32 got;		/* bytes of the field at pos read so far (an earlier packet's) */
+	__u32 acc;		/* ... and their value */
 	__u8 name[BLOOMXDP_NAME_BUF];
 };
 
@@ -140,7 +143,7 @@ struct quic_scratch {
 	__u64 pn;			/* the packet number */
 	__u32 nframes;
 	__u32 fpos;			/* the frame walk's next byte, in the payload */
-	__u32 fdone;			/* 1: no more frames to walk */
+	__u32 fdone;			/* no more frames to walk: 1, the payload's end; 2, a bad frame */
 	__u32 need;			/* a stream offset the frame walk looks for */
 	__u32 cached;			/* the payload block in plain; QUIC_NO_NEED: none */
 	__u32 pl_off;			/* the payload in the frame */
@@ -265,11 +268,25 @@ static __always_inline int quic_skip_ack(struct hook_ctx *ctx, struct quic_scrat
 	return 0;
 }
 
+/* A CONNECTION_CLOSE frame's fields after its type (RFC 9000 19.19), at q->fpos. */
+static __always_inline int quic_skip_close(struct hook_ctx *ctx, struct quic_scratch *q)
+{
+	__u32 v, reason;
+
+	/* Error code, frame type, the reason phrase's length, then the phrase. */
+	if (quic_frame_varint(ctx, q, &v) || quic_frame_varint(ctx, q, &v) ||
+	    quic_frame_varint(ctx, q, &reason) || reason > q->ct_len - q->fpos)
+		return -1;
+	q->fpos += reason;
+	return 0;
+}
+
 /*
  * One frame of the payload: a CRYPTO frame is noted (not read), the others
- * skipped; a run of PADDING goes a block at a time. An unknown frame type
- * (none other may be in an Initial), a cut frame, the payload's end or a full
- * table end the frame walk.
+ * skipped; a run of PADDING goes a block at a time. The payload's end ends
+ * the frame walk (fdone 1); so do an unknown frame type (none other may be in
+ * an Initial), a cut frame and a full table (fdone 2: what the packet holds
+ * was not all walked).
  */
 static __always_inline void quic_frame_step(struct hook_ctx *ctx, struct quic_scratch *q)
 {
@@ -292,10 +309,12 @@ static __always_inline void quic_frame_step(struct hook_ctx *ctx, struct quic_sc
 	if ((type == QUIC_FRAME_ACK || type == QUIC_FRAME_ACK_ECN) &&
 	    !quic_skip_ack(ctx, q, type == QUIC_FRAME_ACK_ECN))
 		return;
+	if (type == QUIC_FRAME_CLOSE && !quic_skip_close(ctx, q))
+		return;	/* a client that gives up: no ClientHello here */
 	if (type != QUIC_FRAME_CRYPTO || quic_frame_varint(ctx, q, &off) ||
 	    quic_frame_varint(ctx, q, &len) || len > q->ct_len - q->fpos ||
 	    q->nframes >= QUIC_MAX_FRAMES) {
-		q->fdone = 1;
+		q->fdone = 2 - ((__u32)type >> 31);	/* type < 0: the payload's end */
 		q->need = QUIC_NO_NEED;
 		return;
 	}
@@ -314,27 +333,33 @@ static __always_inline void quic_frame_step(struct hook_ctx *ctx, struct quic_sc
 /*
  * n (1 to 4) bytes of the stream at off, big-endian, in *v. 0; QR_PENDING when
  * they are past what the packet holds; QR_GOING (not 0: the caller returns it)
- * with q->need set when the frame walk must go on first.
+ * with q->need set when the frame walk must go on first. A field cut by the
+ * end of a packet is read on in the next: the bytes read so far are kept in
+ * the walk (w.got, w.acc).
  */
 static __always_inline int quic_stream_get(struct hook_ctx *ctx, struct quic_scratch *q,
 					   __u32 off, __u32 n, __u32 *v)
 {
-	__u32 k, val = 0;
+	struct quic_walk *w = &q->w;
+	__u32 k, j;
 	int b;
 
 	for (k = 0; k < 4; k++) {
-		if (k >= n)
+		j = w->got;
+		if (j >= n)
 			break;
-		b = quic_stream_byte(ctx, q, off + k);
+		b = quic_stream_byte(ctx, q, off + j);
 		if (b < 0) {
-			if (q->fdone)
-				return QR_PENDING;
-			q->need = off + k;
-			return -1;
+			q->need = off + j;
+			return q->fdone ? QR_PENDING : -1;
 		}
-		val = val << 8 | b;
+		w->acc = w->acc << 8 | b;
+		w->got = j + 1;
+		q->walked = 1;
 	}
-	*v = val;
+	*v = w->acc;
+	w->acc = 0;
+	w->got = 0;
 	return 0;
 }
 
@@ -354,10 +379,8 @@ static __always_inline int quic_copy_name(struct hook_ctx *ctx, struct quic_scra
 		}
 		b = quic_stream_byte(ctx, q, w->pos + w->copied);
 		if (b < 0) {
-			if (q->fdone)
-				return QR_PENDING;
 			q->need = w->pos + w->copied;
-			return QR_GOING;
+			return q->fdone ? QR_PENDING : QR_GOING;
 		}
 		w->name[w->copied & (BLOOMXDP_NAME_BUF - 1)] = b;
 		w->copied++;
@@ -382,7 +405,7 @@ static __always_inline int quic_hello_step(struct hook_ctx *ctx, struct quic_scr
 	}
 	n = phase == QW_HELLO || phase == QW_EXT ? 4 :
 	    phase == QW_SUITES || phase == QW_EXTENSIONS ? 2 : phase == QW_SNI ? 3 : 1;
-	err = quic_stream_get(ctx, q, phase == QW_SNI ? pos + 2 : pos, n, &v);
+	err = quic_stream_get(ctx, q, phase == QW_SNI ? pos + 6 : pos, n, &v);
 	if (err)
 		return err < 0 ? QR_GOING : err;
 	q->walked = 1;
@@ -421,7 +444,6 @@ static __always_inline int quic_hello_step(struct hook_ctx *ctx, struct quic_scr
 			return QR_BAD;
 		if (v >> 16 == QUIC_EXT_SNI && !w->named) {
 			w->ext_next = next;
-			w->pos = pos + 4;	/* its data */
 			w->phase = QW_SNI;
 			return QR_GOING;
 		}
@@ -430,13 +452,16 @@ static __always_inline int quic_hello_step(struct hook_ctx *ctx, struct quic_scr
 		w->pos = next;
 		return QR_GOING;
 	case QW_SNI:
-		/* server_name_list's length (2), the name's type (1) and length (2). */
+		/*
+		 * The extension's type and length (4), server_name_list's length (2),
+		 * then the name's type (1) and length (2) read here (RFC 6066 3).
+		 */
 		n = v & 0xffff;
-		if (v >> 16 != 0 || n < 1 || n > BLOOMXDP_NAME_MAX || pos + 5 + n > w->ext_next)
+		if (v >> 16 != 0 || n < 1 || n > BLOOMXDP_NAME_MAX || pos + 9 + n > w->ext_next)
 			return QR_BAD;
 		w->name_len = n;
 		w->copied = 0;
-		w->pos = pos + 5;
+		w->pos = pos + 9;
 		w->phase = QW_NAME;
 		return QR_GOING;
 	}
@@ -633,6 +658,7 @@ __attribute__((noinline)) int quic_finish(struct quic_scratch *q, struct bloomxd
 					  int run)
 {
 	struct quic_scratch *qm = quic_scratch_get();	/* q, as a map value */
+	int pending;
 
 	if (!q || !qm || !cnt)
 		return 0;
@@ -640,24 +666,31 @@ __attribute__((noinline)) int quic_finish(struct quic_scratch *q, struct bloomxd
 		cnt->ech_seen++;
 		q->w.ech = 2;		/* counted once a ClientHello */
 	}
+	/*
+	 * Kept while the hello goes on; and where it ends, for a walk resumed
+	 * from quic_conns: its packets sent again then cost no crypto (QO_NAMED).
+	 * Map value pointers: 6.1 takes no argument memory as a key or value.
+	 */
 	if (q->walked && (run == QR_PENDING || q->stream_end < q->w.hello_end || q->resumed))
-		/* Map value pointers: 6.1 takes no argument memory as a key or value. */
 		(void)bpf_map_update_elem(&quic_conns, &qm->key, &qm->w, BPF_ANY);	/* LRU: fits */
 	if (q->w.named)
 		return 1;	/* looked up first: a listed name is a hit, whatever its ECH */
+	/*
+	 * Every frame walked and none past the byte the walk needs (q->need): the
+	 * hello goes on in a later packet (its name is counted there), or this
+	 * one was sent again; or no CRYPTO frame (an ACK, a PING): unseen. Else
+	 * no server_name, malformed, a later part seen before the one the walk
+	 * needs, or a limit: unparsed. Each Initial read is counted once.
+	 */
+	pending = run == QR_PENDING && q->fdone == 1 &&
+		  (q->walked ? q->stream_end <= q->need : !q->nframes);
+	if (pending)
+		cnt->unseen_quic++;
+	else
+		cnt->unparsed_quic++;
 	if (q->w.ech && config.ech == BLOOMXDP_POLICY_DROP)
 		return -1;
-	if (run == QR_PENDING) {
-		if (q->walked)
-			return 0;	/* more of the hello in the next packet */
-		if (!q->nframes) {
-			cnt->unseen_quic++;	/* no CRYPTO frame: an ACK, a PING */
-			return 0;
-		}
-	}
-	/* No server_name, malformed, or a part that comes before the start. */
-	cnt->unparsed_quic++;
-	return config.quic_unparsed == BLOOMXDP_POLICY_DROP ? -1 : 0;
+	return !pending && config.quic_unparsed == BLOOMXDP_POLICY_DROP ? -1 : 0;
 }
 
 #endif /* BLOOMXDP_BPF_QUIC_H */

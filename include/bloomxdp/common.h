@@ -488,7 +488,7 @@ struct bloomxdp_state {
 	X(hits_sni,		"TLS ClientHellos for a listed name")	\
 	X(unparsed_tls,		"TLS ClientHellos whose SNI is not whole in the segment (or absent), or a bad TCP header") \
 	X(unseen_dns_tcp,	"TCP payloads to a DNS port (DNS over TCP is not parsed)") \
-	X(unseen_quic,		"UDP packets to a QUIC port with no ClientHello to read: short headers, 0-RTT, Handshake, Retry, Initials without CRYPTO data") \
+	X(unseen_quic,		"UDP packets to a QUIC port with no ClientHello to read: short headers, 0-RTT, Handshake, Retry, Initials without CRYPTO data or with a part of a ClientHello before its name") \
 	X(bloom_hits,		"lookups the Bloom filter said yes to")	\
 	X(range_hits,		"address lookups the exact intervals said yes to (load --store)") \
 	X(confirmed,		"Bloom hits the exact copy confirmed (--verify)") \

@@ -29,6 +29,7 @@ struct vh_config {
 	__u32 exact_room;	/* entries of each exact map; 0: 2 * capacity, as attach */
 	__u32 layout;		/* enum bloomxdp_layout */
 	__u32 dns_reply;	/* enum bloomxdp_dns_reply */
+	__u32 quic_per_sec;	/* as harness_config's: 0, the CLI's default */
 };
 
 /* Generation slots of everything; the h.lp.filter of xdp_harness is slot 0's. */
@@ -79,7 +80,7 @@ static inline int vh_open(struct vh *v, const struct vh_config *c)
 		.match = c->match, .action = c->action, .verify = c->verify,
 		.events_per_sec = c->events_per_sec, .hash_key = c->hash_key,
 		.capacity = c->capacity, .fpr = c->fpr, .layout = c->layout,
-		.dns_reply = c->dns_reply,
+		.dns_reply = c->dns_reply, .quic_per_sec = c->quic_per_sec,
 	};
 	struct bloomxdp_config cfg;
 	struct bloomxdp *skel;

@@ -5,7 +5,8 @@
  * of them, for the membership oracle), and frames: random bytes, and
  * structure-aware ones (Ethernet, 0-3 VLAN tags, IPv4 with options and
  * fragments, IPv6 with extension chains, UDP DNS queries, TCP HTTP requests
- * and TLS ClientHellos) built with the tests/bpf harness, then mutated.
+ * and TLS ClientHellos, QUIC Initials) built with the tests/bpf harness, then
+ * mutated.
  *
  * A structured frame says what the program should find in it (the name, the
  * path, whether its parser accepts it) unless a mutation or a deliberate
@@ -22,6 +23,7 @@
 #include <ctype.h>
 #include <stdio.h>
 #include "names_harness.h"
+#include "quic_wire.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -389,6 +391,8 @@ struct fz_frame {
 	char name[BLOOMXDP_NAME_MAX + 2];	/* the name the parser must find, lower case */
 	char path[BLOOMXDP_PATH_MAX + 1];	/* HTTP: path of the target, query cut */
 	bool has_path;		/* HTTP: path prefixes are looked up */
+	bool quic;		/* a QUIC Initial (fz_gen_quic()): parse says what of its hello */
+	bool quic_ech;		/* ... whose hello the reader finds ECH in */
 	int defect;		/* known-defect class of the construction, 0: none */
 	struct fz_lenf lenf[FZ_MAX_LENF];
 	int nlenf;
@@ -1148,6 +1152,167 @@ static inline void fz_gen_tls(struct rng *r, const struct fz_gen_cfg *g, struct 
 	}
 }
 
+/* ----------------------------------------------------------- QUIC Initials */
+
+/* A datagram to a QUIC port, built before its headers (its size sets theirs). */
+struct fz_quic {
+	struct frame d;
+	__u32 lenf[4];		/* DCID, SCID and token lengths (1 byte), Length (2), in d */
+};
+
+#define FZ_QUIC_MAX	1900	/* bytes of a datagram: FRAME_MAX less the longest headers */
+
+/*
+ * A QUIC ClientHello (quic_wire.h) naming a name picked as the TLS generator
+ * picks it; GREASE, a key share (X25519's, X25519MLKEM768's, or none) before
+ * or after the name, other extensions, ECH at times. Unparsed kinds: no
+ * server_name, a ServerHello.
+ */
+static inline void fz_quic_hello(struct rng *r, const struct fz_gen_cfg *g, struct fz_frame *fr,
+				 struct frame *hello)
+{
+	char name[NAME_TEXT_MAX], carried[NAME_TEXT_MAX + 2];
+	__u32 u = rng_below(r, 100), share = rng_below(r, 100), sni_name;
+	struct tls_desc d = { 0 };
+
+	fz_gen_name(r, g, name, NAME_TEXT_MAX - 1);
+	fz_case(r, name, carried, rng_pct(r, 5));
+	d.sni = carried;
+	d.grease = rng_pct(r, 50);
+	d.before = rng_below(r, 8);
+	d.after = rng_below(r, 8);
+	d.ech = rng_pct(r, 10);
+	d.no_session_id = rng_pct(r, 50);
+	d.key_share = share < 45 ? 32 : share < 60 ? 1216 : 0;
+	d.share_after = rng_pct(r, 40);
+	fr->parse = FZ_PARSED;
+	snprintf(fr->name, sizeof(fr->name), "%s", name);
+	if (u < 4) {
+		d.sni = NULL;
+		fr->parse = FZ_UNPARSED;
+		fz_what(fr, "quic-no-sni");
+	} else if (u < 7) {
+		d.hs_type = 2;			/* ServerHello: refused before any extension */
+		fr->parse = FZ_UNPARSED;
+		fz_what(fr, "quic-hs-type");
+	}
+	fr->quic_ech = d.ech && !d.hs_type;
+	if (d.ech)
+		fz_what(fr, "quic-ech");
+	fz_check_labels(fr);
+	hello->len = 0;
+	quic_client_hello(hello, &d, &sni_name);
+	if (hello->len > FZ_QUIC_MAX - 300 && d.key_share) {
+		d.key_share = 32;		/* a datagram of at most FZ_QUIC_MAX bytes */
+		hello->len = 0;
+		quic_client_hello(hello, &d, &sni_name);
+	}
+	fz_what(fr, "quic-hello=%uB", hello->len);
+}
+
+/*
+ * A client's Initial to a QUIC port: v1 or v2, connection IDs of random bytes
+ * (a connection of its own in quic_conns), a token at times, packet numbers
+ * of 1 to 4 bytes; the hello in 1 or 2 CRYPTO frames, in either order, PING
+ * or PADDING between, an ACK first at times; padded to 1,200 bytes mostly; a
+ * 0-RTT packet after it at times. Unparsed kinds: cut short (the Length says
+ * more); another version (the model's class says what).
+ */
+static inline void fz_quic_dgram(struct rng *r, const struct fz_gen_cfg *g, struct fz_frame *fr,
+				 struct fz_quic *q)
+{
+	static struct frame hello, payload;
+	static __u8 token[40];
+	struct quic_pkt p = { 0 };
+	__u32 split, init_len, n, at, u;
+	bool rev;
+
+	fz_quic_hello(r, g, fr, &hello);
+	p.version = rng_pct(r, 30) ? BLOOMXDP_QUIC_V2 : BLOOMXDP_QUIC_V1;
+	p.type = QUIC_INITIAL;
+	p.dcid_len = rng_pct(r, 90) ? rng_range(r, 8, BLOOMXDP_QUIC_CID_MAX) : rng_below(r, 8);
+	rng_bytes(r, p.dcid, p.dcid_len);
+	p.scid_len = rng_below(r, BLOOMXDP_QUIC_CID_MAX + 1);
+	rng_bytes(r, p.scid, p.scid_len);
+	if (rng_pct(r, 10)) {
+		p.token_len = rng_range(r, 1, sizeof(token));
+		rng_bytes(r, token, p.token_len);
+		p.token = token;
+	}
+	p.pn = rng_below(r, 4);
+	p.pn_len = rng_range(r, 1, 4);
+
+	payload.len = 0;
+	if (rng_pct(r, 10))
+		quic_frame_ack(&payload, rng_below(r, 4), rng_below(r, 100), 0);
+	split = rng_pct(r, 50) ? rng_range(r, 1, hello.len - 1) : hello.len;
+	rev = split < hello.len && rng_pct(r, 40);
+	if (rev)
+		quic_frame_crypto(&payload, split, hello.data + split, hello.len - split);
+	quic_frame_crypto(&payload, 0, hello.data, split);
+	if (split < hello.len) {
+		if (rng_pct(r, 50))
+			quic_frame_ping(&payload);
+		else
+			quic_frame_padding(&payload, rng_below(r, 9));
+		if (!rev)
+			quic_frame_crypto(&payload, split, hello.data + split, hello.len - split);
+		fz_what(fr, "quic-split=%u%s", split, rev ? "-reversed" : "");
+	}
+	q->d.len = 0;
+	p.payload = payload.data;
+	p.payload_len = payload.len;
+	quic_put_packet(&q->d, &p);
+	if (q->d.len < QUIC_MIN_DATAGRAM && rng_pct(r, 85)) {
+		quic_frame_padding(&payload, QUIC_MIN_DATAGRAM - q->d.len);
+		p.payload_len = payload.len;
+		q->d.len = 0;
+		quic_put_packet(&q->d, &p);
+	}
+	init_len = q->d.len;
+	at = 6 + p.dcid_len;
+	q->lenf[0] = 5;
+	q->lenf[1] = at;
+	q->lenf[2] = at + 1 + p.scid_len;
+	q->lenf[3] = q->lenf[2] + quic_varint_len(p.token_len) + p.token_len;
+	if (rng_pct(r, 10)) {
+		payload.len = 0;
+		quic_frame_ping(&payload);
+		quic_frame_padding(&payload, rng_range(r, 3, 40));
+		p.type = QUIC_0RTT;
+		p.pn++;
+		p.payload_len = payload.len;
+		quic_put_packet(&q->d, &p);
+		fz_what(fr, "quic-0rtt-after");
+	}
+	fz_what(fr, "quic-v%u dcid=%u pn_len=%u %uB", p.version == BLOOMXDP_QUIC_V2 ? 2 : 1,
+		p.dcid_len, p.pn_len, q->d.len);
+	u = rng_below(r, 100);
+	if (u < 4) {
+		n = rng_range(r, 6, init_len - 1);	/* the Length says more */
+		frame_truncate(&q->d, n);
+		fr->parse = FZ_UNPARSED;
+		fr->quic_ech = false;		/* not decrypted */
+		fz_what(fr, "quic-cut=%u", n);
+	} else if (u < 7) {
+		put_be16(q->d.data + 1, 0xff00);	/* draft-29: 0xff00001d */
+		put_be16(q->d.data + 3, 0x001d);
+		fz_what(fr, "quic-version=draft-29");
+	}
+	assert(q->d.len <= FZ_QUIC_MAX);
+}
+
+/* The datagram q after the UDP header, its length fields noted for mutations. */
+static inline void fz_put_quic(struct fz_frame *fr, const struct fz_quic *q)
+{
+	__u32 start = fr->f.len, i;
+
+	memcpy(frame_put(&fr->f, q->d.len), q->d.data, q->d.len);
+	for (i = 0; i < 4; i++)
+		if (q->lenf[i] + (i == 3 ? 2 : 1) <= q->d.len)
+			fz_lenf(fr, start + q->lenf[i], i == 3 ? 2 : 1);
+}
+
 /* ---------------------------------------------------------------- frames */
 
 /* Random bytes: mostly short, at times shorter than an Ethernet header or long. */
@@ -1198,8 +1363,9 @@ static inline void fz_gen_random_ip(struct rng *r, const struct fz_gen_cfg *g, s
 /* A structured frame: headers, a payload of some kind, to a port that fits it mostly. */
 static inline void fz_gen_struct(struct rng *r, const struct fz_gen_cfg *g, struct fz_frame *fr)
 {
+	static struct fz_quic quic;
 	struct fz_ip ip = { 0 };
-	__u32 u = rng_below(r, 100), n;
+	__u32 u = rng_below(r, 100), n, room = 1400;
 	__u16 dport;
 	__u8 proto;
 
@@ -1213,13 +1379,22 @@ static inline void fz_gen_struct(struct rng *r, const struct fz_gen_cfg *g, stru
 		proto = IPPROTO_TCP;
 		dport = rng_pct(r, 92) ? fz_pick_port(r, g->http_ports) : rng_range(r, 1, 65535);
 		fr->kind = "http";
-	} else if (u < 76) {
+	} else if (u < 71) {
 		fr->app = APP_TLS;
 		proto = rng_pct(r, 95) ? IPPROTO_TCP : IPPROTO_UDP;	/* UDP: unseen_quic */
 		dport = rng_pct(r, 92) ? fz_pick_port(r, proto == IPPROTO_TCP ? g->tls_ports :
 							 g->quic_ports) :
 				       rng_range(r, 1, 65535);
 		fr->kind = proto == IPPROTO_TCP ? "tls" : "tls-udp";
+	} else if (u < 76) {
+		/* A QUIC Initial: its datagram first, whose size the headers leave room for. */
+		fr->app = APP_RAW;
+		fr->quic = true;
+		proto = IPPROTO_UDP;
+		dport = rng_pct(r, 92) ? fz_pick_port(r, g->quic_ports) : rng_range(r, 1, 65535);
+		fr->kind = "quic";
+		fz_quic_dgram(r, g, fr, &quic);
+		room = UDP_HLEN + quic.d.len > room ? UDP_HLEN + quic.d.len : room;
 	} else if (u < 84) {
 		/* No payload: handshakes, ACKs, and UDP to a DNS port with nothing in it. */
 		fr->app = APP_NONE;
@@ -1244,7 +1419,7 @@ static inline void fz_gen_struct(struct rng *r, const struct fz_gen_cfg *g, stru
 		fr->kind = "other-l4";
 	}
 	fr->app_port = dport;
-	if (!fz_gen_l3(r, g, fr, &ip, proto, 1400))
+	if (!fz_gen_l3(r, g, fr, &ip, proto, room))
 		return;
 	fz_gen_l4(r, fr, &ip, dport, fr->app != APP_NONE);
 	switch (fr->app) {
@@ -1258,6 +1433,10 @@ static inline void fz_gen_struct(struct rng *r, const struct fz_gen_cfg *g, stru
 		fz_gen_tls(r, g, fr);
 		break;
 	case APP_RAW:
+		if (fr->quic) {
+			fz_put_quic(fr, &quic);
+			break;
+		}
 		n = rng_below(r, 300);
 		rng_bytes(r, frame_put(&fr->f, n), n);
 		break;

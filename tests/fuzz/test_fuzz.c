@@ -16,8 +16,12 @@
  *    space (a false positive is then expected, and counted), or of the exact
  *    intervals (load --store intervals: the oracle, user space's search and
  *    the program must all agree);
- *  - names in frames built to be parsed: a listed name, host, URL or SNI is
- *    dropped; an unlisted one passes unless the filter says yes to it.
+ *  - names in frames built to be parsed: a listed name, host, URL or SNI (of
+ *    TLS, or of a QUIC Initial) is dropped; an unlisted one passes unless
+ *    the filter says yes to it;
+ *  - QUIC: every datagram to a QUIC port is counted once (unseen_quic,
+ *    unparsed_quic, checked_quic or quic_budget_spent) as the model's class
+ *    and the Initial built say, mutated or not.
  *
  * Every frame comes from its own PRNG stream (seed, configuration, index):
  * `--seed S --config C --frame I` runs one frame again, verbosely.
@@ -93,7 +97,15 @@ struct fz_config {
 	__u16 http_ports[BLOOMXDP_MAX_PORTS];
 	__u16 tls_ports[BLOOMXDP_MAX_PORTS];
 	__u16 quic_ports[BLOOMXDP_MAX_PORTS];
+	__u32 quic_per_sec;	/* 0: FZ_QUIC_PER_SEC */
 };
+
+/*
+ * Initials decrypted a second and CPU: more than the fuzzer sends, so that
+ * each is read as built; one configuration has a budget it spends in make
+ * fuzz's long runs.
+ */
+#define FZ_QUIC_PER_SEC	100000000
 
 /*
  * Each layout, each kind of field, NXDOMAIN, ports of one's own, --verify
@@ -117,9 +129,9 @@ static const struct fz_config configs[] = {
 	{ "monitor-nxdomain-fp", .match = MATCH_ALL, .layout = BLOOMXDP_LAYOUT_BLOCKED,
 	  .action = BLOOMXDP_ACTION_MONITOR, .dns_reply = BLOOMXDP_DNS_REPLY_NXDOMAIN,
 	  .fpr = 0.05, .capacity = 300 },
-	/* Addresses exact, names in a filter with frequent false positives. */
+	/* Addresses exact, names in a filter with frequent false positives; a QUIC budget. */
 	{ "intervals-fp", .match = MATCH_ALL, .layout = BLOOMXDP_LAYOUT_BITS, .intervals = true,
-	  .fpr = 0.05, .capacity = 300 },
+	  .fpr = 0.05, .capacity = 300, .quic_per_sec = 200 },
 };
 
 #define N_CONFIGS ARRAY_SIZE(configs)
@@ -142,6 +154,9 @@ struct fz_stats {
 	char fp_first[160];		/* the first one */
 	__u64 false_positives;		/* the counter, with --verify */
 	__u64 replies;			/* NXDOMAIN answers checked */
+	__u64 quic_initials;		/* to a QUIC port, of a known version, long header Initial */
+	__u64 quic_known;		/* ... built, unmutated: their outcome known */
+	__u64 quic_checked, quic_hits, quic_unparsed, quic_unseen, quic_spent;
 	__u64 classes[9];
 	__u64 fields[6];
 	double seconds;
@@ -226,7 +241,9 @@ static int prog_open(struct fz_prog *p, const struct fz_config *c, int index)
 					.events_per_sec = c->events_per_sec, .hash_key = key,
 					.capacity = c->capacity ? c->capacity : 1000,
 					.fpr = c->fpr, .exact_room = 4000, .layout = c->layout,
-					.dns_reply = c->dns_reply };
+					.dns_reply = c->dns_reply,
+					.quic_per_sec = c->quic_per_sec ? c->quic_per_sec :
+							FZ_QUIC_PER_SEC };
 
 		ret = vh_open(&p->v, &vc);
 		if (!ret)
@@ -240,7 +257,9 @@ static int prog_open(struct fz_prog *p, const struct fz_config *c, int index)
 		struct harness_config hc = { .match = c->match, .action = c->action,
 					     .hash_key = key, .capacity = c->capacity,
 					     .fpr = c->fpr, .dns_reply = c->dns_reply,
-					     .layout = c->layout };
+					     .layout = c->layout,
+					     .quic_per_sec = c->quic_per_sec ? c->quic_per_sec :
+							     FZ_QUIC_PER_SEC };
 
 		memcpy(hc.dns_ports, c->dns_ports, sizeof(hc.dns_ports));
 		memcpy(hc.http_ports, c->http_ports, sizeof(hc.http_ports));
@@ -475,7 +494,8 @@ static void check_frame(struct fz_prog *p, struct fz_frame_ctx *x, __u32 verdict
 	char dns_name[BLOOMXDP_NAME_BUF];
 	enum fz_parse parse;
 	__u32 qend = 0;
-	__u64 hits = d->hits_v4 + d->hits_v6 + d->hits_dns + d->hits_http + d->hits_sni;
+	__u64 hits = d->hits_v4 + d->hits_v6 + d->hits_dns + d->hits_http + d->hits_sni +
+		     d->hits_quic;
 	__u64 n_allowed = 0;
 	char err[128] = "";
 
@@ -517,7 +537,8 @@ static void check_frame(struct fz_prog *p, struct fz_frame_ctx *x, __u32 verdict
 	       ip && m->ext_unparsed);
 	EXPECT(G_CORE, d->hits_v4 <= d->checked_v4 && d->hits_v6 <= d->checked_v6 &&
 		       d->hits_dns <= d->checked_dns && d->hits_http <= d->checked_http &&
-		       d->hits_sni <= d->checked_sni, "a hits_* counter above its checked_*");
+		       d->hits_sni <= d->checked_sni && d->hits_quic <= d->checked_quic,
+		       "a hits_* counter above its checked_*");
 	EXPECT(G_CORE, hits <= 1, "%llu hits for one frame", CNT(hits));
 
 	/* Addresses: the source, then the destination if the source did not block. */
@@ -568,10 +589,26 @@ static void check_frame(struct fz_prog *p, struct fz_frame_ctx *x, __u32 verdict
 		       CNT(d->unseen_quic), CNT(d->unparsed_quic), CNT(d->checked_quic),
 		       m_field_names[x->field]);
 	else	/* An Initial of a known version: one of them. */
-		EXPECT(G_NAME, d->unseen_quic + d->unparsed_quic + d->checked_quic +
+		EXPECT(G_CORE, d->unseen_quic + d->unparsed_quic + d->checked_quic +
 			       d->quic_budget_spent == 1,
-		       "QUIC Initial: unseen_quic +%llu, unparsed_quic +%llu, checked_quic +%llu",
-		       CNT(d->unseen_quic), CNT(d->unparsed_quic), CNT(d->checked_quic));
+		       "QUIC Initial: unseen_quic +%llu, unparsed_quic +%llu, checked_quic +%llu, "
+		       "quic_budget_spent +%llu", CNT(d->unseen_quic), CNT(d->unparsed_quic),
+		       CNT(d->checked_quic), CNT(d->quic_budget_spent));
+	if (quic == MQ_INITIAL) {
+		p->st.quic_initials++;
+		p->st.quic_checked += d->checked_quic;
+		p->st.quic_hits += d->hits_quic;
+		p->st.quic_unparsed += d->unparsed_quic;
+		p->st.quic_unseen += d->unseen_quic;
+		p->st.quic_spent += d->quic_budget_spent;
+	}
+	/* Read as built, but where a budget is set: spent there, and passed, its name unread. */
+	EXPECT(G_CORE, !d->quic_budget_spent || cfg->quic_per_sec < FZ_QUIC_PER_SEC,
+	       "quic_budget_spent +%llu under a budget of %u a second", CNT(d->quic_budget_spent),
+	       cfg->quic_per_sec);
+	EXPECT(G_CORE, d->ech_seen <= 1 && (!d->ech_seen || x->field == F_TLS ||
+					    x->field == F_QUIC),
+	       "ech_seen +%llu, field %s", CNT(d->ech_seen), m_field_names[x->field]);
 	EXPECT(G_NAME, d->unseen_dns_tcp == (x->field == F_DNS_TCP && (x->payload || x->bad_tcp)),
 	       "unseen_dns_tcp +%llu, field %s", CNT(d->unseen_dns_tcp),
 	       m_field_names[x->field]);
@@ -620,6 +657,17 @@ static void check_frame(struct fz_prog *p, struct fz_frame_ctx *x, __u32 verdict
 	     (fr->app == APP_HTTP && x->field == F_HTTP) ||
 	     (fr->app == APP_TLS && x->field == F_TLS)))
 		parse = fr->parse;
+	/* A QUIC Initial as built: read as a TLS ClientHello is (unless its budget is spent). */
+	if (x->examined && x->field == F_QUIC && fr->quic && !fr->mutated && quic == MQ_INITIAL &&
+	    !d->quic_budget_spent) {
+		parse = fr->parse;
+		p->st.quic_known++;
+		EXPECT(G_NAME, d->unparsed_quic == (parse == FZ_UNPARSED),
+		       "QUIC Initial built %s: unparsed_quic +%llu",
+		       parse == FZ_UNPARSED ? "not to parse" : "to parse", CNT(d->unparsed_quic));
+		EXPECT(G_NAME, d->ech_seen == fr->quic_ech, "QUIC Initial: ech_seen +%llu, built %d",
+		       CNT(d->ech_seen), fr->quic_ech);
+	}
 	if (x->examined && x->payload && x->field == F_DNS) {
 		enum fz_parse dns = model_dns(fr->f.data, m, dns_name, &text_ok, &qend) ?
 				    FZ_PARSED : FZ_UNPARSED;
@@ -636,7 +684,8 @@ static void check_frame(struct fz_prog *p, struct fz_frame_ctx *x, __u32 verdict
 		x->classes |= CLASS(fr->defect);
 	if (parse != FZ_UNKNOWN) {
 		__u64 checked = x->field == F_DNS ? d->checked_dns : x->field == F_HTTP ?
-				d->checked_http : d->checked_sni;
+				d->checked_http : x->field == F_QUIC ? d->checked_quic :
+				d->checked_sni;
 
 		p->st.known_names++;
 		if (parse == FZ_UNPARSED) {
@@ -649,7 +698,7 @@ static void check_frame(struct fz_prog *p, struct fz_frame_ctx *x, __u32 verdict
 	}
 	if (parse == FZ_PARSED && text_ok) {
 		__u64 name_hits = x->field == F_DNS ? d->hits_dns : x->field == F_HTTP ?
-				  d->hits_http : d->hits_sni;
+				  d->hits_http : x->field == F_QUIC ? d->hits_quic : d->hits_sni;
 
 		err[0] = '\0';
 		x->name_block = oracle_name(p, name, path, &allowed, err, sizeof(err));
@@ -901,13 +950,20 @@ static void print_stats(const struct fz_prog *p)
 	       CNT(s->classes[M_BAD_VLAN] + s->classes[M_BAD_IPV4] +
 		   s->classes[M_BAD_IPV4_IHL] + s->classes[M_BAD_IPV6]),
 	       CNT(s->classes[M_SPLIT_ETH] + s->classes[M_NON_IP] + s->classes[M_VLAN_TOO_DEEP]));
-	printf("# %s: names to dns/http/tls %llu/%llu/%llu, outcome known %llu; listed keys blocked"
-	       " %llu, unlisted names passed %llu; Bloom false positives predicted: %llu addresses,"
-	       " %llu names%s; NXDOMAIN answers checked %llu\n", p->c->name,
+	printf("# %s: names to dns/http/tls/quic %llu/%llu/%llu/%llu, outcome known %llu; listed keys"
+	       " blocked %llu, unlisted names passed %llu; Bloom false positives predicted: %llu"
+	       " addresses, %llu names%s; NXDOMAIN answers checked %llu\n", p->c->name,
 	       CNT(s->fields[F_DNS]), CNT(s->fields[F_HTTP]), CNT(s->fields[F_TLS]),
+	       CNT(s->fields[F_QUIC]),
 	       CNT(s->known_names), CNT(s->listed_dropped), CNT(s->unlisted_passed),
 	       CNT(s->fp_addr), CNT(s->fp_name), p->c->verify ? " (refused by --verify)" : "",
 	       CNT(s->replies));
+	if (s->quic_initials)
+		printf("# %s: QUIC Initials %llu (%llu as built): checked_quic %llu, hits_quic %llu,"
+		       " unparsed_quic %llu, unseen_quic %llu, quic_budget_spent %llu\n", p->c->name,
+		       CNT(s->quic_initials), CNT(s->quic_known), CNT(s->quic_checked),
+		       CNT(s->quic_hits), CNT(s->quic_unparsed), CNT(s->quic_unseen),
+		       CNT(s->quic_spent));
 	if (s->fp_first[0])
 		printf("# %s: first false positive: %s\n", p->c->name, s->fp_first);
 	if (p->c->verify)
