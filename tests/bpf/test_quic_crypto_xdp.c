@@ -40,6 +40,7 @@
 #include "quic_probe.h"
 #include "quic_probe.skel.h"
 #include "quic_vectors.h"
+#include "test_rng.h"
 #include "quic_wire.h"
 
 #define COMPLEXITY_LIMIT	1000000		/* BPF_COMPLEXITY_LIMIT_INSNS */
@@ -51,26 +52,6 @@
 #define PACKET_BLOCKS		6	/* a ClientHello's first ~96 bytes: up to its name */
 
 static struct quic_probe *skel;
-static __u64 rng_state;
-
-/* splitmix64 */
-static __u64 rng(void)
-{
-	__u64 z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static void rng_bytes(void *buf, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		((__u8 *)buf)[i] = rng() >> 56;
-}
-
 /* One run (or repeat runs) of prog over f, f rewritten with the frame out; *ns per run. */
 static void probe_run(const struct bpf_program *prog, struct quic_probe_frame *f, __u32 repeat,
 		      __u32 *ns)
@@ -441,14 +422,7 @@ int main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_timing),
 	};
-	const char *env = getenv("BLOOMXDP_TEST_SEED");
-	__u64 seed;
 
-	if (env)
-		seed = strtoull(env, NULL, 0);
-	else if (getrandom(&seed, sizeof(seed), 0) != sizeof(seed))
-		seed = time(NULL);
-	rng_state = seed;
-	printf("# seed %llu (BLOOMXDP_TEST_SEED repeats this run)\n", (unsigned long long)seed);
+	rng_seed();
 	return cmocka_run_group_tests_name("quic_crypto_xdp", tests, setup, teardown);
 }

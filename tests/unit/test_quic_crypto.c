@@ -32,29 +32,10 @@
 
 #include <bloomxdp/quic.h>
 #include "../bpf/quic_vectors.h"
+#include "../bpf/test_rng.h"
 
 #define N(a)		(sizeof(a) / sizeof((a)[0]))
 #define RANDOM_RUNS	2000
-
-static __u64 rng_state;
-
-/* splitmix64 */
-static __u64 rng(void)
-{
-	__u64 z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static void rng_bytes(void *buf, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		((__u8 *)buf)[i] = rng() >> 56;
-}
 
 static void assert_hex(const void *got, const char *hex, const char *what)
 {
@@ -587,14 +568,7 @@ int main(void)
 		cmocka_unit_test(test_ctr_block),
 		cmocka_unit_test(test_gcm),
 	};
-	const char *env = getenv("BLOOMXDP_TEST_SEED");
-	__u64 seed;
 
-	if (env)
-		seed = strtoull(env, NULL, 0);
-	else if (getrandom(&seed, sizeof(seed), 0) != sizeof(seed))
-		seed = time(NULL);
-	rng_state = seed;
-	printf("# seed %llu (BLOOMXDP_TEST_SEED repeats this run)\n", (unsigned long long)seed);
+	rng_seed();
 	return cmocka_run_group_tests_name("quic_crypto", tests, NULL, NULL);
 }
