@@ -313,7 +313,7 @@ static __always_inline void quic_frame_step(struct hook_ctx *ctx, struct quic_sc
 		return;	/* a client that gives up: no ClientHello here */
 	if (type != QUIC_FRAME_CRYPTO || quic_frame_varint(ctx, q, &off) ||
 	    quic_frame_varint(ctx, q, &len) || len > q->ct_len - q->fpos ||
-	    q->nframes >= QUIC_MAX_FRAMES) {
+	    off + len < off || q->nframes >= QUIC_MAX_FRAMES) {	/* a frame past 4 GiB: none */
 		q->fdone = 2 - ((__u32)type >> 31);	/* type < 0: the payload's end */
 		q->need = QUIC_NO_NEED;
 		return;

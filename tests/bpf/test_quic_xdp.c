@@ -146,6 +146,7 @@ enum shape {
 	S_CUT,		/* an Initial cut after arg bytes (the UDP and IP lengths say so) */
 	S_PADDING,	/* an Initial of PADDING only */
 	S_ACK,		/* an Initial of an ACK and PADDING */
+	S_WRAP,		/* one Initial: the hello in a CRYPTO frame at 2^32 - arg, past 4 GiB */
 };
 
 struct step {
@@ -389,6 +390,20 @@ static __u32 build_flight(const struct qcase *c, struct frame out[MAX_STEPS])
 		quic_frame_ack(&payload_buf, 0, 10, 0);
 		put_payload(&out[0], pkt_tmpl(c, QUIC_INITIAL, 1), true);
 		break;
+	case S_WRAP: {
+		/*
+		 * arg bytes, then the hello, at stream offset 2^32 - arg: read modulo
+		 * 2^32, the hello would start at offset 0 (a server takes no such frame).
+		 */
+		static __u8 wrap[2048];
+
+		memset(wrap, 0xee, c->arg);
+		memcpy(wrap + c->arg, hello_buf.data, hello_buf.len);
+		quic_frame_crypto(&payload_buf, 0x100000000ULL - c->arg, wrap,
+				  c->arg + hello_buf.len);
+		put_payload(&out[0], pkt_tmpl(c, QUIC_INITIAL, 0), true);
+		break;
+	}
 	}
 	return n;
 }
@@ -510,6 +525,8 @@ static const struct qcase cases[] = {
 	  .arg = 16, .steps = { DROP(Q_HIT) } },
 	{ "40 CRYPTO frames: past the frame table", NAMES, S_FRAMES, SNI("www.listed.example"),
 	  .arg = 40, .steps = { PASS(Q_BAD) } },
+	{ "a CRYPTO frame whose end wraps past 4 GiB to offset 0", NAMES, S_WRAP,
+	  SNI("www.listed.example"), .arg = 16, .steps = { PASS(Q_BAD) } },
 
 	/* A ClientHello over several packets, in order. */
 	{ "2 packets, the name in the 1st", NAMES, SPLIT(2, 0),
