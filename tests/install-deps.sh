@@ -17,6 +17,7 @@ PACKAGES=(
 	nftables								# e2e egress tests: the peer counts what reaches it
 	dnsmasq-base dnsutils nginx curl openssl procps			# e2e name tests; openssl: test_fleet_tls's CA
 	ngtcp2-client ngtcp2-server						# e2e QUIC test: gtlsclient, gtlsserver
+	chromium								# e2e QUIC test: a browser's HTTP/3 (headless)
 	fail2ban								# its action (e2e)
 	libhiredis-dev redis-server redis-tools					# the fleet: hiredis; a Redis of the test's own (e2e)
 	libjson-c-dev								# daemon: CrowdSec LAPI replies

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""Small UDP and TCP tools of tests/e2e/test_quic.sh (no crypto: QUIC Initials
-are captured from gtlsclient, never built here).
+"""Small UDP and TCP tools of tests/e2e/test_quic.sh and test_quic_browser.sh
+(no crypto: QUIC Initials are captured from real clients, never built here;
+what they hold is read from the server's log).
 
   udp-sink ADDR PORT FILE SECONDS
       Receives datagrams on ADDR:PORT for at most SECONDS; appends each to
@@ -28,8 +29,33 @@ are captured from gtlsclient, never built here).
       encrypted_client_hello extension (outer, random payload) when 'ech'
       is given; keeps the connection 1 s, then resets it (SO_LINGER 0), so
       that nothing retransmits into later checks.
+  flight ADDR PORT FILE KEY
+      Sends the datagrams of flight KEY of FILE (tests/e2e/chrome_flights.hex:
+      a browser's captured first flights) to ADDR:PORT from one socket, in
+      order, 50 ms apart. Prints how many.
+  hellos LOG
+      The client Initials and ClientHellos that gtlsserver logged (run
+      without -q and --no-quic-dump): one line a connection, "key=value"
+      fields: cid (the server's), name (the server_name, "-" if the hello
+      was not read that far), at (its extension's stream offset), len (the
+      hello's), where (where the client put the name: head, in the bytes
+      from 0 of the first Initial carrying them; tail, in that Initial's
+      bytes past a gap that another Initial fills; second, in another
+      Initial), gapped (how many of its
+      Initials carry parts of the hello with a gap between), ech (1: an
+      encrypted_client_hello extension), h3 (the :authority of the HTTP/3
+      requests, "-" if none), initials (those carrying CRYPTO frames), pkts
+      (each: CRYPTO,PING,PADDING frames, and its byte ranges).
+  netlog FILE HOST
+      What Chromium's net-log (--log-net-log=FILE) says of HOST, as
+      "sessions=N confirmed=N h3=N initials=N tcp=N": QUIC sessions to HOST,
+      those whose handshake completed, HTTP/3 response headers on them, the
+      Initial packets they sent, and TCP connections tried to any host (a
+      net-log cut short by a kill is read as far as it goes).
 """
+import json
 import os
+import re
 import socket
 import struct
 import sys
@@ -158,6 +184,169 @@ def hello(addr, port, name, ech):
     s.close()
 
 
+def flights(path):
+    """{KEY: (name, [datagram, ...])} of a flights file."""
+    out, cur = {}, None
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            if line.startswith("flight "):
+                words = line.split()
+                cur = out[words[1]] = (words[2], [])
+            else:
+                cur[1].append(bytes.fromhex(line))
+    return out
+
+
+def flight(addr, port, path, key):
+    dgrams = flights(path)[key][1]
+    s = socket.socket(family(addr), socket.SOCK_DGRAM)
+    for d in dgrams:
+        s.sendto(d, (addr, int(port)))
+        time.sleep(0.05)
+    print(len(dgrams))
+
+
+# gtlsserver's log: "I00000000 0xSCID pkt rx pkn=N ... type=Initial", "... frm rx N Initial
+# CRYPTO(0x06) offset=O len=L" (or PING, PADDING), "Ordered CRYPTO data in Initial crypto level"
+# and a hex dump of the bytes that became contiguous, "http: stream 0xN [:authority: NAME]".
+LOG_CID = re.compile(r"^I\d+ (0x[0-9a-f]+) ")
+LOG_FRAME = re.compile(r" frm rx (\d+) Initial (CRYPTO|PING|PADDING)\(0x0[0-9a-f]\)"
+                       r"(?: offset=(\d+) len=(\d+))?")
+LOG_HEX = re.compile(r"^[0-9a-f]{8}  ((?:[0-9a-f]{2} {1,2})+)")
+LOG_AUTHORITY = re.compile(r"^http: stream 0x[0-9a-f]+ \[:authority: (.*)\]$")
+
+
+def server_conns(path):
+    """{cid: {"pkts": {pkn: [crypto ranges, pings, paddings]}, "hello": bytes, "h3": set}}"""
+    conns, cid, dumping = {}, None, None
+    with open(path, errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            m = LOG_CID.match(line)
+            if m:
+                cid, dumping = m.group(1), None
+                c = conns.setdefault(cid, {"pkts": {}, "hello": bytearray(), "h3": set()})
+                fm = LOG_FRAME.search(line)
+                if fm:
+                    pkt = c["pkts"].setdefault(int(fm.group(1)), [[], 0, 0])
+                    if fm.group(2) == "CRYPTO":
+                        pkt[0].append((int(fm.group(3)), int(fm.group(4))))
+                    else:
+                        pkt[1 if fm.group(2) == "PING" else 2] += 1
+                continue
+            if cid is None:
+                continue
+            if line == "Ordered CRYPTO data in Initial crypto level":
+                dumping = conns[cid]["hello"]
+                continue
+            m = LOG_HEX.match(line)
+            if m and dumping is not None:
+                dumping.extend(bytes.fromhex(m.group(1).replace(" ", "")))
+                continue
+            dumping = None
+            m = LOG_AUTHORITY.match(line)
+            if m:
+                conns[cid]["h3"].add(m.group(1))
+    return conns
+
+
+def merged(ranges):
+    out = []
+    for off, n in sorted(ranges):
+        if out and out[-1][1] >= off:
+            out[-1][1] = max(out[-1][1], off + n)
+        else:
+            out.append([off, off + n])
+    return out
+
+
+def hello_fields(h):
+    """(server_name, its extension's offset, ECH) of the ClientHello h, as far as h goes."""
+    name, at, ech = "-", -1, 0
+    try:
+        i = 4 + 2 + 32
+        i += 1 + h[i]
+        i += 2 + int.from_bytes(h[i:i + 2], "big")
+        i += 1 + h[i]
+        end = i + 2 + int.from_bytes(h[i:i + 2], "big")
+        i += 2
+        while i + 4 <= min(end, len(h)):
+            kind, n = struct.unpack(">HH", h[i:i + 4])
+            if kind == 0 and i + 4 + n <= len(h):
+                at, name = i, h[i + 9:i + 4 + n].decode("ascii", "replace")
+            elif kind == 0xfe0d:
+                ech = 1
+            i += 4 + n
+    except IndexError:
+        pass
+    return name, at, ech
+
+
+def hellos(path):
+    for cid, c in server_conns(path).items():
+        pkts = [(pkn, p) for pkn, p in sorted(c["pkts"].items()) if p[0]]
+        if not pkts:
+            continue
+        h = bytes(c["hello"])
+        hello_len = 4 + int.from_bytes(h[1:4], "big") if len(h) >= 4 and h[0] == 1 else 0
+        name, at, ech = hello_fields(h) if hello_len else ("-", -1, 0)
+        gapped = sum(len(merged(p[0])) > 1 for _, p in pkts)
+        # Where the name is, as the client packed the hello: in the first Initial that
+        # carries its start (its bytes from 0, or past a gap), or in another one.
+        where = "-"
+        opening = [merged(p[0]) for _, p in pkts if any(o == 0 for o, _ in p[0])]
+        if name != "-" and opening:
+            last = at + 9 + len(name) - 1      # the name's last byte
+            ranges = opening[0]
+            where = "head" if last < ranges[0][1] else \
+                "tail" if any(a <= last < b for a, b in ranges[1:]) else "second"
+        desc = " ".join("#%d:%d,%d,%d:%s" % (k + 1, len(p[0]), p[1], p[2],
+                                              "+".join("%d-%d" % (a, b) for a, b in merged(p[0])))
+                        for k, (_, p) in enumerate(pkts))
+        print("cid=%s name=%s at=%d len=%d where=%s gapped=%d ech=%d h3=%s initials=%d pkts=%s" %
+              (cid, name, at, hello_len, where, gapped, ech, ",".join(sorted(c["h3"])) or "-",
+               len(pkts), desc.replace(" ", ";")))
+
+
+def netlog_load(path):
+    """Chromium's net-log JSON; one cut short (the browser killed) closed where it stops."""
+    with open(path, errors="replace") as f:
+        text = f.read()
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    cut = text.rfind("},")
+    return json.loads(text[:cut + 1] + "]}") if cut > 0 else {"constants": {}, "events": []}
+
+
+def netlog(path, host):
+    d = netlog_load(path)
+    types = {v: k for k, v in d.get("constants", {}).get("logEventTypes", {}).items()}
+    events = d.get("events", [])
+    sessions = {e["source"]["id"] for e in events if types.get(e["type"]) == "QUIC_SESSION" and
+                e.get("params", {}).get("host") == host}
+    count = {"confirmed": 0, "h3": 0, "initials": 0, "tcp": 0}
+    for e in events:
+        t = types.get(e["type"], "")
+        if t in ("TCP_CONNECT", "TCP_CONNECT_ATTEMPT"):
+            count["tcp"] += 1
+        if e["source"]["id"] not in sessions:
+            continue
+        if t == "QUIC_SESSION_CRYPTO_HANDSHAKE_COMPLETE":
+            count["confirmed"] += 1
+        elif t == "HTTP3_HEADERS_RECEIVED":
+            count["h3"] += 1
+        elif t == "QUIC_SESSION_PACKET_SENT" and \
+                e.get("params", {}).get("encryption_level") == "ENCRYPTION_INITIAL":
+            count["initials"] += 1
+    print("sessions=%d confirmed=%d h3=%d initials=%d tcp=%d" %
+          (len(sessions), count["confirmed"], count["h3"], count["initials"], count["tcp"]))
+
+
 def main(argv):
     cmd = argv[1] if len(argv) > 1 else ""
     if cmd == "udp-sink" and len(argv) == 6:
@@ -175,6 +364,12 @@ def main(argv):
         non_initials(*argv[2:])
     elif cmd == "hello" and len(argv) in (5, 6):
         hello(argv[2], argv[3], argv[4], len(argv) == 6 and argv[5] == "ech")
+    elif cmd == "flight" and len(argv) == 6:
+        flight(*argv[2:])
+    elif cmd == "hellos" and len(argv) == 3:
+        hellos(argv[2])
+    elif cmd == "netlog" and len(argv) == 4:
+        netlog(argv[2], argv[3])
     else:
         sys.exit(__doc__)
 
