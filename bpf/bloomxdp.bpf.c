@@ -348,6 +348,9 @@ __attribute__((noinline)) __u32 quic_read(struct hook_ctx *ctx, const struct pac
 	if (opened != QO_WALK && opened != QO_NAMED)
 		return quic_unparsed(cnt, opened == QO_SPENT);
 	run = opened == QO_NAMED ? QR_END : quic_walk_run(ctx);
+	q->stashed = 0;
+	if (run == QR_PENDING)
+		quic_stash(ctx, q);	/* what this packet holds past where the walk waits */
 	run = quic_finish(q, cnt, run);
 	if (run < 0)
 		return FIELD_POLICY_DROP;

@@ -15,13 +15,14 @@
  * the hello goes on past what a packet holds (post-quantum key shares make it
  * span two or three), the walk's state, the keys and the name are kept in an
  * LRU map (quic_conns) keyed by the client's address, port and SCID, and the
- * next packet of the connection resumes it. Limits, each counted as
- * unparsed_quic: the packets of a ClientHello must come in the order of its
- * bytes (a later part seen before an earlier one cannot be read: with
- * --quic-unparsed drop the client sends them again), at most
- * QUIC_MAX_FRAMES CRYPTO frames a packet, QUIC_STEPS steps of walk a
- * packet, QUIC_CONNS hellos in flight at once, and packet numbers as
- * their encoding holds them (a client's first Initials: 0, 1, 2...).
+ * next packet of the connection resumes it. The bytes a packet holds past
+ * the one the walk waits for go to the walk's stash (Chrome's first Initial
+ * holds its hello's head and tail, the second the middle). Limits, each
+ * counted as unparsed_quic (with --quic-unparsed drop the client sends them
+ * again): a part past what the stash holds (QUIC_STASH bytes in one run),
+ * QUIC_MAX_FRAMES CRYPTO frames a packet, QUIC_STEPS steps of walk a packet,
+ * QUIC_CONNS hellos in flight at once, and packet numbers as their encoding
+ * holds them (a client's first Initials: 0, 1, 2...).
  *
  * Decryption costs microseconds where a drop costs nanoseconds, and anyone
  * can send Initials: each packet decrypted takes one of config.quic_per_sec
@@ -42,7 +43,10 @@
 #define QUIC_LONG_HEADER	0x80
 #define QUIC_MAX_FRAMES		16	/* CRYPTO frames of a packet followed */
 #define QUIC_STEPS		512	/* steps of one packet's walk: frames and fields */
-#define QUIC_CONNS		4096	/* ClientHellos followed over packets at once */
+#define QUIC_CONNS		2048	/* ClientHellos followed over packets at once */
+#define QUIC_STASH		1024	/* bytes of a later part of a hello kept: a power of two */
+/* A kept walk serves Initials this long after it was kept: a handshake's retransmissions. */
+#define QUIC_KEEP_NS		(10ULL * 1000000000ULL)
 #define QUIC_NAME_STEP		16	/* bytes of the name copied a step */
 #define QUIC_NO_NEED		0xffffffff
 
@@ -100,21 +104,35 @@ struct quic_walk {
 	__u32 ech;		/* 1: an encrypted_client_hello extension was seen */
 	__u32 got;		/* bytes of the field at pos read so far (an earlier packet's) */
 	__u32 acc;		/* ... and their value */
+	__u32 token_len;	/* the Initials' token: a Retry's makes a new connection */
+	__u64 kept_at;		/* when it was last kept (the coarse clock) */
+	__u32 stash_off;	/* the stream offset of stash[0] */
+	__u32 stash_len;	/* bytes in stash: 0, none */
 	__u8 name[BLOOMXDP_NAME_BUF];
+	/*
+	 * CRYPTO bytes an earlier packet held past the one the walk waited
+	 * for: Chrome's first Initial carries its hello's head and its tail,
+	 * the second the middle.
+	 */
+	__u8 stash[QUIC_STASH];
 };
 
 /*
  * A connection's key in quic_conns: the client's address and port, and its
  * Source Connection ID. Not the DCID: once the server answers, the client's
  * later Initials carry the server's choice of CID, still protected with the
- * keys of its first DCID (RFC 9001 5.2), which the walk keeps.
+ * keys of its first DCID (RFC 9001 5.2), which the walk keeps. A client
+ * without one (Chrome sends an empty SCID) is its address and port alone:
+ * its second Initial may go out after the server's answer, under the
+ * server's CID. A new connection from the same port within QUIC_KEEP_NS
+ * would resume the last one's walk: kept walks expire.
  */
 struct quic_conn_key {
 	__u8 addr[16];		/* IPv4: the first 4 bytes */
 	__u8 cid[BLOOMXDP_QUIC_CID_MAX];
 	__u16 port;
 	__u8 cid_len;
-	__u8 family;
+	__u8 family;		/* 4, 6 */
 };
 
 struct {
@@ -151,6 +169,7 @@ struct quic_scratch {
 	__u32 stream_end;		/* the end of the CRYPTO data this packet holds */
 	__u32 walked;			/* 1: the walk came from quic_conns, or moved */
 	__u32 resumed;			/* 1: the walk came from quic_conns */
+	__u32 stashed;			/* 1: every byte past q->need went to w.stash */
 };
 
 struct {
@@ -200,11 +219,12 @@ __attribute__((noinline)) int quic_payload_byte(struct hook_ctx *ctx, struct qui
 	return q->plain.b[i & 15];
 }
 
-/* Byte off of the CRYPTO stream, from the frames walked so far; -1: not among them. */
-__attribute__((noinline)) int quic_stream_byte(struct hook_ctx *ctx, struct quic_scratch *q,
-					       __u32 off)
+/*
+ * The frame of this packet holding stream offset off, among those walked so
+ * far: its index, or -1. A global function, checked once.
+ */
+__attribute__((noinline)) int quic_frame_find(const struct quic_scratch *q, __u32 off)
 {
-	struct quic_frame *f;
 	__u32 k;
 
 	if (!q)
@@ -212,10 +232,28 @@ __attribute__((noinline)) int quic_stream_byte(struct hook_ctx *ctx, struct quic
 	for (k = 0; k < QUIC_MAX_FRAMES; k++) {
 		if (k >= q->nframes)
 			break;
-		f = &q->frames[k];
-		if (off - f->off < f->len)	/* off in [f->off, f->off + f->len) */
-			return quic_payload_byte(ctx, q, f->at + (off - f->off));
+		if (off - q->frames[k].off < q->frames[k].len)	/* in [off, off + len) */
+			return k;
 	}
+	return -1;
+}
+
+/* Byte off of the CRYPTO stream, from the frames walked so far or the stash; -1: neither. */
+__attribute__((noinline)) int quic_stream_byte(struct hook_ctx *ctx, struct quic_scratch *q,
+					       __u32 off)
+{
+	struct quic_frame *f;
+	int k;
+
+	if (!q)
+		return -1;
+	k = quic_frame_find(q, off);
+	if (k >= 0) {
+		f = &q->frames[k & (QUIC_MAX_FRAMES - 1)];
+		return quic_payload_byte(ctx, q, f->at + (off - f->off));
+	}
+	if (off - q->w.stash_off < q->w.stash_len)	/* an earlier packet's */
+		return q->w.stash[(off - q->w.stash_off) & (QUIC_STASH - 1)];
 	return -1;
 }
 
@@ -504,6 +542,135 @@ __attribute__((noinline)) int quic_walk_run(struct hook_ctx *ctx)
 	return r.stop == QR_GOING ? QR_BAD : r.stop;	/* QUIC_STEPS spent */
 }
 
+struct quic_stash_ctx {
+	struct hook_ctx *ctx;
+	__u32 start;		/* the stream offset stashed from */
+	__u32 end;		/* where the bytes from start run on to without a gap */
+	__u32 len;		/* bytes to stash */
+	__u32 done;		/* bytes stashed */
+};
+
+/* Frame i: start, the least offset of a frame past q->need. Loops are callbacks: checked once. */
+static long quic_stash_start_step(__u32 i, void *data)
+{
+	struct quic_stash_ctx *c = data;
+	struct quic_scratch *q = quic_scratch_get();
+	__u32 off;
+
+	if (!q || i >= q->nframes)
+		return 1;
+	off = q->frames[i & (QUIC_MAX_FRAMES - 1)].off;
+	if (off > q->need && off < c->start)
+		c->start = off;
+	return 0;
+}
+
+/* end moves on to the end of the frame holding it, frames in any order: one a step. */
+static long quic_stash_end_step(__u32 i, void *data)
+{
+	struct quic_stash_ctx *c = data;
+	struct quic_scratch *q = quic_scratch_get();
+	int k;
+
+	(void)i;
+	if (!q)
+		return 1;
+	k = quic_frame_find(q, c->end);
+	if (k < 0)
+		return 1;
+	c->end = q->frames[k & (QUIC_MAX_FRAMES - 1)].off + q->frames[k & (QUIC_MAX_FRAMES - 1)].len;
+	return 0;
+}
+
+/* Up to a block's worth of the stash: the bytes of one frame within one payload block. */
+static long quic_stash_step(__u32 i, void *data)
+{
+	struct quic_stash_ctx *c = data;
+	struct quic_scratch *q = quic_scratch_get();
+	__u32 off, at, n, k;
+	struct quic_frame *f;
+	int idx;
+
+	(void)i;
+	if (!q || c->done >= c->len)
+		return 1;
+	off = c->start + c->done;
+	idx = quic_frame_find(q, off);
+	if (idx < 0)
+		return 1;
+	f = &q->frames[idx & (QUIC_MAX_FRAMES - 1)];
+	at = f->at + (off - f->off);
+	if (quic_payload_byte(c->ctx, q, at) < 0)	/* decrypts the block */
+		return 1;
+	n = 16 - (at & 15);
+	if (n > f->off + f->len - off)
+		n = f->off + f->len - off;
+	if (n > c->len - c->done)
+		n = c->len - c->done;
+	for (k = 0; k < 16; k++) {
+		if (k >= n)
+			break;
+		q->w.stash[(c->done + k) & (QUIC_STASH - 1)] = q->plain.b[(at + k) & 15];
+	}
+	c->done += n;
+	return 0;
+}
+
+/* Where the CRYPTO bytes of this packet from stream offset off run on to without a gap. */
+static __always_inline __u32 quic_run_end(__u32 off)
+{
+	struct quic_stash_ctx c = { .end = off };
+
+	bpf_loop_bounded(QUIC_MAX_FRAMES, quic_stash_end_step, &c);
+	return c.end;
+}
+
+/*
+ * A walk that waits for a later packet (at q->need): the CRYPTO bytes this
+ * packet holds past q->need, from the first of them on as far as they run on
+ * without a gap, go to w.stash (QUIC_STASH at most), for the walk to read
+ * when it gets there. q->stashed: they all went. A global function, checked
+ * once.
+ */
+__attribute__((noinline)) int quic_stash(struct hook_ctx *ctx, struct quic_scratch *q)
+{
+	struct quic_stash_ctx c = { .ctx = ctx, .start = 0xffffffff };
+
+	if (!q)
+		return 0;
+	q->stashed = 0;
+	bpf_loop_bounded(QUIC_MAX_FRAMES, quic_stash_start_step, &c);
+	if (c.start == 0xffffffff) {
+		q->stashed = 1;		/* nothing past it */
+		return 0;
+	}
+	c.end = quic_run_end(c.start);
+	c.len = c.end - c.start < QUIC_STASH ? c.end - c.start : QUIC_STASH;
+	q->w.stash_len = 0;	/* read from the frames, not from itself */
+	bpf_loop_bounded(QUIC_STASH / 16 + QUIC_MAX_FRAMES, quic_stash_step, &c);
+	q->w.stash_off = c.start;
+	q->w.stash_len = c.done;
+	q->stashed = c.end == q->stream_end && c.done == c.end - c.start;
+	return 0;
+}
+
+/*
+ * A kept walk into the scratch: its fields, and its stash when it has one and
+ * the walk goes on (with_stash). In pieces: clang inlines no copy that long.
+ */
+static __always_inline void quic_walk_load(struct quic_walk *dst, const struct quic_walk *src,
+					   int with_stash)
+{
+	__builtin_memcpy(dst, src, offsetof(struct quic_walk, stash));
+	if (!with_stash || !src->stash_len)
+		return;
+	__builtin_memcpy(dst->stash, src->stash, 256);
+	__builtin_memcpy(dst->stash + 256, src->stash + 256, 256);
+	__builtin_memcpy(dst->stash + 512, src->stash + 512, 256);
+	__builtin_memcpy(dst->stash + 768, src->stash + 768, 256);
+}
+_Static_assert(QUIC_STASH == 1024, "quic_walk_load() copies the stash in 4 pieces of 256");
+
 /* What quic_open() found. */
 enum quic_open {
 	QO_UNSEEN = 0,		/* no ClientHello to read: no Initial of a known version */
@@ -620,26 +787,35 @@ __attribute__((noinline)) int quic_open(struct hook_ctx *ctx, struct quic_scratc
 	saved = bpf_map_lookup_elem(&quic_conns, &qm->key);
 	q->walked = 0;
 	q->resumed = 0;
-	if (saved && saved->version == version && saved->named && saved->phase == QW_END) {
-		__builtin_memcpy(&q->w, saved, sizeof(q->w));
+	/*
+	 * The walk goes on with its keys unless the token changed: after a Retry
+	 * the client starts again, under a new DCID, with the Retry's token.
+	 */
+	if (saved && (saved->version != version || saved->token_len != token ||
+		      bpf_ktime_get_coarse_ns() - saved->kept_at > QUIC_KEEP_NS))
+		saved = NULL;
+	if (saved && saved->named && saved->phase == QW_END) {
+		quic_walk_load(&q->w, saved, 0);
 		return QO_NAMED;	/* nothing to read, nothing changes: nothing to keep */
 	}
 	/* Over the budget, an Initial costs the header's read and this lookup: no copy. */
 	budget = bpf_map_lookup_elem(&quic_budgets, &zero);
 	if (!budget || !budget_take(budget, config.quic_per_sec))
 		return QO_SPENT;
-	if (saved && saved->version == version) {
+	if (saved) {
 		q->walked = 1;
 		q->resumed = 1;
-		__builtin_memcpy(&q->w, saved, sizeof(q->w));
+		quic_walk_load(&q->w, saved, 1);
 	} else {
-		__builtin_memset(&q->w, 0, sizeof(q->w));
+		/* The stash is dead while stash_len is 0: not cleared. */
+		__builtin_memset(&q->w, 0, offsetof(struct quic_walk, stash));
 		q->derive.version = version;
 		q->derive.dcid_len = dcid_len;
 		if (bloomxdp_quic_derive(&q->derive))
 			return QO_UNPARSED;
 		__builtin_memcpy(&q->w.keys, &q->derive.keys, sizeof(q->w.keys));
 		q->w.version = version;
+		q->w.token_len = token;
 	}
 	/* h[0] was overwritten: the first byte again. */
 	if (hook_load_bytes(ctx, off, h, 1) || quic_unprotect(ctx, q, h[0], pos, length))
@@ -667,23 +843,29 @@ __attribute__((noinline)) int quic_finish(struct quic_scratch *q, struct bloomxd
 		q->w.ech = 2;		/* counted once a ClientHello */
 	}
 	/*
-	 * Kept while the hello goes on; and where it ends, for a walk resumed
-	 * from quic_conns: its packets sent again then cost no crypto (QO_NAMED).
-	 * Map value pointers: 6.1 takes no argument memory as a key or value.
+	 * Kept unless the whole hello came in this packet without a gap: while
+	 * it goes on (a stash alone too: a later part seen first), and where it
+	 * ends, so that the connection's other packets (Chrome's second Initial
+	 * holds the middle of a hello whose name its first had) and packets sent
+	 * again cost no crypto (QO_NAMED). Map value pointers: 6.1 takes no
+	 * argument memory as a key or value.
 	 */
-	if (q->walked && (run == QR_PENDING || q->stream_end < q->w.hello_end || q->resumed))
+	if ((q->walked || q->w.stash_len) &&
+	    (run == QR_PENDING || q->resumed || quic_run_end(0) < q->w.hello_end)) {
+		q->w.kept_at = bpf_ktime_get_coarse_ns();
 		(void)bpf_map_update_elem(&quic_conns, &qm->key, &qm->w, BPF_ANY);	/* LRU: fits */
+	}
 	if (q->w.named)
 		return 1;	/* looked up first: a listed name is a hit, whatever its ECH */
 	/*
-	 * Every frame walked and none past the byte the walk needs (q->need): the
-	 * hello goes on in a later packet (its name is counted there), or this
-	 * one was sent again; or no CRYPTO frame (an ACK, a PING): unseen. Else
-	 * no server_name, malformed, a later part seen before the one the walk
-	 * needs, or a limit: unparsed. Each Initial read is counted once.
+	 * Every frame walked, and what lies past the byte the walk needs
+	 * (q->need) stashed: the hello goes on in a later packet (its name is
+	 * counted there), or this one was sent again; or no CRYPTO frame (an
+	 * ACK, a PING): unseen. Else no server_name, malformed, a later part
+	 * that did not fit the stash, or a limit: unparsed. Each Initial read is
+	 * counted once.
 	 */
-	pending = run == QR_PENDING && q->fdone == 1 &&
-		  (q->walked ? q->stream_end <= q->need : !q->nframes);
+	pending = run == QR_PENDING && q->fdone == 1 && (q->stashed || !q->nframes);
 	if (pending)
 		cnt->unseen_quic++;
 	else

@@ -216,7 +216,8 @@ check_eq "status --json: match, action, dns_reply, ports, entries" \
 	"$st"
 out=$(bx status "$IF_SRV" 2>&1)
 if grep -qE '^match +src,dns,http,sni$' <<<"$out" &&
-	grep -qE '^ports +dns 53, http 80, tls 443$' <<<"$out"; then
+	grep -qE '^ports +dns 53, http 80, tls 443, quic 443$' <<<"$out" &&
+	grep -qE '^quic +10000 Initials decrypted per CPU and second at most' <<<"$out"; then
 	ok "status shows the match list and the ports"
 else
 	not_ok "status shows the match list and the ports" "$out"

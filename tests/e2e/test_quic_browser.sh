@@ -31,18 +31,12 @@
 #   in the tail in 25.
 # - Every hello carries encrypted_client_hello (0xfe0d): Chrome's GREASE ECH. ech_seen
 #   counts every Chrome hello read to its end, and --ech drop would drop them all.
-# - bpf/quic.h reads a hello's packets in the order of its bytes only. The first
-#   Initial's tail, seen before the middle, is not kept: that Initial is counted
-#   unparsed_quic whenever its head holds no name, and a name in the tail is read only
-#   when key_share's header lies in the head (the walk jumps over its body into the
-#   tail). When it is read so, the walk ends there and is not kept (the tail reaches
-#   the hello's end): the middle is then read afresh (unparsed_quic, passed), and the
-#   connection's later Initials, which carry the server's CID, cannot be decrypted. A
-#   listed name in the tail loads either way (28 of 44 fetches of listed names loaded,
-#   in eleven runs). --quic-unparsed drop fails unlisted names in the tail over QUIC (3
-#   of 6 fetches; a browser not forced to QUIC falls back to TCP). The checks this
-#   fails say so with TAP's TODO (TAIL_TODO below), only when they fail the way it
-#   predicts; delete TAIL_TODO once the reader keeps the tail and the walk.
+# - bpf/quic.h reads such a flight so: the head is walked, the tail (past the gap the
+#   middle leaves) is stashed in the connection's kept walk, and the second Initial's
+#   middle completes the walk, through the stash to the name (or the walk jumps over
+#   key_share's body into the tail, finds the name in the first Initial, and keeps the
+#   walk, so that the second is dropped without crypto). Before the stash, 28 of 44
+#   fetches of listed names loaded (the name in the tail, half of Chrome's hellos).
 # - ngtcp2's server answers an Initial whose CRYPTO data does not start at 0 (the
 #   middle, its first Initial dropped) with a Retry: Chrome then sends its hello again
 #   under a new DCID, with a token, split elsewhere (a shorter head).
@@ -75,7 +69,6 @@ T0=$SECONDS
 CLI4=192.0.2.2
 SINK_PORT=8443		# a QUIC port where a UDP sink of the test's own gets replayed flights
 TOKEN=h3-ok-$E2E_ID	# the page's
-TAIL_TODO="bpf/quic.h keeps no part of a ClientHello past a gap (Chrome's first Initial: head and tail)"
 UNLISTED=(www.unlisted.example unlisted.example)
 LISTED=(www.listed.example listed.example www.listed.example listed.example)
 
@@ -87,12 +80,6 @@ fi
 ok "topology: $NS_CLI/$IF_CLI <-> $NS_SRV/$IF_SRV"
 
 # ------------------------------------------------------------ helpers
-# todo_not_ok NAME DIAGNOSTIC...: a failure that TAIL_TODO's defect explains.
-todo_not_ok() {
-	local name=$1
-	shift
-	todo "$name" "$TAIL_TODO" "$@"
-}
 
 # chrome_start KEY NAME: headless Chromium in the client's namespace fetching
 # https://NAME/ over QUIC only, NAME resolved to the server and nothing else; its
@@ -219,7 +206,7 @@ what="checked_quic >= the $n connections, unparsed_quic +0"
 if [ "$checked" != "?" ] && [ "$checked" -ge "$n" ] && [ "$unparsed" = 0 ]; then
 	ok "$what"
 elif [ "$(sum_field "$conns" gapped)" -gt 0 ]; then
-	todo_not_ok "$what" "checked_quic +$checked, unparsed_quic +$unparsed"
+	not_ok "$what" "checked_quic +$checked, unparsed_quic +$unparsed"
 else
 	not_ok "$what" "checked_quic +$checked, unparsed_quic +$unparsed" "$after"
 fi
@@ -246,7 +233,7 @@ what="${#LISTED[@]} fetches of ${LISTED[*]} never load, the server gets no reque
 if [ "$nload" = 0 ] && [ -z "$served" ]; then
 	ok "$what"
 elif [ "$(grep -v 'h3=-' <<<"$conns" | grep -cv 'where=tail')" = 0 ]; then
-	todo_not_ok "$what" "$nload loaded, each with its name in the first Initial's tail:" \
+	not_ok "$what" "$nload loaded, each with its name in the first Initial's tail:" \
 		"$(grep -v 'h3=-' <<<"$conns")"
 else
 	not_ok "$what" "$nload loaded; requests for: $served" "$conns"
@@ -272,7 +259,7 @@ if [ "$hits" != "?" ] && [ "$hits" -ge "${#LISTED[@]}" ] && [ "$dropped" = "$hit
 	[ "$unparsed" = 0 ]; then
 	ok "$what"
 elif [ "$dropped" = "$hits" ] && [ "$(sum_field "$conns" gapped)" -gt 0 ]; then
-	todo_not_ok "$what" "hits_quic +$hits ($nblocked fetches blocked), dropped +$dropped," \
+	not_ok "$what" "hits_quic +$hits ($nblocked fetches blocked), dropped +$dropped," \
 		"unparsed_quic +$unparsed"
 else
 	not_ok "$what" "hits_quic +$hits, dropped +$dropped, unparsed_quic +$unparsed" "$after"
@@ -281,19 +268,13 @@ fi
 # ------------------------------------------------------------ captured flights
 # Each flight from a socket of its own (a connection of its own for the program):
 # where its name lies, what reaches the sink (of 2 datagrams) and the counters.
-# "SINK HITS CHECKED UNPARSED" as they must be, and as the defect makes them.
+# "SINK HITS CHECKED UNPARSED" as they must be.
 declare -A FLIGHT_WANT=(
 	[head]="0 2 2 0"		# the name in the first Initial: both dropped
 	[second]="1 1 1 0"		# in the second: the first passes (pending), the second dropped
 	[jump]="0 2 2 0"		# in the first's tail, read over key_share: both dropped
 	[tail]="1 1 1 0"		# in the first's tail: read once the second fills the gap
 	[tail-unlisted]="2 0 1 0"	# the same, unlisted: both pass, one lookup
-)
-declare -A FLIGHT_DEFECT=(
-	[second]="1 1 1 1"		# the first counted unparsed
-	[jump]="1 1 1 1"		# the walk not kept: the second read afresh, unparsed
-	[tail]="2 0 0 1"		# the tail not kept: the name never read
-	[tail-unlisted]="2 0 0 1"
 )
 for key in head second jump tail tail-unlisted; do
 	name=$(sed -n "s/^flight $key \([^ ]*\) \([0-9]*\) .*/\1 at \2/p" "$FLIGHTS")
@@ -307,12 +288,32 @@ for key in head second jump tail tail-unlisted; do
 	what="flight $key ($name, $sent datagrams): sink, hits_quic, checked_quic, unparsed_quic"
 	if [ "$got" = "${FLIGHT_WANT[$key]}" ]; then
 		ok "$what: $got"
-	elif [ "$got" = "${FLIGHT_DEFECT[$key]:-}" ]; then
-		todo_not_ok "$what: $got" "expected: ${FLIGHT_WANT[$key]}"
 	else
 		not_ok "$what" "expected: ${FLIGHT_WANT[$key]}" "got:      $got" "$after"
 	fi
 done
+
+# ------------------------------------------------------------ --quic-unparsed drop
+# What cannot be read is dropped now: Chrome's hellos must all be read, the first
+# Initial's tail stashed, for its unlisted names to load over QUIC.
+out=$(bx detach "$IF_SRV" 2>&1)
+check "attach --quic-unparsed drop" bx attach "$IF_SRV" --mode native --capacity 1000 \
+	--match sni --quic-ports "443,$SINK_PORT" --quic-unparsed drop &&
+	check "load the list again" bx load "$IF_SRV" "$LIST"
+before=$(stats_json)
+keys=()
+for ((i = 0; i < ${#UNLISTED[@]}; i++)); do
+	chrome_start "d$i" "${UNLISTED[$i]}"
+	keys+=("d$i")
+done
+jobs_wait
+after=$(stats_json)
+bad=
+for key in "${keys[@]}"; do
+	loaded "$key" || bad+=" $key (${CHROME_NAME[$key]})"
+done
+check_eq "--quic-unparsed drop: ${UNLISTED[*]} load, unparsed_quic +0" " 0" \
+	"$bad $(delta "$before" "$after" unparsed_quic)" "$after"
 
 # ------------------------------------------------------------ cleanup
 out=$(bx detach "$IF_SRV" 2>&1)
