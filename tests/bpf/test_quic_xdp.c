@@ -147,6 +147,7 @@ enum shape {
 	S_PADDING,	/* an Initial of PADDING only */
 	S_ACK,		/* an Initial of an ACK and PADDING */
 	S_WRAP,		/* one Initial: the hello in a CRYPTO frame at 2^32 - arg, past 4 GiB */
+	S_RETRY,	/* the hello's first part of 2, then all of it again after a Retry */
 };
 
 struct step {
@@ -390,6 +391,24 @@ static __u32 build_flight(const struct qcase *c, struct frame out[MAX_STEPS])
 		quic_frame_ack(&payload_buf, 0, 10, 0);
 		put_payload(&out[0], pkt_tmpl(c, QUIC_INITIAL, 1), true);
 		break;
+	case S_RETRY: {
+		/*
+		 * The first part kept, then the hello whole with a Retry's token
+		 * under a new DCID, whose keys it takes (the same SCID).
+		 */
+		struct quic_pkt p = pkt_tmpl(c, QUIC_INITIAL, 1);
+
+		split_cuts(c, name, cuts);
+		put_piece(&out[0], c, cuts[0], cuts[1], 0);
+		payload_buf.len = 0;
+		quic_frame_crypto(&payload_buf, 0, hello_buf.data, hello_buf.len);
+		p.dcid[0] ^= 0xff;
+		p.token = (const __u8 *)"a retry token";
+		p.token_len = 13;
+		put_payload(&out[1], p, true);
+		n = 2;
+		break;
+	}
 	case S_WRAP: {
 		/*
 		 * arg bytes, then the hello, at stream offset 2^32 - arg: read modulo
@@ -525,6 +544,9 @@ static const struct qcase cases[] = {
 	  .arg = 16, .steps = { DROP(Q_HIT) } },
 	{ "40 CRYPTO frames: past the frame table", NAMES, S_FRAMES, SNI("www.listed.example"),
 	  .arg = 40, .steps = { PASS(Q_BAD) } },
+	{ "after a Retry: the hello again, a token and a new DCID", NAMES, S_RETRY,
+	  .npkts = 2, .at = 1, .hello = { .sni = "www.listed.example", .key_share = 1216 },
+	  .steps = { PASS(Q_PENDING), DROP(Q_HIT) } },
 	{ "a CRYPTO frame whose end wraps past 4 GiB to offset 0", NAMES, S_WRAP,
 	  SNI("www.listed.example"), .arg = 16, .steps = { PASS(Q_BAD) } },
 
