@@ -21,6 +21,7 @@
 #include <time.h>
 #include <cmocka.h>
 
+#include "test_rng.h"
 #include "xdp_harness.h"
 #include "hash_probe.h"
 #include "hash_probe.skel.h"
@@ -30,27 +31,6 @@
 #define E2E_ENTRIES	10000
 
 static struct hash_probe *probe_skel;
-static __u64 seed, rng_state;
-
-/* splitmix64 */
-static __u64 rng(void)
-{
-	__u64 z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static void rng_bytes(void *buf, size_t len)
-{
-	__u8 *b = buf;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		b[i] = rng() >> 56;
-}
-
 /* ------------------------------------------- reference SipHash, from the paper */
 
 static __u64 ref_rotl(__u64 x, int b)
@@ -422,7 +402,7 @@ static void test_kernel_parity(void **state)
 			bits = i % 4 ? random_bits() : edge_bits[rng() % ARRAY_SIZE(edge_bits)];
 			hashes = 1 + rng() % BLOOMXDP_MAX_HASHES;
 		}
-		snprintf(what, sizeof(what), "run %u (seed %llu)", i, (unsigned long long)seed);
+		snprintf(what, sizeof(what), "run %u (seed %llu)", i, (unsigned long long)test_seed);
 		assert_parity(&key, hash_key, bits, hashes, what);
 	}
 }
@@ -466,7 +446,7 @@ static __u32 run_set(struct xdp_harness *h, bool other, bool insert)
 			drops++;
 		else if (!other)
 			fail_msg("listed %s passed (false negative; seed %llu)", text,
-				 (unsigned long long)seed);
+				 (unsigned long long)test_seed);
 	}
 	return drops;
 }
@@ -509,7 +489,7 @@ static void end_to_end(__u32 layout)
 	harness_close(&h);
 	if (fps > bound)
 		fail_msg("%u false positives in %u, more than %.1f (FPR %g + 5 sigma; seed %llu)",
-			 fps, E2E_ENTRIES, bound, fpr, (unsigned long long)seed);
+			 fps, E2E_ENTRIES, bound, fpr, (unsigned long long)test_seed);
 	/* Listed and other sets alternate v4 and v6 addresses. */
 	expect_delta("dropped", after.dropped - before.dropped, E2E_ENTRIES + fps);
 	expect_delta("hits_v4 + hits_v6", after.hits_v4 + after.hits_v6 - before.hits_v4 -
@@ -565,13 +545,7 @@ int main(void)
 		cmocka_unit_test(test_end_to_end_blocked),
 		cmocka_unit_test(test_end_to_end_kernel),
 	};
-	const char *env = getenv("BLOOMXDP_TEST_SEED");
 
-	if (env)
-		seed = strtoull(env, NULL, 0);
-	else if (getrandom(&seed, sizeof(seed), 0) != sizeof(seed))
-		seed = time(NULL);
-	rng_state = seed;
-	printf("# seed %llu (BLOOMXDP_TEST_SEED repeats this run)\n", (unsigned long long)seed);
+	rng_seed();
 	return cmocka_run_group_tests_name("hash_parity", tests, setup, teardown);
 }

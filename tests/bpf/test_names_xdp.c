@@ -31,6 +31,7 @@
 
 /* Room for a segment past TLS_SEGMENT_MAX (bpf/tls.h). */
 #define FRAME_MAX	20480
+#include "test_rng.h"
 #include "names_harness.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -1149,18 +1150,6 @@ static void test_nx(void **state)
 #define PARITY_URLS	500
 #define PARITY_REPORT	5	/* failures shown in full */
 
-static __u64 seed, rng_state;
-
-/* splitmix64 */
-static __u64 rng(void)
-{
-	__u64 z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 static __u32 rng_below(__u32 n)
 {
 	return rng() % n;
@@ -1244,7 +1233,7 @@ static void parity_run(struct parity *par, struct pkt *p, bool want_drop, const 
 	if (par->failures++ < PARITY_REPORT)
 		print_error("parity: %s %s (%s): verdict %s, expected %s (seed %llu)\n", what,
 			    name, fam_name((p->v6 ? 2 : 1) << 2 * p->vlan), verdict_name(verdict),
-			    want_drop ? "XDP_DROP" : "XDP_PASS", (unsigned long long)seed);
+			    want_drop ? "XDP_DROP" : "XDP_PASS", (unsigned long long)test_seed);
 }
 
 static bool lookup_name(const struct xdp_harness *h, const char *name)
@@ -1315,7 +1304,7 @@ static void parity_close(struct parity *par, const char *test)
 	harness_close(par->h);
 	if (par->failures || bad)
 		fail_msg("%s: %u of %u verdicts wrong, %d counters wrong (seed %llu)", test,
-			 par->failures, par->runs, bad, (unsigned long long)seed);
+			 par->failures, par->runs, bad, (unsigned long long)test_seed);
 	printf("# %s: %u frames, every verdict as predicted\n", test, par->runs);
 }
 
@@ -1436,7 +1425,7 @@ static void test_url_parity(void **state)
 		parity_url_request(&par, host, target, "listed URL under its host");
 		if (par.failures == before && par.expect.hits_http != hits + 4)
 			fail_msg("url parity: entry_keys_lookup misses %s (seed %llu)", line,
-				 (unsigned long long)seed);
+				 (unsigned long long)test_seed);
 
 		/* Neighbours: as predicted. */
 		snprintf(target, sizeof(target), "%sx", path[0] ? path : "/");
@@ -1576,7 +1565,6 @@ int main(void)
 {
 	static struct run runs[(N_CASES + N_NX) * N_FAMS];
 	static struct CMUnitTest tests[ARRAY_SIZE(runs) + 3];
-	const char *env = getenv("BLOOMXDP_TEST_SEED");
 	size_t i, n = 0, nr = 0;
 
 	for (i = 0; i < N_CASES; i++)
@@ -1589,11 +1577,6 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_url_parity);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_query_agrees);
 
-	if (env)
-		seed = strtoull(env, NULL, 0);
-	else if (getrandom(&seed, sizeof(seed), 0) != sizeof(seed))
-		seed = time(NULL);
-	rng_state = seed;
-	printf("# seed %llu (BLOOMXDP_TEST_SEED repeats this run)\n", (unsigned long long)seed);
+	rng_seed();
 	return _cmocka_run_group_tests("names_xdp", tests, n, setup, teardown);
 }

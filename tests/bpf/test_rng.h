@@ -13,6 +13,7 @@
 #include <linux/types.h>
 
 static __u64 rng_state;
+static __u64 test_seed;		/* rng_seed()'s, for failure messages */
 
 /* splitmix64 */
 static inline __u64 rng(void)
@@ -42,6 +43,7 @@ static inline void rng_seed(void)
 		seed = strtoull(env, NULL, 0);
 	else if (getrandom(&seed, sizeof(seed), 0) != sizeof(seed))
 		seed = time(NULL);
+	test_seed = seed;
 	rng_state = seed;
 	printf("# seed %llu (BLOOMXDP_TEST_SEED repeats this run)\n", (unsigned long long)seed);
 }
