@@ -39,8 +39,8 @@
 #include "maps.h"
 #include "parsing.h"
 #include "scratch.h"
+#include "tls.h"
 
-#define QUIC_LONG_HEADER	0x80
 #define QUIC_MAX_FRAMES		16	/* CRYPTO frames of a packet followed */
 #define QUIC_STEPS		512	/* steps of one packet's walk: frames and fields */
 #define QUIC_CONNS		2048	/* ClientHellos followed over packets at once */
@@ -50,19 +50,9 @@
 #define QUIC_NAME_STEP		16	/* bytes of the name copied a step */
 #define QUIC_NO_NEED		0xffffffff
 
-#define QUIC_FRAME_PADDING	0x00
-#define QUIC_FRAME_PING		0x01
-#define QUIC_FRAME_ACK		0x02
-#define QUIC_FRAME_ACK_ECN	0x03
-#define QUIC_FRAME_CRYPTO	0x06
-#define QUIC_FRAME_CLOSE	0x1c	/* CONNECTION_CLOSE of QUIC's layer: the one an Initial may carry */
+/* The ClientHello's fixed part: its handshake header, legacy_version and random. */
+#define QUIC_HELLO_FIXED	(TLS_HANDSHAKE_HDR_LEN + 2 + TLS_RANDOM_LEN)
 #define QUIC_ACK_RANGES_MAX	8	/* an ACK frame with more ranges ends the frame walk */
-
-#define QUIC_HELLO_TYPE		1	/* TLS handshake type ClientHello */
-#define QUIC_HELLO_FIXED	(4 + 2 + 32)	/* handshake header, legacy_version, random */
-#define QUIC_SESSION_ID_MAX	32
-#define QUIC_EXT_SNI		0
-#define QUIC_EXT_ECH		0xfe0d	/* encrypted_client_hello */
 
 /* Where the ClientHello's walk is (struct quic_walk's phase). */
 enum quic_phase {
@@ -332,7 +322,7 @@ static __always_inline void quic_frame_step(struct hook_ctx *ctx, struct quic_sc
 	__u32 off, len, n;
 	int type = quic_payload_byte(ctx, q, q->fpos);
 
-	if (type == QUIC_FRAME_PADDING) {
+	if (type == BLOOMXDP_QUIC_FRAME_PADDING) {
 		/* The rest of this block's zeros: the block is decrypted already. */
 		for (n = 0; n < 16; n++) {
 			if (quic_payload_byte(ctx, q, q->fpos) != 0)
@@ -342,14 +332,14 @@ static __always_inline void quic_frame_step(struct hook_ctx *ctx, struct quic_sc
 		return;
 	}
 	q->fpos++;
-	if (type == QUIC_FRAME_PING)
+	if (type == BLOOMXDP_QUIC_FRAME_PING)
 		return;
-	if ((type == QUIC_FRAME_ACK || type == QUIC_FRAME_ACK_ECN) &&
-	    !quic_skip_ack(ctx, q, type == QUIC_FRAME_ACK_ECN))
+	if ((type == BLOOMXDP_QUIC_FRAME_ACK || type == BLOOMXDP_QUIC_FRAME_ACK_ECN) &&
+	    !quic_skip_ack(ctx, q, type == BLOOMXDP_QUIC_FRAME_ACK_ECN))
 		return;
-	if (type == QUIC_FRAME_CLOSE && !quic_skip_close(ctx, q))
+	if (type == BLOOMXDP_QUIC_FRAME_CLOSE && !quic_skip_close(ctx, q))
 		return;	/* a client that gives up: no ClientHello here */
-	if (type != QUIC_FRAME_CRYPTO || quic_frame_varint(ctx, q, &off) ||
+	if (type != BLOOMXDP_QUIC_FRAME_CRYPTO || quic_frame_varint(ctx, q, &off) ||
 	    quic_frame_varint(ctx, q, &len) || len > q->ct_len - q->fpos ||
 	    off + len < off || q->nframes >= QUIC_MAX_FRAMES) {	/* a frame past 4 GiB: none */
 		q->fdone = 2 - ((__u32)type >> 31);	/* type < 0: the payload's end */
@@ -449,14 +439,14 @@ static __always_inline int quic_hello_step(struct hook_ctx *ctx, struct quic_scr
 	q->walked = 1;
 	switch (phase) {
 	case QW_HELLO:
-		if (v >> 24 != QUIC_HELLO_TYPE)
+		if (v >> 24 != TLS_HANDSHAKE_CLIENT_HELLO)
 			return QR_BAD;
 		w->hello_end = 4 + (v & 0xffffff);
 		w->pos = QUIC_HELLO_FIXED;
 		w->phase = QW_SESSION;
 		return QR_GOING;
 	case QW_SESSION:
-		if (v > QUIC_SESSION_ID_MAX)
+		if (v > TLS_MAX_SESSION_ID)
 			return QR_BAD;
 		w->pos = pos + 1 + v;
 		w->phase = QW_SUITES;
@@ -480,12 +470,12 @@ static __always_inline int quic_hello_step(struct hook_ctx *ctx, struct quic_scr
 		next = pos + 4 + (v & 0xffff);
 		if (next > w->ext_end)
 			return QR_BAD;
-		if (v >> 16 == QUIC_EXT_SNI && !w->named) {
+		if (v >> 16 == TLS_EXT_SERVER_NAME && !w->named) {
 			w->ext_next = next;
 			w->phase = QW_SNI;
 			return QR_GOING;
 		}
-		if (v >> 16 == QUIC_EXT_ECH)
+		if (v >> 16 == TLS_EXT_ECH)
 			w->ech = 1;
 		w->pos = next;
 		return QR_GOING;
@@ -752,7 +742,7 @@ __attribute__((noinline)) int quic_open(struct hook_ctx *ctx, struct quic_scratc
 	int type;
 
 	if (!q || !qm || len < sizeof(h) || hook_load_bytes(ctx, off, h, sizeof(h)) ||
-	    !(h[0] & QUIC_LONG_HEADER))
+	    !(h[0] & BLOOMXDP_QUIC_LONG_HEADER))
 		return QO_UNSEEN;	/* a short header (1-RTT), or too short to be QUIC */
 	version = (__u32)h[1] << 24 | (__u32)h[2] << 16 | (__u32)h[3] << 8 | h[4];
 	type = bloomxdp_quic_initial_type(version);

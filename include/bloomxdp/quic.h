@@ -44,6 +44,15 @@
 #define BLOOMXDP_QUIC_CID_MAX	20		/* bytes of a connection ID (RFC 9000 17.2) */
 #define BLOOMXDP_QUIC_SAMPLE_LEN 16		/* header protection's sample (RFC 9001 5.4.2) */
 #define BLOOMXDP_QUIC_TAG_LEN	16		/* AES-128-GCM's tag, ending the payload */
+#define BLOOMXDP_QUIC_LONG_HEADER 0x80		/* the first byte's form bit */
+
+/* The frame types an Initial may carry (RFC 9000 12.4, 19). */
+#define BLOOMXDP_QUIC_FRAME_PADDING	0x00
+#define BLOOMXDP_QUIC_FRAME_PING	0x01
+#define BLOOMXDP_QUIC_FRAME_ACK		0x02
+#define BLOOMXDP_QUIC_FRAME_ACK_ECN	0x03
+#define BLOOMXDP_QUIC_FRAME_CRYPTO	0x06
+#define BLOOMXDP_QUIC_FRAME_CLOSE	0x1c	/* CONNECTION_CLOSE of QUIC's layer */
 
 /* The long header's packet type of an Initial: 0 in v1, 1 in v2 (RFC 9369 3.2); -1: neither. */
 static __always_inline int bloomxdp_quic_initial_type(__u32 version)

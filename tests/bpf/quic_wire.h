@@ -34,12 +34,6 @@ enum quic_type {
 	QUIC_RETRY,
 };
 
-/* Frame types (RFC 9000 19). */
-#define QUIC_FRAME_PADDING	0x00
-#define QUIC_FRAME_PING		0x01
-#define QUIC_FRAME_ACK		0x02
-#define QUIC_FRAME_CRYPTO	0x06
-
 /* ------------------------------------------------------------ varints */
 
 /* The bytes of v's shortest encoding (RFC 9000 16). */
@@ -89,13 +83,13 @@ static inline void quic_frame_padding(struct frame *f, __u32 n)
 
 static inline void quic_frame_ping(struct frame *f)
 {
-	*frame_put(f, 1) = QUIC_FRAME_PING;
+	*frame_put(f, 1) = BLOOMXDP_QUIC_FRAME_PING;
 }
 
 /* ACK of one range: largest down to largest - first_range. */
 static inline void quic_frame_ack(struct frame *f, __u64 largest, __u64 delay, __u64 first_range)
 {
-	*frame_put(f, 1) = QUIC_FRAME_ACK;
+	*frame_put(f, 1) = BLOOMXDP_QUIC_FRAME_ACK;
 	quic_put_varint(f, largest, 0);
 	quic_put_varint(f, delay, 0);
 	quic_put_varint(f, 0, 0);		/* ACK Range Count */
@@ -105,7 +99,7 @@ static inline void quic_frame_ack(struct frame *f, __u64 largest, __u64 delay, _
 /* CRYPTO: len bytes of the handshake stream from offset. */
 static inline void quic_frame_crypto(struct frame *f, __u64 offset, const void *data, __u32 len)
 {
-	*frame_put(f, 1) = QUIC_FRAME_CRYPTO;
+	*frame_put(f, 1) = BLOOMXDP_QUIC_FRAME_CRYPTO;
 	quic_put_varint(f, offset, 0);
 	quic_put_varint(f, len, 0);
 	memcpy(frame_put(f, len), data, len);
@@ -141,20 +135,20 @@ static inline int quic_next_frame(const __u8 *p, __u32 len, struct quic_frame_vi
 		return -EINVAL;
 	v->type = p[0];
 	switch (v->type) {
-	case QUIC_FRAME_PADDING:
+	case BLOOMXDP_QUIC_FRAME_PADDING:
 		while (at < len && !p[at])
 			at++;
 		break;
-	case QUIC_FRAME_PING:
+	case BLOOMXDP_QUIC_FRAME_PING:
 		break;
-	case QUIC_FRAME_ACK:
+	case BLOOMXDP_QUIC_FRAME_ACK:
 		if (quic_take_varint(p, len, &at, &v->largest) ||
 		    quic_take_varint(p, len, &at, &v->delay) ||
 		    quic_take_varint(p, len, &at, &count) || count ||
 		    quic_take_varint(p, len, &at, &v->first_range))
 			return -EINVAL;
 		break;
-	case QUIC_FRAME_CRYPTO:
+	case BLOOMXDP_QUIC_FRAME_CRYPTO:
 		if (quic_take_varint(p, len, &at, &v->offset) ||
 		    quic_take_varint(p, len, &at, &n) || n > len - at)
 			return -EINVAL;

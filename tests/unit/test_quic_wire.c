@@ -97,17 +97,18 @@ static __u32 random_frames(struct frame *payload, struct frame_spec *specs)
 	for (i = 0; i < n; i++) {
 		struct frame_spec *s = &specs[i];
 
-		s->type = i + 1 == n && below(2) ? QUIC_FRAME_PADDING :
-			  (__u8[]){ QUIC_FRAME_CRYPTO, QUIC_FRAME_PING, QUIC_FRAME_ACK }[below(3)];
+		s->type = i + 1 == n && below(2) ? BLOOMXDP_QUIC_FRAME_PADDING :
+			  (__u8[]){ BLOOMXDP_QUIC_FRAME_CRYPTO, BLOOMXDP_QUIC_FRAME_PING,
+				    BLOOMXDP_QUIC_FRAME_ACK }[below(3)];
 		switch (s->type) {
-		case QUIC_FRAME_PADDING:
+		case BLOOMXDP_QUIC_FRAME_PADDING:
 			s->a = 1 + below(200);
 			quic_frame_padding(payload, s->a);
 			break;
-		case QUIC_FRAME_PING:
+		case BLOOMXDP_QUIC_FRAME_PING:
 			quic_frame_ping(payload);
 			break;
-		case QUIC_FRAME_ACK:
+		case BLOOMXDP_QUIC_FRAME_ACK:
 			s->a = rng() >> (2 + below(62));
 			s->b = rng() >> (2 + below(62));
 			s->c = s->a ? rng() % (s->a + 1) : 0;
@@ -122,8 +123,8 @@ static __u32 random_frames(struct frame *payload, struct frame_spec *specs)
 	}
 	/* The sample needs 4 bytes past the packet number's start: more PADDING. */
 	if (payload->len < 4) {
-		if (specs[n - 1].type != QUIC_FRAME_PADDING) {
-			specs[n].type = QUIC_FRAME_PADDING;
+		if (specs[n - 1].type != BLOOMXDP_QUIC_FRAME_PADDING) {
+			specs[n].type = BLOOMXDP_QUIC_FRAME_PADDING;
 			specs[n++].a = 0;
 		}
 		specs[n - 1].a += 4 - payload->len;
@@ -141,15 +142,15 @@ static void check_frames(const struct quic_opened *o, const struct frame_spec *s
 		assert_int_equal(quic_next_frame(o->payload + at, o->payload_len - at, &v), 0);
 		assert_int_equal(v.type, specs[i].type);
 		switch (v.type) {
-		case QUIC_FRAME_PADDING:
+		case BLOOMXDP_QUIC_FRAME_PADDING:
 			assert_int_equal(v.len, specs[i].a);
 			break;
-		case QUIC_FRAME_ACK:
+		case BLOOMXDP_QUIC_FRAME_ACK:
 			assert_int_equal(v.largest, specs[i].a);
 			assert_int_equal(v.delay, specs[i].b);
 			assert_int_equal(v.first_range, specs[i].c);
 			break;
-		case QUIC_FRAME_CRYPTO:
+		case BLOOMXDP_QUIC_FRAME_CRYPTO:
 			assert_int_equal(v.offset, specs[i].a);
 			assert_int_equal(v.data_len, specs[i].b);
 			assert_memory_equal(v.data, specs[i].data, v.data_len);
@@ -387,7 +388,7 @@ static void reassemble(const struct frame *dgrams, __u32 n, struct frame *stream
 		for (at = 0; at < o->payload_len; at += v.len) {
 			assert_int_equal(quic_next_frame(o->payload + at, o->payload_len - at, &v),
 					 0);
-			if (v.type != QUIC_FRAME_CRYPTO)
+			if (v.type != BLOOMXDP_QUIC_FRAME_CRYPTO)
 				continue;
 			assert_int_equal(v.offset, stream->len);
 			memcpy(frame_put(stream, v.data_len), v.data, v.data_len);
