@@ -39,6 +39,7 @@ struct scratch {
 	__u32 cand_n;				/* the URL candidate that stood */
 	__u32 ech;				/* the ClientHello has an ECH extension */
 	__u32 quic;				/* 1: the name came from QUIC (quic_read()) */
+	__u32 question_end;			/* a DNS message: its length up to the question's end */
 };
 
 struct {
