@@ -161,6 +161,17 @@ EXACT_OUTER(list_keys, list_keys_inner);
 LIST_OUTER(list_v4, exact_v4);
 LIST_OUTER(list_v6, exact_v6);
 
+/*
+ * Addresses learned from the answers for a learning list's names (load
+ * --learn): LRU, so that a flood of answers evicts the oldest, never fails.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, BLOOMXDP_LEARN_MAX);
+	__type(key, struct bloomxdp_learn_key);
+	__type(value, struct bloomxdp_learned);
+} learned SEC(".maps");
+
 /* What each list does on a hit (struct bloomxdp_list), by id. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

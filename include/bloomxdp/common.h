@@ -52,6 +52,7 @@
 #define BLOOMXDP_PIN_LIST_V6	"list_v6"
 #define BLOOMXDP_PIN_LIST_HITS	"list_hits"	/* PERCPU_ARRAY: hits per list */
 #define BLOOMXDP_PIN_SUFFIXES	"suffixes"	/* HASH: public suffixes, see bloomxdp/name.h */
+#define BLOOMXDP_PIN_LEARNED	"learned"	/* LRU_HASH: addresses learned from answers */
 /* The socket guard (bpf/connect.bpf.c): its counters and its four cgroup links. */
 #define BLOOMXDP_PIN_GUARD_COUNTERS "guard_counters"
 #define BLOOMXDP_PIN_GUARD_CONNECT4 "guard_connect4"
@@ -127,6 +128,8 @@ struct bloomxdp_group {
 #define BLOOMXDP_LIST_DEFAULT_ID 0
 #define BLOOMXDP_LIST_DEFAULT_PRESENT (1U << BLOOMXDP_LIST_DEFAULT_ID)
 #define BLOOMXDP_LISTS_NAMED	(((1U << BLOOMXDP_LIST_IDS) - 1) & ~BLOOMXDP_LIST_DEFAULT_PRESENT)
+/* In the BLOOMXDP_ACTIVE_LISTS word: a present list learns (BLOOMXDP_LIST_LEARN). */
+#define BLOOMXDP_LISTS_LEARNING	(1U << 31)
 #define BLOOMXDP_LIST_INDEX(id, slot)	((id) * BLOOMXDP_GENERATIONS + (slot))
 #define BLOOMXDP_LIST_NAME_MAX	32	/* [a-z0-9_-]{1,32}: a file name and a label */
 
@@ -154,6 +157,11 @@ enum bloomxdp_list_action {
 /* A list, at its id in the lists array: written by the CLI, action read after a hit. */
 #define BLOOMXDP_LIST_HAS_PREFIX_V4	(1U << 0)	/* list_v4 holds prefixes */
 #define BLOOMXDP_LIST_HAS_PREFIX_V6	(1U << 1)
+/*
+ * load --learn: the list's names do not block DNS (queries nor responses);
+ * the addresses their answers hold are learned and get the list's action.
+ */
+#define BLOOMXDP_LIST_LEARN		(1U << 2)
 struct bloomxdp_list {
 	__u32 action;		/* enum bloomxdp_list_action */
 	__u32 has;		/* BLOOMXDP_LIST_HAS_* */
@@ -309,7 +317,59 @@ _Static_assert(BLOOMXDP_HDR_WORDS == BLOOMXDP_LINE_WORDS, "the header is line 0"
 #define BLOOMXDP_MATCH_DNS	(1U << 2)	/* QNAME of DNS queries over UDP */
 #define BLOOMXDP_MATCH_HTTP	(1U << 3)	/* HTTP/1.x Host and request target */
 #define BLOOMXDP_MATCH_SNI	(1U << 4)	/* server_name of TLS ClientHellos */
-#define BLOOMXDP_MATCH_NAMES	(BLOOMXDP_MATCH_DNS | BLOOMXDP_MATCH_HTTP | BLOOMXDP_MATCH_SNI)
+/* DNS responses from a DNS port: question, CNAME/DNAME/HTTPS/SVCB targets, A/AAAA addresses. */
+#define BLOOMXDP_MATCH_DNS_ANSWERS (1U << 5)
+#define BLOOMXDP_MATCH_NAMES	(BLOOMXDP_MATCH_DNS | BLOOMXDP_MATCH_HTTP | BLOOMXDP_MATCH_SNI | \
+				 BLOOMXDP_MATCH_DNS_ANSWERS)
+
+/*
+ * DNS responses (--match dns-answers): records of the answer section read at
+ * most, and compression pointers followed per name at most. Past either, or
+ * anything malformed, the response counts as unparsed_dns_answers; what was
+ * read before still decides (a listed record blocks it), else it passes.
+ */
+#define BLOOMXDP_DNS_ANSWERS_MAX	16
+#define BLOOMXDP_DNS_POINTERS_MAX	16
+/* Record types read (RFC 1035, 6672, 3596, 9460). */
+#define BLOOMXDP_DNS_TYPE_A		1
+#define BLOOMXDP_DNS_TYPE_CNAME		5
+#define BLOOMXDP_DNS_TYPE_AAAA		28
+#define BLOOMXDP_DNS_TYPE_DNAME		39
+#define BLOOMXDP_DNS_TYPE_SVCB		64
+#define BLOOMXDP_DNS_TYPE_HTTPS		65
+#define BLOOMXDP_DNS_CLASS_IN		1
+
+/*
+ * Firefox's canary domain (--doh-canary): a query for it answered NXDOMAIN
+ * tells Firefox not to turn DNS over HTTPS on by default on this network.
+ */
+#define BLOOMXDP_DOH_CANARY	"use-application-dns.net"
+
+/*
+ * Learned addresses (load --learn): the A/AAAA addresses of answers for the
+ * names of a learning list, in the LRU hash map BLOOMXDP_PIN_LEARNED, keyed
+ * by struct bloomxdp_learn_key. A packet from or to one gets the list's
+ * action until expires_ns. TTLs are held to [BLOOMXDP_LEARN_TTL_MIN,
+ * config.learn_ttl_max] seconds.
+ */
+#define BLOOMXDP_LEARN_MAX		65536
+#define BLOOMXDP_LEARN_TTL_MIN		30
+#define BLOOMXDP_LEARN_TTL_MAX_DEFAULT	3600
+#define BLOOMXDP_LEARN_NAME_MAX		64	/* bytes of the question kept, wire form */
+struct bloomxdp_learn_key {
+	__u32 family;		/* 4 or 6 */
+	__u8 addr[16];		/* network order; IPv4 in the first 4 bytes, the rest 0 */
+};
+
+struct bloomxdp_learned {
+	__u64 learned_ns;	/* bpf_ktime_get_ns() of the answer: CLOCK_MONOTONIC */
+	__u64 expires_ns;	/* learned_ns + the TTL held to its bounds */
+	__u32 list;		/* the id of the learning list */
+	__u32 ttl;		/* seconds, as held */
+	__u32 name_len;		/* bytes in name (the question's, cut to the first 64) */
+	__u32 rr_type;		/* BLOOMXDP_DNS_TYPE_A or _AAAA */
+	__u8 name[BLOOMXDP_LEARN_NAME_MAX];	/* the question's name, DNS wire form */
+};
 
 /* Ports per protocol, host byte order; 0 ends the list. */
 #define BLOOMXDP_MAX_PORTS	4
@@ -383,7 +443,7 @@ struct bloomxdp_config {
 	__u32 layout;		/* enum bloomxdp_layout */
 	__u32 events_per_sec;	/* drop events sent per second and CPU at most; 0: none */
 	__u32 icmp_per_sec;	/* reject's ICMP port unreachables per second and CPU at most */
-	__u32 unused;
+	__u32 learn_ttl_max;	/* seconds a learned address is held at most (--learn-ttl-max) */
 	/*
 	 * The multipliers of the address hash (hash.h), derived from hash_key
 	 * by the loader (bloomxdp_addr_key_derive()): in the program's .rodata,
@@ -396,7 +456,7 @@ struct bloomxdp_config {
 	__u32 quic_per_sec;	/* Initials decrypted per second and CPU at most; 0: none */
 	__u32 quic_unparsed;	/* enum bloomxdp_policy: an Initial whose name cannot be read */
 	__u32 ech;		/* enum bloomxdp_policy: a ClientHello with ECH */
-	__u32 unused2;
+	__u32 doh_canary;	/* 1: BLOOMXDP_DOH_CANARY answered NXDOMAIN (--doh-canary) */
 };
 
 /*
@@ -503,7 +563,14 @@ struct bloomxdp_state {
 	X(hits_quic,		"QUIC Initials for a listed name")	\
 	X(unparsed_quic,	"QUIC Initials whose SNI cannot be read: unknown version, malformed, no SNI, out of order, over the limits") \
 	X(quic_budget_spent,	"QUIC Initials not decrypted: over --quic-budget, handled as unparsed") \
-	X(ech_seen,		"ClientHellos (TLS and QUIC) with an encrypted_client_hello extension")
+	X(ech_seen,		"ClientHellos (TLS and QUIC) with an encrypted_client_hello extension") \
+	X(checked_dns_answers,	"DNS responses whose question and records were looked up") \
+	X(hits_dns_answers,	"DNS responses with a listed name or address in their question or answers") \
+	X(unparsed_dns_answers,	"DNS responses not read whole: malformed, truncated, pointer loops, over the records or pointers read (what was read still decides)") \
+	X(dns_answers_rewritten, "blocked DNS responses rewritten in place as NXDOMAIN") \
+	X(learned,		"addresses learned from the answers for a learning list's names") \
+	X(hits_learned,		"packets from or to a learned address") \
+	X(doh_canary,		"queries and responses for use-application-dns.net answered NXDOMAIN (--doh-canary)")
 
 /*
  * The field of a packet looked up: the XDP program picks a name field from
@@ -519,6 +586,7 @@ enum bloomxdp_field {
 	BLOOMXDP_FIELD_SNI,		/* server_name of a ClientHello over TCP to a TLS port */
 	BLOOMXDP_FIELD_DNS_TCP,		/* TCP to a DNS port: not parsed, counted, never matched */
 	BLOOMXDP_FIELD_QUIC,		/* server_name of a ClientHello in QUIC Initials */
+	BLOOMXDP_FIELD_DNS_ANSWER,	/* a DNS response from a DNS port: the record in rr_type */
 };
 
 /* Drop events (ring buffer BLOOMXDP_PIN_EVENTS), for 'bloomxdp watch'. */
@@ -529,6 +597,8 @@ enum bloomxdp_event_key {
 	BLOOMXDP_EVKEY_NAME,		/* a domain (labels of the listed suffix in key_len) */
 	BLOOMXDP_EVKEY_URL,
 	BLOOMXDP_EVKEY_RANGE,		/* an interval of the exact ranges (no length) */
+	BLOOMXDP_EVKEY_LEARNED,		/* an address learned from an answer (load --learn) */
+	BLOOMXDP_EVKEY_CANARY,		/* BLOOMXDP_DOH_CANARY (--doh-canary): no list */
 };
 
 enum bloomxdp_event_verdict {
@@ -565,7 +635,15 @@ struct bloomxdp_event {
 	__u8 list;			/* the id of the list whose action applied (0: default) */
 	__u8 direction;			/* enum bloomxdp_direction (the socket guard's: egress) */
 	__u8 origin;			/* enum bloomxdp_event_origin */
-	__u8 unused[5];
+	__u8 unused;
+	/*
+	 * A DNS response (field BLOOMXDP_FIELD_DNS_ANSWER): the record that
+	 * matched, 0 for its question. An A or AAAA record's address is in
+	 * answer (IPv4 in the first 4 bytes); a name's is in name.
+	 */
+	__u16 rr_type;
+	__u8 unused2[2];
+	__u8 answer[16];
 };
 
 #define BLOOMXDP_COUNTER_FIELD(name, help) __u64 name;
