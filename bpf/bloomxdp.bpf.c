@@ -15,6 +15,7 @@
 #include "match_lists.h"
 #include "match_names.h"
 #include "dns.h"
+#include "dns_answers.h"
 #include "http.h"
 #include "tls.h"
 #include "quic.h"
@@ -61,23 +62,6 @@ static __always_inline void count_unparsed(struct hook_ctx *ctx, struct bloomxdp
 		break;
 	}
 }
-
-/*
- * Where the parsers left off, for the name matchers, the event and the
- * NXDOMAIN answer: scalars only, no branch on them before the address
- * lookups, so that the verifier walks those once rather than once per
- * protocol and port. Scalars only also let the global functions take it by
- * pointer (the verifier checks such an argument as memory of its size).
- */
-struct packet {
-	__u32 l3_off;
-	__u32 l4_off;
-	int l4_proto;		/* -1: none (a later fragment, an IPv6 chain not walked) */
-	__u32 fragment;		/* non-zero: a fragment (names: read in what a first one holds) */
-	__u32 dport;		/* UDP/TCP destination port, host order (0: none seen) */
-	__u32 ip_end;		/* end of the IP packet: Ethernet padding may follow */
-	int ipv6;
-};
 
 static __always_inline int port_listed(const volatile __u16 *ports, __u16 port)
 {
@@ -126,11 +110,16 @@ static __always_inline void ipv6_chain_unparsed(struct bloomxdp_counters *cnt)
 		cnt->unparsed_http++;
 	if (config.match & BLOOMXDP_MATCH_SNI)
 		cnt->unparsed_tls++;
+	if (config.match & BLOOMXDP_MATCH_DNS_ANSWERS)
+		cnt->unparsed_dns_answers++;
 }
 
-/* Which name matcher a packet goes to (enum bloomxdp_field), from its L4 protocol and port. */
+/*
+ * Which name matcher a packet goes to (enum bloomxdp_field), from its L4
+ * protocol and ports: to a DNS port a query, from one a response.
+ */
 static __always_inline __u32 name_field(struct hook_ctx *ctx, struct bloomxdp_counters *cnt,
-					int l4_proto, __u32 l4_off, __u32 dport)
+					int l4_proto, __u32 l4_off, __u32 dport, __u32 sport)
 {
 	__u32 match = config.match;
 
@@ -139,6 +128,8 @@ static __always_inline __u32 name_field(struct hook_ctx *ctx, struct bloomxdp_co
 			return BLOOMXDP_FIELD_NONE;
 		if ((match & BLOOMXDP_MATCH_DNS) && port_listed(config.dns_ports, dport))
 			return BLOOMXDP_FIELD_DNS;
+		if ((match & BLOOMXDP_MATCH_DNS_ANSWERS) && port_listed(config.dns_ports, sport))
+			return BLOOMXDP_FIELD_DNS_ANSWER;
 		if ((match & BLOOMXDP_MATCH_SNI) && port_listed(config.quic_ports, dport))
 			return BLOOMXDP_FIELD_QUIC;
 	} else if (l4_proto == IPPROTO_TCP) {
@@ -150,6 +141,8 @@ static __always_inline __u32 name_field(struct hook_ctx *ctx, struct bloomxdp_co
 			return BLOOMXDP_FIELD_SNI;
 		if ((match & BLOOMXDP_MATCH_DNS) && port_listed(config.dns_ports, dport))
 			return BLOOMXDP_FIELD_DNS_TCP;
+		if ((match & BLOOMXDP_MATCH_DNS_ANSWERS) && port_listed(config.dns_ports, sport))
+			return BLOOMXDP_FIELD_DNS_ANSWER;
 	}
 	return BLOOMXDP_FIELD_NONE;
 }
@@ -170,8 +163,11 @@ static __always_inline void packet_set_l4(struct hook_ctx *ctx, const struct cur
 	pkt->l4_off = off;	/* the global functions read the packet at any offset */
 	pkt->l4_proto = l4_proto;
 	pkt->dport = 0;
-	if ((void *)(ports + 2) <= c->end)
+	pkt->sport = 0;
+	if ((void *)(ports + 2) <= c->end) {
 		pkt->dport = bpf_ntohs(ports[1]);
+		pkt->sport = bpf_ntohs(ports[0]);
+	}
 }
 
 static __always_inline void name_walk_init(struct name_walk *w, void *bits, __u64 kinds,
@@ -182,8 +178,6 @@ static __always_inline void name_walk_init(struct name_walk *w, void *bits, __u6
 
 	w->bits = bits;
 	w->kinds = kinds;
-	w->bloom_hits = 0;
-	w->false_positives = 0;
 	/* NULL when the generation has no exact copy (--verify off, or auto over its share). */
 	w->verify = config.verify != BLOOMXDP_VERIFY_OFF ?
 		    bpf_map_lookup_elem(&verify_names, &block_slot) : NULL;
@@ -200,8 +194,8 @@ static __always_inline void name_walk_init(struct name_walk *w, void *bits, __u6
 static __always_inline int name_verdict(struct bloomxdp_counters *cnt, struct scratch *s,
 					struct name_walk *w, int hit, __u32 kind)
 {
-	cnt->bloom_hits += w->bloom_hits;
-	cnt->false_positives += w->false_positives;
+	cnt->bloom_hits += s->walk_bloom_hits;
+	cnt->false_positives += s->walk_false_positives;
 	cnt->suffix_false_positives += s->suffix_refused;
 	if (!hit)
 		return 0;
@@ -239,6 +233,8 @@ __attribute__((noinline)) int name_lookup(const struct generations *gen, __u64 k
 	if (!s || !cnt || !bits)
 		return 0;
 	name_walk_init(&w, bits, kinds, gen);
+	s->walk_bloom_hits = 0;
+	s->walk_false_positives = 0;
 	hit = name_listed(s, &w);
 	if (!hit && url) {
 		hit = url_listed(s, &w);
@@ -293,6 +289,12 @@ __attribute__((noinline)) int name_hit(const struct generations *gen, __u64 kind
 	cnt = bpf_map_lookup_elem(&counters, &zero);
 	if (!s || !cnt)
 		return 0;
+	if (field == BLOOMXDP_FIELD_DNS && config.doh_canary && dns_is_canary(s)) {
+		s->match_kind = BLOOMXDP_EVKEY_CANARY;	/* list_verdict(): NXDOMAIN */
+		s->match_len = 0;
+		cnt->doh_canary++;
+		return s->question_end;
+	}
 	if (!name_lookup(gen, kinds, field == BLOOMXDP_FIELD_HTTP)) {
 		if (field == BLOOMXDP_FIELD_SNI || field == BLOOMXDP_FIELD_QUIC)
 			return s->ech && config.ech == BLOOMXDP_POLICY_DROP ? -1 : 0;
@@ -488,18 +490,78 @@ __attribute__((noinline)) int match_names(struct hook_ctx *ctx, const struct pac
 }
 
 #if HOOK_CAN_TX
-/* Global for the same reason; 0 when the query became its answer. */
+/*
+ * Global for the same reason; 0 when the query became its answer, or a
+ * response (response: 1) its NXDOMAIN, in place.
+ */
 __attribute__((noinline)) int answer_nxdomain(struct xdp_md *ctx, const struct packet *pkt,
-					     __u32 question_end)
+					     __u32 question_end, __u32 response)
 {
 	struct scratch *s = scratch_get();
+	struct bloomxdp_counters *cnt;
+	__u32 zero = 0;
 
-	/* Not from a first fragment: its answer would be one too. Dropped. */
-	if (!s || !pkt || pkt->fragment)
+	/*
+	 * Not from a first fragment: its answer would be one too. Not over
+	 * TCP: the stream's sequence would break. Dropped.
+	 */
+	if (!s || !pkt || pkt->fragment || pkt->l4_proto != IPPROTO_UDP)
 		return -1;
-	return dns_answer_nxdomain(ctx, s, pkt->ipv6, pkt->l3_off, pkt->l4_off, question_end);
+	if (dns_answer_nxdomain(ctx, s, pkt->ipv6, pkt->l3_off, pkt->l4_off, question_end,
+				response))
+		return -1;
+	cnt = bpf_map_lookup_elem(&counters, &zero);
+	if (cnt && response)
+		cnt->dns_answers_rewritten++;
+	return 0;
 }
 #endif
+
+/*
+ * A packet from or to an address learned from the answer for a learning
+ * list's name (dns_answers.h), not expired and not allowlisted: 1, with
+ * q->mi naming it for list_verdict(). Global: verified once.
+ */
+__attribute__((noinline)) int learned_hit(struct hook_ctx *ctx, const struct packet *pkt,
+					 struct addr_query *q)
+{
+	struct bloomxdp_learn_key k = {};
+	struct bloomxdp_counters *cnt;
+	struct bloomxdp_learned *v;
+	__u32 zero = 0, allow, side, ipv6, remote;
+
+	if (!pkt || !q || !(active_word(BLOOMXDP_ACTIVE_LISTS) & BLOOMXDP_LISTS_LEARNING))
+		return 0;
+	cnt = bpf_map_lookup_elem(&counters, &zero);
+	if (!cnt)
+		return 0;
+	ipv6 = pkt->ipv6;
+	k.family = ipv6 ? 6 : 4;
+	for (side = 0; side < 2; side++) {
+		/* Results checked: the IP header was parsed whole, its addresses are there. */
+		if (ipv6 ? hook_load_bytes(ctx, pkt->l3_off + 8 + side * 16, k.addr, 16) :
+			   hook_load_bytes(ctx, pkt->l3_off + 12 + side * 4, k.addr, 4))
+			return 0;
+		v = bpf_map_lookup_elem(&learned, &k);
+		if (!v || bpf_ktime_get_ns() >= v->expires_ns)
+			continue;
+		allow = active_word(BLOOMXDP_ACTIVE_ALLOW);
+		if ((allow & (ipv6 ? BLOOMXDP_ALLOW_HAS_V6 : BLOOMXDP_ALLOW_HAS_V4)) &&
+		    addr_allowed(allow & (BLOOMXDP_GENERATIONS - 1), ipv6, k.addr)) {
+			cnt->allowed++;
+			continue;
+		}
+		/* By role: the remote host is an arriving packet's source. */
+		remote = side == (config.direction == BLOOMXDP_DIR_EGRESS);
+		q->mi.field = remote ? BLOOMXDP_FIELD_SRC : BLOOMXDP_FIELD_DST;
+		q->mi.key_kind = BLOOMXDP_EVKEY_LEARNED;
+		q->mi.key_len = 0;
+		q->mi.list = v->list;
+		cnt->hits_learned++;
+		return 1;
+	}
+	return 0;
+}
 
 /* What the name matcher found (kept in scratch), for the event. */
 static __always_inline void name_match_info(__u32 field, struct match_info *mi)
@@ -576,6 +638,11 @@ __attribute__((noinline)) int emit_event(struct hook_ctx *ctx, const struct pack
 		ev->name_len = name_len;
 		ev->name_wire = s->name_wire;
 		__builtin_memcpy(ev->name, s->name, BLOOMXDP_EVENT_NAME_MAX);
+	}
+	if (s && ev->field == BLOOMXDP_FIELD_DNS_ANSWER) {
+		ev->rr_type = s->rr_type;
+		if (s->rr_type == BLOOMXDP_DNS_TYPE_A || s->rr_type == BLOOMXDP_DNS_TYPE_AAAA)
+			__builtin_memcpy(ev->answer, s->answer, sizeof(ev->answer));
 	}
 	bpf_ringbuf_submit(ev, 0);
 	cnt->events_sent++;
@@ -723,13 +790,21 @@ int HOOK_PROG(struct hook_ctx *ctx)
 			cnt->hits_v6++;
 	}
 
+	if (!hit && (config.match & BLOOMXDP_MATCH_DNS_ANSWERS))
+		hit = learned_hit(ctx, &pkt, &q);
 	field = hit || !(config.match & BLOOMXDP_MATCH_NAMES) ? BLOOMXDP_FIELD_NONE :
-		name_field(ctx, cnt, pkt.l4_proto, pkt.l4_off, pkt.dport);
+		name_field(ctx, cnt, pkt.l4_proto, pkt.l4_off, pkt.dport, pkt.sport);
 	if (field == BLOOMXDP_FIELD_QUIC)
 		field = quic_read(ctx, &pkt, kinds);
-	if (field == BLOOMXDP_FIELD_DNS_TCP ||
-	    (field != BLOOMXDP_FIELD_NONE &&
-	     (kinds & (BLOOMXDP_HAS_NAME_DEPTHS | BLOOMXDP_HAS_URLS)))) {
+	if (field == BLOOMXDP_FIELD_DNS_ANSWER) {
+		/* Decided there, record by record: the action, the question's end above it. */
+		hit = dns_answers(ctx, &pkt, kinds, &q);
+		dns_question_end = (__u32)hit >> 8;
+		hit &= 0xff;
+	} else if (field == BLOOMXDP_FIELD_DNS_TCP ||
+		   (field == BLOOMXDP_FIELD_DNS && config.doh_canary) ||
+		   (field != BLOOMXDP_FIELD_NONE &&
+		    (kinds & (BLOOMXDP_HAS_NAME_DEPTHS | BLOOMXDP_HAS_URLS)))) {
 		/* DNS over TCP: counted there, when the segment has a payload. */
 		hit = match_names(ctx, &pkt, field, &q.gen);
 		if (hit == NAME_READY)
@@ -743,11 +818,13 @@ int HOOK_PROG(struct hook_ctx *ctx)
 			dns_question_end = hit;
 		if (hit)
 			name_match_info(field, &q.mi);
+		/* The lists holding it decide: drop > nxdomain > reject > monitor; none: it passes. */
+		if (hit)
+			hit = list_verdict(&q);
+	} else if (hit) {
+		hit = list_verdict(&q);
 	}
 
-	/* The lists holding it decide: drop > nxdomain > reject > monitor; none: it passes. */
-	if (hit)
-		hit = list_verdict(&q);
 	if (hit) {
 		__u32 ev = BLOOMXDP_EVVERDICT_DROP;
 
@@ -766,8 +843,10 @@ int HOOK_PROG(struct hook_ctx *ctx)
 			;
 #if HOOK_CAN_TX
 		else if (ev == BLOOMXDP_EVVERDICT_NXDOMAIN &&
-			 !answer_nxdomain(ctx, &pkt, dns_question_end))
-			verdict = XDP_TX;
+			 !answer_nxdomain(ctx, &pkt, dns_question_end,
+					  field == BLOOMXDP_FIELD_DNS_ANSWER))
+			/* A response rewritten in place goes on to its client. */
+			verdict = field == BLOOMXDP_FIELD_DNS_ANSWER ? XDP_PASS : XDP_TX;
 		else if (hit == BLOOMXDP_LIST_REJECT &&
 			 reject_answer(ctx, pkt.l3_off, pkt.l4_off, pkt.l4_proto,
 				       pkt.ipv6 | pkt.fragment << 1) == XDP_TX) {

@@ -161,9 +161,11 @@ static __always_inline int ipv4_checksum(struct hook_ctx *ctx, struct scratch *s
 #if HOOK_CAN_TX
 /*
  * Turns the query in place into its NXDOMAIN answer, cut after the question:
- * MACs, addresses and ports swapped, lengths and checksums right. l3_off and
- * l4_off are offsets in the frame; returns 0, or -1 if the frame could not be
- * rewritten (the caller then drops the query).
+ * MACs, addresses and ports swapped, lengths and checksums right. With
+ * response, a response becomes an NXDOMAIN in place instead, its addresses
+ * and ports as they are, on its way to the client. l3_off and l4_off are
+ * offsets in the frame; returns 0, or -1 if the frame could not be
+ * rewritten (the caller then drops it).
  *
  * A multi-buffer frame: the answer must lie in the first buffer, where its
  * headers are rewritten by direct access; the cut then frees every fragment,
@@ -171,7 +173,8 @@ static __always_inline int ipv4_checksum(struct hook_ctx *ctx, struct scratch *s
  * refused (dropped), never answered from a frame half rewritten.
  */
 static __always_inline int dns_answer_nxdomain(struct xdp_md *ctx, struct scratch *s, int ipv6,
-					       __u32 l3_off, __u32 l4_off, __u32 question_end)
+					       __u32 l3_off, __u32 l4_off, __u32 question_end,
+					       __u32 response)
 {
 	__u32 udp_len = sizeof(struct udphdr) + question_end, pseudo_len, hdr_len = 0, linear;
 	void *data, *data_end;
@@ -207,9 +210,11 @@ static __always_inline int dns_answer_nxdomain(struct xdp_md *ctx, struct scratc
 	eth = data;
 	if ((void *)(eth + 1) > data_end)
 		return -1;
-	__builtin_memcpy(mac, eth->h_source, ETH_ALEN);
-	__builtin_memcpy(eth->h_source, eth->h_dest, ETH_ALEN);
-	__builtin_memcpy(eth->h_dest, mac, ETH_ALEN);
+	if (!response) {
+		__builtin_memcpy(mac, eth->h_source, ETH_ALEN);
+		__builtin_memcpy(eth->h_source, eth->h_dest, ETH_ALEN);
+		__builtin_memcpy(eth->h_dest, mac, ETH_ALEN);
+	}
 
 	udp = data + l4_off;
 	if ((void *)(udp + 1) > data_end)
@@ -217,13 +222,17 @@ static __always_inline int dns_answer_nxdomain(struct xdp_md *ctx, struct scratc
 	dns = (void *)(udp + 1);
 	if ((void *)(dns + 1) > data_end)
 		return -1;
-	port = udp->source;
-	udp->source = udp->dest;
-	udp->dest = port;
+	if (!response) {
+		port = udp->source;
+		udp->source = udp->dest;
+		udp->dest = port;
+	}
 	udp->len = bpf_htons(udp_len);
 	udp->check = 0;
-	dns->flags = (dns->flags & bpf_htons(DNS_OPCODE_MASK | DNS_FLAG_RD | DNS_FLAG_CD)) |
-		     bpf_htons(DNS_FLAG_QR | DNS_FLAG_RA | DNS_RCODE_NXDOMAIN);
+	/* A response keeps its flags but the answer's: authoritative, truncated, its rcode. */
+	dns->flags = (dns->flags & bpf_htons(DNS_OPCODE_MASK | DNS_FLAG_RD | DNS_FLAG_CD |
+					     (response ? DNS_FLAG_RA : 0))) |
+		     bpf_htons(DNS_FLAG_QR | (response ? 0 : DNS_FLAG_RA) | DNS_RCODE_NXDOMAIN);
 	dns->ancount = 0;
 	dns->nscount = 0;
 	dns->arcount = 0;
@@ -235,10 +244,12 @@ static __always_inline int dns_answer_nxdomain(struct xdp_md *ctx, struct scratc
 
 		if ((void *)(ip6h + 1) > data_end)
 			return -1;
-		addr = ip6h->saddr;
-		ip6h->saddr = ip6h->daddr;
-		ip6h->daddr = addr;
-		ip6h->hop_limit = 64;
+		if (!response) {
+			addr = ip6h->saddr;
+			ip6h->saddr = ip6h->daddr;
+			ip6h->daddr = addr;
+			ip6h->hop_limit = 64;
+		}
 		/* Extension headers between the two are kept, their lengths unchanged. */
 		ip6h->payload_len = bpf_htons(l4_off - l3_off - sizeof(*ip6h) + udp_len);
 		ph->saddr = ip6h->saddr;
@@ -254,10 +265,12 @@ static __always_inline int dns_answer_nxdomain(struct xdp_md *ctx, struct scratc
 
 		if ((void *)(iph + 1) > data_end)
 			return -1;
-		addr = iph->saddr;
-		iph->saddr = iph->daddr;
-		iph->daddr = addr;
-		iph->ttl = 64;
+		if (!response) {
+			addr = iph->saddr;
+			iph->saddr = iph->daddr;
+			iph->daddr = addr;
+			iph->ttl = 64;
+		}
 		iph->tot_len = bpf_htons(l4_off - l3_off + udp_len);
 		iph->frag_off = 0;
 		iph->check = 0;

@@ -27,6 +27,13 @@ struct list_probe {
 	__u32 best;		/* enum bloomxdp_list_action */
 	__u32 best_id;
 	__u32 mask;		/* the lists whose keys hold p->key (list_keys) */
+	/*
+	 * A DNS name: learning lists decide nothing (BLOOMXDP_LIST_LEARN); the
+	 * strongest of them holding it goes to the scratch's learn_list (not
+	 * here: a field the callback changes keeps the verifier's walk of it
+	 * from converging, three times the instructions).
+	 */
+	__u32 dns;
 };
 
 /*
@@ -34,50 +41,49 @@ struct list_probe {
  * stops at the shortest listed suffix, and a longer one may be in a list
  * whose action is stronger (ads.example.com to drop under example.com to
  * monitor). Each is folded on from the last and looked up in the keys map.
+ * The walk's state is in the scratch (struct name_deeper), but for the
+ * map: the stack of list_verdict() is short, and its walk converges.
  */
-struct name_deeper {
-	void *keys;		/* the union generation's keys map */
-	__u64 hash_key[2];
-	__u64 suffix;		/* S_j-1, then S_j */
-	__u64 depths;		/* BLOOMXDP_HAS_NAME_DEPTHS of the union: bit j, names of j + 1 labels */
-	__u32 first;		/* j of the first step: the labels of the suffix that hit */
-	__u32 mask;		/* out: the lists holding a deeper suffix */
-};
-
 static long name_deeper_step(__u32 i, void *data)
 {
-	struct name_deeper *d = data;
+	void **keys = data;
 	struct scratch *s = scratch_get();
-	__u32 j = (d->first + i) & (BLOOMXDP_MAX_LABELS - 1), *mask;
+	struct name_deeper *d;
+	__u32 j, *mask;
 
-	if (!s || !(d->depths >> j))
+	if (!s)
+		return 1;
+	d = &s->deeper;
+	j = (d->first + i) & (BLOOMXDP_MAX_LABELS - 1);
+	if (!(d->depths >> j))
 		return 1;	/* no listed name this deep or deeper */
 	d->suffix = bloomxdp_suffix_fold(d->hash_key, s->name, &s->labels, j, d->suffix);
 	if (!(d->depths & (1ULL << j)))
 		return 0;
-	mask = bpf_map_lookup_elem(d->keys, &d->suffix);
+	mask = bpf_map_lookup_elem(*keys, &d->suffix);
 	if (mask)
 		d->mask |= *mask;
 	return 0;
 }
 
 /* The lists holding a suffix of the name deeper than the one that hit, s->match_len labels. */
-static __always_inline __u32 name_deeper_lists(void *keys, const struct scratch *s,
-					       __u32 block_slot)
+static __always_inline __u32 name_deeper_lists(void *keys, struct scratch *s, __u32 block_slot)
 {
-	struct name_deeper d = { .keys = keys, .suffix = s->match_key, .first = s->match_len };
 	void *union_bits = bpf_map_lookup_elem(&filter, &block_slot);
 	__u64 *hdr = union_bits ? bloomxdp_filter_line(union_bits, 0) : NULL;
 	__u32 examined = bloomxdp_labels_examined(&s->labels);
 
 	if (!hdr || s->match_len >= examined)
 		return 0;
-	d.depths = hdr[BLOOMXDP_HDR_KINDS] & BLOOMXDP_HAS_NAME_DEPTHS;
+	s->deeper.suffix = s->match_key;
+	s->deeper.first = s->match_len;
+	s->deeper.mask = 0;
+	s->deeper.depths = hdr[BLOOMXDP_HDR_KINDS] & BLOOMXDP_HAS_NAME_DEPTHS;
 	/* Read through the volatile: a cast would let clang fold the key to zero. */
-	d.hash_key[0] = config.hash_key[0];
-	d.hash_key[1] = config.hash_key[1];
-	bpf_loop_bounded(examined - s->match_len, name_deeper_step, &d);
-	return d.mask;
+	s->deeper.hash_key[0] = config.hash_key[0];
+	s->deeper.hash_key[1] = config.hash_key[1];
+	bpf_loop_bounded(examined - s->match_len, name_deeper_step, &keys);
+	return s->deeper.mask;
 }
 
 /* The default list's action: the attachment's --action and --dns-reply. */
@@ -130,6 +136,16 @@ static long list_probe_step(__u32 i, void *data)
 	action = desc->action;
 	if (action > BLOOMXDP_LIST_LAST)
 		action = attach_action();	/* BLOOMXDP_LIST_AS_ATTACH */
+	if (p->dns && (desc->has & BLOOMXDP_LIST_LEARN)) {
+		struct scratch *s = scratch_get();
+
+		if (s && (!s->learn_list ||
+			  BLOOMXDP_LIST_RANK(action) > BLOOMXDP_LIST_RANK(s->learn_action))) {
+			s->learn_list = id;
+			s->learn_action = action;
+		}
+		return 0;
+	}
 	if (BLOOMXDP_LIST_RANK(action) > BLOOMXDP_LIST_RANK(p->best)) {
 		p->best = action;
 		p->best_id = id;
@@ -161,34 +177,63 @@ static __always_inline __u32 highest_bit(__u32 m)
 	return n + (m > 1 ? 2 : m);	/* m is 0 to 3 here */
 }
 
+/* A hit on an address learned from a learning list's answer: that list's action now. */
+static __always_inline int learned_action(struct addr_query *q)
+{
+	__u32 id = q->mi.list, action;
+	struct bloomxdp_list *desc;
+	__u64 *hits;
+
+	if (id >= BLOOMXDP_LIST_IDS || !(active_word(BLOOMXDP_ACTIVE_LISTS) & (1U << id)))
+		return BLOOMXDP_LIST_PASS;	/* the list is gone */
+	desc = bpf_map_lookup_elem(&lists, &id);
+	if (!desc)
+		return BLOOMXDP_LIST_PASS;
+	hits = bpf_map_lookup_elem(&list_hits, &id);
+	if (hits)
+		(*hits)++;
+	action = desc->action;
+	return action > BLOOMXDP_LIST_LAST ? attach_action() : action;
+}
+
 /*
  * The action of a hit (enum bloomxdp_list_action), after the allowlist: with
  * named lists present, the strongest of those holding the key; else the
  * default list's (the attachment's --action and --dns-reply). Sets
- * q->mi.list. Global: verified once, called once per hit, never on the path
- * of unlisted traffic.
+ * q->mi.list, and q->learn for a DNS name a learning list holds (which that
+ * list does not decide: its answers' addresses are learned). Global:
+ * verified once, called once per hit, never on the path of unlisted traffic.
  */
 __attribute__((noinline)) int list_verdict(struct addr_query *q)
 {
 	struct list_probe p = {};
 	struct bloomxdp_counters *cnt;
-	__u32 zero = 0, present, slot, *mask;
+	__u32 zero = 0, present, slot, *mask, kind;
 	void *keys;
 	struct scratch *s = NULL;
 	__u64 *hits;
 
 	if (!q)
 		return BLOOMXDP_LIST_PASS;
+	kind = q->mi.key_kind;
+	if (kind == BLOOMXDP_EVKEY_CANARY)
+		return BLOOMXDP_LIST_NXDOMAIN;	/* --doh-canary: no list holds it */
+	if (kind == BLOOMXDP_EVKEY_LEARNED)
+		return learned_action(q);
 	present = active_word(BLOOMXDP_ACTIVE_LISTS);
 	if (present & BLOOMXDP_LISTS_NAMED) {
 		p.present = present;
 		p.slots = active_word(BLOOMXDP_ACTIVE_LIST_SLOTS);
-		if (q->mi.field >= BLOOMXDP_FIELD_DNS) {
+		if (kind == BLOOMXDP_EVKEY_NAME || kind == BLOOMXDP_EVKEY_URL) {
 			s = scratch_get();
 			if (!s)
 				return BLOOMXDP_LIST_PASS;
 			p.kind = 2;
 			p.key = s->match_key;
+			s->learn_list = 0;
+			p.dns = (present & BLOOMXDP_LISTS_LEARNING) &&
+				(q->mi.field == BLOOMXDP_FIELD_DNS ||
+				 q->mi.field == BLOOMXDP_FIELD_DNS_ANSWER);
 		} else {
 			struct bloomxdp_key key;
 
@@ -213,6 +258,10 @@ __attribute__((noinline)) int list_verdict(struct addr_query *q)
 		if (p.best) {
 			q->mi.list = p.best_id;
 			return p.best;
+		}
+		if (s && s->learn_list) {
+			q->learn = s->learn_list;	/* the learning list's: not the default list's */
+			return BLOOMXDP_LIST_PASS;
 		}
 		if (!(present & BLOOMXDP_LIST_DEFAULT_PRESENT)) {
 			cnt = bpf_map_lookup_elem(&counters, &zero);

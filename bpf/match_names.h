@@ -18,8 +18,6 @@ struct name_walk {
 	void *verify;		/* exact name keys of this generation, NULL without --verify */
 	void *allow;		/* the allowlist's name keys */
 	__u64 kinds;		/* the filter's header: name depths and URLs listed */
-	__u32 bloom_hits;
-	__u32 false_positives;
 	__u64 hash_key[2];
 	__u32 filter_bits;
 	__u32 hashes;
@@ -36,13 +34,18 @@ static __always_inline int name_key_in(void *set, __u64 key)
 	return bpf_map_lookup_elem(set, &k) != NULL;
 }
 
-/* A Bloom hit on key: counted, and checked against the exact copy (a hash map) with --verify. */
-static __always_inline int name_key_confirmed(struct name_walk *w, __u64 key)
+/*
+ * A Bloom hit on key: counted, and checked against the exact copy (a hash
+ * map) with --verify. Counted in scratch, not in the walk's state: a count
+ * the callbacks change on the stack kept the verifier's walk of them from
+ * converging.
+ */
+static __always_inline int name_key_confirmed(struct scratch *s, struct name_walk *w, __u64 key)
 {
-	w->bloom_hits++;
+	s->walk_bloom_hits++;
 	if (!w->verify || bpf_map_lookup_elem(w->verify, &key))
 		return 1;
-	w->false_positives++;
+	s->walk_false_positives++;
 	return 0;
 }
 
@@ -125,7 +128,7 @@ static long name_walk_step(__u32 j, void *data)
 	if (!(w->kinds & (1ULL << (j & (BLOOMXDP_MAX_LABELS - 1)))) ||
 	    !bloomxdp_filter_test(w->bits, config.layout, w->filter_bits, w->hashes, w->suffix))
 		return 0;
-	if (!name_key_confirmed(w, w->suffix))
+	if (!name_key_confirmed(s, w, w->suffix))
 		return 0;	/* a false positive: a deeper suffix may still be listed */
 	/* Confirmed hits only: a refused one stays counted (bloom_hits, false_positives). */
 	s->name_hits |= 1U << (j & (BLOOMXDP_MAX_LABELS - 1));
@@ -152,7 +155,7 @@ static __always_inline int name_listed(struct scratch *s, struct name_walk *w)
 	if (s->suffix_cand && suffix_decide(0)) {
 		w->hit = 1;
 		/* The walk went on past the hit that stands: its later confirmed hits not counted. */
-		w->bloom_hits -= __builtin_popcount(s->name_hits >> (s->match_len & 31));
+		s->walk_bloom_hits -= __builtin_popcount(s->name_hits >> (s->match_len & 31));
 	}
 	return w->hit;
 }
@@ -199,7 +202,7 @@ static long url_pair_step(__u32 n, void *data)
 		return 0;
 	key = bloomxdp_url_key(w->hash_key, s->suffix[j], s->prefix_hash[i & 15]);
 	if (!bloomxdp_filter_test(w->bits, config.layout, w->filter_bits, w->hashes, key) ||
-	    !name_key_confirmed(w, key))
+	    !name_key_confirmed(s, w, key))
 		return 0;
 	/* On a public suffix or TLD perhaps: decided after the walk (url_cand_step). */
 	if (j < BLOOMXDP_SUFFIX_MAX_LABELS) {
@@ -277,7 +280,7 @@ static __always_inline int url_listed(struct scratch *s, struct name_walk *w)
 	bpf_loop_bounded(s->nprefixes * BLOOMXDP_MAX_LABELS, url_pair_step, w);
 	if (s->url_cand && suffix_decide(1)) {
 		/* As name_listed(): later candidates, and a deeper hit that ended the walk. */
-		w->bloom_hits -= __builtin_popcountll(s->url_cand >> ((s->cand_n + 1) & 63)) +
+		s->walk_bloom_hits -= __builtin_popcountll(s->url_cand >> ((s->cand_n + 1) & 63)) +
 				 w->hit;
 		w->hit = 1;
 	}

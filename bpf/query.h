@@ -50,6 +50,25 @@ struct addr_query {
 	struct generations gen;
 	struct match_info mi;	/* out */
 	__u32 filter_bits;	/* m, from the header main read (layout kernel: 0) */
+	__u32 learn;		/* out (list_verdict()): the learning list of a DNS name, else 0 */
 };	/* no padding: main's stack is short (see v4_blocked() in bloomxdp.bpf.c) */
+
+/*
+ * Where the parsers left off, for the name matchers, the event and the
+ * NXDOMAIN answer: scalars only, no branch on them before the address
+ * lookups, so that the verifier walks those once rather than once per
+ * protocol and port. Scalars only also let the global functions take it by
+ * pointer (the verifier checks such an argument as memory of its size).
+ */
+struct packet {
+	__u32 l3_off;
+	__u32 l4_off;
+	int l4_proto;		/* -1: none (a later fragment, an IPv6 chain not walked) */
+	__u32 fragment;		/* non-zero: a fragment (names: read in what a first one holds) */
+	__u32 dport;		/* UDP/TCP destination port, host order (0: none seen) */
+	__u32 sport;		/* and its source port */
+	__u32 ip_end;		/* end of the IP packet: Ethernet padding may follow */
+	int ipv6;
+};
 
 #endif /* BLOOMXDP_QUERY_H */

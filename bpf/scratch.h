@@ -8,10 +8,48 @@
 
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
+#include <bloomxdp/common.h>
 #include <bloomxdp/name.h>
 #include "loop.h"
 
 #define PAYLOAD_MAX 2048	/* a power of two; PAYLOAD_MAX - 1 payload bytes are examined */
+
+/*
+ * A DNS name being read from a message in the payload (dns_answers.h).
+ * Kept here, not on the stack: the verifier then sees each step's position
+ * as any value, and its walk of the steps converges at once.
+ */
+struct dns_name_read {
+	__u32 pos;		/* the next label or pointer */
+	__u32 end;		/* the message's length */
+	__u32 floor;		/* a pointer must point below this */
+	__u32 next;		/* out: where the name ends as it lies (past its first pointer) */
+	__u32 n;		/* bytes copied to name */
+	__u32 pointers;
+	__u32 copy;		/* 1: into name and labels */
+	int done;		/* 1: the root reached; -1: malformed, cut, looping */
+};
+
+/* A DNS response's walk over its records (dns_answers.h), kept here for the same reason. */
+struct answer_state {
+	__u32 pos;		/* the next record */
+	__u32 end;		/* the message's length */
+	__u32 left;		/* records left to read */
+	__u32 learn;		/* the learning list of the names so far, 0: none */
+	__u32 bad;		/* 1: a record could not be read, or records were left unread */
+	__u32 ttl;		/* the TTL of the record found */
+	__u64 v4_lengths;	/* the filter's header words of prefix lengths */
+	__u64 v6_lengths;
+};
+
+/* A name's suffixes deeper than the one that hit (match_lists.h). */
+struct name_deeper {
+	__u64 hash_key[2];
+	__u64 suffix;		/* S_j-1, then S_j */
+	__u64 depths;		/* BLOOMXDP_HAS_NAME_DEPTHS of the union: bit j, names of j + 1 labels */
+	__u32 first;		/* j of the first step: the labels of the suffix that hit */
+	__u32 mask;		/* out: the lists holding a deeper suffix */
+};
 
 struct scratch {
 	__u8 name[BLOOMXDP_NAME_BUF + BLOOMXDP_NAME_PAD];
@@ -40,6 +78,17 @@ struct scratch {
 	__u32 ech;				/* the ClientHello has an ECH extension */
 	__u32 quic;				/* 1: the name came from QUIC (quic_read()) */
 	__u32 question_end;			/* a DNS message: its length up to the question's end */
+	__u32 rr_type;				/* a DNS response: the record that hit, 0: question */
+	__u8 answer[16];			/* an A or AAAA record's address (its event) */
+	struct bloomxdp_learn_key learn_key;	/* dns_answers.h: an address to learn */
+	struct bloomxdp_learned learn_value;
+	__u32 walk_bloom_hits;			/* a name's walk: Bloom hits, and those refused */
+	__u32 walk_false_positives;
+	__u32 learn_list;			/* list_verdict(): a DNS name's learning list */
+	__u32 learn_action;
+	struct name_deeper deeper;
+	struct dns_name_read dn;
+	struct answer_state an;
 };
 
 struct {

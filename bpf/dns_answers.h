@@ -1,0 +1,477 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * DNS responses (--match dns-answers): the question, the targets of CNAME,
+ * DNAME, HTTPS and SVCB records, and the addresses of A and AAAA records of
+ * the answer section, each looked up as the other fields are. The message is
+ * copied once into the scratch payload (at most PAYLOAD_MAX - 1 bytes) and
+ * read there: compression pointers are offsets in it. A pointer must point
+ * before the last one its name followed (before the name's start for the
+ * first): a name cannot loop, and BLOOMXDP_DNS_POINTERS_MAX bounds it anyway.
+ *
+ * The first record a list holds decides (the question first): its list's
+ * action applies to the whole response. A learning list's names (load
+ * --learn) decide nothing: the A and AAAA addresses that follow them are
+ * written to the learned map, for learned_hit().
+ */
+#ifndef BLOOMXDP_DNS_ANSWERS_H
+#define BLOOMXDP_DNS_ANSWERS_H
+
+#include <linux/tcp.h>
+#include <linux/udp.h>
+#include "addr.h"
+#include "dns.h"
+#include "hook.h"
+#include "loop.h"
+#include "maps.h"
+#include "match_lists.h"
+#include "parsing.h"
+#include "query.h"
+#include "scratch.h"
+
+#define DNS_HDR_LEN		12
+#define DNS_RR_FIXED_LEN	10	/* type, class, TTL, RDLENGTH */
+/* Steps of a name's read: a label or a pointer each. */
+#define DNS_NAME_STEPS		(DNS_MAX_WIRE_LABELS + BLOOMXDP_DNS_POINTERS_MAX)
+#define PAYLOAD_MASK		(PAYLOAD_MAX - 1)
+
+int name_lookup(const struct generations *gen, __u64 kinds, __u32 url);
+
+static __always_inline __u32 payload_be16(const struct scratch *s, __u32 i)
+{
+	return (__u32)s->payload[i & PAYLOAD_MASK] << 8 | s->payload[(i + 1) & PAYLOAD_MASK];
+}
+
+static __always_inline __u32 payload_be32(const struct scratch *s, __u32 i)
+{
+	return payload_be16(s, i) << 16 | payload_be16(s, i + 2);
+}
+
+/*
+ * Copies a label (its length byte and at most 63 bytes) from payload[from]
+ * to name[to]: 64 bytes, whatever its length, without a branch. The bytes
+ * past the label are overwritten by the next one, or lie past the name's
+ * end; the copy may run into the scratch's path, which a DNS message does
+ * not use, and read past the payload, whose bytes are then not used.
+ */
+_Static_assert(__builtin_offsetof(struct scratch, payload) >= BLOOMXDP_NAME_BUF + 64,
+	       "name_copy() writes 64 bytes from the name's last byte: within name and path");
+_Static_assert(__builtin_offsetof(struct scratch, payload) + PAYLOAD_MAX + 64 <=
+	       sizeof(struct scratch), "name_copy() reads 64 bytes from the payload's last byte");
+
+static __always_inline void name_copy(struct scratch *s, __u32 to, __u32 from)
+{
+	__u64 *dst = (__u64 *)(s->name + (to & (BLOOMXDP_NAME_BUF - 1)));
+	const __u64 *src = (const __u64 *)(s->payload + (from & PAYLOAD_MASK));
+
+	dst[0] = src[0];
+	dst[1] = src[1];
+	dst[2] = src[2];
+	dst[3] = src[3];
+	dst[4] = src[4];
+	dst[5] = src[5];
+	dst[6] = src[6];
+	dst[7] = src[7];
+}
+
+static long dns_name_step(__u32 i, void *data)
+{
+	struct scratch *s = scratch_get();
+	struct dns_name_read *r;
+	__u32 pos, l, target;
+
+	(void)i;
+	(void)data;
+	if (!s)
+		return 1;
+	r = &s->dn;
+	pos = r->pos;
+	if (pos >= r->end)
+		goto bad;
+	l = s->payload[pos & PAYLOAD_MASK];
+	if (l == 0) {
+		if (!r->pointers)
+			r->next = pos + 1;
+		if (r->copy)
+			s->name[r->n & (BLOOMXDP_NAME_BUF - 1)] = 0;
+		r->n += 1;
+		r->done = 1;
+		return 1;
+	}
+	if ((l & 0xc0) == 0xc0) {
+		if (pos + 1 >= r->end)
+			goto bad;
+		target = (l & 0x3f) << 8 | s->payload[(pos + 1) & PAYLOAD_MASK];
+		if (!r->pointers)
+			r->next = pos + 2;
+		if (target >= r->floor || ++r->pointers > BLOOMXDP_DNS_POINTERS_MAX)
+			goto bad;
+		r->floor = target;
+		r->pos = target;
+		return 0;
+	}
+	/* 0x40 and 0x80: extended and reserved label types. */
+	if (l > BLOOMXDP_LABEL_MAX || pos + 1 + l > r->end)
+		goto bad;
+	if (r->copy) {
+		if (r->n + 1 + l + 1 > BLOOMXDP_NAME_MAX)
+			goto bad;
+		name_copy(s, r->n, pos);
+		bloomxdp_labels_push(&s->labels, r->n + 1, l);
+	}
+	r->n += 1 + l;
+	r->pos = pos + 1 + l;
+	return 0;
+bad:
+	r->done = -1;
+	return 1;
+}
+
+/*
+ * Reads the name at pos of a message of end bytes in s->payload; with copy,
+ * into s->name (wire form) and s->labels. Returns where the name ends as it
+ * lies in the message, or 0 when it is malformed, cut short or loops.
+ */
+static __always_inline __u32 dns_name_read(struct scratch *s, __u32 pos, __u32 end, __u32 copy)
+{
+	/* Most owner names are one pointer: no loop for them. */
+	if (!copy && pos + 1 < end && (s->payload[pos & PAYLOAD_MASK] & 0xc0) == 0xc0)
+		return pos + 2;
+	s->dn.pos = pos;
+	s->dn.end = end;
+	s->dn.floor = pos;
+	s->dn.next = 0;
+	s->dn.n = 0;
+	s->dn.pointers = 0;
+	s->dn.copy = copy;
+	s->dn.done = 0;
+	if (copy)
+		s->labels.count = 0;
+	bpf_loop_bounded(DNS_NAME_STEPS, dns_name_step, NULL);
+	if (s->dn.done != 1)
+		return 0;
+	if (copy) {
+		s->name_len = s->dn.n;
+		s->name_wire = 1;
+	}
+	return s->dn.next;
+}
+
+/*
+ * BLOOMXDP_DOH_CANARY in wire form ("\x14use-application-dns\x03net" and the
+ * root), as little-endian words: immediates, not data the program would
+ * carry in its .rodata beside the configuration.
+ */
+#define DOH_CANARY_WIRE_LEN	25
+#define DOH_CANARY_W0		0x7070612d65737514ULL
+#define DOH_CANARY_W1		0x6e6f69746163696cULL
+#define DOH_CANARY_W2		0x74656e03736e642dULL
+
+/* The name in s is BLOOMXDP_DOH_CANARY, any case (--doh-canary). */
+static __always_inline int dns_is_canary(const struct scratch *s)
+{
+	/* Bit 0x20 set in every byte folds case; no name of this shape differs only there. */
+	const __u64 fold = 0x2020202020202020ULL;
+	__u64 w[3];
+
+	if (s->name_len != DOH_CANARY_WIRE_LEN || s->name[DOH_CANARY_WIRE_LEN - 1] != 0)
+		return 0;
+	__builtin_memcpy(w, s->name, sizeof(w));
+	return (w[0] | fold) == (DOH_CANARY_W0 | fold) && (w[1] | fold) == (DOH_CANARY_W1 | fold) &&
+	       (w[2] | fold) == (DOH_CANARY_W2 | fold);
+}
+
+/* An A or AAAA record's address (s->learn_key), learned for list s->an.learn. */
+static __always_inline void answer_learn(struct scratch *s)
+{
+	struct bloomxdp_counters *cnt;
+	__u32 zero = 0, max = config.learn_ttl_max ?: BLOOMXDP_LEARN_TTL_MAX_DEFAULT;
+	__u32 ttl = s->an.ttl;
+
+	if (ttl < BLOOMXDP_LEARN_TTL_MIN)
+		ttl = BLOOMXDP_LEARN_TTL_MIN;
+	if (ttl > max)
+		ttl = max;
+	s->learn_value.learned_ns = bpf_ktime_get_ns();
+	s->learn_value.expires_ns = s->learn_value.learned_ns + (__u64)ttl * 1000000000ULL;
+	s->learn_value.list = s->an.learn;
+	s->learn_value.ttl = ttl;
+	s->learn_value.rr_type = s->rr_type;
+	if (bpf_map_update_elem(&learned, &s->learn_key, &s->learn_value, BPF_ANY))
+		return;
+	cnt = bpf_map_lookup_elem(&counters, &zero);
+	if (cnt)
+		cnt->learned++;
+}
+
+/*
+ * The A or AAAA record answer_step() found: looked up as a packet's address
+ * would be, then learned if the names before it were a learning list's.
+ * Returns the action of the list holding it (enum bloomxdp_list_action), 0
+ * for none.
+ */
+static __always_inline __u32 answer_address(struct scratch *s, struct addr_query *q, __u64 kinds)
+{
+	__u32 ipv6 = s->rr_type == BLOOMXDP_DNS_TYPE_AAAA, action = 0;
+
+	if (kinds & (ipv6 ? BLOOMXDP_HAS_IPV6 : BLOOMXDP_HAS_IPV4)) {
+		__builtin_memcpy(q->addr, s->answer, sizeof(q->addr));
+		q->ipv6 = ipv6;
+		q->lengths = ipv6 ? s->an.v6_lengths : s->an.v4_lengths;
+		q->field = BLOOMXDP_FIELD_DNS_ANSWER;
+		if (addr_lookup(q))
+			action = list_verdict(q);
+	}
+	if (!action && s->an.learn)
+		answer_learn(s);
+	return action;
+}
+
+/*
+ * The name s holds (the question, or the target answer_step() found) looked
+ * up: the action of the list holding it, 0 for none. A learning list's name
+ * sets s->an.learn for the addresses that follow.
+ */
+static __always_inline __u32 answer_name(struct scratch *s, struct addr_query *q, __u64 kinds)
+{
+	__u32 action;
+
+	if (config.doh_canary && dns_is_canary(s)) {
+		s->match_kind = BLOOMXDP_EVKEY_CANARY;
+		s->match_len = 0;
+	} else if (!(kinds & (BLOOMXDP_HAS_NAME_DEPTHS | BLOOMXDP_HAS_URLS)) ||
+		   !name_lookup(&q->gen, kinds, 0)) {
+		return 0;
+	}
+	q->mi.field = BLOOMXDP_FIELD_DNS_ANSWER;
+	q->mi.key_kind = s->match_kind;
+	q->mi.key_len = s->match_len;
+	q->learn = 0;
+	action = list_verdict(q);
+	if (!action && q->learn)
+		s->an.learn = q->learn;
+	return action;
+}
+
+/*
+ * The question, or the record answer_step() found (s->rr_type, 0 for the
+ * question), looked up: the action of the list holding it, 0 for none.
+ * Global, so that each round of dns_answers() is a call, not a copy of the
+ * lookups for the verifier to walk.
+ */
+__attribute__((noinline)) int answer_lookup(struct addr_query *q, __u64 kinds)
+{
+	struct scratch *s = scratch_get();
+
+	if (!s || !q)
+		return 0;
+	if (s->rr_type == BLOOMXDP_DNS_TYPE_A || s->rr_type == BLOOMXDP_DNS_TYPE_AAAA)
+		return answer_address(s, q, kinds);
+	return answer_name(s, q, kinds);
+}
+
+/*
+ * One record of the answer section, parsed only: the walk stops at the next
+ * record to look up (an A, AAAA, CNAME, DNAME, HTTPS or SVCB of class IN),
+ * its type in s->rr_type, its address in s->answer and s->learn_key or its
+ * target in s->name. The lookups are made by dns_answers(), outside the
+ * callback: under it, their chain of calls would pass 512 bytes of stack.
+ */
+static long answer_step(__u32 i, void *data)
+{
+	struct scratch *s = scratch_get();
+	__u32 pos, type, rdlen, rdata;
+
+	(void)i;
+	(void)data;
+	if (!s || !s->an.left)
+		return 1;
+	s->an.left--;
+	pos = dns_name_read(s, s->an.pos, s->an.end, 0);
+	if (!pos || pos + DNS_RR_FIXED_LEN > s->an.end)
+		goto bad;
+	type = payload_be16(s, pos);
+	rdlen = payload_be16(s, pos + 8);
+	rdata = pos + DNS_RR_FIXED_LEN;
+	if (rdata + rdlen > s->an.end)
+		goto bad;
+	s->an.pos = rdata + rdlen;
+	if (payload_be16(s, pos + 2) != BLOOMXDP_DNS_CLASS_IN)
+		return 0;
+	s->an.ttl = payload_be32(s, pos + 4);
+	if ((type == BLOOMXDP_DNS_TYPE_A && rdlen == 4) ||
+	    (type == BLOOMXDP_DNS_TYPE_AAAA && rdlen == 16)) {
+		__builtin_memset(s->answer, 0, sizeof(s->answer));
+		__builtin_memcpy(s->answer, s->payload + (rdata & PAYLOAD_MASK), 4);
+		if (type == BLOOMXDP_DNS_TYPE_AAAA)
+			__builtin_memcpy(s->answer + 4, s->payload + ((rdata + 4) & PAYLOAD_MASK),
+					 12);
+		__builtin_memcpy(s->learn_key.addr, s->answer, sizeof(s->answer));
+		s->learn_key.family = type == BLOOMXDP_DNS_TYPE_AAAA ? 6 : 4;
+		s->rr_type = type;
+		return 1;
+	}
+	if (type != BLOOMXDP_DNS_TYPE_CNAME && type != BLOOMXDP_DNS_TYPE_DNAME &&
+	    type != BLOOMXDP_DNS_TYPE_HTTPS && type != BLOOMXDP_DNS_TYPE_SVCB)
+		return 0;
+	/* HTTPS, SVCB: a priority, then the target (RFC 9460); "." is the owner. */
+	if (type == BLOOMXDP_DNS_TYPE_HTTPS || type == BLOOMXDP_DNS_TYPE_SVCB)
+		rdata += 2;
+	if (rdata >= s->an.pos)
+		goto bad;
+	if (s->payload[rdata & PAYLOAD_MASK] == 0)
+		return 0;
+	/* A target read past its record is malformed. */
+	pos = dns_name_read(s, rdata, s->an.end, 1);
+	if (!pos || pos > s->an.pos)
+		goto bad;
+	s->rr_type = type;
+	return 1;
+bad:
+	s->an.bad = 1;
+	return 1;
+}
+
+/*
+ * Where a DNS message lies in a response's UDP datagram or TCP segment: its
+ * offset in the frame, *len its length. TCP: the message must be whole in
+ * the segment, behind its 2-byte length. Returns 0, 1 for a segment without
+ * payload (nothing to read), -1 for a message not readable here.
+ */
+static __always_inline int answers_locate(struct hook_ctx *ctx, const struct packet *pkt,
+					  __u32 frame_len, __u32 *off, __u32 *len)
+{
+	__u8 doff;
+	__be16 msg_len;
+
+	if (pkt->l4_proto == IPPROTO_UDP) {
+		*off = pkt->l4_off + sizeof(struct udphdr);
+		*len = *off < frame_len ? frame_len - *off : 0;
+		return 0;
+	}
+	if (hook_load_bytes(ctx, pkt->l4_off + 12, &doff, 1) || (doff >> 4) < 5)
+		return -1;
+	*off = pkt->l4_off + (doff >> 4) * 4;
+	if (*off >= frame_len)
+		return 1;
+	if (hook_load_bytes(ctx, *off, &msg_len, sizeof(msg_len)) ||
+	    *off + 2 + bpf_ntohs(msg_len) > frame_len)
+		return -1;
+	*off += 2;
+	*len = bpf_ntohs(msg_len);
+	return 0;
+}
+
+/*
+ * The response's header and question: 0 with the question's name in s and
+ * s->an.pos at the first answer, or -1 when it is no standard response.
+ */
+static __always_inline int answers_question(struct scratch *s)
+{
+	__u32 flags = payload_be16(s, 2), pos;
+
+	if (!(flags & DNS_FLAG_QR) || (flags & DNS_OPCODE_MASK) || payload_be16(s, 4) != 1)
+		return -1;
+	pos = dns_name_read(s, DNS_HDR_LEN, s->an.end, 1);
+	if (!pos || pos + DNS_QTYPE_QCLASS_LEN > s->an.end)
+		return -1;
+	s->question_end = pos + DNS_QTYPE_QCLASS_LEN;
+	s->an.pos = s->question_end;
+	s->an.left = payload_be16(s, 6);
+	if (s->an.left > BLOOMXDP_DNS_ANSWERS_MAX) {
+		s->an.left = BLOOMXDP_DNS_ANSWERS_MAX;
+		s->an.bad = 1;	/* the records past them are not read */
+	}
+	/* The question's name, kept for the addresses its answers teach. */
+	s->learn_value.name_len = s->name_len < BLOOMXDP_LEARN_NAME_MAX ? s->name_len :
+				  BLOOMXDP_LEARN_NAME_MAX;
+	__builtin_memcpy(s->learn_value.name, s->name, BLOOMXDP_LEARN_NAME_MAX);
+	s->rr_type = 0;
+	return 0;
+}
+
+/*
+ * The message of a response copied into s->payload, the walk's state set:
+ * 0, 1 for a TCP segment without payload, -1 for a message not readable.
+ */
+static __always_inline int answers_load(struct hook_ctx *ctx, const struct packet *pkt,
+					struct scratch *s, __u32 slot)
+{
+	__u32 frame_len = hook_len(ctx), off, len;
+	void *bits = bpf_map_lookup_elem(&filter, &slot);
+	__u64 *hdr = bits ? bloomxdp_filter_line(bits, 0) : NULL;
+	int ret;
+
+	if (!hdr)
+		return 1;	/* no filter: nothing to look up, nothing counted */
+	if (pkt->ip_end < frame_len)
+		frame_len = pkt->ip_end;
+	ret = answers_locate(ctx, pkt, frame_len, &off, &len);
+	if (ret)
+		return ret;
+	if (len < DNS_HDR_LEN + 1 + DNS_QTYPE_QCLASS_LEN)
+		return -1;
+	if (len > PAYLOAD_MAX - 1)
+		len = PAYLOAD_MAX - 1;	/* the records past it are not read */
+	if (frame_load(ctx, off, s->payload, len, PAYLOAD_MASK))
+		return -1;
+	s->suffix_slot = slot;
+	s->suffix_refused = 0;
+	s->an.v4_lengths = hdr[BLOOMXDP_HDR_V4_LENGTHS];
+	s->an.v6_lengths = hdr[BLOOMXDP_HDR_V6_LENGTHS];
+	s->an.end = len;
+	s->an.learn = 0;
+	s->an.bad = 0;
+	return answers_question(s);
+}
+
+/*
+ * A DNS response from a DNS port (UDP, or TCP with the message whole in the
+ * segment): its question, then its answer records, looked up one at a time
+ * until one is listed. Returns the action (enum bloomxdp_list_action) of
+ * the record that decided in the low byte, with q->mi and the scratch's
+ * rr_type and answer saying which, and above it the length of the message
+ * up to its question's end (for an NXDOMAIN rewrite); 0 when it passes.
+ * Global: verified once.
+ */
+__attribute__((noinline)) int dns_answers(struct hook_ctx *ctx, const struct packet *pkt,
+					 __u64 kinds, struct addr_query *q)
+{
+	struct bloomxdp_counters *cnt;
+	__u32 zero = 0, action, round;
+	struct scratch *s;
+	int ret;
+
+	if (!pkt || !q)
+		return 0;
+	s = scratch_get();
+	cnt = bpf_map_lookup_elem(&counters, &zero);
+	if (!s || !cnt)
+		return 0;
+	ret = answers_load(ctx, pkt, s, q->gen.block_slot);
+	if (ret > 0)
+		return 0;
+	if (ret < 0) {
+		cnt->unparsed_dns_answers++;
+		return 0;
+	}
+	cnt->checked_dns_answers++;
+	action = answer_lookup(q, kinds);	/* the question */
+	/* Each round reads one record at least: as many rounds as records read. */
+	for (round = 0; !action && round < BLOOMXDP_DNS_ANSWERS_MAX; round++) {
+		s->rr_type = 0;
+		bpf_loop_bounded(BLOOMXDP_DNS_ANSWERS_MAX, answer_step, NULL);
+		if (!s->rr_type)
+			break;
+		action = answer_lookup(q, kinds);
+	}
+	if (s->an.bad)
+		cnt->unparsed_dns_answers++;
+	if (!action)
+		return 0;
+	cnt->hits_dns_answers++;
+	if (q->mi.key_kind == BLOOMXDP_EVKEY_CANARY)
+		cnt->doh_canary++;
+	return (int)(action | s->question_end << 8);
+}
+
+#endif /* BLOOMXDP_DNS_ANSWERS_H */
