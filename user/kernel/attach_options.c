@@ -99,7 +99,9 @@ const struct option_spec attach_options[] = {
 	OPTION("match", 'm', OPT_ENUM_SET, A(match), "WHAT", "what is looked up, a comma list",
 	       .values = match_values),
 	OPTION("dns-ports", 0, OPT_PORTS, A(dns_ports), "P",
-	       "UDP ports of DNS queries, a comma list of up to 4"),
+	       "UDP ports of DNS queries (and the ports DNS\n"
+	       "responses come from, --match dns-answers), a comma\n"
+	       "list of up to 4"),
 	OPTION("http-ports", 0, OPT_PORTS, A(http_ports), "P", "TCP ports of HTTP requests"),
 	OPTION("tls-ports", 0, OPT_PORTS, A(tls_ports), "P", "TCP ports of TLS ClientHellos"),
 	OPTION("quic-ports", 0, OPT_PORTS, A(quic_ports), "P",

@@ -330,7 +330,7 @@ int metrics_write(FILE *out, const struct iface_metrics *m, size_t n)
 	family(out, "bloomxdp_filter_packet_fpr", "gauge",
 	       "estimated chance that an unlisted packet is dropped by a false positive of the "
 	       "live filter, per match field (ipv4, ipv6: its address fields; dns, http, sni: "
-	       "its name; worst: a packet's address and name together; 0: exact or not looked up; "
+	       "its name; dns-answers: a DNS response's question and records; worst: a packet's address and name together; 0: exact or not looked up; "
 	       "with --verify such a hit is checked against the exact copy and passed)");
 	for (i = 0; i < n; i++) {
 		for (j = 0; j <= PACKET_FIELDS; j++) {
