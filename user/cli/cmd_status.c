@@ -466,6 +466,8 @@ static void status_json(const struct status_view *v)
 		       cfg->quic_unparsed == BLOOMXDP_POLICY_DROP ? "drop" : "pass");
 	json_kv_u64(&j, "quic_budget", cfg->quic_per_sec);
 	json_kv_string(&j, "ech", cfg->ech == BLOOMXDP_POLICY_DROP ? "drop" : "pass");
+	json_kv_u64(&j, "learn_ttl_max", cfg->learn_ttl_max);
+	json_kv_bool(&j, "doh_canary", cfg->doh_canary);
 	json_kv_string(&j, "layout", layout_name(cfg->layout));
 	json_kv_u64(&j, "capacity", cfg->capacity);
 	json_kv_u64(&j, "sized_for", g->sized_for);
@@ -566,6 +568,19 @@ static void status_text_filter(const struct status_view *v)
 		printf("exact ranges    none\n");
 }
 
+/* --match dns-answers and --doh-canary: what is learned, and the canary. */
+static void status_text_dns(const struct status_view *v)
+{
+	const struct bloomxdp_config *cfg = v->cfg;
+
+	if (cfg->match & BLOOMXDP_MATCH_DNS_ANSWERS)
+		printf("dns answers     read from ports %s; learned addresses held %u s at most "
+		       "(--learn-ttl-max)\n", v->dns_ports, cfg->learn_ttl_max);
+	if (cfg->doh_canary)
+		printf("doh canary      " BLOOMXDP_DOH_CANARY " answered NXDOMAIN (Firefox keeps "
+		       "DNS over HTTPS off by default)\n");
+}
+
 static void status_text(const struct status_view *v)
 {
 	const struct bloomxdp_config *cfg = v->cfg;
@@ -605,6 +620,8 @@ static void status_text(const struct status_view *v)
 	if (cfg->action == BLOOMXDP_ACTION_REJECT)
 		printf("                TCP answered RST, UDP ICMP port unreachable (%u per second "
 		       "and CPU at most)\n", cfg->icmp_per_sec);
+	if (cfg->match & BLOOMXDP_MATCH_DNS_ANSWERS || cfg->doh_canary)
+		status_text_dns(v);
 	printf("layout          %s\n", layout_name(cfg->layout));
 	status_text_filter(v);
 	printf("verify          %s (--verify %s)\n", v->verify_reason,
