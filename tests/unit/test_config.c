@@ -265,6 +265,12 @@ static void test_dns_answers_keys(void **state)
 				    err, sizeof(err)), 0);
 	assert_int_equal(*(const __u64 *)attach_value(&cfg, "learn-ttl-max"), 86400);
 	config_free(&cfg);
+	/* [list NAME] learn = yes: load --learn; not given: no. */
+	assert_int_equal(parse_text("[list trk]\nsource = /a\nlearn = yes\n[list b]\nsource = /b\n",
+				    &cfg, path, sizeof(path), err, sizeof(err)), 0);
+	assert_true(cfg.sources[0].spec.load.learn);
+	assert_false(cfg.sources[1].spec.load.learn);
+	config_free(&cfg);
 }
 
 static void test_defaults(void **state)
@@ -322,6 +328,8 @@ static const struct bad_case {
 	{ "[attach]\nlearn-ttl-max = 29s\n", 2, "learn-ttl-max = 29s: expected a duration" },
 	{ "[attach]\nlearn-ttl-max = 25h\n", 2, "(30s to 1d)" },
 	{ "[attach]\ndoh-canary = maybe\n", 2, "doh-canary = maybe" },
+	{ "[allowlist]\nsource = /a\nlearn = yes\n", 3, "'learn' goes in a [list NAME]" },
+	{ "[list a]\nsource = /a\nlearn = often\n", 3, "learn = often" },
 	{ "[attach]\nfpr = 0.1\nfpr = 0.2\n", 3, "'fpr' is given twice" },
 	{ "[attach]\nmax_memory = 1M\nmax-memory = 2M\n", 3, "'max-memory' is given twice" },
 	{ "[attach]\n[attach]\n", 2, "a second [attach] (the first is at line 1)" },

@@ -47,13 +47,15 @@ static void print_lists(const struct named_view *v, const struct bloomxdp_config
 	for (id = 0; id < BLOOMXDP_LIST_IDS; id++) {
 		const char *name = id ? v->list[id].name : "default";
 		__u32 action = id ? list_action_of(&v->list[id], cfg) : list_default_action(cfg);
+		bool learn = id && (v->list[id].has & BLOOMXDP_LIST_LEARN);
 
 		if (id && !(v->present & (1U << id)))
 			continue;
 		if (!j) {
-			printf("list %-13s %20llu hits, %llu entries, action %s\n", name,
+			printf("list %-13s %20llu hits, %llu entries, action %s%s\n", name,
 			       (unsigned long long)v->hits[id],
-			       (unsigned long long)v->list[id].entries, list_action_name(action));
+			       (unsigned long long)v->list[id].entries, list_action_name(action),
+			       learn ? ", learns addresses from DNS answers" : "");
 			continue;
 		}
 		/* Keys of their own: status and stats have "action" and "entries" already. */
@@ -62,6 +64,7 @@ static void print_lists(const struct named_view *v, const struct bloomxdp_config
 		json_kv_string(j, "list_action", list_action_name(action));
 		json_kv_u64(j, "list_entries", v->list[id].entries);
 		json_kv_u64(j, "list_hits", v->hits[id]);
+		json_kv_bool(j, "learn", learn);
 		json_object_end(j);
 	}
 	if (j)
