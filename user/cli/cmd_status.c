@@ -470,6 +470,7 @@ static void status_json(const struct status_view *v)
 	json_kv_u64(&j, "quic_budget", cfg->quic_per_sec);
 	json_kv_string(&j, "ech", cfg->ech == BLOOMXDP_POLICY_DROP ? "drop" : "pass");
 	json_kv_u64(&j, "learn_ttl_max", cfg->learn_ttl_max);
+	json_kv_u64(&j, "learned", v->learned);
 	json_kv_bool(&j, "doh_canary", cfg->doh_canary);
 	json_kv_string(&j, "layout", layout_name(cfg->layout));
 	json_kv_u64(&j, "capacity", cfg->capacity);
@@ -577,8 +578,9 @@ static void status_text_dns(const struct status_view *v)
 	const struct bloomxdp_config *cfg = v->cfg;
 
 	if (cfg->match & BLOOMXDP_MATCH_DNS_ANSWERS)
-		printf("dns answers     read from ports %s; learned addresses held %u s at most "
-		       "(--learn-ttl-max)\n", v->dns_ports, cfg->learn_ttl_max);
+		printf("dns answers     read from ports %s; %llu addresses learned, held %u s at "
+		       "most (--learn-ttl-max)\n", v->dns_ports, (unsigned long long)v->learned,
+		       cfg->learn_ttl_max);
 	if (cfg->doh_canary)
 		printf("doh canary      " BLOOMXDP_DOH_CANARY " answered NXDOMAIN (Firefox keeps "
 		       "DNS over HTTPS off by default)\n");
