@@ -607,8 +607,8 @@ static void learned_delete(const char *ifname, char **entries, const struct del_
 		if (!bpf_map_delete_elem(att.learned_fd, &k))
 			(*deleted)++;
 		else if (errno != ENOENT)
-			log_warn("%s: cannot delete its learned entry of %s: %s", entries[i], ifname,
-				 strerror(errno));
+			log_warn("%s: cannot delete its learned entry of %s: %s", entries[i],
+				 ifname, strerror(errno));
 	}
 	attachment_close(&att);
 }
