@@ -10,7 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
+
+#include <bpf/bpf.h>
 
 #include "lists/learned.h"
 #include "parse/keys.h"
@@ -116,6 +119,54 @@ static void test_no_map(void **state)
 	assert_int_equal(deleted, 0);
 }
 
+static void put(int fd, __u8 last, __u64 expires_ns, __u32 list)
+{
+	struct bloomxdp_learn_key k = { .family = 4, .addr = { 192, 0, 2, last } };
+	struct bloomxdp_learned v = { .expires_ns = expires_ns, .list = list, .ttl = 60,
+				      .name_len = 11, .name = "\1x\7example" };
+
+	assert_int_equal(bpf_map_update_elem(fd, &k, &v, BPF_ANY), 0);
+}
+
+/* A map of the program's kind: found, counted and swept as their expiry says. */
+static void test_map(void **state)
+{
+	struct bloomxdp_learn_key k = { .family = 4, .addr = { 192, 0, 2, 1 } };
+	__u64 total, per_list[BLOOMXDP_LIST_IDS];
+	struct learned_view v;
+	struct clock_pair now;
+	__u32 deleted;
+	int fd;
+
+	(void)state;
+	fd = bpf_map_create(BPF_MAP_TYPE_LRU_HASH, "test_learned", sizeof(k),
+			    sizeof(struct bloomxdp_learned), 64, NULL);
+	if (fd < 0)
+		skip();		/* no BPF here (not root) */
+	clock_pair_now(&now);
+	put(fd, 1, now.mono_ns + 60000000000ULL, 3);
+	put(fd, 2, now.mono_ns - 1, 3);
+	put(fd, 3, 1, 99);
+	assert_int_equal(learned_find(fd, &k, &v), 0);
+	assert_string_equal(v.name, "x.example");
+	assert_int_equal(v.v.list, 3);
+	k.addr[3] = 2;
+	assert_int_equal(learned_find(fd, &k, &v), -ENOENT);
+	assert_int_equal(learned_count(fd, now.mono_ns, &total, per_list), 0);
+	assert_int_equal(total, 1);
+	assert_int_equal(per_list[3], 1);
+	/* Two expired, one at a time within the budget; then none. */
+	assert_int_equal(learned_sweep(fd, now.mono_ns, 1, &deleted), 0);
+	assert_int_equal(deleted, 1);
+	assert_int_equal(learned_sweep(fd, now.mono_ns, LEARNED_SWEEP_BUDGET, &deleted), 0);
+	assert_int_equal(deleted, 1);
+	assert_int_equal(learned_sweep(fd, now.mono_ns, LEARNED_SWEEP_BUDGET, &deleted), 0);
+	assert_int_equal(deleted, 0);
+	k.addr[3] = 1;
+	assert_int_equal(learned_find(fd, &k, &v), 0);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -123,6 +174,7 @@ int main(void)
 		cmocka_unit_test(test_time_text),
 		cmocka_unit_test(test_key_of),
 		cmocka_unit_test(test_no_map),
+		cmocka_unit_test(test_map),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
