@@ -266,8 +266,9 @@ static void test_dns_answers_keys(void **state)
 	assert_int_equal(*(const __u64 *)attach_value(&cfg, "learn-ttl-max"), 86400);
 	config_free(&cfg);
 	/* [list NAME] learn = yes: load --learn; not given: no. */
-	assert_int_equal(parse_text("[list trk]\nsource = /a\nlearn = yes\n[list b]\nsource = /b\n",
-				    &cfg, path, sizeof(path), err, sizeof(err)), 0);
+	assert_int_equal(parse_text("[attach]\nmatch = dns-answers\n[list trk]\nsource = /a\n"
+				    "learn = yes\n[list b]\nsource = /b\n", &cfg, path,
+				    sizeof(path), err, sizeof(err)), 0);
 	assert_true(cfg.sources[0].spec.load.learn);
 	assert_false(cfg.sources[1].spec.load.learn);
 	config_free(&cfg);
@@ -330,6 +331,8 @@ static const struct bad_case {
 	{ "[attach]\ndoh-canary = maybe\n", 2, "doh-canary = maybe" },
 	{ "[allowlist]\nsource = /a\nlearn = yes\n", 3, "'learn' goes in a [list NAME]" },
 	{ "[list a]\nsource = /a\nlearn = often\n", 3, "learn = often" },
+	{ "[attach]\nmatch = src,dns\n[list a]\nsource = /a\nlearn = yes\n", 3,
+	  "[list a] learns addresses from DNS answers: add dns-answers to [attach] match" },
 	{ "[attach]\nfpr = 0.1\nfpr = 0.2\n", 3, "'fpr' is given twice" },
 	{ "[attach]\nmax_memory = 1M\nmax-memory = 2M\n", 3, "'max-memory' is given twice" },
 	{ "[attach]\n[attach]\n", 2, "a second [attach] (the first is at line 1)" },

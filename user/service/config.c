@@ -679,6 +679,10 @@ static void check_sources(struct parse *p)
 		}
 		if (!s->spec.source[0])
 			continue;
+		/* The program reads answers only with dns-answers (lists/load.c says so too). */
+		if (s->spec.load.learn && !(cfg->attach->match & BLOOMXDP_MATCH_DNS_ANSWERS))
+			parse_error(p, s->line, "%s learns addresses from DNS answers: add "
+				    "dns-answers to [attach] match", title);
 		/* One load takes every source of the list; each is read with its own format. */
 		if (!*f)
 			*f = s;
