@@ -578,9 +578,9 @@ static void status_text_dns(const struct status_view *v)
 	const struct bloomxdp_config *cfg = v->cfg;
 
 	if (cfg->match & BLOOMXDP_MATCH_DNS_ANSWERS)
-		printf("dns answers     read from ports %s; %llu addresses learned, held %u s at "
+		printf("dns answers     read from ports %s; %llu address%s learned, held %u s at "
 		       "most (--learn-ttl-max)\n", v->dns_ports, (unsigned long long)v->learned,
-		       cfg->learn_ttl_max);
+		       v->learned == 1 ? "" : "es", cfg->learn_ttl_max);
 	if (cfg->doh_canary)
 		printf("doh canary      " BLOOMXDP_DOH_CANARY " answered NXDOMAIN (Firefox keeps "
 		       "DNS over HTTPS off by default)\n");
