@@ -236,6 +236,44 @@ static void test_multiprog(void **state)
 	config_free(&cfg);
 }
 
+/* [attach] learn-ttl-max: default when not given, held to [30 s, 1 day]; doh-canary: a flag. */
+static void test_dns_answers_keys(void **state)
+{
+	char path[256], err[1024];
+	struct config cfg;
+
+	(void)state;
+	assert_int_equal(parse_text("; nothing\n", &cfg, path, sizeof(path), err, sizeof(err)), 0);
+	assert_int_equal(*(const __u64 *)attach_value(&cfg, "learn-ttl-max"),
+			 BLOOMXDP_LEARN_TTL_MAX_DEFAULT);
+	assert_false(*(const bool *)attach_value(&cfg, "doh-canary"));
+	config_free(&cfg);
+	assert_int_equal(parse_text("[attach]\nmatch = dns,dns-answers\nlearn_ttl_max = 10m\n"
+				    "dns-reply = nxdomain\ndoh-canary = yes\n", &cfg, path,
+				    sizeof(path), err, sizeof(err)), 0);
+	assert_int_equal(*(const __u32 *)attach_value(&cfg, "match"),
+			 BLOOMXDP_MATCH_DNS | BLOOMXDP_MATCH_DNS_ANSWERS);
+	assert_int_equal(*(const __u64 *)attach_value(&cfg, "learn-ttl-max"), 600);
+	assert_true(*(const bool *)attach_value(&cfg, "doh-canary"));
+	config_free(&cfg);
+	assert_int_equal(parse_text("[attach]\nlearn-ttl-max = 30\n", &cfg, path, sizeof(path),
+				    err, sizeof(err)), 0);
+	assert_int_equal(*(const __u64 *)attach_value(&cfg, "learn-ttl-max"),
+			 BLOOMXDP_LEARN_TTL_MIN);
+	config_free(&cfg);
+	assert_int_equal(parse_text("[attach]\nlearn-ttl-max = 1d\n", &cfg, path, sizeof(path),
+				    err, sizeof(err)), 0);
+	assert_int_equal(*(const __u64 *)attach_value(&cfg, "learn-ttl-max"), 86400);
+	config_free(&cfg);
+	/* [list NAME] learn = yes: load --learn; not given: no. */
+	assert_int_equal(parse_text("[attach]\nmatch = dns-answers\n[list trk]\nsource = /a\n"
+				    "learn = yes\n[list b]\nsource = /b\n", &cfg, path,
+				    sizeof(path), err, sizeof(err)), 0);
+	assert_true(cfg.sources[0].spec.load.learn);
+	assert_false(cfg.sources[1].spec.load.learn);
+	config_free(&cfg);
+}
+
 static void test_defaults(void **state)
 {
 	char path[256], err[1024];
@@ -288,6 +326,13 @@ static const struct bad_case {
 	{ "[attach]\nmatch = src,foo\n", 2, "match = src,foo: expected a comma list" },
 	{ "[attach]\ndns-ports = 0\n", 2, "dns-ports = 0: expected a comma list" },
 	{ "[attach]\nverify = maybe\n", 2, "verify = maybe: expected auto, on or off" },
+	{ "[attach]\nlearn-ttl-max = 29s\n", 2, "learn-ttl-max = 29s: expected a duration" },
+	{ "[attach]\nlearn-ttl-max = 25h\n", 2, "(30s to 1d)" },
+	{ "[attach]\ndoh-canary = maybe\n", 2, "doh-canary = maybe" },
+	{ "[allowlist]\nsource = /a\nlearn = yes\n", 3, "'learn' goes in a [list NAME]" },
+	{ "[list a]\nsource = /a\nlearn = often\n", 3, "learn = often" },
+	{ "[attach]\nmatch = src,dns\n[list a]\nsource = /a\nlearn = yes\n", 3,
+	  "[list a] learns addresses from DNS answers: add dns-answers to [attach] match" },
 	{ "[attach]\nfpr = 0.1\nfpr = 0.2\n", 3, "'fpr' is given twice" },
 	{ "[attach]\nmax_memory = 1M\nmax-memory = 2M\n", 3, "'max-memory' is given twice" },
 	{ "[attach]\n[attach]\n", 2, "a second [attach] (the first is at line 1)" },
@@ -548,6 +593,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good_file),
 		cmocka_unit_test(test_verify_key),
+		cmocka_unit_test(test_dns_answers_keys),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_multiprog),
 		cmocka_unit_test(test_bad_files),

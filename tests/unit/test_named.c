@@ -69,6 +69,24 @@ static void test_actions(void **state)
 	assert_int_equal(list_default_action(&cfg), BLOOMXDP_LIST_MONITOR);
 }
 
+/* load --learn: a named list's only; not with the allowlist. */
+static void test_learn_option(void **state)
+{
+	struct list_opts o = list_opts_defaults;
+
+	(void)state;
+	o.learn = true;
+	assert_int_equal(list_opts_check(&o), -EINVAL);
+	o.list = "trackers";
+	assert_int_equal(list_opts_check(&o), 0);
+	o.allow = true;
+	assert_int_equal(list_opts_check(&o), -EINVAL);
+	/* The descriptor's bit is not a prefix family's; the learning bit no list id. */
+	assert_false(BLOOMXDP_LIST_LEARN &
+		     (BLOOMXDP_LIST_HAS_PREFIX_V4 | BLOOMXDP_LIST_HAS_PREFIX_V6));
+	assert_false(BLOOMXDP_LISTS_LEARNING & ((1ULL << BLOOMXDP_LIST_IDS) - 1));
+}
+
 static void test_manifest_names(void **state)
 {
 	struct list_opts o = { .list = "crowdsec" };
@@ -133,6 +151,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_actions),
+		cmocka_unit_test(test_learn_option),
 		cmocka_unit_test(test_manifest_names),
 		cmocka_unit_test(test_recorded_and_pruned),
 	};

@@ -71,6 +71,27 @@ static void test_name_probes(void **state)
 	assert_int_equal(pp.probes[PACKET_FIELD_HTTP], BLOOMXDP_MAX_PATH_PREFIXES);
 }
 
+/* A DNS response: its question, and every record read at the kind that takes the most probes. */
+static void test_dns_answers_probes(void **state)
+{
+	__u64 kinds = BLOOMXDP_HAS_NAME_DEPTH(2) | BLOOMXDP_HAS_NAME_DEPTH(3) | BLOOMXDP_HAS_IPV4;
+	struct packet_probes pp;
+
+	(void)state;
+	/* Two name depths, six IPv4 lengths: an A record (6) is the worst record. */
+	packet_probes_set(&pp, BLOOMXDP_MATCH_SRC | BLOOMXDP_MATCH_DNS_ANSWERS, kinds, 6, 9);
+	assert_true(pp.used & (1U << PACKET_FIELD_DNS_ANSWERS));
+	assert_int_equal(pp.probes[PACKET_FIELD_DNS_ANSWERS], 2 + BLOOMXDP_DNS_ANSWERS_MAX * 6);
+	assert_int_equal(packet_worst_probes(&pp), 6 + 2 + BLOOMXDP_DNS_ANSWERS_MAX * 6);
+	/* No address listed: the names' depths per record. */
+	packet_probes_set(&pp, BLOOMXDP_MATCH_DNS_ANSWERS, kinds & ~BLOOMXDP_HAS_IPV4, 6, 9);
+	assert_int_equal(pp.probes[PACKET_FIELD_DNS_ANSWERS], 2 + BLOOMXDP_DNS_ANSWERS_MAX * 2);
+	/* Not matched: no probe. */
+	packet_probes_set(&pp, BLOOMXDP_MATCH_DNS, kinds, 6, 9);
+	assert_int_equal(pp.probes[PACKET_FIELD_DNS_ANSWERS], 0);
+	assert_false(pp.used & (1U << PACKET_FIELD_DNS_ANSWERS));
+}
+
 /* The worst packet within the target, and no lower than it needs to be. */
 static void check_probe_fpr(const struct packet_probes *pp, double target, __u32 probes)
 {
@@ -91,11 +112,17 @@ static void test_probe_fpr(void **state)
 	check_probe_fpr(&pp, 0.01, 6);
 	/* 1 - 0.99^(1/6) */
 	assert_true(fabs(packet_probe_fpr(&pp, 0.01) - 0.0016737) < 1e-6);
-	packet_probes_set(&pp, MATCH_ADDRS | BLOOMXDP_MATCH_NAMES,
+	packet_probes_set(&pp, MATCH_ADDRS | (BLOOMXDP_MATCH_NAMES & ~BLOOMXDP_MATCH_DNS_ANSWERS),
 			  BLOOMXDP_HAS_IPV4 | BLOOMXDP_HAS_IPV6 | BLOOMXDP_HAS_NAME_DEPTH(2) |
 			  BLOOMXDP_HAS_URLS | BLOOMXDP_HAS_URL_DEPTH(2), 6, 8);
 	check_probe_fpr(&pp, 0.01, 16 + 1 + BLOOMXDP_MAX_PATH_PREFIXES + 1);
 	check_probe_fpr(&pp, 1e-6, 16 + 1 + BLOOMXDP_MAX_PATH_PREFIXES + 1);
+	/* With dns-answers, a response of AAAA records is the worst: 16 + 1 + 16 x 8. */
+	packet_probes_set(&pp, MATCH_ADDRS | BLOOMXDP_MATCH_NAMES,
+			  BLOOMXDP_HAS_IPV4 | BLOOMXDP_HAS_IPV6 | BLOOMXDP_HAS_NAME_DEPTH(2) |
+			  BLOOMXDP_HAS_URLS | BLOOMXDP_HAS_URL_DEPTH(2), 6, 8);
+	assert_int_equal(packet_worst_probes(&pp), 16 + 1 + BLOOMXDP_DNS_ANSWERS_MAX * 8);
+	check_probe_fpr(&pp, 0.01, 16 + 1 + BLOOMXDP_DNS_ANSWERS_MAX * 8);
 	/* One probe, or none (everything exact): the target itself. */
 	packet_probes_set(&pp, BLOOMXDP_MATCH_SRC, BLOOMXDP_HAS_IPV4, 1, 0);
 	assert_true(packet_probe_fpr(&pp, 0.01) == 0.01);
@@ -156,6 +183,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_address_probes),
 		cmocka_unit_test(test_name_probes),
+		cmocka_unit_test(test_dns_answers_probes),
 		cmocka_unit_test(test_probe_fpr),
 		cmocka_unit_test(test_sized_with_attach_k),
 		cmocka_unit_test(test_store_auto_weighs_false_drops),

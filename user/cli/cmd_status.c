@@ -47,13 +47,15 @@ static void print_lists(const struct named_view *v, const struct bloomxdp_config
 	for (id = 0; id < BLOOMXDP_LIST_IDS; id++) {
 		const char *name = id ? v->list[id].name : "default";
 		__u32 action = id ? list_action_of(&v->list[id], cfg) : list_default_action(cfg);
+		bool learn = id && (v->list[id].has & BLOOMXDP_LIST_LEARN);
 
 		if (id && !(v->present & (1U << id)))
 			continue;
 		if (!j) {
-			printf("list %-13s %20llu hits, %llu entries, action %s\n", name,
+			printf("list %-13s %20llu hits, %llu entries, action %s%s\n", name,
 			       (unsigned long long)v->hits[id],
-			       (unsigned long long)v->list[id].entries, list_action_name(action));
+			       (unsigned long long)v->list[id].entries, list_action_name(action),
+			       learn ? ", learns addresses from DNS answers" : "");
 			continue;
 		}
 		/* Keys of their own: status and stats have "action" and "entries" already. */
@@ -62,6 +64,7 @@ static void print_lists(const struct named_view *v, const struct bloomxdp_config
 		json_kv_string(j, "list_action", list_action_name(action));
 		json_kv_u64(j, "list_entries", v->list[id].entries);
 		json_kv_u64(j, "list_hits", v->hits[id]);
+		json_kv_bool(j, "learn", learn);
 		json_object_end(j);
 	}
 	if (j)
@@ -466,6 +469,9 @@ static void status_json(const struct status_view *v)
 		       cfg->quic_unparsed == BLOOMXDP_POLICY_DROP ? "drop" : "pass");
 	json_kv_u64(&j, "quic_budget", cfg->quic_per_sec);
 	json_kv_string(&j, "ech", cfg->ech == BLOOMXDP_POLICY_DROP ? "drop" : "pass");
+	json_kv_u64(&j, "learn_ttl_max", cfg->learn_ttl_max);
+	json_kv_u64(&j, "learned", v->learned);
+	json_kv_bool(&j, "doh_canary", cfg->doh_canary);
 	json_kv_string(&j, "layout", layout_name(cfg->layout));
 	json_kv_u64(&j, "capacity", cfg->capacity);
 	json_kv_u64(&j, "sized_for", g->sized_for);
@@ -566,6 +572,20 @@ static void status_text_filter(const struct status_view *v)
 		printf("exact ranges    none\n");
 }
 
+/* --match dns-answers and --doh-canary: what is learned, and the canary. */
+static void status_text_dns(const struct status_view *v)
+{
+	const struct bloomxdp_config *cfg = v->cfg;
+
+	if (cfg->match & BLOOMXDP_MATCH_DNS_ANSWERS)
+		printf("dns answers     read from ports %s; %llu address%s learned, held %u s at "
+		       "most (--learn-ttl-max)\n", v->dns_ports, (unsigned long long)v->learned,
+		       v->learned == 1 ? "" : "es", cfg->learn_ttl_max);
+	if (cfg->doh_canary)
+		printf("doh canary      " BLOOMXDP_DOH_CANARY " answered NXDOMAIN (Firefox keeps "
+		       "DNS over HTTPS off by default)\n");
+}
+
 static void status_text(const struct status_view *v)
 {
 	const struct bloomxdp_config *cfg = v->cfg;
@@ -605,6 +625,8 @@ static void status_text(const struct status_view *v)
 	if (cfg->action == BLOOMXDP_ACTION_REJECT)
 		printf("                TCP answered RST, UDP ICMP port unreachable (%u per second "
 		       "and CPU at most)\n", cfg->icmp_per_sec);
+	if (cfg->match & BLOOMXDP_MATCH_DNS_ANSWERS || cfg->doh_canary)
+		status_text_dns(v);
 	printf("layout          %s\n", layout_name(cfg->layout));
 	status_text_filter(v);
 	printf("verify          %s (--verify %s)\n", v->verify_reason,

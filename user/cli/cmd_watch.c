@@ -125,7 +125,8 @@ const struct command command_watch = {
 	.description =
 		"Prints the drop (or would-drop, or NXDOMAIN) events of IFNAME as they come:\n"
 		"time, interface, source and destination, the field that matched (src, dst,\n"
-		"dns, http, sni) and the kind of key (address, prefix, name, url). The XDP\n"
+		"dns, http, sni, dns-answer with its record) and the kind of key (address,\n"
+		"prefix, name, url, learned, canary). The XDP\n"
 		"program sends at most --events-per-sec (see attach) per CPU and second; what\n"
 		"it could not send is counted in stats as events_ratelimited and events_lost (the\n"
 		"ring buffer is full while nobody watches). Only events from now on are shown.\n",

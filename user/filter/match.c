@@ -8,6 +8,8 @@ const struct enum_value match_values[] = {
 	ENUM_VALUE("dns", BLOOMXDP_MATCH_DNS, "DNS query names"),
 	ENUM_VALUE("http", BLOOMXDP_MATCH_HTTP, "HTTP Host and URL"),
 	ENUM_VALUE("sni", BLOOMXDP_MATCH_SNI, "TLS server name"),
+	ENUM_VALUE("dns-answers", BLOOMXDP_MATCH_DNS_ANSWERS,
+		   "DNS responses: question, CNAME/DNAME/HTTPS/SVCB targets, A/AAAA addresses"),
 	{}
 };
 

@@ -6,7 +6,7 @@
 #include <linux/types.h>
 #include "util/options.h"
 
-/* The values of --match: "src", "dst", "dns", "http", "sni" (BLOOMXDP_MATCH_*). */
+/* The values of --match: "src", "dst", "dns", "http", "sni", "dns-answers" (BLOOMXDP_MATCH_*). */
 extern const struct enum_value match_values[];
 /* The comma list of a match mask, e.g. "src,dns", into buf. */
 const char *match_text(__u32 match, char *buf, size_t len);

@@ -15,7 +15,20 @@ const char *const packet_field_names[PACKET_FIELDS] = {
 	[PACKET_FIELD_DNS] = "dns",
 	[PACKET_FIELD_HTTP] = "http",
 	[PACKET_FIELD_SNI] = "sni",
+	[PACKET_FIELD_DNS_ANSWERS] = "dns-answers",
 };
+
+/* A DNS response: the question's name, then each record read at its worst, a name or an address. */
+static __u32 dns_answers_probes(__u64 kinds, __u32 depths, __u32 t4, __u32 t6)
+{
+	__u32 record = depths;
+
+	if (kinds & BLOOMXDP_HAS_IPV4 && t4 > record)
+		record = t4;
+	if (kinds & BLOOMXDP_HAS_IPV6 && t6 > record)
+		record = t6;
+	return depths + BLOOMXDP_DNS_ANSWERS_MAX * record;
+}
 
 void packet_probes_set(struct packet_probes *pp, __u32 match, __u64 kinds, __u32 t4, __u32 t6)
 {
@@ -37,10 +50,14 @@ void packet_probes_set(struct packet_probes *pp, __u32 match, __u64 kinds, __u32
 		pp->used |= 1U << PACKET_FIELD_HTTP;
 	if (match & BLOOMXDP_MATCH_SNI)
 		pp->used |= 1U << PACKET_FIELD_SNI;
+	if (match & BLOOMXDP_MATCH_DNS_ANSWERS)
+		pp->used |= 1U << PACKET_FIELD_DNS_ANSWERS;
 	pp->probes[PACKET_FIELD_IPV4] = kinds & BLOOMXDP_HAS_IPV4 ? addrs * t4 : 0;
 	pp->probes[PACKET_FIELD_IPV6] = kinds & BLOOMXDP_HAS_IPV6 ? addrs * t6 : 0;
 	pp->probes[PACKET_FIELD_DNS] = match & BLOOMXDP_MATCH_DNS ? depths : 0;
 	pp->probes[PACKET_FIELD_SNI] = match & BLOOMXDP_MATCH_SNI ? depths : 0;
+	pp->probes[PACKET_FIELD_DNS_ANSWERS] = match & BLOOMXDP_MATCH_DNS_ANSWERS ?
+					       dns_answers_probes(kinds, depths, t4, t6) : 0;
 	pp->probes[PACKET_FIELD_HTTP] = match & BLOOMXDP_MATCH_HTTP ?
 					depths + url_depths * BLOOMXDP_MAX_PATH_PREFIXES : 0;
 	pp->marker_probes = match & BLOOMXDP_MATCH_HTTP && url_depths ?
@@ -81,7 +98,7 @@ double packet_field_fpr(const struct packet_probes *pp, enum packet_field field,
 }
 
 static const enum packet_field name_fields[] = {
-	PACKET_FIELD_DNS, PACKET_FIELD_HTTP, PACKET_FIELD_SNI,
+	PACKET_FIELD_DNS, PACKET_FIELD_HTTP, PACKET_FIELD_SNI, PACKET_FIELD_DNS_ANSWERS,
 };
 
 double packet_worst_fpr(const struct packet_probes *pp, double p)

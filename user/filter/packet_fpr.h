@@ -15,6 +15,13 @@
  * host suffix that carries URL entries. The filter is one for every key, so
  * its per-probe rate p is chosen for the worst packet: p such that
  * 1 - (1 - p)^T (T: that packet's probes) stays within the target.
+ *
+ * A DNS response (--match dns-answers) takes its question's name probes and,
+ * for each record of its answer section read (at most
+ * BLOOMXDP_DNS_ANSWERS_MAX), a name's (a CNAME, DNAME, HTTPS or SVCB target:
+ * one per listed name depth) or an address's (an A or AAAA record: the probed
+ * prefix lengths of its family); sized for the worst, every record of the
+ * kind that takes the most probes.
  */
 enum packet_field {
 	PACKET_FIELD_IPV4,	/* the address fields (src and dst as matched) of IPv4 */
@@ -22,10 +29,11 @@ enum packet_field {
 	PACKET_FIELD_DNS,	/* the QNAME of a DNS query */
 	PACKET_FIELD_HTTP,	/* the Host of a request, and its path with URL entries */
 	PACKET_FIELD_SNI,	/* the server_name of a ClientHello */
+	PACKET_FIELD_DNS_ANSWERS,	/* a DNS response: its question and answer records */
 	PACKET_FIELDS
 };
 
-/* "ipv4", "ipv6", "dns", "http", "sni": the label of bloomxdp_filter_packet_fpr. */
+/* "ipv4", "ipv6", "dns", "http", "sni", "dns-answers": the label of bloomxdp_filter_packet_fpr. */
 extern const char *const packet_field_names[PACKET_FIELDS];
 
 struct packet_probes {

@@ -207,6 +207,7 @@ static int check_kernel(const struct attach_opts *o)
 /*
  * --action reject answers a DNS query with ICMP port unreachable: the default
  * list has one action, and --dns-reply nxdomain would be a second.
+ * --doh-canary is an NXDOMAIN answer to a DNS query or response.
  */
 static int check_action(const struct attach_opts *o)
 {
@@ -214,6 +215,12 @@ static int check_action(const struct attach_opts *o)
 		log_error("--action reject and --dns-reply nxdomain: choose one (a named list "
 			  "with 'load --list NAME --action nxdomain' answers its names NXDOMAIN "
 			  "beside a reject default list)");
+		return -EINVAL;
+	}
+	if (o->doh_canary && (o->dns_reply != BLOOMXDP_DNS_REPLY_NXDOMAIN ||
+			      !(o->match & (BLOOMXDP_MATCH_DNS | BLOOMXDP_MATCH_DNS_ANSWERS)))) {
+		log_error("--doh-canary answers use-application-dns.net NXDOMAIN: attach with "
+			  "--dns-reply nxdomain and --match including dns or dns-answers");
 		return -EINVAL;
 	}
 	return 0;
@@ -251,6 +258,8 @@ static void config_from_opts(struct bloomxdp_config *cfg, const struct attach_op
 	cfg->quic_per_sec = o->quic_per_sec;
 	cfg->quic_unparsed = o->quic_unparsed;
 	cfg->ech = o->ech;
+	cfg->learn_ttl_max = o->learn_ttl_max;
+	cfg->doh_canary = o->doh_canary;
 	/* The program with the plain pins: ingress where checked, else egress (tc). */
 	cfg->direction = o->direction & ATTACH_DIR_INGRESS ? BLOOMXDP_DIR_INGRESS :
 							     BLOOMXDP_DIR_EGRESS;

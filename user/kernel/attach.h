@@ -52,6 +52,8 @@ struct attach_opts {
 	__u32 quic_unparsed;	/* enum bloomxdp_policy */
 	__u32 ech;		/* enum bloomxdp_policy */
 	__u64 quic_per_sec;	/* --quic-budget: Initials decrypted per CPU and second */
+	__u64 learn_ttl_max;	/* --learn-ttl-max: seconds a learned address is held at most */
+	bool doh_canary;	/* --doh-canary: BLOOMXDP_DOH_CANARY answered NXDOMAIN */
 	__u32 mode;		/* enum attach_mode */
 	__u32 direction;	/* enum attach_direction */
 	__u32 hook;		/* enum bloomxdp_hook of ingress (egress is tc) */

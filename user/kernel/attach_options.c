@@ -17,6 +17,8 @@
 #define DEFAULT_EVENTS_PER_SEC 100
 /* Default of --icmp-per-sec: per CPU, as the kernel's own net.ipv4.icmp_msgs_per_sec. */
 #define DEFAULT_ICMP_PER_SEC 1000
+/* --learn-ttl-max at most: a day. */
+#define LEARN_TTL_MAX_MAX 86400
 
 static const struct enum_value action_values[] = {
 	ENUM_VALUE("drop", BLOOMXDP_ACTION_DROP, "drop the packet"),
@@ -99,7 +101,9 @@ const struct option_spec attach_options[] = {
 	OPTION("match", 'm', OPT_ENUM_SET, A(match), "WHAT", "what is looked up, a comma list",
 	       .values = match_values),
 	OPTION("dns-ports", 0, OPT_PORTS, A(dns_ports), "P",
-	       "UDP ports of DNS queries, a comma list of up to 4"),
+	       "UDP ports of DNS queries (and the ports DNS\n"
+	       "responses come from, --match dns-answers), a comma\n"
+	       "list of up to 4"),
 	OPTION("http-ports", 0, OPT_PORTS, A(http_ports), "P", "TCP ports of HTTP requests"),
 	OPTION("tls-ports", 0, OPT_PORTS, A(tls_ports), "P", "TCP ports of TLS ClientHellos"),
 	OPTION("quic-ports", 0, OPT_PORTS, A(quic_ports), "P",
@@ -118,8 +122,19 @@ const struct option_spec attach_options[] = {
 	       "on a ClientHello (TLS or QUIC) with Encrypted Client\n"
 	       "Hello, whose SNI names only the provider",
 	       .values = policy_values),
-	OPTION("dns-reply", 0, OPT_ENUM, A(dns_reply), "R", "on a blocked DNS query",
+	OPTION("dns-reply", 0, OPT_ENUM, A(dns_reply), "R",
+	       "on a blocked DNS query (and, with --match\ndns-answers, a blocked response)",
 	       .values = dns_reply_values),
+	OPTION("learn-ttl-max", 0, OPT_DURATION, A(learn_ttl_max), "DURATION",
+	       "how long an address learned from a DNS answer\n"
+	       "(load --learn) is held at most; its TTL, held to\n"
+	       "30s at least, applies below it",
+	       .min = BLOOMXDP_LEARN_TTL_MIN, .max = LEARN_TTL_MAX_MAX),
+	OPTION("doh-canary", 0, OPT_FLAG, A(doh_canary), NULL,
+	       "answer use-application-dns.net NXDOMAIN, which tells\n"
+	       "Firefox not to turn on DNS over HTTPS by default on\n"
+	       "this network (needs --dns-reply nxdomain and --match\n"
+	       "dns or dns-answers)"),
 	OPTION("action", 'a', OPT_ENUM, A(action), "WHAT", "on a hit", .values = action_values),
 	OPTION("mode", 0, OPT_ENUM, A(mode), "MODE", "XDP mode", .values = mode_values),
 	OPTION("direction", 0, OPT_ENUM, A(direction), "D",
@@ -174,6 +189,7 @@ const struct attach_opts attach_defaults = {
 	.tls_ports = { BLOOMXDP_TLS_PORT }, .events_per_sec = DEFAULT_EVENTS_PER_SEC,
 	.icmp_per_sec = DEFAULT_ICMP_PER_SEC,
 	.quic_ports = { BLOOMXDP_QUIC_PORT }, .quic_per_sec = BLOOMXDP_QUIC_PER_SEC,
+	.learn_ttl_max = BLOOMXDP_LEARN_TTL_MAX_DEFAULT,
 	.layout = DEFAULT_LAYOUT, .verify = BLOOMXDP_VERIFY_AUTO,
 	.direction = ATTACH_DIR_INGRESS, .hook = BLOOMXDP_HOOK_XDP,
 };

@@ -279,6 +279,7 @@ static const struct pin_spec {
 	{ BLOOMXDP_PIN_LIST_V6, SKEL(list_v6), ATT(list.v6_fd) },
 	{ BLOOMXDP_PIN_LIST_HITS, SKEL(list_hits), ATT(list_hits_fd) },
 	{ BLOOMXDP_PIN_SUFFIXES, SKEL(suffixes), ATT(suffixes_fd) },
+	{ BLOOMXDP_PIN_LEARNED, SKEL(learned), ATT(learned_fd) },
 	{ BLOOMXDP_PIN_PROG, PIN_PROG, PIN_UNOPENED },
 	{ BLOOMXDP_PIN_LINK, PIN_LINK, PIN_UNOPENED },
 	{ BLOOMXDP_PIN_GUARD_COUNTERS, PIN_GUARD, PIN_UNOPENED },

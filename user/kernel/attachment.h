@@ -34,6 +34,7 @@ struct attachment {
 	} list;
 	int list_hits_fd;
 	int suffixes_fd;	/* public suffixes, listed keys at their depth (filter/suffix_map.h) */
+	int learned_fd;		/* LRU_HASH: addresses learned from DNS answers (load --learn) */
 	struct bloomxdp_config config;	/* of the program with the plain pins (its direction) */
 	struct {		/* --direction both: the egress program's own (BLOOMXDP_PIN_EGRESS_*) */
 		bool present;

@@ -19,6 +19,19 @@ static const struct enum_value field_values[] = {
 	ENUM_VALUE("http", BLOOMXDP_FIELD_HTTP, NULL),
 	ENUM_VALUE("sni", BLOOMXDP_FIELD_SNI, NULL),
 	ENUM_VALUE("quic", BLOOMXDP_FIELD_QUIC, NULL),
+	ENUM_VALUE("dns-answer", BLOOMXDP_FIELD_DNS_ANSWER, NULL),
+	{}
+};
+
+/* A DNS response's record that matched (field dns-answer): 0 is its question. */
+static const struct enum_value record_values[] = {
+	ENUM_VALUE("question", 0, NULL),
+	ENUM_VALUE("A", BLOOMXDP_DNS_TYPE_A, NULL),
+	ENUM_VALUE("CNAME", BLOOMXDP_DNS_TYPE_CNAME, NULL),
+	ENUM_VALUE("AAAA", BLOOMXDP_DNS_TYPE_AAAA, NULL),
+	ENUM_VALUE("DNAME", BLOOMXDP_DNS_TYPE_DNAME, NULL),
+	ENUM_VALUE("SVCB", BLOOMXDP_DNS_TYPE_SVCB, NULL),
+	ENUM_VALUE("HTTPS", BLOOMXDP_DNS_TYPE_HTTPS, NULL),
 	{}
 };
 
@@ -28,6 +41,8 @@ static const struct enum_value key_values[] = {
 	ENUM_VALUE("name", BLOOMXDP_EVKEY_NAME, NULL),
 	ENUM_VALUE("url", BLOOMXDP_EVKEY_URL, NULL),
 	ENUM_VALUE("range", BLOOMXDP_EVKEY_RANGE, NULL),
+	ENUM_VALUE("learned", BLOOMXDP_EVKEY_LEARNED, NULL),
+	ENUM_VALUE("canary", BLOOMXDP_EVKEY_CANARY, NULL),
 	{}
 };
 
@@ -98,7 +113,27 @@ struct event_view {
 	int usec;
 	char name[BLOOMXDP_EVENT_NAME_MAX * 4 + 8];
 	char list[BLOOMXDP_LIST_NAME_MAX + 8];	/* whose action applied */
+	/* field dns-answer: the record ("TYPE65534" if unknown), an A or AAAA's address */
+	char record[16], answer[INET6_ADDRSTRLEN];
 };
+
+/* A DNS response's event: its record, and the address of an A or AAAA one. */
+static void event_record(const struct bloomxdp_event *ev, struct event_view *v)
+{
+	const char *name = enum_value_name(record_values, ev->rr_type);
+
+	v->record[0] = v->answer[0] = '\0';
+	if (ev->field != BLOOMXDP_FIELD_DNS_ANSWER)
+		return;
+	if (strcmp(name, "?"))
+		snprintf(v->record, sizeof(v->record), "%s", name);
+	else
+		snprintf(v->record, sizeof(v->record), "TYPE%u", ev->rr_type);
+	if (ev->rr_type == BLOOMXDP_DNS_TYPE_A)
+		inet_ntop(AF_INET, ev->answer, v->answer, sizeof(v->answer));
+	else if (ev->rr_type == BLOOMXDP_DNS_TYPE_AAAA)
+		inet_ntop(AF_INET6, ev->answer, v->answer, sizeof(v->answer));
+}
 
 /* The list's name from its id: "default", a named list's, or "#ID" when unknown. */
 static void event_list(const struct events_clock *c, const struct bloomxdp_event *ev,
@@ -137,6 +172,7 @@ static void event_view(const struct events_clock *c, const struct bloomxdp_event
 	strftime(v->when, sizeof(v->when), "%Y-%m-%dT%H:%M:%S", gmtime_r(&secs, &tm));
 	event_name(ev, v->name, sizeof(v->name));
 	event_list(c, ev, v->list, sizeof(v->list));
+	event_record(ev, v);
 }
 
 void event_write_json(const struct events_clock *c, const struct bloomxdp_event *ev, FILE *out)
@@ -156,6 +192,10 @@ void event_write_json(const struct events_clock *c, const struct bloomxdp_event 
 	json_kv_string(&j, "origin", enum_value_name(origin_values, ev->origin));
 	json_kv_string(&j, "verdict", enum_value_name(verdict_values, ev->verdict));
 	json_kv_string(&j, "field", enum_value_name(field_values, ev->field));
+	if (v.record[0])
+		json_kv_string(&j, "record", v.record);
+	if (v.answer[0])
+		json_kv_string(&j, "answer", v.answer);
 	json_kv_string(&j, "key", enum_value_name(key_values, ev->key_kind));
 	json_kv_u64(&j, "key_len", ev->key_len);
 	json_kv_string(&j, "src", v.src);
@@ -179,11 +219,13 @@ void event_text(const struct events_clock *c, const struct bloomxdp_event *ev, c
 	 * The direction after the interface, and a socket guard's event says so:
 	 * "eth0 egress socket drop ...".
 	 */
-	snprintf(buf, len, "%s.%06dZ %s %s%s %s %s -> %s %s %s %s%s%s%slist %s", v.when, v.usec,
-		 v.ifname, ev->direction ? "egress" : "ingress",
+	/* A DNS response's: "dns-answer A 192.0.2.7 name ...", "dns-answer CNAME name ...". */
+	snprintf(buf, len, "%s.%06dZ %s %s%s %s %s -> %s %s%s%s%s%s %s %s%s%s%slist %s", v.when,
+		 v.usec, v.ifname, ev->direction ? "egress" : "ingress",
 		 ev->origin == BLOOMXDP_EVORIGIN_SOCKET ? " socket" : "",
 		 enum_value_name(verdict_values, ev->verdict), v.src, v.dst,
-		 enum_value_name(field_values, ev->field),
+		 enum_value_name(field_values, ev->field), v.record[0] ? " " : "", v.record,
+		 v.answer[0] ? " " : "", v.answer,
 		 enum_value_name(key_values, ev->key_kind), v.name[0] ? "\"" : "", v.name,
 		 v.name[0] ? "\"" : "", v.name[0] ? " " : "", v.list);
 }

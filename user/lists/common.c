@@ -27,11 +27,11 @@ void warn_unmatched_kinds(const struct filter *f, const struct bloomxdp_config *
 	if ((kinds & (BLOOMXDP_HAS_NAME_DEPTHS | BLOOMXDP_HAS_URLS)) &&
 	    !(cfg->match & BLOOMXDP_MATCH_NAMES))
 		log_warn("the list holds domains or URLs, but %s matches only %s: they block "
-			 "nothing (attach with --match including dns, http or sni)", ifname, match);
+			 "nothing (attach with --match including dns, http, sni or dns-answers)", ifname, match);
 	if ((kinds & (BLOOMXDP_HAS_IPV4 | BLOOMXDP_HAS_IPV6)) &&
-	    !(cfg->match & (BLOOMXDP_MATCH_SRC | BLOOMXDP_MATCH_DST)))
+	    !(cfg->match & (BLOOMXDP_MATCH_SRC | BLOOMXDP_MATCH_DST | BLOOMXDP_MATCH_DNS_ANSWERS)))
 		log_warn("the list holds addresses, but %s matches only %s: they block nothing "
-			 "(attach with --match including src or dst)", ifname, match);
+			 "(attach with --match including src, dst or dns-answers)", ifname, match);
 	if ((kinds & BLOOMXDP_HAS_URLS) && !(cfg->match & BLOOMXDP_MATCH_HTTP))
 		log_warn("the list holds URLs, but %s does not match http: they block nothing",
 			 ifname);

@@ -22,10 +22,12 @@
 #include "filter/layout.h"
 #include "lists/build.h"
 #include "lists/expiry.h"
+#include "lists/learned.h"
 #include "lists/lists.h"
 #include "lists/report.h"
 #include "util/log.h"
 #include "parse/prefixes.h"
+#include "parse/keys.h"
 
 /* What the state holds of the entries to delete, read in one pass over it. */
 struct del_scan {
@@ -548,6 +550,69 @@ static int wanted_build(struct parsed_args *p, struct entry_set *w)
 }
 
 /* A del: its entries, what the state holds of them, the live list it changes. */
+/*
+ * Addresses learned from DNS answers (load --learn): del deletes them from the
+ * learned map too, after the lists. An argument only learned is no error.
+ */
+struct del_learned {
+	bool *arg;		/* per argument: an unexpired learned address */
+	int nargs;
+	int n;			/* learned ones */
+	bool none_listed;	/* every argument the state does not list was learned */
+};
+
+/* Which arguments are learned addresses (key_parse: quiet; del says what else is wrong). */
+static int learned_args(const char *ifname, char **entries, int n, struct del_learned *dl)
+{
+	struct bloomxdp_learn_key k;
+	struct attachment att;
+	struct learned_view v;
+	struct bloomxdp_key key;
+	const char *why;
+	int i, ret;
+
+	dl->arg = calloc(n + 1, sizeof(*dl->arg));
+	if (!dl->arg)
+		return -ENOMEM;
+	dl->nargs = n;
+	ret = attachment_open(ifname, false, &att);
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++)
+		if (!key_parse(entries[i], &key, &why) && !learned_key_of(&key, &k) &&
+		    !learned_find(att.learned_fd, &k, &v)) {
+			dl->arg[i] = true;
+			dl->n++;
+		}
+	attachment_close(&att);
+	return 0;
+}
+
+/* After the lists: the learned ones out of the learned map; *deleted: how many. */
+static void learned_delete(const char *ifname, char **entries, const struct del_learned *dl,
+			   __u64 *deleted)
+{
+	struct bloomxdp_learn_key k;
+	struct attachment att;
+	struct bloomxdp_key key;
+	const char *why;
+	int i;
+
+	*deleted = 0;
+	if (!dl->n || attachment_open(ifname, false, &att))
+		return;
+	for (i = 0; i < dl->nargs; i++) {
+		if (!dl->arg[i] || key_parse(entries[i], &key, &why) || learned_key_of(&key, &k))
+			continue;
+		if (!bpf_map_delete_elem(att.learned_fd, &k))
+			(*deleted)++;
+		else if (errno != ENOENT)
+			log_warn("%s: cannot delete its learned entry of %s: %s", entries[i],
+				 ifname, strerror(errno));
+	}
+	attachment_close(&att);
+}
+
 struct del_op {
 	const char *ifname;
 	const struct list_opts *o;
@@ -565,6 +630,7 @@ struct del_op {
 	bool live;			/* lf opened */
 	bool *keep;
 	__u64 cleared;
+	struct del_learned *learned;	/* NULL: not looked for (the allowlist, expiry) */
 };
 
 /* The list as its state records it, read with the options it was loaded with. */
@@ -667,7 +733,8 @@ static int del_missing(struct del_op *d)
 {
 	const struct list_opts *o = d->o;
 	struct parsed_args *p = &d->parsed;
-	int i, missing = 0, ret;
+	int i, missing = 0, refused = 0, ret;
+	bool learned;
 
 	for (i = 0; i < (int)p->n; i++) {
 		d->keep[i] = d->s.in_copies[i] + d->s.in_journals[i];
@@ -675,18 +742,25 @@ static int del_missing(struct del_op *d)
 			continue;
 		missing++;
 		/* An argument once, however many entries it makes; expiry skips them quietly. */
-		if (o->lenient)
-			log_debug("%s: no longer listed", d->entries[p->arg[i]]);
-		else if (!i || p->arg[i] != p->arg[i - 1])
+		learned = d->learned && d->learned->arg[p->arg[i]];
+		if (o->lenient || learned) {
+			log_debug("%s: %s", d->entries[p->arg[i]],
+				  learned ? "learned, not listed" : "no longer listed");
+			continue;
+		}
+		refused++;
+		if (!i || p->arg[i] != p->arg[i - 1])
 			log_error("%s: not in the %s of %s (as its state records it); nothing was "
 				  "deleted", d->entries[p->arg[i]],
 				  o->allow ? "allowlist" : "list", d->ifname);
 	}
-	if (missing && !o->lenient)
+	if (refused)
 		return -ENOENT;
 	if (missing) {
 		parsed_keep(p, d->keep, d->s.in_copies, d->s.in_journals);
 		ret = wanted_build(p, &d->s.wanted);
+		if (!ret && !p->n && d->learned)
+			d->learned->none_listed = true;
 		if (ret || !p->n)
 			return ret ? ret : 1;
 	}
@@ -752,10 +826,10 @@ static void del_free(struct del_op *d)
 
 /* The entries out of the list o names (with state_only, out of its state alone). */
 static int del_entries(const char *ifname, const struct list_opts *o, struct op_state *state,
-		       char **entries, int n, struct del_result *r)
+		       char **entries, int n, struct del_learned *dl, struct del_result *r)
 {
 	struct del_op d = { .ifname = ifname, .o = o, .state = state, .entries = entries, .n = n,
-			    .in = { .sd = { -1, -1 } } };
+			    .in = { .sd = { -1, -1 } }, .learned = dl };
 	int ret;
 
 	range_set_init(&d.s.ranges[0], BLOOMXDP_KEY_IPV4);
@@ -785,13 +859,16 @@ static int del_entries(const char *ifname, const struct list_opts *o, struct op_
 
 /* A named list: out of its state, then every list rebuilt from the state. */
 static int del_named(const char *ifname, const struct list_opts *o, struct op_state *state,
-		     char **entries, int n, struct del_result *r)
+		     char **entries, int n, struct del_learned *dl, struct del_result *r)
 {
 	struct list_opts so = *o;
 	int ret;
 
 	so.state_only = true;
-	ret = del_entries(ifname, &so, state, entries, n, r);
+	ret = del_entries(ifname, &so, state, entries, n, dl, r);
+	/* Only learned addresses: no list to rebuild. */
+	if (!ret && dl && dl->none_listed)
+		return 0;
 	if (!ret)
 		ret = list_rebuild(ifname, &state->sd, &r->load);
 	if (!ret) {
@@ -809,7 +886,8 @@ int list_del(const char *given, const struct list_opts *o, char **entries, int n
 {
 	char ifname[IF_NAMESIZE];
 	struct op_state state = { .ifname = ifname, .state_dir = o->state_dir };
-	int ret;
+	struct del_learned dl = {};
+	int ret = 0;
 
 	/* A group's member: its lists are its home's (attach IF1 IF2 ...). */
 	attachment_home(given, ifname);
@@ -819,11 +897,17 @@ int list_del(const char *given, const struct list_opts *o, char **entries, int n
 	snprintf(r->list, sizeof(r->list), "%s", o->list && !o->state_only ? o->list : "");
 	r->allow = o->allow;
 	load_result_init(&r->load, ifname);
+	/* A blocked address may be learned too (load --learn): looked for first. */
+	if (!o->allow && !o->state_only && !o->lenient)
+		ret = learned_args(ifname, entries, n, &dl);
 	/* The state: the list's copies, journals, counters and timeouts. */
-	if (o->list && !o->state_only)
-		ret = del_named(ifname, o, &state, entries, n, r);
-	else
-		ret = del_entries(ifname, o, &state, entries, n, r);
+	if (!ret && o->list && !o->state_only)
+		ret = del_named(ifname, o, &state, entries, n, dl.arg ? &dl : NULL, r);
+	else if (!ret)
+		ret = del_entries(ifname, o, &state, entries, n, dl.arg ? &dl : NULL, r);
+	if (!ret && dl.n)
+		learned_delete(ifname, entries, &dl, &r->unlearned);
 	op_state_close(&state);
+	free(dl.arg);
 	return ret;
 }

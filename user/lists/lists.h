@@ -35,6 +35,7 @@ struct list_opts {
 	bool allow;		/* load/add the allowlist */
 	__u32 action;		/* load --list: enum bloomxdp_list_action (--action) */
 	bool action_given;
+	bool learn;		/* load --list --learn: BLOOMXDP_LIST_LEARN */
 	bool allow_empty;	/* load: an input without entries may empty the list */
 	bool lenient;		/* load: skip the lines that cannot be honoured, and say so */
 	bool allow_public_suffix;	/* load/add: block public suffixes (edu.pl) too */

@@ -13,6 +13,7 @@
 #include "kernel/attachment.h"
 #include "lists/bitcounts.h"
 #include "filter/layout.h"
+#include "filter/match.h"
 #include "lists/expiry.h"
 #include "lists/build.h"
 #include "filter/packet_fpr.h"
@@ -674,6 +675,25 @@ static void union_free(struct union_load *u)
  * writers' lock is taken, so that a slow input holds up no other writer; the
  * lock then covers the other lists' state, read under it, and the swap.
  */
+/* load --learn: the program reads answers only with --match dns-answers. */
+static int check_learning(const struct attachment *att, const struct named_targets *ts)
+{
+	char match[64];
+	int i;
+
+	for (i = 0; ts && i < ts->n; i++) {
+		if (!ts->t[i].opts.learn || att->config.match & BLOOMXDP_MATCH_DNS_ANSWERS)
+			continue;
+		log_error("list %s learns addresses from DNS answers: attach with --match "
+			  "%s,dns-answers ('bloomxdp attach --force %s ...'); the live list of %s "
+			  "is unchanged", ts->t[i].name,
+			  match_text(att->config.match, match, sizeof(match)), att->ifname,
+			  att->ifname);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int list_load_union(struct attachment *att, const struct list_opts *o, struct list_inputs *in,
 		    struct named_targets *ts, struct load_result *r)
 {
@@ -683,6 +703,9 @@ int list_load_union(struct attachment *att, const struct list_opts *o, struct li
 	};
 	int ret;
 
+	ret = check_learning(att, ts);
+	if (ret)
+		return ret;
 	clock_gettime(CLOCK_MONOTONIC, &u.start);
 	exact_set_init(&u.exact);
 	suffix_map_init(&u.public_suffixes);

@@ -47,6 +47,11 @@ int list_opts_check(const struct list_opts *o)
 			  "attach's --action");
 		return -EINVAL;
 	}
+	if (o->learn && !o->list) {
+		log_error("--learn goes with --list NAME: only a named list learns addresses "
+			  "from DNS answers");
+		return -EINVAL;
+	}
 	if (!o->list)
 		return 0;
 	if (list_name_check(o->list)) {
@@ -117,6 +122,12 @@ const struct option_spec load_options[] = {
 	       "the strongest of the lists holding it\napplies", .values = list_action_values,
 	       .given = OPTION_GIVEN(struct list_opts, action_given),
 	       .default_text = "attach's --action"),
+	OPTION("learn", 0, OPT_FLAG, L(learn), NULL,
+	       "--list: the list's names do not block DNS; the\n"
+	       "A/AAAA addresses of the answers for them are learned\n"
+	       "(for their TTL, 30s to attach's --learn-ttl-max) and\n"
+	       "packets from or to them get the list's action (needs\n"
+	       "attach --match ...,dns-answers)"),
 	OPTION("allow-empty", 0, OPT_FLAG, L(allow_empty), NULL,
 	       "accept an input without any entry, which empties\n"
 	       "the list (refused by default: an empty feed must\n"

@@ -447,7 +447,8 @@ int named_parts_install(struct named_parts *np, const struct attachment *att,
 		struct named_part *p = &np->part[i];
 		struct bloomxdp_list d = { .action = p->opts.action_given ? p->opts.action :
 					   BLOOMXDP_LIST_AS_ATTACH, .entries = p->entries,
-					   .has = p->copy.has };
+					   .has = p->copy.has |
+						  (p->opts.learn ? BLOOMXDP_LIST_LEARN : 0) };
 		__u32 id = p->id, slot = ((slots >> id) & 1) ^ 1;
 
 		if (p->dropped)
@@ -460,6 +461,9 @@ int named_parts_install(struct named_parts *np, const struct attachment *att,
 			ret = -errno;
 		slots ^= 1U << id;
 		present |= 1U << id;
+		/* The program looks learned addresses up only while a present list learns. */
+		if (p->opts.learn)
+			present |= BLOOMXDP_LISTS_LEARNING;
 	}
 	/* Every list's keys, in the union's new generation: swapped with it. */
 	if (!ret && ncopies)

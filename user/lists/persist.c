@@ -514,7 +514,7 @@ int list_inputs_state(struct list_inputs *in, const char *ifname, const char *st
 /* What a source read with options of its own records: those a source can have. */
 static char *source_recorded_options(const struct list_opts *so)
 {
-	static const char *const skip[] = { "allow", "list", "action", "state-dir",
+	static const char *const skip[] = { "allow", "list", "action", "learn", "state-dir",
 					     "prefix-probes", "store", "allow-empty",
 					     "max-memory", NULL };
 	char *text = NULL;

@@ -9,6 +9,7 @@
 #include "kernel/attachment.h"
 #include "filter/entry_keys.h"
 #include "lists/build.h"
+#include "lists/learned.h"
 #include "lists/lists.h"
 #include "util/log.h"
 #include "lists/named.h"
@@ -298,6 +299,47 @@ static int query_listed(struct query_op *q, const char *arg, const struct entry 
 	return 0;
 }
 
+/*
+ * A host address learned from a DNS answer (load --learn): a verdict of its
+ * own, before the lists' (a packet from or to it gets the learning list's
+ * action until it expires; the allowlist wins). query --list: that list's only.
+ */
+static int query_learned(struct query_op *q, const char *arg, const struct entry *e)
+{
+	struct bloomxdp_learn_key k;
+	struct learned_view *v;
+	char name[BLOOMXDP_LIST_NAME_MAX + 16];
+	__u32 id, action;
+	int ret;
+
+	if (e->kind != ENTRY_ADDR || learned_key_of(&e->addr, &k))
+		return 0;
+	v = malloc(sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	ret = learned_find(q->att.learned_fd, &k, v);
+	id = v->v.list;
+	/* The map is the program's: an id no present list has is said as such. */
+	if (!ret && id < BLOOMXDP_LIST_IDS && id && (q->nv.present & (1U << id)))
+		snprintf(name, sizeof(name), "%s", q->nv.list[id].name);
+	else
+		snprintf(name, sizeof(name), "id %u (no longer present)", id);
+	if (ret || (q->o->list && strcmp(q->o->list, name))) {
+		free(v);
+		return ret == -ENOENT || !ret ? 0 : ret;
+	}
+	action = id < BLOOMXDP_LIST_IDS ? list_action_of(&q->nv.list[id], &q->att.config) :
+					  BLOOMXDP_LIST_PASS;
+	ret = verdict_add(q->r, arg, QUERY_LEARNED, name, action == BLOOMXDP_LIST_MONITOR);
+	if (ret) {
+		free(v);
+		return ret;
+	}
+	q->r->v[q->r->n - 1].learned = v;
+	q->r->v[q->r->n - 1].allowed = entry_keys_allowed(&q->allow, q->att.config.hash_key, e);
+	return 0;
+}
+
 /* What the XDP program decides for e (arg as given), into q->r; -errno only out of memory. */
 static int query_one(struct query_op *q, const char *arg, const struct entry *e)
 {
@@ -306,6 +348,9 @@ static int query_one(struct query_op *q, const char *arg, const struct entry *e)
 	bool blocked;
 	int fam, ret;
 
+	ret = query_learned(q, arg, e);
+	if (ret)
+		return ret;
 	ret = query_named(q, arg, e);
 	if (ret)
 		return ret < 0 ? ret : 0;

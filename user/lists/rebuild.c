@@ -93,6 +93,8 @@ int list_load_named(struct attachment *att, const struct list_opts *o,
 			t->opts.action = src[i].opts->action;
 			t->opts.action_given = true;
 		}
+		if (src[i].opts && src[i].opts->learn)
+			t->opts.learn = true;
 		for (j = i, ng = 0; j < n; j++)
 			if (!strcmp(list_source_list(o, &src[j]), name)) {
 				group[ng] = src[j];

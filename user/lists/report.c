@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lists/learned.h"
 #include "lists/named.h"
 #include "lists/report.h"
 
@@ -102,6 +103,10 @@ void add_result_print(const struct add_result *r, FILE *out)
 
 void del_result_print(const struct del_result *r, FILE *out)
 {
+	if (r->unlearned)
+		fprintf(out, "deleted %llu learned address%s from %s: no longer blocked as learned "
+			"from a DNS answer\n", (unsigned long long)r->unlearned,
+			r->unlearned == 1 ? "" : "es", r->ifname);
 	if (r->list[0]) {
 		load_result_print(&r->load, out);
 		if (r->deleted)
@@ -123,8 +128,10 @@ void query_result_free(struct query_result *r)
 {
 	size_t i;
 
-	for (i = 0; i < r->n; i++)
+	for (i = 0; i < r->n; i++) {
 		free(r->v[i].text);
+		free(r->v[i].learned);
+	}
 	free(r->v);
 	memset(r, 0, sizeof(*r));
 }
@@ -165,6 +172,12 @@ static void query_verdict_print(const struct query_verdict *v, FILE *out)
 	case QUERY_NOT_IN_LIST:
 		fprintf(out, "%s: %s %s\n", v->arg, v->said == QUERY_IN_LIST ? "listed in" :
 			"not in", t);
+		break;
+	case QUERY_LEARNED:
+		fprintf(out, "%s: %s (learned from the answer for %s at %s, expires at %s; list "
+			"%s)\n", v->arg, v->allowed ? "not blocked: on the allowlist" :
+			v->monitored ? "monitored" : "blocked", v->learned->name,
+			v->learned->learned_at, v->learned->expires_at, t);
 		break;
 	}
 }

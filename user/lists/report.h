@@ -70,8 +70,11 @@ struct del_result {
 	bool deleted;
 	__u64 n;		/* entries deleted (del --list: arguments) */
 	__u64 cleared;		/* bits cleared in the filter */
+	__u64 unlearned;	/* addresses deleted from the learned map (load --learn) */
 	struct load_result load;	/* del --list: the rebuild */
 };
+
+struct learned_view;
 
 /* query: one verdict per entry, in order. */
 enum query_said {
@@ -85,6 +88,8 @@ enum query_said {
 	QUERY_NAMED,		/* text: the named lists holding it; monitored or blocked */
 	QUERY_IN_LIST,		/* query --list: text is the list */
 	QUERY_NOT_IN_LIST,
+	/* text: the learning list; learned: the entry; allowed: the allowlist wins */
+	QUERY_LEARNED,
 };
 
 struct query_verdict {
@@ -92,6 +97,8 @@ struct query_verdict {
 	enum query_said said;
 	bool monitored;		/* QUERY_NAMED: the strongest list holding it monitors */
 	char *text;
+	struct learned_view *learned;	/* QUERY_LEARNED */
+	bool allowed;
 };
 
 struct query_result {

@@ -123,8 +123,7 @@ __u32 key_width(const struct bloomxdp_key *key)
 	return key_family(key) == BLOOMXDP_KEY_IPV4 ? 32 : 128;
 }
 
-/* The address bytes of a key, network order. */
-static void key_addr(const struct bloomxdp_key *key, __u8 addr[16])
+void key_addr(const struct bloomxdp_key *key, __u8 addr[16])
 {
 	__u32 v4 = key->word[0] >> 32;
 

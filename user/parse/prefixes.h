@@ -59,6 +59,8 @@ extern const char prefix_too_wide_why[];
 __u32 key_family(const struct bloomxdp_key *key);
 __u32 key_prefix_len(const struct bloomxdp_key *key);
 __u32 key_width(const struct bloomxdp_key *key);
+/* The address bytes of a key, network order (IPv4: the first 4). */
+void key_addr(const struct bloomxdp_key *key, __u8 addr[16]);
 
 /*
  * Calls fn for each sub-prefix of length target (>= the key's length) that

@@ -508,6 +508,9 @@ static void source_key(struct parse *p, const char *key, const char *value)
 		parse_error(p, p->line, "'list' is not a key: [list NAME] is the named list NAME");
 	} else if (!strcmp(key, "action") && spec->load.allow) {
 		parse_error(p, p->line, "'action' goes in a [list NAME]: the allowlist passes");
+	} else if (!strcmp(key, "learn") && spec->load.allow) {
+		parse_error(p, p->line, "'learn' goes in a [list NAME]: the allowlist learns "
+			    "nothing");
 	} else if (!strcmp(key, "state-dir")) {
 		parse_error(p, p->line, "state_dir goes in [daemon]: the daemon's lists, "
 			    "attachment and timeouts share one state directory");
@@ -610,6 +613,7 @@ static bool same_load(const struct list_opts *a, const struct list_opts *b)
 	return same_whole_load(a, b) && a->format == b->format && a->lenient == b->lenient &&
 	       a->allow_public_suffix == b->allow_public_suffix && a->allow_wide == b->allow_wide &&
 	       a->action_given == b->action_given && a->action == b->action &&
+	       a->learn == b->learn &&
 	       same_text(a->column, b->column) && same_files(&a->where, &b->where);
 }
 
@@ -618,6 +622,7 @@ bool config_load_read_equal(const struct list_opts *a, const struct list_opts *b
 	return a->format == b->format && a->lenient == b->lenient &&
 	       a->allow_public_suffix == b->allow_public_suffix &&
 	       a->action_given == b->action_given && (!a->action_given || a->action == b->action) &&
+	       a->learn == b->learn &&
 	       same_text(a->column, b->column) && same_files(&a->where, &b->where) &&
 	       a->prefix_probes == b->prefix_probes && a->store == b->store;
 }
@@ -674,6 +679,10 @@ static void check_sources(struct parse *p)
 		}
 		if (!s->spec.source[0])
 			continue;
+		/* The program reads answers only with dns-answers (lists/load.c says so too). */
+		if (s->spec.load.learn && !(cfg->attach->match & BLOOMXDP_MATCH_DNS_ANSWERS))
+			parse_error(p, s->line, "%s learns addresses from DNS answers: add "
+				    "dns-answers to [attach] match", title);
 		/* One load takes every source of the list; each is read with its own format. */
 		if (!*f)
 			*f = s;

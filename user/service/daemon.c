@@ -26,6 +26,7 @@
 #include "service/crowdsec.h"
 #include "service/daemon.h"
 #include "lists/expiry.h"
+#include "lists/learned.h"
 #include "kernel/events.h"
 #include "fleet/node.h"
 #include "lists/lists.h"
@@ -65,12 +66,15 @@ struct daemon {
 	__u64 expiry_next;		/* the next deadline, seconds since the epoch; 0: none */
 	__u64 expiry_stamp;		/* size and mtime of the timeouts file, hashed */
 	bool expiry_seen;		/* the file was there at the last look */
+	__u64 learned_sweep_ms;		/* when to sweep the expired learned addresses again */
 	__u64 expired;
 	struct fleet_node *fleet;	/* a fleet node (subscribe = ...), or NULL */
 };
 
 /* How often the timeouts are looked at while some are there: well within a second. */
 #define EXPIRY_CHECK_MS 250
+/* The learned addresses' sweep: every so often, LEARNED_SWEEP_BUDGET entries at most. */
+#define LEARNED_SWEEP_MS 10000
 
 static __u64 now_ms(void)
 {
@@ -575,6 +579,40 @@ static void expire_due(struct daemon *d)
 		d->expiry_stamp = stamp;
 }
 
+/*
+ * Addresses learned from DNS answers (load --learn) whose TTL passed: the
+ * program no longer acts on them; deleted here so that the LRU map keeps its
+ * room for live ones. Bounded work per tick; the rest at the next.
+ */
+static void learned_sweep_due(struct daemon *d)
+{
+	__u64 now = now_ms();
+	struct clock_pair clk;
+	struct attachment att;
+	__u32 deleted;
+	int ret;
+
+	if (now < d->learned_sweep_ms || !(d->cfg.attach->match & BLOOMXDP_MATCH_DNS_ANSWERS))
+		return;
+	d->learned_sweep_ms = now + LEARNED_SWEEP_MS;
+	if (attachment_open(d->ifname, false, &att))
+		return;		/* said; the next tick tries again */
+	if (att.config.match & BLOOMXDP_MATCH_DNS_ANSWERS) {
+		clock_pair_now(&clk);
+		ret = learned_sweep(att.learned_fd, clk.mono_ns, LEARNED_SWEEP_BUDGET, &deleted);
+		if (ret)
+			log_error("daemon %s: cannot sweep the learned addresses: %s (retried in "
+				  "%d s)", d->ifname, strerror(-ret), LEARNED_SWEEP_MS / 1000);
+		else if (deleted)
+			log_debug("daemon %s: %u learned addresses expired, deleted", d->ifname,
+				  deleted);
+		/* A full budget: more may be due, at once. */
+		if (!ret && deleted == LEARNED_SWEEP_BUDGET)
+			d->learned_sweep_ms = now;
+	}
+	attachment_close(&att);
+}
+
 static int next_timeout(const struct daemon *d)
 {
 	__u64 now = now_ms(), next = 0;
@@ -586,6 +624,8 @@ static int next_timeout(const struct daemon *d)
 	if (d->crowdsec && (!next || crowdsec_due_ms(d->crowdsec) < next))
 		next = crowdsec_due_ms(d->crowdsec) ? crowdsec_due_ms(d->crowdsec) : now;
 	t = !next ? 60000 : next <= now ? 0 : next - now > 60000 ? 60000 : (int)(next - now);
+	if (d->cfg.attach->match & BLOOMXDP_MATCH_DNS_ANSWERS && t > LEARNED_SWEEP_MS)
+		t = LEARNED_SWEEP_MS;
 	/* New timeouts are noticed within a second; due ones within EXPIRY_CHECK_MS. */
 	if (t > (d->expiry_seen ? EXPIRY_CHECK_MS : 1000))
 		t = d->expiry_seen ? EXPIRY_CHECK_MS : 1000;
@@ -880,6 +920,7 @@ static int loop(struct daemon *d)
 		refresh_due(d, false);
 		crowdsec_due(d);
 		expire_due(d);
+		learned_sweep_due(d);
 		snapshot(d);
 		n = 0;
 		fds[n++] = (struct pollfd){ .fd = d->sigfd, .events = POLLIN };

@@ -14,6 +14,7 @@
 #include "util/log.h"
 #include "service/metrics.h"
 #include "kernel/guard.h"
+#include "lists/learned.h"
 #include "filter/ranges.h"
 #include "filter/bloom_plan.h"
 #include "util/version.h"
@@ -199,6 +200,13 @@ int iface_metrics_read(const char *ifname, struct iface_metrics *m)
 	ret = filter_gauges_read(&att, &m->gauges);
 	if (!ret)
 		ret = named_view_read(&att, &m->lists);
+	if (!ret && att.config.match & BLOOMXDP_MATCH_DNS_ANSWERS) {
+		struct clock_pair now;
+		__u64 total;
+
+		clock_pair_now(&now);
+		m->learning = !learned_count(att.learned_fd, now.mono_ns, &total, m->learned);
+	}
 cleanup:
 	attachment_close(&att);
 	return ret;
@@ -330,7 +338,7 @@ int metrics_write(FILE *out, const struct iface_metrics *m, size_t n)
 	family(out, "bloomxdp_filter_packet_fpr", "gauge",
 	       "estimated chance that an unlisted packet is dropped by a false positive of the "
 	       "live filter, per match field (ipv4, ipv6: its address fields; dns, http, sni: "
-	       "its name; worst: a packet's address and name together; 0: exact or not looked up; "
+	       "its name; dns-answers: a DNS response's question and records; worst: a packet's address and name together; 0: exact or not looked up; "
 	       "with --verify such a hit is checked against the exact copy and passed)");
 	for (i = 0; i < n; i++) {
 		for (j = 0; j <= PACKET_FIELDS; j++) {
@@ -358,6 +366,20 @@ int metrics_write(FILE *out, const struct iface_metrics *m, size_t n)
 			fputs(",list=\"", out);
 			metrics_label_value(out, j ? m[i].lists.list[j].name : "default");
 			fprintf(out, "\"} %llu\n", (unsigned long long)m[i].lists.hits[j]);
+		}
+	}
+	family(out, "bloomxdp_learned_addresses", "gauge",
+	       "addresses learned from DNS answers and not expired, per learning list (load "
+	       "--learn; attach --match dns-answers)");
+	for (i = 0; i < n; i++) {
+		for (j = 1; m[i].learning && j < BLOOMXDP_LIST_IDS; j++) {
+			if (!(m[i].lists.present & (1U << j)) ||
+			    !(m[i].lists.list[j].has & BLOOMXDP_LIST_LEARN))
+				continue;
+			sample_start(out, "bloomxdp_learned_addresses", &m[i]);
+			fputs(",list=\"", out);
+			metrics_label_value(out, m[i].lists.list[j].name);
+			fprintf(out, "\"} %llu\n", (unsigned long long)m[i].learned[j]);
 		}
 	}
 	family(out, "bloomxdp_guard_checked_total", "counter",

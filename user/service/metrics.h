@@ -82,6 +82,9 @@ struct iface_metrics {
 	struct direction_counters counters;
 	struct filter_gauges gauges;
 	struct named_view lists;	/* hits per list (named.h) */
+	/* --match dns-answers: unexpired learned addresses per list id (lists/learned.h). */
+	bool learning;
+	__u64 learned[BLOOMXDP_LIST_IDS];
 };
 
 /* Opens ifname's attachment and reads its counters and filter. Prints the error. */

@@ -13,6 +13,7 @@
 #include "kernel/loader.h"
 #include "lists/bitcounts.h"
 #include "lists/expiry.h"
+#include "lists/learned.h"
 #include "lists/lists.h"
 #include "service/status.h"
 #include "util/log.h"
@@ -109,6 +110,14 @@ int status_view_read(struct attachment *att, const char *state_dir, struct statu
 		strftime(v->next_text, sizeof(v->next_text), "%Y-%m-%d %H:%M:%S %Z",
 			 localtime_r(&t, &tm));
 	}
+	/* Addresses learned from DNS answers, not expired. */
+	if (cfg->match & BLOOMXDP_MATCH_DNS_ANSWERS) {
+		struct clock_pair now;
+
+		clock_pair_now(&now);
+		if (learned_count(att->learned_fd, now.mono_ns, &v->learned, NULL))
+			v->learned = 0;
+	}
 	/* The exact stage of the live generation: its load decided (--verify auto). */
 	v->exact_on = cfg->verify != BLOOMXDP_VERIFY_OFF &&
 		      !attachment_active(att, BLOOMXDP_ACTIVE_BLOCK, &slot) &&
@@ -121,7 +130,7 @@ int status_view_read(struct attachment *att, const char *state_dir, struct statu
 		memcpy(counts, dc.total, sizeof(counts));
 	checked = counts[COUNTER_INDEX(checked_v4)] + counts[COUNTER_INDEX(checked_v6)] +
 		  counts[COUNTER_INDEX(checked_dns)] + counts[COUNTER_INDEX(checked_http)] +
-		  counts[COUNTER_INDEX(checked_sni)];
+		  counts[COUNTER_INDEX(checked_sni)] + counts[COUNTER_INDEX(checked_dns_answers)];
 	v->fps = counts[COUNTER_INDEX(false_positives)];
 	v->observed_fpr = checked ? (double)v->fps / checked : 0;
 	match_text(cfg->match, v->match, sizeof(v->match));

@@ -26,6 +26,7 @@ struct status_view {
 	int del_ret;
 	__u64 del_bytes, del_saturated, timeouts, next_expiry;
 	char next_text[64];
+	__u64 learned;			/* unexpired learned addresses (lists/learned.h) */
 	struct named_view lists;
 	char kernel[KERNEL_RELEASE_LEN];	/* uname -r */
 	__u64 features;			/* its needs (kernel/features.h); 0: unknown */
