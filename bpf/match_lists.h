@@ -216,9 +216,10 @@ __attribute__((noinline)) int list_verdict(struct addr_query *q)
 	if (!q)
 		return BLOOMXDP_LIST_PASS;
 	kind = q->mi.key_kind;
-	if (kind == BLOOMXDP_EVKEY_CANARY)
+	/* Each only where it can happen: the verifier walks none of it elsewhere. */
+	if (config.doh_canary && kind == BLOOMXDP_EVKEY_CANARY)
 		return BLOOMXDP_LIST_NXDOMAIN;	/* --doh-canary: no list holds it */
-	if (kind == BLOOMXDP_EVKEY_LEARNED)
+	if ((config.match & BLOOMXDP_MATCH_DNS_ANSWERS) && kind == BLOOMXDP_EVKEY_LEARNED)
 		return learned_action(q);
 	present = active_word(BLOOMXDP_ACTIVE_LISTS);
 	if (present & BLOOMXDP_LISTS_NAMED) {
@@ -231,7 +232,8 @@ __attribute__((noinline)) int list_verdict(struct addr_query *q)
 			p.kind = 2;
 			p.key = s->match_key;
 			s->learn_list = 0;
-			p.dns = (present & BLOOMXDP_LISTS_LEARNING) &&
+			p.dns = (config.match & BLOOMXDP_MATCH_DNS_ANSWERS) &&
+				(present & BLOOMXDP_LISTS_LEARNING) &&
 				(q->mi.field == BLOOMXDP_FIELD_DNS ||
 				 q->mi.field == BLOOMXDP_FIELD_DNS_ANSWER);
 		} else {
@@ -260,7 +262,8 @@ __attribute__((noinline)) int list_verdict(struct addr_query *q)
 			return p.best;
 		}
 		if (s && s->learn_list) {
-			q->learn = s->learn_list;	/* the learning list's: not the default list's */
+			/* The learning list's: not the default list's. */
+			q->learn = s->learn_list;
 			return BLOOMXDP_LIST_PASS;
 		}
 		if (!(present & BLOOMXDP_LIST_DEFAULT_PRESENT)) {

@@ -66,7 +66,6 @@ struct packet {
 	int l4_proto;		/* -1: none (a later fragment, an IPv6 chain not walked) */
 	__u32 fragment;		/* non-zero: a fragment (names: read in what a first one holds) */
 	__u32 dport;		/* UDP/TCP destination port, host order (0: none seen) */
-	__u32 sport;		/* and its source port */
 	__u32 ip_end;		/* end of the IP packet: Ethernet padding may follow */
 	int ipv6;
 };

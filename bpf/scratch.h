@@ -23,7 +23,7 @@ struct dns_name_read {
 	__u32 pos;		/* the next label or pointer */
 	__u32 end;		/* the message's length */
 	__u32 floor;		/* a pointer must point below this */
-	__u32 next;		/* out: where the name ends as it lies (past its first pointer) */
+	__u32 next;		/* out: where the name ends in the message (past a pointer) */
 	__u32 n;		/* bytes copied to name */
 	__u32 pointers;
 	__u32 copy;		/* 1: into name and labels */
@@ -46,7 +46,7 @@ struct answer_state {
 struct name_deeper {
 	__u64 hash_key[2];
 	__u64 suffix;		/* S_j-1, then S_j */
-	__u64 depths;		/* BLOOMXDP_HAS_NAME_DEPTHS of the union: bit j, names of j + 1 labels */
+	__u64 depths;		/* the union's BLOOMXDP_HAS_NAME_DEPTHS: bit j, j + 1 labels */
 	__u32 first;		/* j of the first step: the labels of the suffix that hit */
 	__u32 mask;		/* out: the lists holding a deeper suffix */
 };
