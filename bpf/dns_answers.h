@@ -258,15 +258,15 @@ static __always_inline __u32 answer_name(struct scratch *s, struct addr_query *q
  * Global, so that each round of dns_answers() is a call, not a copy of the
  * lookups for the verifier to walk.
  */
-__attribute__((noinline)) int answer_lookup(struct addr_query *q, __u64 kinds)
+__attribute__((noinline)) int answer_lookup(struct addr_query *q)
 {
 	struct scratch *s = scratch_get();
 
 	if (!s || !q)
 		return 0;
 	if (s->rr_type == BLOOMXDP_DNS_TYPE_A || s->rr_type == BLOOMXDP_DNS_TYPE_AAAA)
-		return answer_address(s, q, kinds);
-	return answer_name(s, q, kinds);
+		return answer_address(s, q, s->an.kinds);
+	return answer_name(s, q, s->an.kinds);
 }
 
 /*
@@ -391,29 +391,36 @@ static __always_inline int answers_question(struct scratch *s)
 
 /*
  * The message of a response copied into s->payload, the walk's state set:
- * 0, 1 for a TCP segment without payload, -1 for a message not readable.
+ * 0, else 1 (a TCP segment without payload, or a message not readable,
+ * counted as unparsed_dns_answers). Counts checked_dns_answers. Global: its
+ * stack is not on the chain of calls under dns_answers(), which on 6.1
+ * passed 512 bytes with it.
  */
-static __always_inline int answers_load(struct hook_ctx *ctx, const struct packet *pkt,
-					struct scratch *s, __u32 slot)
+__attribute__((noinline)) int answers_load(struct hook_ctx *ctx, const struct packet *pkt,
+					  __u32 slot)
 {
 	__u32 frame_len = hook_len(ctx), off, len;
 	void *bits = bpf_map_lookup_elem(&filter, &slot);
 	__u64 *hdr = bits ? bloomxdp_filter_line(bits, 0) : NULL;
+	struct scratch *s = scratch_get();
+	struct bloomxdp_counters *cnt;
+	__u32 zero = 0;
 	int ret;
 
-	if (!hdr)
+	cnt = bpf_map_lookup_elem(&counters, &zero);
+	if (!hdr || !s || !pkt || !cnt)
 		return 1;	/* no filter: nothing to look up, nothing counted */
 	if (pkt->ip_end < frame_len)
 		frame_len = pkt->ip_end;
 	ret = answers_locate(ctx, pkt, frame_len, &off, &len);
-	if (ret)
-		return ret;
-	if (len < DNS_HDR_LEN + 1 + DNS_QTYPE_QCLASS_LEN)
-		return -1;
+	if (ret > 0)
+		return 1;
+	if (ret < 0 || len < DNS_HDR_LEN + 1 + DNS_QTYPE_QCLASS_LEN)
+		goto unparsed;
 	if (len > PAYLOAD_MAX - 1)
 		len = PAYLOAD_MAX - 1;	/* the records past it are not read */
 	if (frame_load(ctx, off, s->payload, len, PAYLOAD_MASK))
-		return -1;
+		goto unparsed;
 	s->suffix_slot = slot;
 	s->suffix_refused = 0;
 	s->an.v4_lengths = hdr[BLOOMXDP_HDR_V4_LENGTHS];
@@ -421,7 +428,13 @@ static __always_inline int answers_load(struct hook_ctx *ctx, const struct packe
 	s->an.end = len;
 	s->an.learn = 0;
 	s->an.bad = 0;
-	return answers_question(s);
+	if (answers_question(s))
+		goto unparsed;
+	cnt->checked_dns_answers++;
+	return 0;
+unparsed:
+	cnt->unparsed_dns_answers++;
+	return 1;
 }
 
 /*
@@ -438,32 +451,27 @@ __attribute__((noinline)) int dns_answers(struct hook_ctx *ctx, const struct pac
 {
 	struct bloomxdp_counters *cnt;
 	__u32 zero = 0, action, round;
-	struct scratch *s;
-	int ret;
+	struct scratch *s = scratch_get();
 
-	if (!pkt || !q)
+	/*
+	 * Few values live across the calls, the counters looked up again at
+	 * the end: this function's stack is on the longest chain of calls.
+	 */
+	if (!s || !pkt || !q || answers_load(ctx, pkt, q->gen.block_slot))
 		return 0;
-	s = scratch_get();
-	cnt = bpf_map_lookup_elem(&counters, &zero);
-	if (!s || !cnt)
-		return 0;
-	ret = answers_load(ctx, pkt, s, q->gen.block_slot);
-	if (ret > 0)
-		return 0;
-	if (ret < 0) {
-		cnt->unparsed_dns_answers++;
-		return 0;
-	}
-	cnt->checked_dns_answers++;
-	action = answer_lookup(q, kinds);	/* the question */
+	s->an.kinds = kinds;
+	action = answer_lookup(q);	/* the question */
 	/* Each round reads one record at least: as many rounds as records read. */
 	for (round = 0; !action && round < BLOOMXDP_DNS_ANSWERS_MAX; round++) {
 		s->rr_type = 0;
 		bpf_loop_bounded(BLOOMXDP_DNS_ANSWERS_MAX, answer_step, NULL);
 		if (!s->rr_type)
 			break;
-		action = answer_lookup(q, kinds);
+		action = answer_lookup(q);
 	}
+	cnt = bpf_map_lookup_elem(&counters, &zero);
+	if (!cnt)
+		return 0;
 	if (s->an.bad)
 		cnt->unparsed_dns_answers++;
 	if (!action)

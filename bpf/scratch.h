@@ -38,6 +38,7 @@ struct answer_state {
 	__u32 learn;		/* the learning list of the names so far, 0: none */
 	__u32 bad;		/* 1: a record could not be read, or records were left unread */
 	__u32 ttl;		/* the TTL of the record found */
+	__u64 kinds;		/* the filter's header word of kinds */
 	__u64 v4_lengths;	/* the filter's header words of prefix lengths */
 	__u64 v6_lengths;
 };
