@@ -352,7 +352,7 @@ _Static_assert(BLOOMXDP_HDR_WORDS == BLOOMXDP_LINE_WORDS, "the header is line 0"
  * action until expires_ns. TTLs are held to [BLOOMXDP_LEARN_TTL_MIN,
  * config.learn_ttl_max] seconds.
  */
-#define BLOOMXDP_LEARN_MAX		65536
+#define BLOOMXDP_LEARN_MAX		16384	/* about 2.8 MB, preallocated (LRU): ~170 bytes each */
 #define BLOOMXDP_LEARN_TTL_MIN		30
 #define BLOOMXDP_LEARN_TTL_MAX_DEFAULT	3600
 #define BLOOMXDP_LEARN_NAME_MAX		64	/* bytes of the question kept, wire form */
