@@ -44,12 +44,12 @@ static const struct harness_config configs[] = {
 
 static const char *const config_names[] = {
 	"match src",
-	"match src,dst,dns,http,sni",
-	"match src,dst,dns,http,sni --verify on --dns-reply nxdomain",
+	"match src,dst,dns,http,sni,dns-answers",
+	"match src,dst,dns,http,sni,dns-answers --verify on --dns-reply nxdomain",
 	"match src --verify off",
-	"match src,dst,dns,http,sni --verify off",
+	"match src,dst,dns,http,sni,dns-answers --verify off",
 	"tc egress: match src",
-	"tc egress: match src,dst,dns,http,sni --verify on --dns-reply nxdomain",
+	"tc egress: match src,dst,dns,http,sni,dns-answers --verify on --dns-reply nxdomain",
 };
 
 static const char *const layout_names[BLOOMXDP_LAYOUT_COUNT] = {
