@@ -263,6 +263,16 @@ static void m_aaaa_prefix(struct dns_msg *m)
 	dns_msg_addr(m, 28, ADDR_LISTED6, 300);
 }
 
+/* ::ffff:192.0.2.66: the IPv4 address, as a packet's. */
+static void m_aaaa_mapped(struct dns_msg *m)
+{
+	unsigned char a[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+	memcpy(a + 12, ADDR_LISTED4, 4);
+	resp(m, "www.fine.example", 1);
+	dns_msg_addr(m, 28, a, 300);
+}
+
 /* Class CH (3): not IN, not looked up. */
 static void m_a_listed_class_ch(struct dns_msg *m)
 {
@@ -554,6 +564,7 @@ static const struct row rows[] = {
 	ROW("HTTPS target listed", DROP, m_https_listed, XDP_DROP, 1, 0, 1),
 	ROW("A listed (second record)", DROP, m_a_listed, XDP_DROP, 1, 0, 1),
 	ROW("AAAA in a listed prefix", DROP, m_aaaa_prefix, XDP_DROP, 1, 0, 1),
+	ROW("AAAA ::ffff: of a listed IPv4 address", DROP, m_aaaa_mapped, XDP_DROP, 1, 0, 1),
 	ROW("listed A of class CH", DROP, m_a_listed_class_ch, XDP_PASS, 1, 0, 0),
 	ROW("AAAA of 4 bytes: no address", DROP, m_aaaa_rdlen4, XDP_PASS, 1, 0, 0),
 	/* Malicious and cut. */
