@@ -213,8 +213,13 @@ static __always_inline __u32 answer_address(struct scratch *s, struct addr_query
 {
 	__u32 ipv6 = s->rr_type == BLOOMXDP_DNS_TYPE_AAAA, action = 0;
 
+	__builtin_memcpy(q->addr, s->answer, sizeof(q->addr));
+	/* ::ffff:a.b.c.d is a.b.c.d, as a packet's address is (v6_or_mapped_blocked()). */
+	if (ipv6 && bloomxdp_ipv6_is_v4mapped(q->addr)) {
+		ipv6 = 0;
+		q->addr[0] = q->addr[3];
+	}
 	if (kinds & (ipv6 ? BLOOMXDP_HAS_IPV6 : BLOOMXDP_HAS_IPV4)) {
-		__builtin_memcpy(q->addr, s->answer, sizeof(q->addr));
 		q->ipv6 = ipv6;
 		q->lengths = ipv6 ? s->an.v6_lengths : s->an.v4_lengths;
 		q->field = BLOOMXDP_FIELD_DNS_ANSWER;
