@@ -161,6 +161,7 @@ struct fz_stats {
 	__u64 fields[7];
 	__u64 answers[3];		/* responses by enum m_answers */
 	__u64 answers_known, answers_hit;	/* read, their outcome known; of which hit */
+	__u64 answers_bad, answers_over;	/* read: a malformed record; ANCOUNT above 16 */
 	__u64 rewritten;		/* responses rewritten NXDOMAIN, checked */
 	double seconds;
 };
@@ -501,6 +502,8 @@ static void check_answers(struct fz_prog *p, struct fz_frame_ctx *x,
 
 	model_answers(x->fr->f.data, m, w);
 	p->st.answers[w->res]++;
+	p->st.answers_bad += w->res == MA_CHECKED && w->bad;
+	p->st.answers_over += w->res == MA_CHECKED && w->over;
 	EXPECT(G_CORE, d->checked_dns_answers == (w->res == MA_CHECKED) &&
 		       (w->res != MA_UNPARSED || d->unparsed_dns_answers == 1) &&
 		       (w->res != MA_NONE || !d->unparsed_dns_answers),
@@ -1081,10 +1084,11 @@ static void print_stats(const struct fz_prog *p)
 		       CNT(s->quic_hits), CNT(s->quic_unparsed), CNT(s->quic_unseen),
 		       CNT(s->quic_spent));
 	printf("# %s: DNS responses %llu: no payload %llu, unparsed %llu, read %llu (outcome known"
-	       " %llu, listed %llu); rewritten NXDOMAIN %llu\n", p->c->name,
+	       " %llu, listed %llu, a malformed record %llu, ANCOUNT over 16 %llu); rewritten"
+	       " NXDOMAIN %llu\n", p->c->name,
 	       CNT(s->fields[F_DNS_ANSWER]), CNT(s->answers[MA_NONE]), CNT(s->answers[MA_UNPARSED]),
 	       CNT(s->answers[MA_CHECKED]), CNT(s->answers_known), CNT(s->answers_hit),
-	       CNT(s->rewritten));
+	       CNT(s->answers_bad), CNT(s->answers_over), CNT(s->rewritten));
 	if (s->fp_first[0])
 		printf("# %s: first false positive: %s\n", p->c->name, s->fp_first);
 	if (p->c->verify)
