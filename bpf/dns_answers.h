@@ -157,12 +157,12 @@ static __always_inline __u32 dns_name_read(struct scratch *s, __u32 pos, __u32 e
 }
 
 /*
- * BLOOMXDP_DOH_CANARY in wire form ("\x14use-application-dns\x03net" and the
+ * BLOOMXDP_DOH_CANARY in wire form ("\x13use-application-dns\x03net" and the
  * root), as little-endian words: immediates, not data the program would
  * carry in its .rodata beside the configuration.
  */
 #define DOH_CANARY_WIRE_LEN	25
-#define DOH_CANARY_W0		0x7070612d65737514ULL
+#define DOH_CANARY_W0		0x7070612d65737513ULL
 #define DOH_CANARY_W1		0x6e6f69746163696cULL
 #define DOH_CANARY_W2		0x74656e03736e642dULL
 
@@ -213,8 +213,13 @@ static __always_inline __u32 answer_address(struct scratch *s, struct addr_query
 {
 	__u32 ipv6 = s->rr_type == BLOOMXDP_DNS_TYPE_AAAA, action = 0;
 
+	__builtin_memcpy(q->addr, s->answer, sizeof(q->addr));
+	/* ::ffff:a.b.c.d is a.b.c.d, as a packet's address is (v6_or_mapped_blocked()). */
+	if (ipv6 && bloomxdp_ipv6_is_v4mapped(q->addr)) {
+		ipv6 = 0;
+		q->addr[0] = q->addr[3];
+	}
 	if (kinds & (ipv6 ? BLOOMXDP_HAS_IPV6 : BLOOMXDP_HAS_IPV4)) {
-		__builtin_memcpy(q->addr, s->answer, sizeof(q->addr));
 		q->ipv6 = ipv6;
 		q->lengths = ipv6 ? s->an.v6_lengths : s->an.v4_lengths;
 		q->field = BLOOMXDP_FIELD_DNS_ANSWER;

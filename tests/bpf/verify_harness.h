@@ -30,6 +30,7 @@ struct vh_config {
 	__u32 layout;		/* enum bloomxdp_layout */
 	__u32 dns_reply;	/* enum bloomxdp_dns_reply */
 	__u32 quic_per_sec;	/* as harness_config's: 0, the CLI's default */
+	__u32 learn_ttl_max;	/* config.learn_ttl_max; 0: the program's default */
 };
 
 /* Generation slots of everything; the h.lp.filter of xdp_harness is slot 0's. */
@@ -81,6 +82,7 @@ static inline int vh_open(struct vh *v, const struct vh_config *c)
 		.events_per_sec = c->events_per_sec, .hash_key = c->hash_key,
 		.capacity = c->capacity, .fpr = c->fpr, .layout = c->layout,
 		.dns_reply = c->dns_reply, .quic_per_sec = c->quic_per_sec,
+		.learn_ttl_max = c->learn_ttl_max,
 	};
 	struct bloomxdp_config cfg;
 	struct bloomxdp *skel;

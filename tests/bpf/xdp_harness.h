@@ -411,6 +411,8 @@ struct harness_config {
 	__u32 quic_per_sec;	/* 0: the CLI's default; HARNESS_QUIC_NONE: none */
 	__u32 quic_unparsed;	/* enum bloomxdp_policy */
 	__u32 ech;		/* enum bloomxdp_policy */
+	__u32 doh_canary;	/* config.doh_canary (--doh-canary) */
+	__u32 learn_ttl_max;	/* config.learn_ttl_max; 0: the program's default */
 };
 
 #define HARNESS_QUIC_NONE 0xffffffffU
@@ -471,6 +473,8 @@ static inline int harness_config(const struct harness_config *hc, struct bloomxd
 			    hc->quic_per_sec ? hc->quic_per_sec : BLOOMXDP_QUIC_PER_SEC;
 	cfg->quic_unparsed = hc->quic_unparsed;
 	cfg->ech = hc->ech;
+	cfg->doh_canary = hc->doh_canary;
+	cfg->learn_ttl_max = hc->learn_ttl_max;
 	return 0;
 }
 

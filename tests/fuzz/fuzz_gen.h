@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include "names_harness.h"
 #include "quic_wire.h"
+#include "dns_wire.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -393,6 +394,7 @@ struct fz_frame {
 	bool has_path;		/* HTTP: path prefixes are looked up */
 	bool quic;		/* a QUIC Initial (fz_gen_quic()): parse says what of its hello */
 	bool quic_ech;		/* ... whose hello the reader finds ECH in */
+	bool answer;		/* a DNS response from a DNS port (fz_gen_dns_answer()) */
 	int defect;		/* known-defect class of the construction, 0: none */
 	struct fz_lenf lenf[FZ_MAX_LENF];
 	int nlenf;
@@ -920,6 +922,163 @@ static inline void fz_gen_dns(struct rng *r, const struct fz_gen_cfg *g, struct 
 	fz_check_labels(fr);
 }
 
+
+/* ------------------------------------------------------------ DNS responses */
+
+#define FZ_ANSWER_NAMES	8
+
+/* A name a list may hold, in random case, written plain; its offset kept for pointers. */
+static inline void fz_answer_name(struct rng *r, const struct fz_gen_cfg *g, struct dns_msg *m,
+				  size_t *names, __u32 *nn)
+{
+	char name[NAME_TEXT_MAX], carried[NAME_TEXT_MAX + 2];
+	size_t at;
+
+	fz_gen_name(r, g, name, 120);
+	fz_case(r, name, carried, false);
+	at = dns_msg_name(m, carried);
+	if (*nn < FZ_ANSWER_NAMES)
+		names[(*nn)++] = at;
+}
+
+/* A target: plain, or a label or two then a pointer to a name written before. */
+static inline void fz_answer_target(struct rng *r, const struct fz_gen_cfg *g, struct dns_msg *m,
+				    size_t *names, __u32 *nn)
+{
+	char label[64];
+
+	if (rng_pct(r, 60)) {
+		fz_answer_name(r, g, m, names, nn);
+		return;
+	}
+	fz_label(r, label, rng_range(r, 1, 20));
+	dns_msg_name_ptr(m, rng_pct(r, 30) ? NULL : label, names[rng_below(r, *nn)]);
+}
+
+/* One record: its owner a pointer to a name written before (or plain), of any type. */
+static inline void fz_answer_record(struct rng *r, const struct fz_gen_cfg *g, struct dns_msg *m,
+				    size_t *names, __u32 *nn, size_t *rdlen_at)
+{
+	static const __u16 alias_types[] = { 5, 39, 64, 65 };
+	__u32 u = rng_below(r, 100), type;
+	__u8 a[16];
+
+	if (rng_pct(r, 85))
+		dns_msg_be16(m, 0xc000 | names[rng_below(r, *nn)]);
+	else
+		fz_answer_name(r, g, m, names, nn);
+	if (u < 30 || u >= 90) {
+		type = u < 30 || rng_pct(r, 50) ? 1 : 28;
+		*rdlen_at = dns_msg_rr(m, 0, type, u < 30 ? 1 : rng_pct(r, 50) ? 3 : 255,
+				       rng_next(r));
+		fz_gen_addr(r, g, 0, a);
+		dns_msg_put(m, a, 4);
+	} else if (u < 50) {
+		*rdlen_at = dns_msg_rr(m, 0, 28, 1, rng_next(r));
+		fz_gen_addr(r, g, 1, a);
+		dns_msg_put(m, a, 16);
+	} else if (u < 80) {
+		type = alias_types[rng_below(r, ARRAY_SIZE(alias_types))];
+		*rdlen_at = dns_msg_rr(m, 0, type, 1, rng_next(r));
+		if (type == 64 || type == 65)
+			dns_msg_be16(m, rng_below(r, 3));		/* SvcPriority */
+		if ((type == 64 || type == 65) && rng_pct(r, 20))
+			dns_msg_put(m, "", 1);				/* "." */
+		else
+			fz_answer_target(r, g, m, names, nn);
+		if ((type == 64 || type == 65) && rng_pct(r, 50))
+			dns_msg_put(m, "\x00\x01\x00\x03\x02h3", 7);	/* alpn=h3 */
+	} else {
+		/* TXT or MX: names in it are not looked up. */
+		type = rng_pct(r, 50) ? 16 : 15;
+		*rdlen_at = dns_msg_rr(m, 0, type, 1, rng_next(r));
+		if (type == 15)
+			dns_msg_be16(m, 10);
+		fz_answer_target(r, g, m, names, nn);
+	}
+	dns_msg_rr_end(m, *rdlen_at);
+}
+
+/* Damage of one kind to a response: its expectations are the model's (model_answers()). */
+static inline void fz_answer_damage(struct rng *r, struct fz_frame *fr, struct dns_msg *m,
+				    size_t rdlen_at)
+{
+	__u32 u = rng_below(r, 9), an = get_be16(m->b + 6);
+	size_t at;
+
+	fz_what(fr, "damage=%u", u);
+	switch (u) {
+	case 0:
+		dns_msg_set16(m, 6, an + rng_range(r, 1, 3));		/* past the message */
+		break;
+	case 1:
+		dns_msg_set16(m, 6, rng_range(r, 17, 300));
+		break;
+	case 2:
+		m->len = rng_range(r, DNS_HDR_LEN, m->len - 1);	/* cut */
+		break;
+	case 3:
+	case 4:
+	case 5:
+		/* A target pointing at itself, forward, or of a reserved label type. */
+		dns_msg_set16(m, 6, an + 1);
+		at = dns_msg_rr(m, 1, 5, 1, 60);
+		if (u == 3)
+			dns_msg_be16(m, 0xc000 | m->len);
+		else if (u == 4)
+			dns_msg_be16(m, 0xc000 | (m->len + 2));
+		else
+			dns_msg_put(m, "\x04" "evil\x47" "example", 13);
+		dns_msg_rr_end(m, at);
+		break;
+	case 6:
+		if (rdlen_at)
+			dns_msg_set16(m, rdlen_at, get_be16(m->b + rdlen_at) + rng_range(r, 1, 60));
+		break;
+	case 7:
+		dns_msg_set16(m, 2, get_be16(m->b + 2) ^ (rng_pct(r, 50) ? 0x8000 : 0x1000));
+		break;
+	default:
+		dns_msg_set16(m, 4, rng_pct(r, 50) ? 0 : 2);		/* QDCOUNT */
+		break;
+	}
+}
+
+/*
+ * A DNS response (from a DNS port): a question, 0 to 8 records of every kind
+ * with names plain and compressed, damaged at times; over TCP behind its
+ * length (a wrong one at times).
+ */
+static inline void fz_gen_dns_answer(struct rng *r, const struct fz_gen_cfg *g,
+				     struct fz_frame *fr, bool tcp)
+{
+	static struct dns_msg msg;
+	struct dns_msg *m = &msg;
+	size_t names[FZ_ANSWER_NAMES], rdlen_at = 0;
+	__u32 nn = 0, n = rng_range(r, 0, 8), i, start = fr->f.len;
+	char name[NAME_TEXT_MAX], carried[NAME_TEXT_MAX + 2];
+
+	fz_gen_name(r, g, name, 200);
+	fz_case(r, name, carried, false);
+	dns_msg_header(m, DNS_FLAG_QR | DNS_FLAG_RD | DNS_FLAG_RA | (rng_pct(r, 20) ? 0x0400 : 0),
+		       1, n, 0, 0);
+	names[nn++] = dns_msg_question(m, carried, rng_pct(r, 70) ? 1 : rng_pct(r, 50) ? 28 : 65);
+	for (i = 0; i < n && m->len < 1000; i++)
+		fz_answer_record(r, g, m, names, &nn, &rdlen_at);
+	dns_msg_set16(m, 6, i);
+	fz_what(fr, "dns-answer q=%s an=%u", carried, i);
+	if (rng_pct(r, 20))
+		fz_answer_damage(r, fr, m, rdlen_at);
+	if (tcp) {
+		__u8 *p = frame_put(&fr->f, 2);
+
+		put_be16(p, rng_pct(r, 90) ? m->len : m->len + rng_range(r, 1, 100));
+		fz_lenf(fr, start, 2);
+	}
+	memcpy(frame_put(&fr->f, m->len), m->b, m->len);
+	fz_lenf(fr, start + (tcp ? 2 : 0) + 6, 2);	/* ANCOUNT */
+}
+
 static const char *const fz_methods[] = { "GET", "POST", "HEAD", "PUT", "DELETE", "OPTIONS",
 					  "PATCH", "CONNECT" };
 
@@ -1360,6 +1519,23 @@ static inline void fz_gen_random_ip(struct rng *r, const struct fz_gen_cfg *g, s
 	fr->kind = "random-ip";
 }
 
+/* A port one of the name matchers takes as a destination. */
+static inline bool fz_port_in(const __u16 ports[BLOOMXDP_MAX_PORTS], __u16 port)
+{
+	int i;
+
+	for (i = 0; i < BLOOMXDP_MAX_PORTS; i++)
+		if (ports[i] == port)
+			return true;
+	return false;
+}
+
+static inline bool m_port_any(const struct fz_gen_cfg *g, __u16 port)
+{
+	return fz_port_in(g->dns_ports, port) || fz_port_in(g->http_ports, port) ||
+	       fz_port_in(g->tls_ports, port) || fz_port_in(g->quic_ports, port);
+}
+
 /* A structured frame: headers, a payload of some kind, to a port that fits it mostly. */
 static inline void fz_gen_struct(struct rng *r, const struct fz_gen_cfg *g, struct fz_frame *fr)
 {
@@ -1369,7 +1545,16 @@ static inline void fz_gen_struct(struct rng *r, const struct fz_gen_cfg *g, stru
 	__u16 dport;
 	__u8 proto;
 
-	if (u < 30) {
+	if (rng_pct(r, 10)) {
+		/* A response: from a DNS port to a port no matcher takes. */
+		fr->app = APP_RAW;
+		fr->answer = true;
+		proto = rng_pct(r, 85) ? IPPROTO_UDP : IPPROTO_TCP;
+		do
+			dport = rng_range(r, 1024, 65535);
+		while (m_port_any(g, dport));
+		fr->kind = proto == IPPROTO_UDP ? "dns-answer" : "dns-answer-tcp";
+	} else if (u < 30) {
 		fr->app = APP_DNS;
 		proto = rng_pct(r, 92) ? IPPROTO_UDP : IPPROTO_TCP;	/* TCP: unseen_dns_tcp */
 		dport = rng_pct(r, 92) ? fz_pick_port(r, g->dns_ports) : rng_range(r, 1, 65535);
@@ -1422,6 +1607,12 @@ static inline void fz_gen_struct(struct rng *r, const struct fz_gen_cfg *g, stru
 	if (!fz_gen_l3(r, g, fr, &ip, proto, room))
 		return;
 	fz_gen_l4(r, fr, &ip, dport, fr->app != APP_NONE);
+	if (fr->answer) {
+		put_be16(fr->f.data + ip.l4, fz_pick_port(r, g->dns_ports));
+		fz_gen_dns_answer(r, g, fr, proto == IPPROTO_TCP);
+		fz_finish(r, fr, &ip);
+		return;
+	}
 	switch (fr->app) {
 	case APP_DNS:
 		fz_gen_dns(r, g, fr);

@@ -38,9 +38,10 @@ static const char *const m_class_names[] = {
 };
 
 /* The name matcher a frame goes to (bpf/bloomxdp.bpf.c has the same five). */
-enum m_field { F_NONE, F_DNS, F_HTTP, F_TLS, F_DNS_TCP, F_QUIC };
+enum m_field { F_NONE, F_DNS, F_HTTP, F_TLS, F_DNS_TCP, F_QUIC, F_DNS_ANSWER };
 
-static const char *const m_field_names[] = { "none", "dns", "http", "tls", "dns-tcp", "quic" };
+static const char *const m_field_names[] = { "none", "dns", "http", "tls", "dns-tcp", "quic",
+					     "dns-answer" };
 
 struct model {
 	enum m_class cls;
@@ -52,6 +53,7 @@ struct model {
 	bool ext_unparsed;	/* IPv6 extension chain cut short or deeper than the walk */
 	__u32 n_ext;		/* IPv6 extension headers walked */
 	__u16 dport;		/* 0 when the ports are not in the frame */
+	__u16 sport;
 	const __u8 *src, *dst;
 };
 
@@ -146,8 +148,10 @@ static inline void model_parse(const __u8 *d, __u32 len, struct model *m)
 		m->fragment = frag != 0;
 		m->l4_proto = (frag & 0xfff8) || m->ext_unparsed ? -1 : next;
 	}
-	if (m->l4 + 4 <= len)
+	if (m->l4 + 4 <= len) {
 		m->dport = get_be16(d + m->l4 + 2);
+		m->sport = get_be16(d + m->l4);
+	}
 }
 
 static inline bool m_port_in(const __u16 ports[BLOOMXDP_MAX_PORTS], __u16 port)
@@ -168,6 +172,9 @@ static inline enum m_field model_field(const struct bloomxdp_config *cfg, const 
 	if (m->l4_proto == IPPROTO_UDP) {
 		if ((match & BLOOMXDP_MATCH_DNS) && m_port_in(cfg->dns_ports, m->dport))
 			return F_DNS;
+		/* From a DNS port (and not to one, a query's): a response. */
+		if ((match & BLOOMXDP_MATCH_DNS_ANSWERS) && m_port_in(cfg->dns_ports, m->sport))
+			return F_DNS_ANSWER;
 		if ((match & BLOOMXDP_MATCH_SNI) && m_port_in(cfg->quic_ports, m->dport))
 			return F_QUIC;
 	} else if (m->l4_proto == IPPROTO_TCP) {
@@ -177,6 +184,8 @@ static inline enum m_field model_field(const struct bloomxdp_config *cfg, const 
 			return F_TLS;
 		if ((match & BLOOMXDP_MATCH_DNS) && m_port_in(cfg->dns_ports, m->dport))
 			return F_DNS_TCP;
+		if ((match & BLOOMXDP_MATCH_DNS_ANSWERS) && m_port_in(cfg->dns_ports, m->sport))
+			return F_DNS_ANSWER;
 	}
 	return F_NONE;
 }
@@ -289,6 +298,202 @@ static inline bool model_dns(const __u8 *d, const struct model *m, char name[BLO
 	*t = '\0';
 	*question_end = DNS_HDR_LEN + pos + 1 + 4;
 	return *question_end <= len;
+}
+
+/* ------------------------------------------------ DNS responses (dns-answers) */
+
+/*
+ * A DNS response after docs/design.md "DNS answers" and the contract
+ * (include/bloomxdp/common.h), not after bpf/dns_answers.h: where the
+ * message lies, whether its header and question are read, and the names
+ * and addresses looked up in order (the question first, then the A, AAAA,
+ * CNAME, DNAME, HTTPS and SVCB records of class IN among the first
+ * BLOOMXDP_DNS_ANSWERS_MAX), until a record is malformed.
+ */
+#define MA_MSG_MAX	2047	/* bytes of a message read (PAYLOAD_MAX - 1) */
+#define MA_NAME_STEPS	(128 + BLOOMXDP_DNS_POINTERS_MAX)	/* labels and pointers */
+#define MA_ITEMS	(1 + BLOOMXDP_DNS_ANSWERS_MAX)
+
+enum m_answers {
+	MA_NONE,	/* a TCP segment without payload: nothing counted */
+	MA_UNPARSED,	/* unparsed_dns_answers, nothing looked up */
+	MA_CHECKED,	/* checked_dns_answers: the items looked up */
+};
+
+struct ma_item {
+	__u16 rr_type;		/* 0: the question */
+	bool addr, v6;
+	bool text_ok;		/* the name's dotted text says its labels */
+	__u8 a[16];
+	char name[BLOOMXDP_NAME_BUF];
+};
+
+struct m_answers_walk {
+	enum m_answers res;
+	__u32 n;			/* items, in the order they are looked up */
+	struct ma_item items[MA_ITEMS];
+	bool bad;			/* a record after the items is malformed */
+	bool over;			/* ANCOUNT above BLOOMXDP_DNS_ANSWERS_MAX */
+	__u32 msg;			/* the message's offset in the frame */
+	__u32 question_end;		/* header and question */
+};
+
+/*
+ * The name at pos of a message of end bytes: where it ends as it lies, 0
+ * when it is malformed (a pointer not before the last position followed,
+ * more than BLOOMXDP_DNS_POINTERS_MAX of them, a label type 0x40/0x80, more
+ * than 255 bytes when read, past the message). An owner name (text NULL)
+ * that is one pointer is not followed. With text: the dotted name, lower case.
+ */
+static inline __u32 ma_name(const __u8 *msg, __u32 pos, __u32 end, char *text, bool *text_ok)
+{
+	__u32 floor = pos, next = 0, n = 0, pointers = 0, step, l, target, i;
+	char *t = text;
+
+	if (!text && pos + 1 < end && (msg[pos] & 0xc0) == 0xc0)
+		return pos + 2;
+	for (step = 0; step < MA_NAME_STEPS; step++) {
+		if (pos >= end)
+			return 0;
+		l = msg[pos];
+		if (l == 0) {
+			if (text)
+				*t = '\0';
+			return pointers ? next : pos + 1;
+		}
+		if ((l & 0xc0) == 0xc0) {
+			if (pos + 1 >= end)
+				return 0;
+			target = (l & 0x3f) << 8 | msg[pos + 1];
+			if (!pointers)
+				next = pos + 2;
+			if (target >= floor || ++pointers > BLOOMXDP_DNS_POINTERS_MAX)
+				return 0;
+			floor = pos = target;
+			continue;
+		}
+		if (l > BLOOMXDP_LABEL_MAX || pos + 1 + l > end)
+			return 0;
+		if (text) {
+			if (n + 1 + l + 1 > BLOOMXDP_NAME_MAX)
+				return 0;
+			if (t != text)
+				*t++ = '.';
+			for (i = 0; i < l; i++) {
+				__u8 c = msg[pos + 1 + i];
+
+				*text_ok &= c != '.' && c != '\0';
+				*t++ = c >= 'A' && c <= 'Z' ? c + 'a' - 'A' : c;
+			}
+		}
+		n += 1 + l;
+		pos += 1 + l;
+	}
+	return 0;
+}
+
+/* One record at *pos: 1 with an item, 0 for none, -1 malformed. */
+static inline int ma_record(const __u8 *msg, __u32 *pos, __u32 end, struct ma_item *it)
+{
+	__u32 p = ma_name(msg, *pos, end, NULL, NULL), type, rdlen, rdata, rend;
+
+	if (!p || p + 10 > end)
+		return -1;
+	type = get_be16(msg + p);
+	rdlen = get_be16(msg + p + 8);
+	rdata = p + 10;
+	if (rdata + rdlen > end)
+		return -1;
+	*pos = rend = rdata + rdlen;
+	if (get_be16(msg + p + 2) != BLOOMXDP_DNS_CLASS_IN)
+		return 0;
+	memset(it, 0, sizeof(*it));
+	it->rr_type = type;
+	if ((type == BLOOMXDP_DNS_TYPE_A && rdlen == 4) ||
+	    (type == BLOOMXDP_DNS_TYPE_AAAA && rdlen == 16)) {
+		it->addr = true;
+		it->v6 = type == BLOOMXDP_DNS_TYPE_AAAA;
+		memcpy(it->a, msg + rdata, rdlen);
+		return 1;
+	}
+	if (type != BLOOMXDP_DNS_TYPE_CNAME && type != BLOOMXDP_DNS_TYPE_DNAME &&
+	    type != BLOOMXDP_DNS_TYPE_HTTPS && type != BLOOMXDP_DNS_TYPE_SVCB)
+		return 0;
+	if (type == BLOOMXDP_DNS_TYPE_HTTPS || type == BLOOMXDP_DNS_TYPE_SVCB)
+		rdata += 2;		/* SvcPriority */
+	if (rdata >= rend)
+		return -1;
+	if (msg[rdata] == 0)
+		return 0;		/* ".": the owner, nothing to look up */
+	it->text_ok = true;
+	p = ma_name(msg, rdata, end, it->name, &it->text_ok);
+	return p && p <= rend ? 1 : -1;
+}
+
+/* Where the message lies: 0, 1 for a TCP segment without payload, -1 not readable. */
+static inline int ma_locate(const __u8 *d, const struct model *m, __u32 *off, __u32 *len)
+{
+	__u32 end = model_payload_end(m), doff;
+
+	if (m->l4_proto == IPPROTO_UDP) {
+		*off = m->l4 + UDP_HLEN;
+		*len = *off < end ? end - *off : 0;
+		return 0;
+	}
+	if (m->l4 + 13 > m->len || (doff = d[m->l4 + 12] >> 4) < 5)
+		return -1;
+	*off = m->l4 + doff * 4;
+	if (*off >= end)
+		return 1;
+	if (*off + 2 > end || *off + 2 + get_be16(d + *off) > end)
+		return -1;
+	*len = get_be16(d + *off);
+	*off += 2;
+	return 0;
+}
+
+static inline void model_answers(const __u8 *d, const struct model *m, struct m_answers_walk *w)
+{
+	__u32 off, len, pos, left, flags;
+	const __u8 *msg;
+	int ret;
+
+	memset(w, 0, offsetof(struct m_answers_walk, items));
+	w->bad = w->over = false;
+	w->n = 0;
+	ret = ma_locate(d, m, &off, &len);
+	w->res = ret > 0 ? MA_NONE : MA_UNPARSED;
+	if (ret || len < DNS_HDR_LEN + 1 + 4)
+		return;
+	if (len > MA_MSG_MAX)
+		len = MA_MSG_MAX;
+	msg = d + off;
+	w->msg = off;
+	flags = get_be16(msg + 2);
+	if (!(flags & 0x8000) || (flags & 0x7800) || get_be16(msg + 4) != 1)
+		return;
+	memset(&w->items[0], 0, sizeof(w->items[0]));
+	w->items[0].text_ok = true;
+	pos = ma_name(msg, DNS_HDR_LEN, len, w->items[0].name, &w->items[0].text_ok);
+	if (!pos || pos + 4 > len)
+		return;
+	w->res = MA_CHECKED;
+	w->n = 1;
+	w->question_end = pos + 4;
+	pos = w->question_end;
+	left = get_be16(msg + 6);
+	if (left > BLOOMXDP_DNS_ANSWERS_MAX) {
+		left = BLOOMXDP_DNS_ANSWERS_MAX;
+		w->over = true;
+	}
+	for (; left; left--) {
+		ret = ma_record(msg, &pos, len, &w->items[w->n]);
+		if (ret < 0) {
+			w->bad = true;
+			return;
+		}
+		w->n += ret;
+	}
 }
 
 #endif /* FUZZ_MODEL_H */

@@ -158,7 +158,11 @@ struct fz_stats {
 	__u64 quic_known;		/* ... built, unmutated: their outcome known */
 	__u64 quic_checked, quic_hits, quic_unparsed, quic_unseen, quic_spent;
 	__u64 classes[9];
-	__u64 fields[6];
+	__u64 fields[7];
+	__u64 answers[3];		/* responses by enum m_answers */
+	__u64 answers_known, answers_hit;	/* read, their outcome known; of which hit */
+	__u64 answers_bad, answers_over;	/* read: a malformed record; ANCOUNT above 16 */
+	__u64 rewritten;		/* responses rewritten NXDOMAIN, checked */
 	double seconds;
 };
 
@@ -480,6 +484,108 @@ struct fz_frame_ctx {
 	unsigned int classes;	/* known-defect classes */
 };
 
+static struct m_answers_walk answers;
+
+/*
+ * A DNS response (field dns-answer): counted once as the model reads it; the
+ * first item a list holds (the oracle) decides, unless a malformed record
+ * comes first; ANCOUNT above 16 is unparsed whatever is read.
+ */
+static void check_answers(struct fz_prog *p, struct fz_frame_ctx *x,
+			  const struct bloomxdp_counters *d, struct fz_result *res)
+{
+	const struct model *m = &x->m;
+	struct m_answers_walk *w = &answers;
+	bool hit = false, known = true, allowed;
+	char err[128] = "", text[256];
+	__u32 i;
+
+	model_answers(x->fr->f.data, m, w);
+	p->st.answers[w->res]++;
+	p->st.answers_bad += w->res == MA_CHECKED && w->bad;
+	p->st.answers_over += w->res == MA_CHECKED && w->over;
+	EXPECT(G_CORE, d->checked_dns_answers == (w->res == MA_CHECKED) &&
+		       (w->res != MA_UNPARSED || d->unparsed_dns_answers == 1) &&
+		       (w->res != MA_NONE || !d->unparsed_dns_answers),
+	       "DNS answer %s: checked_dns_answers +%llu, unparsed_dns_answers +%llu",
+	       w->res == MA_NONE ? "without payload" : w->res == MA_UNPARSED ? "unparsed" :
+	       "read", CNT(d->checked_dns_answers), CNT(d->unparsed_dns_answers));
+	EXPECT(G_CORE, d->hits_dns_answers <= d->checked_dns_answers,
+	       "hits_dns_answers +%llu above checked", CNT(d->hits_dns_answers));
+	if (w->res != MA_CHECKED)
+		return;
+	for (i = 0; i < w->n && !hit; i++) {
+		const struct ma_item *it = &w->items[i];
+
+		if (!it->addr && !it->text_ok) {
+			known = false;		/* the dotted text would misstate its labels */
+			break;
+		}
+		hit = it->addr ? oracle_addr(p, it->v6, it->a, &allowed, err, sizeof(err)) :
+		      oracle_name(p, it->name, NULL, &allowed, err, sizeof(err));
+		EXPECT(G_CORE, !err[0], "%s", err);
+	}
+	if (!known)
+		return;
+	p->st.answers_known++;
+	p->st.answers_hit += hit;
+	if (i && w->items[i - 1].addr)
+		inet_ntop(w->items[i - 1].v6 ? AF_INET6 : AF_INET, w->items[i - 1].a, text,
+			  sizeof(text));
+	else
+		snprintf(text, sizeof(text), "%.200s", i ? w->items[i - 1].name : "");
+	EXPECT(G_NAME, d->hits_dns_answers == hit,
+	       "DNS answer: item %u of %u (%s, type %u) %s, hits_dns_answers +%llu", i, w->n,
+	       text, i ? w->items[i - 1].rr_type : 0, hit ? "must decide" : "none must",
+	       CNT(d->hits_dns_answers));
+	EXPECT(G_NAME, d->unparsed_dns_answers == (w->over || (!hit && w->bad)),
+	       "DNS answer: unparsed_dns_answers +%llu, ANCOUNT over %d, malformed record %d, "
+	       "hit %d", CNT(d->unparsed_dns_answers), w->over, w->bad, hit);
+}
+
+/*
+ * --dns-reply nxdomain: a listed response over UDP, not a fragment, is
+ * rewritten in place when its question lies in the first buffer: cut after
+ * the question, its checksums right.
+ */
+static void check_rewrite(struct fz_prog *p, struct fz_frame_ctx *x, __u32 verdict,
+			  const struct bloomxdp_counters *d, const struct frame *out,
+			  struct fz_result *res)
+{
+	const struct bloomxdp_config *cfg = &p->hp->config;
+	const struct model *m = &x->m;
+	__u32 qend = answers.question_end, want;
+	bool can;
+
+	if (x->field != F_DNS_ANSWER || !d->hits_dns_answers) {
+		EXPECT(G_CORE, !d->dns_answers_rewritten, "dns_answers_rewritten +%llu, field %s",
+		       CNT(d->dns_answers_rewritten), m_field_names[x->field]);
+		return;
+	}
+	can = cfg->dns_reply == BLOOMXDP_DNS_REPLY_NXDOMAIN && m->l4_proto == IPPROTO_UDP &&
+	      !m->fragment && m->l4 <= 256 && UDP_HLEN + qend <= 300 &&
+	      m->l4 + UDP_HLEN + qend <= x->fr->f.len && x->fr->f.len <= FRAME_LINEAR;
+	if (cfg->dns_reply == BLOOMXDP_DNS_REPLY_NXDOMAIN && x->fr->f.len <= FRAME_LINEAR)
+		EXPECT(G_NAME, d->dns_answers_rewritten == can,
+		       "listed response, l4 at %u, question end %u: dns_answers_rewritten +%llu",
+		       m->l4, qend, CNT(d->dns_answers_rewritten));
+	if (verdict != XDP_PASS || !out || !d->dns_answers_rewritten)
+		return;
+	p->st.rewritten++;
+	want = m->l4 + UDP_HLEN + qend;
+	EXPECT(G_NAME, out->len == want, "rewritten response of %u bytes, not %u", out->len, want);
+	if (out->len != want)
+		return;
+	EXPECT(G_NAME, (out->data[m->l4 + UDP_HLEN + 3] & 0xf) == 3 &&
+		       !memcmp(out->data + m->l4 + UDP_HLEN + 6, "\0\0\0\0\0\0", 6),
+	       "rewritten response: rcode or counts wrong");
+	EXPECT(G_NAME, l4_sum(out->data, m->l3, m->l4, out->len - m->l4, m->cls == M_IPV6,
+			      IPPROTO_UDP) == 0xffff, "rewritten response: UDP checksum wrong");
+	if (m->cls == M_IPV4)
+		EXPECT(G_NAME, ipv4_checksum(out->data + m->l3, (out->data[m->l3] & 15) * 4) == 0,
+		       "rewritten response: IPv4 header checksum wrong");
+}
+
 static void check_frame(struct fz_prog *p, struct fz_frame_ctx *x, __u32 verdict,
 			const struct bloomxdp_counters *d, const struct frame *out,
 			struct fz_result *res)
@@ -495,7 +601,7 @@ static void check_frame(struct fz_prog *p, struct fz_frame_ctx *x, __u32 verdict
 	enum fz_parse parse;
 	__u32 qend = 0;
 	__u64 hits = d->hits_v4 + d->hits_v6 + d->hits_dns + d->hits_http + d->hits_sni +
-		     d->hits_quic;
+		     d->hits_quic + d->hits_dns_answers + d->hits_learned;
 	__u64 n_allowed = 0;
 	char err[128] = "";
 
@@ -564,14 +670,15 @@ static void check_frame(struct fz_prog *p, struct fz_frame_ctx *x, __u32 verdict
 	names_listed = p->kinds & (BLOOMXDP_HAS_NAME_DEPTHS | BLOOMXDP_HAS_URLS);
 	x->field = ip && !x->addr_block && (cfg->match & BLOOMXDP_MATCH_NAMES) ?
 		   model_field(cfg, m) : F_NONE;
-	x->examined = x->field == F_DNS_TCP ||
+	x->examined = x->field == F_DNS_TCP || x->field == F_DNS_ANSWER ||
 		      (names_listed && (x->field == F_DNS || x->field == F_HTTP ||
 					x->field == F_TLS || x->field == F_QUIC));
 	quic = x->examined && x->field == F_QUIC ? model_quic_class(m, fr->f.data) : MQ_NONE;
 	x->payload = x->field == F_DNS ? model_udp_payload(m) :
-		     x->field != F_NONE && x->field != F_QUIC && model_tcp_payload(m, fr->f.data);
+		     x->field != F_NONE && x->field != F_QUIC && x->field != F_DNS_ANSWER &&
+		     model_tcp_payload(m, fr->f.data);
 	x->bad_tcp = x->field != F_NONE && x->field != F_QUIC && x->field != F_DNS &&
-		     model_tcp_malformed(m, fr->f.data);
+		     x->field != F_DNS_ANSWER && model_tcp_malformed(m, fr->f.data);
 	p->st.fields[x->field]++;
 
 	/* Known-defect classes of the frame. */
@@ -628,6 +735,14 @@ static void check_frame(struct fz_prog *p, struct fz_frame_ctx *x, __u32 verdict
 		EXPECT(G_DNS_EMPTY, d->unparsed_dns == 1 && !d->checked_dns,
 		       "UDP to a DNS port without payload: checked_dns +%llu, unparsed_dns +%llu",
 		       CNT(d->checked_dns), CNT(d->unparsed_dns));
+	if (x->field != F_DNS_ANSWER)
+		EXPECT(G_CORE, !d->checked_dns_answers && !d->hits_dns_answers &&
+			       d->unparsed_dns_answers ==
+			       (chain && (cfg->match & BLOOMXDP_MATCH_DNS_ANSWERS)),
+		       "DNS answer counters moved, field %s", m_field_names[x->field]);
+	else
+		check_answers(p, x, d, res);
+	EXPECT(G_CORE, !d->hits_learned && !d->learned, "learned without a learning list");
 	if (!(x->examined && x->field == F_HTTP))
 		EXPECT(G_CORE, !d->checked_http && !d->hits_http &&
 			       d->unparsed_http == (chain && (cfg->match & BLOOMXDP_MATCH_HTTP)),
@@ -724,9 +839,13 @@ static void check_frame(struct fz_prog *p, struct fz_frame_ctx *x, __u32 verdict
 		       "monitor: %s, would_drop +%llu, hits %llu", verdict_name(verdict),
 		       CNT(d->would_drop), CNT(hits));
 	} else {
-		EXPECT(G_CORE, (verdict != XDP_PASS) == (hits == 1) && !d->would_drop,
-		       "%s with %llu hits, would_drop +%llu", verdict_name(verdict), CNT(hits),
-		       CNT(d->would_drop));
+		/* A response rewritten NXDOMAIN passes on to its client. */
+		EXPECT(G_CORE, (verdict != XDP_PASS) == (hits == 1 && !d->dns_answers_rewritten) &&
+			       !d->would_drop,
+		       "%s with %llu hits, would_drop +%llu, dns_answers_rewritten +%llu",
+		       verdict_name(verdict), CNT(hits), CNT(d->would_drop),
+		       CNT(d->dns_answers_rewritten));
+		check_rewrite(p, x, verdict, d, out, res);
 		EXPECT(G_CORE, verdict != XDP_TX || (d->hits_dns == 1 &&
 			       cfg->dns_reply == BLOOMXDP_DNS_REPLY_NXDOMAIN),
 		       "XDP_TX without a blocked DNS query under --dns-reply nxdomain");
@@ -964,6 +1083,12 @@ static void print_stats(const struct fz_prog *p)
 		       CNT(s->quic_initials), CNT(s->quic_known), CNT(s->quic_checked),
 		       CNT(s->quic_hits), CNT(s->quic_unparsed), CNT(s->quic_unseen),
 		       CNT(s->quic_spent));
+	printf("# %s: DNS responses %llu: no payload %llu, unparsed %llu, read %llu (outcome known"
+	       " %llu, listed %llu, a malformed record %llu, ANCOUNT over 16 %llu); rewritten"
+	       " NXDOMAIN %llu\n", p->c->name,
+	       CNT(s->fields[F_DNS_ANSWER]), CNT(s->answers[MA_NONE]), CNT(s->answers[MA_UNPARSED]),
+	       CNT(s->answers[MA_CHECKED]), CNT(s->answers_known), CNT(s->answers_hit),
+	       CNT(s->answers_bad), CNT(s->answers_over), CNT(s->rewritten));
 	if (s->fp_first[0])
 		printf("# %s: first false positive: %s\n", p->c->name, s->fp_first);
 	if (p->c->verify)
