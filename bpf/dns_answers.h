@@ -157,12 +157,12 @@ static __always_inline __u32 dns_name_read(struct scratch *s, __u32 pos, __u32 e
 }
 
 /*
- * BLOOMXDP_DOH_CANARY in wire form ("\x14use-application-dns\x03net" and the
+ * BLOOMXDP_DOH_CANARY in wire form ("\x13use-application-dns\x03net" and the
  * root), as little-endian words: immediates, not data the program would
  * carry in its .rodata beside the configuration.
  */
 #define DOH_CANARY_WIRE_LEN	25
-#define DOH_CANARY_W0		0x7070612d65737514ULL
+#define DOH_CANARY_W0		0x7070612d65737513ULL
 #define DOH_CANARY_W1		0x6e6f69746163696cULL
 #define DOH_CANARY_W2		0x74656e03736e642dULL
 
