@@ -85,6 +85,7 @@ DNSMASQ_LOG=$E2E_TMP/dnsmasq.log
 cat >"$E2E_TMP/dnsmasq.conf" <<EOF
 port=53
 listen-address=$SRV4
+listen-address=$SRV6
 bind-interfaces
 no-resolv
 no-hosts
@@ -121,17 +122,21 @@ else
 fi
 
 # ------------------------------------------------------------ helpers
-# dig_start KEY NAME [DIG OPTIONS...]: one query from the client, one try of one second, in the
-# background; output in DIG[KEY] (a file).
+# dig_start KEY NAME [-6] [DIG OPTIONS...]: one query from the client (over IPv6 with -6), one
+# try of two seconds, in the background; output in DIG[KEY] (a file).
 declare -A DIG
 dig_n=0
 dig_start() {
-	local key=$1 name=$2
+	local key=$1 name=$2 srv=$SRV4 cli=$CLI4
 	shift 2
 	dig_n=$((dig_n + 1))
 	DIG[$key]=$E2E_TMP/dig.$dig_n
+	if [ "${1:-}" = -6 ]; then
+		srv=$SRV6 cli=$CLI6
+		shift
+	fi
 	job_start "${DIG[$key]}" timeout 20 nsenter --net="/run/netns/$NS_CLI" -- \
-		env HOME="$E2E_TMP" dig @"$SRV4" -b "$CLI4" +tries=1 +time=2 +nocookie "$@" "$name"
+		env HOME="$E2E_TMP" dig @"$srv" -b "$cli" +tries=1 +time=2 +nocookie "$@" "$name"
 }
 # dig_result KEY: "STATUS RECORDS", RECORDS the answer section's "TYPE=DATA" comma-separated
 # (or "-"), e.g. "NOERROR CNAME=metrics.tracker-cdn.test.,A=198.51.100.77"; or "timeout".
@@ -290,8 +295,17 @@ reach_start gone "$GONE4"
 jobs_wait
 check_eq "learn: $GONE4 reachable at once after del" "tcp=ok udp=ok" "$(reach gone)"
 
-# Answers with a listed record: rewritten NXDOMAIN. The canary too.
+# Answers with a listed record: rewritten NXDOMAIN. The canary too. What arrives is captured
+# after XDP: the rewritten responses' lengths and checksums. (Only theirs: veth hands on the
+# server's datagrams with the UDP checksum left to offload, a partial sum the program replaces.)
+SUMS=$E2E_TMP/sums
+bg_start timeout 20 nsenter --net="/run/netns/$NS_CLI" -- python3 "$ECHO" sums "$IF_CLI" 5 \
+	>"$SUMS" 2>&1
+SUMS_PID=$BG_PID
+wait_log capturing 1 5 "$SUMS"
 before=$(cli_stats)
+dig_start stats6 stats.publisher.test -6
+dig_start www6 www.publisher.test -6
 dig_start stats stats.publisher.test
 dig_start shop shop.publisher.test
 dig_start shop6 shop.publisher.test AAAA
@@ -307,7 +321,7 @@ jobs_wait
 cli_kill_dns_tcp
 after=$(cli_stats)
 bad=
-for k in stats shop shop6 tracker svc canary canary6; do
+for k in stats stats6 shop shop6 tracker svc canary canary6; do
 	r=$(dig_result "$k")
 	[ "$r" = "NXDOMAIN -" ] || bad+="
 $k: $r"
@@ -323,8 +337,9 @@ else
 	not_ok "nxdomain: the rewritten response keeps the question, flags qr rd ra, no record" \
 		"$(cat "$f")"
 fi
-check_eq "nxdomain: www.publisher.test (unlisted target) answered" \
-	"NOERROR CNAME=cdn.goodcdn.test.,A=$GOOD4" "$(dig_result www)"
+check_eq "nxdomain: www.publisher.test (unlisted target) answered (IPv4, IPv6)" \
+	"NOERROR CNAME=cdn.goodcdn.test.,A=$GOOD4 NOERROR CNAME=cdn.goodcdn.test.,A=$GOOD4" \
+	"$(dig_result www) $(dig_result www6)"
 check_eq "nxdomain: ok-svc.publisher.test HTTPS (unlisted target) answered" \
 	"NOERROR HTTPS=1 cdn.goodcdn.test." "$(dig_result oksvc)"
 check_eq "nxdomain: dig +tcp stats.publisher.test: no answer (TCP is dropped)" timeout \
@@ -333,15 +348,25 @@ check_eq "nxdomain: dig +tcp www.publisher.test: answered" \
 	"NOERROR CNAME=cdn.goodcdn.test.,A=$GOOD4" "$(dig_result tcpwww)"
 read -r ck hits rew can unp <<<"$(deltas "$before" "$after" checked_dns_answers \
 	hits_dns_answers dns_answers_rewritten doh_canary unparsed_dns_answers)"
-# Rewritten: the 5 listed, the 2 canaries.
-if [ "$rew" = 7 ] && [ "$can" = 2 ] && [ "$hits" -ge 6 ] && [ "$unp" = 0 ] &&
-	[ "$((ck - hits))" -ge 3 ]; then
-	ok "nxdomain: stats dns_answers_rewritten +7, doh_canary +2, hits_dns_answers +$hits, checked +$ck"
+# Rewritten: the 6 listed, the 2 canaries.
+if [ "$rew" = 8 ] && [ "$can" = 2 ] && [ "$hits" -ge 9 ] && [ "$unp" = 0 ] &&
+	[ "$((ck - hits))" -ge 4 ]; then
+	ok "nxdomain: stats dns_answers_rewritten +8, doh_canary +2, hits_dns_answers +$hits, checked +$ck"
 else
-	not_ok "nxdomain: stats dns_answers_rewritten +7, doh_canary +2, hits_dns_answers >= 6" \
+	not_ok "nxdomain: stats dns_answers_rewritten +8, doh_canary +2, hits_dns_answers >= 9" \
 		"checked +$ck hits +$hits rewritten +$rew doh_canary +$can unparsed +$unp" \
 		"before: $before" "after:  $after"
 fi
+
+wait_pid "$SUMS_PID" 10 >/dev/null
+bg_forget "$SUMS_PID"
+sums=$(sort "$SUMS" | uniq -c | sed 's/^ *//')
+got=$(grep -c '^v4 rcode=3 an=0 ns=0 ar=0 len=ok ip=ok udp=ok$' "$SUMS")/$(
+	grep -c '^v6 rcode=3 an=0 ns=0 ar=0 len=ok ip=ok udp=ok$' "$SUMS")
+check_eq "nxdomain: the 7 rewritten over IPv4, 1 over IPv6 arrive, lengths and checksums right" \
+	7/1 "$got" "$sums"
+check_eq "nxdomain: no rewritten response arrives with a length or checksum wrong" "" \
+	"$(grep ' rcode=3 ' "$SUMS" | grep -v 'len=ok ip=ok udp=ok$')" "$sums"
 
 # The events of what happened since watch started.
 sleep 0.3
