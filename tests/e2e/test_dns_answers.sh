@@ -2,15 +2,18 @@
 # End-to-end test of DNS answers (--match dns-answers, issue 25) with a real resolver and client:
 # dnsmasq in the server namespace (cname=, host-record=, dns-rr= lines, short TTLs), dig in the
 # client one, bloomxdp attached to the client's end $IF_CLI, where the responses arrive. Checks
-# CNAME cloaking, listed A/AAAA addresses and HTTPS targets in answers, over UDP (dropped, or
-# rewritten NXDOMAIN) and TCP (dropped), the events (watch --json), learned addresses (load
-# --learn: unreachable over TCP and UDP after the answer, 'query' and 'del', reachable again after
-# the TTL held to 30 s), --doh-canary, and HTTPS/SVCB queries blocked by --match dns on $IF_SRV.
+# CNAME cloaking, listed A/AAAA addresses, DNAME and HTTPS targets and questions in answers, over
+# UDP (IPv4, IPv6: dropped, or rewritten NXDOMAIN with lengths and checksums right, captured after
+# XDP) and TCP (dropped), a monitor list, 17 records (one past the bound: answered, unparsed), the
+# events (watch --json), learned addresses (load --learn: the question's or a CNAME target's,
+# unreachable over TCP and UDP after the answer, 'query', 'status' and 'del', reachable again
+# after the TTL held to 30 s), --doh-canary on responses and queries, and HTTPS/SVCB queries
+# blocked by --match dns on $IF_SRV.
 # Speaks TAP ("ok N - name" / "not ok N - name"); tests/run.sh counts it.
 #
-# Needs root, dnsmasq, dig and python3 (tests/install-deps.sh). Runs in about 55 s, most of it
-# the wait for a learned address to expire. Touches nothing but its own namespaces, veths, pins,
-# temporary directory and server processes (all named after E2E_ID), and removes them on any
+# Needs root, dnsmasq, dig and python3 (tests/install-deps.sh). Runs in about 45 s, most of it
+# the wait for the learned addresses to expire. Touches nothing but its own namespaces, veths,
+# pins, temporary directory and server processes (all named after E2E_ID), and removes them on any
 # exit. Traffic only between the two namespaces, to and from documentation addresses.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -26,12 +29,16 @@ CLI6=2001:db8:b10::2
 LEARN4=192.0.2.80
 LEARN6=2001:db8:b10::80
 GONE4=192.0.2.81
+ALIAS4=192.0.2.82
 ECHO_PORT=7007
 # In the answers: a listed address of each family, the unlisted ones the names resolve to.
 BAD4=198.51.100.66
 BAD6=2001:db8:bad::66
 TRACKER4=198.51.100.77
 GOOD4=198.51.100.10
+MON4=198.51.100.20
+# many.publisher.test: 17 A records, one more than the program reads.
+MANY=(198.51.100.{101..117})
 CANARY4=192.0.2.99
 PIN_CLI=$PIN_ROOT/$IF_CLI
 ECHO=$E2E_ROOT/tests/e2e/echo_tools.py
@@ -60,7 +67,7 @@ topo_more() {
 	local a mac_srv
 	mac_srv=$(ip -n "$NS_SRV" -br link show dev "$IF_SRV" | awk '{print $3}')
 	[ -n "$mac_srv" ] || return 1
-	for a in "$LEARN4" "$GONE4" "$LEARN6"; do
+	for a in "$LEARN4" "$GONE4" "$ALIAS4" "$LEARN6"; do
 		case $a in
 		*:*) ip -n "$NS_SRV" addr add "$a/$PREFIX6" dev "$IF_SRV" nodad || return 1 ;;
 		*) ip -n "$NS_SRV" addr add "$a/$PREFIX4" dev "$IF_SRV" || return 1 ;;
@@ -78,9 +85,10 @@ ok "topology: $NS_CLI/$IF_CLI <-> $NS_SRV/$IF_SRV"
 
 # ------------------------------------------------------------ servers
 # HTTPS records (type 65): priority 1, target metrics.tracker-cdn.test (of svc.publisher.test),
-# cdn.goodcdn.test (of ok-svc.publisher.test).
+# cdn.goodcdn.test (of ok-svc.publisher.test); a DNAME (39) to tracker-cdn.test.
 HTTPS_RDATA=0001076d6574726963730b747261636b65722d63646e047465737400
 HTTPS_OK_RDATA=00010363646e07676f6f6463646e047465737400
+DNAME_RDATA=0b747261636b65722d63646e047465737400
 DNSMASQ_LOG=$E2E_TMP/dnsmasq.log
 cat >"$E2E_TMP/dnsmasq.conf" <<EOF
 port=53
@@ -102,15 +110,21 @@ host-record=cdn.goodcdn.test,$GOOD4,60
 cname=www.publisher.test,cdn.goodcdn.test,60
 dns-rr=svc.publisher.test,65,$HTTPS_RDATA
 dns-rr=ok-svc.publisher.test,65,$HTTPS_OK_RDATA
+dns-rr=dn.publisher.test,39,$DNAME_RDATA
+host-record=x.monitor-cdn.test,$MON4,60
+cname=mon.publisher.test,x.monitor-cdn.test,60
 host-record=learn.test,$LEARN4,$LEARN6,1
 host-record=gone.learn.test,$GONE4,1
+host-record=cdn.learn.test,$ALIAS4,1
+cname=alias.publisher.test,cdn.learn.test,60
 host-record=use-application-dns.net,$CANARY4,60
 EOF
+printf 'host-record=many.publisher.test,%s,60\n' "${MANY[@]}" >>"$E2E_TMP/dnsmasq.conf"
 bg_start timeout 300 nsenter --net="/run/netns/$NS_SRV" -- \
 	dnsmasq --keep-in-foreground --conf-file="$E2E_TMP/dnsmasq.conf" 2>"$E2E_TMP/dnsmasq.err"
 DNSMASQ_PID=$BG_PID
 bg_start timeout 300 nsenter --net="/run/netns/$NS_SRV" -- \
-	python3 "$ECHO" serve "$ECHO_PORT" "$LEARN4" "$GONE4" "$LEARN6"
+	python3 "$ECHO" serve "$ECHO_PORT" "$LEARN4" "$GONE4" "$ALIAS4" "$LEARN6"
 ECHO_PID=$BG_PID
 if wait_listen udp 53 && wait_listen tcp 53 && wait_listen tcp "$ECHO_PORT"; then
 	ok "dnsmasq (pid $DNSMASQ_PID) and the echo (pid $ECHO_PID) listen in $NS_SRV"
@@ -187,16 +201,21 @@ LIST=$E2E_TMP/list.txt
 printf '%s\n' tracker-cdn.test "$BAD4" "$BAD6" >"$LIST"
 LEARN_LIST=$E2E_TMP/learn.txt
 echo learn.test >"$LEARN_LIST"
+MON_LIST=$E2E_TMP/monitor.txt
+echo monitor-cdn.test >"$MON_LIST"
 
 # ------------------------------------------------------------ drop (no --dns-reply)
 check "attach $IF_CLI --match dns-answers" \
 	bxc attach "$IF_CLI" --mode native --capacity 1000 --match dns-answers
 check "load tracker-cdn.test, $BAD4, $BAD6" bxc load "$IF_CLI" "$LIST"
+check "load --list mon --action monitor monitor-cdn.test" \
+	bxc load "$IF_CLI" "$MON_LIST" --list mon --action monitor
 before=$(cli_stats)
 dig_start stats stats.publisher.test
 dig_start shop shop.publisher.test
 dig_start shop6 shop.publisher.test AAAA
 dig_start www www.publisher.test
+dig_start mon mon.publisher.test
 dig_start tcp stats.publisher.test +tcp
 dig_start tcpwww www.publisher.test +tcp
 jobs_wait
@@ -209,6 +228,8 @@ check_eq "drop: shop.publisher.test AAAA (a listed address): no answer" timeout 
 	"$(dig_result shop6)"
 check_eq "drop: www.publisher.test (CNAME to an unlisted name): answered" \
 	"NOERROR CNAME=cdn.goodcdn.test.,A=$GOOD4" "$(dig_result www)"
+check_eq "monitor: mon.publisher.test (CNAME to a monitored name): answered" \
+	"NOERROR CNAME=x.monitor-cdn.test.,A=$MON4" "$(dig_result mon)"
 check_eq "drop: dig +tcp stats.publisher.test: no answer" timeout "$(dig_result tcp)" \
 	"$(cat "${DIG[tcp]}")"
 check_eq "drop: dig +tcp www.publisher.test: answered" \
@@ -217,15 +238,16 @@ check_eq "drop: dig +tcp www.publisher.test: answered" \
 check_eq "drop: dnsmasq got the queries of the blocked answers (before attach, now, +tcp)" \
 	"3 2 1" "$(dnsmasq_seen A stats.publisher.test) $(dnsmasq_seen A shop.publisher.test) $(
 		dnsmasq_seen AAAA shop.publisher.test)"
-read -r ck hits drop rew unp <<<"$(deltas "$before" "$after" checked_dns_answers \
-	hits_dns_answers dropped dns_answers_rewritten unparsed_dns_answers)"
-# UDP: 3 blocked, 1 passed; TCP: 1 blocked (2 or more with retransmissions), 1 passed.
-if [ "$ck" -ge 6 ] && [ "$hits" -ge 4 ] && [ "$((ck - hits))" = 2 ] && [ "$drop" = "$hits" ] &&
-	[ "$rew" = 0 ] && [ "$unp" = 0 ]; then
-	ok "drop: stats checked_dns_answers +$ck, hits_dns_answers +$hits = dropped, 2 passed"
+read -r ck hits drop wd rew unp <<<"$(deltas "$before" "$after" checked_dns_answers \
+	hits_dns_answers dropped would_drop dns_answers_rewritten unparsed_dns_answers)"
+# UDP: 3 blocked, 1 monitored, 1 passed; TCP: 1 blocked (2 or more with retransmissions), 1
+# passed.
+if [ "$ck" -ge 7 ] && [ "$hits" -ge 5 ] && [ "$((ck - hits))" = 2 ] && [ "$wd" = 1 ] &&
+	[ "$((drop + wd))" = "$hits" ] && [ "$rew" = 0 ] && [ "$unp" = 0 ]; then
+	ok "drop: stats checked_dns_answers +$ck, hits_dns_answers +$hits = dropped + would_drop 1"
 else
-	not_ok "drop: stats checked_dns_answers, hits_dns_answers = dropped (>= 4), 2 passed" \
-		"checked +$ck hits +$hits dropped +$drop rewritten +$rew unparsed +$unp" \
+	not_ok "drop: stats hits_dns_answers (>= 5) = dropped + would_drop (1), 2 passed" \
+		"checked +$ck hits +$hits dropped +$drop would_drop +$wd rewritten +$rew unparsed +$unp" \
 		"before: $before" "after:  $after"
 fi
 check "detach $IF_CLI" bxc detach "$IF_CLI"
@@ -253,6 +275,7 @@ before=$(cli_stats)
 dig_start learn learn.test
 dig_start learn6 learn.test AAAA
 dig_start gone gone.learn.test
+dig_start alias alias.publisher.test
 jobs_wait
 T_LEARN=$SECONDS
 after=$(cli_stats)
@@ -260,21 +283,26 @@ check_eq "learn: dig learn.test answered (a learning list blocks no DNS)" "NOERR
 	"$(dig_result learn)" "$(cat "${DIG[learn]}")"
 check_eq "learn: dig learn.test AAAA and gone.learn.test answered" \
 	"NOERROR AAAA=$LEARN6 NOERROR A=$GONE4" "$(dig_result learn6) $(dig_result gone)"
-check_eq "learn: stats learned +3, hits_dns_answers +0" "3 0" \
+check_eq "learn: alias.publisher.test (CNAME to cdn.learn.test) answered" \
+	"NOERROR CNAME=cdn.learn.test.,A=$ALIAS4" "$(dig_result alias)"
+check_eq "learn: stats learned +4, hits_dns_answers +0" "4 0" \
 	"$(deltas "$before" "$after" learned hits_dns_answers)" "before: $before" "after:  $after"
+st=$(bxc status "$IF_CLI" --json 2>&1)
+check_eq "learn: status --json learned 4" 4 "$(json_num "$st" learned)" "$st"
 reach_start learn "$LEARN4"
 reach_start learn6 "$LEARN6"
 reach_start gone "$GONE4"
+reach_start alias "$ALIAS4"
 jobs_wait
-check_eq "learn: $LEARN4, $LEARN6, $GONE4 unreachable (TCP, UDP)" \
-	"tcp=fail udp=fail tcp=fail udp=fail tcp=fail udp=fail" \
-	"$(reach learn) $(reach learn6) $(reach gone)"
+check_eq "learn: $LEARN4, $LEARN6, $GONE4, $ALIAS4 unreachable (TCP, UDP)" \
+	"tcp=fail udp=fail tcp=fail udp=fail tcp=fail udp=fail tcp=fail udp=fail" \
+	"$(reach learn) $(reach learn6) $(reach gone) $(reach alias)"
 st=$(cli_stats)
 h=$(delta "$after" "$st" hits_learned)
-if [ "${h:-0}" -ge 6 ] 2>/dev/null; then
+if [ "${h:-0}" -ge 8 ] 2>/dev/null; then
 	ok "learn: stats hits_learned +$h (at least one per probe)"
 else
-	not_ok "learn: stats hits_learned +6 at least" "hits_learned +$h" "$st"
+	not_ok "learn: stats hits_learned +8 at least" "hits_learned +$h" "$st"
 fi
 out=$(bxc query "$IF_CLI" "$LEARN4" "$LEARN6" 2>&1)
 re="^$LEARN4: blocked \(learned from the answer for learn\.test at [^,]*, expires at [^;]*; "
@@ -288,6 +316,9 @@ out=$(bxc query "$IF_CLI" "$GONE4" --json 2>&1)
 check_eq "learn: query --json $GONE4: list learning, name gone.learn.test, ttl 30 (1 held to 30)" \
 	"learning gone.learn.test 30" "$(json_str "$out" list) $(json_str "$out" name) $(
 		json_num "$out" ttl)" "$out"
+out=$(bxc query "$IF_CLI" "$ALIAS4" --json 2>&1)
+check_eq "learn: query --json $ALIAS4 (after a CNAME): learned from alias.publisher.test" \
+	"learning alias.publisher.test" "$(json_str "$out" list) $(json_str "$out" name)" "$out"
 check "learn: del $GONE4 deletes the learned entry" bxc del "$IF_CLI" "$GONE4"
 out=$(bxc query "$IF_CLI" "$GONE4" 2>&1)
 check_eq "learn: query $GONE4 after del: not blocked" "$GONE4: not blocked" "$out"
@@ -312,6 +343,8 @@ dig_start shop6 shop.publisher.test AAAA
 dig_start tracker metrics.tracker-cdn.test
 dig_start svc svc.publisher.test HTTPS
 dig_start oksvc ok-svc.publisher.test HTTPS
+dig_start dname dn.publisher.test DNAME
+dig_start many many.publisher.test
 dig_start www www.publisher.test
 dig_start canary use-application-dns.net
 dig_start canary6 USE-Application-DNS.net AAAA
@@ -321,12 +354,12 @@ jobs_wait
 cli_kill_dns_tcp
 after=$(cli_stats)
 bad=
-for k in stats stats6 shop shop6 tracker svc canary canary6; do
+for k in stats stats6 shop shop6 tracker svc dname canary canary6; do
 	r=$(dig_result "$k")
 	[ "$r" = "NXDOMAIN -" ] || bad+="
 $k: $r"
 done
-check_eq "nxdomain: listed CNAME target, A, AAAA, question, HTTPS target, canary: NXDOMAIN" \
+check_eq "nxdomain: listed CNAME, DNAME, HTTPS target, A, AAAA, question, canary: NXDOMAIN" \
 	"" "$bad"
 f=${DIG[stats]}
 if grep -q 'flags: qr rd ra;' "$f" && grep -q 'ANSWER: 0, AUTHORITY: 0, ADDITIONAL: 0' "$f" &&
@@ -342,18 +375,22 @@ check_eq "nxdomain: www.publisher.test (unlisted target) answered (IPv4, IPv6)" 
 	"$(dig_result www) $(dig_result www6)"
 check_eq "nxdomain: ok-svc.publisher.test HTTPS (unlisted target) answered" \
 	"NOERROR HTTPS=1 cdn.goodcdn.test." "$(dig_result oksvc)"
+r=$(dig_result many)
+check_eq "nxdomain: many.publisher.test (17 unlisted A records) answered whole" \
+	"NOERROR 17" "${r%% *} $(tr , '\n' <<<"${r#* }" | grep -c '^A=198\.51\.100\.1[01][0-9]$')" "$r"
 check_eq "nxdomain: dig +tcp stats.publisher.test: no answer (TCP is dropped)" timeout \
 	"$(dig_result tcp)" "$(cat "${DIG[tcp]}")"
 check_eq "nxdomain: dig +tcp www.publisher.test: answered" \
 	"NOERROR CNAME=cdn.goodcdn.test.,A=$GOOD4" "$(dig_result tcpwww)"
 read -r ck hits rew can unp <<<"$(deltas "$before" "$after" checked_dns_answers \
 	hits_dns_answers dns_answers_rewritten doh_canary unparsed_dns_answers)"
-# Rewritten: the 6 listed, the 2 canaries.
-if [ "$rew" = 8 ] && [ "$can" = 2 ] && [ "$hits" -ge 9 ] && [ "$unp" = 0 ] &&
-	[ "$((ck - hits))" -ge 4 ]; then
-	ok "nxdomain: stats dns_answers_rewritten +8, doh_canary +2, hits_dns_answers +$hits, checked +$ck"
+# Rewritten: the 7 listed, the 2 canaries. Unparsed: the 17 records.
+if [ "$rew" = 9 ] && [ "$can" = 2 ] && [ "$hits" -ge 10 ] && [ "$unp" = 1 ] &&
+	[ "$((ck - hits))" -ge 5 ]; then
+	ok "nxdomain: stats dns_answers_rewritten +9, doh_canary +2, unparsed_dns_answers +1, $(
+		)hits_dns_answers +$hits, checked +$ck"
 else
-	not_ok "nxdomain: stats dns_answers_rewritten +8, doh_canary +2, hits_dns_answers >= 9" \
+	not_ok "nxdomain: stats dns_answers_rewritten +9, doh_canary +2, unparsed +1, hits >= 10" \
 		"checked +$ck hits +$hits rewritten +$rew doh_canary +$can unparsed +$unp" \
 		"before: $before" "after:  $after"
 fi
@@ -363,8 +400,8 @@ bg_forget "$SUMS_PID"
 sums=$(sort "$SUMS" | uniq -c | sed 's/^ *//')
 got=$(grep -c '^v4 rcode=3 an=0 ns=0 ar=0 len=ok ip=ok udp=ok$' "$SUMS")/$(
 	grep -c '^v6 rcode=3 an=0 ns=0 ar=0 len=ok ip=ok udp=ok$' "$SUMS")
-check_eq "nxdomain: the 7 rewritten over IPv4, 1 over IPv6 arrive, lengths and checksums right" \
-	7/1 "$got" "$sums"
+check_eq "nxdomain: the 8 rewritten over IPv4, 1 over IPv6 arrive, lengths and checksums right" \
+	8/1 "$got" "$sums"
 check_eq "nxdomain: no rewritten response arrives with a length or checksum wrong" "" \
 	"$(grep ' rcode=3 ' "$SUMS" | grep -v 'len=ok ip=ok udp=ok$')" "$sums"
 
@@ -390,9 +427,10 @@ got+=" A:$(ev field=dns-answer record=A answer="$BAD4")"
 got+=" AAAA:$(ev field=dns-answer record=AAAA answer="$BAD6")"
 got+=" question:$(ev field=dns-answer record=question name=metrics.tracker-cdn.test)"
 got+=" HTTPS:$(ev field=dns-answer record=HTTPS name=metrics.tracker-cdn.test)"
+got+=" DNAME:$(ev field=dns-answer record=DNAME name=tracker-cdn.test)"
 got+=" learned:$(ev key=learned src="$LEARN4")"
 got+=" canary:$(ev key=canary)"
-re='^CNAME:[1-9][0-9]* A:1 AAAA:1 question:1 HTTPS:1 learned:[1-9][0-9]* canary:2$'
+re='^CNAME:[1-9][0-9]* A:1 AAAA:1 question:1 HTTPS:1 DNAME:1 learned:[1-9][0-9]* canary:2$'
 if [[ $got =~ $re ]]; then
 	ok "watch --json: events name the record ($got)"
 else
@@ -438,9 +476,10 @@ diag "waiting ${wait_s} s for the learned entries to expire"
 [ "$wait_s" -gt 0 ] && sleep "$wait_s"
 reach_start learn "$LEARN4"
 reach_start learn6 "$LEARN6"
+reach_start alias "$ALIAS4"
 jobs_wait
-check_eq "learn: after the TTL (30 s), $LEARN4 and $LEARN6 reachable again" \
-	"tcp=ok udp=ok tcp=ok udp=ok" "$(reach learn) $(reach learn6)"
+check_eq "learn: after the TTL (30 s), $LEARN4, $LEARN6 and $ALIAS4 reachable again" \
+	"tcp=ok udp=ok tcp=ok udp=ok tcp=ok udp=ok" "$(reach learn) $(reach learn6) $(reach alias)"
 out=$(bxc query "$IF_CLI" "$LEARN4" 2>&1)
 check_eq "learn: query $LEARN4 after the TTL: not blocked" "$LEARN4: not blocked" "$out"
 
