@@ -468,6 +468,35 @@ check_eq "dns: stats checked_dns +4, hits_dns +2, dns_replies +3, doh_canary +1"
 	"$(deltas "$before" "$after" checked_dns hits_dns dns_replies doh_canary)" \
 	"before: $before" "after:  $after"
 check "detach $IF_SRV" bx detach "$IF_SRV"
+if ms=$(wait_no_xdp "$NS_SRV" "$IF_SRV" 3); then
+	ok "the XDP program left $IF_SRV ${ms} ms after detach returned"
+else
+	not_ok "the XDP program left $IF_SRV within 3 s of detach"
+fi
+
+# ------------------------------------------------------------ responses leaving: tc egress
+# The resolver's own responses, on the way out of $IF_SRV: tc cannot rewrite, it drops (before
+# $IF_CLI's program would rewrite them).
+check "attach $IF_SRV --direction egress --match dns-answers --dns-reply nxdomain" \
+	bx attach "$IF_SRV" --capacity 1000 --direction egress --match dns-answers \
+	--dns-reply nxdomain
+check "load tracker-cdn.test, $BAD4, $BAD6 on $IF_SRV" bx load "$IF_SRV" "$LIST"
+# Without the socket guard's counters (an object of their own, "guard": {...}).
+egress_stats() { stats_json | sed 's/"guard":{[^}]*},\{0,1\}//'; }
+before=$(egress_stats)
+dig_start stats stats.publisher.test
+dig_start shop6 shop.publisher.test -6 AAAA
+dig_start www www.publisher.test
+jobs_wait
+after=$(egress_stats)
+check_eq "tc egress: stats.publisher.test and shop.publisher.test AAAA (IPv6): no answer" \
+	"timeout timeout" "$(dig_result stats) $(dig_result shop6)" "$(cat "${DIG[stats]}")"
+check_eq "tc egress: www.publisher.test answered" "NOERROR CNAME=cdn.goodcdn.test.,A=$GOOD4" \
+	"$(dig_result www)"
+check_eq "tc egress: stats checked_dns_answers +3, hits_dns_answers +2, dropped +2, rewritten +0" \
+	"3 2 2 0" "$(deltas "$before" "$after" checked_dns_answers hits_dns_answers dropped \
+	dns_answers_rewritten)" "before: $before" "after:  $after"
+check "detach $IF_SRV (tc)" bx detach "$IF_SRV"
 
 # ------------------------------------------------------------ the TTL
 # The learned entries of TTL 1 are held to 30 s: expired 30 s after the answer.
