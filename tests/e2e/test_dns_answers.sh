@@ -30,6 +30,7 @@ LEARN4=192.0.2.80
 LEARN6=2001:db8:b10::80
 GONE4=192.0.2.81
 ALIAS4=192.0.2.82
+ALLOW4=192.0.2.83
 ECHO_PORT=7007
 # In the answers: a listed address of each family, the unlisted ones the names resolve to.
 BAD4=198.51.100.66
@@ -67,7 +68,7 @@ topo_more() {
 	local a mac_srv
 	mac_srv=$(ip -n "$NS_SRV" -br link show dev "$IF_SRV" | awk '{print $3}')
 	[ -n "$mac_srv" ] || return 1
-	for a in "$LEARN4" "$GONE4" "$ALIAS4" "$LEARN6"; do
+	for a in "$LEARN4" "$GONE4" "$ALIAS4" "$ALLOW4" "$LEARN6"; do
 		case $a in
 		*:*) ip -n "$NS_SRV" addr add "$a/$PREFIX6" dev "$IF_SRV" nodad || return 1 ;;
 		*) ip -n "$NS_SRV" addr add "$a/$PREFIX4" dev "$IF_SRV" || return 1 ;;
@@ -116,6 +117,7 @@ cname=mon.publisher.test,x.monitor-cdn.test,60
 host-record=learn.test,$LEARN4,$LEARN6,1
 host-record=gone.learn.test,$GONE4,1
 host-record=cdn.learn.test,$ALIAS4,1
+host-record=ok.learn.test,$ALLOW4,1
 cname=alias.publisher.test,cdn.learn.test,60
 host-record=use-application-dns.net,$CANARY4,60
 EOF
@@ -124,7 +126,7 @@ bg_start timeout 300 nsenter --net="/run/netns/$NS_SRV" -- \
 	dnsmasq --keep-in-foreground --conf-file="$E2E_TMP/dnsmasq.conf" 2>"$E2E_TMP/dnsmasq.err"
 DNSMASQ_PID=$BG_PID
 bg_start timeout 300 nsenter --net="/run/netns/$NS_SRV" -- \
-	python3 "$ECHO" serve "$ECHO_PORT" "$LEARN4" "$GONE4" "$ALIAS4" "$LEARN6"
+	python3 "$ECHO" serve "$ECHO_PORT" "$LEARN4" "$GONE4" "$ALIAS4" "$ALLOW4" "$LEARN6"
 ECHO_PID=$BG_PID
 if wait_listen udp 53 && wait_listen tcp 53 && wait_listen tcp "$ECHO_PORT"; then
 	ok "dnsmasq (pid $DNSMASQ_PID) and the echo (pid $ECHO_PID) listen in $NS_SRV"
@@ -203,6 +205,8 @@ LEARN_LIST=$E2E_TMP/learn.txt
 echo learn.test >"$LEARN_LIST"
 MON_LIST=$E2E_TMP/monitor.txt
 echo monitor-cdn.test >"$MON_LIST"
+ALLOW_LIST=$E2E_TMP/allow.txt
+echo "$ALLOW4" >"$ALLOW_LIST"
 
 # ------------------------------------------------------------ drop (no --dns-reply)
 check "attach $IF_CLI --match dns-answers" \
@@ -264,6 +268,7 @@ check "attach $IF_CLI --match dns-answers --dns-reply nxdomain --doh-canary" \
 check "load tracker-cdn.test, $BAD4, $BAD6" bxc load "$IF_CLI" "$LIST"
 check "load --list learning --learn --action drop learn.test" \
 	bxc load "$IF_CLI" "$LEARN_LIST" --list learning --learn --action drop
+check "load --allow $ALLOW4" bxc load "$IF_CLI" "$ALLOW_LIST" --allow
 WATCH=$E2E_TMP/watch.json
 bg_start timeout 80 nsenter --net="/run/netns/$NS_CLI" -- "$BLOOMXDP" watch "$IF_CLI" --json \
 	>"$WATCH" 2>"$E2E_TMP/watch.err"
@@ -276,6 +281,7 @@ dig_start learn learn.test
 dig_start learn6 learn.test AAAA
 dig_start gone gone.learn.test
 dig_start alias alias.publisher.test
+dig_start allow ok.learn.test
 jobs_wait
 T_LEARN=$SECONDS
 after=$(cli_stats)
@@ -285,24 +291,31 @@ check_eq "learn: dig learn.test AAAA and gone.learn.test answered" \
 	"NOERROR AAAA=$LEARN6 NOERROR A=$GONE4" "$(dig_result learn6) $(dig_result gone)"
 check_eq "learn: alias.publisher.test (CNAME to cdn.learn.test) answered" \
 	"NOERROR CNAME=cdn.learn.test.,A=$ALIAS4" "$(dig_result alias)"
-check_eq "learn: stats learned +4, hits_dns_answers +0" "4 0" \
+check_eq "learn: ok.learn.test (an allowed address) answered" "NOERROR A=$ALLOW4" \
+	"$(dig_result allow)"
+check_eq "learn: stats learned +5, hits_dns_answers +0" "5 0" \
 	"$(deltas "$before" "$after" learned hits_dns_answers)" "before: $before" "after:  $after"
 st=$(bxc status "$IF_CLI" --json 2>&1)
-check_eq "learn: status --json learned 4" 4 "$(json_num "$st" learned)" "$st"
+check_eq "learn: status --json learned 5" 5 "$(json_num "$st" learned)" "$st"
 reach_start learn "$LEARN4"
 reach_start learn6 "$LEARN6"
 reach_start gone "$GONE4"
 reach_start alias "$ALIAS4"
+reach_start allow "$ALLOW4"
 jobs_wait
+check_eq "learn: $ALLOW4, learned but allowed, reachable (TCP, UDP)" "tcp=ok udp=ok" \
+	"$(reach allow)"
 check_eq "learn: $LEARN4, $LEARN6, $GONE4, $ALIAS4 unreachable (TCP, UDP)" \
 	"tcp=fail udp=fail tcp=fail udp=fail tcp=fail udp=fail tcp=fail udp=fail" \
 	"$(reach learn) $(reach learn6) $(reach gone) $(reach alias)"
 st=$(cli_stats)
 h=$(delta "$after" "$st" hits_learned)
-if [ "${h:-0}" -ge 8 ] 2>/dev/null; then
-	ok "learn: stats hits_learned +$h (at least one per probe)"
+a=$(delta "$after" "$st" allowed)
+if [ "${h:-0}" -ge 8 ] 2>/dev/null && [ "${a:-0}" -ge 2 ] 2>/dev/null; then
+	ok "learn: stats hits_learned +$h (at least one per blocked probe), allowed +$a"
 else
-	not_ok "learn: stats hits_learned +8 at least" "hits_learned +$h" "$st"
+	not_ok "learn: stats hits_learned +8 at least, allowed +2 at least" \
+		"hits_learned +$h allowed +$a" "$st"
 fi
 out=$(bxc query "$IF_CLI" "$LEARN4" "$LEARN6" 2>&1)
 re="^$LEARN4: blocked \(learned from the answer for learn\.test at [^,]*, expires at [^;]*; "
