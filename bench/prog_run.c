@@ -358,6 +358,16 @@ static void dns_answer_rows(struct bloomxdp *skel, struct filter *f, int prog)
 	len = dns_response(msg, "abcdefgh.good.example", NULL, 3, "203.0.113.7");
 	printf("| DNS response, 3-label question, 3 A, the third listed | %.0f |\n",
 	       answer_row(skel, prog, msg, len, XDP_DROP));
+	/* The parts: the question alone, then one record of each kind. */
+	len = dns_response(msg, "abcdefgh.good.example", NULL, 0, NULL);
+	printf("| DNS response, 3-label question only (ANCOUNT 0) | %.0f |\n",
+	       answer_row(skel, prog, msg, len, XDP_PASS));
+	len = dns_response(msg, "abcdefgh.good.example", NULL, 1, NULL);
+	printf("| DNS response, 3-label question, 1 A, none listed | %.0f |\n",
+	       answer_row(skel, prog, msg, len, XDP_PASS));
+	len = dns_response(msg, "abcdefgh.good.example", "abcdefgh.cdn.example", 0, NULL);
+	printf("| DNS response, 3-label question, CNAME to 3 labels, none listed | %.0f |\n",
+	       answer_row(skel, prog, msg, len, XDP_PASS));
 	printf("| ratio: response with CNAME and 3 A / 3-label query | %.2f |\n", cname / query);
 	printf("| ratio: response with 3 A / 3-label query | %.2f |\n", plain / query);
 	printf("| verified_insns, --match src,dns,http,sni,dns-answers | %u |\n",
