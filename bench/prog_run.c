@@ -92,6 +92,9 @@ static void ranges_rows(struct bloomxdp *skel, struct filter *f, int prog)
 	       run_ns(prog, frame, make_frame(frame, 1, "2001:db8:0:1::1", 17, 9, "x", 1)));
 }
 
+/* The verdict of the last run_ns(): the rows that must drop or pass check it. */
+static __u32 run_retval;
+
 static double run_ns(int prog_fd, void *frame, size_t len)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame, .data_size_in = len,
@@ -101,6 +104,7 @@ static double run_ns(int prog_fd, void *frame, size_t len)
 		fprintf(stderr, "test run failed: %s\n", strerror(errno));
 		exit(1);
 	}
+	run_retval = opts.retval;
 	return opts.duration;
 }
 
@@ -156,6 +160,51 @@ static size_t dns_query(__u8 *out, const char *name)
 	return n + 4;
 }
 
+/* A resource record's fixed part owned by a compression pointer to owner: 12 bytes. */
+static size_t dns_rr(__u8 *out, __u32 owner, __u32 type, __u32 rdlen)
+{
+	out[0] = 0xc0 | owner >> 8;
+	out[1] = owner & 0xff;
+	out[2] = type >> 8;
+	out[3] = type & 0xff;
+	out[4] = 0;
+	out[5] = BLOOMXDP_DNS_CLASS_IN;
+	memcpy(out + 6, "\0\0\1\x2c", 4);	/* TTL 300 */
+	out[10] = rdlen >> 8;
+	out[11] = rdlen & 0xff;
+	return 12;
+}
+
+/*
+ * A response to the query for qname (type A, RD and RA set): with cname, a
+ * CNAME record to it (uncompressed), then a A records of 198.51.100.x owned
+ * by the last name; the last one's address is last_a when given.
+ */
+static size_t dns_response(__u8 *out, const char *qname, const char *cname, int a,
+			   const char *last_a)
+{
+	size_t n = dns_query(out, qname), owner = 12;
+	int i;
+
+	out[2] = 0x81;	/* QR, RD */
+	out[3] = 0x80;	/* RA */
+	out[7] = a + !!cname;	/* ANCOUNT */
+	if (cname) {
+		n += dns_rr(out + n, owner, BLOOMXDP_DNS_TYPE_CNAME, dns_wire_name(cname, out + n + 12));
+		owner = n;
+		n += dns_wire_name(cname, out + n);
+	}
+	for (i = 0; i < a; i++) {
+		n += dns_rr(out + n, owner, BLOOMXDP_DNS_TYPE_A, 4);
+		inet_pton(AF_INET, "198.51.100.1", out + n);
+		out[n + 3] += i;
+		if (last_a && i == a - 1)
+			inet_pton(AF_INET, last_a, out + n);
+		n += 4;
+	}
+	return n;
+}
+
 /* A minimal TLS 1.2 ClientHello whose only extension is server_name. */
 static size_t client_hello(__u8 *out, const char *name)
 {
@@ -188,6 +237,154 @@ static void deep_name(char *out, int labels, const char *suffix)
 	for (i = 0; i < labels; i++)
 		strcat(out, "abcdefgh.");
 	strcat(out, suffix);
+}
+
+/* The counters, summed over the CPUs (a per-CPU array of one slot). */
+static struct bloomxdp_counters counters_sum(struct bloomxdp *skel)
+{
+	int ncpus = libbpf_num_possible_cpus(), c;
+	struct bloomxdp_counters sum = {}, *v;
+	__u32 zero = 0;
+
+	v = ncpus > 0 ? calloc(ncpus, sizeof(*v)) : NULL;
+	if (!v || bpf_map_lookup_elem(bpf_map__fd(skel->maps.counters), &zero, v)) {
+		fprintf(stderr, "cannot read the counters: %s\n", strerror(errno));
+		exit(1);
+	}
+	for (c = 0; c < ncpus; c++) {
+		sum.checked_dns_answers += v[c].checked_dns_answers;
+		sum.unparsed_dns_answers += v[c].unparsed_dns_answers;
+		sum.hits_dns_answers += v[c].hits_dns_answers;
+	}
+	free(v);
+	return sum;
+}
+
+static __u32 prog_verified_insns(int prog_fd)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	return bpf_obj_get_info_by_fd(prog_fd, &info, &len) ? 0 : info.verified_insns;
+}
+
+/* The frame's UDP or TCP source port (make_frame() leaves it 0). */
+static void frame_sport(__u8 *frame, int ipv6, __u16 sport)
+{
+	__u8 *th = frame + ETH_HLEN + (ipv6 ? 40 : 20);
+
+	th[0] = sport >> 8;
+	th[1] = sport & 0xff;
+}
+
+/*
+ * A DNS response row: ns per packet, checked to be read whole by
+ * dns_answers() (checked, not unparsed) and to get the verdict expected.
+ */
+static double answer_row(struct bloomxdp *skel, int prog, const __u8 *msg, size_t len,
+			 __u32 verdict)
+{
+	struct bloomxdp_counters a = counters_sum(skel), b;
+	__u8 frame[FRAME_MAX];
+	size_t flen = make_frame(frame, 0, "192.0.2.53", 17, 40000, msg, len);
+	double ns;
+
+	frame_sport(frame, 0, BLOOMXDP_DNS_PORT);
+	ns = run_ns(prog, frame, flen);
+	b = counters_sum(skel);
+	if (run_retval != verdict || b.checked_dns_answers - a.checked_dns_answers != REPEAT ||
+	    b.unparsed_dns_answers != a.unparsed_dns_answers) {
+		fprintf(stderr, "DNS response row: verdict %u (expected %u), %llu checked, %llu "
+			"unparsed: fix the bench's message or the program\n", run_retval, verdict,
+			(unsigned long long)(b.checked_dns_answers - a.checked_dns_answers),
+			(unsigned long long)(b.unparsed_dns_answers - a.unparsed_dns_answers));
+		exit(1);
+	}
+	return ns;
+}
+
+/* The same program with another --match, on the same filter; exits on failure. */
+static struct bloomxdp *skel_with_match(const struct bloomxdp_config *base, struct filter *f,
+					__u32 match)
+{
+	struct bloomxdp *skel = bloomxdp__open();
+
+	if (skel) {
+		skel->rodata_config->config = *base;
+		skel->rodata_config->config.match = match;
+		bpf_map__set_inner_map_fd(skel->maps.filter, f->map_fd);
+	}
+	if (!skel || bloomxdp__load(skel) || filter_install(bpf_map__fd(skel->maps.filter), 0, f)) {
+		fprintf(stderr, "cannot load the program with match %#x: %s\n", match,
+			strerror(errno));
+		exit(1);
+	}
+	return skel;
+}
+
+/*
+ * DNS responses (--match dns-answers) beside the 3-label query, and what a
+ * packet from port 53 costs where dns-answers is not matched.
+ */
+static void dns_answer_rows(struct bloomxdp *skel, struct filter *f, int prog)
+{
+	static const struct {
+		__u32 match;
+		const char *name;
+	} others[] = {
+		{ BLOOMXDP_MATCH_SRC, "--match src" },
+		{ BLOOMXDP_MATCH_SRC | (BLOOMXDP_MATCH_NAMES & ~BLOOMXDP_MATCH_DNS_ANSWERS),
+		  "--match src,dns,http,sni" },
+	};
+	__u8 frame[FRAME_MAX], msg[FRAME_MAX];
+	double query, cname, plain;
+	struct bloomxdp *other;
+	size_t len, i, flen;
+	int fd;
+
+	len = dns_query(msg, "abcdefgh.good.example");
+	query = run_ns(prog, frame, make_frame(frame, 0, "192.0.2.99", 17, 53, msg, len));
+	printf("| DNS query, 3 labels, not listed (again, beside the responses) | %.0f |\n", query);
+	len = dns_response(msg, "abcdefgh.good.example", "abcdefgh.cdn.example", 3, NULL);
+	cname = answer_row(skel, prog, msg, len, XDP_PASS);
+	printf("| DNS response, 3-label question, CNAME to 3 labels, 3 A, none listed | %.0f |\n",
+	       cname);
+	len = dns_response(msg, "abcdefgh.good.example", "abcdefgh.evil.example", 3, NULL);
+	printf("| DNS response, the same, CNAME target listed (dropped there) | %.0f |\n",
+	       answer_row(skel, prog, msg, len, XDP_DROP));
+	len = dns_response(msg, "abcdefgh.good.example", NULL, 3, NULL);
+	plain = answer_row(skel, prog, msg, len, XDP_PASS);
+	printf("| DNS response, 3-label question, 3 A, none listed | %.0f |\n", plain);
+	len = dns_response(msg, "abcdefgh.good.example", NULL, 3, "203.0.113.7");
+	printf("| DNS response, 3-label question, 3 A, the third listed | %.0f |\n",
+	       answer_row(skel, prog, msg, len, XDP_DROP));
+	/* The parts: the question alone, then one record of each kind. */
+	len = dns_response(msg, "abcdefgh.good.example", NULL, 0, NULL);
+	printf("| DNS response, 3-label question only (ANCOUNT 0) | %.0f |\n",
+	       answer_row(skel, prog, msg, len, XDP_PASS));
+	len = dns_response(msg, "abcdefgh.good.example", NULL, 1, NULL);
+	printf("| DNS response, 3-label question, 1 A, none listed | %.0f |\n",
+	       answer_row(skel, prog, msg, len, XDP_PASS));
+	len = dns_response(msg, "abcdefgh.good.example", "abcdefgh.cdn.example", 0, NULL);
+	printf("| DNS response, 3-label question, CNAME to 3 labels, none listed | %.0f |\n",
+	       answer_row(skel, prog, msg, len, XDP_PASS));
+	printf("| ratio: response with CNAME and 3 A / 3-label query | %.2f |\n", cname / query);
+	printf("| ratio: response with 3 A / 3-label query | %.2f |\n", plain / query);
+	printf("| verified_insns, --match src,dns,http,sni,dns-answers | %u |\n",
+	       prog_verified_insns(prog));
+	len = dns_response(msg, "abcdefgh.good.example", "abcdefgh.cdn.example", 3, NULL);
+	for (i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
+		other = skel_with_match(&skel->rodata_config->config, f, others[i].match);
+		fd = bpf_program__fd(other->progs.bloomxdp_xdp);
+		flen = make_frame(frame, 0, "192.0.2.53", 17, 40000, msg, len);
+		frame_sport(frame, 0, BLOOMXDP_DNS_PORT);
+		printf("| %s: the response with CNAME and 3 A (from port 53) | %.0f |\n",
+		       others[i].name, run_ns(fd, frame, flen));
+		printf("| %s: IPv4, not listed | %.0f |\n", others[i].name,
+		       run_ns(fd, frame, make_frame(frame, 0, "192.0.2.99", 17, 9, "x", 1)));
+		printf("| verified_insns, %s | %u |\n", others[i].name, prog_verified_insns(fd));
+		bloomxdp__destroy(other);
+	}
 }
 
 static double user_hash_ns(const __u64 hash_key[2])
@@ -401,6 +598,7 @@ int main(int argc, char **argv)
 		       "bench\r\nAccept: */*\r\n\r\n", name);
 	printf("| HTTP GET, Host of 3 labels, not listed | %.0f |\n",
 	       run_ns(prog, frame, make_frame(frame, 0, "192.0.2.99", 6, 80, http, len)));
+	dns_answer_rows(skel, &f, prog);
 
 	/*
 	 * Suffixes deeper than any listed name are not hashed: with a name of 16

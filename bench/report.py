@@ -386,7 +386,8 @@ def main():
         w("## Per-packet cost with hot caches (BPF_PROG_TEST_RUN)")
         w("")
         w("`build/bench/prog_run`: one frame run a million times through the XDP program "
-          "(`--match src,dns,http,sni`, layout bits): the floor of the per-packet cost, "
+          "(`--match src,dns,http,sni,dns-answers`, layout bits): the floor of the per-packet "
+          "cost, "
           "caches warm, including ~30 ns of test-run overhead (the ARP row).")
         w("")
         with open(pr) as f:
