@@ -28,7 +28,7 @@
 #include "names_harness.h"
 #include "verify_harness.h"
 #include "dns_wire.h"
-#include "lists/named.h"
+#include "lists_harness.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -892,65 +892,23 @@ static int ev_collect(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-static int copy_take(void *ctx, const struct entry *e)
-{
-	return named_copy_add(ctx, e);
-}
-
-/* A named list as load --list [--learn] builds it: its copy in slot 0 of its id, its desc. */
+/* A named list as load --list [--learn] builds it (lists_harness.h). */
 static int list_install(__u32 id, const char *name, __u32 action, __u32 has,
 			const char *const *entries, size_t n)
 {
-	struct bloomxdp *skel = v.h.lp.skel;
-	struct named_copy *c = &copies[id];
-	char err[LIST_ERROR_LEN], path[64];
-	struct bloomxdp_list d = { .action = action, .entries = n };
-	__u32 index = BLOOMXDP_LIST_INDEX(id, 0);
-	struct list_build b;
-	int ret;
-
-	snprintf(d.name, sizeof(d.name), "%s", name);
-	named_copy_init(c, &v.h.config);
-	c->id = id;
-	ret = named_copy_create(c, 64);
-	if (!ret)
-		ret = harness_write_list(entries, n, path);
-	if (ret)
-		return ret;
-	list_build_init(&b, NULL, LIST_DEFAULT_PREFIX_PROBES);
-	b.also = copy_take;
-	b.also_ctx = c;
-	memcpy(b.hash_key, v.h.config.hash_key, sizeof(b.hash_key));
-	ret = list_build_read(&b, path, FORMAT_AUTO, err);
-	if (!ret)
-		ret = list_build_finish(&b, err);
-	list_build_free(&b);
-	unlink(path);
-	d.has = c->has | has;
-	if (!ret && (bpf_map_update_elem(bpf_map__fd(skel->maps.list_v4), &index, &c->v4_fd,
-					 BPF_ANY) ||
-		     bpf_map_update_elem(bpf_map__fd(skel->maps.list_v6), &index, &c->v6_fd,
-					 BPF_ANY) ||
-		     bpf_map_update_elem(bpf_map__fd(skel->maps.lists), &id, &d, BPF_ANY)))
-		ret = -errno;
-	return ret;
+	return lists_harness_install(&v, &copies[id], id, name, action, has, entries, n);
 }
 
 /* The keys of every list, in one map of masks, at the union's slot 0; the lists present. */
 static int keys_install(void)
 {
 	struct named_copy *all[] = { &copies[ID_WATCH], &copies[ID_BAD], &copies[ID_LEARN] };
-	__u32 slot = 0, which = BLOOMXDP_ACTIVE_LISTS;
+	__u32 which = BLOOMXDP_ACTIVE_LISTS;
 	__u32 present = (1U << ID_WATCH) | (1U << ID_BAD) | (1U << ID_LEARN) |
 			BLOOMXDP_LISTS_LEARNING;
-	int fd, ret;
+	int ret;
 
-	ret = named_keys_build(all, 3, &fd);
-	if (!ret && bpf_map_update_elem(bpf_map__fd(v.h.lp.skel->maps.list_keys), &slot, &fd,
-					BPF_ANY))
-		ret = -errno;
-	if (!ret)
-		close(fd);
+	ret = lists_harness_keys(&v, all, 3);
 	if (!ret && bpf_map_update_elem(v.active_fd, &which, &present, BPF_ANY))
 		ret = -errno;
 	return ret;
