@@ -28,7 +28,7 @@
 #include "query.h"
 #include "scratch.h"
 
-#define DNS_HDR_LEN		12
+#define DNS_HDR_LEN		sizeof(struct dnshdr)
 #define DNS_RR_FIXED_LEN	10	/* type, class, TTL, RDLENGTH */
 /* Steps of a name's read: a label or a pointer each. */
 #define DNS_NAME_STEPS		(DNS_MAX_WIRE_LABELS + BLOOMXDP_DNS_POINTERS_MAX)
