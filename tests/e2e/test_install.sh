@@ -180,7 +180,7 @@ check_eq "completes an enumerated value: 'attach lo --mode g'" "generic" \
 	"$(complete_words "$BIN" attach lo --mode g)"
 check_eq "... after '=': 'attach lo --action=' (bash splits at =)" "drop monitor reject" \
 	"$(complete_words "$BIN" attach lo --action = "")"
-check_eq "... the next of a comma list: 'attach lo --match src,d'" "src,dns src,dst" \
+check_eq "... the next of a comma list: 'attach lo --match src,d'" "src,dns src,dns-answers src,dst" \
 	"$(complete_words "$BIN" attach lo --match src,d)"
 check_eq "... a value of a table made at run time: 'plan --layout b'" "bits blocked" \
 	"$(complete_words "$BIN" plan --layout b)"
