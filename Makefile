@@ -280,3 +280,15 @@ uninstall:
 		  $(SYSCONFDIR)/fail2ban; do \
 		[ ! -d "$(DESTDIR)$$d" ] || rmdir --ignore-fail-on-non-empty "$(DESTDIR)$$d"; done
 
+# make deb: build/bloomxdp_VERSION_ARCH.deb, made by Debian's tools (dpkg-buildpackage and
+# debhelper, over debian/rules: make all, make install PREFIX=/usr), from build/ as make all
+# left it. Its version is debian/changelog's, which must be VERSION's (debian/rules checks).
+# Needs the build dependencies of debian/control (tests/install-deps.sh installs them).
+DEB_ARCH = $(shell dpkg-architecture -qDEB_HOST_ARCH)
+DEB_BASE = $(BUILD)/bloomxdp_$(VERSION)_$(DEB_ARCH)
+.PHONY: deb
+deb: | $(BUILD)
+	dpkg-buildpackage -b -uc -us --buildinfo-file=$(DEB_BASE).buildinfo \
+		--buildinfo-option=-u$(BUILD) --changes-file=$(DEB_BASE).changes \
+		--changes-option=-u$(BUILD)
+	@echo "make deb: $(DEB_BASE).deb"
