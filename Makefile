@@ -287,8 +287,11 @@ uninstall:
 DEB_ARCH = $(shell dpkg-architecture -qDEB_HOST_ARCH)
 DEB_BASE = $(BUILD)/bloomxdp_$(VERSION)_$(DEB_ARCH)
 .PHONY: deb
+# dpkg-buildpackage without this make's MAKEFLAGS (its jobserver is not passed on): -Jauto
+# gives debian/rules the parallel jobs instead.
 deb: | $(BUILD)
-	dpkg-buildpackage -b -uc -us --buildinfo-file=$(DEB_BASE).buildinfo \
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+	dpkg-buildpackage -b -uc -us -Jauto --buildinfo-file=$(DEB_BASE).buildinfo \
 		--buildinfo-option=-u$(BUILD) --changes-file=$(DEB_BASE).changes \
 		--changes-option=-u$(BUILD)
 	@echo "make deb: $(DEB_BASE).deb"
