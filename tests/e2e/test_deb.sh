@@ -21,11 +21,25 @@ cd "$(dirname "$0")/../.." || exit 1
 
 TMP=$(mktemp -d "/tmp/bxd-$E2E_ID.XXXXXX") || exit 1
 INSTALLED_HERE=0
+
+# dpkg ARG...: dpkg, waiting (at most 60 s) while another dpkg or apt holds its lock.
+dpkg() {
+	local out rc i
+	for ((i = 0; i < 60; i++)); do
+		out=$(DEBIAN_FRONTEND=noninteractive command dpkg "$@" 2>&1)
+		rc=$?
+		if [ "$rc" -eq 0 ] || ! grep -q 'locked by another process' <<<"$out"; then
+			break
+		fi
+		sleep 1
+	done
+	printf '%s\n' "$out"
+	return "$rc"
+}
 deb_cleanup() {
 	if [ "$INSTALLED_HERE" = 1 ] &&
-	   [ -n "$(dpkg-query -W -f='${db:Status-Status}' bloomxdp 2>/dev/null | grep -vx not-installed)" ]; then
-		DEBIAN_FRONTEND=noninteractive dpkg -P bloomxdp >/dev/null 2>&1 ||
-			echo "# cleanup: 'dpkg -P bloomxdp' failed" >&2
+	   dpkg-query -W -f='${db:Status-Status}' bloomxdp 2>/dev/null | grep -qvx not-installed; then
+		dpkg -P bloomxdp >/dev/null 2>&1 || echo "# cleanup: 'dpkg -P bloomxdp' failed" >&2
 	fi
 	rm -rf -- "$TMP"
 }
@@ -69,6 +83,7 @@ check_eq "... nothing written beside the checkout" "" \
 check_eq "the package's version is the file VERSION's" "bloomxdp $VERSION" \
 	"$(dpkg-deb -f "$DEB" Package Version | awk '{ printf "%s%s", sep, $2; sep = " " }')"
 depends=$(dpkg-deb -f "$DEB" Depends)
+# shellcheck disable=SC2016  # a literal '${': a substitution variable left unexpanded
 check_eq "its Depends: the libraries the binary links, found by dpkg-shlibdeps" \
 	"libbpf1 libc6 libcurl4 libxdp1 no-substvar" \
 	"$(grep -oE '\b(libbpf1|libc6|libcurl4|libxdp1)\b' <<<"$depends" | xargs) $(grep -q '\${' <<<"$depends" && echo substvar || echo no-substvar)" \
@@ -103,7 +118,6 @@ dpkg-deb --fsys-tarfile "$DEB" | tar -t | sed 's|^\./|/|; s|/$||; /^$/d' | while
 done | sort >"$TMP/dirs-before"
 
 INSTALLED_HERE=1
-export DEBIAN_FRONTEND=noninteractive
 check "dpkg -i $DEB" dpkg -i "$DEB"
 check_eq "... installed" "install ok installed $VERSION" \
 	"$(dpkg-query -W -f='${Status} ${Version}' bloomxdp 2>&1)"
