@@ -10,6 +10,12 @@ MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
 
 CFLAGS    ?= -O2 -g
 CFLAGS    += -Wall -Wextra -Werror -std=gnu11 -Iinclude -I$(BUILD) -Iuser
+# Hardening, Debian 12's (dpkg-buildflags with hardening=+all; gcc makes PIE by default):
+# fortified libc calls, the stack protector, relocations read-only and bound at start. The
+# Debian package is built with these same flags (debian/rules), so make deb reuses make all's.
+CPPFLAGS  ?= -D_FORTIFY_SOURCE=2
+CFLAGS    += -fstack-protector-strong
+LDFLAGS   ?= -Wl,-z,relro -Wl,-z,now
 LDLIBS    := -lbpf -lelf -lz -lm -lidn2 -lpsl
 # The daemon: its configuration file (inih) and its metrics server (libmicrohttpd).
 LDLIBS    += -linih -lmicrohttpd
@@ -22,6 +28,9 @@ LDLIBS    += -lhiredis -lssl -lpthread
 LDLIBS    += -ljson-c
 # attach --multiprog: libxdp loads the XDP program into its dispatcher (user/kernel/multiprog.c).
 LDLIBS    += -lxdp
+# The flags in force, in $(BUILD)/flags (rewritten only when they change): what they compile
+# is compiled again when they change (make CFLAGS=-O0, another CC), and only then.
+BUILD_FLAGS := $(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(LDLIBS)
 BPF_CFLAGS := -O2 -g -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude \
 	      -I/usr/include/$(MULTIARCH)
 
@@ -46,7 +55,7 @@ SKELS     += $(BUILD)/guard.skel.h
 SKELS     += $(BUILD)/quic_probe.skel.h
 
 .SECONDARY:
-.PHONY: all deps test test-kernel test-unit test-bpf test-e2e demo bench fuzz clean
+.PHONY: FORCE all deps test test-kernel test-unit test-bpf test-e2e demo bench fuzz clean
 all: $(BUILD)/bloomxdp $(BUILD)/xdp_pass.bpf.o $(BUILD)/tc_tos_drop.bpf.o
 
 $(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(HEADERS) | $(BUILD)
@@ -81,9 +90,12 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 $(BUILD)/guard.skel.h: $(BUILD)/connect.bpf.o
 	$(BPFTOOL) gen skeleton $< name guard > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/user/%.o: user/%.c $(USER_HDRS) $(HEADERS) $(SKELS) | $(BUILD)
+$(BUILD)/flags: FORCE | $(BUILD)
+	@printf '%s\n' '$(BUILD_FLAGS)' | cmp -s - $@ || printf '%s\n' '$(BUILD_FLAGS)' > $@
+
+$(BUILD)/user/%.o: user/%.c $(USER_HDRS) $(HEADERS) $(SKELS) $(BUILD)/flags | $(BUILD)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 # The version: the file VERSION, its one source (a clean clone and a tarball without .git alike).
 VERSION := $(shell cat VERSION)
@@ -93,8 +105,8 @@ $(BUILD)/user/util/version.o: VERSION
 $(BUILD)/libbloomxdp.a: $(LIB_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/bloomxdp: $(CLI_OBJS) $(BUILD)/libbloomxdp.a
-	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+$(BUILD)/bloomxdp: $(CLI_OBJS) $(BUILD)/libbloomxdp.a $(BUILD)/flags
+	$(CC) $(CFLAGS) $(LDFLAGS) $(filter %.o %.a,$^) -o $@ $(LDLIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libbloomxdp.a $(SKELS)
 	@mkdir -p $(dir $@)
@@ -267,3 +279,19 @@ uninstall:
 	@for d in $(SYSCONFDIR)/bloomxdp $(DOCDIR)/docs $(DOCDIR) $(SYSCONFDIR)/fail2ban/action.d \
 		  $(SYSCONFDIR)/fail2ban; do \
 		[ ! -d "$(DESTDIR)$$d" ] || rmdir --ignore-fail-on-non-empty "$(DESTDIR)$$d"; done
+
+# make deb: build/bloomxdp_VERSION_ARCH.deb, made by Debian's tools (dpkg-buildpackage and
+# debhelper, over debian/rules: make all, make install PREFIX=/usr), from build/ as make all
+# left it. Its version is debian/changelog's, which must be VERSION's (debian/rules checks).
+# Needs the build dependencies of debian/control (tests/install-deps.sh installs them).
+DEB_ARCH = $(shell dpkg-architecture -qDEB_HOST_ARCH)
+DEB_BASE = $(BUILD)/bloomxdp_$(VERSION)_$(DEB_ARCH)
+.PHONY: deb
+# dpkg-buildpackage without this make's MAKEFLAGS (its jobserver is not passed on): -Jauto
+# gives debian/rules the parallel jobs instead.
+deb: | $(BUILD)
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+	dpkg-buildpackage -b -uc -us -Jauto --buildinfo-file=$(DEB_BASE).buildinfo \
+		--buildinfo-option=-u$(BUILD) --changes-file=$(DEB_BASE).changes \
+		--changes-option=-u$(BUILD)
+	@echo "make deb: $(DEB_BASE).deb"

@@ -24,6 +24,7 @@ PACKAGES=(
 	util-linux coreutils strace						# nsenter, prlimit, setpriv, timeout
 	mandoc groff-base systemd libcap2-bin prometheus			# install test: man lint, systemd-analyze, capsh, promtool
 	qemu-system-x86 busybox-static cpio file xz-utils			# the kernel tier: other kernels under qemu
+	debhelper lintian							# make deb (debian/): dpkg-buildpackage, dh; its test's lintian
 )
 
 missing=()
