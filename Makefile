@@ -22,6 +22,9 @@ LDLIBS    += -lhiredis -lssl -lpthread
 LDLIBS    += -ljson-c
 # attach --multiprog: libxdp loads the XDP program into its dispatcher (user/kernel/multiprog.c).
 LDLIBS    += -lxdp
+# The daemon under systemd (Type=notify): readiness, status, watchdog (sd_notify), and its log
+# into the journal with fields (sd_journal_send): user/util/notify.c, user/util/log.c.
+LDLIBS    += -lsystemd
 BPF_CFLAGS := -O2 -g -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude \
 	      -I/usr/include/$(MULTIARCH)
 
