@@ -94,17 +94,8 @@ static __u64 now_ms(void)
 static void report_said(int priority, const char *list, const char *event,
 			const struct load_result *r)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *out;
-
-	out = open_memstream(&text, &len);
-	if (!out)
-		return;
-	load_result_print(r, out);
-	if (!fclose(out))
-		log_text(priority, &(struct log_fields){ .list = list, .event = event }, text);
-	free(text);
+	LOG_REPORT(priority, (&(struct log_fields){ .list = list, .event = event }),
+		   load_result_print, r);
 }
 
 /*
@@ -605,18 +596,8 @@ static void refresh_due(struct daemon *d, bool force)
 /* What each deletion of an expiry did, into the log. */
 static void expired_print(const struct del_result *r, void *ctx)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *out;
-
 	(void)ctx;
-	out = open_memstream(&text, &len);
-	if (!out)
-		return;
-	del_result_print(r, out);
-	if (!fclose(out))
-		log_text(LOG_INFO, &(struct log_fields){ .event = "expired" }, text);
-	free(text);
+	LOG_REPORT(LOG_INFO, (&(struct log_fields){ .event = "expired" }), del_result_print, r);
 }
 
 static void expire_due(struct daemon *d)

@@ -3,6 +3,8 @@
 #define BLOOMXDP_LOG_H
 
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <syslog.h>
 
 extern bool log_verbose;
@@ -35,6 +37,23 @@ void log_at(int priority, const struct log_fields *f, const char *fmt, ...)
  * the journal per line, with f.
  */
 void log_text(int priority, const struct log_fields *f, const char *text);
+/*
+ * A report into the log through log_text(): print(r, FILE *) writes its lines (the
+ * *_print() functions of lists/report.h), as a command prints them.
+ */
+#define LOG_REPORT(priority, fields, print, r)						\
+	do {										\
+		char *text_ = NULL;							\
+		size_t len_ = 0;							\
+		FILE *out_ = open_memstream(&text_, &len_);				\
+											\
+		if (out_) {								\
+			print(r, out_);							\
+			if (!fclose(out_))						\
+				log_text(priority, fields, text_);			\
+		}									\
+		free(text_);								\
+	} while (0)
 
 /* One line on stderr, prefixed "bloomxdp: "; the text says what to do next. */
 void log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
