@@ -10,7 +10,7 @@
 # JOURNAL_STREAM naming the daemon's stderr: each line is a journal entry with
 # PRIORITY=, MESSAGE=, INTERFACE=, LIST=, EVENT=, and stderr holds none of them;
 # with a JOURNAL_STREAM that is not its stderr, the log stays on stderr and the
-# journal gets nothing. Speaks TAP; needs root, unshare, python3; about 12 s.
+# journal gets nothing. Speaks TAP; needs root, unshare, python3; about 14 s.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/e2e/lib.sh
