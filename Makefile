@@ -28,6 +28,9 @@ LDLIBS    += -lhiredis -lssl -lpthread
 LDLIBS    += -ljson-c
 # attach --multiprog: libxdp loads the XDP program into its dispatcher (user/kernel/multiprog.c).
 LDLIBS    += -lxdp
+# The daemon under systemd (Type=notify): readiness, status, watchdog (sd_notify), and its log
+# into the journal with fields (sd_journal_send): user/util/notify.c, user/util/log.c.
+LDLIBS    += -lsystemd
 # The flags in force, in $(BUILD)/flags (rewritten only when they change): what they compile
 # is compiled again when they change (make CFLAGS=-O0, another CC), and only then.
 BUILD_FLAGS := $(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(LDLIBS)

@@ -21,6 +21,7 @@ PACKAGES=(
 	fail2ban								# its action (e2e)
 	libhiredis-dev redis-server redis-tools					# the fleet: hiredis; a Redis of the test's own (e2e)
 	libjson-c-dev								# daemon: CrowdSec LAPI replies
+	libsystemd-dev								# daemon: sd_notify (Type=notify, watchdog), the journal
 	util-linux coreutils strace						# nsenter, prlimit, setpriv, timeout
 	mandoc groff-base systemd libcap2-bin prometheus			# install test: man lint, systemd-analyze, capsh, promtool
 	qemu-system-x86 busybox-static cpio file xz-utils			# the kernel tier: other kernels under qemu

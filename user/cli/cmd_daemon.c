@@ -66,7 +66,10 @@ const struct command command_daemon = {
 		"reads the configuration again and applies what changed; a configuration with\n"
 		"errors is refused and the running one kept. The filter does not depend on the\n"
 		"daemon: when it exits, the lists as last loaded stay enforced. Its log is on\n"
-		"standard error, one line per event.\n",
+		"standard error, one line per event; under systemd (JOURNAL_STREAM naming its\n"
+		"standard error) in the journal, with INTERFACE=, LIST= and EVENT= fields. With\n"
+		"NOTIFY_SOCKET it tells systemd READY=1 once its lists are enforced, STATUS=,\n"
+		"RELOADING=1 and STOPPING=1, and WATCHDOG=1 at half of WATCHDOG_USEC.\n",
 	.options = daemon_options,
 	.opts_size = sizeof(struct daemon_opts),
 	.defaults = &daemon_defaults,

@@ -144,7 +144,7 @@ static int attach_for(const struct fleet_config *cfg, const struct savefile_info
 			 "attaching again with the fleet's", cfg->ifname);
 		ret = detach_run(cfg->ifname, &detach, &detached);
 		if (detach_result_text(cfg->ifname, &detached, text, sizeof(text))[0])
-			fprintf(stderr, "%s\n", text);
+			log_text(LOG_INFO, &(struct log_fields){ .event = "fleet-detach" }, text);
 		if (ret) {
 			snprintf(why, len, "cannot detach to attach with the fleet's key: %s",
 				 strerror(-ret));
@@ -157,7 +157,8 @@ static int attach_for(const struct fleet_config *cfg, const struct savefile_info
 	if (ret)
 		snprintf(why, len, "cannot attach with the fleet's key: %s", strerror(-ret));
 	else
-		fprintf(stderr, "%s\n", attach_result_text(cfg->ifname, &res, text, sizeof(text)));
+		log_text(LOG_INFO, &(struct log_fields){ .event = "fleet-attach" },
+			 attach_result_text(cfg->ifname, &res, text, sizeof(text)));
 	return ret;
 }
 
@@ -172,7 +173,8 @@ int fleet_apply_add(const struct fleet_config *cfg, char **entries, int n, char 
 	if (!n)
 		return 0;
 	ret = list_add(cfg->ifname, &lo, entries, n, &r);
-	add_result_print(&r, stderr);	/* the daemon's log */
+	LOG_REPORT(ret ? LOG_ERR : LOG_INFO, (&(struct log_fields){ .event = "fleet-delta" }),
+		   add_result_print, &r);
 	if (ret)
 		snprintf(why, len, "a delta of %d entr%s was not added: %s (see the daemon's log)",
 			 n, n == 1 ? "y" : "ies", strerror(-ret));
@@ -280,7 +282,8 @@ int fleet_apply_payload(const struct fleet_config *cfg, const char *path,
 	/* The entries in force go in with the version: a ban never lapses across a swap. */
 	ret = savefile_apply_with(&att, path, add_inforce,
 				  &(struct inforce_ctx){ .cfg = cfg, .set = inforce }, &r);
-	restore_result_print(&r, stderr);	/* the daemon's log */
+	LOG_REPORT(ret ? LOG_ERR : LOG_INFO, (&(struct log_fields){ .event = "fleet-version" }),
+		   restore_result_print, &r);
 	if (!ret)
 		ret = attachment_check_enforced(&att);
 	attachment_close(&att);

@@ -28,6 +28,9 @@
  * that a daemon started again lifts, at its first pull, what the LAPI
  * deleted meanwhile. Bounded as a reply's decisions are.
  */
+/* Its lines in the journal: LIST= the bouncer's list, EVENT= what it did. */
+#define CROWDSEC_LOG(event_name)							\
+	(&(struct log_fields){ .list = CROWDSEC_LIST, .event = (event_name) })
 #define BANS_FILE	"crowdsec.bans"
 #define BANS_LINE_MAX	(2 * 21 + CROWDSEC_VALUE_MAX + 4)
 
@@ -229,7 +232,8 @@ static int plan_apply(struct crowdsec *cs, struct crowdsec_plan *p)
 		/* Lenient: what the list's own expiry took out already is no error. */
 		o.lenient = true;
 		ret = list_del(cs->ifname, &o, values, (int)p->ndel, &deleted);
-		del_result_print(&deleted, stderr);	/* the daemon's log */
+		LOG_REPORT(ret ? LOG_ERR : LOG_INFO, CROWDSEC_LOG("crowdsec-delete"),
+			   del_result_print, &deleted);
 		o.lenient = false;
 		if (ret) {
 			size_t sorted = p->nnext;
@@ -251,7 +255,8 @@ static int plan_apply(struct crowdsec *cs, struct crowdsec_plan *p)
 		now = time(NULL);
 		o.timeout = p->add[first].applied > now ? p->add[first].applied - now : 1;
 		r = list_add(cs->ifname, &o, values, (int)(i - first), &added);
-		add_result_print(&added, stderr);	/* the daemon's log */
+		LOG_REPORT(r ? LOG_ERR : LOG_INFO, CROWDSEC_LOG("crowdsec-add"), add_result_print,
+			   &added);
 		if (!r) {
 			cs->st.applied += i - first;
 			continue;

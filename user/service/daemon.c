@@ -32,6 +32,7 @@
 #include "lists/lists.h"
 #include "lists/report.h"
 #include "util/log.h"
+#include "util/notify.h"
 #include "service/metrics.h"
 
 struct daemon {
@@ -82,6 +83,49 @@ static __u64 now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return t.tv_sec * 1000ULL + t.tv_nsec / 1000000;
+}
+
+/* A line of the log with the journal's LIST= and EVENT= (INTERFACE=: log_interface). */
+#define SAY(prio, list_name, event_name, ...)							\
+	log_at(prio, &(struct log_fields){ .list = (list_name), .event = (event_name) },	\
+	       __VA_ARGS__)
+
+/* What a load (or a drop) did, as 'bloomxdp load' prints it, into the log. */
+static void report_said(int priority, const char *list, const char *event,
+			const struct load_result *r)
+{
+	LOG_REPORT(priority, (&(struct log_fields){ .list = list, .event = event }),
+		   load_result_print, r);
+}
+
+/*
+ * What systemd shows of the daemon (STATUS=): the sources enforced, those
+ * that are not and why to look at the log, the last load.
+ */
+static void status_said(const struct daemon *d, bool ready)
+{
+	char line[256], last[32] = "never";
+	__u64 entries = 0, newest = 0;
+	int i, on = 0;
+
+	for (i = 0; i < d->nsrc; i++) {
+		on += !!d->src[i].last_ok;
+		entries += d->src[i].entries;
+		if (d->src[i].last_ok > newest)
+			newest = d->src[i].last_ok;
+	}
+	if (newest)
+		strftime(last, sizeof(last), "%Y-%m-%d %H:%M:%S",
+			 localtime(&(time_t){ (time_t)newest }));
+	snprintf(line, sizeof(line), "%d of %d source%s enforced (%llu entries, last load %s)%s; "
+		 "%llu load%s failed, %llu event%s", on, d->nsrc, d->nsrc == 1 ? "" : "s",
+		 (unsigned long long)entries, last, on < d->nsrc ? ", see the log" : "",
+		 (unsigned long long)d->load_failures, d->load_failures == 1 ? "" : "s",
+		 (unsigned long long)d->events, d->events == 1 ? "" : "s");
+	if (ready)
+		notify_ready("%s", line);
+	else
+		notify_status("%s", line);
 }
 
 static const char *kind_name(bool allow)
@@ -308,8 +352,8 @@ static int refresh_one(struct daemon *d, struct daemon_source *s)
 	if (ret > 0) {
 		s->pending = true;
 		s->refreshes++;
-		log_info("daemon %s: list %s: new copy of %s", d->ifname, s->spec.name,
-			 s->spec.source);
+		SAY(LOG_INFO, s->spec.name, "list-new-copy", "daemon %s: list %s: new copy of %s",
+		    d->ifname, s->spec.name, s->spec.source);
 	}
 	return ret > 0;
 }
@@ -328,6 +372,7 @@ static bool default_list(struct daemon_source *s)
 static int load_picked(struct daemon *d, bool allow, const bool *pick)
 {
 	const struct daemon_source *first = NULL;
+	const char *name;
 	struct list_source *paths;
 	struct load_result r;
 	struct list_opts lo;
@@ -354,16 +399,19 @@ static int load_picked(struct daemon *d, bool allow, const bool *pick)
 	lo = first->spec.load;
 	lo.state_dir = d->cfg.state_dir;
 	ret = list_load_sources(d->ifname, &lo, paths, n, &r);
-	load_result_print(&r, stderr);
+	name = n == 1 ? first->spec.name : allow ? "allowlist" : lo.list ? lo.list : "default";
+	report_said(ret ? LOG_ERR : LOG_INFO, name, ret ? "list-load-failed" : "list-loaded", &r);
 	if (ret) {
 		d->load_failures++;
-		log_error("daemon %s: the %s was not loaded (%s); the one loaded before stays "
-			  "enforced", d->ifname, kind_name(allow), strerror(-ret));
+		SAY(LOG_ERR, name, "list-load-failed", "daemon %s: the %s was not loaded (%s); the "
+		    "one loaded before stays enforced", d->ifname, kind_name(allow),
+		    strerror(-ret));
 	} else {
 		d->loads++;
-		log_info("daemon %s: %s loaded from %d source%s", d->ifname, kind_name(allow), n,
-			 n == 1 ? "" : "s");
+		SAY(LOG_INFO, name, "list-loaded", "daemon %s: %s loaded from %d source%s",
+		    d->ifname, kind_name(allow), n, n == 1 ? "" : "s");
 	}
+	notify_watchdog();	/* between two loads of an apply() */
 	for (i = 0; i < d->nsrc; i++) {
 		struct daemon_source *s = &d->src[i];
 
@@ -399,8 +447,9 @@ static int pick_lists(struct daemon *d, bool dflt, bool *pick)
 		if (s->spec.load.allow || default_list(s) != dflt)
 			continue;
 		if (!s->path[0]) {
-			log_error("daemon %s: list %s has no copy yet: it is not enforced until "
-				  "one comes; the other lists are loaded", d->ifname, s->spec.name);
+			SAY(LOG_ERR, s->spec.name, "list-no-copy", "daemon %s: list %s has no copy "
+			    "yet: it is not enforced until one comes; the other lists are loaded",
+			    d->ifname, s->spec.name);
 			continue;
 		}
 		pick[i] = s->pending;
@@ -431,9 +480,10 @@ static int apply(struct daemon *d, bool allow)
 		for (i = 0; i < d->nsrc; i++) {
 			pick[i] = d->src[i].spec.load.allow;
 			if (pick[i] && !d->src[i].path[0]) {
-				log_error("daemon %s: allowlist source %s has no copy yet: the "
-					  "allowlist is not loaded; the one loaded before stays "
-					  "enforced", d->ifname, d->src[i].spec.name);
+				SAY(LOG_ERR, d->src[i].spec.name, "list-no-copy", "daemon %s: "
+				    "allowlist source %s has no copy yet: the allowlist is not "
+				    "loaded; the one loaded before stays enforced", d->ifname,
+				    d->src[i].spec.name);
 				free(pick);
 				return -ENODATA;
 			}
@@ -451,7 +501,8 @@ static int apply(struct daemon *d, bool allow)
 	for (i = 0; one && lists > 1 && i < d->nsrc; i++) {
 		if (!pick[i])
 			continue;
-		log_info("daemon %s: list %s: loaded on its own", d->ifname, d->src[i].spec.name);
+		SAY(LOG_INFO, d->src[i].spec.name, "list-load-alone", "daemon %s: list %s: loaded on "
+		    "its own", d->ifname, d->src[i].spec.name);
 		for (j = 0; j < d->nsrc; j++)
 			alone[j] = j == i;
 		load_picked(d, false, alone);
@@ -504,8 +555,9 @@ static void skip_enforced(struct daemon *d)
 			continue;
 		s->pending = false;
 		s->last_ok = time(NULL);
-		log_info("daemon %s: list %s: enforced already as the state records it (%s): "
-			 "not loaded again", d->ifname, s->spec.name, s->path);
+		SAY(LOG_INFO, s->spec.name, "list-enforced-already", "daemon %s: list %s: enforced "
+		    "already as the state records it (%s): not loaded again", d->ifname,
+		    s->spec.name, s->path);
 	}
 }
 
@@ -532,6 +584,8 @@ static void refresh_due(struct daemon *d, bool force)
 		apply(d, false);
 	if (changed[1])
 		apply(d, true);
+	if (!force && (changed[0] || changed[1]))
+		status_said(d, false);
 }
 
 /*
@@ -543,7 +597,7 @@ static void refresh_due(struct daemon *d, bool force)
 static void expired_print(const struct del_result *r, void *ctx)
 {
 	(void)ctx;
-	del_result_print(r, stderr);
+	LOG_REPORT(LOG_INFO, (&(struct log_fields){ .event = "expired" }), del_result_print, r);
 }
 
 static void expire_due(struct daemon *d)
@@ -571,9 +625,9 @@ static void expire_due(struct daemon *d)
 	d->expired += expired;
 	d->expiry_next = next;
 	if (expired)
-		log_info("daemon %s: %llu entr%s expired, deleted in %llu ms", d->ifname,
-			 (unsigned long long)expired, expired == 1 ? "y" : "ies",
-			 (unsigned long long)(now_ms() - now));
+		SAY(LOG_INFO, NULL, "expired", "daemon %s: %llu entr%s expired, deleted in %llu ms",
+		    d->ifname, (unsigned long long)expired, expired == 1 ? "y" : "ies",
+		    (unsigned long long)(now_ms() - now));
 	/* Its own rewrite is seen as a change once, and read back: cheap, and always right. */
 	if (!expiry_stat(d->ifname, d->cfg.state_dir, &stamp))
 		d->expiry_stamp = stamp;
@@ -655,7 +709,8 @@ static int attach_as_configured(struct daemon *d, const struct config *c, bool f
 		o.force = true;
 	ret = attach_run(d->ifname, &o, &res);
 	if (!ret)
-		fprintf(stderr, "%s\n", attach_result_text(d->ifname, &res, text, sizeof(text)));
+		log_text(LOG_INFO, &(struct log_fields){ .event = "attach" },
+			 attach_result_text(d->ifname, &res, text, sizeof(text)));
 	return ret;
 }
 
@@ -720,7 +775,8 @@ static int list_drop_said(const char *ifname, const char *state_dir, const char 
 	struct load_result r;
 	int ret = list_drop(ifname, state_dir, name, &r);
 
-	load_result_print(&r, stderr);
+	(void)ifname;
+	report_said(ret ? LOG_ERR : LOG_INFO, name, "list-dropped", &r);
 	return ret;
 }
 
@@ -734,12 +790,13 @@ static void reload(struct daemon *d)
 	__u64 now = now_ms();
 	int i, j;
 
-	log_info("daemon %s: SIGHUP: reading %s", d->ifname, d->config_path);
+	SAY(LOG_INFO, NULL, "reload", "daemon %s: SIGHUP: reading %s", d->ifname, d->config_path);
 	if (config_read(d, &nc) || sources_from_config(d, &nc, &src)) {
 		config_free(&nc);
 		d->reload_failures++;
-		log_error("daemon %s: %s refused (see above): the running settings stay; fix it "
-			  "and send SIGHUP again", d->ifname, d->config_path);
+		SAY(LOG_ERR, NULL, "reload-refused", "daemon %s: %s refused (see above): the "
+		    "running settings stay; fix it and send SIGHUP again", d->ifname,
+		    d->config_path);
 		return;
 	}
 	if (!config_attach_equal(&d->cfg, &nc))
@@ -783,8 +840,8 @@ static void reload(struct daemon *d)
 			break;
 		}
 		if (fresh) {
-			log_info("daemon %s: list %s: new, from %s", d->ifname, src[i].spec.name,
-				 src[i].spec.source);
+			SAY(LOG_INFO, src[i].spec.name, "list-added", "daemon %s: list %s: new, "
+			    "from %s", d->ifname, src[i].spec.name, src[i].spec.source);
 			schedule(&src[i], now);
 			changed[src[i].spec.load.allow] = src[i].pending = true;
 		}
@@ -794,7 +851,8 @@ static void reload(struct daemon *d)
 	for (j = 0; j < d->nsrc; j++) {
 		if (!d->src[j].ops)
 			continue;
-		log_info("daemon %s: list %s: removed", d->ifname, d->src[j].spec.name);
+		SAY(LOG_INFO, d->src[j].spec.name, "list-removed", "daemon %s: list %s: removed",
+		    d->ifname, d->src[j].spec.name);
 		changed[d->src[j].spec.load.allow] = true;
 		/* A named list: dropped now; the reload below reads the others. */
 		if (!d->src[j].spec.load.allow && default_list(&d->src[j]))
@@ -837,8 +895,8 @@ static void reload(struct daemon *d)
 	if (changed[1])
 		apply(d, true);
 	d->reloads++;
-	log_info("daemon %s: %s applied: %d source%s", d->ifname, d->config_path, d->nsrc,
-		 d->nsrc == 1 ? "" : "s");
+	SAY(LOG_INFO, NULL, "reload-applied", "daemon %s: %s applied: %d source%s", d->ifname,
+	    d->config_path, d->nsrc, d->nsrc == 1 ? "" : "s");
 }
 
 /* Attaches with [attach] unless attached already (by 'restore', or by hand). */
@@ -884,11 +942,14 @@ static int on_signal(struct daemon *d)
 
 	while (read(d->sigfd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGHUP) {
+			notify_reloading();
 			reload(d);
+			status_said(d, true);
 		} else {
-			log_info("daemon %s: %s: exiting; the filter stays attached and enforces "
-				 "the lists as last loaded", d->ifname,
-				 si.ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT");
+			notify_stopping();
+			SAY(LOG_INFO, NULL, "stop", "daemon %s: %s: exiting; the filter stays "
+			    "attached and enforces the lists as last loaded", d->ifname,
+			    si.ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT");
 			return 1;
 		}
 	}
@@ -917,6 +978,7 @@ static int loop(struct daemon *d)
 	int n, ret, polled, fleet_at, timeout;
 
 	for (;;) {
+		notify_watchdog();
 		refresh_due(d, false);
 		crowdsec_due(d);
 		expire_due(d);
@@ -931,6 +993,9 @@ static int loop(struct daemon *d)
 		if (fleet_at >= 0)
 			fds[n++] = (struct pollfd){ .fd = fleet_node_fd(d->fleet), .events = POLLIN };
 		timeout = next_timeout(d);
+		/* systemd's watchdog (WatchdogSec=): fed at half its interval. */
+		if (notify_watchdog_ms() >= 0 && notify_watchdog_ms() < timeout)
+			timeout = notify_watchdog_ms();
 		/* A pull under way: its sockets, and libcurl's own timeout. */
 		if (d->crowdsec)
 			n += crowdsec_poll_fds(d->crowdsec, fds + n, CROWDSEC_POLL_FDS, &timeout);
@@ -974,6 +1039,11 @@ int daemon_run(const char *ifname, const char *config_path, const struct daemon_
 
 	if (hooks)
 		d.hooks = *hooks;
+	/* Under systemd: the log into the journal, each line with INTERFACE=. */
+	log_journal_setup();
+	log_interface = ifname;
+	notify_init();
+	notify_status("starting: reading %s", config_path);
 	/* cfg.state_dir is an array of cfg, which a reload replaces in place: it reads the new. */
 	d.feed_ctx = (struct refresh_feed_ctx){ .ifname = ifname, .state_dir = d.cfg.state_dir };
 	d.feed_ops = refresh_feed;
@@ -1002,11 +1072,15 @@ int daemon_run(const char *ifname, const char *config_path, const struct daemon_
 	if (ret)
 		goto cleanup;
 	d.nsrc = d.cfg.nsources;
-	log_info("daemon %s: running with %s: %d source%s, events %s", ifname, config_path,
-		 d.nsrc, d.nsrc == 1 ? "" : "s",
-		 d.cfg.events == CONFIG_EVENTS_JSON ? "as JSON on standard output" :
-		 d.cfg.events == CONFIG_EVENTS_SYSLOG ? "to syslog" : "not read");
+	SAY(LOG_INFO, NULL, "start", "daemon %s: running with %s: %d source%s, events %s", ifname,
+	    config_path, d.nsrc, d.nsrc == 1 ? "" : "s",
+	    d.cfg.events == CONFIG_EVENTS_JSON ? "as JSON on standard output" :
+	    d.cfg.events == CONFIG_EVENTS_SYSLOG ? "to syslog" : "not read");
+	notify_status("attached; loading %d source%s", d.nsrc, d.nsrc == 1 ? "" : "s");
 	refresh_due(&d, true);
+	/* Attached, and each list with a copy loaded (or enforced already): ready. */
+	status_said(&d, true);
+	SAY(LOG_INFO, NULL, "ready", "daemon %s: ready", ifname);
 	ret = loop(&d);
 cleanup:
 	for (i = 0; i < d.nsrc; i++)
@@ -1024,5 +1098,6 @@ cleanup:
 	if (d.sigfd >= 0)
 		close(d.sigfd);
 	config_free(&d.cfg);
+	log_interface = NULL;
 	return ret;
 }

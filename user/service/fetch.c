@@ -14,6 +14,7 @@
 #include <curl/curl.h>
 
 #include "service/fetch.h"
+#include "util/notify.h"
 
 bool fetch_is_url(const char *source)
 {
@@ -73,6 +74,18 @@ static void take_header(const char *line, size_t len, const char *name, char *ou
 			return;
 	memcpy(out, line, len);
 	out[len] = '\0';
+}
+
+/*
+ * libcurl's progress, about once a second while a fetch runs (its timeout
+ * bounds it): the daemon's watchdog stays fed through a slow feed.
+ */
+static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+		       curl_off_t ulnow)
+{
+	(void)arg, (void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
+	notify_watchdog();
+	return 0;
 }
 
 static size_t on_header(char *data, size_t size, size_t nmemb, void *arg)
@@ -228,6 +241,8 @@ static int fetch_url(const struct fetch_opts *o, struct fetch_result *r, int fd)
 	SET(CURLOPT_WRITEDATA, &s);
 	SET(CURLOPT_HEADERFUNCTION, on_header);
 	SET(CURLOPT_HEADERDATA, &s);
+	SET(CURLOPT_XFERINFOFUNCTION, on_progress);
+	SET(CURLOPT_NOPROGRESS, 0L);
 #undef SET
 	if (code != CURLE_OK) {
 		ret = fail(r, -EINVAL, "libcurl refused an option: %s",

@@ -48,7 +48,9 @@ static int feed_refresh_op(void *ctx, struct daemon_source *src)
 
 	ret = feed_refresh_apply(state_dir, ifname, &src->spec, false, load_later, NULL, &r);
 	/* In the log, as every line of the daemon's: its stdout is the events' stream. */
-	fputs(feed_refresh_summary(ifname, &src->spec, &r, said, sizeof(said)), stderr);
+	log_text(ret < 0 ? LOG_ERR : LOG_INFO,
+		 &(struct log_fields){ .list = src->spec.name, .event = "feed-refresh" },
+		 feed_refresh_summary(ifname, &src->spec, &r, said, sizeof(said)));
 	schedule_next(src, r.next_due);
 	if (ret < 0) {
 		/* Started anew: the copy a run before applied is what the list held. */
