@@ -3,6 +3,7 @@
 #define BLOOMXDP_SERVICE_STATUS_H
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <linux/types.h>
 #include <bloomxdp/common.h>
@@ -48,5 +49,18 @@ struct status_view {
  * which prints it as text or JSON. Errors are logged.
  */
 int status_view_read(struct attachment *att, const char *state_dir, struct status_view *v);
+
+/* status --json: v as one JSON object, a value in j (a document begun), or a line of out. */
+struct json;
+void status_json_value(const struct status_view *v, struct json *j);
+void status_write_json(const struct status_view *v, FILE *out);
+/* status: v as text, a line per field, into out. */
+void status_write_text(const struct status_view *v, FILE *out);
+/*
+ * Each list: its name, action, entries and hits (the default list first),
+ * as the "lists" member of j, or (j NULL) a text line each into out.
+ */
+void status_lists_write(const struct named_view *v, const struct bloomxdp_config *cfg,
+			struct json *j, FILE *out);
 
 #endif
