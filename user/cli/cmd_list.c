@@ -12,7 +12,6 @@
 #include "util/log.h"
 #include "lists/learned.h"
 #include "lists/named.h"
-#include "util/json.h"
 #include "lists/report.h"
 #include "filter/bloom_plan.h"
 #include "lists/load_options.h"
@@ -56,66 +55,13 @@ static int run_del(const struct cli_call *call)
 	return ret;
 }
 
-/* query --json: each verdict's name. */
-static const char *const query_said_names[] = {
-	[QUERY_NOT_BLOCKED] = "not_blocked", [QUERY_BLOCKED] = "blocked",
-	[QUERY_PREFIX] = "prefix", [QUERY_RANGE] = "range",
-	[QUERY_FILTER_PREFIX] = "filter_prefix", [QUERY_LISTED] = "listed",
-	[QUERY_FALSE_POSITIVE] = "false_positive", [QUERY_NAMED] = "named",
-	[QUERY_IN_LIST] = "in_list", [QUERY_NOT_IN_LIST] = "not_in_list",
-	[QUERY_LEARNED] = "learned",
-};
-
-/* "learned": {"list", "name", "learned_at", "expires_at", "ttl"} */
-static void learned_json(struct json *j, const struct query_verdict *v)
-{
-	json_key(j, "learned");
-	json_object_start(j);
-	json_kv_string(j, "list", v->text ? v->text : "");
-	json_kv_string(j, "name", v->learned->name);
-	json_kv_string(j, "learned_at", v->learned->learned_at);
-	json_kv_string(j, "expires_at", v->learned->expires_at);
-	json_kv_u64(j, "ttl", v->learned->v.ttl);
-	json_object_end(j);
-}
-
-/* An array of {"entry", "verdict", "text", "monitored", "allowed", "learned"}. */
-static void query_json(const struct query_result *r)
-{
-	struct json j;
-	size_t i;
-
-	json_start(&j, stdout);
-	json_array_start(&j);
-	for (i = 0; i < r->n; i++) {
-		const struct query_verdict *v = &r->v[i];
-
-		json_object_start(&j);
-		json_kv_string(&j, "entry", v->arg);
-		json_kv_string(&j, "verdict", query_said_names[v->said]);
-		json_kv_bool(&j, "blocked", v->said != QUERY_NOT_BLOCKED &&
-			     v->said != QUERY_IN_LIST && v->said != QUERY_NOT_IN_LIST &&
-			     !v->monitored && !v->allowed);
-		if (v->text && v->text[0])
-			json_kv_string(&j, "text", v->text);
-		json_kv_bool(&j, "monitored", v->monitored);
-		if (v->said == QUERY_LEARNED) {
-			json_kv_bool(&j, "allowed", v->allowed);
-			learned_json(&j, v);
-		}
-		json_object_end(&j);
-	}
-	json_array_end(&j);
-	json_end(&j);
-}
-
 static int run_query(const struct cli_call *call)
 {
 	struct query_result r;
 	int ret = list_query(call->ifname, call->opts, call->argv, call->argc, &r);
 
 	if (call->json)
-		query_json(&r);
+		query_result_write_json(&r, stdout);
 	else
 		query_result_print(&r, stdout);
 	query_result_free(&r);

@@ -7,6 +7,7 @@
 #include "lists/learned.h"
 #include "lists/named.h"
 #include "lists/report.h"
+#include "util/json.h"
 
 void load_result_init(struct load_result *r, const char *ifname)
 {
@@ -212,4 +213,63 @@ void restore_result_print(const struct restore_result *r, FILE *out)
 		(unsigned long long)r->entries, (unsigned long long)r->keys, r->path, when,
 		r->ifname,
 		r->rekeyed ? ", with the file's hash key (its program replaced in place)" : "");
+}
+
+/* query --json: each verdict's name. */
+static const char *const query_said_names[] = {
+	[QUERY_NOT_BLOCKED] = "not_blocked", [QUERY_BLOCKED] = "blocked",
+	[QUERY_PREFIX] = "prefix", [QUERY_RANGE] = "range",
+	[QUERY_FILTER_PREFIX] = "filter_prefix", [QUERY_LISTED] = "listed",
+	[QUERY_FALSE_POSITIVE] = "false_positive", [QUERY_NAMED] = "named",
+	[QUERY_IN_LIST] = "in_list", [QUERY_NOT_IN_LIST] = "not_in_list",
+	[QUERY_LEARNED] = "learned",
+};
+
+/* "learned": {"list", "name", "learned_at", "expires_at", "ttl"} */
+static void learned_json(struct json *j, const struct query_verdict *v)
+{
+	json_key(j, "learned");
+	json_object_start(j);
+	json_kv_string(j, "list", v->text ? v->text : "");
+	json_kv_string(j, "name", v->learned->name);
+	json_kv_string(j, "learned_at", v->learned->learned_at);
+	json_kv_string(j, "expires_at", v->learned->expires_at);
+	json_kv_u64(j, "ttl", v->learned->v.ttl);
+	json_object_end(j);
+}
+
+/* An array of {"entry", "verdict", "text", "monitored", "allowed", "learned"}. */
+void query_result_json(const struct query_result *r, struct json *j)
+{
+	size_t i;
+
+	json_array_start(j);
+	for (i = 0; i < r->n; i++) {
+		const struct query_verdict *v = &r->v[i];
+
+		json_object_start(j);
+		json_kv_string(j, "entry", v->arg);
+		json_kv_string(j, "verdict", query_said_names[v->said]);
+		json_kv_bool(j, "blocked", v->said != QUERY_NOT_BLOCKED &&
+			     v->said != QUERY_IN_LIST && v->said != QUERY_NOT_IN_LIST &&
+			     !v->monitored && !v->allowed);
+		if (v->text && v->text[0])
+			json_kv_string(j, "text", v->text);
+		json_kv_bool(j, "monitored", v->monitored);
+		if (v->said == QUERY_LEARNED) {
+			json_kv_bool(j, "allowed", v->allowed);
+			learned_json(j, v);
+		}
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
+void query_result_write_json(const struct query_result *r, FILE *out)
+{
+	struct json j;
+
+	json_start(&j, out);
+	query_result_json(r, &j);
+	json_end(&j);
 }

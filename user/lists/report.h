@@ -133,6 +133,10 @@ void load_result_print(const struct load_result *r, FILE *out);
 void add_result_print(const struct add_result *r, FILE *out);
 void del_result_print(const struct del_result *r, FILE *out);
 void query_result_print(const struct query_result *r, FILE *out);
+/* query --json: an array of {"entry", "verdict", "blocked", "text", "monitored", ...}. */
+struct json;
+void query_result_json(const struct query_result *r, struct json *j);
+void query_result_write_json(const struct query_result *r, FILE *out);
 void save_result_print(const struct save_result *r, FILE *out);
 void restore_result_print(const struct restore_result *r, FILE *out);
 
