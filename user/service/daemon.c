@@ -23,6 +23,7 @@
 #include "kernel/attach.h"
 #include "kernel/attachment.h"
 #include "service/config.h"
+#include "service/control.h"
 #include "service/crowdsec.h"
 #include "service/daemon.h"
 #include "lists/expiry.h"
@@ -30,10 +31,14 @@
 #include "kernel/events.h"
 #include "fleet/node.h"
 #include "lists/lists.h"
+#include "lists/load_options.h"
 #include "lists/report.h"
 #include "util/log.h"
 #include "util/notify.h"
 #include "service/metrics.h"
+#include "service/refresh.h"
+#include "service/status.h"
+#include "util/json.h"
 
 struct daemon {
 	const char *ifname;
@@ -70,6 +75,7 @@ struct daemon {
 	__u64 learned_sweep_ms;		/* when to sweep the expired learned addresses again */
 	__u64 expired;
 	struct fleet_node *fleet;	/* a fleet node (subscribe = ...), or NULL */
+	struct control_server *control;	/* the control socket (service/control.h) */
 };
 
 /* How often the timeouts are looked at while some are there: well within a second. */
@@ -899,6 +905,174 @@ static void reload(struct daemon *d)
 	    d->config_path, d->nsrc, d->nsrc == 1 ? "" : "s");
 }
 
+/* A command's text, written into a memory stream, as the reply's "text". */
+static int text_member(struct json *j, void (*write)(const void *arg, FILE *out), const void *arg)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	if (!out)
+		return -ENOMEM;
+	write(arg, out);
+	if (fclose(out)) {
+		free(text);
+		return -ENOMEM;
+	}
+	json_kv_string(j, "text", text);
+	free(text);
+	return 0;
+}
+
+static void status_text_of(const void *v, FILE *out)
+{
+	status_write_text(v, out);
+}
+
+static void query_text_of(const void *r, FILE *out)
+{
+	query_result_print(r, out);
+}
+
+/* {"cmd":"status"}: what 'bloomxdp status IFNAME' shows, with the daemon's state directory. */
+static int control_status(struct daemon *d, const struct control_request *req, struct json *j,
+			  char *why, size_t len)
+{
+	struct status_view v = { .ifname = d->ifname };
+	struct attachment att;
+	int ret;
+
+	ret = attachment_open(d->ifname, false, &att);
+	if (!ret) {
+		ret = status_view_read(&att, d->cfg.state_dir, &v);
+		v.group = att.grouped ? &att.group : NULL;
+		if (!ret && req->text) {
+			ret = text_member(j, status_text_of, &v);
+		} else if (!ret) {
+			json_key(j, "status");
+			status_json_value(&v, j);
+		}
+		attachment_close(&att);
+	}
+	if (ret)
+		snprintf(why, len, "cannot read the status of %s: %s (the daemon's log says more)",
+			 d->ifname, strerror(-ret));
+	return ret;
+}
+
+/* {"cmd":"query"}: what 'bloomxdp query IFNAME KEY...' says, learned and timed entries too. */
+static int control_query(struct daemon *d, const struct control_request *req, struct json *j,
+			 char *why, size_t len)
+{
+	struct list_opts o = list_opts_defaults;
+	struct query_result r;
+	int ret;
+
+	o.state_dir = d->cfg.state_dir;
+	o.list = req->list[0] ? req->list : NULL;
+	ret = list_query(d->ifname, &o, (char **)req->keys, req->nkeys, &r);
+	if (ret) {
+		snprintf(why, len, "the query of %s failed: %s (the daemon's log says why)",
+			 d->ifname, strerror(-ret));
+	} else if (req->text) {
+		ret = text_member(j, query_text_of, &r);
+	} else {
+		json_key(j, "query");
+		query_result_json(&r, j);
+	}
+	query_result_free(&r);
+	return ret;
+}
+
+/* {"cmd":"reload"}: as SIGHUP. */
+static int control_reload(struct daemon *d, struct json *j, char *why, size_t len)
+{
+	__u64 failures = d->reload_failures;
+	char text[PATH_MAX + 128];
+
+	notify_reloading();
+	reload(d);
+	status_said(d, true);
+	if (d->reload_failures != failures) {
+		snprintf(why, len, "%s refused (its errors are in the daemon's log): the running "
+			 "settings stay; fix it ('bloomxdp check-config %s') and reload again",
+			 d->config_path, d->config_path);
+		return -EINVAL;
+	}
+	snprintf(text, sizeof(text), "daemon %s: %s applied: %d source%s\n", d->ifname,
+		 d->config_path, d->nsrc, d->nsrc == 1 ? "" : "s");
+	json_kv_string(j, "text", text);
+	return 0;
+}
+
+/*
+ * {"cmd":"refresh","list":NAME,"accept":BOOL}: the feed refreshed now (with
+ * accept, as 'refresh --accept'), and a new copy loaded at once with the
+ * daemon's other sources. -ENOENT: the daemon has no feed of that name.
+ */
+static int control_refresh(struct daemon *d, const struct control_request *req,
+			   struct json *j, char *why, size_t len)
+{
+	__u64 failures = d->load_failures;
+	char said[FEED_SUMMARY_MAX];
+	struct daemon_source *s = NULL;
+	int i, ret;
+
+	for (i = 0; i < d->nsrc && !s; i++)
+		if (!strcmp(d->src[i].spec.name, req->list))
+			s = &d->src[i];
+	if (!s || s->ops != &d->feed_ops) {
+		snprintf(why, len, "the daemon of %s has no feed named %s%s", d->ifname, req->list,
+			 s ? ": it is a local file, read again when it changes" : "");
+		return s ? -EINVAL : -ENOENT;
+	}
+	SAY(LOG_INFO, s->spec.name, "control-refresh", "daemon %s: list %s: refresh asked%s",
+	    d->ifname, s->spec.name, req->accept ? " with --accept" : "");
+	ret = refresh_feed_run(s->ops->ctx, s, req->accept, said, sizeof(said));
+	if (ret < 0) {
+		s->failures++;
+		said[strcspn(said, "\n")] = '\0';
+		snprintf(why, len, "%s", said);
+		return ret;
+	}
+	if (ret > 0) {
+		s->pending = true;
+		s->refreshes++;
+		apply(d, s->spec.load.allow);
+		status_said(d, false);
+	}
+	if (d->load_failures != failures) {
+		snprintf(why, len, "list %s: the new copy was not loaded: the daemon's log says "
+			 "why; the list before stays enforced", s->spec.name);
+		return -EIO;
+	}
+	if (ret > 0)
+		snprintf(said + strlen(said), sizeof(said) - strlen(said), "daemon %s: list %s "
+			 "loaded at once with the daemon's other sources (its log says what it "
+			 "loaded)\n", d->ifname, s->spec.name);
+	json_kv_string(j, "text", said);
+	json_kv_bool(j, "loaded", ret > 0);
+	return 0;
+}
+
+static int control_handle(void *ctx, const struct control_request *req, struct json *j,
+			  char *why, size_t len)
+{
+	struct daemon *d = ctx;
+
+	switch (req->cmd) {
+	case CONTROL_STATUS:
+		return control_status(d, req, j, why, len);
+	case CONTROL_QUERY:
+		return control_query(d, req, j, why, len);
+	case CONTROL_RELOAD:
+		return control_reload(d, j, why, len);
+	case CONTROL_REFRESH:
+		return control_refresh(d, req, j, why, len);
+	}
+	return -EINVAL;
+}
+
 /* Attaches with [attach] unless attached already (by 'restore', or by hand). */
 static int attach_if_needed(struct daemon *d)
 {
@@ -974,7 +1148,7 @@ static void fleet_due(struct daemon *d, bool readable)
 
 static int loop(struct daemon *d)
 {
-	struct pollfd fds[3 + CROWDSEC_POLL_FDS];
+	struct pollfd fds[3 + CONTROL_POLL_FDS + CROWDSEC_POLL_FDS];
 	int n, ret, polled, fleet_at, timeout;
 
 	for (;;) {
@@ -996,6 +1170,8 @@ static int loop(struct daemon *d)
 		/* systemd's watchdog (WatchdogSec=): fed at half its interval. */
 		if (notify_watchdog_ms() >= 0 && notify_watchdog_ms() < timeout)
 			timeout = notify_watchdog_ms();
+		/* The control socket: its listener and connections, their deadlines. */
+		n += control_poll_fds(d->control, fds + n, &timeout);
 		/* A pull under way: its sockets, and libcurl's own timeout. */
 		if (d->crowdsec)
 			n += crowdsec_poll_fds(d->crowdsec, fds + n, CROWDSEC_POLL_FDS, &timeout);
@@ -1012,6 +1188,7 @@ static int loop(struct daemon *d)
 				log_error("daemon %s: reading events: %s", d->ifname,
 					  strerror(-ret));
 		}
+		control_run(d->control);
 		/* polled, not ret: ring_buffer__consume() has reused ret. */
 		fleet_due(d, polled > 0 && fleet_at >= 0 &&
 			     (fds[fleet_at].revents & (POLLIN | POLLHUP | POLLERR)));
@@ -1057,6 +1234,9 @@ int daemon_run(const char *ifname, const char *config_path, const struct daemon_
 	}
 	d.events_out = d.hooks.events;
 	ret = signals_open(&d);
+	/* First: a second daemon of the interface stops here, before it touches anything. */
+	if (!ret)
+		ret = control_server_start(ifname, control_handle, &d, &d.control);
 	if (!ret)
 		ret = fleet_start(&d);
 	if (!ret)
@@ -1088,6 +1268,7 @@ cleanup:
 	free(d.src);
 	crowdsec_free(d.crowdsec);
 	metrics_server_stop(d.metrics);
+	control_server_stop(d.control);
 	free(d.snap);
 	fleet_node_stop(d.fleet);
 	ring_buffer__free(d.rb);

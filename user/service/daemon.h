@@ -58,6 +58,13 @@ extern const struct refresh_ops refresh_local;
  * cache; ctx: a struct refresh_feed_ctx.
  */
 extern const struct refresh_ops refresh_feed;
+/*
+ * refresh_feed's refresh, with accept ('refresh --accept': the copy the
+ * guards refused, or else the next one fetched): its summary (a line, as
+ * 'bloomxdp refresh' prints it) in said too. ctx: a struct refresh_feed_ctx.
+ */
+int refresh_feed_run(void *ctx, struct daemon_source *src, bool accept, char *said,
+		     size_t said_len);
 /* What refresh_feed reads of the daemon that runs it. */
 struct refresh_feed_ctx {
 	const char *ifname;

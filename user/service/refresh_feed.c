@@ -37,20 +37,20 @@ static void schedule_next(struct daemon_source *src, __u64 next_due)
 		      (next_due > now ? next_due - now : 0) * 1000;
 }
 
-static int feed_refresh_op(void *ctx, struct daemon_source *src)
+int refresh_feed_run(void *ctx, struct daemon_source *src, bool accept, char *said,
+		     size_t said_len)
 {
 	const struct refresh_feed_ctx *feed = ctx;
 	const char *state_dir = feed->state_dir, *ifname = feed->ifname;
-	char said[FEED_SUMMARY_MAX];
 	struct refresh_result r;
 	bool had = src->path[0];
 	int ret;
 
-	ret = feed_refresh_apply(state_dir, ifname, &src->spec, false, load_later, NULL, &r);
+	ret = feed_refresh_apply(state_dir, ifname, &src->spec, accept, load_later, NULL, &r);
 	/* In the log, as every line of the daemon's: its stdout is the events' stream. */
 	log_text(ret < 0 ? LOG_ERR : LOG_INFO,
 		 &(struct log_fields){ .list = src->spec.name, .event = "feed-refresh" },
-		 feed_refresh_summary(ifname, &src->spec, &r, said, sizeof(said)));
+		 feed_refresh_summary(ifname, &src->spec, &r, said, said_len));
 	schedule_next(src, r.next_due);
 	if (ret < 0) {
 		/* Started anew: the copy a run before applied is what the list held. */
@@ -65,6 +65,13 @@ static int feed_refresh_op(void *ctx, struct daemon_source *src)
 		return -ENOENT;
 	}
 	return r.outcome == REFRESH_APPLIED || !had;
+}
+
+static int feed_refresh_op(void *ctx, struct daemon_source *src)
+{
+	char said[FEED_SUMMARY_MAX];
+
+	return refresh_feed_run(ctx, src, false, said, sizeof(said));
 }
 
 static void feed_applied(void *ctx, struct daemon_source *src, int result)
