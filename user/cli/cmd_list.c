@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "cli/commands.h"
+#include "service/control.h"
 #include "lists/lists.h"
 #include "util/duration.h"
 #include "util/log.h"
@@ -55,10 +56,42 @@ static int run_del(const struct cli_call *call)
 	return ret;
 }
 
+/*
+ * The daemon's answer, when one runs on the interface. Not 0: none answered,
+ * or it refused (nothing printed): the command reads the attachment itself.
+ */
+static int query_by_daemon(const struct cli_call *call)
+{
+	const struct list_opts *o = call->opts;
+	struct control_request req = { .cmd = CONTROL_QUERY, .text = !call->json };
+	struct control_reply r;
+	int i, ret;
+
+	/* --state-dir names the state to read: the daemon's is its own. */
+	if (o->state_dir || call->argc > CONTROL_KEYS_MAX)
+		return -ENOENT;
+	if (o->list)
+		snprintf(req.list, sizeof(req.list), "%s", o->list);
+	for (i = 0; i < call->argc; i++)
+		req.keys[i] = call->argv[i];
+	req.nkeys = call->argc;
+	ret = control_ask(call->ifname, &req, call->json ? "query" : NULL, CONTROL_CALL_MS, &r);
+	if (!ret && call->json)
+		printf("%.*s\n", (int)r.payload_len, r.payload);
+	else if (!ret)
+		fputs(r.text ? r.text : "", stdout);
+	control_reply_free(&r);
+	return ret;
+}
+
 static int run_query(const struct cli_call *call)
 {
 	struct query_result r;
-	int ret = list_query(call->ifname, call->opts, call->argv, call->argc, &r);
+	int ret = query_by_daemon(call);
+
+	if (!ret)
+		return 0;
+	ret = list_query(call->ifname, call->opts, call->argv, call->argc, &r);
 
 	if (call->json)
 		query_result_write_json(&r, stdout);

@@ -10,6 +10,7 @@
 #include "lists/build.h"
 #include "lists/lists.h"
 #include "util/log.h"
+#include "service/control.h"
 #include "service/refresh.h"
 #include "kernel/state_dir.h"
 
@@ -64,6 +65,32 @@ static int check_refresh(const struct cli_call *call)
 	return 0;
 }
 
+/*
+ * refresh --accept of a feed of a running daemon: the daemon refreshes it and
+ * loads the accepted copy at once with its other sources. -ENOENT: no daemon
+ * runs on the interface, or it has no feed of that name (nothing printed).
+ */
+static int refresh_by_daemon(const struct cli_call *call)
+{
+	const struct refresh_opts *o = call->opts;
+	struct control_request req = { .cmd = CONTROL_REFRESH, .accept = true };
+	struct control_reply r;
+	int ret;
+
+	/* Options that change the feed's spec, or another state: refreshed here. */
+	if (!o->accept || o->source || o->max_shrink_given || o->timeout_given ||
+	    o->max_bytes_given || o->ca_file_given || o->state_dir)
+		return -ENOENT;
+	snprintf(req.list, sizeof(req.list), "%s", call->argv[0]);
+	ret = control_ask(call->ifname, &req, NULL, CONTROL_REFRESH_MS, &r);
+	if (!ret)
+		fputs(r.text ? r.text : "", stdout);
+	else if (ret != -ENOENT)
+		log_error("%s", r.error[0] ? r.error : strerror(-ret));
+	control_reply_free(&r);
+	return ret;
+}
+
 static int run_refresh(const struct cli_call *call)
 {
 	const struct refresh_opts *o = call->opts;
@@ -75,6 +102,9 @@ static int run_refresh(const struct cli_call *call)
 	char path[PATH_MAX];
 	int ret;
 
+	ret = refresh_by_daemon(call);
+	if (ret != -ENOENT)
+		return ret;
 	if (o->source) {
 		feed_spec_defaults(spec);
 		snprintf(spec->name, sizeof(spec->name), "%s", name);

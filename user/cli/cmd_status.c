@@ -31,6 +31,7 @@
 #include "kernel/state_dir.h"
 #include "lists/bitcounts.h"
 #include "lists/expiry.h"
+#include "service/control.h"
 #include "service/status.h"
 
 
@@ -355,12 +356,36 @@ const struct command command_stats = {
 };
 
 
+/*
+ * The daemon's answer, when one runs on ifname: the same text or JSON, with
+ * its state directory. Not 0: none answered,
+ * or it refused (nothing printed): the command reads the attachment itself.
+ */
+static int status_by_daemon(const char *ifname, bool json)
+{
+	struct control_request req = { .cmd = CONTROL_STATUS, .text = !json };
+	struct control_reply r;
+	int ret;
+
+	ret = control_ask(ifname, &req, json ? "status" : NULL, CONTROL_CALL_MS, &r);
+	if (!ret && json)
+		printf("%.*s\n", (int)r.payload_len, r.payload);
+	else if (!ret)
+		fputs(r.text ? r.text : "", stdout);
+	control_reply_free(&r);
+	return ret;
+}
+
 static int do_status(const char *ifname, bool json, const char *state_dir)
 {
 	struct status_view v = { .ifname = ifname };
 	struct attachment att;
 	int ret;
 
+	/* --state-dir names the state to read: the daemon's is its own. */
+	ret = state_dir ? -ENOENT : status_by_daemon(ifname, json);
+	if (!ret)
+		return 0;
 	ret = attachment_open(ifname, false, &att);
 	if (ret)
 		return ret;
