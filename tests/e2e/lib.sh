@@ -476,6 +476,8 @@ topo_up() {
 	E2E_TMP=$(mktemp -d "/tmp/bxe-$E2E_ID.XXXXXX") || return 1
 	# The state (settings, lists) of this run's attachments: gone with E2E_TMP.
 	export BLOOMXDP_STATE_DIR=$E2E_TMP/state
+	# Its daemons' control sockets, beside it (not /run/bloomxdp).
+	export BLOOMXDP_RUN_DIR=$E2E_TMP/run
 	ip netns add "$NS_CLI" || return 1
 	E2E_TOPO_UP=1
 	ip netns add "$NS_SRV" || return 1

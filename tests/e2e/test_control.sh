@@ -31,6 +31,7 @@ if ! topo_up "$C_FILE" "$C_FEED1" "$C_FEED2" "$C_NONE" "$C_OTHER"; then
 fi
 
 TOOLS=tests/e2e/control_tools.py
+# topo_up exported BLOOMXDP_STATE_DIR and BLOOMXDP_RUN_DIR, under E2E_TMP.
 NGX=$E2E_TMP/nginx
 WWW=$NGX/www
 HTTP_PORT=8082
@@ -38,8 +39,6 @@ METRICS_PORT=9727
 STATE=$E2E_TMP/state
 CONF=$E2E_TMP/$IF_SRV.conf
 ERR=$E2E_TMP/daemon.err
-export BLOOMXDP_RUN_DIR=$E2E_TMP/run
-export BLOOMXDP_STATE_DIR=$STATE
 SOCK=$BLOOMXDP_RUN_DIR/$IF_SRV.sock
 mkdir -p "$WWW"
 printf '%s\n' "$C_FILE" >"$E2E_TMP/local.txt"
