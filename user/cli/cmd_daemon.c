@@ -69,7 +69,13 @@ const struct command command_daemon = {
 		"standard error, one line per event; under systemd (JOURNAL_STREAM naming its\n"
 		"standard error) in the journal, with INTERFACE=, LIST= and EVENT= fields. With\n"
 		"NOTIFY_SOCKET it tells systemd READY=1 once its lists are enforced, STATUS=,\n"
-		"RELOADING=1 and STOPPING=1, and WATCHDOG=1 at half of WATCHDOG_USEC.\n",
+		"RELOADING=1 and STOPPING=1, and WATCHDOG=1 at half of WATCHDOG_USEC.\n\n"
+		"It listens on /run/bloomxdp/IFNAME.sock ($BLOOMXDP_RUN_DIR/IFNAME.sock), mode\n"
+		"0600: one JSON request a line, {\"cmd\":\"status\"}, {\"cmd\":\"reload\"},\n"
+		"{\"cmd\":\"query\",\"key\":\"KEY\"} or {\"cmd\":\"refresh\",\"list\":\"NAME\",\n"
+		"\"accept\":true}, one JSON reply line; status, query and refresh --accept use\n"
+		"it. A live daemon's socket makes a second daemon of IFNAME exit 1; a dead one's\n"
+		"is replaced.\n",
 	.options = daemon_options,
 	.opts_size = sizeof(struct daemon_opts),
 	.defaults = &daemon_defaults,

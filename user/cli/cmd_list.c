@@ -67,8 +67,8 @@ static int query_by_daemon(const struct cli_call *call)
 	struct control_reply r;
 	int i, ret;
 
-	/* --state-dir names the state to read: the daemon's is its own. */
-	if (o->state_dir || call->argc > CONTROL_KEYS_MAX)
+	/* --state-dir names the state to read: the daemon's is its own; -v is said here. */
+	if (o->state_dir || log_verbose || call->argc > CONTROL_KEYS_MAX)
 		return -ENOENT;
 	if (o->list)
 		snprintf(req.list, sizeof(req.list), "%s", o->list);
@@ -219,7 +219,9 @@ const struct command command_query = {
 		"query, TLS SNI or HTTP Host, host/path as an HTTP request. 'blocked' is either\n"
 		"listed or a false positive of the filter: the state's copy of the list tells\n"
 		"them apart, 'blocked (listed: ENTRY)' naming the listed entry that covers it.\n"
-		"With -v, also what matched. Exits 1 if an entry is invalid.\n\n"
+		"With -v, also what matched. Exits 1 if an entry is invalid. When a daemon\n"
+		"runs on IFNAME, it is asked through its control socket (the same answer, with\n"
+		"its state directory); without -v and --state-dir.\n\n"
 		"An address learned from a DNS answer for a list loaded with --learn gets a\n"
 		"line of its own first: 'ENTRY: blocked (learned from the answer for NAME at\n"
 		"T, expires at T'; list L)', times in UTC. With --json, an array of objects\n"

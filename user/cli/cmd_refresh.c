@@ -209,6 +209,9 @@ const struct command command_refresh = {
 		"failure is said on one line and counted. Otherwise every feed of IFNAME of the\n"
 		"same kind (blocklist or allowlist), each good copy read with its own spec, is\n"
 		"loaded in one atomic swap, and the new copy becomes the good one.\n\n"
+		"With --accept alone, when a daemon runs on IFNAME with the feed LIST, the\n"
+		"daemon refreshes it through its control socket and loads the accepted copy at\n"
+		"once with its other sources.\n\n"
 		"The feed cache is STATE/IFNAME/feeds/LIST/. Exit status: 0 applied or not\n"
 		"modified, 1 refused (or nothing to accept), 2 usage.\n",
 	.options = refresh_options,

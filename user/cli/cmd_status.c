@@ -425,7 +425,9 @@ const struct command command_status = {
 		"and the estimated false-positive rate both from the key count,\n"
 		"(1 - e^(-kn/m))^k, and from the fill ratio, fill^k; and whether the state\n"
 		"records the live list (for 'bloomxdp restore'); the kernel's release and the\n"
-		"features of it the attachment needs (each probed at attach).\n",
+		"features of it the attachment needs (each probed at attach). When a daemon\n"
+		"runs on IFNAME (and without --state-dir), it is asked through its control\n"
+		"socket: the same output, with the daemon's state directory.\n",
 	.options = status_options,
 	.opts_size = sizeof(struct status_opts),
 	.json = true,
