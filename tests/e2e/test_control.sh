@@ -209,7 +209,7 @@ check "the silent client is closed after 2 s" grep -qE '^closed after 2\.[0-9] s
 
 # Another daemon of the interface: refused, in a line, the first one answering on.
 check_fails "a second daemon of the interface is refused while the first answers" 1 \
-	"another daemon answers" timeout 10 nsenter --net="/run/netns/$NS_SRV" -- "$BLOOMXDP" \
+	"another daemon of $IF_SRV runs" timeout 10 nsenter --net="/run/netns/$NS_SRV" -- "$BLOOMXDP" \
 	daemon "$IF_SRV" --config "$CONF"
 check "... and the first one still answers" grep -q '^{"ok":true' <<<"$(ctl '{"cmd":"status"}')"
 

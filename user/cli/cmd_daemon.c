@@ -74,8 +74,8 @@ const struct command command_daemon = {
 		"0600: one JSON request a line, {\"cmd\":\"status\"}, {\"cmd\":\"reload\"},\n"
 		"{\"cmd\":\"query\",\"key\":\"KEY\"} or {\"cmd\":\"refresh\",\"list\":\"NAME\",\n"
 		"\"accept\":true}, one JSON reply line; status, query and refresh --accept use\n"
-		"it. A live daemon's socket makes a second daemon of IFNAME exit 1; a dead one's\n"
-		"is replaced.\n",
+		"it. A second daemon of IFNAME exits 1 (IFNAME.lock is held); a dead one's\n"
+		"socket is replaced.\n",
 	.options = daemon_options,
 	.opts_size = sizeof(struct daemon_opts),
 	.defaults = &daemon_defaults,

@@ -67,13 +67,17 @@ typedef int (*control_handler_fn)(void *ctx, const struct control_request *req,
 struct control_server;
 
 /*
- * Listens on DIR/ifname.sock (the directory made 0700 when missing; each
- * level opened without following links): a socket left by a dead daemon is
- * replaced, one that answers (another daemon) refused, as is anything else
- * at that name (a link is not followed). 0 or -errno, said.
+ * Binds DIR/ifname.sock (the directory made 0700 when missing; each level
+ * opened without following links), holding DIR/ifname.lock: another daemon
+ * of ifname (its lock held) is refused (-EADDRINUSE), a socket left by a dead
+ * one replaced, anything else at that name refused (a link is not
+ * followed). 0 or -errno, said. Connections are refused (ECONNREFUSED: the
+ * CLI does the work itself) until control_server_listen().
  */
 int control_server_start(const char *ifname, control_handler_fn fn, void *ctx,
 			 struct control_server **out);
+/* Accepts connections from now on: the daemon's loop runs. 0 or -errno, said. */
+int control_server_listen(struct control_server *s);
 /* Closes every connection and removes the socket (if it is still the one it made). */
 void control_server_stop(struct control_server *s);
 /*

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -34,6 +35,8 @@ struct control_conn {
 struct control_server {
 	int fd;
 	int dir_fd;
+	int lock_fd;			/* IFNAME.lock, held (flock) for the daemon's life */
+	bool listening;
 	char name[IF_NAMESIZE + 8];	/* IFNAME.sock */
 	char path[PATH_MAX];		/* for messages */
 	dev_t dev;
@@ -90,6 +93,37 @@ static int dir_open(struct control_server *s, const char *ifname)
 	s->dir_fd = own_dir_open(pfd, slash + 1, parent, true, 077, "start the daemon again");
 	close(pfd);
 	return s->dir_fd < 0 ? s->dir_fd : 0;
+}
+
+/*
+ * IFNAME.lock beside the socket, locked: one daemon of an interface at a
+ * time, whether its socket listens yet or not. The file stays (unlinking a
+ * lock file races with the next daemon's open).
+ */
+static int lock_name(struct control_server *s)
+{
+	int ifname_len = strlen(s->name) - strlen(".sock"), ret;
+	char name[IF_NAMESIZE + 8];
+
+	snprintf(name, sizeof(name), "%.*s.lock", ifname_len, s->name);
+	s->lock_fd = openat(s->dir_fd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (s->lock_fd < 0) {
+		ret = -errno;
+		log_error("cannot open %.*s.lock: %s%s", (int)(strlen(s->path) - strlen(".sock")),
+			  s->path, strerror(-ret), ret == -ELOOP ? " (a symbolic link: check it, "
+			  "remove it, and start the daemon again)" : "");
+		return ret;
+	}
+	if (!flock(s->lock_fd, LOCK_EX | LOCK_NB))
+		return 0;
+	ret = -errno;
+	if (ret == -EWOULDBLOCK) {
+		log_error("%s: another daemon of %.*s runs: stop it first (systemctl stop "
+			  "bloomxdp@%.*s)", s->path, ifname_len, s->name, ifname_len, s->name);
+		return -EADDRINUSE;
+	}
+	log_error("cannot lock %s: %s", name, strerror(-ret));
+	return ret;
 }
 
 /*
@@ -158,11 +192,25 @@ static int listen_on(struct control_server *s)
 	if (!ret) {
 		s->dev = st.st_dev;
 		s->ino = st.st_ino;
-		ret = listen(s->fd, CONTROL_CLIENTS) ? -errno : 0;
 	}
 	if (ret)
-		log_error("cannot listen on %s: %s", s->path, strerror(-ret));
+		log_error("cannot bind %s: %s", s->path, strerror(-ret));
 	return ret;
+}
+
+int control_server_listen(struct control_server *s)
+{
+	int ret;
+
+	if (!s || s->listening)
+		return 0;
+	if (listen(s->fd, CONTROL_CLIENTS)) {
+		ret = -errno;
+		log_error("cannot listen on %s: %s", s->path, strerror(-ret));
+		return ret;
+	}
+	s->listening = true;
+	return 0;
 }
 
 int control_server_start(const char *ifname, control_handler_fn fn, void *ctx,
@@ -173,12 +221,14 @@ int control_server_start(const char *ifname, control_handler_fn fn, void *ctx,
 
 	if (!s)
 		return -ENOMEM;
-	s->fd = s->dir_fd = -1;
+	s->fd = s->dir_fd = s->lock_fd = -1;
 	s->handler = fn;
 	s->ctx = ctx;
 	for (i = 0; i < CONTROL_CLIENTS; i++)
 		s->conn[i].fd = -1;
 	ret = dir_open(s, ifname);
+	if (!ret)
+		ret = lock_name(s);
 	if (!ret)
 		ret = clear_name(s);
 	if (!ret)
@@ -218,6 +268,8 @@ void control_server_stop(struct control_server *s)
 	}
 	if (s->dir_fd >= 0)
 		close(s->dir_fd);
+	if (s->lock_fd >= 0)
+		close(s->lock_fd);
 	free(s);
 }
 
@@ -226,7 +278,7 @@ int control_poll_fds(struct control_server *s, struct pollfd *fds, int *timeout)
 	__u64 now = now_ms();
 	int i, n = 0, left;
 
-	if (!s)
+	if (!s || !s->listening)
 		return 0;
 	fds[n++] = (struct pollfd){ .fd = s->fd, .events = POLLIN };
 	for (i = 0; i < CONTROL_CLIENTS; i++) {
@@ -361,7 +413,7 @@ void control_run(struct control_server *s)
 	__u64 now = now_ms();
 	int i;
 
-	if (!s)
+	if (!s || !s->listening)
 		return;
 	for (i = 0; i < CONTROL_CLIENTS; i++) {
 		struct control_conn *c = &s->conn[i];

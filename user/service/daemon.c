@@ -1258,6 +1258,10 @@ int daemon_run(const char *ifname, const char *config_path, const struct daemon_
 	    d.cfg.events == CONFIG_EVENTS_SYSLOG ? "to syslog" : "not read");
 	notify_status("attached; loading %d source%s", d.nsrc, d.nsrc == 1 ? "" : "s");
 	refresh_due(&d, true);
+	/* Until now a client got ECONNREFUSED, and did the work itself: the loop answers. */
+	ret = control_server_listen(d.control);
+	if (ret)
+		goto cleanup;
 	/* Attached, and each list with a copy loaded (or enforced already): ready. */
 	status_said(&d, true);
 	SAY(LOG_INFO, NULL, "ready", "daemon %s: ready", ifname);
