@@ -135,9 +135,10 @@ check_eq "the CLI asks the daemon: with a wrong state directory of its own, the 
 
 # query: listed and unlisted keys, a timed entry.
 bx add "$IF_SRV" "$C_TIMED" --timeout 1h >/dev/null 2>&1
+REPLY=$(ctl "{\"cmd\":\"query\",\"keys\":[\"$C_FILE\",\"$C_NONE\"]}")
 check_eq "query through the socket: the listed key blocked, the unlisted not" "true false" \
 	"$(python3 -c 'import json,sys; print(" ".join(str(v["blocked"]).lower() for v in
-json.loads(sys.argv[1])["query"]))' "$(ctl "{\"cmd\":\"query\",\"keys\":[\"$C_FILE\",\"$C_NONE\"]}")")"
+json.loads(sys.argv[1])["query"]))' "$REPLY")" "$REPLY"
 check_eq "query (text) through the CLI says what the CLI says without the daemon" \
 	"$(bx query "$IF_SRV" "$C_FILE" "$C_NONE" "$C_TIMED" --state-dir "$STATE" 2>&1)" \
 	"$(bx query "$IF_SRV" "$C_FILE" "$C_NONE" "$C_TIMED" 2>&1)"
@@ -199,8 +200,8 @@ sleep 0.3
 T0=$(date +%s%N)
 check "while a client sends nothing, a request is answered" grep -q '^{"ok":true' \
 	<<<"$(ctl '{"cmd":"query","key":"'"$C_FILE"'"}')"
-check_eq "... and the metrics too" 200 \
-	"$(in_srv curl -s -o /dev/null -m 3 -w '%{http_code}' "http://127.0.0.1:$METRICS_PORT/metrics")"
+check_eq "... and the metrics too" 200 "$(in_srv curl -s -o /dev/null -m 3 -w '%{http_code}' \
+	"http://127.0.0.1:$METRICS_PORT/metrics")"
 T1=$(date +%s%N)
 check "... both within a second" test $(((T1 - T0) / 1000000)) -lt 1000
 wait "$IDLE"
@@ -209,8 +210,8 @@ check "the silent client is closed after 2 s" grep -qE '^closed after 2\.[0-9] s
 
 # Another daemon of the interface: refused, in a line, the first one answering on.
 check_fails "a second daemon of the interface is refused while the first answers" 1 \
-	"another daemon of $IF_SRV runs" timeout 10 nsenter --net="/run/netns/$NS_SRV" -- "$BLOOMXDP" \
-	daemon "$IF_SRV" --config "$CONF"
+	"another daemon of $IF_SRV runs" timeout 10 nsenter --net="/run/netns/$NS_SRV" -- \
+	"$BLOOMXDP" daemon "$IF_SRV" --config "$CONF"
 check "... and the first one still answers" grep -q '^{"ok":true' <<<"$(ctl '{"cmd":"status"}')"
 
 stop_daemon

@@ -59,8 +59,9 @@ static int read_reply(int fd, const char *path, char **reply)
 		}
 		n = read(fd, buf + len, cap - 1 - len);
 		if (n <= 0) {
-			log_error("%s: %s before the daemon's reply ended", path, n ? (errno ==
-				  EAGAIN ? "timed out" : strerror(errno)) : "the connection closed");
+			log_error("%s: %s before the daemon's reply ended", path,
+				  !n ? "the connection closed" :
+				  errno == EAGAIN ? "timed out" : strerror(errno));
 			free(buf);
 			return n ? -EIO : -EPROTO;
 		}
