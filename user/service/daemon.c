@@ -28,6 +28,7 @@
 #include "lists/expiry.h"
 #include "lists/learned.h"
 #include "kernel/events.h"
+#include "service/top.h"
 #include "fleet/node.h"
 #include "lists/lists.h"
 #include "lists/report.h"
@@ -62,6 +63,7 @@ struct daemon {
 	__u64 reloads, reload_failures;
 	__u64 loads, load_failures;
 	__u64 events;
+	struct top_table *top;		/* the most-hit entries of the events (stats --top) */
 	/* Expiry (expiry.h): when to look again, and what the timeouts file was then. */
 	__u64 expiry_check_ms;
 	__u64 expiry_next;		/* the next deadline, seconds since the epoch; 0: none */
@@ -141,6 +143,12 @@ static int on_event(void *arg, void *data, size_t size)
 	if (events_stale(&d->clock, data, size))
 		return 0;
 	d->events++;
+	if (d->top) {
+		char entry[TOP_ENTRY_MAX], list[BLOOMXDP_LIST_NAME_MAX + 8];
+
+		event_entry(&d->clock, data, entry, sizeof(entry), list, sizeof(list));
+		top_add(d->top, entry, list, now_ms() / 1000);
+	}
 	if (d->cfg.events == CONFIG_EVENTS_JSON) {
 		if (d->events_out)
 			event_write_json(&d->clock, data, d->events_out);
@@ -1049,6 +1057,12 @@ int daemon_run(const char *ifname, const char *config_path, const struct daemon_
 	d.feed_ops = refresh_feed;
 	d.feed_ops.ctx = &d.feed_ctx;
 	d.started = time(NULL);
+	d.top = calloc(1, sizeof(*d.top));
+	if (!d.top) {
+		ret = -ENOMEM;
+		goto cleanup;
+	}
+	top_init(d.top, now_ms() / 1000);
 	ret = config_read(&d, &d.cfg);
 	if (ret) {
 		log_error("daemon %s: fix %s (check it with 'bloomxdp check-config %s')", ifname,
@@ -1089,6 +1103,7 @@ cleanup:
 	crowdsec_free(d.crowdsec);
 	metrics_server_stop(d.metrics);
 	free(d.snap);
+	free(d.top);
 	fleet_node_stop(d.fleet);
 	ring_buffer__free(d.rb);
 	if (d.att_open)
