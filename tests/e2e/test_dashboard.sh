@@ -94,14 +94,15 @@ for ((i = 0; i < 40; i++)); do
 done
 check_eq "the bouncer holds the LAPI's ban" 1 "$bans" "$(tail -3 "$E2E_TMP/daemon.err")"
 
-# The counters' zeros ingested before the pings: the rates over them are then positive.
+# The counters' zeros ingested before the pings, the ban's list's too (a scrape after the
+# ban): the rates over them are then positive.
 zero=
 for ((i = 0; i < 40; i++)); do
-	zero=$(promql "$PROM_PORT" "bloomxdp_dropped_total{ifname=\"$IF_SRV\"}")
+	zero=$(promql "$PROM_PORT" "bloomxdp_list_hits_total{ifname=\"$IF_SRV\",list=\"crowdsec\"}")
 	[ -n "$zero" ] && break
 	sleep 0.25
 done
-check_eq "prometheus ingested the counters before the pings" 0 "$zero" \
+check_eq "prometheus ingested the counters before the pings (the ban's list's hits)" 0 "$zero" \
 	"$(tail -3 "$E2E_TMP/prom.log")"
 check_eq "the listed and the banned sources are dropped, the other passes" "0 0 5" \
 	"$(for a in "$LISTED" "$BANNED" "$UNLISTED"; do ping_recv "$a" "$SRV4" 5 0.02 |
