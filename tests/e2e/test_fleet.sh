@@ -30,7 +30,8 @@ CHANNEL=t$E2E_ID
 NODE_NS=() NODE_IF=() DAEMON=()
 NODE_METRICS=([0]=9727)	# node 0's GET /metrics, a port of its namespace
 F=bloomxdp_fleet
-FAILS=("$F"_failures_total,reason='"'{payload,signature,stale,state,apply}'"')
+FAILS=()	# fleet_metrics' words for failures_total of each reason
+for r in payload signature stale state apply; do FAILS+=("bloomxdp_fleet_failures_total,reason=\"$r\""); done
 
 fleet_cleanup() {
 	local pid i

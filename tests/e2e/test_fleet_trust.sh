@@ -36,7 +36,8 @@ CLIENTS=("$C_LISTED" "$C_V2" "$C_WRITER" "$C_FREE" "$C_DELTA")
 CHANNEL=t$E2E_ID
 NODE_NS=() NODE_IF=() DAEMON=()
 NODE_METRICS=([0]=9728)	# node 0's GET /metrics, a port of its namespace
-FAILS=(bloomxdp_fleet_failures_total,reason='"'{payload,signature,stale}'"')
+FAILS=()	# fleet_metrics' words for failures_total of each reason
+for r in payload signature stale; do FAILS+=("bloomxdp_fleet_failures_total,reason=\"$r\""); done
 
 trust_cleanup() {
 	local pid
