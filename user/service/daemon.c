@@ -250,7 +250,7 @@ static void render_fleet(const struct daemon *d, FILE *out)
 			  "or failed.", "counter", reconnects),
 #undef FLEET_ONE
 	};
-	struct fleet_node_stats st;
+	struct fleet_node_stats st = {};
 	size_t i;
 
 	if (d->fleet)
