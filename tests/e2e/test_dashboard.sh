@@ -6,9 +6,10 @@
 # passed; then every panel's PromQL, Grafana's variables substituted, evaluated
 # through Prometheus' HTTP API returns data, and the JSON follows Grafana's
 # dashboard schema as far as checkable here (tests/e2e/dashboard_check.py).
-# Panels of subsystems not running here (the socket guard, DNS-answer learning)
-# are checked for validity only, and say so. The fleet exports no metrics of its
-# own: its row shows the live list's generation and load time, which have data.
+# Panels of subsystems not running here (the socket guard, DNS-answer learning,
+# the fleet: this daemon is no fleet node, a [list] source cannot be one) are
+# checked for validity only, and say so; test_fleet.sh checks the fleet's metrics
+# on a node.
 # Speaks TAP; needs root; about 20 s.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -128,7 +129,8 @@ dash_check python3 tests/e2e/dashboard_check.py lint "$DASH" "$E2E_TMP/metrics"
 # A rate needs two scrapes after the pings: retried for at most 20 s.
 dash_check in_srv python3 tests/e2e/dashboard_check.py query "$DASH" \
 	"http://127.0.0.1:$PROM_PORT" "$IF_SRV" "$E2E_TMP/metrics" 20 \
-	"bloomxdp_guard_=the socket guard" "bloomxdp_learned_addresses=DNS-answer learning"
+	"bloomxdp_guard_=the socket guard" "bloomxdp_learned_addresses=DNS-answer learning" \
+	"bloomxdp_fleet_=a fleet node"
 # dash_expr TITLE REFID: that target's expression, Grafana's variables substituted.
 dash_expr() {
 	python3 - "$DASH" "$1" "$2" "$IF_SRV" <<'EOF'
@@ -148,7 +150,8 @@ check "... the pass rate the passes" \
 check "... and the hits per list those of the ban (list crowdsec)" positive "$(promql \
 	"$PROM_PORT" "($(dash_expr 'Hits per list, /s' A)) and on (list)
 	label_replace(vector(1), \"list\", \"crowdsec\", \"\", \"\")")"
-diag "the fleet exports no metrics of its own; its row's panels (list generation, load time)" \
-	"were checked for data above"
+check_eq "this daemon, no fleet node, declares the fleet's families without samples" \
+	"8 0" "$(grep -c '^# TYPE bloomxdp_fleet_' "$E2E_TMP/metrics") \
+$(grep -c '^bloomxdp_fleet_' "$E2E_TMP/metrics")"
 
 tap_finish

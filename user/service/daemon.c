@@ -225,6 +225,69 @@ static void source_family(FILE *out, const struct daemon *d, const char *name, c
 	}
 }
 
+/*
+ * A fleet node's (subscribe = ...): its families always, so that a dashboard's
+ * queries stay valid; their samples only on a fleet node.
+ */
+static void render_fleet(const struct daemon *d, FILE *out)
+{
+	static const struct {
+		const char *name, *help, *type;
+		size_t field;
+	} one[] = {
+#define FLEET_ONE(name, help, type, field) \
+	{ "bloomxdp_fleet_" name, help, type, offsetof(struct fleet_node_stats, field) }
+		FLEET_ONE("version", "The fleet version the node applied (0: none yet).", "gauge",
+			  version),
+		FLEET_ONE("applied_total", "Fleet versions applied.", "counter", applied),
+		FLEET_ONE("last_apply_seconds", "When the node last applied a version, seconds "
+			  "since the epoch (0: not since the daemon started).", "gauge", applied_at),
+		FLEET_ONE("deltas_total", "Fleet deltas (publish --add, --del) applied.", "counter",
+			  deltas),
+		FLEET_ONE("inforce_entries", "Entries in force from the fleet's deltas.", "gauge",
+			  inforce),
+		FLEET_ONE("reconnects_total", "Connections to Redis made again after one was lost "
+			  "or failed.", "counter", reconnects),
+#undef FLEET_ONE
+	};
+	struct fleet_node_stats st = {};
+	size_t i;
+
+	if (d->fleet)
+		fleet_node_stats(d->fleet, &st);
+#define FLEET_SAMPLE(name, labels, value)						\
+	do {										\
+		fprintf(out, "%s{ifname=\"", name);					\
+		metrics_label_value(out, d->ifname);					\
+		fputs("\",channel=\"", out);						\
+		metrics_label_value(out, st.channel);					\
+		fprintf(out, "\"%s} %llu\n", labels, (unsigned long long)(value));	\
+	} while (0)
+	fputs("# HELP bloomxdp_fleet_connected 1 while the fleet node reads its channel's "
+	      "stream from Redis, else 0.\n# TYPE bloomxdp_fleet_connected gauge\n", out);
+	if (d->fleet)
+		FLEET_SAMPLE("bloomxdp_fleet_connected", "", st.connected);
+	for (i = 0; i < sizeof(one) / sizeof(one[0]); i++) {
+		fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", one[i].name, one[i].help,
+			one[i].name, one[i].type);
+		if (d->fleet)
+			FLEET_SAMPLE(one[i].name, "",
+				     *(const __u64 *)((const char *)&st + one[i].field));
+	}
+	fputs("# HELP bloomxdp_fleet_failures_total Versions, deltas or sets in force not "
+	      "applied, by reason: signature (not signed with verify_key's key), stale (not "
+	      "newer than the one applied), payload (fails its checks), state (the node's state "
+	      "is unreadable), apply (could not be applied).\n"
+	      "# TYPE bloomxdp_fleet_failures_total counter\n", out);
+	for (i = 0; d->fleet && i < FLEET_FAILURES; i++) {
+		char label[32];
+
+		snprintf(label, sizeof(label), ",reason=\"%s\"", fleet_failure_names[i]);
+		FLEET_SAMPLE("bloomxdp_fleet_failures_total", label, st.failures[i]);
+	}
+#undef FLEET_SAMPLE
+}
+
 /* The daemon's own gauges and counters, on the loop's thread. */
 static int render_own(const struct daemon *d, FILE *out)
 {
@@ -260,6 +323,7 @@ static int render_own(const struct daemon *d, FILE *out)
 		      "gauge", offsetof(struct daemon_source, entries));
 	if (d->crowdsec)
 		crowdsec_render_metrics(d->crowdsec, out);
+	render_fleet(d, out);
 	return ferror(out) ? -EIO : 0;
 }
 
