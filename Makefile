@@ -234,7 +234,7 @@ $(BUILD)/bloomxdp.8: dist/bloomxdp.8.in $(BUILD)/bloomxdp
 
 # make install [PREFIX=/usr/local] [DESTDIR=staging]: the binary, bloomxdp(8), bash
 # completion, the systemd unit (naming the installed binary), an example configuration, the
-# fail2ban action, the README and docs/. make uninstall with the same variables removes these
+# fail2ban action, the Grafana dashboard (DATADIR/grafana), the README and docs/. make uninstall with the same variables removes these
 # files (the two under SYSCONFDIR only when unchanged: an edited one is kept, and said) and the
 # directories of bloomxdp's own, when empty; the shared ones (man8, completions...) stay.
 PREFIX      ?= /usr/local
@@ -243,10 +243,12 @@ MANDIR      ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 UNITDIR     ?= $(PREFIX)/lib/systemd/system
 DOCDIR      ?= $(PREFIX)/share/doc/bloomxdp
+DATADIR     ?= $(PREFIX)/share/bloomxdp
 SYSCONFDIR  ?= /etc
 DOCS        := $(wildcard docs/*.md)
 INSTALLED   := $(SBINDIR)/bloomxdp $(MANDIR)/man8/bloomxdp.8 $(BASHCOMPDIR)/bloomxdp \
-	       $(UNITDIR)/bloomxdp@.service $(DOCDIR)/README.md $(addprefix $(DOCDIR)/,$(DOCS))
+	       $(UNITDIR)/bloomxdp@.service $(DOCDIR)/README.md $(addprefix $(DOCDIR)/,$(DOCS)) \
+	       $(DATADIR)/grafana/bloomxdp.json
 # Configuration, removed only as installed: each file and the command that makes it.
 CONF_EXAMPLE := $(SYSCONFDIR)/bloomxdp/example.conf
 CONF_F2B     := $(SYSCONFDIR)/fail2ban/action.d/bloomxdp.conf
@@ -265,6 +267,7 @@ install: all
 	install -D -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
 	install -d $(DESTDIR)$(DOCDIR)/docs
 	install -m 0644 $(DOCS) $(DESTDIR)$(DOCDIR)/docs/
+	install -D -m 0644 dist/grafana/bloomxdp.json $(DESTDIR)$(DATADIR)/grafana/bloomxdp.json
 	install -d $(DESTDIR)$(SYSCONFDIR)/bloomxdp $(DESTDIR)$(SYSCONFDIR)/fail2ban/action.d
 	$(MAKE_EXAMPLE) > $(DESTDIR)$(CONF_EXAMPLE)
 	chmod 0644 $(DESTDIR)$(CONF_EXAMPLE)
@@ -279,8 +282,8 @@ uninstall:
 		else echo "kept $$path: it was changed since make install (remove it by hand)"; \
 		fi; done
 	@# Ours; and fail2ban's, when empty (no fail2ban installed: the install made them).
-	@for d in $(SYSCONFDIR)/bloomxdp $(DOCDIR)/docs $(DOCDIR) $(SYSCONFDIR)/fail2ban/action.d \
-		  $(SYSCONFDIR)/fail2ban; do \
+	@for d in $(SYSCONFDIR)/bloomxdp $(DOCDIR)/docs $(DOCDIR) $(DATADIR)/grafana $(DATADIR) \
+		  $(SYSCONFDIR)/fail2ban/action.d $(SYSCONFDIR)/fail2ban; do \
 		[ ! -d "$(DESTDIR)$$d" ] || rmdir --ignore-fail-on-non-empty "$(DESTDIR)$$d"; done
 
 # make deb: build/bloomxdp_VERSION_ARCH.deb, made by Debian's tools (dpkg-buildpackage and

@@ -15,14 +15,18 @@
  * the hello goes on past what a packet holds (post-quantum key shares make it
  * span two or three), the walk's state, the keys and the name are kept in an
  * LRU map (quic_conns) keyed by the client's address, port and SCID, and the
- * next packet of the connection resumes it. The bytes a packet holds past
- * the one the walk waits for go to the walk's stash (Chrome's first Initial
- * holds its hello's head and tail, the second the middle). Limits, each
- * counted as unparsed_quic (with --quic-unparsed drop the client sends them
- * again): a part past what the stash holds (QUIC_STASH bytes in one run),
+ * next packet of the connection resumes it. A walk that found the name is
+ * kept too, the hello whole in one packet or not: the client's Initials
+ * after the server's (an ACK) carry the server's CID under the keys of the
+ * first DCID, and get the kept verdict. The bytes a packet holds past the
+ * one the walk waits for go to the walk's stash (Chrome's first Initial holds
+ * its hello's head and tail, the second the middle). Limits, each counted as
+ * unparsed_quic (with --quic-unparsed drop the client sends them again): a
+ * part past what the stash holds (QUIC_STASH bytes in one run),
  * QUIC_MAX_FRAMES CRYPTO frames a packet, QUIC_STEPS steps of walk a packet,
- * QUIC_CONNS hellos in flight at once, and packet numbers as their encoding
- * holds them (a client's first Initials: 0, 1, 2...).
+ * QUIC_CONNS connections read at once (the least recently kept are evicted),
+ * and packet numbers as their encoding holds them (a client's first
+ * Initials: 0, 1, 2...).
  *
  * Decryption costs microseconds where a drop costs nanoseconds, and anyone
  * can send Initials: each packet decrypted takes one of config.quic_per_sec
@@ -43,7 +47,7 @@
 
 #define QUIC_MAX_FRAMES		16	/* CRYPTO frames of a packet followed */
 #define QUIC_STEPS		512	/* steps of one packet's walk: frames and fields */
-#define QUIC_CONNS		2048	/* ClientHellos followed over packets at once */
+#define QUIC_CONNS		2048	/* connections whose walk is kept at once */
 #define QUIC_STASH		1024	/* bytes of a later part of a hello kept: a power of two */
 /* A kept walk serves Initials this long after it was kept: a handshake's retransmissions. */
 #define QUIC_KEEP_NS		(10ULL * 1000000000ULL)
@@ -833,15 +837,22 @@ __attribute__((noinline)) int quic_finish(struct quic_scratch *q, struct bloomxd
 		q->w.ech = 2;		/* counted once a ClientHello */
 	}
 	/*
-	 * Kept unless the whole hello came in this packet without a gap: while
-	 * it goes on (a stash alone too: a later part seen first), and where it
-	 * ends, so that the connection's other packets (Chrome's second Initial
-	 * holds the middle of a hello whose name its first had) and packets sent
-	 * again cost no crypto (QO_NAMED). Map value pointers: 6.1 takes no
-	 * argument memory as a key or value.
+	 * Kept while the hello goes on (a stash alone too: a later part seen
+	 * first), and where it ends, so that the connection's other packets
+	 * (Chrome's second Initial holds the middle of a hello whose name its
+	 * first had) and packets sent again cost no crypto (QO_NAMED). A walk
+	 * that found the name is kept even when the whole hello came in this
+	 * packet: once the server answers, the client's next Initial (its ACK,
+	 * beside its Handshake packet) carries the server's CID under the keys
+	 * of this packet's DCID (RFC 9001 5.2), which only the kept walk knows;
+	 * keys derived from the server's CID read garbage (unparsed, and dropped
+	 * with --quic-unparsed drop). Not a walk known already (QO_NAMED: not
+	 * walked): nothing changed. Map value pointers: 6.1 takes no argument
+	 * memory as a key or value.
 	 */
-	if ((q->walked || q->w.stash_len) &&
-	    (run == QR_PENDING || q->resumed || quic_run_end(0) < q->w.hello_end)) {
+	if ((q->walked && q->w.named) ||
+	    ((q->walked || q->w.stash_len) &&
+	     (run == QR_PENDING || q->resumed || quic_run_end(0) < q->w.hello_end))) {
 		q->w.kept_at = bpf_ktime_get_coarse_ns();
 		(void)bpf_map_update_elem(&quic_conns, &qm->key, &qm->w, BPF_ANY);	/* LRU: fits */
 	}

@@ -178,6 +178,12 @@ struct quic_pkt {
 	__u8 length_len;		/* the Length varint's bytes; 0: 2, as clients send it */
 	const __u8 *payload;		/* the frames, in clear */
 	__u32 payload_len;
+	/*
+	 * The DCID whose keys protect it; keys_dcid_len 0: dcid. A client's
+	 * Initials after the server's first carry the server's CID, still under
+	 * the keys of the client's first DCID (RFC 9001 5.2).
+	 */
+	__u8 keys_dcid[BLOOMXDP_QUIC_CID_MAX], keys_dcid_len;
 };
 
 static inline __u32 quic_version(const struct quic_pkt *p)
@@ -269,7 +275,7 @@ static inline __u32 quic_put_packet(struct frame *f, const struct quic_pkt *p)
 	__u32 start = f->len, pn_off, i;
 
 	assert(pn_len <= 4 && p->dcid_len <= BLOOMXDP_QUIC_CID_MAX &&
-	       p->scid_len <= BLOOMXDP_QUIC_CID_MAX);
+	       p->scid_len <= BLOOMXDP_QUIC_CID_MAX && p->keys_dcid_len <= BLOOMXDP_QUIC_CID_MAX);
 	quic_put_header(f, p, pn_len);
 	if (p->type == QUIC_RETRY) {
 		frame_put(f, BLOOMXDP_QUIC_TAG_LEN);		/* the Retry Integrity Tag */
@@ -284,7 +290,10 @@ static inline __u32 quic_put_packet(struct frame *f, const struct quic_pkt *p)
 		pn[i] = p->pn >> (8 * (pn_len - 1 - i));
 	memcpy(frame_put(f, p->payload_len), p->payload, p->payload_len);
 	frame_put(f, BLOOMXDP_QUIC_TAG_LEN);
-	quic_client_keys(quic_version(p), p->dcid, p->dcid_len, &keys);
+	if (p->keys_dcid_len)
+		quic_client_keys(quic_version(p), p->keys_dcid, p->keys_dcid_len, &keys);
+	else
+		quic_client_keys(quic_version(p), p->dcid, p->dcid_len, &keys);
 	quic_ctr_xor(&keys, p->pn, f->data + pn_off + pn_len, p->payload_len);
 	/* The sample starts 4 bytes past the packet number's start (RFC 9001 5.4.2). */
 	quic_hp_mask(&keys, f->data + pn_off + 4, &mask);

@@ -19,7 +19,8 @@ node_ns_up() {
 # rcli ARGS...: redis-cli on the test's socket.
 rcli() { redis-cli -s "$SOCK" "${RCLI_AUTH[@]}" "$@" 2>/dev/null; }
 
-# node_conf I URL: node I's configuration, subscribed at URL.
+# node_conf I URL: node I's configuration, subscribed at URL; its metrics at NODE_METRICS[I]
+# (a port of its namespace) when set.
 node_conf() {
 	cat >"$E2E_TMP/node$1.conf" <<CONF
 [attach]
@@ -33,7 +34,35 @@ events = none
 subscribe = $2
 channel = $CHANNEL
 node = n$1
+${NODE_METRICS[$1]:+metrics = 127.0.0.1:${NODE_METRICS[$1]}}
 CONF
+}
+
+# node_scrape I: node I's GET /metrics (NODE_METRICS[I]), into $E2E_TMP/metrics$I.
+node_scrape() {
+	timeout 10 nsenter --net="/run/netns/${NODE_NS[$1]:-$NS_SRV}" -- curl -sf -m 3 \
+		"http://127.0.0.1:${NODE_METRICS[$1]}/metrics" >"$E2E_TMP/metrics$1"
+}
+# node_metric I NAME [LABELS]: the value of node I's sample NAME{ifname,channel LABELS}
+# (LABELS: ',reason="x"'), as the last node_scrape I read it.
+node_metric() {
+	local want="$2{ifname=\"${NODE_IF[$1]}\",channel=\"$CHANNEL\"${3:-}} "
+	awk -v w="$want" 'index($0, w) == 1 { print substr($0, length(w) + 1) }' \
+		"$E2E_TMP/metrics$1"
+}
+# fleet_metrics I NAME[LABELS]...: node I scraped, then each sample's value, space separated
+# (NAME and its extra labels as one word: 'bloomxdp_fleet_failures_total,reason="payload"').
+fleet_metrics() {
+	local i=$1 w out=
+	shift
+	node_scrape "$i" || { echo "no scrape of node $i"; return 1; }
+	for w in "$@"; do
+		case $w in
+		*,*) out+=" $(node_metric "$i" "${w%%,*}" ",${w#*,}")" ;;
+		*) out+=" $(node_metric "$i" "$w")" ;;
+		esac
+	done
+	echo "${out# }"
 }
 
 # daemon_start I: node I's daemon, in its namespace; its PID in DAEMON[I].

@@ -613,6 +613,32 @@ wait_no_xdp() {
 	return 1
 }
 
+# prom_start PROM_PORT METRICS_PORT: Debian's Prometheus in the server's namespace, on its
+# loopback's PROM_PORT, scraping bloomxdp's metrics at 127.0.0.1:METRICS_PORT every second
+# (job "bloomxdp"), its database and log (prom.log) in $E2E_TMP; waits until it listens.
+prom_start() {
+	local port=$1 target=$2
+	cat >"$E2E_TMP/prometheus.yml" <<EOF
+global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+scrape_configs:
+  - job_name: bloomxdp
+    static_configs:
+      - targets: ['127.0.0.1:$target']
+EOF
+	bg_start timeout 120 nsenter --net="/run/netns/$NS_SRV" -- prometheus \
+		--config.file="$E2E_TMP/prometheus.yml" --storage.tsdb.path="$E2E_TMP/tsdb" \
+		--web.listen-address="127.0.0.1:$port" --log.level=warn >"$E2E_TMP/prom.log" 2>&1
+	wait_listen tcp "$port"
+}
+
+# promql PROM_PORT EXPR: the value of an instant query's first sample, or "".
+promql() {
+	in_srv curl -s -m 3 "http://127.0.0.1:$1/api/v1/query" --data-urlencode "query=$2" |
+		python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else "")' 2>/dev/null
+}
+
 # crowdsec_conf FILE LAPI_URL KEY_FILE [LINE...]: a daemon configuration with
 # one list ($E2E_TMP/list.txt), metrics on $METRICS_PORT and a [crowdsec]
 # section pulling every second; each LINE is added to that section.

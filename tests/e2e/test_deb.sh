@@ -6,7 +6,8 @@
 #     shared-library dependencies are dpkg-shlibdeps'; lintian says no error and no warning;
 #   - dpkg -i installs /usr/sbin/bloomxdp (--version: VERSION's; --help), bloomxdp(8), the
 #     completion, the unit in /lib/systemd/system naming /usr/sbin/bloomxdp (systemd-analyze
-#     verify accepts it), the fail2ban action, the docs, and /etc/bloomxdp/example.conf and the
+#     verify accepts it), the fail2ban action, the docs, the Grafana dashboard in
+#     /usr/share/bloomxdp/grafana, and /etc/bloomxdp/example.conf and the
 #     action as conffiles; its maintainer scripts start and enable nothing;
 #   - an edited conffile survives an upgrade and dpkg -r; dpkg -P removes it, and every
 #     path of the package that the install made is gone.
@@ -131,7 +132,8 @@ check_eq "$BIN --help: exit 0, the commands and the version" "0 attach bloomxdp 
 FILES=(/usr/share/man/man8/bloomxdp.8.gz /usr/share/bash-completion/completions/bloomxdp
        /lib/systemd/system/bloomxdp@.service /etc/fail2ban/action.d/bloomxdp.conf
        /etc/bloomxdp/example.conf /usr/share/doc/bloomxdp/README.md
-       /usr/share/doc/bloomxdp/copyright /usr/share/doc/bloomxdp/changelog.gz)
+       /usr/share/doc/bloomxdp/copyright /usr/share/doc/bloomxdp/changelog.gz
+       /usr/share/bloomxdp/grafana/bloomxdp.json)
 for d in docs/*.md; do
 	FILES+=("/usr/share/doc/bloomxdp/$d")
 done
@@ -139,7 +141,7 @@ missing=()
 for f in "${FILES[@]}"; do
 	[ -s "$f" ] || missing+=("$f")
 done
-check_eq "installs bloomxdp(8), the completion, the unit, the fail2ban action, example.conf, the docs (${#FILES[@]} files)" \
+check_eq "installs bloomxdp(8), the completion, the unit, the fail2ban action, example.conf, the docs, the Grafana dashboard (${#FILES[@]} files)" \
 	"" "${missing[*]}"
 check_eq "man bloomxdp: the page of this version, rendered without a warning" \
 	"bloomxdp $VERSION:" \

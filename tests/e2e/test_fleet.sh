@@ -9,7 +9,9 @@
 # stopped while two versions were published catches up to the latest; a
 # corrupted and a truncated payload are refused by all, which fleet status
 # shows; with requirepass, a node without the password is refused and says
-# why. Speaks TAP; needs root; about 40 s.
+# why. Node 0's GET /metrics follows it: connected, version, versions applied
+# and when, reconnections, the refusals by reason (promtool checks it).
+# Speaks TAP; needs root; about 40 s.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/e2e/lib.sh
@@ -26,6 +28,10 @@ C_LATER=192.0.2.72	# in the versions published after Redis came back
 CLIENTS=("$C_LISTED" "$C_DELTA" "$C_LATER")
 CHANNEL=t$E2E_ID
 NODE_NS=() NODE_IF=() DAEMON=()
+NODE_METRICS=([0]=9727)	# node 0's GET /metrics, a port of its namespace
+F=bloomxdp_fleet
+FAILS=()	# fleet_metrics' words for failures_total of each reason
+for r in payload signature stale state apply; do FAILS+=("bloomxdp_fleet_failures_total,reason=\"$r\""); done
 
 fleet_cleanup() {
 	local pid i
@@ -103,6 +109,16 @@ else
 fi
 check_eq "node 0 drops a listed client, passes the others" "1 0 0" \
 	"$(listed "$C_LISTED") $(listed "$C_DELTA") $(listed "$C_LATER")"
+check_eq "node 0's metrics: connected, version 1, applied once, no failure of any reason" \
+	"1 1 1 0 0 0 0 0" "$(fleet_metrics 0 "$F"_connected "$F"_version "$F"_applied_total \
+	"${FAILS[@]}")" "$(grep "^$F" "$E2E_TMP/metrics0")"
+last=$(node_metric 0 "$F"_last_apply_seconds)
+check "... and when it applied it, seconds ago (bloomxdp_fleet_last_apply_seconds $last)" \
+	test "$(($(date +%s) - ${last:-0}))" -lt 60
+if command -v promtool >/dev/null; then
+	check "promtool check metrics accepts a fleet node's" bash -c \
+		"promtool check metrics <'$E2E_TMP/metrics0'"
+fi
 status=$(timeout 30 "$BLOOMXDP" fleet status --redis "$PUB" --channel "$CHANNEL" --json 2>&1)
 check_eq "fleet status: every node at the latest version, lag 0" "$FLEET_NODES $FLEET_NODES" \
 	"$(python3 -c 'import json, sys; d = json.loads(sys.argv[1]); n = d["nodes"]
@@ -155,6 +171,8 @@ bg_forget "$REDIS_PID"
 sleep 1
 check_eq "Redis down: node 0 keeps enforcing version 6" "1 0" \
 	"$(listed "$C_LISTED") $(listed "$C_LATER")"
+check_eq "Redis down: node 0's metrics say it is not connected, at version 6" "0 6" \
+	"$(fleet_metrics 0 "$F"_connected "$F"_version)"
 check_fails "Redis down: publish fails and says so" 1 "cannot reach Redis" publish "$E2E_TMP/v2.txt"
 if redis_start; then ok "Redis restarted (its append-only file kept the channel)"; else
 	not_ok "Redis restarted"; fi
@@ -162,6 +180,9 @@ check "publish version 7 once Redis is back" publish "$E2E_TMP/v2.txt"
 if late=$(converged version=7 30); then ok "every node converges on version 7"; else
 	not_ok "every node converges on version 7" "late:$late"; fi
 check_eq "node 0 drops the client version 7 lists" 1 "$(listed "$C_LATER")"
+m=$(fleet_metrics 0 "$F"_connected "$F"_version "$F"_reconnects_total)
+check "... its metrics: connected again, version 7, reconnected ($m)" \
+	grep -qE '^1 7 [1-9][0-9]*$' <<<"$m"
 
 # --- a node stopped while two versions are published catches up
 
@@ -208,6 +229,8 @@ if late=$(converged refused=3 15); then ok "a payload with a flipped bit (CRC32C
 else not_ok "a payload with a flipped bit (CRC32C) is refused by all" "late:$late"; fi
 check_eq "every node stays on version 9, node 0 enforcing it" "9 1" \
 	"$(converged version=9 1 >/dev/null && echo 9) $(listed "$C_LATER")"
+check_eq "node 0's metrics: version 9, the 3 refusals counted as payload failures" \
+	"9 3 0 0 0 0" "$(fleet_metrics 0 "$F"_version "${FAILS[@]}")"
 status=$(timeout 30 "$BLOOMXDP" fleet status --redis "$PUB" --channel "$CHANNEL" 2>&1)
 if grep -qE "^n0 +$IF_SRV +9  .* 3 +[0-9]+  - +payload refused" <<<"$status"; then
 	ok "fleet status shows the refusals"; diag "$(grep "n0 " <<<"$status")"

@@ -15,6 +15,7 @@
 #   - a node whose state is unreadable applies nothing until it is removed.
 #   - publish --sign-key --rollback refuses to sign a version it did not sign;
 #   - a verify_key that is not a key: the node does not start.
+# Node 0's GET /metrics counts the refusals by reason (payload, stale, signature).
 # Speaks TAP; needs root; about 70 s.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -34,6 +35,9 @@ C_DELTA=192.0.2.94	# a signed delta's
 CLIENTS=("$C_LISTED" "$C_V2" "$C_WRITER" "$C_FREE" "$C_DELTA")
 CHANNEL=t$E2E_ID
 NODE_NS=() NODE_IF=() DAEMON=()
+NODE_METRICS=([0]=9728)	# node 0's GET /metrics, a port of its namespace
+FAILS=()	# fleet_metrics' words for failures_total of each reason
+for r in payload signature stale; do FAILS+=("bloomxdp_fleet_failures_total,reason=\"$r\""); done
 
 trust_cleanup() {
 	local pid
@@ -199,6 +203,8 @@ if late=$(refused_more 15); then ok "version 1 announced again is refused by bot
 else not_ok "version 1 announced again is refused by both" "late:$late"; fi
 check_eq "node 0 stays on version 2: its client still dropped" "1 2" \
 	"$(listed "$C_V2") $(field 0 version)"
+check_eq "node 0's metrics count them: the forged payload (payload), version 1 again (stale)" \
+	"2 1 0 1" "$(fleet_metrics 0 bloomxdp_fleet_version "${FAILS[@]}")"
 
 check "publish --rollback 1: version 1's payload as version 3" publish --rollback 1
 if late=$(converged version=3 30); then ok "both nodes take the rollback (version 3)"; else
@@ -257,6 +263,8 @@ if late=$(refused_more 15); then
 else not_ok "a signature made for another version and payload is refused" "$late"; fi
 check_eq "node 0 still enforces version 4" "0 1 4" \
 	"$(listed "$C_WRITER") $(listed "$C_V2") $(field 0 version)"
+check_eq "node 0's metrics (since its restart with verify_key): version 4, 3 signature failures" \
+	"4 0 3 0" "$(fleet_metrics 0 bloomxdp_fleet_version "${FAILS[@]}")"
 check_fails "publish --sign-key --rollback 5 refuses to sign the writer's version 5" 1 \
 	"version 5 was not signed with" publish --sign-key "$E2E_TMP/publisher.pem" --rollback 5
 check "publish --sign-key --rollback 4 (version 7, the payload both apply)" \

@@ -32,7 +32,8 @@ DEST=$TMP/dest
 FILES=(usr/local/sbin/bloomxdp usr/local/share/man/man8/bloomxdp.8
        usr/local/share/bash-completion/completions/bloomxdp
        usr/local/lib/systemd/system/bloomxdp@.service etc/bloomxdp/example.conf
-       etc/fail2ban/action.d/bloomxdp.conf usr/local/share/doc/bloomxdp/README.md)
+       etc/fail2ban/action.d/bloomxdp.conf usr/local/share/doc/bloomxdp/README.md
+       usr/local/share/bloomxdp/grafana/bloomxdp.json)
 # docs/ beside the README, so that the README's links to docs/*.md hold where it is installed.
 for d in docs/*.md; do
 	FILES+=("usr/local/share/doc/bloomxdp/$d")

@@ -40,16 +40,6 @@ state_dir = $E2E_TMP/state
 metrics = 127.0.0.1:$METRICS_PORT
 events = none
 EOF
-cat >"$E2E_TMP/prometheus.yml" <<EOF
-global:
-  scrape_interval: 1s
-  evaluation_interval: 1s
-scrape_configs:
-  - job_name: bloomxdp
-    static_configs:
-      - targets: ['127.0.0.1:$METRICS_PORT']
-EOF
-
 bg_start timeout 120 nsenter --net="/run/netns/$NS_SRV" -- "$BLOOMXDP" daemon "$IF_SRV" \
 	--config "$CONF" >/dev/null 2>"$E2E_TMP/daemon.err"
 check "the daemon serves its metrics" wait_listen tcp "$METRICS_PORT"
@@ -57,10 +47,7 @@ check "promtool check metrics accepts GET /metrics" bash -c \
 	"nsenter --net=/run/netns/$NS_SRV -- curl -sf -m 3 http://127.0.0.1:$METRICS_PORT/metrics |
 	promtool check metrics"
 
-bg_start timeout 120 nsenter --net="/run/netns/$NS_SRV" -- prometheus \
-	--config.file="$E2E_TMP/prometheus.yml" --storage.tsdb.path="$E2E_TMP/tsdb" \
-	--web.listen-address="127.0.0.1:$PROM_PORT" --log.level=warn >"$E2E_TMP/prom.log" 2>&1
-check "prometheus listens" wait_listen tcp "$PROM_PORT"
+check "prometheus listens" prom_start "$PROM_PORT" "$METRICS_PORT"
 
 check_eq "the listed source is dropped, the other passes" "0 5" \
 	"$(ping_recv "$LISTED" "$SRV4" 5 0.02 | cut -d' ' -f2) $(ping_recv "$UNLISTED" "$SRV4" 5 0.02 |
@@ -68,31 +55,24 @@ check_eq "the listed source is dropped, the other passes" "0 5" \
 dropped=$(json_num "$(stats_json)" dropped)
 check "stats counts the drops" test "${dropped:-0}" -ge 5
 
-# promql EXPR: the value of an instant query's first sample, or "".
-promql() {
-	in_srv curl -s -m 3 "http://127.0.0.1:$PROM_PORT/api/v1/query" \
-		--data-urlencode "query=$1" |
-		python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else "")' 2>/dev/null
-}
-
 # Scrapes every second: wait for one after the pings (at most 20 s).
 seen=
 for ((i = 0; i < 80; i++)); do
-	seen=$(promql "bloomxdp_dropped_total{ifname=\"$IF_SRV\"}")
+	seen=$(promql "$PROM_PORT" "bloomxdp_dropped_total{ifname=\"$IF_SRV\"}")
 	[ "$seen" = "$dropped" ] && break
 	sleep 0.25
 done
 check_eq "prometheus' query of bloomxdp_dropped_total equals stats --json's dropped" \
 	"$dropped" "$seen" "$(tail -5 "$E2E_TMP/prom.log")"
 check_eq "... and the filter's entries gauge is the list's" 1 \
-	"$(promql "bloomxdp_filter_entries{ifname=\"$IF_SRV\"}")"
+	"$(promql "$PROM_PORT" "bloomxdp_filter_entries{ifname=\"$IF_SRV\"}")"
 check_eq "... and the daemon's own metrics are ingested" 1 \
-	"$(promql "bloomxdp_daemon_list_loads_total{ifname=\"$IF_SRV\"}")"
+	"$(promql "$PROM_PORT" "bloomxdp_daemon_list_loads_total{ifname=\"$IF_SRV\"}")"
 check_eq "... and the source's entries (per list)" 1 \
-	"$(promql "bloomxdp_daemon_source_entries{ifname=\"$IF_SRV\",list=\"local\"}")"
-check_eq "... and the target is up" 1 "$(promql 'up{job="bloomxdp"}')"
+	"$(promql "$PROM_PORT" "bloomxdp_daemon_source_entries{ifname=\"$IF_SRV\",list=\"local\"}")"
+check_eq "... and the target is up" 1 "$(promql "$PROM_PORT" 'up{job="bloomxdp"}')"
 check_eq "... and bloomxdp_build_info names the version of the file VERSION" 1 \
-	"$(promql "bloomxdp_build_info{version=\"$(cat "$E2E_ROOT/VERSION")\"}")"
+	"$(promql "$PROM_PORT" "bloomxdp_build_info{version=\"$(cat "$E2E_ROOT/VERSION")\"}")"
 check_eq "stats --prometheus has it too" "bloomxdp_build_info{version=\"$(cat "$E2E_ROOT/VERSION")\"} 1" \
 	"$(bx stats "$IF_SRV" --prometheus | grep '^bloomxdp_build_info')"
 

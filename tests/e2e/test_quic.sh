@@ -40,6 +40,12 @@
 #   ClientHello that quic_tools.py writes; ECH over QUIC is left to the BPF tier.
 # - gtlsclient speaks QUIC v1 only ("v2draft" is a draft version): v2 is
 #   left to the BPF tier (RFC 9369's Initial).
+# - Often (it depends on how the server's first datagrams are read) gtlsclient
+#   acknowledges the server's Initial with an Initial of its own, beside its
+#   Handshake packet, under the server's CID but the keys of its first DCID
+#   (RFC 9001 5.2), after a hello whole in one Initial too: only the walk kept
+#   for the connection reads it (else unparsed_quic +1, and with
+#   --quic-unparsed drop the datagram, its Handshake packet too, dropped).
 #
 # Needs root, gtlsclient and gtlsserver (ngtcp2-client, ngtcp2-server),
 # openssl, python3 (tests/install-deps.sh). Runs in about 25 s. Touches nothing
@@ -353,9 +359,10 @@ check_eq "listed.example, www.listed.example, LISTED.Example (IPv4, IPv6) never 
 in_second bsplit || diag "bsplit: its name is not in its second Initial: $(split_where bsplit)"
 check_eq "www.listed.example, its name in the second Initial of two, never completes" "" \
 	"$(quic_expect "no handshake" bsplit)"
-what="every Initial of www.unlisted.example, none of listed.example's ClientHellos"
-check_eq "the sink (UDP $SINK_PORT, a QUIC port): $what" \
-	"$(initials psink) $(($(initials bsink) - $(hellos bsink)))" \
+# A connection's later Initials (sent again, its CONNECTION_CLOSE) get the verdict its kept walk
+# holds: none of a listed one's pass.
+what="every Initial of www.unlisted.example, none of listed.example's"
+check_eq "the sink (UDP $SINK_PORT, a QUIC port): $what" "$(initials psink) 0" \
 	"$(sink_dcid "$mark" psink) $(sink_dcid "$mark" bsink)"
 npass=$(hellos "${P1_PASS[@]}" psink)
 ninit=0

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Drop events as text and JSON (user/kernel/events.c): a DNS response's
- * record and answer address, the learned and canary key kinds.
+ * record and answer address, the learned and canary key kinds; the listed
+ * entry an event hit (stats --top's key).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 #include <cmocka.h>
 
 #include "kernel/events.h"
+#include "service/top.h"
 
 static struct bloomxdp_event answer_event(__u16 rr_type)
 {
@@ -106,11 +108,53 @@ static void test_other_fields(void **state)
 	assert_non_null(strstr(buf, " nxdomain 192.0.2.53 -> 192.0.2.1 dns canary "));
 }
 
+static void entry_of(const struct bloomxdp_event *ev, const char *want)
+{
+	struct events_clock c = { .lists_fd = -1 };
+	char entry[TOP_ENTRY_MAX], list[64];
+
+	event_entry(&c, ev, entry, sizeof(entry), list, sizeof(list));
+	assert_string_equal(entry, want);
+	assert_string_equal(list, "default");
+}
+
+static void test_entry(void **state)
+{
+	struct bloomxdp_event ev = answer_event(BLOOMXDP_DNS_TYPE_A);
+
+	(void)state;
+	entry_of(&ev, "address 198.51.100.7");		/* an A record's address */
+	ev.key_kind = BLOOMXDP_EVKEY_NAME;
+	ev.rr_type = BLOOMXDP_DNS_TYPE_CNAME;
+	ev.key_len = 1;
+	entry_of(&ev, "name example");
+	ev.key_len = 2;
+	entry_of(&ev, "name tracker.example");
+	ev.key_len = 3;				/* more labels than the name has: as it came */
+	entry_of(&ev, "name tracker.example...");
+	ev.field = BLOOMXDP_FIELD_SRC;
+	ev.key_kind = BLOOMXDP_EVKEY_PREFIX;
+	ev.key_len = 20;
+	ev.src[2] = 0xff;			/* 192.0.255.53/20: 192.0.240.0/20 */
+	entry_of(&ev, "prefix 192.0.240.0/20");
+	ev.key_len = 32;
+	entry_of(&ev, "prefix 192.0.255.53/32");
+	ev.field = BLOOMXDP_FIELD_DST;
+	ev.key_kind = BLOOMXDP_EVKEY_LEARNED;
+	entry_of(&ev, "learned 192.0.2.1");
+	ev.family = 6;
+	ev.key_kind = BLOOMXDP_EVKEY_PREFIX;
+	ev.key_len = 33;
+	memset(ev.dst, 0xff, sizeof(ev.dst));
+	entry_of(&ev, "prefix ffff:ffff:8000::/33");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dns_answer),
 		cmocka_unit_test(test_other_fields),
+		cmocka_unit_test(test_entry),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -71,6 +71,7 @@ static int sync_latest(struct fleet_node *f)
 	fleet_key(latest, sizeof(latest), f->channel, "latest");
 	fleet_key(inforce, sizeof(inforce), f->channel, "inforce");
 	fleet_key(signed_set, sizeof(signed_set), f->channel, "inforce_signed");
+	f->refusal = FLEET_FAIL_PAYLOAD;
 	{
 		const char *multi[] = { "MULTI", NULL }, *hget[] = { "HGETALL", latest, NULL },
 			   *smem[] = { "HGETALL", inforce, NULL },
@@ -125,10 +126,8 @@ static int sync_latest(struct fleet_node *f)
 	}
 	if (ret == -EIO)
 		goto out;
-	if (ret == -EBADMSG)
-		f->refused++;
 	if (ret) {
-		fleet_note_error(f, why, true);
+		fleet_note_failure(f, why, ret);
 		ret = 0;
 	} else {
 		fleet_entries_free(&f->inforce);
@@ -222,6 +221,7 @@ static void try_connect(struct fleet_node *f)
 		return;
 	}
 	f->backoff_ms = FLEET_BACKOFF_MIN_MS;
+	f->connects++;
 	if (f->logged[0])
 		log_info("fleet %s: connected to Redis again", f->ifname);
 	f->logged[0] = '\0';
@@ -257,6 +257,7 @@ static void expire_due(struct fleet_node *f)
 		/* Retried a second later: the entries stay until then. */
 		if (ret == -ENOMEM)
 			snprintf(why, sizeof(why), "out of memory");
+		f->failures[FLEET_FAIL_APPLY]++;
 		fleet_note_error(f, why, true);
 		for (i = 0; i < f->inforce.n; i++)
 			if (f->inforce.deadline[i] && f->inforce.deadline[i] <= now)
@@ -345,6 +346,20 @@ int fleet_node_timeout_ms(const struct fleet_node *f)
 	if (fleet_entries_next_deadline(&f->inforce) && due > now + 1000)
 		due = now + 1000;
 	return due <= now ? 0 : due - now > 60000 ? 60000 : (int)(due - now);
+}
+
+void fleet_node_stats(const struct fleet_node *f, struct fleet_node_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->channel = f->channel;
+	st->connected = f->c != NULL;
+	st->version = f->version;
+	st->applied = f->applied;
+	st->applied_at = f->applied_at;
+	st->deltas = f->deltas;
+	st->inforce = f->inforce.n;
+	st->reconnects = f->connects ? f->connects - 1 : 0;
+	memcpy(st->failures, f->failures, sizeof(st->failures));
 }
 
 bool fleet_node_reattached(struct fleet_node *f)

@@ -49,6 +49,32 @@ void fleet_node_run(struct fleet_node *f, bool readable);
 /* True once after the node attached the interface again (a new hash key): events reopen. */
 bool fleet_node_reattached(struct fleet_node *f);
 
+/* Why a version, a delta or the set in force was not applied (the metrics' reason label). */
+enum fleet_failure {
+	FLEET_FAIL_PAYLOAD,	/* an announcement, payload or delta that fails its checks */
+	FLEET_FAIL_SIGNATURE,	/* not signed with verify_key's key, or signed for another */
+	FLEET_FAIL_STALE,	/* not newer than what was applied (a replay) */
+	FLEET_FAIL_STATE,	/* the node's state is unreadable: it applies nothing */
+	FLEET_FAIL_APPLY,	/* accepted, but not applied (attach, swap, memory...) */
+	FLEET_FAILURES
+};
+extern const char *const fleet_failure_names[FLEET_FAILURES];
+
+/* What the node knows of itself, for the daemon's metrics (since the daemon started). */
+struct fleet_node_stats {
+	const char *channel;
+	bool connected;			/* to Redis, its stream read */
+	__u64 version;			/* the full version applied (0: none) */
+	__u64 applied;			/* full versions applied */
+	__u64 applied_at;		/* when the last was, seconds since the epoch (0: none) */
+	__u64 deltas;			/* deltas applied */
+	__u64 inforce;			/* entries in force from deltas */
+	__u64 reconnects;		/* connections to Redis made again after one lost or failed */
+	__u64 failures[FLEET_FAILURES];
+};
+
+void fleet_node_stats(const struct fleet_node *f, struct fleet_node_stats *st);
+
 /* --- the attachment's side (fleet/apply.c) --- */
 
 /*

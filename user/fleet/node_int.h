@@ -46,6 +46,9 @@ struct fleet_node {
 	struct fleet_entries inforce;
 	/* For the report. */
 	__u64 applied_at, deltas, refused, errors;
+	/* For the metrics (fleet_node_stats()). */
+	__u64 applied, connects, failures[FLEET_FAILURES];
+	enum fleet_failure refusal;	/* why the -EBADMSG being returned was: set with it */
 	__u64 entry_ms;			/* CLOCK_REALTIME ms when the last entry was applied */
 	char last_error[FLEET_WHY_LEN], logged[FLEET_WHY_LEN];
 	bool reattached;
@@ -54,6 +57,10 @@ struct fleet_node {
 __u64 fleet_now_ms(void);
 __u64 fleet_wall_ms(void);
 void fleet_note_error(struct fleet_node *f, const char *why, bool count);
+/* A failure (ret: -EBADMSG refused, as f->refusal says; else not applied): counted and said. */
+void fleet_note_failure(struct fleet_node *f, const char *why, int ret);
+/* -EBADMSG, with f->refusal set to why. */
+int fleet_refuse(struct fleet_node *f, enum fleet_failure why);
 bool fleet_entry_ok(const char *s, size_t len);
 int fleet_state_save(struct fleet_node *f);
 void fleet_state_load(struct fleet_node *f);

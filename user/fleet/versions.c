@@ -43,6 +43,26 @@ void fleet_note_error(struct fleet_node *f, const char *why, bool count)
 	snprintf(f->logged, sizeof(f->logged), "%s", why);
 }
 
+const char *const fleet_failure_names[FLEET_FAILURES] = {
+	[FLEET_FAIL_PAYLOAD] = "payload", [FLEET_FAIL_SIGNATURE] = "signature",
+	[FLEET_FAIL_STALE] = "stale", [FLEET_FAIL_STATE] = "state", [FLEET_FAIL_APPLY] = "apply",
+};
+
+int fleet_refuse(struct fleet_node *f, enum fleet_failure why)
+{
+	f->refusal = why;
+	return -EBADMSG;
+}
+
+void fleet_note_failure(struct fleet_node *f, const char *why, int ret)
+{
+	if (ret == -EBADMSG)
+		f->refused++;
+	f->failures[ret == -EBADMSG ? f->refusal : FLEET_FAIL_APPLY]++;
+	f->refusal = FLEET_FAIL_PAYLOAD;
+	fleet_note_error(f, why, true);
+}
+
 /* An entry as a delta carries it: printable, no space, bounded (the node parses it again). */
 bool fleet_entry_ok(const char *s, size_t len)
 {
@@ -365,6 +385,7 @@ int fleet_apply_download(struct fleet_node *f, const struct fleet_entries *infor
 	f->version = version;
 	snprintf(f->sha, sizeof(f->sha), "%s", sha);
 	f->applied_at = time(NULL);
+	f->applied++;
 	log_info("fleet %s: version %llu applied", f->ifname, (unsigned long long)version);
 	return 0;
 }
@@ -403,19 +424,21 @@ int fleet_full_allowed(struct fleet_node *f, const redisReply *fields, __u64 *ve
 	if (f->state_bad) {
 		snprintf(why, len, "version %llu refused: the node's state is unreadable (its log "
 			 "says which file to remove)", (unsigned long long)*version);
-		return -EBADMSG;
+		return fleet_refuse(f, FLEET_FAIL_STATE);
 	}
 	if (*version <= f->version) {
 		snprintf(why, len, "version %llu refused: it is not newer than version %llu applied "
 			 "(a rollback is published as a new version: publish --rollback N)",
 			 (unsigned long long)*version, (unsigned long long)f->version);
-		return -EBADMSG;
+		return fleet_refuse(f, FLEET_FAIL_STALE);
 	}
 	if (f->verify.pkey && verify_full(f, fields, *version, sha, size, why, len))
 		return -EBADMSG;
 	/* The payload applied, as a newer version (a rollback to it): only the number moves. */
 	if (!strcmp(sha, f->sha)) {
 		f->version = *version;
+		f->applied_at = time(NULL);
+		f->applied++;
 		return 1;
 	}
 	return 0;
@@ -438,7 +461,7 @@ static int verify_full(struct fleet_node *f, const redisReply *fields, __u64 ver
 			 (unsigned long long)version,
 			 sig ? "its signature is not one of" : "it is not signed with",
 			 f->verify.fingerprint);
-		return -EBADMSG;
+		return fleet_refuse(f, FLEET_FAIL_SIGNATURE);
 	}
 	return 0;
 }
@@ -521,7 +544,7 @@ static int delta_allowed(struct fleet_node *f, bool add, const redisReply *field
 	if (f->state_bad) {
 		snprintf(why, len, "a delta refused: the node's state is unreadable (its log says "
 			 "which file to remove)");
-		return -EBADMSG;
+		return fleet_refuse(f, FLEET_FAIL_STATE);
 	}
 	if (has_seq && field_u64(fields, "seq", seq)) {
 		snprintf(why, len, "a delta refused: its seq is not a number");
@@ -531,7 +554,7 @@ static int delta_allowed(struct fleet_node *f, bool add, const redisReply *field
 		snprintf(why, len, "a delta refused: its seq %llu is not after %llu, the last "
 			 "applied (a replay)", (unsigned long long)*seq,
 			 (unsigned long long)f->delta_seq);
-		return -EBADMSG;
+		return fleet_refuse(f, FLEET_FAIL_STALE);
 	}
 	if (!f->verify.pkey)
 		return 0;
@@ -541,7 +564,7 @@ static int delta_allowed(struct fleet_node *f, bool add, const redisReply *field
 		snprintf(why, len, "a delta (%s) refused: %s the publisher's key %s (verify_key)",
 			 s.type, sig && has_seq ? "its signature is not one of" :
 			 "it is not signed with", f->verify.fingerprint);
-		return -EBADMSG;
+		return fleet_refuse(f, FLEET_FAIL_SIGNATURE);
 	}
 	return 0;
 }
@@ -617,6 +640,7 @@ static int apply_entry(struct fleet_node *f, const redisReply *fields)
 	char type[8], why[FLEET_WHY_LEN] = "";
 	int ret;
 
+	f->refusal = FLEET_FAIL_PAYLOAD;
 	if (!fleet_field_text(fields, "type", type, sizeof(type)))
 		type[0] = '\0';
 	if (!strcmp(type, "full"))
@@ -627,10 +651,8 @@ static int apply_entry(struct fleet_node *f, const redisReply *fields)
 		ret = 0;	/* a kind of a later version: not ours */
 	if (ret == -EIO)
 		return ret;
-	if (ret == -EBADMSG)
-		f->refused++;
 	if (ret) {
-		fleet_note_error(f, why, true);
+		fleet_note_failure(f, why, ret);
 	} else {
 		f->last_error[0] = '\0';
 		f->logged[0] = '\0';
@@ -735,24 +757,28 @@ int fleet_signed_inforce(struct fleet_node *f, const redisReply *h, size_t unsig
 	    e->len > (size_t)FLEET_INFORCE_MAX * (FLEET_ENTRY_MAX + 24)) {
 		snprintf(refused, sizeof(refused), "the set in force refused: it has no signed "
 			 "copy (publish --add or --del with --sign-key writes one)");
+		fleet_refuse(f, FLEET_FAIL_SIGNATURE);
 		goto refuse;
 	}
 	s.entries = e->str;
 	if (fleet_verify(&f->verify, &s, sig->str, sig->len)) {
 		snprintf(refused, sizeof(refused), "the set in force refused: its signature is "
 			 "not one of the publisher's key %s (verify_key)", f->verify.fingerprint);
+		fleet_refuse(f, FLEET_FAIL_SIGNATURE);
 		goto refuse;
 	}
 	if (s.seq < f->delta_seq) {
 		snprintf(refused, sizeof(refused), "the set in force refused: it is of delta %llu, "
 			 "older than delta %llu applied (a replay)", (unsigned long long)s.seq,
 			 (unsigned long long)f->delta_seq);
+		fleet_refuse(f, FLEET_FAIL_STALE);
 		goto refuse;
 	}
 	ret = signed_entries(e->str, next);
 	if (ret == -EBADMSG) {
 		snprintf(refused, sizeof(refused), "the set in force refused: its signed copy is "
 			 "not a list of ENTRY=DEADLINE");
+		fleet_refuse(f, FLEET_FAIL_PAYLOAD);
 		goto refuse;
 	}
 	if (!ret)
@@ -760,8 +786,7 @@ int fleet_signed_inforce(struct fleet_node *f, const redisReply *h, size_t unsig
 	return ret;
 refuse:
 	fleet_entries_free(next);
-	f->refused++;
-	fleet_note_error(f, refused, true);
+	fleet_note_failure(f, refused, -EBADMSG);
 	for (i = 0; i < f->inforce.n && !ret; i++)
 		ret = fleet_entries_add(next, f->inforce.e[i], f->inforce.deadline[i]);
 	return ret;

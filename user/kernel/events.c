@@ -229,3 +229,71 @@ void event_text(const struct events_clock *c, const struct bloomxdp_event *ev, c
 		 enum_value_name(key_values, ev->key_kind), v.name[0] ? "\"" : "", v.name,
 		 v.name[0] ? "\"" : "", v.name[0] ? " " : "", v.list);
 }
+
+/* The last labels of a dotted name: its listed suffix (NULL when it has fewer). */
+static const char *name_suffix(const char *name, unsigned int labels)
+{
+	const char *p = name + strlen(name);
+
+	while (labels && p > name) {
+		p--;
+		if (*p == '.' && !--labels)
+			return p + 1;
+	}
+	return labels == 1 && p == name ? name : NULL;
+}
+
+/* An address entry: the event's address of its field, masked to a prefix's length. */
+static void entry_address(const struct bloomxdp_event *ev, char *out, size_t len)
+{
+	int ipv6 = ev->family == 6;
+	__u8 a[16] = {};
+	unsigned int i, bits;
+
+	if (ev->field == BLOOMXDP_FIELD_DNS_ANSWER) {
+		ipv6 = ev->rr_type == BLOOMXDP_DNS_TYPE_AAAA;
+		memcpy(a, ev->answer, sizeof(a));
+	} else {
+		memcpy(a, ev->field == BLOOMXDP_FIELD_DST ? ev->dst : ev->src, sizeof(a));
+	}
+	bits = ipv6 ? 128 : 32;
+	if (ev->key_kind == BLOOMXDP_EVKEY_PREFIX && ev->key_len < bits) {
+		for (i = 0; i < bits / 8; i++)
+			if (i * 8 >= ev->key_len)
+				a[i] = 0;
+			else if (i * 8 + 8 > ev->key_len)
+				a[i] &= (__u8)(0xff << (8 - (ev->key_len - i * 8)));
+		bits = ev->key_len;
+	}
+	inet_ntop(ipv6 ? AF_INET6 : AF_INET, a, out, len);
+	if (ev->key_kind == BLOOMXDP_EVKEY_PREFIX)
+		snprintf(out + strlen(out), len - strlen(out), "/%u", bits);
+}
+
+void event_entry(const struct events_clock *c, const struct bloomxdp_event *ev, char *entry,
+		 size_t len, char *list, size_t list_len)
+{
+	const char *kind = enum_value_name(key_values, ev->key_kind), *suffix;
+	char name[BLOOMXDP_EVENT_NAME_MAX * 4 + 8], text[INET6_ADDRSTRLEN + 8];
+
+	event_list(c, ev, list, list_len);
+	switch (ev->key_kind) {
+	case BLOOMXDP_EVKEY_ADDRESS:
+	case BLOOMXDP_EVKEY_PREFIX:
+	case BLOOMXDP_EVKEY_RANGE:
+	case BLOOMXDP_EVKEY_LEARNED:
+		entry_address(ev, text, sizeof(text));
+		snprintf(entry, len, "%s %s", kind, text);
+		return;
+	case BLOOMXDP_EVKEY_NAME:
+		event_name(ev, name, sizeof(name));
+		/* A name cut at the event's 64 bytes may lack its listed labels: shown as it came. */
+		suffix = ev->name_len < BLOOMXDP_EVENT_NAME_MAX ? name_suffix(name, ev->key_len) :
+								 NULL;
+		snprintf(entry, len, "name %s%s", suffix ? suffix : name, suffix ? "" : "...");
+		return;
+	default:			/* url (its host), canary */
+		event_name(ev, name, sizeof(name));
+		snprintf(entry, len, "%s %s", kind, name);
+	}
+}

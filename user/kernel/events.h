@@ -34,4 +34,11 @@ void event_write_json(const struct events_clock *c, const struct bloomxdp_event 
 void event_text(const struct events_clock *c, const struct bloomxdp_event *ev, char *buf,
 		size_t len);
 
+/*
+ * The listed entry an event hit, as text ("prefix 198.51.100.0/24", "name evil.example",
+ * "address 192.0.2.7", "learned 203.0.113.9"), and the name of its list: stats --top's key.
+ */
+void event_entry(const struct events_clock *c, const struct bloomxdp_event *ev, char *entry,
+		 size_t len, char *list, size_t list_len);
+
 #endif

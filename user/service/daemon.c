@@ -29,6 +29,7 @@
 #include "lists/expiry.h"
 #include "lists/learned.h"
 #include "kernel/events.h"
+#include "service/top.h"
 #include "fleet/node.h"
 #include "lists/lists.h"
 #include "lists/load_options.h"
@@ -67,6 +68,7 @@ struct daemon {
 	__u64 reloads, reload_failures;
 	__u64 loads, load_failures;
 	__u64 events;
+	struct top_table *top;		/* the most-hit entries of the events (stats --top) */
 	/* Expiry (expiry.h): when to look again, and what the timeouts file was then. */
 	__u64 expiry_check_ms;
 	__u64 expiry_next;		/* the next deadline, seconds since the epoch; 0: none */
@@ -147,6 +149,12 @@ static int on_event(void *arg, void *data, size_t size)
 	if (events_stale(&d->clock, data, size))
 		return 0;
 	d->events++;
+	if (d->top) {
+		char entry[TOP_ENTRY_MAX], list[BLOOMXDP_LIST_NAME_MAX + 8];
+
+		event_entry(&d->clock, data, entry, sizeof(entry), list, sizeof(list));
+		top_add(d->top, entry, list, now_ms() / 1000);
+	}
 	if (d->cfg.events == CONFIG_EVENTS_JSON) {
 		if (d->events_out)
 			event_write_json(&d->clock, data, d->events_out);
@@ -223,6 +231,69 @@ static void source_family(FILE *out, const struct daemon *d, const char *name, c
 	}
 }
 
+/*
+ * A fleet node's (subscribe = ...): its families always, so that a dashboard's
+ * queries stay valid; their samples only on a fleet node.
+ */
+static void render_fleet(const struct daemon *d, FILE *out)
+{
+	static const struct {
+		const char *name, *help, *type;
+		size_t field;
+	} one[] = {
+#define FLEET_ONE(name, help, type, field) \
+	{ "bloomxdp_fleet_" name, help, type, offsetof(struct fleet_node_stats, field) }
+		FLEET_ONE("version", "The fleet version the node applied (0: none yet).", "gauge",
+			  version),
+		FLEET_ONE("applied_total", "Fleet versions applied.", "counter", applied),
+		FLEET_ONE("last_apply_seconds", "When the node last applied a version, seconds "
+			  "since the epoch (0: not since the daemon started).", "gauge", applied_at),
+		FLEET_ONE("deltas_total", "Fleet deltas (publish --add, --del) applied.", "counter",
+			  deltas),
+		FLEET_ONE("inforce_entries", "Entries in force from the fleet's deltas.", "gauge",
+			  inforce),
+		FLEET_ONE("reconnects_total", "Connections to Redis made again after one was lost "
+			  "or failed.", "counter", reconnects),
+#undef FLEET_ONE
+	};
+	struct fleet_node_stats st = {};
+	size_t i;
+
+	if (d->fleet)
+		fleet_node_stats(d->fleet, &st);
+#define FLEET_SAMPLE(name, labels, value)						\
+	do {										\
+		fprintf(out, "%s{ifname=\"", name);					\
+		metrics_label_value(out, d->ifname);					\
+		fputs("\",channel=\"", out);						\
+		metrics_label_value(out, st.channel);					\
+		fprintf(out, "\"%s} %llu\n", labels, (unsigned long long)(value));	\
+	} while (0)
+	fputs("# HELP bloomxdp_fleet_connected 1 while the fleet node reads its channel's "
+	      "stream from Redis, else 0.\n# TYPE bloomxdp_fleet_connected gauge\n", out);
+	if (d->fleet)
+		FLEET_SAMPLE("bloomxdp_fleet_connected", "", st.connected);
+	for (i = 0; i < sizeof(one) / sizeof(one[0]); i++) {
+		fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", one[i].name, one[i].help,
+			one[i].name, one[i].type);
+		if (d->fleet)
+			FLEET_SAMPLE(one[i].name, "",
+				     *(const __u64 *)((const char *)&st + one[i].field));
+	}
+	fputs("# HELP bloomxdp_fleet_failures_total Versions, deltas or sets in force not "
+	      "applied, by reason: signature (not signed with verify_key's key), stale (not "
+	      "newer than the one applied), payload (fails its checks), state (the node's state "
+	      "is unreadable), apply (could not be applied).\n"
+	      "# TYPE bloomxdp_fleet_failures_total counter\n", out);
+	for (i = 0; d->fleet && i < FLEET_FAILURES; i++) {
+		char label[32];
+
+		snprintf(label, sizeof(label), ",reason=\"%s\"", fleet_failure_names[i]);
+		FLEET_SAMPLE("bloomxdp_fleet_failures_total", label, st.failures[i]);
+	}
+#undef FLEET_SAMPLE
+}
+
 /* The daemon's own gauges and counters, on the loop's thread. */
 static int render_own(const struct daemon *d, FILE *out)
 {
@@ -258,6 +329,7 @@ static int render_own(const struct daemon *d, FILE *out)
 		      "gauge", offsetof(struct daemon_source, entries));
 	if (d->crowdsec)
 		crowdsec_render_metrics(d->crowdsec, out);
+	render_fleet(d, out);
 	return ferror(out) ? -EIO : 0;
 }
 
@@ -1226,6 +1298,12 @@ int daemon_run(const char *ifname, const char *config_path, const struct daemon_
 	d.feed_ops = refresh_feed;
 	d.feed_ops.ctx = &d.feed_ctx;
 	d.started = time(NULL);
+	d.top = calloc(1, sizeof(*d.top));
+	if (!d.top) {
+		ret = -ENOMEM;
+		goto cleanup;
+	}
+	top_init(d.top, now_ms() / 1000);
 	ret = config_read(&d, &d.cfg);
 	if (ret) {
 		log_error("daemon %s: fix %s (check it with 'bloomxdp check-config %s')", ifname,
@@ -1274,6 +1352,7 @@ cleanup:
 	metrics_server_stop(d.metrics);
 	control_server_stop(d.control);
 	free(d.snap);
+	free(d.top);
 	fleet_node_stop(d.fleet);
 	ring_buffer__free(d.rb);
 	if (d.att_open)
