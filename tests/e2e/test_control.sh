@@ -72,7 +72,7 @@ $(printf '%s\n' "$@")
 [daemon]
 state_dir = $STATE
 metrics = 127.0.0.1:$METRICS_PORT
-events = none
+events = json
 EOF
 	mv "$CONF.tmp" "$CONF"
 }
@@ -151,6 +151,27 @@ check_eq "... the entry added with --timeout is blocked, in the daemon's view" \
 check_fails "a query of a bad key is refused, with the CLI's own words" 1 "$C_NONE/99|prefix" \
 	bx query "$IF_SRV" "$C_NONE/99"
 
+# stats --top: the entries the daemon's drop events hit, counted by it.
+received "$C_FILE" "$C_FILE" "$C_NONE" >/dev/null
+TOP=$(bx stats "$IF_SRV" --top 3 --json 2>&1)
+# A host of a list held exactly (the ranges' stage) is a "range" hit, shown by its address.
+check_eq "stats --top --json: the listed source's 10 drops, its list, no error, one entry" \
+	"range $C_FILE local 10 0 1 10" "$(python3 -c 'import json,sys; t=json.loads(sys.argv[1])
+e=t["entries"][0]; print(e["entry"], e["list"], e["count"], e["error"], len(t["entries"]),
+t["events"])' "$TOP" 2>&1)" "$TOP"
+check_eq "... saying it is a sample at the events' rate" "True 100 512" \
+	"$(python3 -c 'import json,sys; t=json.loads(sys.argv[1])
+print(t["sampled"], t["events_per_sec"], t["capacity"])' "$TOP" 2>&1)"
+TOP=$(bx stats "$IF_SRV" --top 3 2>&1)
+check_eq "stats --top (text): what it covers, that it is a sample, the entry" \
+	"over its last 10 drop events|sampled: |count error list entry|10 0 local range $C_FILE" \
+	"$(grep -o 'over its last [0-9]* drop events' <<<"$TOP")|$(sed -n 2p <<<"$TOP" |
+	cut -c1-9)|$(sed -n '3,$p' <<<"$TOP" | tr -s ' ' | sed 's/^ //' | paste -sd'|')" "$TOP"
+check_fails "a request for more than 100 entries is refused" nonzero "from 1 to 100" \
+	bx stats "$IF_SRV" --top 101
+check "... and through the socket" grep -q '^{"ok":false,"error":"\\"n\\" must be' \
+	<<<"$(ctl '{"cmd":"top","n":1000}')"
+
 # reload: as SIGHUP; a broken configuration refused, the running one kept.
 write_conf "" "[list other]" "source = $E2E_TMP/other.txt" "refresh = 0"
 REPLY=$(ctl '{"cmd":"reload"}')
@@ -225,6 +246,8 @@ check "without a daemon, status --json works as before" json_eq \
 check_eq "... status equals the CLI's own" "$(bx status "$IF_SRV" --state-dir "$STATE" 2>&1)" \
 	"$(bx status "$IF_SRV" 2>&1)"
 check_eq "... query works" "$C_FEED2: blocked" "$(bxq "$IF_SRV" "$C_FEED2")"
+check_fails "... stats --top says it needs a running daemon" 1 "no daemon of $IF_SRV answers" \
+	bx stats "$IF_SRV" --top 5
 
 # A dead daemon's socket: the CLI falls back, a daemon replaces it.
 python3 "$TOOLS" stale "$SOCK"

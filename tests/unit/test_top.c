@@ -93,7 +93,7 @@ static void test_windows(void **state)
 	top_add(t, "name new.example", "default", 1000 + TOP_WINDOW_SEC + 1);
 	assert_int_equal(top_report(t, 10, 1000 + TOP_WINDOW_SEC + 2, &r), 0);
 	assert_int_equal(r.n, 2);		/* the previous window is still reported */
-	assert_int_equal(r.since, 1000);
+	assert_int_equal(r.seconds, TOP_WINDOW_SEC + 2);
 	assert_int_equal(top_report(t, 10, 1000 + 2 * TOP_WINDOW_SEC + 1, &r), 0);
 	assert_int_equal(r.n, 1);		/* old.example's window has gone */
 	assert_string_equal(r.items[0].entry, "name new.example");

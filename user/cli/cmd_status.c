@@ -284,7 +284,29 @@ struct stats_opts {
 	double interval;
 	__u64 count;
 	bool prometheus;
+	__u64 top;
 };
+
+/* stats --top N: the daemon's count of its drop events' entries (service/top.h). */
+static int do_top(const char *ifname, unsigned int n, bool json)
+{
+	struct control_request req = { .cmd = CONTROL_TOP, .n = n, .text = !json };
+	struct control_reply r;
+	int ret;
+
+	ret = control_ask(ifname, &req, json ? "top" : NULL, CONTROL_CALL_MS, &r);
+	if (!ret && json)
+		printf("%.*s\n", (int)r.payload_len, r.payload);
+	else if (!ret)
+		fputs(r.text ? r.text : "", stdout);
+	else if (ret == -ENOENT)
+		log_error("stats --top counts the drop events a daemon reads: no daemon of %s "
+			  "answers (start one: bloomxdp daemon %s)", ifname, ifname);
+	else if (r.error[0])
+		log_error("stats --top: %s", r.error);
+	control_reply_free(&r);
+	return ret;
+}
 
 /* stats --prometheus: the counters and the filter's gauges, for a textfile collector. */
 static int do_prometheus(const char *ifname)
@@ -305,6 +327,11 @@ static int check_stats(const struct cli_call *call)
 {
 	const struct stats_opts *o = call->opts;
 
+	if (o->top && (o->prometheus || o->interval > 0)) {
+		log_error("stats: --top shows the daemon's count once: without --prometheus or "
+			  "--interval");
+		return -EINVAL;
+	}
 	if (o->prometheus && (call->json || o->interval > 0)) {
 		log_error("stats: --prometheus prints one sample, in its own format: without "
 			  "--json or --interval");
@@ -317,6 +344,8 @@ static int run_stats(const struct cli_call *call)
 {
 	const struct stats_opts *o = call->opts;
 
+	if (o->top)
+		return do_top(call->ifname, (unsigned int)o->top, call->json);
 	if (o->prometheus)
 		return do_prometheus(call->ifname);
 	return do_stats(call->ifname, call->json, o->interval, o->count);
@@ -331,6 +360,9 @@ static const struct option_spec stats_options[] = {
 	OPTION("prometheus", 0, OPT_FLAG, offsetof(struct stats_opts, prometheus), NULL,
 	       "the counters (bloomxdp_NAME_total) and the filter's\ngauges in Prometheus' "
 	       "text format"),
+	OPTION("top", 0, OPT_COUNT, offsetof(struct stats_opts, top), "N",
+	       "the N most-hit listed entries over the running\ndaemon's recent drop events "
+	       "(a sample: the\nevents' rate)", .min = 1, .max = TOP_MAX),
 	{}
 };
 
@@ -345,7 +377,13 @@ const struct command command_stats = {
 		"prints every S seconds the counters and their rates per second, until\n"
 		"interrupted or N times. With --prometheus, the counters and the live filter's\n"
 		"figures (fill ratio, estimated FPR, entries, bytes, generation) in Prometheus'\n"
-		"text exposition format, for node_exporter's textfile collector.\n",
+		"text exposition format, for node_exporter's textfile collector.\n"
+		"With --top N, the N listed entries most hit over the last 10 to 20 minutes,\n"
+		"as the running daemon of IFNAME counts its drop events (bloomxdp daemon; its\n"
+		"events = json or syslog): a sample at the events' rate (attach\n"
+		"--events-per-sec), counts of events and not of packets, over 512 counters\n"
+		"(Space-Saving: past 512 distinct entries a count may hold up to 'error' of\n"
+		"others'). Per-entry counters in the kernel would cost more than the filter.\n",
 	.options = stats_options,
 	.opts_size = sizeof(struct stats_opts),
 	.defaults = &stats_defaults,

@@ -11,13 +11,14 @@
 
 static const char *const cmd_names[] = {
 	[CONTROL_STATUS] = "status", [CONTROL_RELOAD] = "reload",
-	[CONTROL_REFRESH] = "refresh", [CONTROL_QUERY] = "query",
+	[CONTROL_REFRESH] = "refresh", [CONTROL_QUERY] = "query", [CONTROL_TOP] = "top",
 };
 
 /* The members each command takes besides "cmd". */
 static const char *const cmd_members[] = {
 	[CONTROL_STATUS] = "text", [CONTROL_RELOAD] = "",
 	[CONTROL_REFRESH] = "list accept", [CONTROL_QUERY] = "key keys list text",
+	[CONTROL_TOP] = "n text",
 };
 
 static bool member_allowed(enum control_cmd cmd, const char *key)
@@ -60,6 +61,20 @@ static int member_bool(struct json_object *v, const char *key, bool *out, char *
 		return -EINVAL;
 	}
 	*out = json_object_get_boolean(v);
+	return 0;
+}
+
+/* top's "n": a whole number, 1 to TOP_MAX. */
+static int member_n(struct json_object *v, unsigned int *out, char *why, size_t why_len)
+{
+	int64_t n;
+
+	if (!json_object_is_type(v, json_type_int) ||
+	    (n = json_object_get_int64(v)) < 1 || n > TOP_MAX) {
+		snprintf(why, why_len, "\"n\" must be a whole number from 1 to %d", TOP_MAX);
+		return -EINVAL;
+	}
+	*out = (unsigned int)n;
 	return 0;
 }
 
@@ -120,6 +135,8 @@ static int request_members(struct json_object *o, struct control_request *req, c
 			ret = member_bool(v, key, &req->text, why, why_len);
 		else if (!strcmp(key, "accept"))
 			ret = member_bool(v, key, &req->accept, why, why_len);
+		else if (!strcmp(key, "n"))
+			ret = member_n(v, &req->n, why, why_len);
 		else if (!strcmp(key, "list"))
 			ret = member_text(v, key, req->list, sizeof(req->list), why, why_len);
 		else if (!strcmp(key, "key"))
@@ -133,6 +150,8 @@ static int request_members(struct json_object *o, struct control_request *req, c
 		snprintf(why, why_len, "\"refresh\" needs \"list\": the name of a feed");
 		return -EINVAL;
 	}
+	if (req->cmd == CONTROL_TOP && !req->n)
+		req->n = 10;
 	if (req->cmd == CONTROL_QUERY && !req->nkeys) {
 		snprintf(why, why_len, "\"query\" needs \"key\" (or \"keys\")");
 		return -EINVAL;

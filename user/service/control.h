@@ -18,6 +18,7 @@
 #include <sys/types.h>
 #include <linux/types.h>
 #include <bloomxdp/common.h>
+#include "service/top.h"
 
 #define CONTROL_DIR_DEFAULT "/run/bloomxdp"
 #define CONTROL_DIR_ENV "BLOOMXDP_RUN_DIR"
@@ -31,15 +32,16 @@
 /* A reply the client reads: larger is not the daemon's. */
 #define CONTROL_REPLY_MAX (4 << 20)
 
-enum control_cmd { CONTROL_STATUS, CONTROL_RELOAD, CONTROL_REFRESH, CONTROL_QUERY };
+enum control_cmd { CONTROL_STATUS, CONTROL_RELOAD, CONTROL_REFRESH, CONTROL_QUERY, CONTROL_TOP };
 
-/* "status", "reload", "refresh", "query". */
+/* "status", "reload", "refresh", "query", "top". */
 const char *control_cmd_name(enum control_cmd cmd);
 
 struct control_request {
 	enum control_cmd cmd;
 	bool text;		/* "text": the command's text, not its JSON */
 	bool accept;		/* refresh: "accept" */
+	unsigned int n;		/* top: "n", the entries wanted (1..TOP_MAX; 10) */
 	char list[BLOOMXDP_LIST_NAME_MAX + 1];	/* refresh: the list; query: "list" or "" */
 	int nkeys;
 	const char *keys[CONTROL_KEYS_MAX];	/* query: into keybuf */

@@ -135,7 +135,10 @@ int control_request_line(const struct control_request *req, char **line)
 			json_string(&j, req->keys[i]);
 		json_array_end(&j);
 	}
-	if ((req->cmd == CONTROL_STATUS || req->cmd == CONTROL_QUERY) && req->text)
+	if (req->cmd == CONTROL_TOP && req->n)
+		json_kv_u64(&j, "n", req->n);
+	if ((req->cmd == CONTROL_STATUS || req->cmd == CONTROL_QUERY || req->cmd == CONTROL_TOP) &&
+	    req->text)
 		json_kv_bool(&j, "text", true);
 	json_object_end(&j);
 	json_end(&j);

@@ -1056,6 +1056,51 @@ static int control_query(struct daemon *d, const struct control_request *req, st
 	return ret;
 }
 
+struct top_text {
+	const struct top_report *r;
+	const char *ifname;
+};
+
+static void top_text_of(const void *v, FILE *out)
+{
+	const struct top_text *t = v;
+
+	top_write_text(t->r, t->ifname, out);
+}
+
+/* {"cmd":"top","n":N}: the N most-hit entries of the drop events the daemon read. */
+static int control_top(struct daemon *d, const struct control_request *req, struct json *j,
+		       char *why, size_t len)
+{
+	struct top_report *r;
+	int ret;
+
+	if (!d->rb) {
+		snprintf(why, len, "the daemon of %s reads no drop events (events = none): set "
+			 "events = json or syslog in %s for stats --top", d->ifname,
+			 d->config_path);
+		return -ENODATA;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	ret = top_report(d->top, req->n, now_ms() / 1000, r);
+	if (!ret) {
+		r->events_per_sec = d->att.config.events_per_sec;
+		if (req->text) {
+			ret = text_member(j, top_text_of,
+					  &(struct top_text){ .r = r, .ifname = d->ifname });
+		} else {
+			json_key(j, "top");
+			top_write_json(r, j);
+		}
+	}
+	if (ret)
+		snprintf(why, len, "cannot count the top entries: %s", strerror(-ret));
+	free(r);
+	return ret;
+}
+
 /* {"cmd":"reload"}: as SIGHUP. */
 static int control_reload(struct daemon *d, struct json *j, char *why, size_t len)
 {
@@ -1141,6 +1186,8 @@ static int control_handle(void *ctx, const struct control_request *req, struct j
 		return control_reload(d, j, why, len);
 	case CONTROL_REFRESH:
 		return control_refresh(d, req, j, why, len);
+	case CONTROL_TOP:
+		return control_top(d, req, j, why, len);
 	}
 	return -EINVAL;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "service/top.h"
+#include "util/json.h"
 
 static void window_reset(struct top_window *w, __u64 now)
 {
@@ -127,8 +128,53 @@ int top_report(struct top_table *t, unsigned int n, __u64 now, struct top_report
 	r->n = m < n ? m : n;
 	memcpy(r->items, all, r->n * sizeof(*all));
 	r->events = t->cur.events + (t->prev.start != t->cur.start ? t->prev.events : 0);
-	r->since = t->prev.start != t->cur.start ? t->prev.start : t->cur.start;
+	r->seconds = now - (t->prev.start != t->cur.start ? t->prev.start : t->cur.start);
 	r->capacity = TOP_CAPACITY;
 	free(all);
 	return 0;
+}
+
+void top_write_json(const struct top_report *r, struct json *j)
+{
+	unsigned int i;
+
+	json_object_start(j);
+	json_kv_u64(j, "events", r->events);
+	json_kv_u64(j, "seconds", r->seconds);
+	json_kv_u64(j, "events_per_sec", r->events_per_sec);
+	json_kv_u64(j, "capacity", r->capacity);
+	json_kv_bool(j, "sampled", true);
+	json_key(j, "entries");
+	json_array_start(j);
+	for (i = 0; i < r->n; i++) {
+		json_object_start(j);
+		json_kv_string(j, "entry", r->items[i].entry);
+		json_kv_string(j, "list", r->items[i].list);
+		json_kv_u64(j, "count", r->items[i].count);
+		json_kv_u64(j, "error", r->items[i].error);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_object_end(j);
+}
+
+void top_write_text(const struct top_report *r, const char *ifname, FILE *out)
+{
+	unsigned int i;
+
+	fprintf(out, "the %u most-hit listed entr%s of %s over its last %llu drop event%s "
+		"(%llu s)\n", r->n, r->n == 1 ? "y" : "ies", ifname,
+		(unsigned long long)r->events, r->events == 1 ? "" : "s",
+		(unsigned long long)r->seconds);
+	fprintf(out, "sampled: events are sent at most %u a second and CPU (attach "
+		"--events-per-sec), so counts are of events, not packets; past %llu distinct "
+		"entries a count may hold up to 'error' of others'\n", r->events_per_sec,
+		(unsigned long long)r->capacity);
+	if (!r->n)
+		return;
+	fprintf(out, "%10s %8s  %-16s %s\n", "count", "error", "list", "entry");
+	for (i = 0; i < r->n; i++)
+		fprintf(out, "%10llu %8llu  %-16s %s\n", (unsigned long long)r->items[i].count,
+			(unsigned long long)r->items[i].error, r->items[i].list,
+			r->items[i].entry);
 }

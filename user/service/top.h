@@ -19,6 +19,7 @@
 #define BLOOMXDP_SERVICE_TOP_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <linux/types.h>
 #include <bloomxdp/common.h>
 
@@ -50,8 +51,9 @@ struct top_report {
 	struct top_item items[TOP_MAX];
 	unsigned int n;
 	__u64 events;			/* events over the windows reported */
-	__u64 since;			/* the start of the older window, seconds */
+	__u64 seconds;			/* the time the windows reported cover, up to now */
 	__u64 capacity;			/* TOP_CAPACITY */
+	__u32 events_per_sec;		/* the events' rate limit a CPU (attach --events-per-sec) */
 };
 
 void top_init(struct top_table *t, __u64 now);
@@ -59,5 +61,11 @@ void top_init(struct top_table *t, __u64 now);
 void top_add(struct top_table *t, const char *entry, const char *list, __u64 now);
 /* The n (1..TOP_MAX) most-hit entries at now: 0, or -EINVAL for n out of range. */
 int top_report(struct top_table *t, unsigned int n, __u64 now, struct top_report *r);
+
+struct json;
+/* r as the value of a JSON object (stats --top --json). */
+void top_write_json(const struct top_report *r, struct json *j);
+/* r as text: what it covers, that it is a sample, then one entry a line. */
+void top_write_text(const struct top_report *r, const char *ifname, FILE *out);
 
 #endif

@@ -301,7 +301,9 @@ static void print_default(const struct option_spec *o, const void *defaults, FIL
 	}
 	switch (o->type) {
 	case OPT_COUNT:
-		if (o->max < COUNT_MAX)
+		if (o->max < COUNT_MAX && !*(const unsigned long long *)v && o->min > 0)
+			fprintf(out, " (%.0f to %.0f)", o->min, o->max);	/* none: off */
+		else if (o->max < COUNT_MAX)
 			fprintf(out, " (%.0f to %.0f, default %llu)", o->min, o->max,
 				*(const unsigned long long *)v);
 		else if (*(const unsigned long long *)v)
