@@ -258,10 +258,10 @@ static __always_inline __u32 answer_name(struct scratch *s, struct addr_query *q
 }
 
 /*
- * The question, or the record answer_step() found (s->rr_type, 0 for the
- * question), looked up: the action of the list holding it, 0 for none.
- * Global, so that each round of dns_answers() is a call, not a copy of the
- * lookups for the verifier to walk.
+ * The question, or the name-bearing record answer_step() found (s->rr_type,
+ * 0 for the question), looked up: the action of the list holding it, 0 for
+ * none. Global, so that each round of dns_answers() is a call, not a copy
+ * of the lookups for the verifier to walk.
  */
 __attribute__((noinline)) int answer_lookup(struct addr_query *q)
 {
@@ -269,17 +269,18 @@ __attribute__((noinline)) int answer_lookup(struct addr_query *q)
 
 	if (!s || !q)
 		return 0;
-	if (s->rr_type == BLOOMXDP_DNS_TYPE_A || s->rr_type == BLOOMXDP_DNS_TYPE_AAAA)
-		return answer_address(s, q, s->an.kinds);
 	return answer_name(s, q, s->an.kinds);
 }
 
 /*
- * One record of the answer section, parsed only: the walk stops at the next
- * record to look up (an A, AAAA, CNAME, DNAME, HTTPS or SVCB of class IN),
- * its type in s->rr_type, its address in s->answer and s->learn_key or its
- * target in s->name. The lookups are made by dns_answers(), outside the
- * callback: under it, their chain of calls would pass 512 bytes of stack.
+ * One record of the answer section. An A or AAAA record of class IN is
+ * looked up here (answer_address(), with the query s->an.q), its address in
+ * s->answer and s->learn_key: when a list holds it, the walk stops with its
+ * action in s->an.action, else it goes on. The walk stops too at a record
+ * whose name is to be looked up (a CNAME, DNAME, HTTPS or SVCB of class IN),
+ * its type in s->rr_type, its target in s->name: that lookup is made by
+ * dns_answers(), outside the callback, for under it the chain of calls of a
+ * name's lookup would pass 512 bytes of stack (an address's chain is short).
  */
 static long answer_step(__u32 i, void *data)
 {
@@ -313,7 +314,11 @@ static long answer_step(__u32 i, void *data)
 		__builtin_memcpy(s->learn_key.addr, s->answer, sizeof(s->answer));
 		s->learn_key.family = type == BLOOMXDP_DNS_TYPE_AAAA ? 6 : 4;
 		s->rr_type = type;
-		return 1;
+		s->an.action = answer_address(s, &s->an.q, s->an.kinds);
+		if (s->an.action)
+			return 1;
+		s->rr_type = 0;
+		return 0;
 	}
 	if (type != BLOOMXDP_DNS_TYPE_CNAME && type != BLOOMXDP_DNS_TYPE_DNAME &&
 	    type != BLOOMXDP_DNS_TYPE_HTTPS && type != BLOOMXDP_DNS_TYPE_SVCB)
@@ -465,11 +470,20 @@ __attribute__((noinline)) int dns_answers(struct hook_ctx *ctx, const struct pac
 	if (!s || !pkt || !q || answers_load(ctx, pkt, q->gen.block_slot))
 		return 0;
 	s->an.kinds = kinds;
+	s->an.q.gen = q->gen;
+	s->an.q.filter_bits = q->filter_bits;
 	action = answer_lookup(q);	/* the question */
 	/* Each round reads one record at least: as many rounds as records read. */
 	for (round = 0; !action && round < BLOOMXDP_DNS_ANSWERS_MAX; round++) {
 		s->rr_type = 0;
+		s->an.action = 0;
 		bpf_loop_bounded(BLOOMXDP_DNS_ANSWERS_MAX, answer_step, NULL);
+		if (s->an.action) {
+			/* An address decided, in the walk: its match for the event. */
+			action = s->an.action;
+			q->mi = s->an.q.mi;
+			break;
+		}
 		if (!s->rr_type)
 			break;
 		action = answer_lookup(q);

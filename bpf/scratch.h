@@ -11,6 +11,7 @@
 #include <bloomxdp/common.h>
 #include <bloomxdp/name.h>
 #include "loop.h"
+#include "query.h"
 
 #define PAYLOAD_MAX 2048	/* a power of two; PAYLOAD_MAX - 1 payload bytes are examined */
 
@@ -41,6 +42,9 @@ struct answer_state {
 	__u64 kinds;		/* the filter's header word of kinds */
 	__u64 v4_lengths;	/* the filter's header words of prefix lengths */
 	__u64 v6_lengths;
+	__u32 action;		/* out: the action of the address that decided, 0: none */
+	__u32 pad;
+	struct addr_query q;	/* the address lookups' query, made in the record walk */
 };
 
 /* A name's suffixes deeper than the one that hit (match_lists.h). */
