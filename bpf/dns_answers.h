@@ -73,18 +73,11 @@ static __always_inline void name_copy(struct scratch *s, __u32 to, __u32 from)
 	dst[7] = src[7];
 }
 
-static long dns_name_step(__u32 i, void *data)
+/* One step of a name's read: a label or a pointer. 0: go on, 1: stop (r->done says why). */
+static __always_inline long dns_name_step_one(struct scratch *s, struct dns_name_read *r)
 {
-	struct scratch *s = scratch_get();
-	struct dns_name_read *r;
-	__u32 pos, l, target;
+	__u32 pos = r->pos, l, target;
 
-	(void)i;
-	(void)data;
-	if (!s)
-		return 1;
-	r = &s->dn;
-	pos = r->pos;
 	if (pos >= r->end)
 		goto bad;
 	l = s->payload[pos & PAYLOAD_MASK];
@@ -127,6 +120,30 @@ bad:
 }
 
 /*
+ * DNS_NAME_STEPS_PER_CALL steps of a name's read a callback, as the query's
+ * dns_label_step() takes DNS_LABELS_PER_STEP labels: a name of a few labels
+ * is one call. bpf_loop() is given DNS_NAME_STEPS / DNS_NAME_STEPS_PER_CALL
+ * calls: the bound on the steps is the same.
+ */
+#define DNS_NAME_STEPS_PER_CALL	4
+_Static_assert(DNS_NAME_STEPS % DNS_NAME_STEPS_PER_CALL == 0, "a whole number of calls");
+
+static long dns_name_step(__u32 i, void *data)
+{
+	struct scratch *s = scratch_get();
+	__u32 k;
+
+	(void)i;
+	(void)data;
+	if (!s)
+		return 1;
+	for (k = 0; k < DNS_NAME_STEPS_PER_CALL; k++)
+		if (dns_name_step_one(s, &s->dn))
+			return 1;
+	return 0;
+}
+
+/*
  * Reads the name at pos of a message of end bytes in s->payload; with copy,
  * into s->name (wire form) and s->labels. Returns where the name ends as it
  * lies in the message, or 0 when it is malformed, cut short or loops.
@@ -146,7 +163,7 @@ static __always_inline __u32 dns_name_read(struct scratch *s, __u32 pos, __u32 e
 	s->dn.done = 0;
 	if (copy)
 		s->labels.count = 0;
-	bpf_loop_bounded(DNS_NAME_STEPS, dns_name_step, NULL);
+	bpf_loop_bounded(DNS_NAME_STEPS / DNS_NAME_STEPS_PER_CALL, dns_name_step, NULL);
 	if (s->dn.done != 1)
 		return 0;
 	if (copy) {
