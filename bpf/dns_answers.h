@@ -144,15 +144,15 @@ static long dns_name_step(__u32 i, void *data)
 }
 
 /*
- * Reads the name at pos of a message of end bytes in s->payload; with copy,
- * into s->name (wire form) and s->labels. Returns where the name ends as it
- * lies in the message, or 0 when it is malformed, cut short or loops.
+ * The loop of dns_name_read(): global, so that its callback is verified
+ * once, not once for each of the three reads that call it.
  */
-static __always_inline __u32 dns_name_read(struct scratch *s, __u32 pos, __u32 end, __u32 copy)
+__attribute__((noinline)) __u32 dns_name_walk(__u32 pos, __u32 end, __u32 copy)
 {
-	/* Most owner names are one pointer: no loop for them. */
-	if (!copy && pos + 1 < end && (s->payload[pos & PAYLOAD_MASK] & 0xc0) == 0xc0)
-		return pos + 2;
+	struct scratch *s = scratch_get();
+
+	if (!s)
+		return 0;
 	s->dn.pos = pos;
 	s->dn.end = end;
 	s->dn.floor = pos;
@@ -171,6 +171,19 @@ static __always_inline __u32 dns_name_read(struct scratch *s, __u32 pos, __u32 e
 		s->name_wire = 1;
 	}
 	return s->dn.next;
+}
+
+/*
+ * Reads the name at pos of a message of end bytes in s->payload; with copy,
+ * into s->name (wire form) and s->labels. Returns where the name ends as it
+ * lies in the message, or 0 when it is malformed, cut short or loops.
+ */
+static __always_inline __u32 dns_name_read(struct scratch *s, __u32 pos, __u32 end, __u32 copy)
+{
+	/* Most owner names are one pointer: no loop for them. */
+	if (!copy && pos + 1 < end && (s->payload[pos & PAYLOAD_MASK] & 0xc0) == 0xc0)
+		return pos + 2;
+	return dns_name_walk(pos, end, copy);
 }
 
 /*
