@@ -41,9 +41,13 @@ static __always_inline __u32 payload_be16(const struct scratch *s, __u32 i)
 	return (__u32)s->payload[i & PAYLOAD_MASK] << 8 | s->payload[(i + 1) & PAYLOAD_MASK];
 }
 
-static __always_inline __u32 payload_be32(const struct scratch *s, __u32 i)
+/*
+ * 8 bytes of the payload at i as one load, as they lie (little-endian): i
+ * need not be aligned, and the bytes past the payload are its padding.
+ */
+static __always_inline __u64 payload_u64(const struct scratch *s, __u32 i)
 {
-	return payload_be16(s, i) << 16 | payload_be16(s, i + 2);
+	return *(const __u64 *)(s->payload + (i & PAYLOAD_MASK));
 }
 
 /*
@@ -210,13 +214,15 @@ static __always_inline int dns_is_canary(const struct scratch *s)
 	       (w[2] | fold) == (DOH_CANARY_W2 | fold);
 }
 
-/* An A or AAAA record's address (s->learn_key), learned for list s->an.learn. */
+/* An A or AAAA record's address (s->answer), learned for list s->an.learn. */
 static __always_inline void answer_learn(struct scratch *s)
 {
 	struct bloomxdp_counters *cnt;
 	__u32 zero = 0, max = config.learn_ttl_max ?: BLOOMXDP_LEARN_TTL_MAX_DEFAULT;
 	__u32 ttl = s->an.ttl;
 
+	__builtin_memcpy(s->learn_key.addr, s->answer, sizeof(s->answer));
+	s->learn_key.family = s->rr_type == BLOOMXDP_DNS_TYPE_AAAA ? 6 : 4;
 	if (ttl < BLOOMXDP_LEARN_TTL_MIN)
 		ttl = BLOOMXDP_LEARN_TTL_MIN;
 	if (ttl > max)
@@ -305,8 +311,8 @@ __attribute__((noinline)) int answer_lookup(struct addr_query *q)
 /*
  * One record of the answer section. An A or AAAA record of class IN is
  * looked up here (answer_address(), with the query s->an.q), its address in
- * s->answer and s->learn_key: when a list holds it, the walk stops with its
- * action in s->an.action, else it goes on. The walk stops too at a record
+ * s->answer: when a list holds it, the walk stops with its action in
+ * s->an.action, else it goes on. The walk stops too at a record
  * whose name is to be looked up (a CNAME, DNAME, HTTPS or SVCB of class IN),
  * its type in s->rr_type, its target in s->name: that lookup is made by
  * dns_answers(), outside the callback, for under it the chain of calls of a
@@ -316,6 +322,7 @@ static long answer_step(__u32 i, void *data)
 {
 	struct scratch *s = scratch_get();
 	__u32 pos, type, rdlen, rdata;
+	__u64 fixed, *answer;
 
 	(void)i;
 	(void)data;
@@ -325,24 +332,26 @@ static long answer_step(__u32 i, void *data)
 	pos = dns_name_read(s, s->an.pos, s->an.end, 0);
 	if (!pos || pos + DNS_RR_FIXED_LEN > s->an.end)
 		goto bad;
-	type = payload_be16(s, pos);
-	rdlen = payload_be16(s, pos + 8);
+	/* Type, class and TTL in one load; RDLENGTH after them. */
+	fixed = payload_u64(s, pos);
+	type = bpf_ntohs((__u16)fixed);
+	rdlen = bpf_ntohs((__u16)payload_u64(s, pos + 8));
 	rdata = pos + DNS_RR_FIXED_LEN;
 	if (rdata + rdlen > s->an.end)
 		goto bad;
 	s->an.pos = rdata + rdlen;
-	if (payload_be16(s, pos + 2) != BLOOMXDP_DNS_CLASS_IN)
+	if (bpf_ntohs((__u16)(fixed >> 16)) != BLOOMXDP_DNS_CLASS_IN)
 		return 0;
-	s->an.ttl = payload_be32(s, pos + 4);
+	s->an.ttl = bpf_ntohl((__u32)(fixed >> 32));
 	if ((type == BLOOMXDP_DNS_TYPE_A && rdlen == 4) ||
 	    (type == BLOOMXDP_DNS_TYPE_AAAA && rdlen == 16)) {
-		__builtin_memset(s->answer, 0, sizeof(s->answer));
-		__builtin_memcpy(s->answer, s->payload + (rdata & PAYLOAD_MASK), 4);
+		answer = (__u64 *)s->answer;
+		answer[0] = payload_u64(s, rdata);
+		answer[1] = 0;
 		if (type == BLOOMXDP_DNS_TYPE_AAAA)
-			__builtin_memcpy(s->answer + 4, s->payload + ((rdata + 4) & PAYLOAD_MASK),
-					 12);
-		__builtin_memcpy(s->learn_key.addr, s->answer, sizeof(s->answer));
-		s->learn_key.family = type == BLOOMXDP_DNS_TYPE_AAAA ? 6 : 4;
+			answer[1] = payload_u64(s, rdata + 8);
+		else
+			answer[0] &= 0xffffffff;
 		s->rr_type = type;
 		s->an.action = answer_address(s, &s->an.q, s->an.kinds);
 		if (s->an.action)

@@ -84,7 +84,8 @@ struct scratch {
 	__u32 quic;				/* 1: the name came from QUIC (quic_read()) */
 	__u32 question_end;			/* a DNS message: its length up to the question's end */
 	__u32 rr_type;				/* a DNS response: the record that hit, 0: question */
-	__u8 answer[16];			/* an A or AAAA record's address (its event) */
+	/* An A or AAAA record's address (its event), written as two words. */
+	__u8 answer[16] __attribute__((aligned(8)));
 	struct bloomxdp_learn_key learn_key;	/* dns_answers.h: an address to learn */
 	struct bloomxdp_learned learn_value;
 	__u32 walk_bloom_hits;			/* a name's walk: Bloom hits, and those refused */
