@@ -124,32 +124,36 @@ bad:
 }
 
 /*
- * DNS_NAME_STEPS_PER_CALL steps of a name's read a callback, as the query's
+ * DNS_NAME_STEPS_PER_CALL steps of a name's read at a time, as the query's
  * dns_label_step() takes DNS_LABELS_PER_STEP labels: a name of a few labels
- * is one call. bpf_loop() is given DNS_NAME_STEPS / DNS_NAME_STEPS_PER_CALL
- * calls: the bound on the steps is the same.
+ * is read in one go. 1 when the read stopped.
  */
 #define DNS_NAME_STEPS_PER_CALL	4
 _Static_assert(DNS_NAME_STEPS % DNS_NAME_STEPS_PER_CALL == 0, "a whole number of calls");
 
-static long dns_name_step(__u32 i, void *data)
+static __always_inline long dns_name_steps(struct scratch *s)
 {
-	struct scratch *s = scratch_get();
 	__u32 k;
 
-	(void)i;
-	(void)data;
-	if (!s)
-		return 1;
 	for (k = 0; k < DNS_NAME_STEPS_PER_CALL; k++)
 		if (dns_name_step_one(s, &s->dn))
 			return 1;
 	return 0;
 }
 
+static long dns_name_step(__u32 i, void *data)
+{
+	struct scratch *s = scratch_get();
+
+	(void)i;
+	(void)data;
+	return s ? dns_name_steps(s) : 1;
+}
+
 /*
  * The loop of dns_name_read(): global, so that its callback is verified
- * once, not once for each of the three reads that call it.
+ * once, not once for each of the three reads that call it. The first steps
+ * are taken here, the others in a bpf_loop(): DNS_NAME_STEPS in all.
  */
 __attribute__((noinline)) __u32 dns_name_walk(__u32 pos, __u32 end, __u32 copy)
 {
@@ -167,7 +171,8 @@ __attribute__((noinline)) __u32 dns_name_walk(__u32 pos, __u32 end, __u32 copy)
 	s->dn.done = 0;
 	if (copy)
 		s->labels.count = 0;
-	bpf_loop_bounded(DNS_NAME_STEPS / DNS_NAME_STEPS_PER_CALL, dns_name_step, NULL);
+	if (!dns_name_steps(s))
+		bpf_loop_bounded(DNS_NAME_STEPS / DNS_NAME_STEPS_PER_CALL - 1, dns_name_step, NULL);
 	if (s->dn.done != 1)
 		return 0;
 	if (copy) {
@@ -516,7 +521,7 @@ __attribute__((noinline)) int dns_answers(struct hook_ctx *ctx, const struct pac
 	for (round = 0; !action && round < BLOOMXDP_DNS_ANSWERS_MAX; round++) {
 		s->rr_type = 0;
 		s->an.action = 0;
-		bpf_loop_bounded(BLOOMXDP_DNS_ANSWERS_MAX, answer_step, NULL);
+		bpf_loop_bounded(s->an.left, answer_step, NULL);
 		if (s->an.action) {
 			/* An address decided, in the walk: its match for the event. */
 			action = s->an.action;
