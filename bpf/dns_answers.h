@@ -273,12 +273,14 @@ static __always_inline __u32 answer_address(struct scratch *s, struct addr_query
 }
 
 /*
- * The name s holds (the question, or the target answer_step() found) looked
- * up: the action of the list holding it, 0 for none. A learning list's name
- * sets s->an.learn for the addresses that follow.
+ * The name s holds (the question, or the target answer_step() found, its
+ * type in s->rr_type) looked up: the action of the list holding it, 0 for
+ * none. A learning list's name sets s->an.learn for the addresses that
+ * follow.
  */
-static __always_inline __u32 answer_name(struct scratch *s, struct addr_query *q, __u64 kinds)
+static __always_inline __u32 answer_name(struct scratch *s, struct addr_query *q)
 {
+	__u64 kinds = s->an.kinds;
 	__u32 action;
 
 	if (config.doh_canary && dns_is_canary(s)) {
@@ -296,21 +298,6 @@ static __always_inline __u32 answer_name(struct scratch *s, struct addr_query *q
 	if (!action && q->learn)
 		s->an.learn = q->learn;
 	return action;
-}
-
-/*
- * The question, or the name-bearing record answer_step() found (s->rr_type,
- * 0 for the question), looked up: the action of the list holding it, 0 for
- * none. Global, so that each round of dns_answers() is a call, not a copy
- * of the lookups for the verifier to walk.
- */
-__attribute__((noinline)) int answer_lookup(struct addr_query *q)
-{
-	struct scratch *s = scratch_get();
-
-	if (!s || !q)
-		return 0;
-	return answer_name(s, q, s->an.kinds);
 }
 
 /*
@@ -516,7 +503,8 @@ __attribute__((noinline)) int dns_answers(struct hook_ctx *ctx, const struct pac
 	s->an.kinds = kinds;
 	s->an.q.gen = q->gen;
 	s->an.q.filter_bits = q->filter_bits;
-	action = answer_lookup(q);	/* the question */
+	s->rr_type = 0;
+	action = answer_name(s, q);	/* the question */
 	/* Each round reads one record at least: as many rounds as records read. */
 	for (round = 0; !action && round < BLOOMXDP_DNS_ANSWERS_MAX; round++) {
 		s->rr_type = 0;
@@ -530,7 +518,7 @@ __attribute__((noinline)) int dns_answers(struct hook_ctx *ctx, const struct pac
 		}
 		if (!s->rr_type)
 			break;
-		action = answer_lookup(q);
+		action = answer_name(s, q);
 	}
 	cnt = bpf_map_lookup_elem(&counters, &zero);
 	if (!cnt)
