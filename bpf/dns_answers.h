@@ -41,9 +41,13 @@ static __always_inline __u32 payload_be16(const struct scratch *s, __u32 i)
 	return (__u32)s->payload[i & PAYLOAD_MASK] << 8 | s->payload[(i + 1) & PAYLOAD_MASK];
 }
 
-static __always_inline __u32 payload_be32(const struct scratch *s, __u32 i)
+/*
+ * 8 bytes of the payload at i as one load, as they lie (little-endian): i
+ * need not be aligned, and the bytes past the payload are its padding.
+ */
+static __always_inline __u64 payload_u64(const struct scratch *s, __u32 i)
 {
-	return payload_be16(s, i) << 16 | payload_be16(s, i + 2);
+	return *(const __u64 *)(s->payload + (i & PAYLOAD_MASK));
 }
 
 /*
@@ -73,18 +77,11 @@ static __always_inline void name_copy(struct scratch *s, __u32 to, __u32 from)
 	dst[7] = src[7];
 }
 
-static long dns_name_step(__u32 i, void *data)
+/* One step of a name's read: a label or a pointer. 0: go on, 1: stop (r->done says why). */
+static __always_inline long dns_name_step_one(struct scratch *s, struct dns_name_read *r)
 {
-	struct scratch *s = scratch_get();
-	struct dns_name_read *r;
-	__u32 pos, l, target;
+	__u32 pos = r->pos, l, target;
 
-	(void)i;
-	(void)data;
-	if (!s)
-		return 1;
-	r = &s->dn;
-	pos = r->pos;
 	if (pos >= r->end)
 		goto bad;
 	l = s->payload[pos & PAYLOAD_MASK];
@@ -127,15 +124,43 @@ bad:
 }
 
 /*
- * Reads the name at pos of a message of end bytes in s->payload; with copy,
- * into s->name (wire form) and s->labels. Returns where the name ends as it
- * lies in the message, or 0 when it is malformed, cut short or loops.
+ * DNS_NAME_STEPS_PER_CALL steps of a name's read at a time, as the query's
+ * dns_label_step() takes DNS_LABELS_PER_STEP labels: a name of a few labels
+ * is read in one go. 1 when the read stopped.
  */
-static __always_inline __u32 dns_name_read(struct scratch *s, __u32 pos, __u32 end, __u32 copy)
+#define DNS_NAME_STEPS_PER_CALL	4
+_Static_assert(DNS_NAME_STEPS % DNS_NAME_STEPS_PER_CALL == 0, "a whole number of calls");
+
+static __always_inline long dns_name_steps(struct scratch *s)
 {
-	/* Most owner names are one pointer: no loop for them. */
-	if (!copy && pos + 1 < end && (s->payload[pos & PAYLOAD_MASK] & 0xc0) == 0xc0)
-		return pos + 2;
+	__u32 k;
+
+	for (k = 0; k < DNS_NAME_STEPS_PER_CALL; k++)
+		if (dns_name_step_one(s, &s->dn))
+			return 1;
+	return 0;
+}
+
+static long dns_name_step(__u32 i, void *data)
+{
+	struct scratch *s = scratch_get();
+
+	(void)i;
+	(void)data;
+	return s ? dns_name_steps(s) : 1;
+}
+
+/*
+ * The loop of dns_name_read(): global, so that its callback is verified
+ * once, not once for each of the three reads that call it. The first steps
+ * are taken here, the others in a bpf_loop(): DNS_NAME_STEPS in all.
+ */
+__attribute__((noinline)) __u32 dns_name_walk(__u32 pos, __u32 end, __u32 copy)
+{
+	struct scratch *s = scratch_get();
+
+	if (!s)
+		return 0;
 	s->dn.pos = pos;
 	s->dn.end = end;
 	s->dn.floor = pos;
@@ -146,7 +171,8 @@ static __always_inline __u32 dns_name_read(struct scratch *s, __u32 pos, __u32 e
 	s->dn.done = 0;
 	if (copy)
 		s->labels.count = 0;
-	bpf_loop_bounded(DNS_NAME_STEPS, dns_name_step, NULL);
+	if (!dns_name_steps(s))
+		bpf_loop_bounded(DNS_NAME_STEPS / DNS_NAME_STEPS_PER_CALL - 1, dns_name_step, NULL);
 	if (s->dn.done != 1)
 		return 0;
 	if (copy) {
@@ -154,6 +180,19 @@ static __always_inline __u32 dns_name_read(struct scratch *s, __u32 pos, __u32 e
 		s->name_wire = 1;
 	}
 	return s->dn.next;
+}
+
+/*
+ * Reads the name at pos of a message of end bytes in s->payload; with copy,
+ * into s->name (wire form) and s->labels. Returns where the name ends as it
+ * lies in the message, or 0 when it is malformed, cut short or loops.
+ */
+static __always_inline __u32 dns_name_read(struct scratch *s, __u32 pos, __u32 end, __u32 copy)
+{
+	/* Most owner names are one pointer: no loop for them. */
+	if (!copy && pos + 1 < end && (s->payload[pos & PAYLOAD_MASK] & 0xc0) == 0xc0)
+		return pos + 2;
+	return dns_name_walk(pos, end, copy);
 }
 
 /*
@@ -180,13 +219,15 @@ static __always_inline int dns_is_canary(const struct scratch *s)
 	       (w[2] | fold) == (DOH_CANARY_W2 | fold);
 }
 
-/* An A or AAAA record's address (s->learn_key), learned for list s->an.learn. */
+/* An A or AAAA record's address (s->answer), learned for list s->an.learn. */
 static __always_inline void answer_learn(struct scratch *s)
 {
 	struct bloomxdp_counters *cnt;
 	__u32 zero = 0, max = config.learn_ttl_max ?: BLOOMXDP_LEARN_TTL_MAX_DEFAULT;
 	__u32 ttl = s->an.ttl;
 
+	__builtin_memcpy(s->learn_key.addr, s->answer, sizeof(s->answer));
+	s->learn_key.family = s->rr_type == BLOOMXDP_DNS_TYPE_AAAA ? 6 : 4;
 	if (ttl < BLOOMXDP_LEARN_TTL_MIN)
 		ttl = BLOOMXDP_LEARN_TTL_MIN;
 	if (ttl > max)
@@ -232,12 +273,14 @@ static __always_inline __u32 answer_address(struct scratch *s, struct addr_query
 }
 
 /*
- * The name s holds (the question, or the target answer_step() found) looked
- * up: the action of the list holding it, 0 for none. A learning list's name
- * sets s->an.learn for the addresses that follow.
+ * The name s holds (the question, or the target answer_step() found, its
+ * type in s->rr_type) looked up: the action of the list holding it, 0 for
+ * none. A learning list's name sets s->an.learn for the addresses that
+ * follow.
  */
-static __always_inline __u32 answer_name(struct scratch *s, struct addr_query *q, __u64 kinds)
+static __always_inline __u32 answer_name(struct scratch *s, struct addr_query *q)
 {
+	__u64 kinds = s->an.kinds;
 	__u32 action;
 
 	if (config.doh_canary && dns_is_canary(s)) {
@@ -258,33 +301,20 @@ static __always_inline __u32 answer_name(struct scratch *s, struct addr_query *q
 }
 
 /*
- * The question, or the record answer_step() found (s->rr_type, 0 for the
- * question), looked up: the action of the list holding it, 0 for none.
- * Global, so that each round of dns_answers() is a call, not a copy of the
- * lookups for the verifier to walk.
- */
-__attribute__((noinline)) int answer_lookup(struct addr_query *q)
-{
-	struct scratch *s = scratch_get();
-
-	if (!s || !q)
-		return 0;
-	if (s->rr_type == BLOOMXDP_DNS_TYPE_A || s->rr_type == BLOOMXDP_DNS_TYPE_AAAA)
-		return answer_address(s, q, s->an.kinds);
-	return answer_name(s, q, s->an.kinds);
-}
-
-/*
- * One record of the answer section, parsed only: the walk stops at the next
- * record to look up (an A, AAAA, CNAME, DNAME, HTTPS or SVCB of class IN),
- * its type in s->rr_type, its address in s->answer and s->learn_key or its
- * target in s->name. The lookups are made by dns_answers(), outside the
- * callback: under it, their chain of calls would pass 512 bytes of stack.
+ * One record of the answer section. An A or AAAA record of class IN is
+ * looked up here (answer_address(), with the query s->an.q), its address in
+ * s->answer: when a list holds it, the walk stops with its action in
+ * s->an.action, else it goes on. The walk stops too at a record
+ * whose name is to be looked up (a CNAME, DNAME, HTTPS or SVCB of class IN),
+ * its type in s->rr_type, its target in s->name: that lookup is made by
+ * dns_answers(), outside the callback, for under it the chain of calls of a
+ * name's lookup would pass 512 bytes of stack (an address's chain is short).
  */
 static long answer_step(__u32 i, void *data)
 {
 	struct scratch *s = scratch_get();
 	__u32 pos, type, rdlen, rdata;
+	__u64 fixed, *answer;
 
 	(void)i;
 	(void)data;
@@ -294,26 +324,32 @@ static long answer_step(__u32 i, void *data)
 	pos = dns_name_read(s, s->an.pos, s->an.end, 0);
 	if (!pos || pos + DNS_RR_FIXED_LEN > s->an.end)
 		goto bad;
-	type = payload_be16(s, pos);
-	rdlen = payload_be16(s, pos + 8);
+	/* Type, class and TTL in one load; RDLENGTH after them. */
+	fixed = payload_u64(s, pos);
+	type = bpf_ntohs((__u16)fixed);
+	rdlen = bpf_ntohs((__u16)payload_u64(s, pos + 8));
 	rdata = pos + DNS_RR_FIXED_LEN;
 	if (rdata + rdlen > s->an.end)
 		goto bad;
 	s->an.pos = rdata + rdlen;
-	if (payload_be16(s, pos + 2) != BLOOMXDP_DNS_CLASS_IN)
+	if (bpf_ntohs((__u16)(fixed >> 16)) != BLOOMXDP_DNS_CLASS_IN)
 		return 0;
-	s->an.ttl = payload_be32(s, pos + 4);
+	s->an.ttl = bpf_ntohl((__u32)(fixed >> 32));
 	if ((type == BLOOMXDP_DNS_TYPE_A && rdlen == 4) ||
 	    (type == BLOOMXDP_DNS_TYPE_AAAA && rdlen == 16)) {
-		__builtin_memset(s->answer, 0, sizeof(s->answer));
-		__builtin_memcpy(s->answer, s->payload + (rdata & PAYLOAD_MASK), 4);
+		answer = (__u64 *)s->answer;
+		answer[0] = payload_u64(s, rdata);
+		answer[1] = 0;
 		if (type == BLOOMXDP_DNS_TYPE_AAAA)
-			__builtin_memcpy(s->answer + 4, s->payload + ((rdata + 4) & PAYLOAD_MASK),
-					 12);
-		__builtin_memcpy(s->learn_key.addr, s->answer, sizeof(s->answer));
-		s->learn_key.family = type == BLOOMXDP_DNS_TYPE_AAAA ? 6 : 4;
+			answer[1] = payload_u64(s, rdata + 8);
+		else
+			answer[0] &= 0xffffffff;
 		s->rr_type = type;
-		return 1;
+		s->an.action = answer_address(s, &s->an.q, s->an.kinds);
+		if (s->an.action)
+			return 1;
+		s->rr_type = 0;
+		return 0;
 	}
 	if (type != BLOOMXDP_DNS_TYPE_CNAME && type != BLOOMXDP_DNS_TYPE_DNAME &&
 	    type != BLOOMXDP_DNS_TYPE_HTTPS && type != BLOOMXDP_DNS_TYPE_SVCB)
@@ -465,14 +501,24 @@ __attribute__((noinline)) int dns_answers(struct hook_ctx *ctx, const struct pac
 	if (!s || !pkt || !q || answers_load(ctx, pkt, q->gen.block_slot))
 		return 0;
 	s->an.kinds = kinds;
-	action = answer_lookup(q);	/* the question */
+	s->an.q.gen = q->gen;
+	s->an.q.filter_bits = q->filter_bits;
+	s->rr_type = 0;
+	action = answer_name(s, q);	/* the question */
 	/* Each round reads one record at least: as many rounds as records read. */
 	for (round = 0; !action && round < BLOOMXDP_DNS_ANSWERS_MAX; round++) {
 		s->rr_type = 0;
-		bpf_loop_bounded(BLOOMXDP_DNS_ANSWERS_MAX, answer_step, NULL);
+		s->an.action = 0;
+		bpf_loop_bounded(s->an.left, answer_step, NULL);
+		if (s->an.action) {
+			/* An address decided, in the walk: its match for the event. */
+			action = s->an.action;
+			q->mi = s->an.q.mi;
+			break;
+		}
 		if (!s->rr_type)
 			break;
-		action = answer_lookup(q);
+		action = answer_name(s, q);
 	}
 	cnt = bpf_map_lookup_elem(&counters, &zero);
 	if (!cnt)

@@ -11,6 +11,7 @@
 #include <bloomxdp/common.h>
 #include <bloomxdp/name.h>
 #include "loop.h"
+#include "query.h"
 
 #define PAYLOAD_MAX 2048	/* a power of two; PAYLOAD_MAX - 1 payload bytes are examined */
 
@@ -41,6 +42,9 @@ struct answer_state {
 	__u64 kinds;		/* the filter's header word of kinds */
 	__u64 v4_lengths;	/* the filter's header words of prefix lengths */
 	__u64 v6_lengths;
+	__u32 action;		/* out: the action of the address that decided, 0: none */
+	__u32 pad;
+	struct addr_query q;	/* the address lookups' query, made in the record walk */
 };
 
 /* A name's suffixes deeper than the one that hit (match_lists.h). */
@@ -80,7 +84,8 @@ struct scratch {
 	__u32 quic;				/* 1: the name came from QUIC (quic_read()) */
 	__u32 question_end;			/* a DNS message: its length up to the question's end */
 	__u32 rr_type;				/* a DNS response: the record that hit, 0: question */
-	__u8 answer[16];			/* an A or AAAA record's address (its event) */
+	/* An A or AAAA record's address (its event), written as two words. */
+	__u8 answer[16] __attribute__((aligned(8)));
 	struct bloomxdp_learn_key learn_key;	/* dns_answers.h: an address to learn */
 	struct bloomxdp_learned learn_value;
 	__u32 walk_bloom_hits;			/* a name's walk: Bloom hits, and those refused */
