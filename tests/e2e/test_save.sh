@@ -92,21 +92,7 @@ check "restore --file on the attached interface: a new generation" \
 	bx restore "$IF_SRV" --file "$FILE"
 # A file of format version 1, as an older bloomxdp saved it (no writer, a header of 160 bytes).
 OLD=$E2E_TMP/old.bxs
-python3 - "$FILE" "$OLD" <<'PY'
-import struct, sys
-def crc32c(data):
-    crc = 0xffffffff
-    for b in data:
-        crc ^= b
-        for _ in range(8):
-            crc = (crc >> 1) ^ 0x82f63b78 if crc & 1 else crc >> 1
-    return crc ^ 0xffffffff
-v2 = open(sys.argv[1], "rb").read()
-v1 = bytearray(v2[:160] + v2[192:-4])
-struct.pack_into("<II", v1, 8, 1, 160)
-struct.pack_into("<Q", v1, 152, len(v1) + 4)
-open(sys.argv[2], "wb").write(bytes(v1) + struct.pack("<I", crc32c(v1)))
-PY
+savefile_v1 "$FILE" "$OLD"
 out=$(bx restore "$IF_SRV" --file "$OLD" 2>&1)
 check_eq "restore --file of a version 1 file: exit 0, saved by an older bloomxdp" "0 1" \
 	"$? $(grep -c ", saved by an older bloomxdp at " <<<"$out")" "$out"
