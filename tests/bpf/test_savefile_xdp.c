@@ -8,13 +8,20 @@
  *    IPv4 held as exact intervals or in the Bloom filter;
  *  - the restore is a new generation: the other slot, state written, the
  *    generation bumped;
+ *  - the file records the bloomxdp that wrote it (format version 2, bytes
+ *    160 to 191), which save and restore say; a file of format version 1
+ *    (an older bloomxdp's, made here from a version 2 one) is still
+ *    restored, bit for bit, its writer said to be an older bloomxdp;
  *  - every byte of the header, and 10,000 sampled positions of the whole
  *    file, flipped in turn, are refused (savefile_check; savefile_apply for
- *    the header and a sample, which must leave the live list as it was);
+ *    the header and a sample, which must leave the live list as it was), a
+ *    flip in the writer's bytes as corrupted; so is every byte of a version
+ *    1 header;
  *    so is the file cut at every offset of its header and at sampled
  *    offsets after it, and a file whose checksum was recomputed over
  *    hostile fields (intervals out of order, a bad lengths word, another
- *    version);
+ *    version, a writer that is not NUL-padded printable text, a header
+ *    length not its version's);
  *  - another hash key, layout or k, a filter over the attachment's
  *    --max-memory, and a --verify attachment, are refused;
  *    layout kernel cannot be saved; the file is mode 0600.
@@ -34,6 +41,7 @@
 #include "filter/ranges.h"
 #include "lists/report.h"
 #include "lists/savefile.h"
+#include "util/version.h"
 
 #define N_V4_HOSTS	20000
 #define N_V4_PREFIXES	300
@@ -261,9 +269,11 @@ static void test_roundtrip(bool intervals)
 
 	fresh_open(&hb, &attb, key_a, BLOOMXDP_LAYOUT_BLOCKED, 0.01, BLOOMXDP_VERIFY_OFF);
 	assert_int_equal(savefile_apply(&attb, src.path, &restored), 0);
-	/* What 'bloomxdp restore --file' says it restored. */
+	/* What 'bloomxdp restore --file' says it restored, and who saved it. */
 	assert_true(restored.restored);
 	assert_false(restored.rekeyed);
+	assert_string_equal(saved.saved_by, bloomxdp_version());
+	assert_string_equal(restored.saved_by, bloomxdp_version());
 	assert_int_equal(restored.entries, src.b.read);
 	assert_int_equal(restored.keys, src.b.keys);
 	/* A new generation: the other slot, live, its state written before. */
@@ -446,6 +456,16 @@ static void test_flips_and_cuts(void **state)
 		assert_int_equal(pwrite(fd, &flip, 1, pos), 1);
 		if (savefile_check(bad, &info, why, sizeof(why)) == 0)
 			fail_msg("byte %zu of %zu flipped (bit %zu): not caught", pos, len, i % 8);
+		/*
+		 * The writer's bytes: corrupted; its padding after the NUL by its own
+		 * check (a character, or the NUL, may flip into a printable one: the
+		 * checksum's then).
+		 */
+		if (pos >= SAVEFILE_WRITER_AT && pos < SAVEFILE_HEADER_BYTES &&
+		    (!strstr(why, "corrupted:") ||
+		     (pos > SAVEFILE_WRITER_AT + strlen(bloomxdp_version()) &&
+		      !strstr(why, "corrupted: the version of bloomxdp"))))
+			fail_msg("byte %zu of the writer flipped: %s", pos, why);
 		if (i < SAVEFILE_HEADER_BYTES + N_APPLY_FLIPS) {
 			snprintf(what, sizeof(what), "byte %zu flipped", pos);
 			assert_refused(&attb, bad, what);
@@ -506,6 +526,43 @@ static void expect_why(const char *path, const char *needle)
 		fail_msg("expected '%s' in: %s", needle, why);
 }
 
+/* Writers that are not 1 to 31 printable characters then NUL: each refused as corrupted. */
+static void bad_writers(struct attachment *att, const __u8 *buf, size_t len, const char *bad)
+{
+	const struct {
+		size_t at, n;
+		const char *bytes;
+	} writers[] = {
+		{ 0, 1, "\x01" },			/* a control character */
+		{ 1, 1, "\x80" },			/* not ASCII */
+		{ 0, 1, "\x7f" },			/* DEL */
+		{ 20, 1, "x" },			/* after the NUL: padding not zero */
+		{ 31, 1, "x" },			/* the last byte */
+		{ 0, 32, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
+			  "\0\0\0\0\0\0" },	/* empty */
+		{ 0, 32, "0123456789abcdef0123456789abcdef" },	/* no NUL */
+	};
+	char what[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(writers) / sizeof(writers[0]); i++) {
+		patched(buf, len, SAVEFILE_WRITER_AT + writers[i].at, writers[i].bytes,
+			writers[i].n, bad);
+		expect_why(bad, "corrupted: the version of bloomxdp that wrote it");
+		snprintf(what, sizeof(what), "bad writer %zu", i);
+		assert_refused(att, bad, what);
+	}
+	/* 31 characters, a space among them: a writer. */
+	patched(buf, len, SAVEFILE_WRITER_AT, "0.9.0 with 31 printable chars~!", 32, bad);
+	{
+		struct savefile_info info;
+		char why[256];
+
+		assert_int_equal(savefile_check(bad, &info, why, sizeof(why)), 0);
+		assert_string_equal(info.writer, "0.9.0 with 31 printable chars~!");
+	}
+}
+
 static void test_hostile_fields(void **state)
 {
 	struct savefile_info info;
@@ -530,10 +587,19 @@ static void test_hostile_fields(void **state)
 	close(fd);
 
 	memset(b, 0, sizeof(b));
-	b[0] = 2;
+	b[0] = 3;
 	patched(buf, len, 8, b, 4, bad);
-	expect_why(bad, "format version 2");
-	assert_refused(&attb, bad, "version 2");
+	expect_why(bad, "format version 3");
+	assert_refused(&attb, bad, "version 3");
+	/* Each version its one header length: version 1 with 192 bytes, version 2 with 160. */
+	b[0] = 1;
+	patched(buf, len, 8, b, 4, bad);
+	expect_why(bad, "corrupted: a header of 192 bytes, and format version 1 has 160");
+	assert_refused(&attb, bad, "version 1 with a header of 192 bytes");
+	b[0] = 160;
+	patched(buf, len, 12, b, 4, bad);
+	expect_why(bad, "corrupted: a header of 160 bytes, and format version 2 has 192");
+	bad_writers(&attb, buf, len, bad);
 	patched(buf, len, 0, "BXDPSAVF", 8, bad);
 	expect_why(bad, "not a file of 'bloomxdp save'");
 	/* The intervals: the second one before the first. */
@@ -625,6 +691,129 @@ static void test_header_bounds(void **state)
 	assert_int_equal(savefile_check(bad, &again, why, sizeof(why)), 0);
 	unlink(bad);
 	free(buf);
+	source_close(&src);
+}
+
+/* ------------------------------------------------- format version 1 */
+
+/*
+ * A file of format version 1, as an older bloomxdp wrote it, from one of
+ * version 2: the header's first 160 bytes (version 1, a header of 160 bytes,
+ * its size 32 bytes less), the same body, the checksum over it all.
+ */
+static __u8 *to_v1(const __u8 *v2, size_t len, size_t *v1_len)
+{
+	size_t n = len - (SAVEFILE_HEADER_BYTES - SAVEFILE_V1_HEADER_BYTES);
+	__u8 *v1 = malloc(n);
+	__u32 word;
+	__u64 size = htole64(n);
+
+	assert_non_null(v1);
+	memcpy(v1, v2, SAVEFILE_V1_HEADER_BYTES);
+	memcpy(v1 + SAVEFILE_V1_HEADER_BYTES, v2 + SAVEFILE_HEADER_BYTES,
+	       len - SAVEFILE_HEADER_BYTES - SAVEFILE_TRAILER_BYTES);
+	word = htole32(SAVEFILE_V1_VERSION);
+	memcpy(v1 + 8, &word, 4);
+	word = htole32(SAVEFILE_V1_HEADER_BYTES);
+	memcpy(v1 + 12, &word, 4);
+	memcpy(v1 + 152, &size, 8);
+	word = htole32(savefile_crc32c(0, v1, n - SAVEFILE_TRAILER_BYTES));
+	memcpy(v1 + n - SAVEFILE_TRAILER_BYTES, &word, 4);
+	*v1_len = n;
+	return v1;
+}
+
+/* restore of a file an older bloomxdp saved: the same filter and intervals, its writer unknown. */
+static void test_version1(void **state)
+{
+	struct savefile_info info, v2info;
+	struct filter fa, fb;
+	struct range_set ra, rb;
+	struct xdp_harness hb;
+	struct attachment attb;
+	struct source src;
+	char why[256], old[64], *said = NULL;
+	size_t len, v1_len, said_len = 0, i;
+	__u8 *buf, *v1, flip;
+	FILE *out;
+	__u32 slot;
+	int fd, quiet;
+
+	(void)state;
+	source_open(&src, true);
+	assert_int_equal(savefile_check(src.path, &v2info, why, sizeof(why)), 0);
+	assert_int_equal(v2info.version, SAVEFILE_VERSION);
+	buf = file_read(src.path, &len);
+	v1 = to_v1(buf, len, &v1_len);
+	snprintf(old, sizeof(old), "/tmp/bloomxdp-savefile-v1-XXXXXX");
+	fd = mkstemp(old);
+	assert_true(fd >= 0);
+	close(fd);
+	file_write(old, v1, v1_len);
+
+	/* Read: version 1, a header of 160 bytes, no writer, every other field the same. */
+	assert_int_equal(savefile_check(old, &info, why, sizeof(why)), 0);
+	assert_int_equal(savefile_read_header(old, &info, why, sizeof(why)), 0);
+	assert_int_equal(info.version, SAVEFILE_V1_VERSION);
+	assert_int_equal(info.header_bytes, SAVEFILE_V1_HEADER_BYTES);
+	assert_int_equal(info.file_bytes, v1_len);
+	assert_string_equal(info.writer, "");
+	assert_int_equal(info.bits, v2info.bits);
+	assert_int_equal(info.entries, v2info.entries);
+	assert_int_equal(info.ranges[0], v2info.ranges[0]);
+	assert_int_equal(info.nsources, 2);
+
+	/* Restored, bit for bit: the words after its own header, not 32 bytes into them. */
+	fresh_open(&hb, &attb, key_a, BLOOMXDP_LAYOUT_BLOCKED, 0.01, BLOOMXDP_VERIFY_OFF);
+	assert_int_equal(savefile_apply(&attb, old, &restored), 0);
+	assert_true(restored.restored);
+	assert_int_equal(restored.entries, src.b.read);
+	assert_string_equal(restored.saved_by, "");
+	assert_int_equal(attachment_active(&attb, BLOOMXDP_ACTIVE_BLOCK, &slot), 0);
+	assert_int_equal(slot, 1);
+	assert_int_equal(filter_open(src.att.filter_fd, 0, &src.att.config, &fa), 0);
+	assert_int_equal(filter_open(attb.filter_fd, 1, &attb.config, &fb), 0);
+	assert_int_equal(fa.bytes, fb.bytes);
+	assert_memory_equal(fa.words, fb.words, fa.bytes);
+	assert_int_equal(range_set_open(src.att.ranges_v4_fd, 0, BLOOMXDP_KEY_IPV4, &ra), 0);
+	assert_int_equal(range_set_open(attb.ranges_v4_fd, 1, BLOOMXDP_KEY_IPV4, &rb), 0);
+	assert_int_equal(ra.n, rb.n);
+	assert_memory_equal(ra.r, rb.r, ra.n * sizeof(ra.r[0]));
+	range_set_free(&ra);
+	range_set_free(&rb);
+	filter_close(&fa);
+	filter_close(&fb);
+	/* What restore says of it. */
+	out = open_memstream(&said, &said_len);
+	assert_non_null(out);
+	restore_result_print(&restored, out);
+	fclose(out);
+	if (!strstr(said, ", saved by an older bloomxdp at "))
+		fail_msg("restore said: %s", said);
+	free(said);
+
+	/* Every byte of its header flipped, and a cut inside it: refused, nothing changed. */
+	fd = open(old, O_WRONLY);
+	assert_true(fd >= 0);
+	quiet = stderr_off();
+	for (i = 0; i < SAVEFILE_V1_HEADER_BYTES; i++) {
+		flip = v1[i] ^ (1 << (i % 8));
+		assert_int_equal(pwrite(fd, &flip, 1, i), 1);
+		if (savefile_check(old, &info, why, sizeof(why)) == 0)
+			fail_msg("byte %zu of a version 1 header flipped: not caught", i);
+		if (i % 8 == 0)
+			assert_refused(&attb, old, "a version 1 header flipped");
+		assert_int_equal(pwrite(fd, &v1[i], 1, i), 1);
+	}
+	close(fd);
+	file_write(old, v1, SAVEFILE_V1_HEADER_BYTES - 1);
+	assert_refused(&attb, old, "a version 1 header cut short");
+	stderr_on(quiet);
+
+	unlink(old);
+	free(v1);
+	free(buf);
+	harness_close(&hb);
 	source_close(&src);
 }
 
@@ -722,6 +911,7 @@ int main(void)
 		cmocka_unit_test(test_roundtrip_intervals),
 		cmocka_unit_test(test_flips_and_cuts),
 		cmocka_unit_test(test_hostile_fields),
+		cmocka_unit_test(test_version1),
 		cmocka_unit_test(test_other_attachments),
 	};
 

@@ -613,6 +613,28 @@ wait_no_xdp() {
 	return 1
 }
 
+# savefile_v1 IN OUT: OUT is IN, a file of 'bloomxdp save' (format version 2), as an older
+# bloomxdp wrote it: format version 1, its header's first 160 bytes (no writer), the same body,
+# its size and CRC32C made right (user/lists/savefile.h).
+savefile_v1() {
+	python3 - "$1" "$2" <<'PY'
+import struct, sys
+def crc32c(data):
+    crc = 0xffffffff
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0x82f63b78 if crc & 1 else crc >> 1
+    return crc ^ 0xffffffff
+v2 = open(sys.argv[1], "rb").read()
+assert v2[:8] == b"BXDPSAVE" and struct.unpack_from("<II", v2, 8) == (2, 192)
+v1 = bytearray(v2[:160] + v2[192:-4])
+struct.pack_into("<II", v1, 8, 1, 160)
+struct.pack_into("<Q", v1, 152, len(v1) + 4)
+open(sys.argv[2], "wb").write(bytes(v1) + struct.pack("<I", crc32c(v1)))
+PY
+}
+
 # prom_start PROM_PORT METRICS_PORT: Debian's Prometheus in the server's namespace, on its
 # loopback's PROM_PORT, scraping bloomxdp's metrics at 127.0.0.1:METRICS_PORT every second
 # (job "bloomxdp"), its database and log (prom.log) in $E2E_TMP; waits until it listens.

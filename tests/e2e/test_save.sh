@@ -4,7 +4,8 @@
 # no temporary file left, the live list untouched), starts with its magic and
 # is as long as the bits and the intervals make it; a save that cannot be made
 # (no such directory, layout kernel, not attached) exits 1 with one line and
-# leaves no file. restore --file into an attachment of another hash key replaces
+# leaves no file. The file records the bloomxdp that wrote it (VERSION, at bytes
+# 160-191 of its header), which save and restore say. restore --file into an attachment of another hash key replaces
 # its program in place: no packet of a source both lists hold passes during the
 # swap. The restore side (savefile_apply) and the format's checks
 # are in tests/bpf/test_savefile_xdp.c. Speaks TAP; needs root; about 5 s.
@@ -34,12 +35,21 @@ before=$(status_json)
 
 FILE=$E2E_TMP/saved.bxs
 (umask 000 && : >"$FILE" && chmod 0644 "$FILE")
-check "save $IF_SRV over an existing file of mode 0644" bx save "$IF_SRV" "$FILE"
+VERSION=$(cat VERSION)
+out=$(bx save "$IF_SRV" "$FILE" 2>&1)
+check_eq "save $IF_SRV over an existing file of mode 0644: exit 0, says its writer" "0 1" \
+	"$? $(grep -c ", by bloomxdp $VERSION\$" <<<"$out")" "$out"
 check_eq "the file has mode 0600 (it holds the hash key)" 600 "$(stat -c %a "$FILE")"
 check_eq "it starts with the magic BXDPSAVE" BXDPSAVE "$(head -c 8 "$FILE")"
 bits=$(json_num "$before" bits)
-# Header 160, the bits, no intervals (--store bloom), no sources, CRC32C 4.
-check_eq "its size: header, $bits bits, checksum" $((160 + bits / 8 + 4)) "$(stat -c %s "$FILE")"
+check_eq "format version 2, a header of 192 bytes" "2 192" \
+	"$(od -An -tu4 -j8 -N8 "$FILE" | xargs)"
+check_eq "bytes 160-191: the writer's version, NUL-padded" "$VERSION" \
+	"$(dd if="$FILE" bs=1 skip=160 count=32 status=none | tr -d '\0')"
+check_eq "... its padding all NUL" "$((32 - ${#VERSION}))" \
+	"$(dd if="$FILE" bs=1 skip=160 count=32 status=none | tr -cd '\0' | wc -c)"
+# Header 192, the bits, no intervals (--store bloom), no sources, CRC32C 4.
+check_eq "its size: header, $bits bits, checksum" $((192 + bits / 8 + 4)) "$(stat -c %s "$FILE")"
 check_eq "no temporary file left beside it" "saved.bxs" \
 	"$(cd "$E2E_TMP" && ls | grep saved | tr '\n' ' ' | sed 's/ $//')"
 after=$(status_json)
@@ -54,7 +64,7 @@ check "load with --store intervals" bx load "$IF_SRV" --store intervals "$E2E_TM
 st=$(status_json)
 check "save again" bx save "$IF_SRV" "$FILE"
 check_eq "size: header, bits, 2 IPv4 intervals, 1 IPv6 interval, checksum" \
-	$((160 + $(json_num "$st" bits) / 8 + 2 * 8 + 32 + 4)) "$(stat -c %s "$FILE")"
+	$((192 + $(json_num "$st" bits) / 8 + 2 * 8 + 32 + 4)) "$(stat -c %s "$FILE")"
 
 # The filter back after the attachment is gone: restore --file attaches with the file's key.
 check_eq "before: the listed source is dropped, the other passes" "0 5" \
@@ -70,8 +80,9 @@ printf '\xff' | dd of="$DAMAGED" bs=1 seek=200 conv=notrunc status=none
 check_fails "restore --file of a damaged copy: exit 1, nothing attached" 1 "checksum" \
 	bx restore "$IF_SRV" --file "$DAMAGED"
 check_eq "... and nothing is on the interface" "" "$(xdp_on_if)"
-check "restore --file: attaches with the file's key and swaps the filter in" \
-	bx restore "$IF_SRV" --file "$FILE"
+out=$(bx restore "$IF_SRV" --file "$FILE" 2>&1)
+check_eq "restore --file: attaches with the file's key, swaps the filter in, says its writer" \
+	"0 1" "$? $(grep -c ", saved by bloomxdp $VERSION at " <<<"$out")" "$out"
 check_eq "the same verdicts: the listed source is dropped, the other passes" "0 5" \
 	"$(ping_recv "$C4_LISTED" "$SRV4" 5 0.02 | cut -d' ' -f2) $(ping_recv "$C4_FREE" "$SRV4" 5 \
 	0.02 | cut -d' ' -f2)"
@@ -79,6 +90,15 @@ expect_query "query agrees: the listed prefix is blocked" "203.0.113.9: blocked 
 check_eq "the intervals came back (status ranges_v4)" 2 "$(json_num "$(status_json)" ranges_v4)"
 check "restore --file on the attached interface: a new generation" \
 	bx restore "$IF_SRV" --file "$FILE"
+# A file of format version 1, as an older bloomxdp saved it (no writer, a header of 160 bytes).
+OLD=$E2E_TMP/old.bxs
+savefile_v1 "$FILE" "$OLD"
+out=$(bx restore "$IF_SRV" --file "$OLD" 2>&1)
+check_eq "restore --file of a version 1 file: exit 0, saved by an older bloomxdp" "0 1" \
+	"$? $(grep -c ", saved by an older bloomxdp at " <<<"$out")" "$out"
+check_eq "... the same verdicts: the listed source is dropped, the other passes" "0 5" \
+	"$(ping_recv "$C4_LISTED" "$SRV4" 5 0.02 | cut -d' ' -f2) $(ping_recv "$C4_FREE" "$SRV4" 5 \
+	0.02 | cut -d' ' -f2)"
 check "detach" bx detach "$IF_SRV"
 check "attach anew (a new key)" bx attach "$IF_SRV" --capacity 1000
 # restore --file into an attachment with another key (issue 21): the program is replaced in

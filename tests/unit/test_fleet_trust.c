@@ -2,7 +2,8 @@
 /*
  * What a fleet node trusts (user/fleet/trust.h), without Redis: a payload that
  * passes its CRC32C and SHA-256 but is inconsistent with itself (an all-ones
- * filter claiming 2 keys) is refused, a real one is not; Ed25519 signatures
+ * filter claiming 2 keys) is refused, a real one is not, of format version 2
+ * (its writer, this bloomxdp) or 1 (an older publisher's); Ed25519 signatures
  * over announcements verify, and one made for another version, channel,
  * payload, rollback or delta does not; key files are refused when unsafe; a
  * node refuses older versions, unsigned or wrongly signed ones with
@@ -30,6 +31,7 @@
 #include "fleet/payload.h"
 #include "fleet/trust.h"
 #include "lists/savefile.h"
+#include "util/version.h"
 
 static char dir[] = "/tmp/bxdp-trust.XXXXXX";
 static char priv_path[64], pub_path[64], other_path[64];
@@ -80,58 +82,107 @@ static void compile_payload(char *out, size_t len)
 	assert_int_equal(fleet_compile(files, 1, &o, out, NULL), 0);
 }
 
+static void put_crc(unsigned char *data, size_t len)
+{
+	__u32 crc = savefile_crc32c(0, data, len - SAVEFILE_TRAILER_BYTES);
+	size_t i;
+
+	for (i = 0; i < 4; i++)
+		data[len - 4 + i] = crc >> (8 * i);
+}
+
+/*
+ * A payload of format version 1, as an older publisher wrote it: the same
+ * file without the writer (bytes 160 to 191), its version, header length and
+ * size said so, its checksum recomputed.
+ */
+static void payload_v1(const unsigned char *v2, size_t len, const char *path)
+{
+	unsigned char *v1 = malloc(len - 32);
+
+	assert_non_null(v1);
+	memcpy(v1, v2, SAVEFILE_V1_HEADER_BYTES);
+	memcpy(v1 + SAVEFILE_V1_HEADER_BYTES, v2 + SAVEFILE_HEADER_BYTES,
+	       len - SAVEFILE_HEADER_BYTES);
+	v1[8] = SAVEFILE_V1_VERSION;
+	v1[12] = SAVEFILE_V1_HEADER_BYTES;
+	put64(v1 + 152, len - 32);
+	put_crc(v1, len - 32);
+	spit(path, v1, len - 32);
+	free(v1);
+}
+
 static void test_payload_plausible(void **state)
 {
 	char path[64], forged[64], why[512];
 	struct savefile_info in;
-	unsigned char *data;
-	size_t len, i;
-	__u32 crc;
+	unsigned char *data, *old;
+	size_t len, oldlen, i;
 
 	(void)state;
 	compile_payload(path, sizeof(path));
 	assert_int_equal(savefile_check(path, &in, why, sizeof(why)), 0);
 	assert_int_equal(in.keys, 3000);
+	/* Format version 2, its writer this bloomxdp; its bits after its own header. */
+	assert_int_equal(in.version, 2);
+	assert_int_equal(in.header_bytes, SAVEFILE_HEADER_BYTES);
+	assert_string_equal(in.writer, bloomxdp_version());
 	data = slurp(path, &len);
-	assert_int_equal(fleet_payload_plausible(&in, data + SAVEFILE_HEADER_BYTES, why,
+	assert_int_equal(fleet_payload_plausible(&in, data + in.header_bytes, why,
 						 sizeof(why)), 0);
+	/* The same payload of format version 1 (an older publisher): read, and as plausible. */
+	snprintf(forged, sizeof(forged), "%s/v1", dir);
+	payload_v1(data, len, forged);
+	assert_int_equal(savefile_check(forged, &in, why, sizeof(why)), 0);
+	assert_int_equal(in.version, 1);
+	assert_int_equal(in.header_bytes, SAVEFILE_V1_HEADER_BYTES);
+	assert_string_equal(in.writer, "");
+	assert_int_equal(in.keys, 3000);
+	old = slurp(forged, &oldlen);
+	assert_int_equal(oldlen, len - 32);
+	assert_int_equal(fleet_payload_plausible(&in, old + in.header_bytes, why, sizeof(why)),
+			 0);
+	/* Its bits all set, as below: refused as well. */
+	memset(old + in.header_bytes, 0xff, in.bits / 8);
+	assert_int_equal(fleet_payload_plausible(&in, old + in.header_bytes, why, sizeof(why)),
+			 -EBADMSG);
+	free(old);
+	assert_int_equal(savefile_check(path, &in, why, sizeof(why)), 0);
 
 	/* The attack: every bit set, 2 entries claimed, CRC32C (and so SHA-256) made right. */
 	for (i = 0; i < in.bits / 8; i++)
-		data[SAVEFILE_HEADER_BYTES + i] = 0xff;
+		data[in.header_bytes + i] = 0xff;
 	put64(data + 80, 2);	/* entries */
 	put64(data + 88, 2);	/* keys */
-	crc = savefile_crc32c(0, data, len - SAVEFILE_TRAILER_BYTES);
-	for (i = 0; i < 4; i++)
-		data[len - 4 + i] = crc >> (8 * i);
+	put_crc(data, len);
 	snprintf(forged, sizeof(forged), "%s/forged", dir);
 	spit(forged, data, len);
 	/* Its own checks pass: they stop accidents, not a writer... */
 	assert_int_equal(savefile_check(forged, &in, why, sizeof(why)), 0);
 	assert_int_equal(in.keys, 2);
 	/* ...consistency does not. */
-	assert_int_equal(fleet_payload_plausible(&in, data + SAVEFILE_HEADER_BYTES, why,
+	assert_int_equal(fleet_payload_plausible(&in, data + in.header_bytes, why,
 						 sizeof(why)), -EBADMSG);
 	assert_non_null(strstr(why, "100.0% of its filter's bits are set"));
 
 	/* Claiming keys enough for its bits: its estimated FPR (1) is then above the target. */
 	in.keys = 1000000000ULL;
-	assert_int_equal(fleet_payload_plausible(&in, data + SAVEFILE_HEADER_BYTES, why,
+	assert_int_equal(fleet_payload_plausible(&in, data + in.header_bytes, why,
 						 sizeof(why)), -EBADMSG);
 	assert_non_null(strstr(why, "estimated false-positive rate"));
 
 	/* Empty bits, but more exact intervals than entries. */
-	memset(data + SAVEFILE_HEADER_BYTES, 0, in.bits / 8);
+	memset(data + in.header_bytes, 0, in.bits / 8);
 	in.keys = in.entries = 2;
 	in.ranges[0] = 3;
-	assert_int_equal(fleet_payload_plausible(&in, data + SAVEFILE_HEADER_BYTES, why,
+	assert_int_equal(fleet_payload_plausible(&in, data + in.header_bytes, why,
 						 sizeof(why)), -EBADMSG);
 	in.ranges[0] = 1;
 	in.ranges[1] = ~0ULL;	/* no wrap-around in the sum */
-	assert_int_equal(fleet_payload_plausible(&in, data + SAVEFILE_HEADER_BYTES, why,
+	assert_int_equal(fleet_payload_plausible(&in, data + in.header_bytes, why,
 						 sizeof(why)), -EBADMSG);
 	in.ranges[1] = 1;
-	assert_int_equal(fleet_payload_plausible(&in, data + SAVEFILE_HEADER_BYTES, why,
+	assert_int_equal(fleet_payload_plausible(&in, data + in.header_bytes, why,
 						 sizeof(why)), 0);
 	free(data);
 }

@@ -31,6 +31,8 @@ static void print_result(const struct publish_opts *o, const struct publish_resu
 	if (res->rollback)
 		printf(", the payload of version %llu (a rollback)",
 		       (unsigned long long)res->rollback);
+	printf(", saved by %s%s", res->saved_by[0] ? "bloomxdp " : "an older bloomxdp",
+	       res->saved_by);
 	printf("\n");
 }
 

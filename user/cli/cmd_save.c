@@ -27,7 +27,8 @@ const struct command command_save = {
 	.summary = "save the live filter to a file",
 	.description =
 		"Writes the live blocklist of IFNAME to FILE: a versioned header (layout, m, k,\n"
-		"the kinds and prefix lengths it holds, entries, the hash key, creation time),\n"
+		"the kinds and prefix lengths it holds, entries, the hash key, creation time,\n"
+		"the version of bloomxdp that wrote it, which restore --file says),\n"
 		"the filter's bits, the exact intervals of families kept as intervals, and a\n"
 		"CRC32C of all of it. FILE is written atomically (a temporary file, then\n"
 		"renamed) with mode 0600, since it holds the hash key. Layout kernel cannot be\n"

@@ -297,6 +297,7 @@ static int announce_full(redisContext *c, const struct publish_opts *o,
 	res->version = version;
 	res->entries = info->entries;
 	res->bytes = len;
+	memcpy(res->saved_by, info->writer, sizeof(res->saved_by));
 	memcpy(res->sha256, sha, sizeof(res->sha256));
 	res->rollback = o->rollback;
 	memcpy(res->id, id, sizeof(res->id));
@@ -509,7 +510,15 @@ static int publish_full(redisContext *c, const struct publish_opts *o,
 		log_error("publish: cannot read %s: %s", path, strerror(-ret));
 		goto out;
 	}
-	ret = fleet_payload_plausible(&info, (char *)data + SAVEFILE_HEADER_BYTES, why,
+	/* The bytes published are the ones checked: a file changed since is not read past. */
+	if (len != info.file_bytes) {
+		log_error("publish: %s changed while it was read (%zu bytes, checked %llu); "
+			  "nothing was published", path, len,
+			  (unsigned long long)info.file_bytes);
+		ret = -EAGAIN;
+		goto out;
+	}
+	ret = fleet_payload_plausible(&info, (char *)data + info.header_bytes, why,
 				      sizeof(why));
 	if (ret) {
 		log_error("publish: %s: %s; nothing was published", path, why);

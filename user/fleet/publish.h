@@ -43,6 +43,7 @@ struct publish_result {
 	size_t bytes;		/* of its payload */
 	char sha256[65];	/* of its payload, hex */
 	__u64 rollback;		/* the version whose payload it is again; 0: none */
+	char saved_by[32];	/* the bloomxdp its payload records; "": an older one */
 	/* A delta. */
 	const char *type;	/* "add", "del" */
 	int count;		/* its entries */

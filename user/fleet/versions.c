@@ -353,7 +353,7 @@ int fleet_fetch_payload(struct fleet_node *f, const redisReply *fields, char *wh
 			snprintf(why, len, "payload refused: %s", whyf);
 			ret = -EBADMSG;
 		} else {
-			ret = fleet_payload_plausible(&info, data + SAVEFILE_HEADER_BYTES, why, len);
+			ret = fleet_payload_plausible(&info, data + info.header_bytes, why, len);
 		}
 		if (ret)
 			unlink(path);

@@ -194,9 +194,9 @@ void query_result_print(const struct query_result *r, FILE *out)
 void save_result_print(const struct save_result *r, FILE *out)
 {
 	if (r->saved)
-		fprintf(out, "saved the filter of %s to %s: %llu entries, %llu keys, %llu bytes\n",
-			r->ifname, r->path, (unsigned long long)r->entries,
-			(unsigned long long)r->keys, (unsigned long long)r->bytes);
+		fprintf(out, "saved the filter of %s to %s: %llu entries, %llu keys, %llu bytes, "
+			"by bloomxdp %s\n", r->ifname, r->path, (unsigned long long)r->entries,
+			(unsigned long long)r->keys, (unsigned long long)r->bytes, r->saved_by);
 }
 
 void restore_result_print(const struct restore_result *r, FILE *out)
@@ -209,9 +209,10 @@ void restore_result_print(const struct restore_result *r, FILE *out)
 		return;
 	if (!gmtime_r(&saved_at, &tm) || !strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm))
 		snprintf(when, sizeof(when), "?");
-	fprintf(out, "restored %llu entries (%llu keys) from %s, saved %s, into %s%s\n",
-		(unsigned long long)r->entries, (unsigned long long)r->keys, r->path, when,
-		r->ifname,
+	fprintf(out, "restored %llu entries (%llu keys) from %s, saved by %s%s at %s, "
+		"into %s%s\n",
+		(unsigned long long)r->entries, (unsigned long long)r->keys, r->path,
+		r->saved_by[0] ? "bloomxdp " : "an older bloomxdp", r->saved_by, when, r->ifname,
 		r->rekeyed ? ", with the file's hash key (its program replaced in place)" : "");
 }
 

@@ -113,6 +113,7 @@ struct save_result {
 	char ifname[IFNAMSIZ];
 	const char *path;
 	__u64 entries, keys, bytes;
+	char saved_by[32];	/* the version of bloomxdp it records (savefile.h's writer) */
 	bool saved;
 };
 
@@ -122,6 +123,7 @@ struct restore_result {
 	const char *path;
 	__u64 entries, keys;
 	__u64 created_ns;	/* when it was saved */
+	char saved_by[32];	/* by which bloomxdp; "": an older one (format version 1) */
 	bool rekeyed;		/* with the file's hash key: the program replaced in place */
 	bool restored;
 };

@@ -31,6 +31,7 @@
 #include "lists/savefile.h"
 #include "filter/bloom_plan.h"
 #include "filter/suffix_map.h"
+#include "util/version.h"
 
 /* Reads and writes go through a buffer of this many bytes. */
 #define CHUNK (1U << 20)
@@ -94,6 +95,7 @@ static __u64 get64(const __u8 *p)
 	return le64toh(v);
 }
 
+/* Format version 2's header: what in says, and its writer (set_writer()). */
 static void encode_header(const struct savefile_info *in, __u8 h[SAVEFILE_HEADER_BYTES])
 {
 	memset(h, 0, SAVEFILE_HEADER_BYTES);
@@ -120,6 +122,43 @@ static void encode_header(const struct savefile_info *in, __u8 h[SAVEFILE_HEADER
 	put32(h + 144, in->nsources);
 	put32(h + 148, in->sources_bytes);
 	put64(h + 152, in->file_bytes);
+	memcpy(h + SAVEFILE_WRITER_AT, in->writer, SAVEFILE_WRITER_BYTES);
+}
+
+/*
+ * What a file written now says of itself: format version 2, its header's
+ * length, and this bloomxdp's version as its writer, at most 31 characters,
+ * any that is not printable ASCII written as '?' (never a file its own
+ * reader refuses), the rest NUL.
+ */
+static void set_writer(struct savefile_info *in)
+{
+	const char *v = bloomxdp_version();
+	size_t i;
+
+	in->version = SAVEFILE_VERSION;
+	in->header_bytes = SAVEFILE_HEADER_BYTES;
+	memset(in->writer, 0, sizeof(in->writer));
+	for (i = 0; v[i] && i < SAVEFILE_WRITER_BYTES - 1; i++)
+		in->writer[i] = v[i] >= 0x20 && v[i] < 0x7f ? v[i] : '?';
+	if (!i)
+		in->writer[0] = '?';
+}
+
+/* The writer of a version 2 header: 1 to 31 printable characters, NUL, NUL padding. */
+static bool writer_ok(const __u8 w[SAVEFILE_WRITER_BYTES])
+{
+	size_t i, len;
+
+	for (len = 0; len < SAVEFILE_WRITER_BYTES && w[len]; len++)
+		if (w[len] < 0x20 || w[len] >= 0x7f)
+			return false;
+	if (!len || len == SAVEFILE_WRITER_BYTES)
+		return false;
+	for (i = len; i < SAVEFILE_WRITER_BYTES; i++)
+		if (w[i])
+			return false;
+	return true;
 }
 
 /* What a range of a family takes in the file. */
@@ -131,7 +170,7 @@ static __u64 range_bytes(int fam)
 /* The file's size by its header: every count bounded first, so that nothing overflows. */
 static __u64 expected_bytes(const struct savefile_info *in)
 {
-	return SAVEFILE_HEADER_BYTES + in->bits / 8 + in->ranges[0] * range_bytes(0) +
+	return (__u64)in->header_bytes + in->bits / 8 + in->ranges[0] * range_bytes(0) +
 	       in->ranges[1] * range_bytes(1) + in->sources_bytes + SAVEFILE_TRAILER_BYTES;
 }
 
@@ -206,6 +245,32 @@ static int counts_ok(const struct savefile_info *in, char *why, size_t why_len)
 	return 0;
 }
 
+/*
+ * The first SAVEFILE_V1_HEADER_BYTES of a file: its magic, its format version
+ * (1 or 2) and the one header length of that version, into in->header_bytes.
+ */
+static int decode_start(const __u8 h[SAVEFILE_V1_HEADER_BYTES], struct savefile_info *in,
+			char *why, size_t why_len)
+{
+	__u32 want;
+
+	if (memcmp(h, SAVEFILE_MAGIC, 8))
+		return WHY("not a file of 'bloomxdp save' (no " SAVEFILE_MAGIC " at its start)");
+	in->version = get32(h + 8);
+	if (in->version != SAVEFILE_VERSION && in->version != SAVEFILE_V1_VERSION)
+		return WHY("format version %u, and this bloomxdp (%s) reads versions %u and %u "
+			   "only: restore it with the bloomxdp that saved it, or save it again "
+			   "with this one", in->version, bloomxdp_version(), SAVEFILE_V1_VERSION,
+			   SAVEFILE_VERSION);
+	in->header_bytes = get32(h + 12);
+	want = in->version == SAVEFILE_VERSION ? SAVEFILE_HEADER_BYTES : SAVEFILE_V1_HEADER_BYTES;
+	if (in->header_bytes != want)
+		return WHY("corrupted: a header of %u bytes, and format version %u has %u",
+			   in->header_bytes, in->version, want);
+	return 0;
+}
+
+/* After decode_start(): the whole header (in->header_bytes of h), each field checked. */
 static int decode_header(const __u8 h[SAVEFILE_HEADER_BYTES], __u64 size,
 			 struct savefile_info *in, char *why, size_t why_len)
 {
@@ -214,15 +279,16 @@ static int decode_header(const __u8 h[SAVEFILE_HEADER_BYTES], __u64 size,
 	const struct layout_ops *ops;
 	int ret;
 
-	if (memcmp(h, SAVEFILE_MAGIC, 8))
-		return WHY("not a file of 'bloomxdp save' (no " SAVEFILE_MAGIC " at its start)");
-	in->version = get32(h + 8);
-	if (in->version != SAVEFILE_VERSION)
-		return WHY("format version %u, and this bloomxdp reads version %u only: save it "
-			   "again with this version", in->version, SAVEFILE_VERSION);
-	if (get32(h + 12) != SAVEFILE_HEADER_BYTES)
-		return WHY("corrupted: a header of %u bytes, not %u", get32(h + 12),
-			   SAVEFILE_HEADER_BYTES);
+	memset(in->writer, 0, sizeof(in->writer));
+	if (in->version == SAVEFILE_VERSION) {
+		if (!writer_ok(h + SAVEFILE_WRITER_AT))
+			return WHY("corrupted: the version of bloomxdp that wrote it (bytes %u to "
+				   "%u) is not 1 to %u printable characters padded with NUL",
+				   SAVEFILE_WRITER_AT,
+				   SAVEFILE_WRITER_AT + SAVEFILE_WRITER_BYTES - 1,
+				   SAVEFILE_WRITER_BYTES - 1);
+		memcpy(in->writer, h + SAVEFILE_WRITER_AT, SAVEFILE_WRITER_BYTES);
+	}
 	in->layout = get32(h + 16);
 	in->hashes = get32(h + 20);
 	in->bits = get64(h + 24);
@@ -423,11 +489,40 @@ static int read_body(struct reader *r, const struct savefile_info *in, __u64 *wo
 	return 0;
 }
 
+/*
+ * Version 1's header, then the rest of the file's own header (its length
+ * bounded by decode_start()), decoded; the body is next.
+ */
+static int read_header(struct reader *r, __u64 size, struct savefile_info *in, char *why,
+		       size_t why_len)
+{
+	__u8 h[SAVEFILE_HEADER_BYTES];
+	int ret;
+
+	_Static_assert(SAVEFILE_V1_HEADER_BYTES <= SAVEFILE_HEADER_BYTES &&
+		       SAVEFILE_WRITER_AT + SAVEFILE_WRITER_BYTES <= SAVEFILE_HEADER_BYTES,
+		       "version 2's header holds version 1's and the writer");
+	ret = read_exact(r, h, SAVEFILE_V1_HEADER_BYTES, why, why_len);
+	if (!ret) {
+		ret = decode_start(h, in, why, why_len);
+		if (ret)
+			return ret;
+		ret = read_exact(r, h + SAVEFILE_V1_HEADER_BYTES,
+				 in->header_bytes - SAVEFILE_V1_HEADER_BYTES, why, why_len);
+	}
+	/* read_exact(): -EINVAL is the end of the file. */
+	if (ret == -EINVAL)
+		return WHY("truncated: %llu bytes, shorter than a header",
+			   (unsigned long long)size);
+	if (!ret)
+		ret = decode_header(h, size, in, why, why_len);
+	return ret;
+}
+
 /* Opens and decodes a file's header; the body is next. Returns the fd. */
 static int open_file(const char *path, struct reader *r, struct savefile_info *in, char *why,
 		     size_t why_len)
 {
-	__u8 h[SAVEFILE_HEADER_BYTES];
 	struct stat st;
 	int ret;
 
@@ -444,12 +539,7 @@ static int open_file(const char *path, struct reader *r, struct savefile_info *i
 	} else if (!S_ISREG(st.st_mode)) {
 		ret = WHY("not a regular file");
 	} else {
-		ret = read_exact(r, h, sizeof(h), why, why_len);
-		if (ret == -EINVAL)
-			snprintf(why, why_len, "truncated: %lld bytes, shorter than a header",
-				 (long long)st.st_size);
-		if (!ret)
-			ret = decode_header(h, st.st_size, in, why, why_len);
+		ret = read_header(r, st.st_size, in, why, why_len);
 	}
 	if (ret) {
 		close(r->fd);
@@ -651,6 +741,7 @@ int savefile_write_filter(const char *path, const struct filter *f, const struct
 	}
 	in.nsources = 0;
 	in.sources_bytes = 0;
+	set_writer(&in);
 	clock_gettime(CLOCK_REALTIME, &now);
 	in.created_ns = now.tv_sec * 1000000000ULL + now.tv_nsec;
 	in.file_bytes = expected_bytes(&in);
@@ -725,6 +816,7 @@ int savefile_save(const struct attachment *att, const char *path,
 	}
 	in.nsources = nsources;
 	in.sources_bytes = bytes;
+	set_writer(&in);
 	in.file_bytes = expected_bytes(&in);
 	ret = write_atomically(path, &in, lf.f.words + BLOOMXDP_HDR_WORDS, s, sources);
 	if (ret) {
@@ -735,6 +827,7 @@ int savefile_save(const struct attachment *att, const char *path,
 	r->entries = in.entries;
 	r->keys = in.keys;
 	r->bytes = in.file_bytes;
+	memcpy(r->saved_by, in.writer, sizeof(r->saved_by));
 cleanup:
 	live_filter_close(&lf);
 	range_set_free(&s[0]);
@@ -1028,6 +1121,8 @@ static void saved_report(const struct saved *x, struct restore_result *res)
 	res->entries = x->in.entries;
 	res->keys = x->in.keys;
 	res->created_ns = x->in.created_ns;
+	_Static_assert(sizeof(res->saved_by) == SAVEFILE_WRITER_BYTES, "the writer, whole");
+	memcpy(res->saved_by, x->in.writer, sizeof(res->saved_by));
 	res->rekeyed = x->rekey;
 }
 

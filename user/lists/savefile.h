@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The live blocklist generation of an attachment, saved to a file and put
- * back (bloomxdp save; restore). Format version 1, every integer
+ * back (bloomxdp save; restore). Format version 2, every integer
  * little-endian:
  *
- *   header (SAVEFILE_HEADER_BYTES)
- *     0  magic "BXDPSAVE"            8  u32 version (1)     12 u32 header bytes
+ *   header (SAVEFILE_HEADER_BYTES, 192)
+ *     0  magic "BXDPSAVE"            8  u32 version (2)     12 u32 header bytes (192)
  *    16  u32 layout                 20  u32 k              24 u64 m (bits)
  *    32  u64 kinds word            40  u64 IPv4 lengths    48 u64 IPv6 lengths
  *        (the filter's header words BLOOMXDP_HDR_KINDS, _V4_LENGTHS, _V6_LENGTHS)
@@ -14,12 +14,22 @@
  *   104  u64 generation           112  u64 loaded_at_ns   120 u64 created_ns (CLOCK_REALTIME)
  *   128  u64 IPv4 intervals       136  u64 IPv6 intervals
  *   144  u32 source records       148  u32 bytes of them  152 u64 file bytes (all of it)
+ *   160  char writer[32]: the version of bloomxdp that wrote the file
+ *        (bloomxdp_version()), 1 to 31 printable ASCII characters, then NUL
+ *        and every byte after it NUL
  *   the bit array: m / 64 words of u64
  *   the IPv4 intervals, sorted: u32 first, u32 last
  *   the IPv6 intervals, sorted: u64 first high, first low, last high, last low
  *   the sources (optional, 0 records today): each 32 bytes of SHA-256, u16 name
  *     length, the name (no NUL)
  *   u32 CRC32C of every byte before it
+ *
+ * Format version 1, of an older bloomxdp that did not record itself, is the
+ * same without the writer: a header of 160 bytes (version 1,
+ * header bytes 160), the bit array at 160. It is still read (restore, a fleet
+ * node's payload); its writer reads as "" (an older bloomxdp). Each version has
+ * its one header length: any other is refused as corrupted, and every offset
+ * after the header is the file's own header length, never this one's.
  *
  * CRC32C rather than SHA-256: the file is protected against accidents (a
  * disk, a copy cut short), not against someone who can write it (they can
@@ -41,8 +51,12 @@
 #include <linux/types.h>
 
 #define SAVEFILE_MAGIC		"BXDPSAVE"
-#define SAVEFILE_VERSION	1
-#define SAVEFILE_HEADER_BYTES	160
+#define SAVEFILE_VERSION	2
+#define SAVEFILE_HEADER_BYTES	192	/* of version 2, the one written */
+#define SAVEFILE_V1_VERSION	1
+#define SAVEFILE_V1_HEADER_BYTES 160	/* of version 1, still read */
+#define SAVEFILE_WRITER_AT	160
+#define SAVEFILE_WRITER_BYTES	32	/* at most 31 characters and their NUL */
 #define SAVEFILE_TRAILER_BYTES	4
 /* Bounds of the optional sources: a few list files, not a second payload. */
 #define SAVEFILE_MAX_SOURCES	1024
@@ -51,6 +65,7 @@
 /* The header, decoded. */
 struct savefile_info {
 	__u32 version;
+	__u32 header_bytes;	/* the file's own: where its bit array starts */
 	__u32 layout;
 	__u32 hashes;
 	__u64 bits;
@@ -68,6 +83,7 @@ struct savefile_info {
 	__u32 nsources;
 	__u32 sources_bytes;
 	__u64 file_bytes;
+	char writer[SAVEFILE_WRITER_BYTES];	/* bloomxdp that wrote it; "": version 1, older */
 };
 
 /* A list a generation was loaded from, as the state may record it. */
