@@ -220,14 +220,19 @@ static __always_inline int dns_is_canary(const struct scratch *s)
 }
 
 /* An A or AAAA record's address (s->answer), learned for list s->an.learn. */
-static __always_inline void answer_learn(struct scratch *s)
+static __always_inline void answer_learn(struct scratch *s, const __u32 *addr, __u32 ipv6)
 {
 	struct bloomxdp_counters *cnt;
 	__u32 zero = 0, max = config.learn_ttl_max ?: BLOOMXDP_LEARN_TTL_MAX_DEFAULT;
 	__u32 ttl = s->an.ttl;
 
-	__builtin_memcpy(s->learn_key.addr, s->answer, sizeof(s->answer));
-	s->learn_key.family = s->rr_type == BLOOMXDP_DNS_TYPE_AAAA ? 6 : 4;
+	/* Keyed as learned_hit() reads a packet's: an IPv4 address (a mapped one too) alone. */
+	__builtin_memset(s->learn_key.addr, 0, sizeof(s->learn_key.addr));
+	if (ipv6)
+		__builtin_memcpy(s->learn_key.addr, addr, 16);
+	else
+		__builtin_memcpy(s->learn_key.addr, addr, 4);
+	s->learn_key.family = ipv6 ? 6 : 4;
 	if (ttl < BLOOMXDP_LEARN_TTL_MIN)
 		ttl = BLOOMXDP_LEARN_TTL_MIN;
 	if (ttl > max)
@@ -268,7 +273,7 @@ static __always_inline __u32 answer_address(struct scratch *s, struct addr_query
 			action = list_verdict(q);
 	}
 	if (!action && s->an.learn)
-		answer_learn(s);
+		answer_learn(s, q->addr, ipv6);
 	return action;
 }
 

@@ -1073,17 +1073,21 @@ static void learn_answer(void)
 	static const unsigned char a4[4] = { 192, 0, 2, 10 };
 	static const unsigned char a6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0x10, 0, 0,
 					      0, 0, 0, 0, 0, 0, 0, 1 };
+	/* ::ffff:192.0.2.13: learned as 192.0.2.13, the address IPv4 packets carry. */
+	static const unsigned char mapped[16] = { 0, 0, 0, 0, 0, 0, 0, 0,
+						  0, 0, 0xff, 0xff, 192, 0, 2, 13 };
 	unsigned char wire[64];
 	struct bloomxdp_learned val;
 	struct bloomxdp_counters d;
 	struct dns_msg m;
 	size_t n = dns_wire_name("learnme.example", wire);
 
-	resp(&m, "learnme.example", 2);
+	resp(&m, "learnme.example", 3);
 	dns_msg_addr(&m, 1, a4, 5);
 	dns_msg_addr(&m, 28, a6, 999999);
+	dns_msg_addr(&m, 28, mapped, 300);
 	assert_int_equal(lists_run_msg(&m, FAM_V4, &d), XDP_PASS);
-	assert_int_equal(d.learned, 2);
+	assert_int_equal(d.learned, 3);
 	assert_int_equal(d.hits_dns_answers, 0);
 	assert_int_equal(d.checked_dns_answers, 1);
 	assert_int_equal(nevents, 0);
@@ -1098,6 +1102,10 @@ static void learn_answer(void)
 	assert_int_equal(val.ttl, LEARN_TTL_MAX);
 	assert_true(val.expires_ns - val.learned_ns == LEARN_TTL_MAX * 1000000000ULL);
 	assert_int_equal(val.rr_type, BLOOMXDP_DNS_TYPE_AAAA);
+	assert_int_equal(learned_get("192.0.2.13", &val), 0);
+	assert_int_equal(val.ttl, 300);
+	assert_int_equal(val.rr_type, BLOOMXDP_DNS_TYPE_AAAA);
+	assert_int_equal(learned_get("::ffff:192.0.2.13", &val), -ENOENT);
 }
 
 static void test_learning(void **state)
@@ -1124,6 +1132,9 @@ static void test_learning(void **state)
 	assert_int_equal(d.hits_learned, 1);
 	assert_int_equal(last.field, BLOOMXDP_FIELD_DST);
 	assert_int_equal(frame_udp(&f, "2001:db8:10::1", FRAME_DST6), 0);
+	assert_int_equal(lists_run(&f, &d), XDP_DROP);
+	assert_int_equal(d.hits_learned, 1);
+	assert_int_equal(frame_udp(&f, UNLISTED4, "192.0.2.13"), 0);	/* a mapped AAAA's */
 	assert_int_equal(lists_run(&f, &d), XDP_DROP);
 	assert_int_equal(d.hits_learned, 1);
 	assert_int_equal(frame_udp(&f, UNLISTED4, FRAME_DST4), 0);
