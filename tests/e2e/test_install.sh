@@ -175,7 +175,7 @@ check_eq "completes every command and help from nothing" \
 check_eq "completes an option of the command: 'attach lo --ma'" "--match --max-memory" \
 	"$(complete_words "$BIN" attach lo --ma)"
 check_eq "... only that command's: 'stats lo --'" \
-	"--count --help --interval --json --prometheus --verbose" \
+	"--count --help --interval --json --prometheus --top --verbose" \
 	"$(complete_words "$BIN" stats lo --)"
 check_eq "completes an enumerated value: 'attach lo --mode g'" "generic" \
 	"$(complete_words "$BIN" attach lo --mode g)"
