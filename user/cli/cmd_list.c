@@ -64,8 +64,7 @@ static int query_by_daemon(const struct cli_call *call)
 {
 	const struct list_opts *o = call->opts;
 	struct control_request req = { .cmd = CONTROL_QUERY, .text = !call->json };
-	struct control_reply r;
-	int i, ret;
+	int i;
 
 	/* --state-dir names the state to read: the daemon's is its own; -v is said here. */
 	if (o->state_dir || log_verbose || call->argc > CONTROL_KEYS_MAX)
@@ -75,13 +74,7 @@ static int query_by_daemon(const struct cli_call *call)
 	for (i = 0; i < call->argc; i++)
 		req.keys[i] = call->argv[i];
 	req.nkeys = call->argc;
-	ret = control_ask(call->ifname, &req, call->json ? "query" : NULL, CONTROL_CALL_MS, &r);
-	if (!ret && call->json)
-		printf("%.*s\n", (int)r.payload_len, r.payload);
-	else if (!ret)
-		fputs(r.text ? r.text : "", stdout);
-	control_reply_free(&r);
-	return ret;
+	return control_ask_write(call->ifname, &req, call->json ? "query" : NULL, stdout, NULL, 0);
 }
 
 static int run_query(const struct cli_call *call)

@@ -291,20 +291,15 @@ struct stats_opts {
 static int do_top(const char *ifname, unsigned int n, bool json)
 {
 	struct control_request req = { .cmd = CONTROL_TOP, .n = n, .text = !json };
-	struct control_reply r;
+	char error[512] = "";
 	int ret;
 
-	ret = control_ask(ifname, &req, json ? "top" : NULL, CONTROL_CALL_MS, &r);
-	if (!ret && json)
-		printf("%.*s\n", (int)r.payload_len, r.payload);
-	else if (!ret)
-		fputs(r.text ? r.text : "", stdout);
-	else if (ret == -ENOENT)
+	ret = control_ask_write(ifname, &req, json ? "top" : NULL, stdout, error, sizeof(error));
+	if (ret == -ENOENT)
 		log_error("stats --top counts the drop events a daemon reads: no daemon of %s "
 			  "answers (start one: bloomxdp daemon %s)", ifname, ifname);
-	else if (r.error[0])
-		log_error("stats --top: %s", r.error);
-	control_reply_free(&r);
+	else if (error[0])
+		log_error("stats --top: %s", error);
 	return ret;
 }
 
@@ -402,16 +397,8 @@ const struct command command_stats = {
 static int status_by_daemon(const char *ifname, bool json)
 {
 	struct control_request req = { .cmd = CONTROL_STATUS, .text = !json };
-	struct control_reply r;
-	int ret;
 
-	ret = control_ask(ifname, &req, json ? "status" : NULL, CONTROL_CALL_MS, &r);
-	if (!ret && json)
-		printf("%.*s\n", (int)r.payload_len, r.payload);
-	else if (!ret)
-		fputs(r.text ? r.text : "", stdout);
-	control_reply_free(&r);
-	return ret;
+	return control_ask_write(ifname, &req, json ? "status" : NULL, stdout, NULL, 0);
 }
 
 static int do_status(const char *ifname, bool json, const char *state_dir)

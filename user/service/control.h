@@ -15,6 +15,7 @@
 #include <poll.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include <linux/types.h>
 #include <bloomxdp/common.h>
@@ -130,6 +131,14 @@ int control_request_line(const struct control_request *req, char **line);
  */
 int control_ask(const char *ifname, const struct control_request *req, const char *member,
 		int timeout_ms, struct control_reply *r);
+/*
+ * control_ask() with JSON (member's value, the payload wanted) or text (member
+ * NULL: the reply's "text") written to out, a line of JSON ending in a
+ * newline: control_ask()'s result. When the daemon refused, its error is in
+ * error (error_len bytes; may be NULL), unsaid.
+ */
+int control_ask_write(const char *ifname, const struct control_request *req, const char *member,
+		      FILE *out, char *error, size_t error_len);
 /* How long the CLI waits for a reply: status, query; refresh (a fetch). */
 #define CONTROL_CALL_MS 30000
 #define CONTROL_REFRESH_MS 300000

@@ -172,3 +172,20 @@ int control_ask(const char *ifname, const struct control_request *req, const cha
 		ret = control_reply_read(r->line, member, r);
 	return ret;
 }
+
+int control_ask_write(const char *ifname, const struct control_request *req, const char *member,
+		      FILE *out, char *error, size_t error_len)
+{
+	struct control_reply r;
+	int ret;
+
+	ret = control_ask(ifname, req, member, CONTROL_CALL_MS, &r);
+	if (!ret && member)
+		fprintf(out, "%.*s\n", (int)r.payload_len, r.payload);
+	else if (!ret)
+		fputs(r.text ? r.text : "", out);
+	else if (error && error_len)
+		snprintf(error, error_len, "%s", r.error);
+	control_reply_free(&r);
+	return ret;
+}
