@@ -245,8 +245,10 @@ __attribute__((noinline)) int name_lookup(const struct generations *gen, __u64 k
 	if (!s || !cnt || !bits)
 		return 0;
 	name_walk_init(&w, bits, kinds, gen);
+	/* Each lookup's own counts: a DNS response looks up several names. */
 	s->walk_bloom_hits = 0;
 	s->walk_false_positives = 0;
+	s->suffix_refused = 0;
 	hit = name_listed(s, &w);
 	if (!hit && url) {
 		hit = url_listed(s, &w);

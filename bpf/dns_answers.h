@@ -468,7 +468,6 @@ __attribute__((noinline)) int answers_load(struct hook_ctx *ctx, const struct pa
 	if (frame_load(ctx, off, s->payload, len, PAYLOAD_MASK))
 		goto unparsed;
 	s->suffix_slot = slot;
-	s->suffix_refused = 0;
 	s->an.v4_lengths = hdr[BLOOMXDP_HDR_V4_LENGTHS];
 	s->an.v6_lengths = hdr[BLOOMXDP_HDR_V6_LENGTHS];
 	s->an.end = len;
