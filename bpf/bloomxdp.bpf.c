@@ -812,7 +812,7 @@ int HOOK_PROG(struct hook_ctx *ctx)
 		field = quic_read(ctx, &pkt, kinds);
 	if (field == BLOOMXDP_FIELD_DNS_ANSWER) {
 		/* Decided there, record by record: the action, the question's end above it. */
-		hit = dns_answers(ctx, &pkt, kinds, &q);
+		hit = dns_answers(ctx, &pkt, &fh, kinds, &q);
 		dns_question_end = (__u32)hit >> 8;
 		hit &= 0xff;
 	} else if (field == BLOOMXDP_FIELD_DNS_TCP ||

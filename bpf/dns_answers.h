@@ -224,7 +224,7 @@ static __always_inline void answer_learn(struct scratch *s, const __u32 *addr, _
 {
 	struct bloomxdp_counters *cnt;
 	__u32 zero = 0, max = config.learn_ttl_max ?: BLOOMXDP_LEARN_TTL_MAX_DEFAULT;
-	__u32 ttl = s->an.ttl;
+	__u32 ttl = s->an.ttl, name_len;
 
 	/* Keyed as learned_hit() reads a packet's: an IPv4 address (a mapped one too) alone. */
 	__builtin_memset(s->learn_key.addr, 0, sizeof(s->learn_key.addr));
@@ -237,6 +237,14 @@ static __always_inline void answer_learn(struct scratch *s, const __u32 *addr, _
 		ttl = BLOOMXDP_LEARN_TTL_MIN;
 	if (ttl > max)
 		ttl = max;
+	/*
+	 * The question's name (wire form, whole at DNS_HDR_LEN: answers_question()),
+	 * kept for the addresses its answers teach; copied only when one is learned.
+	 */
+	__builtin_memcpy(s->learn_value.name, s->payload + DNS_HDR_LEN, BLOOMXDP_LEARN_NAME_MAX);
+	name_len = s->question_end - DNS_QTYPE_QCLASS_LEN - DNS_HDR_LEN;
+	s->learn_value.name_len = name_len < BLOOMXDP_LEARN_NAME_MAX ? name_len :
+				  BLOOMXDP_LEARN_NAME_MAX;
 	s->learn_value.learned_ns = bpf_ktime_get_ns();
 	s->learn_value.expires_ns = s->learn_value.learned_ns + (__u64)ttl * 1000000000ULL;
 	s->learn_value.list = s->an.learn;
@@ -417,8 +425,12 @@ static __always_inline int answers_question(struct scratch *s)
 
 	if (!(flags & DNS_FLAG_QR) || (flags & DNS_OPCODE_MASK) || payload_be16(s, 4) != 1)
 		return -1;
+	/*
+	 * A pointer in the question could only point into the header: refused,
+	 * so the question lies whole at DNS_HDR_LEN (answer_learn() copies it).
+	 */
 	pos = dns_name_read(s, DNS_HDR_LEN, s->an.end, 1);
-	if (!pos || pos + DNS_QTYPE_QCLASS_LEN > s->an.end)
+	if (!pos || s->dn.pointers || pos + DNS_QTYPE_QCLASS_LEN > s->an.end)
 		return -1;
 	s->question_end = pos + DNS_QTYPE_QCLASS_LEN;
 	s->an.pos = s->question_end;
@@ -427,10 +439,6 @@ static __always_inline int answers_question(struct scratch *s)
 		s->an.left = BLOOMXDP_DNS_ANSWERS_MAX;
 		s->an.bad = 1;	/* the records past them are not read */
 	}
-	/* The question's name, kept for the addresses its answers teach. */
-	s->learn_value.name_len = s->name_len < BLOOMXDP_LEARN_NAME_MAX ? s->name_len :
-				  BLOOMXDP_LEARN_NAME_MAX;
-	__builtin_memcpy(s->learn_value.name, s->name, BLOOMXDP_LEARN_NAME_MAX);
 	s->rr_type = 0;
 	return 0;
 }
@@ -443,19 +451,17 @@ static __always_inline int answers_question(struct scratch *s)
  * passed 512 bytes with it.
  */
 __attribute__((noinline)) int answers_load(struct hook_ctx *ctx, const struct packet *pkt,
-					  __u32 slot)
+					  const struct filter_header *fh, __u32 slot)
 {
 	__u32 frame_len = hook_len(ctx), off, len;
-	void *bits = bpf_map_lookup_elem(&filter, &slot);
-	__u64 *hdr = bits ? bloomxdp_filter_line(bits, 0) : NULL;
 	struct scratch *s = scratch_get();
 	struct bloomxdp_counters *cnt;
 	__u32 zero = 0;
 	int ret;
 
 	cnt = bpf_map_lookup_elem(&counters, &zero);
-	if (!hdr || !s || !pkt || !cnt)
-		return 1;	/* no filter: nothing to look up, nothing counted */
+	if (!fh || !s || !pkt || !cnt)
+		return 1;
 	if (pkt->ip_end < frame_len)
 		frame_len = pkt->ip_end;
 	ret = answers_locate(ctx, pkt, frame_len, &off, &len);
@@ -468,8 +474,8 @@ __attribute__((noinline)) int answers_load(struct hook_ctx *ctx, const struct pa
 	if (frame_load(ctx, off, s->payload, len, PAYLOAD_MASK))
 		goto unparsed;
 	s->suffix_slot = slot;
-	s->an.v4_lengths = hdr[BLOOMXDP_HDR_V4_LENGTHS];
-	s->an.v6_lengths = hdr[BLOOMXDP_HDR_V6_LENGTHS];
+	s->an.v4_lengths = fh->v4_lengths;
+	s->an.v6_lengths = fh->v6_lengths;
 	s->an.end = len;
 	s->an.learn = 0;
 	s->an.bad = 0;
@@ -492,7 +498,8 @@ unparsed:
  * Global: verified once.
  */
 __attribute__((noinline)) int dns_answers(struct hook_ctx *ctx, const struct packet *pkt,
-					 __u64 kinds, struct addr_query *q)
+					 const struct filter_header *fh, __u64 kinds,
+					 struct addr_query *q)
 {
 	struct bloomxdp_counters *cnt;
 	__u32 zero = 0, action, round;
@@ -502,7 +509,7 @@ __attribute__((noinline)) int dns_answers(struct hook_ctx *ctx, const struct pac
 	 * Few values live across the calls, the counters looked up again at
 	 * the end: this function's stack is on the longest chain of calls.
 	 */
-	if (!s || !pkt || !q || answers_load(ctx, pkt, q->gen.block_slot))
+	if (!s || !pkt || !q || answers_load(ctx, pkt, fh, q->gen.block_slot))
 		return 0;
 	s->an.kinds = kinds;
 	s->an.q.gen = q->gen;

@@ -449,6 +449,14 @@ static void m_question_label80(struct dns_msg *m)
 	dns_msg_addr(m, 1, ADDR_LISTED4, 300);
 }
 
+/* A pointer in the question (into the header: nothing else lies before it). */
+static void m_question_ptr(struct dns_msg *m)
+{
+	dns_msg_header(m, RESP_FLAGS, 1, 1, 0, 0);
+	dns_msg_put(m, "\x03" "www\xc0\x04\0\1\0\1", 10);
+	dns_msg_addr(m, 1, ADDR_LISTED4, 300);
+}
+
 #define L63 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 /* 5 labels of 63 and evil.example: 334 bytes in wire form. */
 #define TOO_LONG L63 "." L63 "." L63 "." L63 "." L63 ".evil.example"
@@ -585,6 +593,7 @@ static const struct row rows[] = {
 	ROW("label type 0x40 in a target", DROP, m_label40, XDP_PASS, 1, 1, 0),
 	ROW("label type 0x80 in a target", DROP, m_label80, XDP_PASS, 1, 1, 0),
 	ROW("label type 0x80 in the question", DROP, m_question_label80, XDP_PASS, 0, 1, 0),
+	ROW("a pointer in the question", DROP, m_question_ptr, XDP_PASS, 0, 1, 0),
 	ROW("target over 255 bytes", DROP, m_target_too_long, XDP_PASS, 1, 1, 0),
 	ROW("question over 255 bytes", DROP, m_question_too_long, XDP_PASS, 0, 1, 0),
 	ROW("QDCOUNT 0", DROP, m_qdcount0, XDP_PASS, 0, 1, 0),
