@@ -108,8 +108,21 @@ __u32 exact_room_for_memory(__u64 max_memory)
 	return room > (1U << 30) ? 1U << 30 : (__u32)room;
 }
 
+/* The keys a deferred set kept aside, let go. */
+static void pend_free(struct exact_set *x)
+{
+	int which;
+
+	for (which = 0; which < 3; which++) {
+		free(x->pend[which]);
+		x->pend[which] = NULL;
+		x->npend[which] = x->pend_cap[which] = x->pend_check[which] = 0;
+	}
+}
+
 void exact_set_close(struct exact_set *x)
 {
+	pend_free(x);
 	if (x->v4_fd >= 0)
 		close(x->v4_fd);
 	if (x->v6_fd >= 0)
@@ -272,6 +285,184 @@ static int hashed_insert(struct exact_set *x, int which, const void *key)
 	}
 }
 
+/* Keys a deferred set puts in one system call, and those of a set too large put in to size it. */
+#define PEND_BATCH 65536U
+#define PEND_PROBE 16384U
+
+void exact_set_defer(struct exact_set *x)
+{
+	x->deferred = x->hashed;
+}
+
+static inline void key_copy(__u8 *to, const __u8 *from, __u32 size)
+{
+	if (size == 4)
+		memcpy(to, from, 4);
+	else if (size == 8)
+		memcpy(to, from, 8);
+	else
+		memcpy(to, from, 16);
+}
+
+/*
+ * Sorts n keys of size bytes (radix, a byte a pass, a pass skipped when every
+ * key has the same byte there) and keeps one of each: how many remain, or -ENOMEM.
+ */
+static long long keys_unique(__u8 *keys, __u64 n, __u32 size)
+{
+	__u8 *tmp = n > 1 ? malloc(n * size) : NULL, *from = keys, *to;
+	__u64 count[256], pos, c, i, u;
+	__u32 byte, v;
+
+	if (n < 2)
+		return (long long)n;
+	if (!tmp)
+		return -ENOMEM;
+	for (byte = 0; byte < size; byte++) {
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++)
+			count[from[i * size + byte]]++;
+		if (count[from[byte]] == n)
+			continue;
+		for (pos = 0, v = 0; v < 256; v++) {
+			c = count[v];
+			count[v] = pos;
+			pos += c;
+		}
+		to = from == keys ? tmp : keys;
+		for (i = 0; i < n; i++)
+			key_copy(to + count[from[i * size + byte]]++ * size, from + i * size, size);
+		from = to;
+	}
+	if (from != keys)
+		memcpy(keys, from, n * size);
+	free(tmp);
+	for (u = 1, i = 1; i < n; i++)
+		if (memcmp(keys + i * size, keys + (u - 1) * size, size))
+			memmove(keys + u++ * size, keys + i * size, size);
+	return (long long)u;
+}
+
+/*
+ * More than max_room keys differ: the set is too large. A few go into the
+ * map, so that what the set would take is known from them (exact_decide()
+ * extrapolates), and the rest are left. -ENOSPC.
+ */
+static int pend_overflow(struct exact_set *x, int which)
+{
+	__u32 size = hashed_maps[which].key_size;
+	__u64 i, n = x->npend[which] < PEND_PROBE ? x->npend[which] : PEND_PROBE;
+	int ret = 0;
+
+	for (i = 0; i < n && !ret; i++)
+		ret = hashed_insert(x, which, x->pend[which] + i * size);
+	pend_free(x);
+	x->deferred = false;
+	return ret && ret != -ENOSPC ? ret : -ENOSPC;
+}
+
+/* Duplicates taken out of the keys aside; -ENOSPC when more than max_room remain. */
+static int pend_judge(struct exact_set *x, int which)
+{
+	__u32 max_room = x->max_room ? x->max_room : 1U << 30;
+	long long u = keys_unique(x->pend[which], x->npend[which], hashed_maps[which].key_size);
+
+	if (u < 0)
+		return (int)u;
+	x->npend[which] = (__u64)u;
+	if (x->npend[which] > max_room)
+		return pend_overflow(x, which);
+	/* Judged again when twice as many (a list of many duplicates is not sorted per key). */
+	x->pend_check[which] = x->npend[which] * 2 > (__u64)max_room + 1 ? x->npend[which] * 2 :
+			       (__u64)max_room + 1;
+	return 0;
+}
+
+static int pend_add(struct exact_set *x, int which, const void *key)
+{
+	__u32 size = hashed_maps[which].key_size;
+	__u64 cap = x->pend_cap[which] ? x->pend_cap[which] * 2 : PEND_BATCH;
+	__u8 *p;
+
+	if (x->npend[which] == x->pend_cap[which]) {
+		p = realloc(x->pend[which], cap * size);
+		if (!p)
+			return -ENOMEM;
+		x->pend[which] = p;
+		x->pend_cap[which] = cap;
+	}
+	key_copy(x->pend[which] + x->npend[which]++ * size, key, size);
+	if (!x->pend_check[which])
+		x->pend_check[which] = (__u64)(x->max_room ? x->max_room : 1U << 30) + 1;
+	return x->npend[which] >= x->pend_check[which] ? pend_judge(x, which) : 0;
+}
+
+/*
+ * The (distinct) keys aside into their map, made at once as large as growing
+ * one key at a time would have made it, PEND_BATCH keys per system call.
+ */
+static int pend_put(struct exact_set *x, int which)
+{
+	__u32 size = hashed_maps[which].key_size, room = x->room[which], count;
+	__u32 max_room = x->max_room ? x->max_room : 1U << 30;
+	__u64 n = x->npend[which], done = 0;
+	bool empty = !x->added[which];
+	__u8 *values = NULL;
+	int fd, ret = 0;
+
+	while (room < n && room < max_room)
+		room = room * 2 > max_room ? max_room : room * 2;
+	if (room != x->room[which] && empty) {
+		fd = hashed_create(which, room);
+		if (fd < 0)
+			return fd;
+		close(*hashed_fd(x, which));
+		*hashed_fd(x, which) = fd;
+		x->room[which] = room;
+		x->grown = true;
+	}
+	if (empty) {
+		values = malloc(PEND_BATCH);
+		if (!values)
+			return -ENOMEM;
+		memset(values, 1, PEND_BATCH);
+	}
+	/*
+	 * Batches take no BPF_NOEXIST (EINVAL) and a failed one may leave its
+	 * count as given: the rest one key at a time then (a kernel without
+	 * batches), keys a batch put in already found there.
+	 */
+	while (values && done < n) {
+		count = n - done < PEND_BATCH ? (__u32)(n - done) : PEND_BATCH;
+		if (bpf_map_update_batch(*hashed_fd(x, which), x->pend[which] + done * size,
+					 values, &count, NULL))
+			break;
+		done += count;
+	}
+	free(values);
+	for (; done < n && !ret; done++)
+		ret = hashed_insert(x, which, x->pend[which] + done * size);
+	/* The map was empty and the keys distinct: each is one more. */
+	if (!ret && empty)
+		x->added[which] = n;
+	return ret;
+}
+
+int exact_set_flush(struct exact_set *x)
+{
+	int which, ret = 0;
+
+	for (which = 0; which < 3 && x->deferred && !ret; which++)
+		if (x->npend[which])
+			ret = pend_judge(x, which);
+	for (which = 0; which < 3 && x->deferred && !ret; which++)
+		if (x->npend[which])
+			ret = pend_put(x, which);
+	pend_free(x);
+	x->deferred = false;
+	return ret;
+}
+
 int exact_set_add(struct exact_set *x, const __u64 hash_key[2], const struct entry *e)
 {
 	struct bloomxdp_lpm_name nk = { .prefixlen = 64 };
@@ -283,6 +474,8 @@ int exact_set_add(struct exact_set *x, const __u64 hash_key[2], const struct ent
 		/* The value is the prefix length: what a lookup matched. */
 		fd = lpm_key(x, &e->addr, &key);
 		fam = key_family(&e->addr) == BLOOMXDP_KEY_IPV4 ? EXACT_V4 : EXACT_V6;
+		if (x->deferred && is_host(&e->addr))
+			return pend_add(x, fam, key.addr);
 		if (x->hashed && is_host(&e->addr))
 			return hashed_insert(x, fam, key.addr);
 		if (x->hashed) {
@@ -293,6 +486,8 @@ int exact_set_add(struct exact_set *x, const __u64 hash_key[2], const struct ent
 		return exact_insert(fd, &key, key_prefix_len(&e->addr), &x->added[fam]);
 	}
 	name = exact_entry_key(hash_key, e);
+	if (x->deferred)
+		return pend_add(x, EXACT_NAMES, &name);
 	if (x->hashed)
 		return hashed_insert(x, EXACT_NAMES, &name);
 	nk.key = name;

@@ -32,6 +32,17 @@ struct exact_set {
 	__u32 max_room;		/* hashed: the most they grow to (-ENOSPC past it) */
 	__u64 added[3];		/* keys this process inserted: IPv4, IPv6, names */
 	__u64 added_prefixes[2];
+	/*
+	 * Deferred (exact_set_defer()): a hashed set's hosts and name keys kept
+	 * here as they are read, put into its maps by exact_set_flush() in
+	 * batches, or left when more than max_room differ (no map is filled
+	 * then only to be thrown away: 10M hosts took 16 s of a load).
+	 */
+	bool deferred;
+	__u8 *pend[3];		/* the keys not in the maps yet, of each map's key size */
+	__u64 npend[3];
+	__u64 pend_cap[3];
+	__u64 pend_check[3];	/* npend at which duplicates are taken out and the count judged */
 };
 
 /*
@@ -67,6 +78,11 @@ __u32 exact_room(__u64 capacity);
 #define EXACT_ENTRY_BYTES 24
 __u32 exact_room_for_memory(__u64 max_memory);
 void exact_set_close(struct exact_set *x);
+
+/* A hashed set keeps hosts and names aside until exact_set_flush(). */
+void exact_set_defer(struct exact_set *x);
+/* The keys kept aside into the maps; -ENOSPC (a few in, to tell their size) when too many. */
+int exact_set_flush(struct exact_set *x);
 
 /* Adds an entry; hash_key hashes names as the filter does. -ENOSPC when full. */
 int exact_set_add(struct exact_set *x, const __u64 hash_key[2], const struct entry *e);

@@ -438,6 +438,25 @@ static __u64 exact_decide(const struct attachment *att, const struct list_build 
 	return bytes;
 }
 
+/*
+ * The exact copy's keys kept aside while the lists were read into its maps;
+ * in mode auto, too many of them leave it, as when its maps outgrow their room.
+ */
+static int exact_flush(struct list_build *b)
+{
+	int ret;
+
+	if (!b->exact)
+		return 0;
+	ret = exact_set_flush(b->exact);
+	if ((ret == -ENOSPC || ret == -E2BIG) && b->exact_optional) {
+		b->exact = NULL;
+		b->exact_overflow = true;
+		ret = 0;
+	}
+	return ret;
+}
+
 /* What a load starts from: the live generation's limit, the public suffixes, the exact copy. */
 static int union_begin(struct union_load *u)
 {
@@ -473,6 +492,7 @@ static int union_begin(struct union_load *u)
 		log_error("cannot create the new maps of %s: %s", att->ifname, strerror(-ret));
 		return ret;
 	}
+	exact_set_defer(&u->exact);
 	b->exact = &u->exact;
 	return 0;
 }
@@ -537,6 +557,12 @@ static int union_build(struct union_load *u)
 	__u64 exact_bytes;
 	int fam, ret;
 
+	ret = exact_flush(b);
+	if (ret) {
+		log_error("cannot fill the exact copy of %s: %s; the live list is unchanged",
+			  att->ifname, strerror(-ret));
+		return ret;
+	}
 	exact_bytes = exact_decide(att, b, &u->exact, u->max_memory, &u->decided);
 	/* The intervals count against --max-memory as the exact copy does. */
 	for (fam = 0; fam < 2; fam++)

@@ -47,6 +47,8 @@ int plan_lists_read(struct list_report *r, const struct plan_opts *o)
 				  strerror(-ret));
 			return ret;
 		}
+		/* Kept aside as read, then put in at once (exact_set_flush() below). */
+		exact_set_defer(&exact);
 		r->build.exact = &exact;
 	}
 	for (i = 0; i < o->lists.count && !ret; i++)
@@ -65,8 +67,13 @@ int plan_lists_read(struct list_report *r, const struct plan_opts *o)
 		goto out;
 	}
 	r->keys = r->build.keys;
-	if (r->verify)
+	if (r->verify) {
+		ret = exact_set_flush(&exact);
+		if (ret)
+			log_error("--verify builds the exact maps to measure them: %s",
+				  strerror(-ret));
 		r->exact_bytes = exact_set_bytes(&exact);
+	}
 out:
 	exact_set_close(&exact);
 	list_build_free(&r->build);
