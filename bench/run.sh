@@ -59,7 +59,7 @@
 # BENCH_HOOKS (1: the hooks of bench/hooks.sh, the default; 0: not), BENCH_QUIC
 # (1: the Initial flood of bench/quic.sh, the default; 0: not), BENCH_PROGTIME
 # (1: program time against the floor, the default; 0: not), BENCH_PT_ROUNDS
-# (its rounds, ROUNDS), BENCH_PT_WINDOW (its seconds per slot, 1),
+# (its rounds, half of ROUNDS), BENCH_PT_WINDOW (its seconds per slot, 1),
 # BENCH_THROUGHPUT (1: the veth-throughput rounds, the default; 0: verdicts
 # and program time only), BENCH_PROG_RUN (1: prog_run first, the default; 0: not), BENCH_FLOORS (more floor sizes in bytes, e.g.
 # "262144 1048576 2097152 4194304 16777216": the floor curve).
@@ -114,7 +114,7 @@ FPR=0.01
 WARMUP=0.2
 GEN_THREADS=${BENCH_GEN_THREADS:-2}
 PROGTIME=${BENCH_PROGTIME:-1}
-PT_ROUNDS=${BENCH_PT_ROUNDS:-$ROUNDS}
+PT_ROUNDS=${BENCH_PT_ROUNDS:-$(((ROUNDS + 1) / 2))}
 PT_WINDOW=${BENCH_PT_WINDOW:-1}
 MIXES=(all none mix30)
 
