@@ -9,7 +9,13 @@
  *   rx_lpm   the list held exactly in an LPM trie (/32 entries);
  *   rx_pass  passes everything: put in front of nftables and ipset, because
  *            a veth receives the frames of its peer's XDP_TX only while an
- *            XDP program is attached to it.
+ *            XDP program is attached to it;
+ *   rx_floor the floor of a filter's footprint: hashes the source address
+ *            (multiplicative) and reads one 64-byte line of floor_table, an
+ *            array sized by rx.c to the bytes of bloomxdp's live filter
+ *            (filled with ones: the verdict is the generator's stamp ANDed
+ *            with a bit of the line, so the read stays; the same read for
+ *            listed and unlisted frames).
  * Each counts frames and drops per CPU (rx_counters: 0 packets, 1 dropped).
  * Listed: XDP_DROP; not listed: XDP_PASS (into the stack, the same for all).
  */
@@ -47,6 +53,21 @@ struct {
 	__type(key, struct lpm_key);
 	__type(value, __u8);
 } list_lpm SEC(".maps");
+
+/* One 64-byte line of the floor's table. */
+struct floor_line {
+	__u64 w[8];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);		/* set by rx.c: the filter's bytes / 64 */
+	__type(key, __u32);
+	__type(value, struct floor_line);
+} floor_table SEC(".maps");
+
+const volatile __u32 floor_lines = 1;	/* max_entries of floor_table */
 
 static __always_inline int verdict(int listed)
 {
@@ -118,4 +139,25 @@ int rx_pass(struct xdp_md *ctx)
 {
 	(void)ctx;
 	return verdict(0);
+}
+
+SEC("xdp")
+int rx_floor(struct xdp_md *ctx)
+{
+	struct iphdr *ip = ipv4(ctx);
+	struct floor_line *line;
+	__u32 h, key;
+	__u64 w;
+
+	if (!ip)
+		return verdict(0);
+	h = ip->saddr * 0x9e3779b1u;
+	key = ((__u64)h * floor_lines) >> 32;	/* in [0, floor_lines) */
+	line = bpf_map_lookup_elem(&floor_table, &key);
+	if (!line)
+		return verdict(0);
+	/* Volatile: read for every frame. Without it the load sinks under the
+	 * test of the stamp, and unlisted frames would skip the line. */
+	w = *(volatile __u64 *)&line->w[h & 7];
+	return verdict(ip->id != 0 && ((w >> (h >> 26)) & 1));
 }

@@ -26,6 +26,8 @@ DESC = {
     "lpm": "BPF LPM trie (exact, /32)",
     "nft": "nftables set, prerouting priority raw",
     "ipset": "ipset hash:ip + iptables raw",
+    "xdpf": "xdp-filter (xdp-tools), every feature",
+    "xdpf4": "xdp-filter, --features ipv4",
 }
 
 

@@ -28,6 +28,17 @@
 #      (random 8-letter labels under a zone: the water-torture attack), at
 #      bloomxdp --match dns holding a list of names, and at the bare program
 #      on another veth pair; zones listed and not, names of 3 and 5 labels;
+#   9. program time (progtime, in run_size): each receiver's own XDP program
+#      time per packet from bpf_stats (kernel.bpf_stats_enabled=1 for the run,
+#      put back on exit): delta run_time_ns / delta run_cnt around a window of
+#      live frames, one receiver and mix at a time, rounds alternating; beside
+#      each, the floor of its footprint (bench/receivers.bpf.c rx_floor: hash
+#      the source address, read one 64-byte line of an array of the filter's
+#      bytes) on a veth of its own, and the ratio to it. xdp-filter (xdp-tools)
+#      is a receiver too where its map holds the list (10,000 addresses):
+#      libxdp's dispatcher is refused here (EPERM on its compatibility check)
+#      and libxdp falls back by itself to one program without dispatcher.
+#      Written to RAW/progtime/section.md (a section of results.md).
 #   8. QUIC (bench/quic.sh): a flood of real QUIC Initials (gtlsclient's,
 #      captured) at --match sni: the program time per packet, packets/s, the
 #      receiving CPU, the QUIC counters, with the default --quic-budget and 0.
@@ -46,7 +57,12 @@
 # options of the generator, e.g. --dns-fixed: one name, not random ones),
 # BENCH_LISTS (1: the named lists of bench/lists.sh, the default; 0: not),
 # BENCH_HOOKS (1: the hooks of bench/hooks.sh, the default; 0: not), BENCH_QUIC
-# (1: the Initial flood of bench/quic.sh, the default; 0: not).
+# (1: the Initial flood of bench/quic.sh, the default; 0: not), BENCH_PROGTIME
+# (1: program time against the floor, the default; 0: not), BENCH_PT_ROUNDS
+# (its rounds, half of ROUNDS), BENCH_PT_WINDOW (its seconds per slot, 1),
+# BENCH_THROUGHPUT (1: the veth-throughput rounds, the default; 0: verdicts
+# and program time only), BENCH_PROG_RUN (1: prog_run first, the default; 0: not), BENCH_FLOORS (more floor sizes in bytes, e.g.
+# "262144 1048576 2097152 4194304 16777216": the floor curve).
 # shellcheck disable=SC2086
 #
 # Network safety: everything lives in namespaces of this run (bxb-ID-*; veth
@@ -54,7 +70,10 @@
 # veth pairs are born in them, nothing is configured in the root namespace;
 # nft, iptables and ipset run inside those namespaces only. The EXIT trap
 # detaches bloomxdp, kills the generators this script started (by PID) and
-# deletes the namespaces (and so the veths, and the programs on them).
+# deletes the namespaces (and so the veths, and the programs on them),
+# unloads xdp-filter from the interface it was loaded on (its pins under
+# /sys/fs/bpf/xdp-filter go with the last interface) and puts
+# kernel.bpf_stats_enabled back.
 # Sources come from 240.0.0.0/4 (reserved, never routed), destinations from
 # 198.18.0.0/15 (benchmarking); no frame leaves the namespaces.
 set -u
@@ -94,6 +113,9 @@ BATCH=${BENCH_BATCH:-64}
 FPR=0.01
 WARMUP=0.2
 GEN_THREADS=${BENCH_GEN_THREADS:-2}
+PROGTIME=${BENCH_PROGTIME:-1}
+PT_ROUNDS=${BENCH_PT_ROUNDS:-$(((ROUNDS + 1) / 2))}
+PT_WINDOW=${BENCH_PT_WINDOW:-1}
 MIXES=(all none mix30)
 
 ID=$(printf '%04x%02x' $(($$ & 0xffff)) $((RANDOM & 0xff)))
@@ -101,7 +123,12 @@ GNS=bxb-$ID-gen
 DST=198.19.0.1		# behind a blackhole route in every receiver namespace
 WORK=
 PIDS=()
-declare -A RNS GIF RIF RMAC KIND PROG
+declare -A RNS GIF RIF RMAC KIND PROG FOOT FLOOR_OF
+FLOORS=()		# floor receivers of this size
+XDPF_AT=()		# where xdp-filter is loaded: "NAMESPACE INTERFACE"
+XDPF_PINS_OURS=0	# 1: /sys/fs/bpf/xdp-filter did not exist before this run
+XDPF_MAX=10000		# xdp-filter's filter_ipv4 map (max_entries)
+STATS_WAS=
 RXS=()			# receivers of this size, in order
 NS_MADE=()
 ATTACHED=()		# interfaces bloomxdp is attached to
@@ -141,7 +168,8 @@ requirements() {
 	[ "$(stat -f -c %T /sys/fs/bpf 2>/dev/null)" = bpf_fs ] ||
 		die "bpffs is not mounted at /sys/fs/bpf"
 	local f
-	for f in "$BLOOMXDP" "$B/bench/gen" "$B/bench/rx" "$B/bench/mklists" "$B/bench/prog_run"; do
+	for f in "$BLOOMXDP" "$B/bench/gen" "$B/bench/rx" "$B/bench/mklists" "$B/bench/prog_run" \
+		"$B/bench/tx"; do
 		[ -x "$f" ] || die "$f is missing: run 'make bench'"
 	done
 	if [ "$(nproc)" -lt 2 ]; then
@@ -164,12 +192,42 @@ cleanup() {
 		[ -d "$PIN_ROOT/$ifname" ] && bloom_detach timeout 60 "$ifname"
 	done
 	ATTACHED=()
+	xdpf_unload
 	for ns in "${NS_MADE[@]}"; do
 		[ -e "/run/netns/$ns" ] && ip netns del "$ns" 2>/dev/null
 	done
 	NS_MADE=()
 	if [ -n "$WORK" ] && [ -d "$WORK" ]; then
 		rm -rf -- "$WORK"
+	fi
+}
+
+# xdpf_unload: xdp-filter off the interfaces of this run; its pins
+# (/sys/fs/bpf/xdp-filter) removed when this run made them and no program of
+# it is left there.
+xdpf_unload() {
+	local at ns ifname pins=/sys/fs/bpf/xdp-filter
+	for at in "${XDPF_AT[@]}"; do
+		read -r ns ifname <<<"$at"
+		[ -e "/run/netns/$ns" ] &&
+			timeout 30 nsenter --net="/run/netns/$ns" -- xdp-filter unload "$ifname" -v \
+				>>"$RAW/xdpf-unload.txt" 2>&1
+	done
+	if [ "${#XDPF_AT[@]}" -gt 0 ] && [ "$XDPF_PINS_OURS" = 1 ] && [ -d "$pins" ] &&
+		[ -z "$(ls -A "$pins/programs" 2>/dev/null)" ]; then
+		rm -f -- "$pins"/filter_ethernet "$pins"/filter_ipv4 "$pins"/filter_ipv6 \
+			"$pins"/filter_ports "$pins"/xdp_stats_map
+		rmdir -- "$pins/programs" "$pins" 2>/dev/null
+	fi
+	XDPF_AT=()
+}
+
+# run_exit: the EXIT trap of run.sh.
+run_exit() {
+	cleanup
+	if [ -n "$STATS_WAS" ]; then
+		sysctl -qw kernel.bpf_stats_enabled="$STATS_WAS" ||
+			log "could not put kernel.bpf_stats_enabled back to $STATS_WAS"
 	fi
 }
 
@@ -316,6 +374,43 @@ setup_rx() {
 			"filter map memlock; all maps $(awk '$1 == "map" { s += $8 } END { print s + 0 }' \
 			"$RAW/maps-$n-$name.txt") B"
 		;;
+	floor)
+		out=$(in_ns "$ns" "$B/bench/rx" attach floor "$r" "${FOOT[$name]}") || return 1
+		PROG[$name]=$(awk '{ print $2 }' <<<"$out")
+		;;
+	xdpf)
+		# libxdp: "Compatibility check for dispatcher program failed: Operation
+		# not permitted ... Falling back to loading single prog without
+		# dispatcher" on this host; nothing to ask for.
+		# xdpf: every feature (the default); xdpf4: --features ipv4. The
+		# addresses go into the one filter_ipv4 map of the host (pinned),
+		# once.
+		local feat=all
+		[ "$name" = xdpf4 ] && feat=ipv4
+		[ "${#XDPF_AT[@]}" -gt 0 ] || [ -e /sys/fs/bpf/xdp-filter ] || XDPF_PINS_OURS=1
+		timeout 60 nsenter --net="/run/netns/$ns" -- xdp-filter load "$r" --mode native \
+			--features "$feat" >"$WORK/xdpf.out" 2>&1 || {
+			log "xdp-filter load: $(tail -n 2 "$WORK/xdpf.out")"
+			return 2
+		}
+		XDPF_AT+=("$ns $r")
+		PROG[$name]=$(ip -n "$ns" link show dev "$r" | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p')
+		[ -n "${PROG[$name]}" ] || return 1
+		if [ "${#XDPF_AT[@]}" -gt 1 ]; then
+			rx_threaded "$name"
+			return
+		fi
+		# shellcheck disable=SC2016
+		tr=$(timed "$WORK/xdpf.out" nsenter --net="/run/netns/$ns" -- sh -c \
+			'while read -r a; do xdp-filter ip "$a" --mode src || exit 1; done' \
+			<"$dir/list.txt") || return 1
+		record_load "$n" "$name" "xdp-filter ip (one a call)" "${tr% *}" "$n" "${tr#* }"
+		own=$(bpftool map show pinned /sys/fs/bpf/xdp-filter/filter_ipv4 2>/dev/null |
+			sed -n 's/.*memlock \([0-9]*\)B.*/\1/p')
+		sleep 0.3
+		k1=$(kmem)
+		record_mem "$n" "$name" "$own" "$((k1 - k0))" "-" "filter_ipv4 memlock"
+		;;
 	nft)
 		out=$(in_ns "$ns" "$B/bench/rx" attach pass "$r") || return 1
 		PROG[$name]=$(awk '{ print $2 }' <<<"$out")
@@ -358,6 +453,21 @@ counters() {
 		p=$(sed -n 's/.*"packets":\([0-9]*\).*/\1/p' <<<"$out")
 		d=$(sed -n 's/.*"dropped":\([0-9]*\).*/\1/p' <<<"$out")
 		echo "${p:-0} ${d:-0}"
+		;;
+	xdpf)
+		# xdp-filter's per-action counters (xdp_stats_map, pinned; shared by
+		# its interfaces, which run one at a time here). Not 'xdp-filter
+		# status': run in one namespace, it unpins the programs of the
+		# interfaces of the others as stale.
+		bpftool -j map dump pinned /sys/fs/bpf/xdp-filter/xdp_stats_map | python3 -c '
+import json, sys
+p = d = 0
+for e in json.load(sys.stdin):
+    for v in e["values"]:
+        c = int.from_bytes(bytes(int(x, 16) for x in v["value"][:8]), "little")
+        p += c
+        d += c if int(e["key"][0], 16) == 1 else 0
+print(p, d)'
 		;;
 	nft | ipset)
 		# The stack's own counters: IP packets received (before the prerouting
@@ -469,11 +579,96 @@ teardown() {
 		fi
 	done
 	ATTACHED=()
+	xdpf_unload
 	for ns in "${NS_MADE[@]}"; do
 		ip netns del "$ns" 2>/dev/null
 	done
 	NS_MADE=()
 	RXS=()
+	FLOORS=()
+}
+
+# ---------------------------------------------------------------- program time
+
+# setup_floors N I: a floor receiver (rx_floor) for each footprint of this
+# size, on veth pairs from I on: the bytes of each bloomxdp receiver's live
+# filter ("bytes" of status --json, rounded up to 64), and BENCH_FLOORS. The
+# receivers without a footprint of their own (bare, hash, lpm, xdp-filter)
+# are set against the floor of the first bloomxdp receiver.
+setup_floors() {
+	local n=$1 i=$2 name bytes f first='' sizes=()
+	for name in "${RXS[@]}"; do
+		[ "${KIND[$name]}" = bloom ] || continue
+		bytes=$(sed -n 's/.*"bytes":\([0-9]*\).*/\1/p' "$RAW/status-$n-$name.json" | head -n 1)
+		[ "${bytes:-0}" -gt 0 ] || continue
+		bytes=$(((bytes + 63) / 64 * 64))
+		FLOOR_OF[$name]=floor-$bytes
+		[ -n "$first" ] || first=floor-$bytes
+		sizes+=("$bytes")
+	done
+	for bytes in ${BENCH_FLOORS:-}; do
+		sizes+=("$bytes")
+	done
+	for name in "${RXS[@]}"; do
+		case ${KIND[$name]} in bare | hash | lpm | xdpf) FLOOR_OF[$name]=$first ;; esac
+	done
+	for bytes in $(printf '%s\n' "${sizes[@]}" | sort -nu); do
+		f=floor-$bytes
+		FOOT[$f]=$bytes
+		rx_up "$i" "$f" floor || return 1
+		i=$((i + 1))
+		setup_rx "$n" "$f" || return 1
+		FLOORS+=("$f")
+	done
+}
+
+# prog_time PROG_ID: "RUN_TIME_NS RUN_CNT" (bpf_stats).
+prog_time() {
+	"$B/bench/tx" stats "$1" | awk '{ print $6, $8 }'
+}
+
+# pt_slot N ROUND MIX NAME: one window of live frames at receiver NAME alone;
+# appends "N ROUND MIX NAME NS_PER_PACKET RUN_CNT PACKETS DROPPED GEN_MPPS" to
+# progtime.tsv.
+pt_slot() {
+	local n=$1 round=$2 mix=$3 name=$4 s0 s1 c0 c1 out
+	s0=$(prog_time "${PROG[$name]}") || return 1
+	c0=$(counters "$name")
+	out=$(timeout 60 nsenter --net="/run/netns/$GNS" -- "$B/bench/gen" --dst "$DST" \
+		--cpu "$GEN_CPU" --batch "$BATCH" --threads "$GEN_THREADS" --warmup 0.1 \
+		--window "$PT_WINDOW" --mix "$mix=$WORK/$n/traffic-$mix.bin" \
+		--target "$name=${GIF[$name]}=${RMAC[$name]}") || return 1
+	s1=$(prog_time "${PROG[$name]}") || return 1
+	c1=$(counters "$name")
+	awk -v n="$n" -v r="$round" -v m="$mix" -v rx="$name" -v a="$s0" -v b="$s1" -v x="$c0" \
+		-v y="$c1" -v o="$(awk 'NF == 6 { print $4 }' <<<"$out" | tail -n 1)" 'BEGIN {
+		split(a, s, " "); split(b, t, " "); split(x, c, " "); split(y, d, " ")
+		dc = t[2] - s[2]
+		printf "%s\t%s\t%s\t%s\t%.2f\t%.0f\t%.0f\t%.0f\t%s\n", n, r, m, rx,
+			(dc > 0 ? (t[1] - s[1]) / dc : -1), dc, d[1] - c[1], d[2] - c[2], o
+	}' >>"$RAW/progtime.tsv"
+}
+
+# progtime N: PT_ROUNDS rounds; in each, every mix, and in each mix every
+# receiver with an XDP program of its own and every floor, in turn.
+progtime() {
+	local n=$1 r mix name pt=()
+	for name in "${RXS[@]}"; do
+		case ${KIND[$name]} in bare | bloom | hash | lpm | xdpf) pt+=("$name") ;; esac
+	done
+	pt+=("${FLOORS[@]}")
+	for name in "${RXS[@]}" "${FLOORS[@]}"; do
+		printf '%s\t%s\t%s\t%s\n' "$n" "$name" "${FLOOR_OF[$name]:-}" \
+			"${FOOT[$name]:-}" >>"$RAW/progtime-floors.tsv"
+	done
+	for ((r = 1; r <= PT_ROUNDS; r++)); do
+		for mix in "${MIXES[@]}"; do
+			for name in "${pt[@]}"; do
+				pt_slot "$n" "$r" "$mix" "$name" || die "program time: $name, $mix"
+			done
+		done
+		log "$n entries: program time, round $r of $PT_ROUNDS"
+	done
 }
 
 # ---------------------------------------------------------------- names
@@ -653,6 +848,7 @@ run_size() {
 	make_ns "$GNS" || die "cannot create namespace $GNS"
 	# shellcheck disable=SC2207
 	all_rx=(bare $(bloom_receivers) hash lpm nft ipset)
+	command -v xdp-filter >/dev/null && all_rx+=(xdpf xdpf4)
 	if [ -n "${BENCH_RECEIVERS:-}" ]; then
 		local want=() x
 		for x in "${all_rx[@]}"; do
@@ -661,7 +857,12 @@ run_size() {
 		all_rx=("${want[@]}")
 	fi
 	for name in "${all_rx[@]}"; do
-		case $name in bloom-*) k=bloom ;; *) k=$name ;; esac
+		case $name in bloom-*) k=bloom ;; xdpf*) k=xdpf ;; *) k=$name ;; esac
+		if [ "$k" = xdpf ] && [ "$n" -gt "$XDPF_MAX" ]; then
+			printf '%s\t%s\t%s\n' "$n" "$name" \
+				"xdp-filter holds $XDPF_MAX addresses" >>"$RAW/skipped.tsv"
+			continue
+		fi
 		rx_up "$i" "$name" "$k" || die "cannot build the veth pair for $name"
 		i=$((i + 1))
 		t0=$(now_ns)
@@ -675,10 +876,19 @@ run_size() {
 		t1=$(now_ns)
 		log "$n entries: $name ready in $(((t1 - t0) / 1000000)) ms"
 	done
+	if [ "$PROGTIME" = 1 ]; then
+		setup_floors "$n" "$i" || die "cannot set up the floors"
+	fi
 	log "$n entries: verdicts (each receiver's own counters)"
 	verify "$n"
-	log "$n entries: $ROUNDS rounds of ${#MIXES[@]} mixes x ${#RXS[@]} receivers, ${WINDOW} s each"
-	throughput "$n"
+	if [ "${BENCH_THROUGHPUT:-1}" = 1 ]; then
+		log "$n entries: $ROUNDS rounds of ${#MIXES[@]} mixes x ${#RXS[@]} receivers, ${WINDOW} s each"
+		throughput "$n"
+	fi
+	if [ "$PROGTIME" = 1 ]; then
+		log "$n entries: program time, $PT_ROUNDS rounds, ${PT_WINDOW} s a slot"
+		progtime "$n"
+	fi
 	if [ "$n" = "${SIZES[-1]}" ]; then
 		for name in "${RXS[@]}"; do
 			case $name in *-ev0) ;; bare | bloom-*) perf_profile "$n" "$name" all ;; esac
@@ -702,7 +912,7 @@ main() {
 	rm -rf -- "$RAW"
 	mkdir -p "$RAW"
 	WORK=$(mktemp -d "/tmp/bxb-$ID.XXXXXX") || die "mktemp"
-	trap cleanup EXIT
+	trap run_exit EXIT
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
 
@@ -728,14 +938,27 @@ main() {
 		echo "versions nft $(nft --version | awk '{ print $2 }'), ipset $(ipset --version | awk '{ print $2 }' | tr -d ,), $(iptables-legacy --version)"
 	} >"$RAW/meta.txt"
 
-	log "per-packet cost, hot (prog_run, $PROG_RUN_ENTRIES entries)"
-	"$B/bench/prog_run" "$PROG_RUN_ENTRIES" >"$RAW/prog_run.md" || die "prog_run failed"
-	cat "$RAW/prog_run.md" >&2
+	if [ "$PROGTIME" = 1 ]; then
+		[ -r /proc/sys/kernel/bpf_stats_enabled ] || die "kernel.bpf_stats_enabled is missing"
+		STATS_WAS=$(sysctl -n kernel.bpf_stats_enabled) || die "cannot read bpf_stats_enabled"
+		sysctl -qw kernel.bpf_stats_enabled=1 || die "cannot set kernel.bpf_stats_enabled=1"
+	fi
+	if [ "${BENCH_PROG_RUN:-1}" = 1 ]; then
+		log "per-packet cost, hot (prog_run, $PROG_RUN_ENTRIES entries)"
+		"$B/bench/prog_run" "$PROG_RUN_ENTRIES" >"$RAW/prog_run.md" || die "prog_run failed"
+		cat "$RAW/prog_run.md" >&2
+	fi
 
 	if [ "${BENCH_NAMES:-1}" != only ]; then
 		for n in "${SIZES[@]}"; do
 			run_size "$n"
 		done
+		if [ "$PROGTIME" = 1 ]; then
+			mkdir -p "$RAW/progtime"
+			python3 "$ROOT/bench/progtime.py" "$RAW" >"$RAW/progtime/section.md" ||
+				log "bench/progtime.py failed: its section is left out"
+			cat "$RAW/progtime/section.md" >&2
+		fi
 	fi
 	# Prefix lists and load times: a script of their own, a section of results.md.
 	if [ "${BENCH_PREFIXES:-1}" = 1 ] && [ "${BENCH_NAMES:-1}" != only ]; then

@@ -3,7 +3,8 @@
  * Loader of the reference receivers (bench/receivers.bpf.c).
  *
  *   build/bench/rx attach KIND IFNAME [LIST.bin]
- *       KIND: bare, hash, lpm, lpmnet or pass (lpmnet: rx_lpm with a list of
+ *       KIND: bare, hash, lpm, lpmnet, pass or floor (floor: LIST is the table's
+ *       bytes, a multiple of 64, filled with ones; lpmnet: rx_lpm with a list of
  *       prefixes, 8 bytes each: length, then address; mklists --prefixes). Loads the program, fills its map with
  *       the list (4-byte addresses in network order, bench/mklists.c), and
  *       attaches it in native mode to IFNAME of the current network
@@ -40,6 +41,10 @@
 struct lpm_key {
 	__u32 prefixlen;
 	__u32 addr;
+};
+
+struct floor_line {
+	__u64 w[8];
 };
 
 static double now(void)
@@ -128,7 +133,9 @@ static int cmd_attach(int argc, char **argv)
 	ifindex = if_nametoindex(ifname);
 	if (!ifindex)
 		return die(ifname, errno);
-	if (argc > 4) {
+	if (argc > 4 && !strcmp(kind, "floor")) {
+		n = strtoull(argv[4], NULL, 0) / sizeof(struct floor_line);
+	} else if (argc > 4) {
 		fd = open(argv[4], O_RDONLY);
 		if (fd < 0 || fstat(fd, &st))
 			return die(argv[4], errno);
@@ -153,8 +160,12 @@ static int cmd_attach(int argc, char **argv)
 		map = skel->maps.list_lpm;
 	} else if (!strcmp(kind, "pass")) {
 		prog = skel->progs.rx_pass;
+	} else if (!strcmp(kind, "floor")) {
+		prog = skel->progs.rx_floor;
+		map = skel->maps.floor_table;
+		skel->rodata->floor_lines = n;
 	} else {
-		fprintf(stderr, "rx: unknown kind %s (bare, hash, lpm, pass)\n", kind);
+		fprintf(stderr, "rx: unknown kind %s (bare, hash, lpm, pass, floor)\n", kind);
 		return 2;
 	}
 	if (map && !n) {
@@ -186,6 +197,14 @@ static int cmd_attach(int argc, char **argv)
 		}
 		err = fill(bpf_map__fd(map), lpm, sizeof(*lpm), n);
 		t1 = now();
+	} else if (map == skel->maps.floor_table) {
+		void *mem = mmap(NULL, n * sizeof(struct floor_line), PROT_READ | PROT_WRITE,
+				 MAP_SHARED, bpf_map__fd(map), 0);
+
+		if (mem == MAP_FAILED)
+			return die("mmap floor_table", errno);
+		memset(mem, 0xff, n * sizeof(struct floor_line));
+		munmap(mem, n * sizeof(struct floor_line));
 	}
 	if (err)
 		return die("fill", -err);
@@ -285,7 +304,7 @@ int main(int argc, char **argv)
 		return cmd_attach(argc, argv);
 	if (argc == 3 && !strcmp(argv[1], "counters"))
 		return cmd_counters(argv[2]);
-	fprintf(stderr, "usage: %s attach bare|hash|lpm|pass IFNAME [LIST.bin]\n"
+	fprintf(stderr, "usage: %s attach bare|hash|lpm|pass|floor IFNAME [LIST.bin|BYTES]\n"
 			"       %s counters PROG_ID\n       %s maps PROG_ID\n", argv[0], argv[0],
 		argv[0]);
 	return 2;
