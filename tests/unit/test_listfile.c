@@ -12,6 +12,7 @@
 
 #include "parse/keys.h"
 #include "parse/listfile.h"
+#include "parse/prefixes.h"
 
 /* list_read() in a format, strict, nothing noted: as before the options. */
 static int list_read_format(const char *path, enum list_format format, entry_fn fn, void *ctx,
@@ -482,6 +483,205 @@ static void test_lines_across_blocks(void **state)
 	assert_addr_entry(&c.entries[1], "10.0.0.2");
 }
 
+/*
+ * The fast path of list_read() (plain IPv4 lines taken from the read buffer)
+ * against the general one: every line between two plain ones read as
+ * list_parse_line() reads it alone, or refused with the same message at the
+ * same line number. White space, comments, '\r' and the rest leave it.
+ */
+static void test_plain_lines_in_a_file(void **state)
+{
+	static const char *const lines[] = {
+		"203.0.113.7", "203.0.113.7   ", "203.0.113.7\t# c", "203.0.113.7 ;x",
+		"203.0.113.7\r", "  203.0.113.7", "", "\r", "# only", "198.51.100.0/24",
+		"198.51.100.0/24\r", "256.1.1.1", "1.2.3.256", "010.1.1.1", "1.2.3.04",
+		"00.1.2.3", "1.2.3.4/24", "1.2.3.4/33", "1.2.3.0/024", "1.2.3.4.5", "1.2.3",
+		"1.2.3.4#x", "1.2.3.4x", "1.2.3.4-1.2.3.9", "1000.1.1.1", "evil.example",
+	};
+	static const enum list_format formats[] = { FORMAT_AUTO, FORMAT_ADDR };
+	char err[LIST_ERROR_LEN], path[32], text[96], line[32], want[LIST_ERROR_LEN], *entry;
+	size_t i, f, refused = 0;
+	struct collected c, general;
+	const char *why;
+	int ret, want_ret;
+
+	(void)state;
+	for (f = 0; f < sizeof(formats) / sizeof(formats[0]); f++) {
+		for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+			memset(&general, 0, sizeof(general));
+			snprintf(line, sizeof(line), "%s", lines[i]);
+			entry = list_line_entry(line);
+			why = NULL;
+			want_ret = entry ? entry_parse_line(entry, formats[f], collect, &general,
+							    &why) : 0;
+			snprintf(text, sizeof(text), "192.0.2.1\n%s\n192.0.2.2\n", lines[i]);
+			ret = read_text(text, formats[f], &c, err, path);
+			if (want_ret == -EINVAL) {
+				refused++;
+				snprintf(want, sizeof(want), "%s:2: %s: %s; --lenient skips such "
+					 "lines", path, entry, why);
+				if (ret != -EINVAL || strcmp(err, want) || c.n != 1)
+					fail_msg("'%s' (format %zu): %d '%s', want '%s'", lines[i],
+						 f, ret, err, want);
+				continue;
+			}
+			assert_int_equal(want_ret, 0);
+			if (ret || c.n != general.n + 2)
+				fail_msg("'%s' (format %zu): %d, %d entries, want %d", lines[i], f,
+					 ret, c.n, general.n + 2);
+			assert_addr_entry(&c.entries[0], "192.0.2.1");
+			if (general.n) {
+				/* What an entry says: the fast path leaves the rest unset. */
+				assert_int_equal(c.entries[1].kind, general.entries[0].kind);
+				assert_int_equal(c.entries[1].allow, general.entries[0].allow);
+				assert_keys_equal(&c.entries[1].addr, &general.entries[0].addr);
+				assert_string_equal(c.entries[1].name, general.entries[0].name);
+				assert_string_equal(c.entries[1].path, general.entries[0].path);
+			}
+			assert_addr_entry(&c.entries[general.n + 1], "192.0.2.2");
+		}
+	}
+	/* Not vacuous: 256, the leading zeros, the host bits... are refused in both formats. */
+	assert_true(refused >= 2 * 10);
+	/* The last line, without a newline, at the end of the input. */
+	assert_int_equal(read_text("192.0.2.1\n198.51.100.0/24", FORMAT_AUTO, &c, err, path), 0);
+	assert_int_equal(c.n, 2);
+	assert_addr_entry(&c.entries[1], "198.51.100.0/24");
+	assert_int_equal(read_text("192.0.2.1\n1.2.3.256", FORMAT_AUTO, &c, err, path), -EINVAL);
+	assert_non_null(strstr(err, ":2: 1.2.3.256: "));
+}
+
+/* Too wide a prefix in a blocklist: refused by the general path, with its message. */
+static void test_plain_wide_prefix(void **state)
+{
+	struct list_read_opts o = { .format = FORMAT_AUTO, .refuse_wide = true };
+	char err[LIST_ERROR_LEN], path[32], want[LIST_ERROR_LEN];
+	struct collected c = {};
+
+	(void)state;
+	write_list(path, "10.0.0.0/8\n10.0.0.0/7\n", 22);
+	assert_int_equal(list_read(path, &o, collect, &c, err), -EINVAL);
+	unlink(path);
+	snprintf(want, sizeof(want), "%s:2: 10.0.0.0/7: %s; --lenient skips such lines", path,
+		 prefix_too_wide_why);
+	assert_string_equal(err, want);
+	assert_int_equal(c.n, 1);
+}
+
+struct numbered {
+	unsigned int n;
+	unsigned int skip;	/* the number of a line skipped (leniently), or ~0 */
+	struct list_read_opts *o;
+};
+
+/* Entry n must be 10.0.n>>8.n&255 (in order), seen at line n + 1. */
+static int numbered_entry(const struct entry *e, void *arg)
+{
+	struct numbered *nb = arg;
+	char text[32];
+	struct bloomxdp_key k;
+	const char *why;
+
+	if (nb->n == nb->skip)
+		nb->n++;
+	snprintf(text, sizeof(text), "10.0.%u.%u", nb->n >> 8 & 255, nb->n & 255);
+	assert_int_equal(key_parse(text, &k, &why), 0);
+	assert_int_equal(e->kind, ENTRY_ADDR);
+	assert_keys_equal(&e->addr, &k);
+	assert_int_equal(nb->o->line, nb->n + 1);
+	nb->n++;
+	return 0;
+}
+
+/*
+ * Plain lines across many read blocks (so that some straddle them), the last
+ * without a newline; line numbers kept, as in a bad line's message far in.
+ */
+static void test_plain_lines_across_blocks(void **state)
+{
+	unsigned int lines = 40000, bad = 30000, i;
+	char err[LIST_ERROR_LEN], path[32], *text;
+	struct list_read_opts o = { .format = FORMAT_AUTO };
+	struct numbered nb = { .o = &o, .skip = ~0U };
+	size_t used = 0;
+
+	(void)state;
+	text = malloc(lines * 16);
+	assert_non_null(text);
+	for (i = 0; i < lines; i++)
+		used += sprintf(text + used, "10.0.%u.%u%s", i >> 8 & 255, i & 255,
+				i + 1 < lines ? "\n" : "");
+	write_list(path, text, used);
+	assert_int_equal(list_read(path, &o, numbered_entry, &nb, err), 0);
+	unlink(path);
+	assert_int_equal(nb.n, lines);
+
+	/* A bad line far in: its number, and every line before it handed on. */
+	used = 0;
+	for (i = 0; i < lines; i++)
+		used += sprintf(text + used, i == bad ? "10.0.0.256\n" : "10.0.%u.%u\n",
+				i >> 8 & 255, i & 255);
+	write_list(path, text, used);
+	nb.n = 0;
+	assert_int_equal(list_read(path, &o, numbered_entry, &nb, err), -EINVAL);
+	assert_int_equal(nb.n, bad);
+	assert_non_null(strstr(err, ":30001: 10.0.0.256: "));
+
+	/* Leniently: noted at that line, and the rest read on. */
+	{
+		struct list_notes notes = {};
+
+		o.lenient = true;
+		o.notes = &notes;
+		nb.n = 0;
+		nb.skip = bad;
+		assert_int_equal(list_read(path, &o, numbered_entry, &nb, err), 0);
+		assert_int_equal(nb.n, lines);
+		assert_int_equal(notes.skipped, 1);
+		assert_int_equal(notes.note[0].first[0].line, bad + 1);
+	}
+	unlink(path);
+	free(text);
+}
+
+static int last_entry(const struct entry *e, void *arg)
+{
+	struct collected *c = arg;
+
+	c->entries[0] = c->entries[1];
+	c->entries[1] = *e;
+	c->n++;
+	return 0;
+}
+
+/*
+ * A plain line cut by the end of the first read (LIST_READ_BLOCK - 1 bytes)
+ * within its last octet: "10.0.0.2" there is not a line yet, "10.0.0.255" is.
+ */
+static void test_plain_line_cut_by_the_read(void **state)
+{
+	size_t used = 0, cut = LIST_READ_BLOCK - 1 - strlen("10.0.0.2");
+	char err[LIST_ERROR_LEN], path[32], *text;
+	struct collected c = {};
+
+	(void)state;
+	text = malloc(LIST_READ_BLOCK + 64);
+	assert_non_null(text);
+	/* A comment line, then lines of 9 bytes up to the cut. */
+	used = sprintf(text, "#%.*s\n", (int)((cut - 2) % 9), "xxxxxxxxx");
+	while (used < cut)
+		used += sprintf(text + used, "10.0.0.1\n");
+	assert_int_equal(used, cut);
+	used += sprintf(text + used, "10.0.0.255\n10.0.0.3");
+	write_list(path, text, used);
+	free(text);
+	assert_int_equal(list_read_format(path, FORMAT_AUTO, last_entry, &c, err), 0);
+	unlink(path);
+	assert_int_equal(c.n, (cut - (cut - 2) % 9 - 2) / 9 + 2);
+	assert_addr_entry(&c.entries[0], "10.0.0.255");
+	assert_addr_entry(&c.entries[1], "10.0.0.3");
+}
+
 /* A read that fails is an error, never the end of the list. */
 static void test_read_error_is_not_eof(void **state)
 {
@@ -513,6 +713,10 @@ int main(void)
 		cmocka_unit_test(test_overlong_line_is_refused),
 		cmocka_unit_test(test_lines_across_blocks),
 		cmocka_unit_test(test_read_error_is_not_eof),
+		cmocka_unit_test(test_plain_lines_in_a_file),
+		cmocka_unit_test(test_plain_wide_prefix),
+		cmocka_unit_test(test_plain_lines_across_blocks),
+		cmocka_unit_test(test_plain_line_cut_by_the_read),
 		cmocka_unit_test(test_callback_error_stops_the_read),
 		cmocka_unit_test(test_callback_einval_is_not_a_bad_line),
 	};

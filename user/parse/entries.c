@@ -132,11 +132,12 @@ int entry_parse_line(char *text, enum list_format format, entry_fn fn, void *ctx
 
 /*
  * "a.b.c.d" or "a.b.c.d/len" as inet_pton() and key_parse() read them (no
- * leading zeros, octets to 255, no host bits after len): the address key,
- * in a fraction of their time. False for anything else, which the general
- * path then parses and, if need be, refuses with its reason.
+ * leading zeros, octets to 255, no host bits after len) at the start of s:
+ * the address key, in a fraction of their time, and where the text stops.
+ * NULL for anything else, which the general path then parses and, if need
+ * be, refuses with its reason.
  */
-static bool ipv4_plain(const char *s, struct bloomxdp_key *key)
+const char *ipv4_plain_scan(const char *s, struct bloomxdp_key *key)
 {
 	__u32 a = 0, v, len = 32, part;
 	const char *start;
@@ -147,26 +148,38 @@ static bool ipv4_plain(const char *s, struct bloomxdp_key *key)
 		for (v = 0; *s >= '0' && *s <= '9' && s - start < 3; s++)
 			v = v * 10 + (*s - '0');
 		if (s == start || v > 255 || (*start == '0' && s - start > 1))
-			return false;
+			return NULL;
 		a = a << 8 | v;
 		if (part < 3 && *s++ != '.')
-			return false;
+			return NULL;
 	}
 	if (*s == '/') {
 		start = ++s;
 		for (len = 0; *s >= '0' && *s <= '9' && s - start < 2; s++)
 			len = len * 10 + (*s - '0');
 		if (s == start || len > 32 || (*start == '0' && s - start > 1))
-			return false;
+			return NULL;
 	}
-	if (*s || (len < 32 && (a & (0xffffffffU >> len))))
-		return false;
+	if (len < 32 && (a & (0xffffffffU >> len)))
+		return NULL;
 	be[0] = a >> 24;
 	be[1] = a >> 16;
 	be[2] = a >> 8;
 	be[3] = a;
 	bloomxdp_key_ipv4(key, be, len);
-	return true;
+	return s;
+}
+
+static bool ipv4_plain(const char *s, struct bloomxdp_key *key)
+{
+	s = ipv4_plain_scan(s, key);
+	return s && !*s;
+}
+
+bool list_parse_plain_on(const struct list_parse *p)
+{
+	/* Auto takes such a line for an address too, unless inside a zone record. */
+	return (p->format == FORMAT_AUTO || p->format == FORMAT_ADDR) && !p->zone_open_paren;
 }
 
 int list_parse_plain(struct list_parse *p, const char *text, entry_fn fn, void *ctx)
@@ -179,9 +192,7 @@ int list_parse_plain(struct list_parse *p, const char *text, entry_fn fn, void *
 	e.name[0] = '\0';
 	e.path[0] = '\0';
 
-	/* Auto takes such a line for an address too, unless inside a zone record. */
-	if ((p->format != FORMAT_AUTO && p->format != FORMAT_ADDR) || p->zone_open_paren ||
-	    !ipv4_plain(text, &e.addr))
+	if (!list_parse_plain_on(p) || !ipv4_plain(text, &e.addr))
 		return 1;
 	p->widened = NULL;
 	p->reason = NULL;

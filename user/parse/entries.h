@@ -102,6 +102,16 @@ int list_parse_line(struct list_parse *p, char *text, entry_fn fn, void *ctx, co
  */
 int list_parse_plain(struct list_parse *p, const char *text, entry_fn fn, void *ctx);
 
+/* Whether list_parse_plain() takes plain IPv4 lines at this point of the input. */
+bool list_parse_plain_on(const struct list_parse *p);
+
+/*
+ * The plain IPv4 address or prefix at the start of s as list_parse_plain()
+ * takes it, and the first byte after it (the caller checks that the line
+ * ends there); NULL when s does not start with one.
+ */
+const char *ipv4_plain_scan(const char *s, struct bloomxdp_key *key);
+
 /* One line read on its own, in a format other than csv (a test's, a tool's). */
 int entry_parse_line(char *text, enum list_format format, entry_fn fn, void *ctx,
 		     const char **why);

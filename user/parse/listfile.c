@@ -134,6 +134,32 @@ static int next_line(struct line_reader *r, char **line, size_t *len)
 	}
 }
 
+/*
+ * The fast path of a long address list: a line that is a plain IPv4 address
+ * or prefix and nothing else (no white space, comment or '\r'), taken
+ * straight from the buffer, without looking for its newline first. 1 and
+ * e->addr with the line consumed; 0 for any other line, left for
+ * next_line() and the general parsers (which also refuse too wide a prefix,
+ * with their message), as is a line not wholly read yet.
+ */
+static int plain_line(struct line_reader *r, const struct list_parse *p, bool refuse_wide,
+		      struct entry *e)
+{
+	const char *end;
+
+	if (!list_parse_plain_on(p))
+		return 0;
+	/* The byte next_line() keeps for a NUL stops the scan at the end of what was read. */
+	r->buf[r->end] = '\0';
+	end = ipv4_plain_scan(r->buf + r->start, &e->addr);
+	if (!end || (*end != '\n' && !(end == r->buf + r->end && r->eof)))
+		return 0;
+	if (refuse_wide && prefix_too_wide(&e->addr))
+		return 0;
+	r->start = end - r->buf + (*end == '\n');
+	return 1;
+}
+
 void list_note(struct list_notes *n, const char *why, bool widened, const char *file,
 	       unsigned long line)
 {
@@ -214,6 +240,7 @@ static int read_fd(int fd, const char *name, struct list_read_opts *o, entry_fn 
 		   char err[LIST_ERROR_LEN])
 {
 	struct wide_check wide = { .fn = fn, .ctx = ctx };
+	struct entry plain = { .kind = ENTRY_ADDR };
 	char quoted[LIST_QUOTE_MAX * 4 + 8];
 	entry_fn efn = fn;
 	void *ectx = ctx;
@@ -238,7 +265,20 @@ static int read_fd(int fd, const char *name, struct list_read_opts *o, entry_fn 
 		ectx = &wide;
 	}
 	o->file = name;
-	while ((ret = next_line(r, &line, &len)) > 0) {
+	for (;;) {
+		if (plain_line(r, &parse, o->refuse_wide, &plain)) {
+			o->line = ++lineno;
+			/* What list_parse_plain() makes of the line; fn returns 0 or -errno. */
+			parse.widened = NULL;
+			parse.reason = NULL;
+			ret = fn(&plain, ctx);
+			if (ret < 0)
+				goto out;
+			continue;
+		}
+		ret = next_line(r, &line, &len);
+		if (ret <= 0)
+			break;
 		lineno++;
 		o->line = lineno;
 		if (memchr(line, '\0', len)) {
