@@ -21,6 +21,13 @@
  *   --listed       mark the frames listed for the bare receiver (IPv4 ID not 0)
  *   --dns-fixed    the same name in every frame (letters not stamped): what
  *                  the randomness costs the receiver
+ *   --payload K    with --dns-zone, what names the name (its first labels random
+ *                  as above): dns (a query, the default), answers (a response
+ *                  from port 53 to 40000: the question, a CNAME to the 3-label
+ *                  abcdefgh.cdn.example, 3 A records owned by it), http (a TCP
+ *                  segment to port 80: "GET / HTTP/1.1", its Host header) or
+ *                  tls (a TCP segment to port 443: a TLS ClientHello whose only
+ *                  extension is server_name)
  *
  * A round runs every mix against every target, one slot each, the targets in
  * turn (their order rotated by one each round, so that none is always first
@@ -51,6 +58,7 @@
 #include <linux/if_ether.h>
 #include <linux/if_link.h>
 #include <linux/ip.h>
+#include <linux/tcp.h>
 #include <linux/udp.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -59,7 +67,7 @@
 #include "own_mac.h"
 
 #define FRAME_LEN 60
-#define FRAME_MAX 128
+#define FRAME_MAX 256
 #define MAX_RANDOM_LABELS 4
 #define MAX_MIXES 8
 #define MAX_TARGETS 16
@@ -115,6 +123,84 @@ static void link_tx(const char *ifname, __u32 *packets, __u32 *dropped)
 static const char *dns_zone;
 static int dns_random = 1;
 
+/* What the flood's frames carry (--payload). */
+enum payload { PAYLOAD_DNS, PAYLOAD_ANSWERS, PAYLOAD_HTTP, PAYLOAD_TLS };
+static enum payload payload_kind;
+static size_t name_at;	/* where the random labels start in the L4 payload */
+
+/* "aaaaaaaa." dns_random times, then the zone: the flood's name, dotted. */
+static void flood_name(char *out)
+{
+	int i;
+
+	out[0] = '\0';
+	for (i = 0; i < dns_random; i++)
+		strcat(out, "aaaaaaaa.");
+	strcat(out, dns_zone);
+}
+
+/* A response to the query (RD, RA): a CNAME to 3 labels, 3 A records owned by its target. */
+static size_t answers_payload(unsigned char *out)
+{
+	static struct dns_msg m;
+	char name[128];
+	size_t target, at;
+	int i;
+
+	flood_name(name);
+	dns_msg_header(&m, 0x8180, 1, 4, 0, 0);
+	name_at = dns_msg_question(&m, name, 1) + 1;
+	target = dns_msg_alias(&m, 5, "abcdefgh.cdn.example");
+	for (i = 0; i < 3; i++) {
+		dns_msg_be16(&m, 0xc000 | target);
+		at = dns_msg_rr(&m, 0, 1, 1, 300);
+		dns_msg_put(&m, (const unsigned char[]){ 198, 51, 100, 1 + i }, 4);
+		dns_msg_rr_end(&m, at);
+	}
+	memcpy(out, m.b, m.len);
+	return m.len;
+}
+
+/* An HTTP/1.1 request naming the flood's name in its Host header. */
+static size_t http_payload(unsigned char *out)
+{
+	char name[128];
+
+	flood_name(name);
+	name_at = strlen("GET / HTTP/1.1\r\nHost: ");
+	return sprintf((char *)out, "GET / HTTP/1.1\r\nHost: %s\r\n\r\n", name);
+}
+
+/* A minimal TLS 1.2 ClientHello whose only extension is server_name (as prog_run's). */
+static size_t tls_payload(unsigned char *out)
+{
+	char name[128];
+	size_t nlen, ext, hs, n = 0;
+
+	flood_name(name);
+	nlen = strlen(name);
+	ext = 9 + nlen;
+	hs = 2 + 32 + 1 + 4 + 2 + 2 + ext;
+	out[n++] = 22; out[n++] = 3; out[n++] = 1;
+	out[n++] = (hs + 4) >> 8; out[n++] = (hs + 4) & 0xff;
+	out[n++] = 1; out[n++] = 0; out[n++] = hs >> 8; out[n++] = hs & 0xff;
+	out[n++] = 3; out[n++] = 3;
+	memset(out + n, 0x5a, 32);
+	n += 32;
+	out[n++] = 0;						/* session id */
+	out[n++] = 0; out[n++] = 2; out[n++] = 0x13; out[n++] = 0x01;	/* cipher suites */
+	out[n++] = 1; out[n++] = 0;				/* compression */
+	out[n++] = ext >> 8; out[n++] = ext & 0xff;		/* extensions */
+	out[n++] = 0; out[n++] = 0;				/* server_name */
+	out[n++] = (nlen + 5) >> 8; out[n++] = (nlen + 5) & 0xff;
+	out[n++] = (nlen + 3) >> 8; out[n++] = (nlen + 3) & 0xff;
+	out[n++] = 0;
+	out[n++] = nlen >> 8; out[n++] = nlen & 0xff;
+	name_at = n;
+	memcpy(out + n, name, nlen);
+	return n + nlen;
+}
+
 /* A standard query for "xxxxxxxx.(dns_random times)ZONE", type A; returns its length. */
 static size_t dns_payload(unsigned char *out)
 {
@@ -124,6 +210,7 @@ static size_t dns_payload(unsigned char *out)
 	memset(out, 0, 12);
 	out[2] = 0x01;	/* RD */
 	out[5] = 1;	/* QDCOUNT */
+	name_at = 13;
 	for (i = 0; i < dns_random; i++) {
 		out[n++] = 8;
 		memset(out + n, 'a', 8);
@@ -134,19 +221,40 @@ static size_t dns_payload(unsigned char *out)
 	return n + 4;
 }
 
+/* The flood's L4 header length and payload after it (at l4), for --payload. */
+static size_t flood_l4(unsigned char *l4, size_t *hdr)
+{
+	*hdr = sizeof(struct udphdr);
+	switch (payload_kind) {
+	case PAYLOAD_ANSWERS:
+		return answers_payload(l4 + *hdr);
+	case PAYLOAD_HTTP:
+		*hdr = sizeof(struct tcphdr);
+		return http_payload(l4 + *hdr);
+	case PAYLOAD_TLS:
+		*hdr = sizeof(struct tcphdr);
+		return tls_payload(l4 + *hdr);
+	default:
+		return dns_payload(l4 + *hdr);
+	}
+}
+
 static void build_frame(struct target *t, const unsigned char *dst_mac, __be32 dst)
 {
-	size_t payload = 0;
+	size_t payload = 0, hdr = sizeof(struct udphdr);
 	struct ethhdr *eth = (void *)t->frame;
 	struct iphdr *ip = (void *)(t->frame + ETH_HLEN);
 	struct udphdr *udp = (void *)(ip + 1);
+	struct tcphdr *tcp = (void *)(ip + 1);
 	__u16 *w;
 
 	memset(t->frame, 0, sizeof(t->frame));
 	t->len = FRAME_LEN;
 	if (dns_zone) {
-		payload = dns_payload((unsigned char *)(udp + 1));
-		t->len = ETH_HLEN + sizeof(*ip) + sizeof(*udp) + payload;
+		payload = flood_l4((unsigned char *)(ip + 1), &hdr);
+		t->len = ETH_HLEN + sizeof(*ip) + hdr + payload;
+		if (t->len < FRAME_LEN)
+			t->len = FRAME_LEN;
 	}
 	memcpy(eth->h_dest, dst_mac, ETH_ALEN);
 	if (own_mac(t->ifname, eth->h_source))
@@ -159,9 +267,21 @@ static void build_frame(struct target *t, const unsigned char *dst_mac, __be32 d
 	ip->ttl = 64;
 	ip->protocol = IPPROTO_UDP;
 	ip->daddr = dst;
-	udp->source = htons(4096);
-	udp->dest = htons(dns_zone ? 53 : 9);
-	udp->len = htons(t->len - ETH_HLEN - sizeof(*ip));
+	if (dns_zone && hdr == sizeof(struct tcphdr)) {
+		ip->protocol = IPPROTO_TCP;
+		tcp->source = htons(40000);
+		tcp->dest = htons(payload_kind == PAYLOAD_HTTP ? 80 : 443);
+		tcp->seq = htonl(1);
+		tcp->ack_seq = htonl(1);
+		tcp->doff = 5;
+		tcp->psh = 1;
+		tcp->ack = 1;
+		tcp->window = htons(512);
+	} else {
+		udp->source = htons(payload_kind == PAYLOAD_ANSWERS ? 53 : 4096);
+		udp->dest = htons(!dns_zone ? 9 : payload_kind == PAYLOAD_ANSWERS ? 40000 : 53);
+		udp->len = htons(t->len - ETH_HLEN - sizeof(*ip));
+	}
 	t->csum_base = 0;
 	for (w = (__u16 *)ip; w < (__u16 *)(ip + 1); w++)
 		t->csum_base += *w;
@@ -243,6 +363,7 @@ int main(int argc, char **argv)
 		{ "dns-random", required_argument, NULL, 'l' },
 		{ "listed", no_argument, NULL, 'L' },
 		{ "dns-fixed", no_argument, NULL, 'F' },
+		{ "payload", required_argument, NULL, 'P' },
 		{}
 	};
 	struct mix mixes[MAX_MIXES];
@@ -293,6 +414,16 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'L': listed = 1; break;
+		case 'P':
+			for (k = 0; k < 4; k++)
+				if (!strcmp(optarg, (const char *[]){ "dns", "answers", "http", "tls" }[k]))
+					break;
+			if (ntarget || k == 4) {
+				fprintf(stderr, "gen: --payload dns|answers|http|tls, before --target\n");
+				return 2;
+			}
+			payload_kind = k;
+			break;
 		case 'F': fixed = 1; break;
 		case 'm':
 			eq = strchr(optarg, '=');
@@ -360,9 +491,10 @@ int main(int argc, char **argv)
 		die("load");
 	}
 	if (dns_zone && !fixed) {
-		/* After Ethernet, IPv4, UDP, the DNS header and the first length byte. */
-		skel->bss->name_off = ETH_HLEN + sizeof(struct iphdr) + sizeof(struct udphdr) +
-				      12 + 1;
+		/* After Ethernet, IPv4 and the L4 header: the first label's first letter. */
+		skel->bss->name_off = ETH_HLEN + sizeof(struct iphdr) + name_at +
+				      (payload_kind == PAYLOAD_HTTP || payload_kind == PAYLOAD_TLS ?
+				       sizeof(struct tcphdr) : sizeof(struct udphdr));
 		skel->bss->name_labels = dns_random;
 	}
 	skel->bss->id_or = listed;

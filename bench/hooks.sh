@@ -71,18 +71,10 @@ H_CONFIGS=("xdp ingress --mode native" "tc ingress --hook tc"
 H_SEND=${BENCH_HOOKS_SEND:-ip}
 H_LIVE=${BENCH_HOOKS_LIVE:-1}
 SLOTS=()
+FLOOR_SEEN=()	# the floors of the run (teardown empties FLOORS)
 H_ADDR_A=198.18.0.1	# the attached end: egress frames' source
 H_ADDR_P=198.18.0.2	# its peer; ingress frames go to $DST (198.19.0.1), a blackhole
-STATS_WAS=
 declare -A HDIR HPROG HXDP PNS PIF PMAC
-
-hooks_cleanup() {
-	cleanup
-	if [ -n "$STATS_WAS" ]; then
-		sysctl -qw kernel.bpf_stats_enabled="$STATS_WAS" ||
-			log "could not put kernel.bpf_stats_enabled back to $STATS_WAS"
-	fi
-}
 
 # hook_up I NAME: namespaces bxb-ID-aI (bloomxdp's end, aI) and bxb-ID-pI
 # (the peer's end, pI) joined by a veth pair, addressed and routed so that a
@@ -156,11 +148,6 @@ pass_xdp() {
 	fi
 }
 
-# prog_time PROG_ID: "RUN_TIME_NS RUN_CNT VERIFIED_INSNS" (bpf_stats).
-prog_time() {
-	"$B/bench/tx" stats "$1" | awk '{ print $6, $8, $10 }'
-}
-
 # bloom_counters NAME: "PACKETS DROPPED" of the attachment (its one direction).
 bloom_counters() {
 	local out p d
@@ -201,20 +188,23 @@ send() {
 
 # slot ROUND NAME MIX SECONDS: one measurement, appended to hooks.tsv:
 # ROUND MIX NAME NS_PER_PACKET RUN_CNT PACKETS DROPPED SENDER_MPPS VERIFIED_INSNS
+# (and, but for the verdicts' round, to progtime.tsv: run.sh's pt_record).
 slot() {
-	local round=$1 name=$2 mix=$3 base=${2%-live} s0 s1 c0 c1 out
+	local round=$1 name=$2 mix=$3 base=${2%-live} s0 s1 c0 c1 out d
 	s0=$(prog_time "${HPROG[$base]}") || return 1
 	c0=$(bloom_counters "$base")
 	out=$(send "$name" "$mix" "$4") || { log "sender failed ($name, $mix): $out"; return 1; }
 	s1=$(prog_time "${HPROG[$base]}") || return 1
 	c1=$(bloom_counters "$base")
-	awk -v r="$round" -v m="$mix" -v n="$name" -v a="$s0" -v b="$s1" -v x="$c0" -v y="$c1" \
+	d=$(pt_delta "$s0" "$s1")
+	awk -v r="$round" -v m="$mix" -v n="$name" -v d="$d" -v x="$c0" -v y="$c1" \
 		-v o="$out" 'BEGIN {
-		split(a, s, " "); split(b, t, " "); split(x, c, " "); split(y, d, " ")
-		split(o, f, " "); dc = t[2] - s[2]
-		printf "%s\t%s\t%s\t%.1f\t%.0f\t%.0f\t%.0f\t%s\t%s\n", r, m, n,
-			(dc > 0 ? (t[1] - s[1]) / dc : -1), dc, d[1] - c[1], d[2] - c[2], f[8], t[3]
+		split(d, t, " "); split(x, c, " "); split(y, e, " "); split(o, f, " ")
+		printf "%s\t%s\t%s\t%.1f\t%.0f\t%.0f\t%.0f\t%s\t%s\n", r, m, n, t[1], t[2],
+			e[1] - c[1], e[2] - c[2], f[8], t[3]
 	}' >>"$H_RAW/hooks.tsv"
+	[ "$round" = verify ] || pt_record "$H_N" "$round" "$mix" "$name" "$d" "$c0" "$c1" \
+		"$(awk '{ print $8 }' <<<"$out")"
 }
 
 # hot NAME: BPF_PROG_TEST_RUN of the attachment's program on one frame, listed
@@ -356,6 +346,25 @@ hooks_section() {
 	done
 }
 
+# hooks_floor I: the floor of the list's footprint (the XDP attachment's
+# live filter, status_bytes) on veth pair I, fed by bench/gen from the
+# generator's namespace of run.sh: every hook is set against it.
+hooks_floor() {
+	local name f st
+	for name in "${RXS[@]}"; do
+		[ -e "$H_RAW/status-$name.json" ] && st=$H_RAW/status-$name.json && break
+	done
+	f=floor-$(status_bytes "$st")
+	[ "$f" != floor- ] || return 1
+	for name in "${SLOTS[@]}"; do
+		FLOOR_OF[$name]=$f
+	done
+	make_ns "$GNS" || return 1
+	floors_up "$H_N" "$1" || return 1
+	FLOOR_SEEN=("${FLOORS[@]}")
+	pt_floors "$H_N" "${SLOTS[@]}"
+}
+
 hooks_main() {
 	local i=0 c name r m t0 t1
 	[ "$(id -u)" -eq 0 ] || die "needs root (namespaces, XDP, tc, bpffs, sysctl)"
@@ -367,11 +376,11 @@ hooks_main() {
 	mkdir -p "$H_RAW"
 	WORK=$(mktemp -d "/tmp/bxb-$ID.XXXXXX") || die "mktemp"
 	export BLOOMXDP_STATE_DIR=$WORK/state
-	trap hooks_cleanup EXIT
+	trap run_exit EXIT
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
-	STATS_WAS=$(sysctl -n kernel.bpf_stats_enabled) || die "cannot read kernel.bpf_stats_enabled"
-	sysctl -qw kernel.bpf_stats_enabled=1 || die "cannot set kernel.bpf_stats_enabled=1"
+	pt_on
+	RAW=$H_RAW	# run.sh's functions write there (progtime.tsv)
 	mkdir -p "$WORK/$H_N"
 	"$B/bench/mklists" "$WORK/$H_N" "$H_N" "$H_TRAFFIC" 17 >/dev/null || die "mklists failed"
 	for c in "${H_CONFIGS[@]}"; do
@@ -393,6 +402,7 @@ hooks_main() {
 			[ "${HDIR[$name]}" = ingress ] && SLOTS+=("$name-live")
 		done
 	fi
+	hooks_floor "$i" || die "cannot set up the floor"
 	# Warm-up and verdicts: each hook and mix for a second, its own counters.
 	for name in "${SLOTS[@]}"; do
 		for m in "${H_MIXES[@]}"; do
@@ -410,6 +420,9 @@ hooks_main() {
 					"  round %s %-5s %-11s %6.1f ns/packet over %.0f runs, %s Mpps\n",
 					$1, $2, $3, $4, $5, $8 }' >&2
 			done
+			for name in "${FLOORS[@]}"; do
+				pt_slot "$H_N" "$r" "$m" "$name" || die "$name, $m failed"
+			done
 		done
 	done
 	for name in "${RXS[@]}"; do
@@ -417,6 +430,11 @@ hooks_main() {
 	done
 	teardown
 	hooks_section >"$H_RAW/section.md" || die "report failed"
+	if [ "${#FLOOR_SEEN[@]}" -gt 0 ]; then
+		{ echo; python3 "$ROOT/bench/progtime.py" "$H_RAW" \
+			"Hooks: program time against the floor"; } >>"$H_RAW/section.md" ||
+			die "report failed"
+	fi
 	cat "$H_RAW/section.md" >&2
 	log "done: $H_RAW/section.md"
 }

@@ -7,10 +7,13 @@
 # them holds the same keys; each list an exact copy of its own), side by side
 # through the veth as in run.sh: every frame listed (each hit attributed to
 # its list) and none listed (the union filter's fast path only). The ratios
-# to the default list are what the section reports.
+# to the default list are what the section reports. Then (BENCH_PROGTIME=1,
+# the default) each receiver's program time from bpf_stats beside the floor
+# of its footprint (run.sh's progtime: live frames at one receiver at a time).
 #
 # Environment: as run.sh (BENCH_QUICK, BENCH_ROUNDS, BENCH_WINDOW,
-# BENCH_TRAFFIC, CPUs); BENCH_LISTS_ENTRIES (100000), BENCH_LISTS_RAW (where
+# BENCH_TRAFFIC, BENCH_PROGTIME, BENCH_PT_ROUNDS, BENCH_PT_WINDOW,
+# BENCH_THROUGHPUT, CPUs); BENCH_LISTS_ENTRIES (100000), BENCH_LISTS_RAW (where
 # the raw data and section.md go; default build/bench/lists). The state of
 # the attachments goes to the run's temporary directory. Network safety:
 # run.sh's (its functions are used).
@@ -108,9 +111,10 @@ lists_main() {
 	RAW=$L_RAW
 	WORK=$(mktemp -d "/tmp/bxb-$ID.XXXXXX") || die "mktemp"
 	export BLOOMXDP_STATE_DIR=$WORK/state
-	trap cleanup EXIT
+	trap run_exit EXIT
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
+	[ "$PROGTIME" = 1 ] && pt_on
 	mkdir -p "$WORK/$L_N"
 	"$B/bench/mklists" "$WORK/$L_N" "$L_N" "$TRAFFIC" 13 || die "mklists failed"
 	make_ns "$GNS" || die "cannot create namespace $GNS"
@@ -125,10 +129,27 @@ lists_main() {
 	done
 	log "named lists: verdicts (each receiver's own counters)"
 	verify "$L_N"
-	log "named lists: $ROUNDS rounds of ${#MIXES[@]} mixes x ${#RXS[@]} receivers"
-	throughput "$L_N"
+	if [ "${BENCH_THROUGHPUT:-1}" = 1 ]; then
+		log "named lists: $ROUNDS rounds of ${#MIXES[@]} mixes x ${#RXS[@]} receivers"
+		throughput "$L_N"
+	fi
+	if [ "$PROGTIME" = 1 ]; then
+		for name in "${RXS[@]}"; do
+			FLOOR_OF[$name]=floor-$(status_bytes "$RAW/status-$name.json")
+		done
+		floors_up "$L_N" "$i" || die "cannot set up the floors"
+		log "named lists: program time, $PT_ROUNDS rounds, ${PT_WINDOW} s a slot"
+		progtime "$L_N"
+	fi
 	teardown
-	lists_section >"$RAW/section.md" || die "report failed"
+	: >"$RAW/section.md"
+	if [ -s "$RAW/throughput.tsv" ]; then
+		lists_section >>"$RAW/section.md" || die "report failed"
+	fi
+	if [ "$PROGTIME" = 1 ]; then
+		python3 "$ROOT/bench/progtime.py" "$RAW" "Named lists: program time against the floor" \
+			>>"$RAW/section.md" || die "report failed"
+	fi
 	cat "$RAW/section.md" >&2
 	log "done: $RAW/section.md"
 }

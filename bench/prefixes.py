@@ -5,8 +5,9 @@ raw data of bench/prefixes.sh (its directory: meta.txt, throughput.tsv,
 verify.tsv, load.tsv, status-*.json, load-*.txt). Markdown on stdout."""
 import json
 import os
-import statistics
 import sys
+
+from benchlib import med, read_meta, read_tsv
 
 DESC = {
     "bare": "bare XDP (verdict stamped in the frame, no lookup)",
@@ -26,31 +27,15 @@ BEFORE = {
 }
 
 
-def rows(path):
-    try:
-        with open(path) as f:
-            return [line.rstrip("\n").split("\t") for line in f if line.strip()]
-    except OSError:
-        return []
-
-
-def med(xs):
-    return statistics.median(xs) if xs else float("nan")
-
-
 def main():
     raw = sys.argv[1]
-    meta = {}
-    with open(os.path.join(raw, "meta.txt")) as f:
-        for line in f:
-            k, _, v = line.rstrip("\n").partition(" ")
-            meta[k] = v
+    meta = read_meta(os.path.join(raw, "meta.txt"))
     n4, n6 = meta.get("prefixes", "50000 10000").split()
     rates, per_round, drops = {}, {}, {}
-    for _n, rnd, mix, rx, mpps, _gen, _ref in rows(os.path.join(raw, "throughput.tsv")):
+    for _n, rnd, mix, rx, mpps, _gen, _ref in read_tsv(os.path.join(raw, "throughput.tsv")):
         rates.setdefault((rx, mix), []).append(float(mpps))
         per_round[(rnd, mix, rx)] = float(mpps)
-    for _n, rx, mix, _p, _d, frac in rows(os.path.join(raw, "verify.tsv")):
+    for _n, rx, mix, _p, _d, frac in read_tsv(os.path.join(raw, "verify.tsv")):
         drops[(rx, mix)] = float(frac)
     receivers = [r for r in DESC if any(k[0] == r for k in rates)]
 
@@ -127,7 +112,7 @@ def main():
                         w(line.rstrip("\n"))
             w("```")
         w("")
-    loads = rows(os.path.join(raw, "load.tsv"))
+    loads = read_tsv(os.path.join(raw, "load.tsv"))
     plist = [r for r in loads if r[0] == "p"]
     if plist:
         w("Loading the prefix list (wall time, peak RSS of the loading process):")

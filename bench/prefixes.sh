@@ -13,8 +13,13 @@
 #      times into each layout: seconds and the loader's peak RSS
 #      (/usr/bin/time), medians.
 #
+# Then (BENCH_PROGTIME=1, the default) each receiver's program time from
+# bpf_stats beside the floor of its footprint (run.sh's progtime): the issue's
+# target is bloomxdp within 1.5x the floor on unlisted frames.
+#
 # Environment: as run.sh (BENCH_QUICK, BENCH_ROUNDS, BENCH_WINDOW,
-# BENCH_TRAFFIC, CPUs); BENCH_PREFIX_V4 (50000), BENCH_PREFIX_V6 (10000),
+# BENCH_TRAFFIC, BENCH_PROGTIME, BENCH_PT_ROUNDS, BENCH_PT_WINDOW,
+# BENCH_THROUGHPUT, CPUs); BENCH_PREFIX_V4 (50000), BENCH_PREFIX_V6 (10000),
 # BENCH_LOAD_ENTRIES (10000000; quick 1000000), BENCH_LOAD_RUNS (3), BENCH_LOAD=0
 # (no load times), BENCH_PREFIX_RECEIVERS (a subset of: bare bloom-auto
 # bloom-intervals lpmnet nft ipset; "none": load times only),
@@ -97,6 +102,26 @@ setup_prefix_rx() {
 	rx_threaded "$name"
 }
 
+# prefix_progtime I: with BENCH_PROGTIME=1 (the default), each receiver's
+# program time (run.sh's progtime) beside the floor of its footprint, on veth
+# pairs from I on: bloomxdp's the live filter's and exact intervals' bytes
+# (status_bytes); bare and the LPM trie set against bloomxdp --store auto's.
+prefix_progtime() {
+	local name f=
+	[ "$PROGTIME" = 1 ] || return 0
+	for name in bloom-auto bloom-intervals; do
+		[ -e "$RAW/status-$name.json" ] || continue
+		FLOOR_OF[$name]=floor-$(status_bytes "$RAW/status-$name.json")
+		[ -n "$f" ] || f=${FLOOR_OF[$name]}
+	done
+	for name in bare lpmnet; do
+		FLOOR_OF[$name]=$f
+	done
+	floors_up p "$1" || return 1
+	log "prefix list: program time, $PT_ROUNDS rounds, ${PT_WINDOW} s a slot"
+	progtime p
+}
+
 # load_times: a list of LOAD_N hosts loaded LOAD_RUNS times into each layout.
 load_times() {
 	local name=load layout i tr ns r out
@@ -133,9 +158,10 @@ prefix_main() {
 	mkdir -p "$P_RAW"
 	RAW=$P_RAW
 	WORK=$(mktemp -d "/tmp/bxb-$ID.XXXXXX") || die "mktemp"
-	trap cleanup EXIT
+	trap run_exit EXIT
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
+	[ "$PROGTIME" = 1 ] && pt_on
 	{
 		echo "date $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 		echo "commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)$(git -C "$ROOT" diff --quiet 2>/dev/null || echo ' (with uncommitted changes)')"
@@ -171,8 +197,11 @@ prefix_main() {
 	if [ "${#RXS[@]}" -gt 0 ]; then
 		log "prefix list: verdicts (each receiver's own counters)"
 		verify p
-		log "prefix list: $ROUNDS rounds of ${#MIXES[@]} mixes x ${#RXS[@]} receivers"
-		throughput p
+		if [ "${BENCH_THROUGHPUT:-1}" = 1 ]; then
+			log "prefix list: $ROUNDS rounds of ${#MIXES[@]} mixes x ${#RXS[@]} receivers"
+			throughput p
+		fi
+		prefix_progtime "$i" || die "program time failed"
 		# Where an unlisted frame's time goes (perf of the receiving CPU).
 		for name in bare bloom-auto bloom-intervals; do
 			[ -n "${GIF[$name]:-}" ] && perf_profile p "$name" none
@@ -185,6 +214,10 @@ prefix_main() {
 	fi
 	echo "load_end $(cut -d' ' -f1-3 /proc/loadavg)" >>"$RAW/meta.txt"
 	python3 "$ROOT/bench/prefixes.py" "$RAW" >"$RAW/section.md" || die "report failed"
+	if [ -s "$RAW/progtime.tsv" ]; then
+		{ echo; python3 "$ROOT/bench/progtime.py" "$RAW" "The prefix list: program time \
+against the floor"; } >>"$RAW/section.md" || die "report failed"
+	fi
 	log "done: $RAW/section.md"
 }
 

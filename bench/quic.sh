@@ -81,18 +81,9 @@ LISTED=www.listed.example
 # NAME PORT POOL POOL_SIZE (0: all of it)
 Q_TRAFFICS=("unlisted 443 $UNLISTED 0" "repeated 443 $UNLISTED 1" "listed 443 $LISTED 0"
 	"other-port 4443 $UNLISTED 0" "idle 0 - 0")
-STATS_WAS=
 Q_PROG=
 Q_PIF=
 Q_PNS=
-
-quic_cleanup() {
-	cleanup
-	if [ -n "$STATS_WAS" ]; then
-		sysctl -qw kernel.bpf_stats_enabled="$STATS_WAS" ||
-			log "could not put kernel.bpf_stats_enabled back to $STATS_WAS"
-	fi
-}
 
 # capture_pool NAME: $Q_POOLS/NAME.hex holds at least $Q_POOL client Initials
 # naming NAME, one a line in hex (captured now if it does not).
@@ -207,9 +198,10 @@ counters_q() {
 # slot CONFIG ROUND TRAFFIC PORT NAME POOL_SIZE: one measurement, appended to quic.tsv:
 # CONFIG TRAFFIC ROUND NS_PER_PACKET RUN_CNT SECONDS NAPI_TICKS CPU_BUSY CPU_TOTAL
 # SENDER_MPPS CHECKED HITS UNPARSED SPENT UNSEEN DROPPED VERIFIED_INSNS
+# (and, but for idle, to progtime.tsv as receiver quic-CONFIG: run.sh's pt_record).
 slot() {
-	local config=$1 round=$2 traffic=$3 port=$4 name=$5 size=$6 s0 s1 c0 c1 n0 n1 p0 p1 out
-	s0=$("$B/bench/tx" stats "$Q_PROG") || return 1
+	local config=$1 round=$2 traffic=$3 port=$4 name=$5 size=$6 s0 s1 c0 c1 n0 n1 p0 p1 out d u v
+	s0=$(prog_time "$Q_PROG") || return 1
 	c0=$(counters_q)
 	n0=$(napi_ticks)
 	p0=$(cpu_ticks)
@@ -224,19 +216,55 @@ slot() {
 	p1=$(cpu_ticks)
 	n1=$(napi_ticks)
 	c1=$(counters_q)
-	s1=$("$B/bench/tx" stats "$Q_PROG") || return 1
-	awk -v cf="$config" -v r="$round" -v tr="$traffic" -v a="$s0" -v b="$s1" -v o="$out" \
+	s1=$(prog_time "$Q_PROG") || return 1
+	d=$(pt_delta "$s0" "$s1")
+	awk -v cf="$config" -v r="$round" -v tr="$traffic" -v d="$d" -v o="$out" \
 		-v n0="$n0" -v n1="$n1" -v p0="$p0" -v p1="$p1" -v c0="$c0" -v c1="$c1" 'BEGIN {
-		split(a, s, " "); split(b, t, " "); split(o, f, " ")
+		split(d, t, " "); split(o, f, " ")
 		split(p0, x, " "); split(p1, y, " "); split(c0, u, " "); split(c1, v, " ")
-		dc = t[8] - s[8]
 		printf "%s\t%s\t%s\t%.1f\t%.0f\t%s\t%d\t%d\t%d\t%s", cf, tr, r,
-			(dc > 0 ? (t[6] - s[6]) / dc : -1), dc, f[6], n1 - n0, y[1] - x[1],
-			y[2] - x[2], f[8]
+			t[1], t[2], f[6], n1 - n0, y[1] - x[1], y[2] - x[2], f[8]
 		for (i = 1; i <= 6; i++)
 			printf "\t%s", (u[i] == "-" || v[i] == "-") ? "-" : v[i] - u[i]
-		printf "\t%s\n", t[10]
+		printf "\t%s\n", t[3]
 	}' >>"$Q_RAW/quic.tsv"
+	[ "$traffic" = idle ] && return 0
+	read -r -a u <<<"$c0"
+	read -r -a v <<<"$c1"
+	pt_record 1 "$config.$round" "$traffic" "quic-$config" "$d" "0 ${u[5]/-/0}" \
+		"$(awk '{ print $2 }' <<<"$d") ${v[5]/-/0}" "$(awk '{ print $8 }' <<<"$out")"
+}
+
+# quic_floor: the floor of the default attachment's footprint (its live
+# filter, status_bytes) on a veth pair of run.sh's (rx_up, fed by bench/gen
+# from GNS, 65,536 random IPv4 sources: the floor reads the source, not the
+# Initial); every configuration is set against it (FLOOR_OF).
+quic_floor() {
+	local f
+	f=floor-$(status_bytes "$Q_RAW/status-default.json")
+	[ "$f" != floor- ] || f=floor-$(status_bytes "$Q_RAW/status-this-build.json")
+	[ "$f" != floor- ] || return 1
+	mkdir -p "$WORK/1"
+	"$B/bench/mklists" "$WORK/1" 1000 65536 19 >/dev/null || return 1
+	make_ns "$GNS" || return 1
+	FLOOR_OF[quic]=$f
+	floors_up 1 0
+}
+
+# floor_slots ROUND: the floor, one window under each traffic (its rows are
+# matched with the program's by round and traffic).
+floor_slots() {
+	local round=$1 t f
+	for f in "${FLOORS[@]}"; do
+		for t in "${Q_TRAFFICS[@]}"; do
+			# shellcheck disable=SC2086
+			set -- $t
+			[ "$1" = idle ] && continue
+			[ -n "${BENCH_QUIC_ONLY:-}" ] && ! grep -qw -- "$1" <<<"$BENCH_QUIC_ONLY" &&
+				continue
+			pt_slot 1 "$round" "$1" "$f" --mix "$1=$WORK/1/traffic-none.bin" || return 1
+		done
+	done
 }
 
 # hot CONFIG: BPF_PROG_TEST_RUN of the first unlisted and listed Initial, 3 times
@@ -363,15 +391,15 @@ quic_main() {
 	mkdir -p "$Q_RAW"
 	WORK=$(mktemp -d "/tmp/bxb-$ID.XXXXXX") || die "mktemp"
 	export BLOOMXDP_STATE_DIR=$WORK/state
-	trap quic_cleanup EXIT
+	trap run_exit EXIT
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
+	RAW=$Q_RAW	# run.sh's functions write there (progtime.tsv)
 	echo listed.example >"$WORK/list.txt"
 	for c in "$UNLISTED" "$LISTED"; do
 		capture_pool "$c" || die "capturing the Initials of $c failed"
 	done
-	STATS_WAS=$(sysctl -n kernel.bpf_stats_enabled) || die "cannot read kernel.bpf_stats_enabled"
-	sysctl -qw kernel.bpf_stats_enabled=1 || die "cannot set kernel.bpf_stats_enabled=1"
+	pt_on
 	quic_up || die "the veth pair failed"
 	# The configurations: the default, and each budget of BENCH_QUIC_BUDGETS, when
 	# attach knows --quic-budget.
@@ -390,6 +418,10 @@ quic_main() {
 		case $config in budget-*) opts=(--quic-budget "${config#budget-}") ;; esac
 		quic_attach "$config" "${opts[@]}" || die "attach ($config) failed"
 		log "quic: $config (prog $Q_PROG)"
+		if [ "$PROGTIME" = 1 ] && [ "${#FLOORS[@]}" = 0 ]; then
+			quic_floor || die "the floor failed"
+		fi
+		FLOOR_OF[quic-$config]=${FLOOR_OF[quic]:-}
 		hot "$config" || die "test run ($config) failed"
 		for ((r = 1; r <= Q_ROUNDS; r++)); do
 			for t in "${Q_TRAFFICS[@]}"; do
@@ -402,10 +434,18 @@ quic_main() {
 					"  %-10s round %s %-10s %7.1f ns/packet %8.0f pps, sender %s Mpps\n",
 					$1, $3, $2, $4, $5 / ($6 > 0 ? $6 : 1), $10 }' >&2
 			done
+			floor_slots "$config.$r" || die "the floor's slots failed"
 		done
 	done
+	configs=("${configs[@]/#/quic-}")
+	[ "${#FLOORS[@]}" -gt 0 ] && pt_floors 1 "${configs[@]}"
 	cleanup
 	quic_section >"$Q_RAW/section.md" || die "report failed"
+	if [ -s "$Q_RAW/progtime.tsv" ]; then
+		{ echo; python3 "$ROOT/bench/progtime.py" "$Q_RAW" \
+			"QUIC Initials: program time against the floor"; } >>"$Q_RAW/section.md" ||
+			die "report failed"
+	fi
 	cat "$Q_RAW/section.md" >&2
 	log "done: $Q_RAW/section.md"
 }

@@ -10,9 +10,10 @@ import glob
 import json
 import math
 import os
-import statistics
 import subprocess
 import sys
+
+from benchlib import med, read_tsv
 
 MIXES = ["all", "mix30", "none"]
 MIX_TITLE = {"all": "all listed", "mix30": "30% listed", "none": "none listed"}
@@ -55,13 +56,6 @@ def lookup_miss_ns(raw, layout="blocked"):
     return rows[max(rows)] - rows[min(rows)]
 
 
-def read_tsv(path):
-    if not os.path.exists(path):
-        return []
-    with open(path) as f:
-        return [line.rstrip("\n").split("\t") for line in f if line.strip()]
-
-
 def fmt_n(n):
     n = int(n)
     if n >= 1000000 and n % 1000000 == 0:
@@ -69,10 +63,6 @@ def fmt_n(n):
     if n >= 1000 and n % 1000 == 0:
         return "%dk" % (n // 1000)
     return str(n)
-
-
-def med(xs):
-    return statistics.median(xs) if xs else float("nan")
 
 
 def cli_default_layout():

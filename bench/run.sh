@@ -28,6 +28,10 @@
 #      (random 8-letter labels under a zone: the water-torture attack), at
 #      bloomxdp --match dns holding a list of names, and at the bare program
 #      on another veth pair; zones listed and not, names of 3 and 5 labels;
+#      with program time on, each receiver's bpf_stats time beside the floor
+#      of its footprint, and (name_paths) TLS ClientHellos at --match sni,
+#      HTTP requests at --match http and DNS responses (CNAME + 3 A) at
+#      --match dns-answers, every name new (3 labels, unlisted), the same way;
 #   9. program time (progtime, in run_size): each receiver's own XDP program
 #      time per packet from bpf_stats (kernel.bpf_stats_enabled=1 for the run,
 #      put back on exit): delta run_time_ns / delta run_cnt around a window of
@@ -55,6 +59,8 @@
 # (names listed, 1000000; 100000 with BENCH_QUICK=1), BENCH_NAMES_ATTACH (more
 # options of its attach, e.g. "--events-per-sec 0"), BENCH_NAMES_GEN (more
 # options of the generator, e.g. --dns-fixed: one name, not random ones),
+# BENCH_NAME_PATHS (1: TLS, HTTP and DNS answers timed against the floor
+# with the names flood, the default when program time is on; 0: not),
 # BENCH_LISTS (1: the named lists of bench/lists.sh, the default; 0: not),
 # BENCH_HOOKS (1: the hooks of bench/hooks.sh, the default; 0: not), BENCH_QUIC
 # (1: the Initial flood of bench/quic.sh, the default; 0: not), BENCH_PROGTIME
@@ -129,6 +135,7 @@ XDPF_AT=()		# where xdp-filter is loaded: "NAMESPACE INTERFACE"
 XDPF_PINS_OURS=0	# 1: /sys/fs/bpf/xdp-filter did not exist before this run
 XDPF_MAX=10000		# xdp-filter's filter_ipv4 map (max_entries)
 STATS_WAS=
+PT_DIR=			# where pt_record writes progtime.tsv (empty: RAW)
 RXS=()			# receivers of this size, in order
 NS_MADE=()
 ATTACHED=()		# interfaces bloomxdp is attached to
@@ -586,34 +593,57 @@ teardown() {
 	NS_MADE=()
 	RXS=()
 	FLOORS=()
+	FLOOR_OF=()
 }
 
 # ---------------------------------------------------------------- program time
 
+# status_bytes FILE: the footprint of a bloomxdp receiver from its status --json
+# (FILE): the live filter's "bytes" and its exact intervals' "ranges_bytes",
+# rounded up to 64; nothing if there is none.
+status_bytes() {
+	python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))
+b = int(s.get("bytes", 0)) + int(s.get("ranges_bytes", 0))
+print((b + 63) // 64 * 64 if b > 0 else "")' "$1" 2>/dev/null
+}
+
 # setup_floors N I: a floor receiver (rx_floor) for each footprint of this
 # size, on veth pairs from I on: the bytes of each bloomxdp receiver's live
-# filter ("bytes" of status --json, rounded up to 64), and BENCH_FLOORS. The
+# filter (status_bytes of RAW/status-N-NAME.json), and BENCH_FLOORS. The
 # receivers without a footprint of their own (bare, hash, lpm, xdp-filter)
 # are set against the floor of the first bloomxdp receiver.
 setup_floors() {
-	local n=$1 i=$2 name bytes f first='' sizes=()
+	local n=$1 i=$2 name bytes first=''
 	for name in "${RXS[@]}"; do
 		[ "${KIND[$name]}" = bloom ] || continue
-		bytes=$(sed -n 's/.*"bytes":\([0-9]*\).*/\1/p' "$RAW/status-$n-$name.json" | head -n 1)
-		[ "${bytes:-0}" -gt 0 ] || continue
-		bytes=$(((bytes + 63) / 64 * 64))
+		bytes=$(status_bytes "$RAW/status-$n-$name.json")
+		[ -n "$bytes" ] || continue
 		FLOOR_OF[$name]=floor-$bytes
 		[ -n "$first" ] || first=floor-$bytes
-		sizes+=("$bytes")
-	done
-	for bytes in ${BENCH_FLOORS:-}; do
-		sizes+=("$bytes")
 	done
 	for name in "${RXS[@]}"; do
 		case ${KIND[$name]} in bare | hash | lpm | xdpf) FLOOR_OF[$name]=$first ;; esac
 	done
+	floors_up "$n" "$i"
+}
+
+# floors_up N I: the floor receivers of every footprint FLOOR_OF names, and of
+# BENCH_FLOORS, on veth pairs from I on (rx_up: the generator's namespace GNS
+# is there), each once; FLOORS lists them. Run by every script that times a
+# path against its floor.
+floors_up() {
+	local n=$1 i=$2 name bytes f sizes=()
+	for name in "${!FLOOR_OF[@]}"; do
+		f=${FLOOR_OF[$name]}
+		[ -n "$f" ] && sizes+=("${f#floor-}")
+	done
+	for bytes in ${BENCH_FLOORS:-}; do
+		sizes+=("$bytes")
+	done
 	for bytes in $(printf '%s\n' "${sizes[@]}" | sort -nu); do
 		f=floor-$bytes
+		[[ " ${FLOORS[*]} " == *" $f "* ]] && continue
 		FOOT[$f]=$bytes
 		rx_up "$i" "$f" floor || return 1
 		i=$((i + 1))
@@ -622,31 +652,67 @@ setup_floors() {
 	done
 }
 
-# prog_time PROG_ID: "RUN_TIME_NS RUN_CNT" (bpf_stats).
+# prog_time PROG_ID: "RUN_TIME_NS RUN_CNT VERIFIED_INSNS" (bpf_stats): the one
+# reader of bpf_stats of the bench (run.sh, hooks.sh, quic.sh, lists.sh,
+# prefixes.sh).
 prog_time() {
-	"$B/bench/tx" stats "$1" | awk '{ print $6, $8 }'
+	"$B/bench/tx" stats "$1" | awk '{ print $6, $8, $10 }'
 }
 
-# pt_slot N ROUND MIX NAME: one window of live frames at receiver NAME alone;
-# appends "N ROUND MIX NAME NS_PER_PACKET RUN_CNT PACKETS DROPPED GEN_MPPS" to
-# progtime.tsv.
+# pt_delta BEFORE AFTER: "NS_PER_PACKET RUN_CNT VERIFIED_INSNS" between two
+# readings of prog_time (NS_PER_PACKET -1 if the program did not run).
+pt_delta() {
+	awk -v a="$1" -v b="$2" 'BEGIN { split(a, s, " "); split(b, t, " "); dc = t[2] - s[2]
+		printf "%.2f %.0f %s\n", (dc > 0 ? (t[1] - s[1]) / dc : -1), dc, t[3] }'
+}
+
+# pt_record N ROUND MIX NAME DELTA COUNTERS0 COUNTERS1 MPPS: appends "N ROUND MIX
+# NAME NS_PER_PACKET RUN_CNT PACKETS DROPPED MPPS" to progtime.tsv of PT_DIR (RAW
+# when it is empty; bench/progtime.py makes the table) (DELTA from pt_delta,
+# COUNTERS "PACKETS DROPPED" before and after).
+pt_record() {
+	awk -v n="$1" -v r="$2" -v m="$3" -v rx="$4" -v d="$5" -v x="$6" -v y="$7" \
+		-v o="$8" 'BEGIN { split(d, t, " "); split(x, c, " "); split(y, e, " ")
+		printf "%s\t%s\t%s\t%s\t%.2f\t%.0f\t%.0f\t%.0f\t%s\n", n, r, m, rx, t[1], t[2],
+			e[1] - c[1], e[2] - c[2], o }' >>"${PT_DIR:-$RAW}/progtime.tsv"
+}
+
+# pt_slot N ROUND MIX NAME [GENERATOR_OPTIONS...]: one window of live frames
+# at receiver NAME alone (the traffic: GENERATOR_OPTIONS, by default --mix
+# MIX=$WORK/N/traffic-MIX.bin), recorded by pt_record.
 pt_slot() {
 	local n=$1 round=$2 mix=$3 name=$4 s0 s1 c0 c1 out
+	shift 4
+	[ "$#" -gt 0 ] || set -- --mix "$mix=$WORK/$n/traffic-$mix.bin"
 	s0=$(prog_time "${PROG[$name]}") || return 1
 	c0=$(counters "$name")
 	out=$(timeout 60 nsenter --net="/run/netns/$GNS" -- "$B/bench/gen" --dst "$DST" \
 		--cpu "$GEN_CPU" --batch "$BATCH" --threads "$GEN_THREADS" --warmup 0.1 \
-		--window "$PT_WINDOW" --mix "$mix=$WORK/$n/traffic-$mix.bin" \
-		--target "$name=${GIF[$name]}=${RMAC[$name]}") || return 1
+		--window "$PT_WINDOW" "$@" --target "$name=${GIF[$name]}=${RMAC[$name]}") || return 1
 	s1=$(prog_time "${PROG[$name]}") || return 1
 	c1=$(counters "$name")
-	awk -v n="$n" -v r="$round" -v m="$mix" -v rx="$name" -v a="$s0" -v b="$s1" -v x="$c0" \
-		-v y="$c1" -v o="$(awk 'NF == 6 { print $4 }' <<<"$out" | tail -n 1)" 'BEGIN {
-		split(a, s, " "); split(b, t, " "); split(x, c, " "); split(y, d, " ")
-		dc = t[2] - s[2]
-		printf "%s\t%s\t%s\t%s\t%.2f\t%.0f\t%.0f\t%.0f\t%s\n", n, r, m, rx,
-			(dc > 0 ? (t[1] - s[1]) / dc : -1), dc, d[1] - c[1], d[2] - c[2], o
-	}' >>"$RAW/progtime.tsv"
+	pt_record "$n" "$round" "$mix" "$name" "$(pt_delta "$s0" "$s1")" "$c0" "$c1" \
+		"$(awk 'NF == 6 { print $4 }' <<<"$out" | tail -n 1)"
+}
+
+# pt_floors N [NAME...]: progtime-floors.tsv, "N NAME FLOOR BYTES" for every
+# NAME (by default every receiver) and floor.
+pt_floors() {
+	local n=$1 name
+	shift
+	[ "$#" -gt 0 ] || set -- "${RXS[@]}"
+	for name in "$@" "${FLOORS[@]}"; do
+		printf '%s\t%s\t%s\t%s\n' "$n" "$name" "${FLOOR_OF[$name]:-}" \
+			"${FOOT[$name]:-}" >>"${PT_DIR:-$RAW}/progtime-floors.tsv"
+	done
+}
+
+# pt_on: kernel.bpf_stats_enabled=1, the value before in STATS_WAS (run_exit
+# puts it back).
+pt_on() {
+	[ -r /proc/sys/kernel/bpf_stats_enabled ] || die "kernel.bpf_stats_enabled is missing"
+	STATS_WAS=$(sysctl -n kernel.bpf_stats_enabled) || die "cannot read bpf_stats_enabled"
+	sysctl -qw kernel.bpf_stats_enabled=1 || die "cannot set kernel.bpf_stats_enabled=1"
 }
 
 # progtime N: PT_ROUNDS rounds; in each, every mix, and in each mix every
@@ -654,13 +720,10 @@ pt_slot() {
 progtime() {
 	local n=$1 r mix name pt=()
 	for name in "${RXS[@]}"; do
-		case ${KIND[$name]} in bare | bloom | hash | lpm | xdpf) pt+=("$name") ;; esac
+		case ${KIND[$name]} in bare | bloom | hash | lpm | lpmnet | xdpf) pt+=("$name") ;; esac
 	done
 	pt+=("${FLOORS[@]}")
-	for name in "${RXS[@]}" "${FLOORS[@]}"; do
-		printf '%s\t%s\t%s\t%s\n' "$n" "$name" "${FLOOR_OF[$name]:-}" \
-			"${FOOT[$name]:-}" >>"$RAW/progtime-floors.tsv"
-	done
+	pt_floors "$n"
 	for ((r = 1; r <= PT_ROUNDS; r++)); do
 		for mix in "${MIXES[@]}"; do
 			for name in "${pt[@]}"; do
@@ -711,7 +774,7 @@ names_list() {
 # each receiver's verdicts to names-verify.tsv, and writes names.md.
 run_names() {
 	local n=${BENCH_NAMES_LIST:-$([ "$QUICK" = 1 ] && echo 100000 || echo 1000000)}
-	local dir=$WORK/names m mix zone rnd listed name c0 c1 out args sec r t0 t1
+	local dir=$WORK/names m mix zone rnd listed name c0 c1 out args sec r t0 t1 s0 s1
 	mkdir -p "$dir"
 	names_list "$n" "$dir/names.txt"
 	# traffic-none.bin: the frames' source addresses (not looked up with --match dns)
@@ -731,6 +794,7 @@ run_names() {
 		"$BLOOMXDP" load "${RIF[names]}" "$dir/names.txt") || die "bloomxdp load of names"
 	log "names: $n names loaded in ${sec% *} s"
 	rx_threaded names || die "threaded NAPI for names"
+	names_floor "$n" || die "the floor of the names flood"
 	for m in "${NAME_MIXES[@]}"; do
 		read -r mix zone rnd listed <<<"$m"
 		args=(--dst "$DST" --cpu "$GEN_CPU" --batch "$BATCH" --threads "$GEN_THREADS"
@@ -742,15 +806,19 @@ run_names() {
 		# Each receiver alone, in turn: its own counters (the verdicts) and the
 		# CPU time of its NAPI threads per frame.
 		for ((r = 1; r <= (ROUNDS + 1) / 2; r++)); do
-			for name in bare names; do
+			for name in bare names "${FLOORS[@]}"; do
 				c0=$(counters "$name")
 				t0=$(napi_ns "$name")
+				[ "$PROGTIME" = 1 ] && s0=$(prog_time "${PROG[$name]}")
 				timeout 60 nsenter --net="/run/netns/$GNS" -- "$B/bench/gen" \
 					"${args[@]}" --warmup 0.1 --window "$WINDOW" \
 					--target "$name=${GIF[$name]}=${RMAC[$name]}" >/dev/null ||
 					die "generator failed ($name, $mix)"
+				[ "$PROGTIME" = 1 ] && s1=$(prog_time "${PROG[$name]}")
 				t1=$(napi_ns "$name")
 				c1=$(counters "$name")
+				[ "$PROGTIME" = 1 ] && pt_record "$n" "$r" "$mix" "$name" \
+					"$(pt_delta "$s0" "$s1")" "$c0" "$c1" -
 				awk -v rx="$name" -v mix="$mix" -v a="$c0" -v b="$c1" \
 					-v t="$((t1 - t0))" 'BEGIN {
 					split(a, x, " "); split(b, y, " ")
@@ -769,9 +837,88 @@ run_names() {
 			>>"$RAW/names.tsv"
 		log "names: $mix done"
 	done
+	if [ "$PROGTIME" = 1 ] && [ "${BENCH_NAME_PATHS:-1}" = 1 ]; then
+		log "names: TLS, HTTP and DNS answers against the floor ($PT_ROUNDS rounds)"
+		name_paths "$n" "$dir" || die "names: the other paths failed"
+	fi
 	names_table "$n" >"$RAW/names.md"
-	RXS=(bare names)
+	if [ "$PROGTIME" = 1 ]; then
+		echo >>"$RAW/names.md"
+		python3 "$ROOT/bench/progtime.py" "$PT_DIR" "The names flood: program time against \
+the floor ($n names listed)" >>"$RAW/names.md" || log "bench/progtime.py failed (names)"
+	fi
+	PT_DIR=
+	RXS+=(bare names)
 	teardown
+}
+
+# The other paths of names, timed against the floor (program time only):
+# MIX RECEIVER MATCH PAYLOAD (bench/gen --payload), every name new
+# (xxxxxxxx.fine.example: 3 labels, unlisted).
+NAME_PATHS=("tls-3 names-tls sni tls" "http-3 names-http http http"
+	"answers answers dns-answers answers")
+
+# name_paths N DIR: a bloomxdp receiver for each of NAME_PATHS (attach --match
+# MATCH, the names of DIR/names.txt), beside bare and the floor of its
+# footprint; PT_ROUNDS rounds of each, one receiver at a time (pt_slot).
+name_paths() {
+	local n=$1 dir=$2 i=10 p mix name match payload out r rx
+	for p in "${NAME_PATHS[@]}"; do
+		read -r mix name match payload <<<"$p"
+		rx_up "$i" "$name" bloom || return 1
+		i=$((i + 1))
+		out=$(timeout 120 nsenter --net="/run/netns/${RNS[$name]}" -- "$BLOOMXDP" attach \
+			"${RIF[$name]}" --capacity "$n" --fpr "$FPR" --match "$match" --mode native \
+			2>&1) || { log "attach --match $match: $out"; return 1; }
+		ATTACHED+=("${RIF[$name]}")
+		RXS+=("$name")
+		timeout 600 nsenter --net="/run/netns/${RNS[$name]}" -- "$BLOOMXDP" load \
+			"${RIF[$name]}" "$dir/names.txt" >/dev/null || return 1
+		nsenter --net="/run/netns/${RNS[$name]}" -- "$BLOOMXDP" status "${RIF[$name]}" \
+			--json >"$PT_DIR/status-$name.json" || return 1
+		PROG[$name]=$(sed -n 's/^{[^{]*"prog_id":\([0-9]*\).*/\1/p' \
+			"$PT_DIR/status-$name.json")
+		FLOOR_OF[$name]=floor-$(status_bytes "$PT_DIR/status-$name.json")
+		rx_threaded "$name" || return 1
+	done
+	floors_up "$n" "$i" || return 1
+	pt_floors "$n" "${RXS[@]}"
+	for ((r = 1; r <= PT_ROUNDS; r++)); do
+		for p in "${NAME_PATHS[@]}"; do
+			read -r mix name match payload <<<"$p"
+			for rx in "$name" bare "${FLOORS[@]}"; do
+				pt_slot "$n" "$r" "$mix" "$rx" --dns-zone fine.example --dns-random 1 \
+					--payload "$payload" --mix "$mix=$dir/traffic-none.bin" || return 1
+			done
+		done
+		log "names: other paths, round $r of $PT_ROUNDS"
+	done
+	# What the programs read (checked_*, unparsed_*: the frames parse as meant).
+	for p in "${NAME_PATHS[@]}"; do
+		read -r mix name match payload <<<"$p"
+		nsenter --net="/run/netns/${RNS[$name]}" -- "$BLOOMXDP" stats "${RIF[$name]}" \
+			--json >"$PT_DIR/stats-$name.json"
+	done
+}
+
+# names_floor N: with program time on, the names receiver's prog id (PROG),
+# and a floor of its footprint beside it for the flood's rounds (PT_DIR:
+# RAW/names-pt); nothing without.
+names_floor() {
+	local out bytes
+	[ "$PROGTIME" = 1 ] || return 0
+	PT_DIR=$RAW/names-pt
+	mkdir -p "$PT_DIR"
+	out=$(nsenter --net="/run/netns/${RNS[names]}" -- "$BLOOMXDP" status "${RIF[names]}" \
+		--json) || return 1
+	printf '%s\n' "$out" >"$PT_DIR/status-names.json"
+	PROG[names]=$(sed -n 's/^{[^{]*"prog_id":\([0-9]*\).*/\1/p' <<<"$out")
+	bytes=$(status_bytes "$PT_DIR/status-names.json")
+	[ -n "${PROG[names]}" ] && [ -n "$bytes" ] || return 1
+	FLOOR_OF[names]=floor-$bytes
+	FLOOR_OF[bare]=floor-$bytes
+	floors_up "$1" 2 || return 1
+	pt_floors "$1" bare names
 }
 
 # names_table N: the flood's table, medians over rounds of the per-round ratio.
@@ -938,11 +1085,7 @@ main() {
 		echo "versions nft $(nft --version | awk '{ print $2 }'), ipset $(ipset --version | awk '{ print $2 }' | tr -d ,), $(iptables-legacy --version)"
 	} >"$RAW/meta.txt"
 
-	if [ "$PROGTIME" = 1 ]; then
-		[ -r /proc/sys/kernel/bpf_stats_enabled ] || die "kernel.bpf_stats_enabled is missing"
-		STATS_WAS=$(sysctl -n kernel.bpf_stats_enabled) || die "cannot read bpf_stats_enabled"
-		sysctl -qw kernel.bpf_stats_enabled=1 || die "cannot set kernel.bpf_stats_enabled=1"
-	fi
+	[ "$PROGTIME" = 1 ] && pt_on
 	if [ "${BENCH_PROG_RUN:-1}" = 1 ]; then
 		log "per-packet cost, hot (prog_run, $PROG_RUN_ENTRIES entries)"
 		"$B/bench/prog_run" "$PROG_RUN_ENTRIES" >"$RAW/prog_run.md" || die "prog_run failed"
