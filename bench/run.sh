@@ -135,6 +135,7 @@ XDPF_AT=()		# where xdp-filter is loaded: "NAMESPACE INTERFACE"
 XDPF_PINS_OURS=0	# 1: /sys/fs/bpf/xdp-filter did not exist before this run
 XDPF_MAX=10000		# xdp-filter's filter_ipv4 map (max_entries)
 STATS_WAS=
+STATS_PID=		# build/bench/tx hold-stats (pt_on)
 PT_DIR=			# where pt_record writes progtime.tsv (empty: RAW)
 RXS=()			# receivers of this size, in order
 NS_MADE=()
@@ -232,6 +233,11 @@ xdpf_unload() {
 # run_exit: the EXIT trap of run.sh.
 run_exit() {
 	cleanup
+	if [ -n "$STATS_PID" ]; then
+		kill "$STATS_PID" 2>/dev/null
+		wait "$STATS_PID" 2>/dev/null
+		STATS_PID=
+	fi
 	if [ -n "$STATS_WAS" ]; then
 		sysctl -qw kernel.bpf_stats_enabled="$STATS_WAS" ||
 			log "could not put kernel.bpf_stats_enabled back to $STATS_WAS"
@@ -707,12 +713,23 @@ pt_floors() {
 	done
 }
 
-# pt_on: kernel.bpf_stats_enabled=1, the value before in STATS_WAS (run_exit
-# puts it back).
+# pt_on: bpf_stats on for the run: kernel.bpf_stats_enabled=1 (the value
+# before in STATS_WAS, put back by run_exit), and held on by build/bench/tx
+# hold-stats (BPF_ENABLE_STATS, its PID in STATS_PID, ended by run_exit): the
+# sysctl is the machine's, and another process that puts it back to 0 during
+# a run would stop the counters (seen: a window of run_cnt 0).
 pt_on() {
+	local k
 	[ -r /proc/sys/kernel/bpf_stats_enabled ] || die "kernel.bpf_stats_enabled is missing"
 	STATS_WAS=$(sysctl -n kernel.bpf_stats_enabled) || die "cannot read bpf_stats_enabled"
 	sysctl -qw kernel.bpf_stats_enabled=1 || die "cannot set kernel.bpf_stats_enabled=1"
+	"$B/bench/tx" hold-stats 14400 >"$WORK/hold-stats.out" 2>&1 &
+	STATS_PID=$!
+	for ((k = 0; k < 40; k++)); do
+		grep -q holding "$WORK/hold-stats.out" && return 0
+		sleep 0.05
+	done
+	die "cannot hold bpf_stats on: $(cat "$WORK/hold-stats.out")"
 }
 
 # progtime N: PT_ROUNDS rounds; in each, every mix, and in each mix every

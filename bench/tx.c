@@ -27,6 +27,12 @@
  *       "prog ID name N run_time_ns T run_cnt C verified_insns V"
  *       (run_time_ns and run_cnt grow only while kernel.bpf_stats_enabled is 1).
  *
+ *   build/bench/tx hold-stats SECONDS
+ *       Keeps the kernel's bpf_stats on (BPF_ENABLE_STATS: counted apart from
+ *       kernel.bpf_stats_enabled, so a sysctl write of 0 by another process does
+ *       not stop them) for at most SECONDS, or until its parent exits
+ *       (PR_SET_PDEATHSIG). Prints "holding" once on.
+ *
  *   build/bench/tx run PROG_ID SRC_IP DST_IP REPEAT [POOL PORT]
  *       BPF_PROG_TEST_RUN of the program (XDP or tc) on one such frame from
  *       SRC_IP to DST_IP, REPEAT times: the program hot, the same frame each
@@ -48,11 +54,13 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <netpacket/packet.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -469,6 +477,32 @@ static int cmd_stats(int argc, char **argv)
 	return 0;
 }
 
+static int cmd_hold_stats(int argc, char **argv)
+{
+	double secs = atof(argv[2]);
+	struct timespec ts;
+	int fd;
+
+	(void)argc;
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL))
+		return fail("prctl", errno);
+	fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (fd < 0)
+		return fail("BPF_ENABLE_STATS", -fd);
+	printf("holding\n");
+	fflush(stdout);
+	if (secs > 14400)
+		secs = 14400;	/* four hours at most */
+	if (secs > 0) {
+		ts.tv_sec = (time_t)secs;
+		ts.tv_nsec = (long)((secs - ts.tv_sec) * 1e9);
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+	}
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "send"))
@@ -477,11 +511,14 @@ int main(int argc, char **argv)
 		return cmd_stats(argc, argv);
 	if (argc >= 2 && !strcmp(argv[1], "run"))
 		return cmd_run(argc, argv);
+	if (argc == 3 && !strcmp(argv[1], "hold-stats"))
+		return cmd_hold_stats(argc, argv);
 	if (argc >= 2 && !strcmp(argv[1], "udp"))
 		return cmd_udp(argc, argv);
 	fprintf(stderr, "usage: tx send packet|ip IFNAME DST_MAC TRAFFIC src|dst OTHER_IP SECONDS"
 			" [BATCH]\n"
 			"       tx stats PROG_ID...\n"
+			"       tx hold-stats SECONDS\n"
 			"       tx run PROG_ID SRC_IP DST_IP REPEAT [POOL PORT]\n"
 			"       tx udp DST_IP PORT POOL SECONDS [BATCH [POOL_SIZE]]\n");
 	return 2;
