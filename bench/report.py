@@ -557,9 +557,10 @@ def main():
     w("")
     w("## What is not measured, and caveats")
     w("")
-    w("- IPv6, prefixes, HTTP and TLS names: the throughput runs use IPv4 host addresses "
-      "with `--match src`, and DNS queries for the names flood; the per-packet costs of the "
-      "other paths are in the prog_run table.")
+    w("- IPv6 traffic: the throughput and program-time runs send IPv4 (the prefix list "
+      "holds IPv6 prefixes, its traffic is IPv4); TLS and HTTP names and DNS responses are "
+      "timed by program time only (the names flood's other paths), not in Mpps; the "
+      "per-packet costs of the other paths are in the prog_run table.")
     w("- A physical NIC: a veth pair is the receive path here (no DMA, no IRQ). The frames "
       "are written by the generator on the other CPU, so the receiver reads them from that "
       "CPU's cache, as it would read a DMA'd frame from memory.")
