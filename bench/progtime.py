@@ -33,6 +33,8 @@ def read_tsv(path):
 
 
 def desc(rx):
+    if rx.endswith("-alt"):
+        return DESC.get(rx[:-4], rx[:-4]) + ", the other build (BENCH_BLOOMXDP_ALT)"
     if rx.endswith("-ev0"):
         return DESC.get(rx[:-4], rx[:-4]) + ", no drop events"
     if rx.startswith("floor-"):
