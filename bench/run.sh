@@ -62,7 +62,9 @@
 # (its rounds, half of ROUNDS), BENCH_PT_WINDOW (its seconds per slot, 1),
 # BENCH_THROUGHPUT (1: the veth-throughput rounds, the default; 0: verdicts
 # and program time only), BENCH_PROG_RUN (1: prog_run first, the default; 0: not), BENCH_FLOORS (more floor sizes in bytes, e.g.
-# "262144 1048576 2097152 4194304 16777216": the floor curve).
+# "262144 1048576 2097152 4194304 16777216": the floor curve), BENCH_BLOOMXDP_ALT
+# (another bloomxdp binary: receiver bloom-<default layout>-alt, a change's
+# before and after side by side).
 # shellcheck disable=SC2086
 #
 # Network safety: everything lives in namespaces of this run (bxb-ID-*; veth
