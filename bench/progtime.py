@@ -58,6 +58,8 @@ DESC = {
 def desc(rx):
     if rx.startswith("quic-"):
         return "bloomxdp `--match sni`, %s (sender: build/bench/tx udp)" % rx[5:]
+    if rx.endswith("-alt"):
+        return DESC.get(rx[:-4], rx[:-4]) + ", the other build (BENCH_BLOOMXDP_ALT)"
     if rx.endswith("-ev0"):
         return DESC.get(rx[:-4], rx[:-4]) + ", no drop events"
     if rx.startswith("floor-"):

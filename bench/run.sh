@@ -68,7 +68,9 @@
 # (its rounds, half of ROUNDS), BENCH_PT_WINDOW (its seconds per slot, 1),
 # BENCH_THROUGHPUT (1: the veth-throughput rounds, the default; 0: verdicts
 # and program time only), BENCH_PROG_RUN (1: prog_run first, the default; 0: not), BENCH_FLOORS (more floor sizes in bytes, e.g.
-# "262144 1048576 2097152 4194304 16777216": the floor curve).
+# "262144 1048576 2097152 4194304 16777216": the floor curve), BENCH_BLOOMXDP_ALT
+# (another bloomxdp binary: receiver bloom-<default layout>-alt, a change's
+# before and after side by side).
 # shellcheck disable=SC2086
 #
 # Network safety: everything lives in namespaces of this run (bxb-ID-*; veth
@@ -86,6 +88,9 @@ set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 B=$ROOT/build
 BLOOMXDP=${BENCH_BLOOMXDP:-$B/bloomxdp}
+# Another build of bloomxdp as receiver bloom-<default layout>-alt, beside
+# the first (a change measured before and after in one run): its binary.
+BLOOMXDP_ALT=${BENCH_BLOOMXDP_ALT:-}
 RAW=$B/bench/results
 PIN_ROOT=/sys/fs/bpf/bloomxdp
 
@@ -351,24 +356,29 @@ setup_rx() {
 	bloom)
 		layout=${name#bloom-}
 		local args=(attach "$r" --capacity "$n" --fpr "$FPR" --match src --mode native)
+		local bin=$BLOOMXDP
+		if [ "${layout%-alt}" != "$layout" ]; then
+			bin=$BLOOMXDP_ALT	# the other build, side by side (before/after)
+			layout=${layout%-alt}
+		fi
 		if [ "${layout%-ev0}" != "$layout" ]; then
 			args+=(--events-per-sec 0)	# no drop events: what they cost
 			layout=${layout%-ev0}
 		fi
 		[ "$layout" != default ] && args+=(--layout "$layout")
-		out=$(timeout 120 nsenter --net="/run/netns/$ns" -- "$BLOOMXDP" "${args[@]}" 2>&1) || {
+		out=$(timeout 120 nsenter --net="/run/netns/$ns" -- "$bin" "${args[@]}" 2>&1) || {
 			log "bloomxdp ${args[*]}: $out"
 			return 2
 		}
 		ATTACHED+=("$r")
-		tr=$(timed "$WORK/load.out" timeout 600 nsenter --net="/run/netns/$ns" -- "$BLOOMXDP" \
+		tr=$(timed "$WORK/load.out" timeout 600 nsenter --net="/run/netns/$ns" -- "$bin" \
 			load "$r" "$dir/list.txt") || return 1
 		record_load "$n" "$name" "load" "${tr% *}" "$n" "${tr#* }"
 		# The same list again: a swap of a full filter for a new one (skipped
 		# when the first load took more than 10 s).
 		if awk -v s="${tr% *}" 'BEGIN { exit !(s < 10) }'; then
 			tr=$(timed "$WORK/load.out" timeout 600 nsenter --net="/run/netns/$ns" -- \
-				"$BLOOMXDP" load "$r" "$dir/list.txt") || return 1
+				"$bin" load "$r" "$dir/list.txt") || return 1
 			record_load "$n" "$name" "reload (swap)" "${tr% *}" "$n" "${tr#* }"
 		fi
 		out=$(nsenter --net="/run/netns/$ns" -- "$BLOOMXDP" status "$r" --json) || return 1
@@ -999,6 +1009,7 @@ bloom_receivers() {
 	fi
 	[ "${#out[@]}" -eq 0 ] && out=(bloom-default)
 	out+=("${out[0]}-ev0")
+	[ -n "$BLOOMXDP_ALT" ] && out+=("${out[0]}-alt")
 	echo "${out[@]}"
 }
 

@@ -836,7 +836,7 @@ int HOOK_PROG(struct hook_ctx *ctx)
 		if (hit)
 			hit = list_verdict(&q);
 	} else if (hit) {
-		hit = list_verdict(&q);
+		hit = addr_list_verdict(&q);
 	}
 
 	if (hit) {

@@ -280,4 +280,24 @@ __attribute__((noinline)) int list_verdict(struct addr_query *q)
 	return attach_action();
 }
 
+/*
+ * An address hit's list_verdict(), without its call where no named list is
+ * present (most attachments) and no address was learned (dns-answers): the
+ * default list's action, counted as list_verdict() counts it.
+ */
+static __always_inline int addr_list_verdict(struct addr_query *q)
+{
+	__u32 zero = 0;
+	__u64 *hits;
+
+	if ((config.match & BLOOMXDP_MATCH_DNS_ANSWERS) ||
+	    (active_word(BLOOMXDP_ACTIVE_LISTS) & BLOOMXDP_LISTS_NAMED))
+		return list_verdict(q);
+	q->mi.list = BLOOMXDP_LIST_DEFAULT_ID;
+	hits = bpf_map_lookup_elem(&list_hits, &zero);
+	if (hits)
+		(*hits)++;
+	return attach_action();
+}
+
 #endif /* BLOOMXDP_MATCH_LISTS_H */

@@ -95,8 +95,7 @@ static __always_inline int bloomxdp_filter_test(void *filter, __u32 layout, __u3
 	if (layout == BLOOMXDP_LAYOUT_BLOCKED) {
 		/* The block is one line: one lookup for all k bits (the same positions). */
 		__u64 *line = bloomxdp_filter_line(filter, p.base);
-		__u64 set = 1;
-		__u32 bit;
+		__u64 set = 1, h = (__u64)p.h << 32, j, k = hashes;
 
 		if (!line)
 			return 0;
@@ -104,13 +103,19 @@ static __always_inline int bloomxdp_filter_test(void *filter, __u32 layout, __u3
 		 * All k bits, then one branch: an early exit at the first clear
 		 * bit is a mispredicted branch on most unlisted keys, which cost
 		 * more than the probes it saves (the line is read already).
+		 * The positions of bloomxdp_block_next(), its 32-bit state kept
+		 * in the high half of h: a 64-bit multiply keeps it modulo 2^32
+		 * with no truncation, and the top 9 bits are the bit (the word
+		 * from the top 3), and a 64-bit count: half the instructions a
+		 * probe in BPF, no zero-extension left.
 		 */
-		for (i = 0; i < BLOOMXDP_MAX_HASHES; i++) {
-			if (i >= hashes)
+		_Static_assert(BLOOMXDP_LINE_WORDS == 8 && BLOOMXDP_WORD_BITS == 64,
+			       "a bit of the block: its word in the top 3 bits of 9");
+		for (j = 0; j < BLOOMXDP_MAX_HASHES; j++) {
+			if (j >= k)
 				break;
-			bit = bloomxdp_block_next(&p.h);
-			set &= line[(bit / BLOOMXDP_WORD_BITS) % BLOOMXDP_LINE_WORDS] >>
-			       (bit % BLOOMXDP_WORD_BITS);
+			h *= 0x9e3779b9ULL;
+			set &= line[h >> 61] >> ((h >> 55) & (BLOOMXDP_WORD_BITS - 1));
 		}
 		return set & 1;
 	}
