@@ -349,8 +349,13 @@ static void target_table(const struct prefix_plan *plan, __u32 width, __u8 *targ
 	}
 }
 
-/* Hashes inserted at a time: enough for filter_insert_hashes() to split them over two threads. */
-#define INSERT_BATCH (1 << 20)
+/*
+ * Hashes inserted at a time: enough for filter_insert_hashes() to split them
+ * over two threads and, in a blocked filter, to set each block's bits (and
+ * counters) many times while its lines are in the cache (32 MB, and as much
+ * for their sorted copy).
+ */
+#define INSERT_BATCH (1 << 22)
 
 int list_build_insert(struct list_build *b, struct filter *f, char err[LIST_ERROR_LEN])
 {
