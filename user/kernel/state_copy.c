@@ -22,6 +22,8 @@
 
 /* Blocks read and not yet written: how far the reader may run ahead of the writer. */
 #define COPY_QUEUE 16
+/* Blocks the writer waits for before it wakes (or the end): a wake-up a block cost the reader. */
+#define COPY_WAKE 4
 /* Written back as it grows, this much at a time: the fsync at its end waits for less. */
 #define COPY_WRITEBACK (8 << 20)
 
@@ -69,8 +71,10 @@ static void *copy_writer_run(void *arg)
 
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
-		while (!w->count && !w->stop)
-			pthread_cond_wait(&w->cond, &w->lock);
+		/* Emptied: asleep until a few blocks are queued; once awake, all of them. */
+		if (!w->count)
+			while (w->count < COPY_WAKE && !w->stop)
+				pthread_cond_wait(&w->cond, &w->lock);
 		if (!w->count)
 			break;
 		b = &w->q[w->head];
@@ -151,7 +155,8 @@ static int copy_queue(struct copy_writer *w, const void *buf, size_t n)
 	b->len = n;
 	pthread_mutex_lock(&w->lock);
 	w->count++;
-	pthread_cond_broadcast(&w->cond);
+	if (w->count >= COPY_WAKE)
+		pthread_cond_broadcast(&w->cond);
 	pthread_mutex_unlock(&w->lock);
 	return 0;
 }
