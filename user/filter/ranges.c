@@ -208,17 +208,19 @@ static int range_v4_sort_two(__u64 *a, __u64 *tmp, size_t n)
 	struct v4_sort s = { .buf = { a, tmp }, .n = n };
 	struct v4_sort_half h[2] = { { &s, 0 }, { &s, 1 } };
 	pthread_t thread;
+	int ret = 0;
 
 	if (pthread_barrier_init(&s.step, NULL, 2))
 		return -EAGAIN;
 	if (pthread_create(&thread, NULL, v4_sort_run, &h[1])) {
-		pthread_barrier_destroy(&s.step);
-		return -EAGAIN;
+		ret = -EAGAIN;
+		goto out;
 	}
 	v4_sort_run(&h[0]);
 	pthread_join(thread, NULL);
+out:
 	pthread_barrier_destroy(&s.step);
-	return 0;
+	return ret;
 }
 
 /*

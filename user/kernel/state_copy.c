@@ -99,22 +99,20 @@ static void copy_writer_start(struct state_copy *c)
 		return;
 	w->fd = c->fd;
 	w->hash = c->hash;
-	if (pthread_mutex_init(&w->lock, NULL)) {
-		free(w);
-		return;
-	}
-	if (pthread_cond_init(&w->cond, NULL)) {
-		pthread_mutex_destroy(&w->lock);
-		free(w);
-		return;
-	}
-	if (pthread_create(&w->thread, NULL, copy_writer_run, w)) {
-		pthread_cond_destroy(&w->cond);
-		pthread_mutex_destroy(&w->lock);
-		free(w);
-		return;
-	}
+	if (pthread_mutex_init(&w->lock, NULL))
+		goto err_free;
+	if (pthread_cond_init(&w->cond, NULL))
+		goto err_lock;
+	if (pthread_create(&w->thread, NULL, copy_writer_run, w))
+		goto err_cond;
 	c->writer = w;
+	return;
+err_cond:
+	pthread_cond_destroy(&w->cond);
+err_lock:
+	pthread_mutex_destroy(&w->lock);
+err_free:
+	free(w);
 }
 
 int state_copy_begin(const struct state_dir *sd, struct state_copy *c)
