@@ -194,28 +194,30 @@ static void test_file_round_trip(void **state)
 
 /*
  * filter_insert_hashes() splits many keys over two threads, each writing its
- * half of the words and counters: the same words, counters and saturations
- * as one key at a time. Dense (~11 keys a bit), so that counters saturate.
+ * half of the words and counters (blocked: its half of the buckets of blocks,
+ * the keys sorted by bucket first): the same words, counters and saturations
+ * as one key at a time. Dense (~11 keys a bit) when bits is 65,536, so that
+ * counters saturate.
  */
-static void batch_as_one_by_one(__u32 layout)
+static void batch_as_one_by_one(__u32 layout, __u32 bits, size_t n)
 {
 	struct filter one, batch;
 	struct bitcounts c1, c2;
-	size_t i, n = 100000;
+	size_t i;
 	__u64 *keys = malloc(n * sizeof(*keys)), s = 7;
 
 	assert_non_null(keys);
-	filter_with_counts(layout, 65536, 7, &one, &c1);
-	filter_with_counts(layout, 65536, 7, &batch, &c2);
+	filter_with_counts(layout, bits, 7, &one, &c1);
+	filter_with_counts(layout, bits, 7, &batch, &c2);
 	for (i = 0; i < n; i++) {
 		keys[i] = rng_next(&s);
 		filter_insert_hash(&one, keys[i]);
 	}
 	filter_insert_hashes(&batch, keys, n);
 	assert_memory_equal(one.words, batch.words,
-			    (BLOOMXDP_HDR_WORDS + 65536 / BLOOMXDP_WORD_BITS) * sizeof(__u64));
-	assert_memory_equal(c1.c, c2.c, 65536 / 2);
-	assert_true(c1.hdr->saturated > 0);
+			    (BLOOMXDP_HDR_WORDS + bits / BLOOMXDP_WORD_BITS) * sizeof(__u64));
+	assert_memory_equal(c1.c, c2.c, bits / 2);
+	assert_true(bits > 65536 || c1.hdr->saturated > 0);
 	assert_int_equal(c1.hdr->saturated, c2.hdr->saturated);
 	for (i = 0; i < n; i++)
 		assert_true(filter_test_hash(&batch, keys[i]));
@@ -229,13 +231,20 @@ static void batch_as_one_by_one(__u32 layout)
 static void test_batch_bits(void **state)
 {
 	(void)state;
-	batch_as_one_by_one(BLOOMXDP_LAYOUT_BITS);
+	batch_as_one_by_one(BLOOMXDP_LAYOUT_BITS, 65536, 100000);
 }
 
 static void test_batch_blocked(void **state)
 {
 	(void)state;
-	batch_as_one_by_one(BLOOMXDP_LAYOUT_BLOCKED);
+	batch_as_one_by_one(BLOOMXDP_LAYOUT_BLOCKED, 65536, 100000);
+}
+
+/* Many buckets of 256 blocks, the last one short (5,001 blocks), and few keys a block. */
+static void test_batch_blocked_buckets(void **state)
+{
+	(void)state;
+	batch_as_one_by_one(BLOOMXDP_LAYOUT_BLOCKED, 5001 * BLOOMXDP_BLOCK_BITS, 300000);
 }
 
 int main(void)
@@ -245,6 +254,7 @@ int main(void)
 		cmocka_unit_test(test_remove_half_blocked),
 		cmocka_unit_test(test_batch_bits),
 		cmocka_unit_test(test_batch_blocked),
+		cmocka_unit_test(test_batch_blocked_buckets),
 		cmocka_unit_test(test_remove_all_empties),
 		cmocka_unit_test(test_uncounted_key_refused),
 		cmocka_unit_test(test_saturation),

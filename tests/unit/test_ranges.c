@@ -12,6 +12,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -212,6 +213,60 @@ static struct range_cost cost(__u64 entries, double expanded, __u64 intervals, _
 	return c;
 }
 
+/* A word and where it was: the order of a stable sort by start. */
+struct placed {
+	__u64 w;
+	size_t i;
+};
+
+static int placed_cmp(const void *a, const void *b)
+{
+	const struct placed *x = a, *y = b;
+
+	if (x->w >> 32 != y->w >> 32)
+		return x->w >> 32 < y->w >> 32 ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/*
+ * range_v4_sort() as a stable sort by start (the high half), on one thread (a
+ * thousand words) and on two (past a million: each half of every pass placed
+ * by its own thread): starts of every digit, duplicates, the same start with
+ * other ends, and an odd count, so that the halves differ in size.
+ */
+static void v4_sort_stable(size_t n)
+{
+	struct placed *b = malloc(n * sizeof(*b));
+	__u64 *a = malloc(n * sizeof(*a)), x = 12345;
+	size_t i;
+
+	assert_non_null(a);
+	assert_non_null(b);
+	for (i = 0; i < n; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		/* Every tenth a duplicate of an earlier one; every seventh an earlier start. */
+		a[i] = i % 10 == 9 ? a[x % i] : i % 7 == 6 ? (a[x % i] & ~0xffffffffULL) |
+			(x >> 40) : x;
+		b[i].w = a[i];
+		b[i].i = i;
+	}
+	qsort(b, n, sizeof(*b), placed_cmp);
+	assert_int_equal(range_v4_sort(a, n), 0);
+	for (i = 0; i < n; i++)
+		assert_true(a[i] == b[i].w);
+	free(a);
+	free(b);
+}
+
+static void test_v4_sort(void **state)
+{
+	(void)state;
+	v4_sort_stable(1001);
+	v4_sort_stable((1 << 20) + 12345);
+}
+
 static void test_cost_model(void **state)
 {
 	struct range_cost c;
@@ -255,6 +310,7 @@ int main(void)
 		cmocka_unit_test(test_merge_keys),
 		cmocka_unit_test(test_find),
 		cmocka_unit_test(test_cost_model),
+		cmocka_unit_test(test_v4_sort),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -412,6 +412,97 @@ static void test_copy_hashes_what_it_writes(void **state)
 	state_close(&sd);
 }
 
+/*
+ * Blocks queued to the copy's writer thread: the file holds them in order and
+ * the digest is theirs, across more blocks than the queue holds.
+ */
+static void test_copy_many_blocks(void **state)
+{
+	size_t i, k, off = 0, len = 4096, n = 300;
+	char *all = malloc(len * n), *back = malloc(len * n), hex[SHA256_HEX];
+	struct state_copy c;
+	struct state_dir sd;
+
+	(void)state;
+	assert_non_null(all);
+	assert_non_null(back);
+	for (i = 0; i < len * n; i++)
+		all[i] = (char)(i * 7 + i / len);
+	assert_int_equal(state_open(root, "eth0", true, &sd), 0);
+	assert_int_equal(state_copy_begin(&sd, &c), 0);
+	/* Whole and half blocks of all, and one empty write. */
+	for (i = 0; i < n; i++) {
+		k = i % 3 ? len : len / 2;
+		assert_int_equal(state_copy_write(&c, all + i * len, k), 0);
+		memcpy(back + off, all + i * len, k);
+		off += k;
+	}
+	assert_int_equal(state_copy_write(&c, all, 0), 0);
+	assert_int_equal(state_copy_finish(&c), 0);
+	assert_int_equal(c.bytes, off);
+	assert_int_equal(sha256_hex(back, off, hex), 0);
+	assert_string_equal(c.sha256, hex);
+	assert_int_equal(pread(c.fd, all, off, 0), (ssize_t)off);
+	assert_memory_equal(all, back, off);
+	state_copy_close(&sd, &c);
+	assert_int_equal(count_names(sd.path, "\\.tmp"), 0);
+	state_close(&sd);
+	free(all);
+	free(back);
+}
+
+/*
+ * A write that fails on the writer's thread (the file read-only here, as a
+ * full disk would fail it) is returned by a later write, before the queue's
+ * 16 blocks are filled again, and by the drain; the copy is never finished.
+ */
+static void test_copy_write_error(void **state)
+{
+	struct state_copy c;
+	struct state_dir sd;
+	char block[512] = "x";
+	int ro, i, ret = 0;
+
+	(void)state;
+	assert_int_equal(state_open(root, "eth0", true, &sd), 0);
+	assert_int_equal(state_copy_begin(&sd, &c), 0);
+	ro = open("/dev/null", O_RDONLY);
+	assert_true(ro >= 0);
+	assert_true(dup2(ro, c.fd) == c.fd);
+	close(ro);
+	for (i = 0; i < 18 && !ret; i++)
+		ret = state_copy_write(&c, block, sizeof(block));
+	assert_int_equal(ret, -EBADF);
+	assert_int_equal(c.err, -EBADF);
+	assert_int_equal(state_copy_write(&c, block, sizeof(block)), -EBADF);
+	assert_int_equal(state_copy_drain(&c), -EBADF);
+	assert_int_equal(state_copy_finish(&c), -EBADF);
+	state_copy_close(&sd, &c);
+	assert_int_equal(count_names(sd.path, "\\.tmp"), 0);
+	state_close(&sd);
+}
+
+/* One write queued, then a failure after the reader's last write: only the drain tells. */
+static void test_copy_last_write_error(void **state)
+{
+	struct state_copy c;
+	struct state_dir sd;
+	int ro;
+
+	(void)state;
+	assert_int_equal(state_open(root, "eth0", true, &sd), 0);
+	assert_int_equal(state_copy_begin(&sd, &c), 0);
+	ro = open("/dev/null", O_RDONLY);
+	assert_true(ro >= 0);
+	assert_true(dup2(ro, c.fd) == c.fd);
+	close(ro);
+	assert_int_equal(state_copy_write(&c, "abc", 3), 0);
+	assert_int_equal(state_copy_drain(&c), -EBADF);
+	assert_int_equal(c.err, -EBADF);
+	state_copy_close(&sd, &c);
+	state_close(&sd);
+}
+
 struct opts {
 	__u64 count;
 	bool flag, given;
@@ -514,6 +605,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_manifest_sealed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_journal_records, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_copy_hashes_what_it_writes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_copy_many_blocks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_copy_write_error, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_copy_last_write_error, setup, teardown),
 		cmocka_unit_test(test_options_round_trip),
 		cmocka_unit_test_setup_teardown(test_forget_follows_no_link, setup, teardown),
 		cmocka_unit_test(test_root_from_environment),

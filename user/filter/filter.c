@@ -447,12 +447,111 @@ static void *insert_part_run(void *arg)
 	return NULL;
 }
 
+/* Runs low here and high on a thread of its own; both here when no thread is to be had. */
+static void insert_two(void *(*run)(void *), struct insert_part *low, struct insert_part *high)
+{
+	pthread_t thread;
+
+	if (pthread_create(&thread, NULL, run, high)) {
+		run(low);
+		run(high);
+		return;
+	}
+	run(low);
+	pthread_join(thread, NULL);
+}
+
+/*
+ * A blocked filter's keys, sorted by bucket (insert_bucketed()): the bits and
+ * counters insert_in_part() sets, each key's block found once. Its lines are
+ * in the cache: no prefetch.
+ */
+static void *insert_blocked_run(void *arg)
+{
+	const struct insert_part *part = arg;
+	struct filter *f = part->f;
+	struct bitcounts *counts = f->counts;
+	__u32 i, h, bit, shift;
+	__u64 *line, first;
+	size_t j;
+	__u8 *c;
+
+	for (j = 0; j < part->n; j++) {
+		first = (__u64)bloomxdp_block_of(part->hashes[j], f->bits) * BLOOMXDP_BLOCK_BITS;
+		line = &f->words[BLOOMXDP_HDR_WORDS + first / BLOOMXDP_WORD_BITS];
+		h = part->hashes[j] >> 32;
+		for (i = 0; i < f->hashes; i++) {
+			bit = bloomxdp_block_next(&h);
+			__atomic_store_n(&line[bit / BLOOMXDP_WORD_BITS],
+					 line[bit / BLOOMXDP_WORD_BITS] |
+					 1ULL << (bit % BLOOMXDP_WORD_BITS), __ATOMIC_RELAXED);
+			if (!counts)
+				continue;
+			/* bitcount_inc(), its nibble added to in place. */
+			c = &counts->c[(first + bit) / 2];
+			shift = (first + bit) % 2 * 4;
+			if (((*c >> shift) & 0xf) == BITCOUNT_SATURATED)
+				continue;
+			*c += 1U << shift;
+			if (((*c >> shift) & 0xf) == BITCOUNT_SATURATED)
+				__atomic_fetch_add(&counts->hdr->saturated, 1, __ATOMIC_RELAXED);
+		}
+	}
+	return NULL;
+}
+
+/* A blocked filter's buckets are 2^this blocks (fewer when the filter has fewer than 512). */
+#define INSERT_BUCKET_SHIFT 8
+
+/*
+ * Blocked: the batch sorted by bucket of consecutive blocks first (a counting
+ * sort), then inserted bucket after bucket, each thread its half of the
+ * buckets. A bucket's words and counters (256 blocks: 80 KiB with counters)
+ * stay in the cache while its keys set them, where keys in the order given
+ * miss it once or more each. The same bits and counters in any order.
+ * -ENOMEM: no room for the sorted copy.
+ */
+static int insert_bucketed(struct filter *f, const __u64 *hashes, size_t n)
+{
+	__u32 blocks = f->bits / BLOOMXDP_BLOCK_BITS, shift = INSERT_BUCKET_SHIFT, nbuckets, b;
+	struct insert_part low = { .f = f, .lo = 0, .hi = UINT32_MAX }, high = low;
+	size_t i, *start;
+	__u64 *sorted;
+	int ret = 0;
+
+	/* Two buckets at least (the caller's filter has two blocks or more): one a thread. */
+	while (shift && !((blocks - 1) >> shift))
+		shift--;
+	nbuckets = ((blocks - 1) >> shift) + 1;
+	start = calloc(nbuckets + 1, sizeof(*start));
+	sorted = malloc(n * sizeof(*sorted));
+	if (!start || !sorted) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		start[(bloomxdp_block_of(hashes[i], f->bits) >> shift) + 1]++;
+	for (b = 0; b < nbuckets; b++)
+		start[b + 1] += start[b];
+	for (i = 0; i < n; i++)
+		sorted[start[bloomxdp_block_of(hashes[i], f->bits) >> shift]++] = hashes[i];
+	/* Each start[b] now ends bucket b: the first half of the buckets ends at start[h - 1]. */
+	low.hashes = sorted;
+	low.n = start[nbuckets / 2 - 1];
+	high.hashes = sorted + low.n;
+	high.n = n - low.n;
+	insert_two(insert_blocked_run, &low, &high);
+out:
+	free(sorted);
+	free(start);
+	return ret;
+}
+
 void filter_insert_hashes(struct filter *f, const __u64 *hashes, size_t n)
 {
 	struct insert_part low = { .f = f, .hashes = hashes, .n = n, .lo = 0, .hi = UINT32_MAX };
 	struct insert_part high = low;
 	__u32 mid;
-	pthread_t thread;
 	size_t i;
 
 	if (f->ops->insert_many) {
@@ -470,15 +569,10 @@ void filter_insert_hashes(struct filter *f, const __u64 *hashes, size_t n)
 		insert_part_run(&low);
 		return;
 	}
-	low.hi = high.lo = mid;
-	/* No thread to be had: this one takes both halves, one after the other. */
-	if (pthread_create(&thread, NULL, insert_part_run, &high)) {
-		insert_part_run(&low);
-		insert_part_run(&high);
+	if (f->layout == BLOOMXDP_LAYOUT_BLOCKED && !insert_bucketed(f, hashes, n))
 		return;
-	}
-	insert_part_run(&low);
-	pthread_join(thread, NULL);
+	low.hi = high.lo = mid;
+	insert_two(insert_part_run, &low, &high);
 }
 
 bool filter_insert(struct filter *f, const struct bloomxdp_key *key)

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <endian.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,18 +119,120 @@ void range_set_merge(struct range_set *s)
 	s->n = out + 1;
 }
 
+/* The digits of 11 bits a packed IPv4 interval is sorted by: its start's, low first. */
+static const int v4_shifts[3] = { 32, 43, 54 };
+#define V4_DIGITS (1 << 11)
+#define V4_DIGIT(w, d) (((w) >> v4_shifts[d]) & (V4_DIGITS - 1))
+/* Past this many words, two threads sort them (range_v4_sort_two()). */
+#define V4_SORT_SPLIT_MIN (1 << 20)
+
+/* The radix sort of range_v4_sort() on one thread; tmp as large as a. */
+static void range_v4_sort_one(__u64 *a, __u64 *tmp, size_t n)
+{
+	size_t count[3][V4_DIGITS] = { { 0 } }, i, sum;
+	__u64 *from, *to, *swap;
+	int d;
+
+	/* Digits of 11 bits: their counts stay in the L1 cache, their 2048 outputs in the TLB. */
+	for (i = 0; i < n; i++)
+		for (d = 0; d < 3; d++)
+			count[d][V4_DIGIT(a[i], d)]++;
+	/* One pass counts all three digits; then each places the words by its own. */
+	for (d = 0, from = a, to = tmp; d < 3; d++) {
+		for (i = 0, sum = 0; i < V4_DIGITS; i++) {
+			size_t c = count[d][i];
+
+			count[d][i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			to[count[d][V4_DIGIT(from[i], d)]++] = from[i];
+		swap = from;
+		from = to;
+		to = swap;
+	}
+	/* Three passes: the sorted words are in tmp. */
+	memcpy(a, from, n * sizeof(*a));
+}
+
+/* Two threads sorting one array: each its half of every pass, in step. */
+struct v4_sort {
+	__u64 *buf[2];		/* the words, and as many to place them in */
+	size_t n;
+	size_t count[2][V4_DIGITS];	/* each thread's words of each digit, this pass */
+	pthread_barrier_t step;
+};
+
+struct v4_sort_half {
+	struct v4_sort *s;
+	int t;			/* 0: the first half of the words, 1: the second */
+};
+
+/*
+ * One pass a digit, as range_v4_sort_one(): each thread counts the digits of
+ * its half of the words, then places them after the words of smaller digits
+ * and, for thread 1, after thread 0's of the same digit: the same stable order.
+ */
+static void *v4_sort_run(void *arg)
+{
+	const struct v4_sort_half *h = arg;
+	struct v4_sort *s = h->s;
+	size_t lo = h->t ? s->n / 2 : 0, hi = h->t ? s->n : s->n / 2, at[V4_DIGITS], i, sum;
+	__u64 *from, *to;
+	int d;
+
+	for (d = 0; d < 3; d++) {
+		from = s->buf[d % 2];
+		to = s->buf[(d + 1) % 2];
+		memset(s->count[h->t], 0, sizeof(s->count[h->t]));
+		for (i = lo; i < hi; i++)
+			s->count[h->t][V4_DIGIT(from[i], d)]++;
+		pthread_barrier_wait(&s->step);
+		for (i = 0, sum = 0; i < V4_DIGITS; i++) {
+			at[i] = sum + (h->t ? s->count[0][i] : 0);
+			sum += s->count[0][i] + s->count[1][i];
+		}
+		for (i = lo; i < hi; i++)
+			to[at[V4_DIGIT(from[i], d)]++] = from[i];
+		/* Both halves placed before the next pass reads them (and counts again). */
+		pthread_barrier_wait(&s->step);
+	}
+	/* Three passes: the sorted words are in buf[1]. */
+	memcpy(s->buf[0] + lo, s->buf[1] + lo, (hi - lo) * sizeof(__u64));
+	return NULL;
+}
+
+/* -EAGAIN when no second thread is to be had (nothing moved yet). */
+static int range_v4_sort_two(__u64 *a, __u64 *tmp, size_t n)
+{
+	struct v4_sort s = { .buf = { a, tmp }, .n = n };
+	struct v4_sort_half h[2] = { { &s, 0 }, { &s, 1 } };
+	pthread_t thread;
+	int ret = 0;
+
+	if (pthread_barrier_init(&s.step, NULL, 2))
+		return -EAGAIN;
+	if (pthread_create(&thread, NULL, v4_sort_run, &h[1])) {
+		ret = -EAGAIN;
+		goto out;
+	}
+	v4_sort_run(&h[0]);
+	pthread_join(thread, NULL);
+out:
+	pthread_barrier_destroy(&s.step);
+	return ret;
+}
+
 /*
  * IPv4 intervals packed in one word, start in the high half: sorting the
  * words sorts by start. A quarter of the memory of struct range, and sorted by
  * radix (three passes of 11 bits) instead of qsort(): a list of 10 million
- * hosts is merged in a tenth of the time.
+ * hosts is merged in a tenth of the time; past a million words, on two threads.
  */
 int range_v4_sort(__u64 *a, size_t n)
 {
-	static const int shifts[3] = { 32, 43, 54 };
-	size_t count[3][1 << 11] = { { 0 } }, i, sum;
-	__u64 *tmp, *from, *to, *swap, w;
-	int d;
+	__u64 *tmp;
+	size_t i;
 
 	for (i = 1; i < n && a[i - 1] <= a[i]; i++)
 		;
@@ -138,26 +241,8 @@ int range_v4_sort(__u64 *a, size_t n)
 	tmp = malloc(n * sizeof(*tmp));
 	if (!tmp)
 		return -ENOMEM;
-	/* Digits of 11 bits: their counts stay in the L1 cache, their 2048 outputs in the TLB. */
-	for (i = 0; i < n; i++)
-		for (d = 0, w = a[i]; d < 3; d++)
-			count[d][(w >> shifts[d]) & 0x7ff]++;
-	/* One pass counts all three digits; then each places the words by its own. */
-	for (d = 0, from = a, to = tmp; d < 3; d++) {
-		for (i = 0, sum = 0; i < 1 << 11; i++) {
-			size_t c = count[d][i];
-
-			count[d][i] = sum;
-			sum += c;
-		}
-		for (i = 0; i < n; i++)
-			to[count[d][(from[i] >> shifts[d]) & 0x7ff]++] = from[i];
-		swap = from;
-		from = to;
-		to = swap;
-	}
-	/* Three passes: the sorted words are in tmp. */
-	memcpy(a, from, n * sizeof(*a));
+	if (n < V4_SORT_SPLIT_MIN || range_v4_sort_two(a, tmp, n))
+		range_v4_sort_one(a, tmp, n);
 	free(tmp);
 	return 0;
 }

@@ -454,55 +454,6 @@ int state_truncate(const struct state_dir *sd, const char *name, off_t len)
 	return ret;
 }
 
-int state_copy_begin(const struct state_dir *sd, struct state_copy *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->fd = atomic_file_temp(sd->fd, c->tmp);
-	if (c->fd < 0) {
-		log_error("cannot create a file in %s: %s", sd->path, strerror(-c->fd));
-		return c->fd;
-	}
-	return sha256_init(&c->hash);
-}
-
-int state_copy_write(struct state_copy *c, const void *buf, size_t n)
-{
-	if (sha256_update(&c->hash, buf, n))
-		return -EIO;
-	c->bytes += n;
-	c->err = file_write_all(c->fd, buf, n);
-	return c->err;
-}
-
-int state_copy_finish(struct state_copy *c)
-{
-	if (sha256_final(&c->hash, c->sha256))
-		return -EIO;
-	if (fsync(c->fd) || lseek(c->fd, 0, SEEK_SET))
-		return -errno;
-	return 0;
-}
-
-int state_copy_commit(const struct state_dir *sd, struct state_copy *c, const char *name)
-{
-	int ret = atomic_file_commit(sd->fd, c->tmp, name);
-
-	if (ret)
-		log_error("cannot write %s/%s: %s", sd->path, name, strerror(-ret));
-	return ret;
-}
-
-void state_copy_close(const struct state_dir *sd, struct state_copy *c)
-{
-	if (c->fd > 0)
-		close(c->fd);
-	c->fd = -1;
-	if (c->tmp[0])
-		unlinkat(sd->fd, c->tmp, 0);
-	c->tmp[0] = '\0';
-	sha256_free(&c->hash);
-}
-
 void state_copy_name(const char *which, unsigned long long serial, int i, char *out, size_t len)
 {
 	snprintf(out, len, "%s-%llu.%d", which, serial, i);

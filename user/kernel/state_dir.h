@@ -131,7 +131,12 @@ void state_prune(const struct state_dir *sd, const char *which, const struct sta
  */
 int state_lists_reset(const struct state_dir *sd);
 
-/* A copy of an input being written: a temporary file, hashed as it grows. */
+/*
+ * A copy of an input being written: a temporary file, hashed as it grows, by
+ * a thread of its own (kernel/state_copy.c) from the first write to
+ * state_copy_drain().
+ */
+struct copy_writer;
 struct state_copy {
 	int fd;
 	char tmp[STATE_NAME_MAX];
@@ -139,11 +144,15 @@ struct state_copy {
 	unsigned long long bytes;
 	char sha256[SHA256_HEX];
 	int err;		/* of a write that failed (-ENOSPC: the disk is full) */
+	struct copy_writer *writer;
 };
 
 int state_copy_begin(const struct state_dir *sd, struct state_copy *c);
+/* Queued (copied): 0, or the error of an earlier write that failed (then kept in c->err). */
 int state_copy_write(struct state_copy *c, const void *buf, size_t n);
-/* fsync and the digest; the copy stays open (c->fd, at its start) to be read. */
+/* Waits for what was queued to be written and ends the writer: 0 or c->err. */
+int state_copy_drain(struct state_copy *c);
+/* Drained, fsync and the digest; the copy stays open (c->fd, at its start) to be read. */
 int state_copy_finish(struct state_copy *c);
 /* Gives the temporary file its name, durably. */
 int state_copy_commit(const struct state_dir *sd, struct state_copy *c, const char *name);

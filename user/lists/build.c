@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -349,16 +351,122 @@ static void target_table(const struct prefix_plan *plan, __u32 width, __u8 *targ
 	}
 }
 
-/* Hashes inserted at a time: enough for filter_insert_hashes() to split them over two threads. */
-#define INSERT_BATCH (1 << 20)
+/*
+ * Hashes inserted at a time: enough for filter_insert_hashes() to split them
+ * over two threads and, in a blocked filter, to set each block's bits (and
+ * counters) many times while its lines are in the cache (32 MB, and as much
+ * for their sorted copy).
+ */
+#define INSERT_BATCH (1 << 22)
+
+/* Keys hashed by two threads at once past this many (hash_two()). */
+#define HASH_SPLIT_MIN 65536
+
+/* Keys [lo, hi) of the build's addresses (IPv4, then the others) hashed for the filter. */
+struct hash_part {
+	const struct list_build *b;
+	const struct filter *f;
+	const __u8 (*target)[129];
+	size_t lo, hi;
+	__u64 *out;		/* the hashes of keys at a probed length */
+	size_t n;
+	size_t rest;		/* keys between probed lengths, to expand (entry_keys_insert()) */
+	__u64 kinds;
+};
+
+/* The i-th address of b, and its family's index (0: IPv4); false when it is in intervals. */
+static bool address_key(const struct list_build *b, size_t i, struct bloomxdp_key *key, int *fam)
+{
+	if (i < b->nv4)
+		range_v4_key(b->v4[i], key);
+	else
+		*key = b->addrs[i - b->nv4];
+	*fam = i < b->nv4 ? 0 : 1;
+	return !b->cost[*fam].use_ranges;
+}
+
+static void *hash_part_run(void *arg)
+{
+	struct hash_part *h = arg;
+	struct bloomxdp_key key;
+	size_t i;
+	int fam;
+
+	for (i = h->lo; i < h->hi; i++) {
+		if (!address_key(h->b, i, &key, &fam))
+			continue;
+		/* At a probed length already (hosts, mostly): one key, hashed here. */
+		if (h->target[fam][key_prefix_len(&key)] != key_prefix_len(&key)) {
+			h->rest++;
+			continue;
+		}
+		h->out[h->n++] = filter_key_hash(h->f, &key);
+		h->kinds |= fam ? BLOOMXDP_HAS_IPV6 : BLOOMXDP_HAS_IPV4;
+	}
+	return NULL;
+}
+
+/*
+ * Keys [lo, hi) hashed into out, in their order, by two threads (each half of
+ * them) when there are many: the count of hashes; *rest and *kinds as
+ * hash_part_run() counts them.
+ */
+static size_t hash_two(struct hash_part *h, size_t lo, size_t hi, __u64 *out)
+{
+	struct hash_part second = *h;
+	pthread_t thread;
+	bool threaded;
+
+	h->lo = lo;
+	h->hi = hi - lo < HASH_SPLIT_MIN ? hi : lo + (hi - lo) / 2;
+	h->out = out;
+	h->n = h->rest = second.rest = 0;
+	second.lo = h->hi;
+	second.hi = hi;
+	second.out = out + (h->hi - lo);
+	second.n = 0;
+	second.kinds = 0;
+	threaded = second.lo < hi && !pthread_create(&thread, NULL, hash_part_run, &second);
+	hash_part_run(h);
+	if (threaded)
+		pthread_join(thread, NULL);
+	else if (second.lo < hi)
+		hash_part_run(&second);
+	memmove(out + h->n, second.out, second.n * sizeof(*out));
+	h->rest += second.rest;
+	h->kinds |= second.kinds;
+	return h->n + second.n;
+}
+
+/* The keys [lo, hi) between probed lengths, expanded into the filter one at a time. */
+static int insert_rest(const struct hash_part *h, struct filter *f, size_t lo, size_t hi,
+		       char err[LIST_ERROR_LEN])
+{
+	struct entry e = { .kind = ENTRY_ADDR };
+	size_t i;
+	int fam, ret;
+
+	for (i = lo; i < hi; i++) {
+		if (!address_key(h->b, i, &e.addr, &fam) ||
+		    h->target[fam][key_prefix_len(&e.addr)] == key_prefix_len(&e.addr))
+			continue;
+		ret = entry_keys_insert(f, &e);
+		if (ret < 0) {
+			snprintf(err, LIST_ERROR_LEN, "cannot insert the prefixes: %s",
+				 strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
 
 int list_build_insert(struct list_build *b, struct filter *f, char err[LIST_ERROR_LEN])
 {
 	static const __u32 families[2] = { BLOOMXDP_KEY_IPV4, BLOOMXDP_KEY_IPV6 };
-	struct entry e = { .kind = ENTRY_ADDR };
 	__u8 target[2][129];
-	__u64 *batch, kinds = 0;
-	size_t i, nbatch = 0;
+	struct hash_part h = { .b = b, .f = f, .target = target };
+	size_t lo, hi, n, total = b->nv4 + b->naddrs;
+	__u64 *batch;
 	int fam, ret = 0;
 	__u32 t;
 
@@ -383,36 +491,16 @@ int list_build_insert(struct list_build *b, struct filter *f, char err[LIST_ERRO
 	}
 	for (fam = 0; fam < 2; fam++)
 		target_table(&b->plan[fam], fam ? 128 : 32, target[fam]);
-	for (i = 0; i < b->nv4 + b->naddrs; i++) {
-		if (i < b->nv4)
-			range_v4_key(b->v4[i], &e.addr);
-		else
-			e.addr = b->addrs[i - b->nv4];
-		fam = i < b->nv4 ? 0 : 1;
-		if (b->cost[fam].use_ranges)
-			continue;
-		/* At a probed length already (hosts, mostly): one key, hashed in a batch. */
-		if (target[fam][key_prefix_len(&e.addr)] == key_prefix_len(&e.addr)) {
-			batch[nbatch++] = filter_key_hash(f, &e.addr);
-			kinds |= fam ? BLOOMXDP_HAS_IPV6 : BLOOMXDP_HAS_IPV4;
-			if (nbatch == INSERT_BATCH) {
-				filter_insert_hashes(f, batch, nbatch);
-				nbatch = 0;
-			}
-			continue;
-		}
-		ret = entry_keys_insert(f, &e);
-		if (ret < 0) {
-			snprintf(err, LIST_ERROR_LEN, "cannot insert the prefixes: %s",
-				 strerror(-ret));
-			goto out;
-		}
+	for (lo = 0; lo < total && !ret; lo = hi) {
+		hi = total - lo < INSERT_BATCH ? total : lo + INSERT_BATCH;
+		n = hash_two(&h, lo, hi, batch);
+		filter_insert_hashes(f, batch, n);
+		if (h.rest)
+			ret = insert_rest(&h, f, lo, hi, err);
 	}
-	filter_insert_hashes(f, batch, nbatch);
 	/* Published after the bits, as filter_insert() does. */
-	filter_header_set(f, kinds);
-	ret = 0;
-out:
+	if (!ret)
+		filter_header_set(f, h.kinds);
 	free(batch);
 	return ret;
 }

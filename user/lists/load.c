@@ -163,6 +163,9 @@ static int read_inputs(struct list_build *b, const struct list_opts *o,
 		/* What del took out of the list stays out of its copies. */
 		b->skip = i < in->list.nsources ? &in->deleted : NULL;
 		ret = list_build_read_fd(b, in->in[i].fd, in->in[i].name, in->in[i].format, err);
+		/* Its copy written to its end: a write that failed after the last read fails it. */
+		if (b->opts.tee && state_copy_drain(b->opts.tee_ctx) && !ret)
+			ret = ((struct state_copy *)b->opts.tee_ctx)->err;
 		/* Its copy could not be written (a full disk): that, not the list, failed. */
 		if (ret && b->opts.tee && ((struct state_copy *)b->opts.tee_ctx)->err)
 			snprintf(err, LIST_ERROR_LEN, "cannot write the copy of %.200s in the "
