@@ -258,29 +258,26 @@ static __always_inline void answer_learn(struct scratch *s, const __u32 *addr, _
 }
 
 /*
- * An answer's IPv4 address (an A record's, or a mapped AAAA's) in a list of
- * IPv4 hosts only (the one length 32): probed here, in the record walk, and
- * handed to addr_lookup() only on a Bloom hit, which most answers are not.
- * 1 when it may be listed (then addr_lookup() decides, probing again), 0
- * when it is not: addr_lookup() would have returned 0 for it, counting
- * nothing. IPv4 only: with both families' keys built here, clang merged
- * them, and 6.1 refused the IPv4 path's read of an IPv6 key word
- * ("R5 !read_ok") whose use it could not tie to the family. A static
- * function, not inlined: its key and spills inlined in answer_step() made
- * that frame 72 bytes, and 6.1's chain main -> dns_answers -> answer_step ->
- * addr_lookup -> its probe callback passed 512 bytes (544).
+ * An answer's address in a list of hosts only (the family's one length, its
+ * longest): probed here, in the record walk, and handed to addr_lookup() only
+ * on a Bloom hit, which most answers are not. 1 when it may be listed (then
+ * addr_lookup() decides, probing again), 0 when it is not: addr_lookup()
+ * would have returned 0 for it, counting nothing.
  */
-static __attribute__((noinline)) int answer_v4_may_be_listed(const struct addr_query *q)
+static __always_inline int answer_bloom_may_hold(const struct addr_query *q)
 {
 	struct bloomxdp_key key;
 	void *bits;
 
-	if (q->lengths != (BLOOMXDP_NO_LENGTHS << 8 | 32))
+	if (q->lengths != (BLOOMXDP_NO_LENGTHS << 8 | (q->ipv6 ? 128 : 32)))
 		return 1;
 	bits = probe_map(q->gen.block_slot);
 	if (!bits)
 		return 1;
-	bloomxdp_key_ipv4(&key, q->addr, 32);
+	if (q->ipv6)
+		bloomxdp_key_ipv6(&key, q->addr, 128);
+	else
+		bloomxdp_key_ipv4(&key, q->addr, 32);
 	return filter_has(bits, q->filter_bits, &key);
 }
 
@@ -304,7 +301,7 @@ static __always_inline __u32 answer_address(struct scratch *s, struct addr_query
 		q->ipv6 = ipv6;
 		q->lengths = ipv6 ? s->an.v6_lengths : s->an.v4_lengths;
 		q->field = BLOOMXDP_FIELD_DNS_ANSWER;
-		if ((ipv6 || answer_v4_may_be_listed(q)) && addr_lookup(q))
+		if (answer_bloom_may_hold(q) && addr_lookup(q))
 			action = list_verdict(q);
 	}
 	if (!action && s->an.learn)
