@@ -258,30 +258,6 @@ static __always_inline void answer_learn(struct scratch *s, const __u32 *addr, _
 }
 
 /*
- * An answer's address in a list of hosts only (the family's one length, its
- * longest): probed here, in the record walk, and handed to addr_lookup() only
- * on a Bloom hit, which most answers are not. 1 when it may be listed (then
- * addr_lookup() decides, probing again), 0 when it is not: addr_lookup()
- * would have returned 0 for it, counting nothing.
- */
-static __always_inline int answer_bloom_may_hold(const struct addr_query *q)
-{
-	struct bloomxdp_key key;
-	void *bits;
-
-	if (q->lengths != (BLOOMXDP_NO_LENGTHS << 8 | (q->ipv6 ? 128 : 32)))
-		return 1;
-	bits = probe_map(q->gen.block_slot);
-	if (!bits)
-		return 1;
-	if (q->ipv6)
-		bloomxdp_key_ipv6(&key, q->addr, 128);
-	else
-		bloomxdp_key_ipv4(&key, q->addr, 32);
-	return filter_has(bits, q->filter_bits, &key);
-}
-
-/*
  * The A or AAAA record answer_step() found: looked up as a packet's address
  * would be, then learned if the names before it were a learning list's.
  * Returns the action of the list holding it (enum bloomxdp_list_action), 0
@@ -301,7 +277,7 @@ static __always_inline __u32 answer_address(struct scratch *s, struct addr_query
 		q->ipv6 = ipv6;
 		q->lengths = ipv6 ? s->an.v6_lengths : s->an.v4_lengths;
 		q->field = BLOOMXDP_FIELD_DNS_ANSWER;
-		if (answer_bloom_may_hold(q) && addr_lookup(q))
+		if (addr_lookup(q))
 			action = list_verdict(q);
 	}
 	if (!action && s->an.learn)
