@@ -73,26 +73,6 @@ static long dns_label_step(__u32 i, void *data)
 }
 
 /*
- * The labels of the wire-form name at the start of s->name, of which n bytes
- * are there, into s->labels: the parser of a query's question and of a
- * response's. Returns the name's length with its root label (s->name_len),
- * or 0 for a compression pointer, a reserved label type or a name cut short.
- */
-static __always_inline __u32 dns_name_labels(struct scratch *s, __u32 n)
-{
-	struct dns_name_walk w = {};
-
-	s->labels.count = 0;
-	w.n = n;
-	bpf_loop_bounded(DNS_MAX_WIRE_LABELS / DNS_LABELS_PER_STEP, dns_label_step, &w);
-	if (w.done != 1)
-		return 0;
-	s->name_len = w.pos + 1;
-	s->name_wire = 1;
-	return w.pos + 1;
-}
-
-/*
  * Parses the single question of a standard query in the UDP payload at off
  * (len bytes): its labels land in s->labels, and *question_end is the payload
  * length up to the end of the question. Returns 0, or -1 for anything else:
@@ -102,6 +82,7 @@ static __always_inline __u32 dns_name_labels(struct scratch *s, __u32 n)
 static __always_inline int dns_parse_query(struct hook_ctx *ctx, __u32 off, __u32 len,
 					   struct scratch *s, __u32 *question_end)
 {
+	struct dns_name_walk w = {};
 	struct dnshdr h;
 	__u32 n;
 
@@ -118,10 +99,14 @@ static __always_inline int dns_parse_query(struct hook_ctx *ctx, __u32 off, __u3
 	if (frame_load(ctx, off + sizeof(h), s->name, n, BLOOMXDP_NAME_BUF - 1))
 		return -1;
 
-	n = dns_name_labels(s, n);
-	if (!n)
+	s->labels.count = 0;
+	w.n = n;
+	bpf_loop_bounded(DNS_MAX_WIRE_LABELS / DNS_LABELS_PER_STEP, dns_label_step, &w);
+	if (w.done != 1)
 		return -1;
-	*question_end = sizeof(h) + n + DNS_QTYPE_QCLASS_LEN;
+	*question_end = sizeof(h) + w.pos + 1 + DNS_QTYPE_QCLASS_LEN;
+	s->name_len = w.pos + 1;
+	s->name_wire = 1;
 	return *question_end > len ? -1 : 0;
 }
 

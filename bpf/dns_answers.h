@@ -417,30 +417,22 @@ static __always_inline int answers_locate(struct hook_ctx *ctx, const struct pac
 
 /*
  * The response's header and question: 0 with the question's name in s and
- * s->an.pos at the first answer, or -1 when it is no standard response. The
- * message is at off in the frame, and in s->payload.
+ * s->an.pos at the first answer, or -1 when it is no standard response.
  */
-static __always_inline int answers_question(struct hook_ctx *ctx, struct scratch *s, __u32 off)
+static __always_inline int answers_question(struct scratch *s)
 {
-	__u32 flags = payload_be16(s, 2), n;
+	__u32 flags = payload_be16(s, 2), pos;
 
 	if (!(flags & DNS_FLAG_QR) || (flags & DNS_OPCODE_MASK) || payload_be16(s, 4) != 1)
 		return -1;
 	/*
-	 * Read as a query's question is (dns_name_labels()), loaded into the
-	 * name: a pointer there could only point into the header, and is
-	 * refused, so the question lies whole at DNS_HDR_LEN (answer_learn()
-	 * copies it from the payload).
+	 * A pointer in the question could only point into the header: refused,
+	 * so the question lies whole at DNS_HDR_LEN (answer_learn() copies it).
 	 */
-	n = s->an.end - DNS_HDR_LEN;
-	if (n > BLOOMXDP_NAME_MAX)
-		n = BLOOMXDP_NAME_MAX;
-	if (frame_load(ctx, off + DNS_HDR_LEN, s->name, n, BLOOMXDP_NAME_BUF - 1))
+	pos = dns_name_read(s, DNS_HDR_LEN, s->an.end, 1);
+	if (!pos || s->dn.pointers || pos + DNS_QTYPE_QCLASS_LEN > s->an.end)
 		return -1;
-	n = dns_name_labels(s, n);
-	if (!n || DNS_HDR_LEN + n + DNS_QTYPE_QCLASS_LEN > s->an.end)
-		return -1;
-	s->question_end = DNS_HDR_LEN + n + DNS_QTYPE_QCLASS_LEN;
+	s->question_end = pos + DNS_QTYPE_QCLASS_LEN;
 	s->an.pos = s->question_end;
 	s->an.left = payload_be16(s, 6);
 	if (s->an.left > BLOOMXDP_DNS_ANSWERS_MAX) {
@@ -487,7 +479,7 @@ __attribute__((noinline)) int answers_load(struct hook_ctx *ctx, const struct pa
 	s->an.end = len;
 	s->an.learn = 0;
 	s->an.bad = 0;
-	if (answers_question(ctx, s, off))
+	if (answers_question(s))
 		goto unparsed;
 	cnt->checked_dns_answers++;
 	return 0;
