@@ -71,6 +71,16 @@ received() {
 	done
 	echo "${out[*]}"
 }
+# until_query ADDR WORD: until query's verdict of ADDR starts with WORD (blocked, not blocked),
+# 5 s at most: fail2ban logs "Ban"/"Unban" before its action (bloomxdp add/del) has run.
+until_query() {
+	local i
+	for ((i = 0; i < 50; i++)); do
+		[[ $(bx query "$IF_SRV" "$1" 2>&1) == "$1: $2"* ]] && return 0
+		sleep 0.1
+	done
+	return 1
+}
 check_eq "before: the attacker and the other pass, the listed address is dropped" "3 3 0" \
 	"$(received "$ATTACKER" "$OTHER" "$LISTED")"
 
@@ -92,7 +102,7 @@ banned=0
 wait_log "Ban $ATTACKER" 1 10 "$F2B/fail2ban.log" && banned=1
 check_eq "after 3 failures fail2ban bans the attacker" 1 "$banned" \
 	"$(tail -20 "$F2B/fail2ban.log" 2>/dev/null)"
-sleep 0.3
+until_query "$ATTACKER" blocked
 check_eq "banned: the attacker's pings are dropped by XDP, the others as before" "0 3 0" \
 	"$(received "$ATTACKER" "$OTHER" "$LISTED")" "$(tail -5 "$F2B/fail2ban.log")"
 check_eq "... and query says it is in list fail2ban" "$ATTACKER: blocked (listed in fail2ban)" \
@@ -101,7 +111,7 @@ check_eq "... and query says it is in list fail2ban" "$ATTACKER: blocked (listed
 unbanned=0
 wait_log "Unban $ATTACKER" 1 $((BANTIME + 6)) "$F2B/fail2ban.log" && unbanned=1
 check_eq "after bantime ($BANTIME s) fail2ban unbans it" 1 "$unbanned"
-sleep 0.3
+until_query "$ATTACKER" "not blocked"
 check_eq "unbanned: the attacker passes again, the listed address is still dropped" "3 3 0" \
 	"$(received "$ATTACKER" "$OTHER" "$LISTED")" "$(tail -5 "$F2B/fail2ban.log")"
 
