@@ -65,6 +65,7 @@
 #include "dns_wire.h"
 #include "gen.skel.h"
 #include "own_mac.h"
+#include "tls_hello.h"
 
 #define FRAME_LEN 60
 #define FRAME_MAX 256
@@ -171,34 +172,16 @@ static size_t http_payload(unsigned char *out)
 	return sprintf((char *)out, "GET / HTTP/1.1\r\nHost: %s\r\n\r\n", name);
 }
 
-/* A minimal TLS 1.2 ClientHello whose only extension is server_name (as prog_run's). */
+/* A ClientHello for a new flood name (bench/tls_hello.h). */
 static size_t tls_payload(unsigned char *out)
 {
 	char name[128];
-	size_t nlen, ext, hs, n = 0;
+	size_t n;
 
 	flood_name(name);
-	nlen = strlen(name);
-	ext = 9 + nlen;
-	hs = 2 + 32 + 1 + 4 + 2 + 2 + ext;
-	out[n++] = 22; out[n++] = 3; out[n++] = 1;
-	out[n++] = (hs + 4) >> 8; out[n++] = (hs + 4) & 0xff;
-	out[n++] = 1; out[n++] = 0; out[n++] = hs >> 8; out[n++] = hs & 0xff;
-	out[n++] = 3; out[n++] = 3;
-	memset(out + n, 0x5a, 32);
-	n += 32;
-	out[n++] = 0;						/* session id */
-	out[n++] = 0; out[n++] = 2; out[n++] = 0x13; out[n++] = 0x01;	/* cipher suites */
-	out[n++] = 1; out[n++] = 0;				/* compression */
-	out[n++] = ext >> 8; out[n++] = ext & 0xff;		/* extensions */
-	out[n++] = 0; out[n++] = 0;				/* server_name */
-	out[n++] = (nlen + 5) >> 8; out[n++] = (nlen + 5) & 0xff;
-	out[n++] = (nlen + 3) >> 8; out[n++] = (nlen + 3) & 0xff;
-	out[n++] = 0;
-	out[n++] = nlen >> 8; out[n++] = nlen & 0xff;
-	name_at = n;
-	memcpy(out + n, name, nlen);
-	return n + nlen;
+	n = client_hello(out, name);
+	name_at = n - strlen(name);
+	return n;
 }
 
 /* A standard query for "xxxxxxxx.(dns_random times)ZONE", type A; returns its length. */

@@ -25,6 +25,7 @@
 #include "lookup.skel.h"
 #include "filter/entry_keys.h"
 #include "dns_wire.h"
+#include "tls_hello.h"
 #include "hash_probe.h"
 #include "parse/keys.h"
 #include "filter/layout.h"
@@ -205,29 +206,6 @@ static size_t dns_response(__u8 *out, const char *qname, const char *cname, int 
 		n += 4;
 	}
 	return n;
-}
-
-/* A minimal TLS 1.2 ClientHello whose only extension is server_name. */
-static size_t client_hello(__u8 *out, const char *name)
-{
-	size_t nlen = strlen(name), ext = 9 + nlen, hs = 2 + 32 + 1 + 4 + 2 + 2 + ext, n = 0;
-
-	out[n++] = 22; out[n++] = 3; out[n++] = 1;
-	out[n++] = (hs + 4) >> 8; out[n++] = (hs + 4) & 0xff;
-	out[n++] = 1; out[n++] = 0; out[n++] = hs >> 8; out[n++] = hs & 0xff;
-	out[n++] = 3; out[n++] = 3;
-	memset(out + n, 0x5a, 32); n += 32;
-	out[n++] = 0;					/* session id */
-	out[n++] = 0; out[n++] = 2; out[n++] = 0x13; out[n++] = 0x01;	/* cipher suites */
-	out[n++] = 1; out[n++] = 0;			/* compression */
-	out[n++] = ext >> 8; out[n++] = ext & 0xff;	/* extensions */
-	out[n++] = 0; out[n++] = 0;			/* server_name */
-	out[n++] = (nlen + 5) >> 8; out[n++] = (nlen + 5) & 0xff;
-	out[n++] = (nlen + 3) >> 8; out[n++] = (nlen + 3) & 0xff;
-	out[n++] = 0;
-	out[n++] = nlen >> 8; out[n++] = nlen & 0xff;
-	memcpy(out + n, name, nlen);
-	return n + nlen;
 }
 
 /* "l1.l2.....ln.example" with labels of 8 letters: labels + 1 labels in all. */
