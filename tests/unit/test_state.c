@@ -451,6 +451,19 @@ static void test_copy_many_blocks(void **state)
 	free(back);
 }
 
+/* A copy begun in a new state directory whose file is then read-only: every write fails. */
+static void copy_on_readonly_fd(struct state_dir *sd, struct state_copy *c)
+{
+	int ro;
+
+	assert_int_equal(state_open(root, "eth0", true, sd), 0);
+	assert_int_equal(state_copy_begin(sd, c), 0);
+	ro = open("/dev/null", O_RDONLY);
+	assert_true(ro >= 0);
+	assert_true(dup2(ro, c->fd) == c->fd);
+	close(ro);
+}
+
 /*
  * A write that fails on the writer's thread (the file read-only here, as a
  * full disk would fail it) is returned by a later write, before the queue's
@@ -461,15 +474,10 @@ static void test_copy_write_error(void **state)
 	struct state_copy c;
 	struct state_dir sd;
 	char block[512] = "x";
-	int ro, i, ret = 0;
+	int i, ret = 0;
 
 	(void)state;
-	assert_int_equal(state_open(root, "eth0", true, &sd), 0);
-	assert_int_equal(state_copy_begin(&sd, &c), 0);
-	ro = open("/dev/null", O_RDONLY);
-	assert_true(ro >= 0);
-	assert_true(dup2(ro, c.fd) == c.fd);
-	close(ro);
+	copy_on_readonly_fd(&sd, &c);
 	for (i = 0; i < 18 && !ret; i++)
 		ret = state_copy_write(&c, block, sizeof(block));
 	assert_int_equal(ret, -EBADF);
@@ -487,15 +495,9 @@ static void test_copy_last_write_error(void **state)
 {
 	struct state_copy c;
 	struct state_dir sd;
-	int ro;
 
 	(void)state;
-	assert_int_equal(state_open(root, "eth0", true, &sd), 0);
-	assert_int_equal(state_copy_begin(&sd, &c), 0);
-	ro = open("/dev/null", O_RDONLY);
-	assert_true(ro >= 0);
-	assert_true(dup2(ro, c.fd) == c.fd);
-	close(ro);
+	copy_on_readonly_fd(&sd, &c);
 	assert_int_equal(state_copy_write(&c, "abc", 3), 0);
 	assert_int_equal(state_copy_drain(&c), -EBADF);
 	assert_int_equal(c.err, -EBADF);
