@@ -4,6 +4,17 @@ prefixes.py): the raw data of bench/*.sh is tab-separated text."""
 import os
 import statistics
 
+# The receivers both tables name alike (report.py's throughput, progtime.py's program
+# time), in their order; each script puts its own around them.
+RECEIVERS = {
+    "bloom-default": "bloomxdp (default layout)",
+    "bloom-bits": "bloomxdp, layout bits",
+    "bloom-blocked": "bloomxdp, layout blocked",
+    "bloom-kernel": "bloomxdp, layout kernel",
+    "hash": "BPF hash map (exact)",
+    "lpm": "BPF LPM trie (exact, /32)",
+}
+
 
 def read_tsv(path):
     """The rows of a tab-separated file as lists of strings; [] if it is missing."""

@@ -14,7 +14,7 @@ import os
 import statistics
 import sys
 
-from benchlib import read_tsv
+from benchlib import RECEIVERS, read_tsv
 
 MIX_TITLE = {
     "all": "all listed", "none": "none listed", "mix30": "30% listed",
@@ -28,12 +28,7 @@ MIX_TITLE = {
 }
 DESC = {
     "bare": "bare XDP (no lookup)",
-    "bloom-default": "bloomxdp (default layout)",
-    "bloom-bits": "bloomxdp, layout bits",
-    "bloom-blocked": "bloomxdp, layout blocked",
-    "bloom-kernel": "bloomxdp, layout kernel",
-    "hash": "BPF hash map (exact)",
-    "lpm": "BPF LPM trie (exact, /32)",
+    **RECEIVERS,
     "xdpf": "xdp-filter (xdp-tools), ip --mode src, every feature",
     "xdpf4": "xdp-filter, --features ipv4",
     "xdp": "bloomxdp, XDP ingress (sender: build/bench/tx)",

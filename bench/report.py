@@ -13,18 +13,13 @@ import os
 import subprocess
 import sys
 
-from benchlib import med, read_tsv
+from benchlib import RECEIVERS, med, read_tsv
 
 MIXES = ["all", "mix30", "none"]
 MIX_TITLE = {"all": "all listed", "mix30": "30% listed", "none": "none listed"}
 DESC = {
     "bare": "bare XDP (verdict stamped in the frame, no lookup)",
-    "bloom-default": "bloomxdp (default layout)",
-    "bloom-bits": "bloomxdp, layout bits",
-    "bloom-blocked": "bloomxdp, layout blocked",
-    "bloom-kernel": "bloomxdp, layout kernel",
-    "hash": "BPF hash map (exact)",
-    "lpm": "BPF LPM trie (exact, /32)",
+    **RECEIVERS,
     "nft": "nftables set, prerouting priority raw",
     "ipset": "ipset hash:ip + iptables raw",
     "xdpf": "xdp-filter (xdp-tools), every feature",
