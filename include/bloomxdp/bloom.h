@@ -22,6 +22,8 @@
  * no division), then k bit positions of 9 bits each from the high half,
  * multiplied by the golden ratio between probes (as RocksDB's FastLocalBloom).
  */
+#define BLOOMXDP_BLOCK_MULT 0x9e3779b9U
+
 static __always_inline __u32 bloomxdp_block_of(__u64 hash, __u32 bits)
 {
 	return ((__u64)(__u32)hash * (bits / BLOOMXDP_BLOCK_BITS)) >> 32;
@@ -29,7 +31,7 @@ static __always_inline __u32 bloomxdp_block_of(__u64 hash, __u32 bits)
 
 static __always_inline __u32 bloomxdp_block_next(__u32 *h)
 {
-	*h *= 0x9e3779b9U;
+	*h *= BLOOMXDP_BLOCK_MULT;
 	return *h >> 23;	/* 0..511: the bit in the block */
 }
 
@@ -114,7 +116,7 @@ static __always_inline int bloomxdp_filter_test(void *filter, __u32 layout, __u3
 		for (j = 0; j < BLOOMXDP_MAX_HASHES; j++) {
 			if (j >= k)
 				break;
-			h *= 0x9e3779b9ULL;
+			h *= BLOOMXDP_BLOCK_MULT;
 			set &= line[h >> 61] >> ((h >> 55) & (BLOOMXDP_WORD_BITS - 1));
 		}
 		return set & 1;
