@@ -39,6 +39,18 @@ static void host(struct entry *e, const char *fmt, unsigned int i)
 	assert_int_equal(key_parse(text, &e->addr, &why), 0);
 }
 
+/* Adds host(fmt, i % mod) for i in 0..n, each accepted. */
+static void add_hosts(struct exact_set *x, const char *fmt, unsigned int n, unsigned int mod)
+{
+	struct entry e;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		host(&e, fmt, i % mod);
+		assert_int_equal(exact_set_add(x, hash_key, &e), 0);
+	}
+}
+
 static void name(struct entry *e, unsigned int i)
 {
 	memset(e, 0, sizeof(*e));
@@ -123,10 +135,7 @@ static void test_duplicates_fit(void **state)
 	(void)state;
 	create(&x, 100);
 	exact_set_defer(&x);
-	for (i = 0; i < 300; i++) {
-		host(&e, "10.1.%u.%u", i % 100);
-		assert_int_equal(exact_set_add(&x, hash_key, &e), 0);
-	}
+	add_hosts(&x, "10.1.%u.%u", 300, 100);
 	assert_int_equal(exact_set_flush(&x), 0);
 	assert_int_equal(x.added[0], 100);
 	for (i = 0; i < 100; i++) {
@@ -143,20 +152,12 @@ static void test_duplicates_fit(void **state)
 static void test_overflow_at_flush(void **state)
 {
 	struct exact_set x;
-	struct entry e;
-	unsigned int i;
 
 	(void)state;
 	create(&x, 100);
 	exact_set_defer(&x);
-	for (i = 0; i < 101; i++) {
-		host(&e, "10.1.%u.%u", i % 60);
-		assert_int_equal(exact_set_add(&x, hash_key, &e), 0);
-	}
-	for (i = 0; i < 41; i++) {
-		host(&e, "10.2.%u.%u", i);
-		assert_int_equal(exact_set_add(&x, hash_key, &e), 0);
-	}
+	add_hosts(&x, "10.1.%u.%u", 101, 60);
+	add_hosts(&x, "10.2.%u.%u", 41, 41);
 	assert_int_equal(exact_set_flush(&x), -ENOSPC);
 	exact_set_close(&x);
 }
