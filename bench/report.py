@@ -528,8 +528,9 @@ def main():
         with open(p) as f:
             w(f.read().rstrip("\n"))
         w("")
-    # Sections written by hand, kept beside this script.
-    notes = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hotpath-round2.md")
+    # The rounds of measurement written by hand, kept beside this script (results.md is
+    # written whole: a section added to it by hand alone would be lost at the next run).
+    notes = os.path.join(os.path.dirname(os.path.abspath(__file__)), "rounds.md")
     if os.path.exists(notes):
         with open(notes) as f:
             w(f.read().rstrip("\n"))
