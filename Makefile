@@ -195,8 +195,8 @@ $(BUILD)/bench/%.skel.h: $(BUILD)/bench/%.bpf.o
 $(BUILD)/bench/gen: bench/gen.c bench/own_mac.h bench/tls_hello.h tests/bpf/dns_wire.h $(BUILD)/bench/gen.skel.h
 	$(CC) $(CFLAGS) -Itests/bpf -I$(BUILD)/bench $< -o $@ -lbpf -lelf -lz -lpthread
 
-$(BUILD)/bench/rx: bench/rx.c $(BUILD)/bench/receivers.skel.h
-	$(CC) $(CFLAGS) -I$(BUILD)/bench $< -o $@ -lbpf -lelf -lz -lpthread
+$(BUILD)/bench/rx: bench/rx.c $(BUILD)/bench/receivers.skel.h $(BUILD)/libbloomxdp.a
+	$(CC) $(CFLAGS) -I$(BUILD)/bench $< $(BUILD)/libbloomxdp.a -o $@ $(LDLIBS)
 
 # prog_run also measures a filter lookup over many keys (bench/lookup.bpf.c).
 $(BUILD)/bench/prog_run: bench/prog_run.c bench/tls_hello.h $(BUILD)/bench/lookup.skel.h $(BUILD)/libbloomxdp.a \

@@ -34,6 +34,7 @@
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "filter/exact.h"	/* map_fd_bytes(): the kernel's map_mem_usage() */
 #include "receivers.skel.h"
 
 #define BATCH 65536
@@ -59,24 +60,6 @@ static int die(const char *what, int err)
 {
 	fprintf(stderr, "rx: %s: %s\n", what, strerror(err));
 	return 1;
-}
-
-/* "memlock:" of the map's fdinfo: the kernel's map_mem_usage(). */
-static unsigned long long memlock(int fd)
-{
-	unsigned long long v = 0;
-	char path[64], line[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "memlock: %llu", &v) == 1)
-			break;
-	fclose(f);
-	return v;
 }
 
 /* Batched updates; element by element where the map has no batch update. */
@@ -215,7 +198,8 @@ static int cmd_attach(int argc, char **argv)
 	if (map)
 		bpf_obj_get_info_by_fd(bpf_map__fd(map), &minfo, &minfo_len);
 	printf("prog_id %u map_id %u memlock %llu entries %zu load_seconds %.3f\n", info.id,
-	       map ? minfo.id : 0, map ? memlock(bpf_map__fd(map)) : 0ULL, map ? n : 0, t1 - t0);
+	       map ? minfo.id : 0, map ? (unsigned long long)map_fd_bytes(bpf_map__fd(map)) : 0ULL,
+	       map ? n : 0, t1 - t0);
 	receivers__destroy(skel);	/* the attachment holds the program and its maps */
 	return 0;
 }
@@ -269,8 +253,8 @@ static void show_map(__u32 id, __u32 outer)
 	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &mi, &mlen))
 		return;
 	printf("map %u type %u name %s memlock %llu max_entries %u value_size %u outer %u\n",
-	       id, mi.type, mi.name[0] ? mi.name : "-", memlock(fd), mi.max_entries,
-	       mi.value_size, outer);
+	       id, mi.type, mi.name[0] ? mi.name : "-", (unsigned long long)map_fd_bytes(fd),
+	       mi.max_entries, mi.value_size, outer);
 	if (mi.type == BPF_MAP_TYPE_ARRAY_OF_MAPS && mi.key_size == 4 && mi.value_size == 4)
 		for (key = 0; key < mi.max_entries; key++)
 			if (!bpf_map_lookup_elem(fd, &key, &inner) && inner)
