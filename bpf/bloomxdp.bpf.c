@@ -761,10 +761,10 @@ int HOOK_PROG(struct hook_ctx *ctx)
 		cnt->checked_v4++;
 		q.lengths = fh.v4_lengths;
 		if (config.match & BLOOMXDP_MATCH_SRC)
-			hit = v4_blocked(&q, kinds, EGRESS_DIR ? &iph->daddr : &iph->saddr,
+			hit = v4_blocked(&q, bits, kinds, EGRESS_DIR ? &iph->daddr : &iph->saddr,
 					 BLOOMXDP_FIELD_SRC);
 		if (!hit && (config.match & BLOOMXDP_MATCH_DST))
-			hit = v4_blocked(&q, kinds, EGRESS_DIR ? &iph->saddr : &iph->daddr,
+			hit = v4_blocked(&q, bits, kinds, EGRESS_DIR ? &iph->saddr : &iph->daddr,
 					 BLOOMXDP_FIELD_DST);
 		if (hit)
 			cnt->hits_v4++;
@@ -793,11 +793,11 @@ int HOOK_PROG(struct hook_ctx *ctx)
 		}
 		cnt->checked_v6++;
 		if (config.match & BLOOMXDP_MATCH_SRC)
-			hit = v6_or_mapped_blocked(&q, kinds, &fh,
+			hit = v6_or_mapped_blocked(&q, bits, kinds, &fh,
 						   EGRESS_DIR ? &ip6h->daddr : &ip6h->saddr,
 						   BLOOMXDP_FIELD_SRC);
 		if (!hit && (config.match & BLOOMXDP_MATCH_DST))
-			hit = v6_or_mapped_blocked(&q, kinds, &fh,
+			hit = v6_or_mapped_blocked(&q, bits, kinds, &fh,
 						   EGRESS_DIR ? &ip6h->saddr : &ip6h->daddr,
 						   BLOOMXDP_FIELD_DST);
 		if (hit)

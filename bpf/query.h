@@ -51,6 +51,7 @@ struct addr_query {
 	struct match_info mi;	/* out */
 	__u32 filter_bits;	/* m, from the header main read (layout kernel: 0) */
 	__u32 learn;		/* out (list_verdict()): the learning list of a DNS name, else 0 */
+	__u32 len1;		/* in: a hit v4_blocked() probed (length + 1), else 0 */
 };	/* no padding: main's stack is short (see v4_blocked() in bloomxdp.bpf.c) */
 
 /*
