@@ -413,8 +413,9 @@ struct filter_header {
 
 /*
  * q->gen and q->lengths are set by the caller (from the live filter's
- * header); kinds gates the lookup by family. One query lives on main's stack
- * for src and dst: the stack is short (512 bytes across three calls).
+ * header); kinds gates the lookup by family. One query serves src and dst:
+ * the packet program's is in its per-CPU scratch (struct scratch, main_q),
+ * the socket hooks' on their stack.
  * bits: the live generation's filter map the caller looked up (or NULL). A
  * list of IPv4 hosts is probed here, inline: an unlisted address (most
  * packets) costs no call of addr_lookup(), and its second lookup of the
