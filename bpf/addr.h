@@ -40,6 +40,9 @@ static __always_inline __u64 filter_header_word(void *bits, __u32 word)
 	return value ? *value : 0;
 }
 
+/* The prefix lengths word of a list of IPv4 hosts only: one probe, at /32. */
+#define V4_HOSTS_ONLY (BLOOMXDP_NO_LENGTHS << 8 | 32)
+
 /* One address probed at each prefix length the list holds, longest first. */
 struct addr_probe {
 	void *bits;
@@ -92,7 +95,7 @@ static __always_inline int ipv4_listed(const struct filter_view *fv, const __be3
 	 * A list of hosts only: one probe, inline, without the cost of a bpf_loop
 	 * call. The step's result only stops a loop: the answer is p.hit.
 	 */
-	if (fv->v4_lengths == (BLOOMXDP_NO_LENGTHS << 8 | 32)) {
+	if (fv->v4_lengths == V4_HOSTS_ONLY) {
 		(void)addr_probe_at(&p, 0);
 		return p.hit;
 	}
@@ -375,6 +378,11 @@ __attribute__((noinline)) int addr_lookup(struct addr_query *q)
 	if (!q)
 		return 0;
 	fv.gen = q->gen;
+	/* A hit the caller's probe found (v4_blocked()): the verdict only. */
+	len1 = q->len1;
+	q->len1 = 0;
+	if (len1)
+		goto verdict;
 	if (BLOOMXDP_IS_RANGES_WORD(q->lengths)) {
 		len1 = range_listed(fv.gen.block_slot, q->ipv6, q->addr);
 		goto verdict;
@@ -405,17 +413,31 @@ struct filter_header {
 
 /*
  * q->gen and q->lengths are set by the caller (from the live filter's
- * header); kinds gates the lookup by family. One query lives on main's stack
- * for src and dst: the stack is short (512 bytes across three calls).
+ * header); kinds gates the lookup by family. One query serves src and dst:
+ * the packet program's is in its per-CPU scratch (struct scratch, main_q),
+ * the socket hooks' on their stack.
+ * bits: the live generation's filter map the caller looked up (or NULL). A
+ * list of IPv4 hosts is probed here, inline: an unlisted address (most
+ * packets) costs no call of addr_lookup(), and its second lookup of the
+ * outer map; a hit goes there for the verdict (q->len1).
  */
-static __always_inline int v4_blocked(struct addr_query *q, __u64 kinds, const __be32 *addr,
-				      __u32 field)
+static __always_inline int v4_blocked(struct addr_query *q, void *bits, __u64 kinds,
+				      const __be32 *addr, __u32 field)
 {
+	struct bloomxdp_key key;
+
 	if (!(kinds & BLOOMXDP_HAS_IPV4))
 		return 0;
 	q->ipv6 = 0;
 	q->field = field;
 	q->addr[0] = *addr;
+	q->len1 = 0;
+	if (bits && config.layout != BLOOMXDP_LAYOUT_KERNEL && q->lengths == V4_HOSTS_ONLY) {
+		bloomxdp_key_ipv4(&key, q->addr, 32);
+		if (!filter_has(bits, q->filter_bits, &key))
+			return 0;
+		q->len1 = 32 + 1;
+	}
 	return addr_lookup(q);
 }
 
@@ -433,14 +455,14 @@ static __always_inline int v6_blocked(struct addr_query *q, __u64 kinds, __u32 f
  * Told apart in the query's copy: the header's copy is of unknown alignment,
  * which clang reads a byte at a time.
  */
-static __always_inline int v6_or_mapped_blocked(struct addr_query *q, __u64 kinds,
+static __always_inline int v6_or_mapped_blocked(struct addr_query *q, void *bits, __u64 kinds,
 						const struct filter_header *h,
 						const struct in6_addr *addr, __u32 field)
 {
 	__builtin_memcpy(q->addr, addr, sizeof(q->addr));
 	if (bloomxdp_ipv6_is_v4mapped(q->addr)) {
 		q->lengths = h->v4_lengths;
-		return v4_blocked(q, kinds, &q->addr[3], field);
+		return v4_blocked(q, bits, kinds, &q->addr[3], field);
 	}
 	q->lengths = h->v6_lengths;
 	return v6_blocked(q, kinds, field);

@@ -691,8 +691,9 @@ int HOOK_PROG(struct hook_ctx *ctx)
 
 	int verdict = HOOK_PASS;
 	int hit = 0;
-	struct addr_query q = {};
 	struct filter_header fh = {};
+	struct addr_query *q;
+	struct scratch *s;
 	__u32 field;
 	__u64 kinds = 0;
 	__u64 *hdr;
@@ -722,8 +723,14 @@ int HOOK_PROG(struct hook_ctx *ctx)
 		goto out;
 	}
 
-	q.gen.block_slot = active_slot(BLOOMXDP_ACTIVE_BLOCK);
-	bits = bpf_map_lookup_elem(&filter, &q.gen.block_slot);
+	s = scratch_get();
+	if (!s)
+		goto out;	/* cannot happen: a one-slot per-CPU array */
+	/* The query in scratch, not on the stack: see struct scratch. */
+	q = &s->main_q;
+	__builtin_memset(q, 0, sizeof(*q));
+	q->gen.block_slot = active_slot(BLOOMXDP_ACTIVE_BLOCK);
+	bits = bpf_map_lookup_elem(&filter, &q->gen.block_slot);
 	/*
 	 * The header in one lookup: what the list holds, its lengths, m, read
 	 * at once. "No filter" stays the bits pointer: a flag of its own made
@@ -734,7 +741,7 @@ int HOOK_PROG(struct hook_ctx *ctx)
 		kinds = hdr[BLOOMXDP_HDR_KINDS];
 		fh.v4_lengths = hdr[BLOOMXDP_HDR_V4_LENGTHS];
 		fh.v6_lengths = hdr[BLOOMXDP_HDR_V6_LENGTHS];
-		q.filter_bits = config.layout == BLOOMXDP_LAYOUT_KERNEL ? 0 :
+		q->filter_bits = config.layout == BLOOMXDP_LAYOUT_KERNEL ? 0 :
 				hdr[BLOOMXDP_HDR_BITS];
 	}
 	pkt.l3_off = c.pos - (void *)(long)ctx->data;
@@ -759,12 +766,12 @@ int HOOK_PROG(struct hook_ctx *ctx)
 			goto out;
 		}
 		cnt->checked_v4++;
-		q.lengths = fh.v4_lengths;
+		q->lengths = fh.v4_lengths;
 		if (config.match & BLOOMXDP_MATCH_SRC)
-			hit = v4_blocked(&q, kinds, EGRESS_DIR ? &iph->daddr : &iph->saddr,
+			hit = v4_blocked(q, bits, kinds, EGRESS_DIR ? &iph->daddr : &iph->saddr,
 					 BLOOMXDP_FIELD_SRC);
 		if (!hit && (config.match & BLOOMXDP_MATCH_DST))
-			hit = v4_blocked(&q, kinds, EGRESS_DIR ? &iph->saddr : &iph->daddr,
+			hit = v4_blocked(q, bits, kinds, EGRESS_DIR ? &iph->saddr : &iph->daddr,
 					 BLOOMXDP_FIELD_DST);
 		if (hit)
 			cnt->hits_v4++;
@@ -793,11 +800,11 @@ int HOOK_PROG(struct hook_ctx *ctx)
 		}
 		cnt->checked_v6++;
 		if (config.match & BLOOMXDP_MATCH_SRC)
-			hit = v6_or_mapped_blocked(&q, kinds, &fh,
+			hit = v6_or_mapped_blocked(q, bits, kinds, &fh,
 						   EGRESS_DIR ? &ip6h->daddr : &ip6h->saddr,
 						   BLOOMXDP_FIELD_SRC);
 		if (!hit && (config.match & BLOOMXDP_MATCH_DST))
-			hit = v6_or_mapped_blocked(&q, kinds, &fh,
+			hit = v6_or_mapped_blocked(q, bits, kinds, &fh,
 						   EGRESS_DIR ? &ip6h->saddr : &ip6h->daddr,
 						   BLOOMXDP_FIELD_DST);
 		if (hit)
@@ -805,14 +812,14 @@ int HOOK_PROG(struct hook_ctx *ctx)
 	}
 
 	if (!hit && (config.match & BLOOMXDP_MATCH_DNS_ANSWERS))
-		hit = learned_hit(ctx, &pkt, &q);
+		hit = learned_hit(ctx, &pkt, q);
 	field = hit || !(config.match & BLOOMXDP_MATCH_NAMES) ? BLOOMXDP_FIELD_NONE :
 		name_field(ctx, cnt, pkt.l4_proto, pkt.l4_off, pkt.dport);
 	if (field == BLOOMXDP_FIELD_QUIC)
 		field = quic_read(ctx, &pkt, kinds);
 	if (field == BLOOMXDP_FIELD_DNS_ANSWER) {
 		/* Decided there, record by record: the action, the question's end above it. */
-		hit = dns_answers(ctx, &pkt, &fh, kinds, &q);
+		hit = dns_answers(ctx, &pkt, &fh, kinds, q);
 		dns_question_end = (__u32)hit >> 8;
 		hit &= 0xff;
 	} else if (field == BLOOMXDP_FIELD_DNS_TCP ||
@@ -820,9 +827,9 @@ int HOOK_PROG(struct hook_ctx *ctx)
 		   (field != BLOOMXDP_FIELD_NONE &&
 		    (kinds & (BLOOMXDP_HAS_NAME_DEPTHS | BLOOMXDP_HAS_URLS)))) {
 		/* DNS over TCP: counted there, when the segment has a payload. */
-		hit = match_names(ctx, &pkt, field, &q.gen);
+		hit = match_names(ctx, &pkt, field, &q->gen);
 		if (hit == NAME_READY)
-			hit = name_hit(&q.gen, kinds, field);
+			hit = name_hit(&q->gen, kinds, field);
 		if (hit < 0) {
 			/* --quic-unparsed drop, --ech drop: dropped, whatever the lists say. */
 			verdict = HOOK_DROP;
@@ -831,12 +838,12 @@ int HOOK_PROG(struct hook_ctx *ctx)
 		if (hit > 1)
 			dns_question_end = hit;
 		if (hit)
-			name_match_info(field, &q.mi);
+			name_match_info(field, &q->mi);
 		/* The lists holding it decide: drop > nxdomain > reject > monitor, or none. */
 		if (hit)
-			hit = list_verdict(&q);
+			hit = list_verdict(q);
 	} else if (hit) {
-		hit = addr_list_verdict(&q);
+		hit = addr_list_verdict(q);
 	}
 
 	if (hit) {
@@ -852,7 +859,7 @@ int HOOK_PROG(struct hook_ctx *ctx)
 		}
 		/* Before an NXDOMAIN answer or a reject rewrites the addresses. */
 		if (config.events_per_sec && event_allowed(cnt))
-			(void)emit_event(ctx, &pkt, &q.mi, ev);	/* always 0 */
+			(void)emit_event(ctx, &pkt, &q->mi, ev);	/* always 0 */
 		if (hit == BLOOMXDP_LIST_MONITOR)
 			;
 #if HOOK_CAN_TX

@@ -97,14 +97,14 @@ static __always_inline int guard(struct bpf_sock_addr *ctx, const __u32 *remote,
 	q.filter_bits = config.layout == BLOOMXDP_LAYOUT_KERNEL ? 0 : hdr[BLOOMXDP_HDR_BITS];
 	if (ipv6) {
 		cnt->checked_v6++;
-		hit = v6_or_mapped_blocked(&q, kinds, &fh, (const struct in6_addr *)remote,
+		hit = v6_or_mapped_blocked(&q, bits, kinds, &fh, (const struct in6_addr *)remote,
 					   BLOOMXDP_FIELD_SRC);
 		if (hit)
 			cnt->hits_v6++;
 	} else {
 		cnt->checked_v4++;
 		q.lengths = fh.v4_lengths;
-		hit = v4_blocked(&q, kinds, remote, BLOOMXDP_FIELD_SRC);
+		hit = v4_blocked(&q, bits, kinds, remote, BLOOMXDP_FIELD_SRC);
 		if (hit)
 			cnt->hits_v4++;
 	}

@@ -51,7 +51,8 @@ struct addr_query {
 	struct match_info mi;	/* out */
 	__u32 filter_bits;	/* m, from the header main read (layout kernel: 0) */
 	__u32 learn;		/* out (list_verdict()): the learning list of a DNS name, else 0 */
-};	/* no padding: main's stack is short (see v4_blocked() in bloomxdp.bpf.c) */
+	__u32 len1;		/* in: a hit v4_blocked() probed (length + 1), else 0 */
+};	/* no padding: the socket hooks keep it on their stack (see v4_blocked() in addr.h) */
 
 /*
  * Where the parsers left off, for the name matchers, the event and the

@@ -95,6 +95,13 @@ struct scratch {
 	struct name_deeper deeper;
 	struct dns_name_read dn;
 	struct answer_state an;
+	/*
+	 * The program's address query (addr_lookup(), list_verdict(), the
+	 * event's match): here, not on main's stack, which 6.1 counts with the
+	 * deepest chain of calls against 512 bytes (v4_blocked()'s inline probe
+	 * took main's frame from 192 to 224 bytes with it there).
+	 */
+	struct addr_query main_q;
 };
 
 struct {
