@@ -477,8 +477,8 @@ static int read_fd(int fd, const char *name, struct list_read_opts *o, entry_fn 
 				 .ectx = ctx, .wide = { .fn = fn, .ctx = ctx }, .err = err };
 	struct chunk_pipe pipe = { .r = { .fd = fd, .tee = o->tee, .tee_ctx = o->tee_ctx } };
 	unsigned long lineno = 0;
-	struct chunk *c = NULL;
-	bool read_err = false;
+	bool read_err = false, eof = false;
+	struct chunk *c;
 	struct stat st;
 	int ret = 0;
 
@@ -494,14 +494,16 @@ static int read_fd(int fd, const char *name, struct list_read_opts *o, entry_fn 
 		return -ENOMEM;
 	/* A regular file only: a read of it never waits long for the thread to end. */
 	chunk_pipe_start(&pipe, !fstat(fd, &st) && S_ISREG(st.st_mode));
-	while (!ret && (!c || !c->eof)) {
+	while (!ret && !eof) {
 		c = chunk_pipe_next(&pipe);
 		ret = chunk_parse(&lp, c, &lineno);
-		chunk_pipe_done(&pipe);
 		if (!ret && c->err) {
 			ret = c->err;
 			read_err = true;
 		}
+		eof = c->eof;
+		/* c is the reading thread's again from here on. */
+		chunk_pipe_done(&pipe);
 	}
 	chunk_pipe_end(&pipe);
 	if (read_err && ret == -E2BIG) {
