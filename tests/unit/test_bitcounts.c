@@ -193,6 +193,44 @@ static void test_file_round_trip(void **state)
 }
 
 /*
+ * Written by a thread while the load swaps: the header stamped after the
+ * start is the file's; a load that fails leaves no file, and none behind.
+ */
+static void test_write_in_two_steps(void **state)
+{
+	char dir[] = "/tmp/bitcounts.XXXXXX";
+	struct bitcounts_writer w;
+	struct bitcounts c, m;
+	int dfd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	assert_true(dfd >= 0);
+	assert_int_equal(bitcounts_alloc(&c, BLOOMXDP_LAYOUT_BLOCKED, 1 << 20, 4), 0);
+	bitcount_inc(&c, 1000);
+	bitcount_inc(&c, (1 << 20) - 1);
+	bitcounts_write_start(&w, &c, dfd);
+	bitcounts_stamp(&c, 9, 3, 5);
+	assert_int_equal(bitcounts_write_end(&w, false), 0);
+	assert_int_equal(bitcounts_map(&m, dfd, BLOOMXDP_LAYOUT_BLOCKED, 1 << 20, 4, 9), -ENOENT);
+	assert_int_equal(unlinkat(dfd, w.tmp, 0), -1);
+	bitcounts_write_start(&w, &c, dfd);
+	bitcounts_stamp(&c, 10, 3, 5);
+	assert_int_equal(bitcounts_write_end(&w, true), 0);
+	assert_int_equal(bitcounts_write_end(&w, false), 0);	/* again: nothing more */
+	assert_int_equal(bitcounts_map(&m, dfd, BLOOMXDP_LAYOUT_BLOCKED, 1 << 20, 4, 10), 0);
+	assert_int_equal(m.hdr->v4_lengths, 3);
+	assert_int_equal(m.hdr->v6_lengths, 5);
+	assert_memory_equal(m.hdr, c.hdr, c.bytes);
+	bitcounts_free(&m);
+	bitcounts_free(&c);
+	assert_int_equal(unlinkat(dfd, BITCOUNTS_FILE, 0), 0);
+	close(dfd);
+	assert_int_equal(rmdir(dir), 0);	/* no temporary file left */
+}
+
+/*
  * filter_insert_hashes() splits many keys over two threads, each writing its
  * half of the words and counters (blocked: its half of the buckets of blocks,
  * the keys sorted by bucket first): the same words, counters and saturations
@@ -260,6 +298,7 @@ int main(void)
 		cmocka_unit_test(test_saturation),
 		cmocka_unit_test(test_nibbles),
 		cmocka_unit_test(test_file_round_trip),
+		cmocka_unit_test(test_write_in_two_steps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

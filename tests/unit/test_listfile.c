@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -694,6 +695,104 @@ static void test_read_error_is_not_eof(void **state)
 	assert_non_null(strstr(err, "/tmp: read failed after line 0: Is a directory"));
 }
 
+/* Counts the entries; stops (-ECANCELED) at entry stop_at, if given. */
+struct counted {
+	unsigned long n, stop_at, last_line;
+	bool yield;
+	struct list_read_opts *o;
+};
+
+static int count_entry(const struct entry *e, void *arg)
+{
+	struct counted *c = arg;
+
+	(void)e;
+	/* Now and then the reading thread gets ahead, as far as its ring of chunks. */
+	if (c->yield && c->n % 4093 == 0)
+		usleep(200);
+	c->last_line = c->o->line;
+	return ++c->n == c->stop_at ? -ECANCELED : 0;
+}
+
+/* list_read_fd() of path through a pipe (no reading thread: not a regular file). */
+static int read_piped(const char *path, struct list_read_opts *o, struct counted *c,
+		      char err[LIST_ERROR_LEN])
+{
+	int fds[2], ret, status;
+	pid_t pid;
+
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		close(fds[0]);
+		_exit(dup2(fds[1], STDOUT_FILENO) < 0 ||
+		      execlp("cat", "cat", path, (char *)NULL) < 0);
+	}
+	close(fds[1]);
+	ret = list_read_fd(fds[0], "(pipe)", o, count_entry, c, err);
+	close(fds[0]);
+	waitpid(pid, &status, 0);
+	return ret;
+}
+
+/*
+ * A list of many chunks, read by the reading thread (a file) and without it
+ * (a pipe): the same entries at the same lines; an overlong line far in, and
+ * a callback that stops the read there, as a single reader would give them.
+ */
+static void test_long_list_file_and_pipe(void **state)
+{
+	unsigned int lines = 200000, i, pass;
+	char err[LIST_ERROR_LEN], path[32], *text;
+	struct list_read_opts o = { .format = FORMAT_AUTO };
+	struct counted c = { .o = &o };
+	size_t used = 0;
+
+	(void)state;
+	text = malloc(lines * 20 + 3 * LIST_LINE_MAX);
+	assert_non_null(text);
+	for (i = 0; i < lines; i++)
+		used += sprintf(text + used, i % 1000 ? "10.%u.%u.%u\n" : "# %u %u %u\n",
+				i >> 16, i >> 8 & 255, i & 255);
+	write_list(path, text, used);
+	/* The reading thread ahead of the parsing, each chunk given back and filled again. */
+	for (pass = 0; pass < 10; pass++) {
+		c = (struct counted){ .o = &o, .yield = true };
+		assert_int_equal(list_read(path, &o, count_entry, &c, err), 0);
+		assert_int_equal(c.n, lines - lines / 1000);
+	}
+	for (pass = 0; pass < 2; pass++) {
+		c = (struct counted){ .o = &o };
+		assert_int_equal(pass ? read_piped(path, &o, &c, err) :
+			  list_read(path, &o, count_entry, &c, err), 0);
+		assert_int_equal(c.n, lines - lines / 1000);
+		assert_int_equal(c.last_line, lines);
+		c = (struct counted){ .o = &o, .stop_at = 150000 };
+		err[0] = '\0';
+		assert_int_equal(pass ? read_piped(path, &o, &c, err) :
+			  list_read(path, &o, count_entry, &c, err), -ECANCELED);
+		assert_int_equal(c.n, 150000);
+		assert_int_equal(c.last_line, 150000 + 150000 / 999 + 1);
+		assert_string_equal(err, "");
+	}
+	unlink(path);
+	/* A line over LIST_LINE_MAX after 200,000 lines: its number, and every line before it. */
+	memset(text + used, 'a', LIST_LINE_MAX + 1);
+	used += LIST_LINE_MAX + 1;
+	used += sprintf(text + used, "\n10.0.0.1\n");
+	write_list(path, text, used);
+	for (pass = 0; pass < 2; pass++) {
+		c = (struct counted){ .o = &o };
+		assert_int_equal(pass ? read_piped(path, &o, &c, err) :
+			  list_read(path, &o, count_entry, &c, err), -EINVAL);
+		assert_int_equal(c.n, lines - lines / 1000);
+		assert_non_null(strstr(err, ":200001: line longer than 8192 bytes"));
+	}
+	unlink(path);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -719,6 +818,7 @@ int main(void)
 		cmocka_unit_test(test_plain_line_cut_by_the_read),
 		cmocka_unit_test(test_callback_error_stops_the_read),
 		cmocka_unit_test(test_callback_einval_is_not_a_bad_line),
+		cmocka_unit_test(test_long_list_file_and_pipe),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

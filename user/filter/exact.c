@@ -304,6 +304,16 @@ static inline void key_copy(__u8 *to, const __u8 *from, __u32 size)
 		memcpy(to, from, 16);
 }
 
+/* Compared at the sizes of the keys, each inlined. */
+static inline bool key_differs(const __u8 *a, const __u8 *b, __u32 size)
+{
+	if (size == 4)
+		return memcmp(a, b, 4);
+	if (size == 8)
+		return memcmp(a, b, 8);
+	return memcmp(a, b, 16);
+}
+
 /*
  * Sorts n keys of size bytes (radix, a byte a pass, a pass skipped when every
  * key has the same byte there) and keeps one of each: how many remain, or -ENOMEM.
@@ -338,8 +348,11 @@ static long long keys_unique(__u8 *keys, __u64 n, __u32 size)
 		memcpy(keys, from, n * size);
 	free(tmp);
 	for (u = 1, i = 1; i < n; i++)
-		if (memcmp(keys + i * size, keys + (u - 1) * size, size))
-			memmove(keys + u++ * size, keys + i * size, size);
+		if (key_differs(keys + i * size, keys + (u - 1) * size, size)) {
+			if (u != i)
+				key_copy(keys + u * size, keys + i * size, size);
+			u++;
+		}
 	return (long long)u;
 }
 

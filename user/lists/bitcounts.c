@@ -2,6 +2,7 @@
 /* The counting filter's file (bitcounts.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -120,20 +121,58 @@ int bitcounts_status(const char *ifname, const char *state_dir, __u32 layout, __
 	return ret;
 }
 
-int bitcounts_write(const struct bitcounts *b, int dir_fd)
+/* The counters after the header, at their place in the file. */
+static void *write_body(void *arg)
 {
-	char tmp[ATOMIC_TMP_MAX];
-	int fd, ret;
+	struct bitcounts_writer *w = arg;
+	size_t head = sizeof(*w->b->hdr);
 
+	if (lseek(w->fd, head, SEEK_SET) != (off_t)head)
+		w->err = -errno;
+	else
+		w->err = file_write_all(w->fd, w->b->c, w->b->bytes - head);
+	return NULL;
+}
+
+void bitcounts_write_start(struct bitcounts_writer *w, const struct bitcounts *b, int dir_fd)
+{
+	memset(w, 0, sizeof(*w));
+	w->b = b;
+	w->dir_fd = dir_fd;
 	/* As atomic_file_write() but for the fsyncs: see bitcounts.h. */
-	fd = atomic_file_temp(dir_fd, tmp);
-	if (fd < 0)
-		return fd;
-	ret = file_write_all(fd, b->hdr, b->bytes);
-	close(fd);
-	if (!ret && renameat(dir_fd, tmp, dir_fd, BITCOUNTS_FILE))
+	w->fd = atomic_file_temp(dir_fd, w->tmp);
+	if (w->fd < 0) {
+		w->err = w->fd;
+		return;
+	}
+	w->threaded = !pthread_create(&w->thread, NULL, write_body, w);
+	if (!w->threaded)
+		write_body(w);
+}
+
+int bitcounts_write_end(struct bitcounts_writer *w, bool commit)
+{
+	ssize_t wrote;
+	int ret;
+
+	if (!w->b)
+		return 0;	/* never started */
+	if (w->threaded)
+		pthread_join(w->thread, NULL);
+	w->threaded = false;
+	if (w->fd < 0)
+		return w->err;
+	ret = w->err;
+	if (!ret && commit) {
+		wrote = pwrite(w->fd, w->b->hdr, sizeof(*w->b->hdr), 0);
+		ret = wrote == sizeof(*w->b->hdr) ? 0 : wrote < 0 ? -errno : -EIO;
+	}
+	close(w->fd);
+	w->fd = -1;
+	if (!ret && commit && renameat(w->dir_fd, w->tmp, w->dir_fd, BITCOUNTS_FILE))
 		ret = -errno;
-	if (ret)
-		unlinkat(dir_fd, tmp, 0);
+	if (ret || !commit)
+		unlinkat(w->dir_fd, w->tmp, 0);
+	w->err = ret;
 	return ret;
 }

@@ -10,9 +10,12 @@
 #ifndef BLOOMXDP_BITCOUNTS_H
 #define BLOOMXDP_BITCOUNTS_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
+
+#include "util/atomic_file.h"
 
 #define BITCOUNTS_FILE "block.bitcounts"
 #define BITCOUNTS_MAGIC "bloomxdp-counts"
@@ -50,9 +53,25 @@ void bitcounts_free(struct bitcounts *b);
 /*
  * A malloc-ed one into the state directory, replacing the file atomically
  * (rename), not fsync'd: counters serve the live filter only, which a reboot
- * takes away; restore then builds them again with the filter.
+ * takes away; restore then builds them again with the filter. In two steps,
+ * so that the counters are written while the load swaps its filter in:
+ * bitcounts_write_start() has a thread of its own write them, all but the
+ * header (which bitcounts_stamp() fills after the swap), to a temporary file
+ * of dir_fd; bitcounts_write_end() waits for it and then writes the header
+ * and renames the file (commit) or removes it: 0, or the -errno of the first
+ * step that failed. b stays untouched in between but for its header; end may
+ * be called again, and after a start that failed.
  */
-int bitcounts_write(const struct bitcounts *b, int dir_fd);
+struct bitcounts_writer {
+	const struct bitcounts *b;
+	int dir_fd, fd, err;
+	bool threaded;
+	pthread_t thread;
+	char tmp[ATOMIC_TMP_MAX];
+};
+
+void bitcounts_write_start(struct bitcounts_writer *w, const struct bitcounts *b, int dir_fd);
+int bitcounts_write_end(struct bitcounts_writer *w, bool commit);
 /* Durable: one mmap-ed from the file msync-ed (the others: bitcounts_write()). */
 int bitcounts_sync(struct bitcounts *b);
 

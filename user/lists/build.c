@@ -148,7 +148,9 @@ static int keep_at_public(struct list_build *b, const struct entry *e)
 {
 	__u64 key;
 
-	if (!b->public_suffixes || !suffix_map_entry(b->public_suffixes, b->hash_key, e, &key))
+	/* Not an address: suffix_map_entry() takes none, and is called for every line. */
+	if (e->kind == ENTRY_ADDR || !b->public_suffixes ||
+	    !suffix_map_entry(b->public_suffixes, b->hash_key, e, &key))
 		return 0;
 	if (b->nat_public == b->at_public_cap) {
 		if (b->nat_public >= BLOOMXDP_SUFFIX_MAX_KEYS)

@@ -287,14 +287,18 @@ static int allow_exceptions(struct attachment *att, const struct list_build *b,
 	return 0;
 }
 
-/* The counters of a new generation, under it: del can then take its entries out. */
-static void write_bitcounts(struct list_inputs *in, struct filter *f, __u64 generation)
+/*
+ * The counters of a new generation, under it: del can then take its entries
+ * out. Their writer (w) started when they were made, before the swap.
+ */
+static void write_bitcounts(struct list_inputs *in, struct filter *f, __u64 generation,
+			    struct bitcounts_writer *w)
 {
 	int ret;
 
 	bitcounts_stamp(f->counts, generation, filter_header_word(f, BLOOMXDP_HDR_V4_LENGTHS),
 			filter_header_word(f, BLOOMXDP_HDR_V6_LENGTHS));
-	ret = bitcounts_write(f->counts, in->sd.fd);
+	ret = bitcounts_write_end(w, true);
 	if (ret) {
 		/* Older counters must not stay: they count another generation, but be sure. */
 		unlinkat(in->sd.fd, BITCOUNTS_FILE, 0);
@@ -369,6 +373,7 @@ struct union_load {
 	struct suffix_map public_suffixes;
 	struct filter f;
 	struct bitcounts counts;
+	struct bitcounts_writer counts_out;	/* written while the filter is swapped in */
 	struct bloom_plan plan;
 	struct bloomxdp_state live;	/* before: its limit, the filter it replaces */
 	struct bloomxdp_state st;	/* the new generation's */
@@ -604,6 +609,9 @@ static int union_build(struct union_load *u)
 			return ret;
 		}
 	}
+	/* del's counters written by a thread while the filter is swapped in (write_bitcounts()). */
+	if (u->f.counts)
+		bitcounts_write_start(&u->counts_out, u->f.counts, u->in->sd.fd);
 	return 0;
 }
 
@@ -688,6 +696,8 @@ static void union_free(struct union_load *u)
 	int fam;
 
 	named_parts_free(&u->np);
+	/* A load that failed, or never came to its counters: their file removed. */
+	bitcounts_write_end(&u->counts_out, false);
 	bitcounts_free(&u->counts);
 	list_build_free(&u->build);
 	suffix_map_free(&u->public_suffixes);
@@ -753,7 +763,7 @@ int list_load_union(struct attachment *att, const struct list_opts *o, struct li
 	/* After the swap: a crash here leaves the state one load behind (docs/operations.md). */
 	ret = states_publish(in, ts, &u.np, u.first, att->ifname);
 	if (!ret && u.f.counts)
-		write_bitcounts(in, &u.f, u.st.generation);
+		write_bitcounts(in, &u.f, u.st.generation, &u.counts_out);
 	if (!ret)
 		ret = attachment_check_enforced(att);
 cleanup:

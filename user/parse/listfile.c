@@ -2,10 +2,12 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "parse/entries.h"
@@ -79,85 +81,224 @@ static void quote_entry(const char *entry, char *out, size_t out_len)
 	out[o] = '\0';
 }
 
-/* Reads a list from a descriptor in blocks; every line is bounded by LIST_LINE_MAX. */
-struct line_reader {
-	int fd;
-	size_t start, end;	/* unread bytes: buf[start, end) */
-	bool eof;
-	int (*tee)(void *ctx, const void *buf, size_t n);
-	void *tee_ctx;
-	char buf[LIST_READ_BLOCK];
+/*
+ * A list is read in chunks of whole lines: one thread reads a chunk (and
+ * gives its blocks to the tee) and finds its lines, scanning the plain IPv4
+ * ones as it goes, while the caller's thread takes the lines of the chunk
+ * before, in their order, through the parsers and the callback: what the
+ * callback sees, line by line, is what one thread reading alone would give
+ * it. A short input is read in one chunk, by the caller's thread alone.
+ */
+#define CHUNK_FILL (4 * LIST_READ_BLOCK)
+/* Room for a line carried from the chunk before (at most LIST_LINE_MAX) and the reads. */
+#define CHUNK_TEXT (CHUNK_FILL + LIST_LINE_MAX + LIST_READ_BLOCK)
+/* Chunks between the two threads. */
+#define CHUNK_RING 4
+
+/* A line of a chunk: its length, and its key when it is a plain IPv4 address or prefix. */
+struct chunk_line {
+	__u64 key;		/* word 0 of the key (ipv4_plain_scan()); 0: not plain */
+	__u32 len;		/* without its newline */
 };
 
-/*
- * The next line, NUL-terminated in place, its newline cut: 1 and *line, *len;
- * 0 at the end of the input; -E2BIG for a line over LIST_LINE_MAX; -errno
- * when the read fails. A failed read is never taken for the end of the input.
- */
-static int next_line(struct line_reader *r, char **line, size_t *len)
-{
-	char *nl;
-	ssize_t got;
+struct chunk {
+	size_t nlines;
+	int err;		/* after the lines: -E2BIG, the read's or the tee's -errno */
+	bool eof;		/* the lines are the input's last */
+	char text[CHUNK_TEXT + 1];	/* + 1: a NUL after the last line */
+	struct chunk_line line[CHUNK_TEXT + 1];
+};
 
-	for (;;) {
-		nl = memchr(r->buf + r->start, '\n', r->end - r->start);
-		if (nl || (r->eof && r->start < r->end)) {
-			*line = r->buf + r->start;
-			*len = (nl ? nl : r->buf + r->end) - *line;
-			if (*len > LIST_LINE_MAX)
-				return -E2BIG;
-			(*line)[*len] = '\0';
-			r->start += *len + (nl ? 1 : 0);
-			return 1;
-		}
-		if (r->eof)
-			return 0;
-		if (r->end - r->start > LIST_LINE_MAX)
-			return -E2BIG;
-		memmove(r->buf, r->buf + r->start, r->end - r->start);
-		r->end -= r->start;
-		r->start = 0;
-		/* One byte kept for the NUL of a last line without newline. */
-		got = read(r->fd, r->buf + r->end, sizeof(r->buf) - 1 - r->end);
+/* What the reading side keeps from a chunk to the next: the line it had not seen the end of. */
+struct chunk_reader {
+	int fd;
+	int (*tee)(void *ctx, const void *buf, size_t n);
+	void *tee_ctx;
+	bool eof;
+	size_t ncarry;
+	char carry[LIST_LINE_MAX + 1];
+};
+
+/* Reads into c->text after *len until CHUNK_FILL bytes are there or the input ends. */
+static int chunk_fill(struct chunk_reader *r, struct chunk *c, size_t *len)
+{
+	size_t room, block = LIST_READ_BLOCK;
+	ssize_t got;
+	int ret;
+
+	while (*len < CHUNK_FILL && !r->eof) {
+		room = CHUNK_TEXT - *len < block ? CHUNK_TEXT - *len : block;
+		got = read(r->fd, c->text + *len, room);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0)
 			return -errno;
 		r->eof = got == 0;
 		if (got > 0 && r->tee) {
-			int ret = r->tee(r->tee_ctx, r->buf + r->end, got);
-
+			ret = r->tee(r->tee_ctx, c->text + *len, got);
 			if (ret)
 				return ret;
 		}
-		r->end += got;
+		*len += got;
 	}
+	return 0;
 }
 
 /*
- * The fast path of a long address list: a line that is a plain IPv4 address
- * or prefix and nothing else (no white space, comment or '\r'), taken
- * straight from the buffer, without looking for its newline first. 1 and
- * e->addr with the line consumed; 0 for any other line, left for
- * next_line() and the general parsers (which also refuse too wide a prefix,
- * with their message), as is a line not wholly read yet.
+ * The next chunk: the line carried, what is read after it, cut into lines. A
+ * line over LIST_LINE_MAX ends the chunk with -E2BIG, before the error of a
+ * read after it (as a reader that had stopped at that line would); a failed
+ * read or tee ends it with its error after the whole lines read before.
  */
-static int plain_line(struct line_reader *r, const struct list_parse *p, bool refuse_wide,
-		      struct entry *e)
+static void chunk_read(struct chunk_reader *r, struct chunk *c)
 {
-	const char *end;
+	size_t len = r->ncarry, pos = 0, n;
+	struct bloomxdp_key key;
+	const char *end, *nl;
+	int err;
 
-	if (!list_parse_plain_on(p))
-		return 0;
-	/* The byte next_line() keeps for a NUL stops the scan at the end of what was read. */
-	r->buf[r->end] = '\0';
-	end = ipv4_plain_scan(r->buf + r->start, &e->addr);
-	if (!end || (*end != '\n' && !(end == r->buf + r->end && r->eof)))
-		return 0;
-	if (refuse_wide && prefix_too_wide(&e->addr))
-		return 0;
-	r->start = end - r->buf + (*end == '\n');
-	return 1;
+	memcpy(c->text, r->carry, r->ncarry);
+	err = chunk_fill(r, c, &len);
+	c->text[len] = '\0';
+	c->nlines = 0;
+	c->err = 0;
+	while (pos < len) {
+		/* A plain line needs no search for its newline: the scan stops there. */
+		end = ipv4_plain_scan(c->text + pos, &key);
+		if (end && (*end == '\n' || (end == c->text + len && r->eof && !err))) {
+			c->line[c->nlines].key = key.word[0];
+			c->line[c->nlines++].len = end - (c->text + pos);
+			pos = end - c->text + 1;
+			continue;
+		}
+		nl = memchr(c->text + pos, '\n', len - pos);
+		n = (nl ? (size_t)(nl - c->text) : len) - pos;
+		if (n > LIST_LINE_MAX) {
+			err = -E2BIG;
+			break;
+		}
+		if (!nl && (!r->eof || err))
+			break;	/* not whole yet */
+		c->line[c->nlines].key = 0;
+		c->line[c->nlines++].len = n;
+		pos += n + 1;
+	}
+	r->ncarry = err || pos >= len ? 0 : len - pos;
+	memcpy(r->carry, c->text + pos, r->ncarry);
+	c->err = err;
+	c->eof = r->eof && !err && !r->ncarry;
+}
+
+/* Chunks read by a thread of their own, CHUNK_RING of them at most ahead of the parsing. */
+struct chunk_pipe {
+	struct chunk_reader r;
+	struct chunk *ring[CHUNK_RING];
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	size_t head, full;	/* the next chunk to parse; chunks read and not parsed */
+	bool threaded, stop;
+	pthread_t thread;
+};
+
+static void *chunk_pipe_run(void *arg)
+{
+	struct chunk_pipe *p = arg;
+	struct chunk *c;
+	bool last = false;
+
+	pthread_mutex_lock(&p->lock);
+	while (!last) {
+		while (p->full == CHUNK_RING && !p->stop)
+			pthread_cond_wait(&p->cond, &p->lock);
+		if (p->stop)
+			break;
+		c = p->ring[(p->head + p->full) % CHUNK_RING];
+		pthread_mutex_unlock(&p->lock);
+		chunk_read(&p->r, c);
+		last = c->err || c->eof;
+		pthread_mutex_lock(&p->lock);
+		p->full++;
+		pthread_cond_broadcast(&p->cond);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+/*
+ * The first chunk, read here; when the input goes on past it (and thread_ok),
+ * the reading thread started for the rest. Without it (or the memory of its
+ * chunks), each chunk is read when it is to be parsed.
+ */
+static void chunk_pipe_start(struct chunk_pipe *p, bool thread_ok)
+{
+	struct chunk *first = p->ring[0];
+	int i;
+
+	chunk_read(&p->r, first);
+	p->full = 1;
+	if (first->err || first->eof || !thread_ok)
+		return;
+	for (i = 1; i < CHUNK_RING; i++) {
+		p->ring[i] = malloc(sizeof(*p->ring[i]));
+		if (!p->ring[i])
+			return;
+	}
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->cond, NULL);
+	p->threaded = !pthread_create(&p->thread, NULL, chunk_pipe_run, p);
+	if (!p->threaded) {
+		pthread_cond_destroy(&p->cond);
+		pthread_mutex_destroy(&p->lock);
+	}
+}
+
+/* The next chunk to parse (read now without the thread). */
+static struct chunk *chunk_pipe_next(struct chunk_pipe *p)
+{
+	struct chunk *c;
+
+	if (!p->threaded) {
+		if (!p->full)
+			chunk_read(&p->r, p->ring[0]);
+		p->full = 0;
+		return p->ring[0];
+	}
+	pthread_mutex_lock(&p->lock);
+	while (!p->full)
+		pthread_cond_wait(&p->cond, &p->lock);
+	c = p->ring[p->head];
+	pthread_mutex_unlock(&p->lock);
+	return c;
+}
+
+/* The chunk of chunk_pipe_next() parsed: its place free for the reading thread. */
+static void chunk_pipe_done(struct chunk_pipe *p)
+{
+	if (!p->threaded)
+		return;
+	pthread_mutex_lock(&p->lock);
+	p->head = (p->head + 1) % CHUNK_RING;
+	p->full--;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+}
+
+/* The reading thread stopped (at the end, or where the parsing stopped) and the chunks freed. */
+static void chunk_pipe_end(struct chunk_pipe *p)
+{
+	int i;
+
+	if (p->threaded) {
+		pthread_mutex_lock(&p->lock);
+		p->stop = true;
+		pthread_cond_broadcast(&p->cond);
+		pthread_mutex_unlock(&p->lock);
+		pthread_join(p->thread, NULL);
+		pthread_cond_destroy(&p->cond);
+		pthread_mutex_destroy(&p->lock);
+	}
+	for (i = 0; i < CHUNK_RING; i++)
+		free(p->ring[i]);
 }
 
 void list_note(struct list_notes *n, const char *why, bool widened, const char *file,
@@ -236,103 +377,143 @@ static int wide_check_entry(const struct entry *e, void *arg)
 	return w->fn(e, w->ctx);
 }
 
+/* What the parsing of one input keeps from a line to the next. */
+struct line_parse {
+	struct list_read_opts *o;
+	const char *name;
+	entry_fn fn, efn;	/* efn: fn, or wide_check_entry() in front of it */
+	void *ctx, *ectx;
+	struct wide_check wide;
+	struct list_parse parse;
+	char *err;
+};
+
+/* A line of any kind, NUL-terminated in place, through the parsers: 0, or -errno (said in err). */
+static int general_line(struct line_parse *lp, char *line, size_t len, unsigned long lineno)
+{
+	char quoted[LIST_QUOTE_MAX * 4 + 8], *entry;
+	struct list_read_opts *o = lp->o;
+	const char *why;
+	int ret;
+
+	if (memchr(line, '\0', len)) {
+		snprintf(lp->err, LIST_ERROR_LEN, "%s:%lu: NUL byte in line: not a text list",
+			 lp->name, lineno);
+		return -EINVAL;
+	}
+	entry = o->format == FORMAT_ADBLOCK ? adblock_cosmetic_line(line) : NULL;
+	if (!entry)
+		entry = list_line_entry(line);
+	if (!entry)
+		return 0;
+	lp->wide.refused = false;
+	ret = list_parse_plain(&lp->parse, entry, lp->efn, lp->ectx);
+	if (ret == 0)
+		return 0;
+	if (ret < 0 && !lp->wide.refused)
+		return ret;
+	quote_entry(entry, quoted, sizeof(quoted));
+	why = NULL;
+	if (ret > 0)	/* the parsers may cut the text: quoted before */
+		ret = list_parse_line(&lp->parse, entry, lp->efn, lp->ectx, &why);
+	if (lp->wide.refused) {
+		lp->parse.reason = NULL;
+		why = prefix_too_wide_why;
+		ret = -EINVAL;
+	}
+	if (ret == -EINVAL && why && o->lenient) {
+		if (o->notes)
+			list_note(o->notes, lp->parse.reason ? lp->parse.reason : why, false,
+				  lp->name, lineno);
+		return 0;
+	}
+	if (ret == -EINVAL && why) {
+		snprintf(lp->err, LIST_ERROR_LEN, "%s:%lu: %s: %s; --lenient skips such lines",
+			 lp->name, lineno, quoted, why);
+		return ret;
+	}
+	if (ret < 0)
+		return ret;
+	if (lp->parse.widened && o->notes)
+		list_note(o->notes, lp->parse.widened, true, lp->name, lineno);
+	return 0;
+}
+
+/*
+ * The lines of a chunk, in order: a plain IPv4 line, where the format takes
+ * one (and not too wide a prefix in a blocklist), as list_parse_plain() would
+ * make it; any other through general_line(). 0, or -errno.
+ */
+static int chunk_parse(struct line_parse *lp, struct chunk *c, unsigned long *lineno)
+{
+	struct entry plain = { .kind = ENTRY_ADDR, .addr.nwords = 1 };
+	char *line = c->text;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < c->nlines; line += c->line[i++].len + 1) {
+		lp->o->line = ++*lineno;
+		plain.addr.word[0] = c->line[i].key;
+		if (c->line[i].key && list_parse_plain_on(&lp->parse) &&
+		    !(lp->o->refuse_wide && prefix_too_wide(&plain.addr))) {
+			/* What list_parse_plain() makes of the line; fn returns 0 or -errno. */
+			lp->parse.widened = NULL;
+			lp->parse.reason = NULL;
+			ret = lp->fn(&plain, lp->ctx);
+		} else {
+			line[c->line[i].len] = '\0';
+			ret = general_line(lp, line, c->line[i].len, *lineno);
+		}
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
 static int read_fd(int fd, const char *name, struct list_read_opts *o, entry_fn fn, void *ctx,
 		   char err[LIST_ERROR_LEN])
 {
-	struct wide_check wide = { .fn = fn, .ctx = ctx };
-	struct entry plain = { .kind = ENTRY_ADDR };
-	char quoted[LIST_QUOTE_MAX * 4 + 8];
-	entry_fn efn = fn;
-	void *ectx = ctx;
-	struct line_reader *r;
-	struct list_parse parse;
+	struct line_parse lp = { .o = o, .name = name, .fn = fn, .efn = fn, .ctx = ctx,
+				 .ectx = ctx, .wide = { .fn = fn, .ctx = ctx }, .err = err };
+	struct chunk_pipe pipe = { .r = { .fd = fd, .tee = o->tee, .tee_ctx = o->tee_ctx } };
 	unsigned long lineno = 0;
-	const char *why;
-	char *line = NULL, *entry;
-	size_t len = 0;
-	int ret;
+	bool read_err = false, eof = false;
+	struct chunk *c;
+	struct stat st;
+	int ret = 0;
 
-	r = calloc(1, sizeof(*r));
-	if (!r)
-		return -ENOMEM;
-	r->fd = fd;
-	r->tee = o->tee;
-	r->tee_ctx = o->tee_ctx;
-	list_parse_init(&parse, o->format, o->csv);
-	parse.refuse_wide = o->refuse_wide;
+	list_parse_init(&lp.parse, o->format, o->csv);
+	lp.parse.refuse_wide = o->refuse_wide;
 	if (o->refuse_wide) {
-		efn = wide_check_entry;
-		ectx = &wide;
+		lp.efn = wide_check_entry;
+		lp.ectx = &lp.wide;
 	}
 	o->file = name;
-	for (;;) {
-		if (plain_line(r, &parse, o->refuse_wide, &plain)) {
-			o->line = ++lineno;
-			/* What list_parse_plain() makes of the line; fn returns 0 or -errno. */
-			parse.widened = NULL;
-			parse.reason = NULL;
-			ret = fn(&plain, ctx);
-			if (ret < 0)
-				goto out;
-			continue;
+	pipe.ring[0] = malloc(sizeof(*pipe.ring[0]));
+	if (!pipe.ring[0])
+		return -ENOMEM;
+	/* A regular file only: a read of it never waits long for the thread to end. */
+	chunk_pipe_start(&pipe, !fstat(fd, &st) && S_ISREG(st.st_mode));
+	while (!ret && !eof) {
+		c = chunk_pipe_next(&pipe);
+		ret = chunk_parse(&lp, c, &lineno);
+		if (!ret && c->err) {
+			ret = c->err;
+			read_err = true;
 		}
-		ret = next_line(r, &line, &len);
-		if (ret <= 0)
-			break;
-		lineno++;
-		o->line = lineno;
-		if (memchr(line, '\0', len)) {
-			snprintf(err, LIST_ERROR_LEN, "%s:%lu: NUL byte in line: not a text list",
-				 name, lineno);
-			ret = -EINVAL;
-			goto out;
-		}
-		entry = o->format == FORMAT_ADBLOCK ? adblock_cosmetic_line(line) : NULL;
-		if (!entry)
-			entry = list_line_entry(line);
-		if (!entry)
-			continue;
-		wide.refused = false;
-		ret = list_parse_plain(&parse, entry, efn, ectx);
-		if (ret == 0)
-			continue;
-		if (ret < 0 && !wide.refused)
-			goto out;
-		quote_entry(entry, quoted, sizeof(quoted));
-		why = NULL;
-		if (ret > 0)	/* the parsers may cut the text: quoted before */
-			ret = list_parse_line(&parse, entry, efn, ectx, &why);
-		if (wide.refused) {
-			parse.reason = NULL;
-			why = prefix_too_wide_why;
-			ret = -EINVAL;
-		}
-		if (ret == -EINVAL && why && o->lenient) {
-			if (o->notes)
-				list_note(o->notes, parse.reason ? parse.reason : why, false, name,
-					  lineno);
-			continue;
-		}
-		if (ret == -EINVAL && why) {
-			snprintf(err, LIST_ERROR_LEN, "%s:%lu: %s: %s; --lenient skips such lines",
-				 name, lineno, quoted, why);
-			goto out;
-		}
-		if (ret < 0)
-			goto out;
-		if (parse.widened && o->notes)
-			list_note(o->notes, parse.widened, true, name, lineno);
+		eof = c->eof;
+		/* c is the reading thread's again from here on. */
+		chunk_pipe_done(&pipe);
 	}
-	if (ret == -E2BIG) {
+	chunk_pipe_end(&pipe);
+	if (read_err && ret == -E2BIG) {
 		snprintf(err, LIST_ERROR_LEN, "%s:%lu: line longer than %d bytes: not a list entry",
 			 name, lineno + 1, LIST_LINE_MAX);
 		ret = -EINVAL;
-	} else if (ret < 0) {
+	} else if (read_err) {
 		snprintf(err, LIST_ERROR_LEN, "%s: read failed after line %lu: %s", name, lineno,
 			 strerror(-ret));
 	}
-out:
-	free(r);
 	return ret < 0 ? ret : 0;
 }
 
