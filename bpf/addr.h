@@ -175,7 +175,7 @@ static __always_inline int addr_allowed(__u32 slot, int ipv6, const void *addr)
  * B+tree of common.h, one line a level, the keys <= the address counted by
  * straight-line code: a - key borrows when key > a, no branch, so the
  * verifier walks one path a level. The loop over levels is bounded by
- * BLOOMXDP_RANGE_LEVELS; no callback, one lookup a level.
+ * BLOOMXDP_RANGE_LEVELS_V4 (_V6); no callback, one lookup a level.
  */
 
 /* 1 when y > x: the borrow of x - y, of 64-bit x and y, less the borrow b in. */
@@ -217,16 +217,18 @@ static __always_inline int range_search_v4(void *map, __u64 a)
 	levels = h->hdr.levels;
 	if (!h->hdr.n)
 		return 0;
-	if (levels > BLOOMXDP_RANGE_LEVELS)
+	if (levels > BLOOMXDP_RANGE_LEVELS_V4)
 		return RANGE_BAD;
 	key = h->hdr.level_at[0];
-	for (l = 0; l < BLOOMXDP_RANGE_LEVELS; l++) {
+	for (l = 0; l < BLOOMXDP_RANGE_LEVELS_V4; l++) {
 		if (l >= levels)
-			break;
+			continue;
 		line = bpf_map_lookup_elem(map, &key);
 		if (!line)
 			return RANGE_BAD;
 		gt = 0;
+		/* Unrolled whole, the keys' temporaries took 128 bytes more of the stack. */
+#pragma clang loop unroll_count(4)
 		for (i = 0; i < BLOOMXDP_RANGE_KEYS_V4; i++)
 			gt += (a - line->key[i]) >> 63;
 		key = range_child(&h->hdr, l, key, BLOOMXDP_RANGE_KEYS_V4 - gt,
@@ -253,16 +255,17 @@ static __always_inline int range_search_v6(void *map, __u64 hi, __u64 lo)
 	levels = h->hdr.levels;
 	if (!h->hdr.n)
 		return 0;
-	if (levels > BLOOMXDP_RANGE_LEVELS)
+	if (levels > BLOOMXDP_RANGE_LEVELS_V6)
 		return RANGE_BAD;
 	key = h->hdr.level_at[0];
-	for (l = 0; l < BLOOMXDP_RANGE_LEVELS; l++) {
+	for (l = 0; l < BLOOMXDP_RANGE_LEVELS_V6; l++) {
 		if (l >= levels)
-			break;
+			continue;
 		line = bpf_map_lookup_elem(map, &key);
 		if (!line)
 			return RANGE_BAD;
 		gt = 0;
+#pragma clang loop unroll(disable)
 		for (i = 0; i < BLOOMXDP_RANGE_KEYS_V6; i++)
 			gt += range_gt6(hi, lo, line->key[i].hi, line->key[i].lo);
 		key = range_child(&h->hdr, l, key, BLOOMXDP_RANGE_KEYS_V6 - gt,

@@ -232,8 +232,14 @@ struct bloomxdp_lpm_name {
 #define BLOOMXDP_RANGES_MARK		0xfffffeffULL
 #define BLOOMXDP_RANGES_WORD		(~0ULL << 32 | BLOOMXDP_RANGES_MARK)
 #define BLOOMXDP_IS_RANGES_WORD(w)	(((w) & 0xffffffffULL) == BLOOMXDP_RANGES_MARK)
-/* Inner levels at most: 8 * 17^12 IPv4, 4 * 9^12 IPv6 intervals. */
-#define BLOOMXDP_RANGE_LEVELS		12
+/*
+ * Inner levels at most: 7 hold 8 * 17^7 IPv4 intervals, more than there can
+ * be (2^31); 9 hold 4 * 9^9, 1.5 billion IPv6 ones. Each is a bounded loop
+ * the verifier walks once a level.
+ */
+#define BLOOMXDP_RANGE_LEVELS_V4	7
+#define BLOOMXDP_RANGE_LEVELS_V6	9
+#define BLOOMXDP_RANGE_LEVELS		9	/* the larger */
 #define BLOOMXDP_RANGE_LINE_V4		64	/* bytes of an element */
 #define BLOOMXDP_RANGE_LINE_V6		128
 #define BLOOMXDP_RANGE_KEYS_V4		16	/* starts of an inner node */

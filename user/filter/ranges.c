@@ -410,9 +410,10 @@ struct range_shape {
 	__u64 level_at[BLOOMXDP_RANGE_LEVELS + 2];
 };
 
-/* -E2BIG past BLOOMXDP_RANGE_LEVELS inner levels or 2^32 - 1 elements. */
+/* -E2BIG past BLOOMXDP_RANGE_LEVELS_V4 (_V6) inner levels or 2^32 - 1 elements. */
 static int range_shape_of(__u32 family, __u64 n, struct range_shape *sh)
 {
+	__u32 most = family == BLOOMXDP_KEY_IPV4 ? BLOOMXDP_RANGE_LEVELS_V4 : BLOOMXDP_RANGE_LEVELS_V6;
 	__u64 nodes[BLOOMXDP_RANGE_LEVELS], count;
 	__u32 k = 0, l;
 
@@ -422,7 +423,7 @@ static int range_shape_of(__u32 family, __u64 n, struct range_shape *sh)
 	sh->line = family == BLOOMXDP_KEY_IPV4 ? BLOOMXDP_RANGE_LINE_V4 : BLOOMXDP_RANGE_LINE_V6;
 	count = n ? (n + sh->pairs - 1) / sh->pairs : 1;	/* leaves */
 	for (; count > 1; k++) {
-		if (k == BLOOMXDP_RANGE_LEVELS)
+		if (k == most)
 			return -E2BIG;
 		count = (count + sh->keys) / (sh->keys + 1);
 		nodes[k] = count;	/* from the leaves up */
