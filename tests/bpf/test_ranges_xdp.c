@@ -353,7 +353,8 @@ static int check_read_back(struct ctx *c)
  * Trees of every shape: one leaf, full and part-full leaves and nodes, one
  * level and the next (IPv4: leaves of 8, nodes of 17; IPv6: 4 and 9), the
  * first and last addresses of the space listed or not. Every bound of the
- * first and last 40 intervals, of every seventh between, and of the space.
+ * first and last 12 intervals, of every 61st between (the kernel tier runs
+ * this under TCG), and of the space.
  */
 static void test_shapes(void **state)
 {
@@ -375,7 +376,7 @@ static void test_shapes(void **state)
 			fail_msg("shape %zu: cannot load it", k);
 		bad += check_read_back(c);
 		for (i = 0; i < c->l.n; i++)
-			if (i < 40 || i + 40 >= c->l.n || i % 7 == 0)
+			if (i < 12 || i + 12 >= c->l.n || i % 61 == 0)
 				bad += check_bounds(c, &c->l.p[i]);
 		bad += check_one(c, 0, 32, "0.0.0.0") + check_one(c, 1, 32, "0.0.0.1");
 		bad += check_one(c, 0xfffffffeULL, 32, "max-1") + check_one(c, 0xffffffffULL, 32, "max");
