@@ -85,7 +85,8 @@ static void ranges_rows(struct bloomxdp *skel, struct filter *f, int prog)
 	}
 	filter_header_word_set(f, BLOOMXDP_HDR_V4_LENGTHS, BLOOMXDP_RANGES_WORD);
 	filter_header_word_set(f, BLOOMXDP_HDR_V6_LENGTHS, BLOOMXDP_RANGES_WORD);
-	printf("| IPv4, not listed, %d exact intervals (%d steps) | %.0f |\n", RANGES_N, 16,
+	printf("| IPv4, not listed, %d exact intervals (%u lines read) | %.0f |\n", RANGES_N,
+	       range_set_steps(BLOOMXDP_KEY_IPV4, RANGES_N),
 	       run_ns(prog, frame, make_frame(frame, 0, "1.1.64.1", 17, 9, "x", 1)));
 	printf("| IPv4, listed, %d exact intervals | %.0f |\n", RANGES_N,
 	       run_ns(prog, frame, make_frame(frame, 0, "1.1.0.1", 17, 9, "x", 1)));

@@ -168,107 +168,145 @@ static __always_inline int addr_allowed(__u32 slot, int ipv6, const void *addr)
 	}
 }
 
-/*
- * The exact intervals of a family (BLOOMXDP_RANGES_WORD): a descent of the
- * Eytzinger tree, one node per step, remembering the last node whose start
- * is <= the address (going right): that is the interval that may hold it.
- * A bpf_loop callback per family: checked once, whatever the depth.
- */
-struct range_walk {
-	void *map;
-	__u64 hi, lo;		/* the address, host order (IPv4: lo) */
-	__u64 node;		/* 1-based, the array's index; past n ends the walk */
-	__u64 n;
-	__u64 found;		/* 0, or the 1-based node of the candidate */
-};
-
-/* One step down the Eytzinger array: right when the node's interval starts at or below. */
-static __always_inline long range_step(struct range_walk *w, int v6)
-{
-	__u32 key = w->node;
-	__u64 right;
-	void *r;
-
-	if (w->node > w->n)
-		return 1;
-	r = bpf_map_lookup_elem(w->map, &key);
-	if (!r)
-		return 1;
-	if (v6) {
-		const struct bloomxdp_range_v6 *r6 = r;
-
-		right = r6->start_hi < w->hi || (r6->start_hi == w->hi && r6->start_lo <= w->lo);
-	} else {
-		right = ((const struct bloomxdp_range_v4 *)r)->start <= w->lo;
-	}
-	if (right)
-		w->found = w->node;
-	w->node = 2 * w->node + right;
-	return 0;
-}
-
-/* bpf_loop callbacks, one per element type. */
-static long range_step_v4(__u32 i, void *data)
-{
-	return range_step(data, 0);
-}
-
-static long range_step_v6(__u32 i, void *data)
-{
-	return range_step(data, 1);
-}
-
 /* addr_verdict()'s len1 of an interval hit: beyond any length + 1. */
 #define RANGE_HIT 0x100
+/* A malformed array of intervals (a bad header, an element past its end): passed, counted. */
+#define RANGE_BAD 0x200
 
 /*
- * RANGE_HIT when an interval of generation slot holds the address, else 0:
- * in the blocklist's intervals (ranges_v4/v6) or the exact stage's
- * (verify_ranges_v4/v6), outer4 and outer6.
+ * The exact intervals of a family (BLOOMXDP_RANGES_WORD): a descent of the
+ * B+tree of common.h, one line a level, the keys <= the address counted by
+ * straight-line code: a - key borrows when key > a, no branch, so the
+ * verifier walks one path a level. The loop over levels is bounded by
+ * BLOOMXDP_RANGE_LEVELS_V4 (_V6); no callback, one lookup a level.
+ */
+
+/* 1 when y > x: the borrow of x - y, of 64-bit x and y, less the borrow b in. */
+static __always_inline __u64 range_borrow(__u64 x, __u64 y, __u64 b)
+{
+	return ((~x & y) | (~(x ^ y) & (x - y - b))) >> 63;
+}
+
+/* 1 when key > a, 128-bit: the borrow of a - key. */
+static __always_inline __u64 range_gt6(__u64 a_hi, __u64 a_lo, __u64 k_hi, __u64 k_lo)
+{
+	return range_borrow(a_hi, k_hi, range_borrow(a_lo, k_lo, 0));
+}
+
+/*
+ * The line of level l + 1 under inner node line of level l, whose keys <= the
+ * address are c of them: clamped into that level (all-ones keys of children
+ * that do not exist count for the address all ones; the last child is its).
+ */
+static __always_inline __u32 range_child(const struct bloomxdp_ranges_hdr *h, __u32 l,
+					 __u32 line, __u32 c, __u32 fanout)
+{
+	__u32 next = h->level_at[l + 1] + (line - h->level_at[l]) * fanout + c;
+	__u32 end = h->level_at[l + 2];
+
+	return next < end ? next : end - 1;
+}
+
+/* RANGE_HIT when an interval of map (IPv4) holds a, host order. */
+static __always_inline int range_search_v4(void *map, __u64 a)
+{
+	const union bloomxdp_range_line_v4 *h, *line;
+	__u32 key = 0, l, levels, gt, hit = 0;
+	int i;
+
+	h = bpf_map_lookup_elem(map, &key);
+	if (!h)
+		return RANGE_BAD;
+	levels = h->hdr.levels;
+	if (!h->hdr.n)
+		return 0;
+	if (levels > BLOOMXDP_RANGE_LEVELS_V4)
+		return RANGE_BAD;
+	key = h->hdr.level_at[0];
+	for (l = 0; l < BLOOMXDP_RANGE_LEVELS_V4; l++) {
+		if (l >= levels)
+			continue;
+		line = bpf_map_lookup_elem(map, &key);
+		if (!line)
+			return RANGE_BAD;
+		gt = 0;
+		/* Unrolled whole, the keys' temporaries took 128 bytes more of the stack. */
+#pragma clang loop unroll_count(4)
+		for (i = 0; i < BLOOMXDP_RANGE_KEYS_V4; i++)
+			gt += (a - line->key[i]) >> 63;
+		key = range_child(&h->hdr, l, key, BLOOMXDP_RANGE_KEYS_V4 - gt,
+				  BLOOMXDP_RANGE_KEYS_V4 + 1);
+	}
+	line = bpf_map_lookup_elem(map, &key);
+	if (!line)
+		return RANGE_BAD;
+	/* Disjoint: one interval at most holds a (or the last one's copies, padding the line). */
+	for (i = 0; i < BLOOMXDP_RANGE_PAIRS_V4; i++)
+		hit |= ~(((a - line->leaf[i].start) | ((__u64)line->leaf[i].end - a)) >> 63) & 1;
+	return hit ? RANGE_HIT : 0;
+}
+
+static __always_inline int range_search_v6(void *map, __u64 hi, __u64 lo)
+{
+	const union bloomxdp_range_line_v6 *h, *line;
+	__u32 key = 0, l, levels, gt, hit = 0;
+	int i;
+
+	h = bpf_map_lookup_elem(map, &key);
+	if (!h)
+		return RANGE_BAD;
+	levels = h->hdr.levels;
+	if (!h->hdr.n)
+		return 0;
+	if (levels > BLOOMXDP_RANGE_LEVELS_V6)
+		return RANGE_BAD;
+	key = h->hdr.level_at[0];
+	for (l = 0; l < BLOOMXDP_RANGE_LEVELS_V6; l++) {
+		if (l >= levels)
+			continue;
+		line = bpf_map_lookup_elem(map, &key);
+		if (!line)
+			return RANGE_BAD;
+		gt = 0;
+#pragma clang loop unroll(disable)
+		for (i = 0; i < BLOOMXDP_RANGE_KEYS_V6; i++)
+			gt += range_gt6(hi, lo, line->key[i].hi, line->key[i].lo);
+		key = range_child(&h->hdr, l, key, BLOOMXDP_RANGE_KEYS_V6 - gt,
+				  BLOOMXDP_RANGE_KEYS_V6 + 1);
+	}
+	line = bpf_map_lookup_elem(map, &key);
+	if (!line)
+		return RANGE_BAD;
+	for (i = 0; i < BLOOMXDP_RANGE_PAIRS_V6; i++) {
+		const struct bloomxdp_range_v6 *r = &line->leaf[i];
+
+		hit |= ~(range_gt6(hi, lo, r->start_hi, r->start_lo) |
+			 range_gt6(r->end_hi, r->end_lo, hi, lo)) & 1;
+	}
+	return hit ? RANGE_HIT : 0;
+}
+
+/*
+ * RANGE_HIT when an interval of generation slot holds the address, else 0
+ * (RANGE_BAD: a malformed array): in the blocklist's intervals
+ * (ranges_v4/v6) or the exact stage's (verify_ranges_v4/v6), outer4 and outer6.
  */
 static __always_inline int range_listed_in(void *outer4, void *outer6, __u32 slot, int ipv6,
 					   const __u32 *addr)
 {
-	struct range_walk w = { .node = 1 };
-	__u32 key = 0;
+	void *map;
 
 	if (ipv6) {
-		struct bloomxdp_range_v6 *r;
-
-		w.map = bpf_map_lookup_elem(outer6, &slot);
-		if (!w.map)
+		map = bpf_map_lookup_elem(outer6, &slot);
+		if (!map)
 			return 0;
-		r = bpf_map_lookup_elem(w.map, &key);	/* element 0: the count */
-		if (!r)
-			return 0;
-		w.n = r->start_lo;
-		w.hi = (__u64)bpf_ntohl(addr[0]) << 32 | bpf_ntohl(addr[1]);
-		w.lo = (__u64)bpf_ntohl(addr[2]) << 32 | bpf_ntohl(addr[3]);
-		bpf_loop_bounded(BLOOMXDP_RANGE_STEPS, range_step_v6, &w);
-		if (!w.found)
-			return 0;
-		key = w.found;
-		r = bpf_map_lookup_elem(w.map, &key);
-		return r && (w.hi < r->end_hi || (w.hi == r->end_hi && w.lo <= r->end_lo)) ?
-		       RANGE_HIT : 0;
-	} else {
-		struct bloomxdp_range_v4 *r;
-
-		w.map = bpf_map_lookup_elem(outer4, &slot);
-		if (!w.map)
-			return 0;
-		r = bpf_map_lookup_elem(w.map, &key);
-		if (!r)
-			return 0;
-		w.n = r->start;
-		w.lo = bpf_ntohl(addr[0]);
-		bpf_loop_bounded(BLOOMXDP_RANGE_STEPS, range_step_v4, &w);
-		if (!w.found)
-			return 0;
-		key = w.found;
-		r = bpf_map_lookup_elem(w.map, &key);
-		return r && w.lo <= r->end ? RANGE_HIT : 0;
+		return range_search_v6(map, (__u64)bpf_ntohl(addr[0]) << 32 | bpf_ntohl(addr[1]),
+				       (__u64)bpf_ntohl(addr[2]) << 32 | bpf_ntohl(addr[3]));
 	}
+	map = bpf_map_lookup_elem(outer4, &slot);
+	if (!map)
+		return 0;
+	return range_search_v4(map, bpf_ntohl(addr[0]));
 }
 
 #define range_listed(slot, ipv6, addr) range_listed_in(&ranges_v4, &ranges_v6, slot, ipv6, addr)
@@ -277,7 +315,7 @@ static __always_inline int range_listed_in(void *outer4, void *outer6, __u32 slo
  * The exact stage of generation slot (--verify) after a Bloom hit: -1 when
  * the generation has no exact copy (its load made none), 0 when the address
  * is not listed, else the host's length + 1, or RANGE_HIT for a listed prefix
- * holding it. One hash lookup for a listed host; the exact
+ * holding it (RANGE_BAD: its intervals are malformed). One hash lookup for a listed host; the exact
  * intervals of the prefixes only after it missed. Never an LPM trie.
  */
 static __always_inline int addr_verified(__u32 slot, int ipv6, const __u32 *addr)
@@ -318,6 +356,10 @@ static __always_inline int addr_verdict(const struct filter_view *fv,
 
 	if (!len1)
 		return 0;
+	if (len1 == RANGE_BAD) {
+		cnt->bad_ranges++;
+		return 0;
+	}
 	/* An interval hit is exact: neither a Bloom hit nor anything to confirm. */
 	if (len1 == RANGE_HIT) {
 		cnt->range_hits++;
@@ -327,6 +369,10 @@ static __always_inline int addr_verdict(const struct filter_view *fv,
 	if (config.verify != BLOOMXDP_VERIFY_OFF) {
 		/* The generation's exact copy, if its load made one. */
 		exact = addr_verified(fv->gen.block_slot, ipv6, addr);
+		if (exact == RANGE_BAD) {
+			cnt->bad_ranges++;
+			return 0;
+		}
 		if (!exact) {
 			cnt->false_positives++;
 			return 0;

@@ -116,8 +116,8 @@ EXACT_OUTER(allow_v6, exact_v6);
 EXACT_OUTER(allow_names, exact_names);
 
 /*
- * Templates of the exact intervals (BLOOMXDP_RANGES_WORD): an ARRAY in
- * Eytzinger order, sized for its list, so BPF_F_INNER_MAP as the filter.
+ * Templates of the exact intervals (BLOOMXDP_RANGES_WORD): an ARRAY of
+ * B+tree lines, sized for its list, so BPF_F_INNER_MAP as the filter.
  */
 #define RANGES_INNER(name, value)					\
 	struct name {							\
@@ -128,8 +128,8 @@ EXACT_OUTER(allow_names, exact_names);
 		__uint(value_size, sizeof(value));			\
 	}
 
-RANGES_INNER(ranges_v4_inner, struct bloomxdp_range_v4);
-RANGES_INNER(ranges_v6_inner, struct bloomxdp_range_v6);
+RANGES_INNER(ranges_v4_inner, union bloomxdp_range_line_v4);
+RANGES_INNER(ranges_v6_inner, union bloomxdp_range_line_v6);
 
 /* The blocklist's families held as intervals, one array per generation (with filter's slot). */
 EXACT_OUTER(ranges_v4, ranges_v4_inner);

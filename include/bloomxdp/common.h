@@ -213,18 +213,39 @@ struct bloomxdp_lpm_name {
 /*
  * A family whose prefixes would expand too much is not in the Bloom filter:
  * its prefixes and hosts are merged into sorted disjoint intervals, exact,
- * in an ARRAY (ranges_v4/ranges_v6, one per generation) in Eytzinger order:
- * element 0 holds the count n (in start, or start_lo), elements 1..n the
- * tree (node i's children are 2i and 2i+1), searched in at most
- * BLOOMXDP_RANGE_STEPS steps. The count in the map itself: an add swaps in a
- * whole new array with one update of the outer map. The family's lengths
- * word says it is looked up there: no length in its first byte (no Bloom
- * probe), the mark in its second (BLOOMXDP_NO_LENGTHS has none).
+ * in an ARRAY (ranges_v4/ranges_v6, one per generation) of lines, a static
+ * B+tree (S+tree): element 0 the header (struct bloomxdp_ranges_hdr: the
+ * count, the levels and the element each starts at), then the inner levels,
+ * root first, each node one line of BLOOMXDP_RANGE_KEYS_* starts, then the
+ * leaves: the intervals in order, BLOOMXDP_RANGE_PAIRS_* a line, the last
+ * line padded with copies of the last interval. Node i of an inner level
+ * has the children i * (K + 1) + 0..K on the next; its key j is the first
+ * start under child j + 1, all ones where that child does not exist (in the
+ * last node of a level only). A search reads one line a level and counts the
+ * keys <= the address: that count is the child, and in a leaf the interval
+ * that may hold it, whose end is on the same line. The shape in the map
+ * itself: an add swaps in a whole new array with one update of the outer
+ * map. The family's lengths word says it is looked up there: no length in
+ * its first byte (no Bloom probe), the mark in its second
+ * (BLOOMXDP_NO_LENGTHS has none).
  */
 #define BLOOMXDP_RANGES_MARK		0xfffffeffULL
 #define BLOOMXDP_RANGES_WORD		(~0ULL << 32 | BLOOMXDP_RANGES_MARK)
 #define BLOOMXDP_IS_RANGES_WORD(w)	(((w) & 0xffffffffULL) == BLOOMXDP_RANGES_MARK)
-#define BLOOMXDP_RANGE_STEPS		32
+/*
+ * Inner levels at most: 7 hold 8 * 17^7 IPv4 intervals, more than there can
+ * be (2^31); 9 hold 4 * 9^9, 1.5 billion IPv6 ones. Each is a bounded loop
+ * the verifier walks once a level.
+ */
+#define BLOOMXDP_RANGE_LEVELS_V4	7
+#define BLOOMXDP_RANGE_LEVELS_V6	9
+#define BLOOMXDP_RANGE_LEVELS		9	/* the larger */
+#define BLOOMXDP_RANGE_LINE_V4		64	/* bytes of an element */
+#define BLOOMXDP_RANGE_LINE_V6		128
+#define BLOOMXDP_RANGE_KEYS_V4		16	/* starts of an inner node */
+#define BLOOMXDP_RANGE_KEYS_V6		8
+#define BLOOMXDP_RANGE_PAIRS_V4		8	/* intervals of a leaf */
+#define BLOOMXDP_RANGE_PAIRS_V6		4
 
 /* Bounds included, host byte order; IPv6 as two 64-bit halves, high first. */
 struct bloomxdp_range_v4 {
@@ -238,6 +259,37 @@ struct bloomxdp_range_v6 {
 	__u64 end_hi;
 	__u64 end_lo;
 };
+
+struct bloomxdp_range_key_v6 {
+	__u64 hi;
+	__u64 lo;
+};
+
+/*
+ * Element 0. level_at[l]: the first element of level l, root first;
+ * level_at[levels] the first leaf, level_at[levels + 1] past the last.
+ */
+struct bloomxdp_ranges_hdr {
+	__u32 n;		/* intervals; 0: none */
+	__u32 levels;		/* inner levels, 0..BLOOMXDP_RANGE_LEVELS */
+	__u32 level_at[BLOOMXDP_RANGE_LEVELS + 2];
+};
+
+/* One element of each family's array: the header, an inner node or a leaf. */
+union bloomxdp_range_line_v4 {
+	struct bloomxdp_ranges_hdr hdr;
+	__u32 key[BLOOMXDP_RANGE_KEYS_V4];
+	struct bloomxdp_range_v4 leaf[BLOOMXDP_RANGE_PAIRS_V4];
+};
+
+union bloomxdp_range_line_v6 {
+	struct bloomxdp_ranges_hdr hdr;
+	struct bloomxdp_range_key_v6 key[BLOOMXDP_RANGE_KEYS_V6];
+	struct bloomxdp_range_v6 leaf[BLOOMXDP_RANGE_PAIRS_V6];
+};
+
+_Static_assert(sizeof(union bloomxdp_range_line_v4) == BLOOMXDP_RANGE_LINE_V4, "one line");
+_Static_assert(sizeof(union bloomxdp_range_line_v6) == BLOOMXDP_RANGE_LINE_V6, "two lines");
 
 #define BLOOMXDP_HAS_NAME_DEPTH(labels)	(1ULL << ((labels) - 1))	/* names of 1..16 labels */
 #define BLOOMXDP_HAS_NAME_DEPTHS	0xffffULL
@@ -570,7 +622,8 @@ struct bloomxdp_state {
 	X(dns_answers_rewritten, "blocked DNS responses rewritten in place as NXDOMAIN") \
 	X(learned,		"addresses learned from the answers for a learning list's names") \
 	X(hits_learned,		"packets from or to a learned address") \
-	X(doh_canary,		"queries and responses for use-application-dns.net answered NXDOMAIN (--doh-canary)")
+	X(doh_canary,		"queries and responses for use-application-dns.net answered NXDOMAIN (--doh-canary)") \
+	X(bad_ranges,		"exact interval searches a malformed array cut short: passed")
 
 /*
  * The field of a packet looked up: the XDP program picks a name field from

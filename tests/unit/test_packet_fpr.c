@@ -156,7 +156,7 @@ static void test_store_auto_weighs_false_drops(void **state)
 	double bits_per_key = 9.6;
 
 	(void)state;
-	/* 240,000 bytes of intervals against 72,000 of Bloom: over twice, but exact. */
+	/* 255,168 bytes of intervals against 72,000 of Bloom: over twice, but exact. */
 	c.budget = 128 << 20;
 	range_cost_decide(&c, BLOOMXDP_KEY_IPV4, bits_per_key, RANGE_STORE_AUTO);
 	assert_true(c.use_ranges);

@@ -276,14 +276,15 @@ static void test_cost_model(void **state)
 	c = cost(12684, INFINITY, 12000, BLOOMXDP_KEY_IPV6, RANGE_STORE_AUTO);
 	assert_true(c.use_ranges);
 	assert_true(isinf(c.bloom_bytes));
-	assert_int_equal(c.range_bytes, 12000 * 32);
-	assert_int_equal(c.steps, 14);
+	/* 3000 leaves of 4 and 334 + 38 + 5 + 1 inner nodes of 128 bytes, and the header. */
+	assert_int_equal(c.range_bytes, (1 + 1 + 5 + 38 + 334 + 3000) * 128);
+	assert_int_equal(c.steps, 6);
 	/* The case: 57 million keys for 12,684 prefixes. */
 	assert_true(cost(12684, 57e6, 12000, BLOOMXDP_KEY_IPV6, RANGE_STORE_AUTO).use_ranges);
-	/* Within twice the Bloom bytes: 14644 * 8 <= 2 * 52070 * 1.2. */
+	/* Within twice the Bloom bytes: 1831 leaves, 108 + 7 + 1 nodes: 124672 <= 2 * 52070 * 1.2. */
 	c = cost(29407, 52070, 14644, BLOOMXDP_KEY_IPV4, RANGE_STORE_AUTO);
 	assert_true(c.use_ranges);
-	assert_int_equal(c.range_bytes, 117152);
+	assert_int_equal(c.range_bytes, (1 + 1 + 7 + 108 + 1831) * 64);
 	/* Hosts: no expansion, the Bloom filter is ~7x (IPv4) and ~27x (IPv6) smaller. */
 	assert_false(cost(100000, 100000, 99000, BLOOMXDP_KEY_IPV4, RANGE_STORE_AUTO).use_ranges);
 	assert_false(cost(100000, 100000, 99000, BLOOMXDP_KEY_IPV6, RANGE_STORE_AUTO).use_ranges);
@@ -295,11 +296,19 @@ static void test_cost_model(void **state)
 			 RANGE_STORE_INTERVALS).use_ranges);
 	assert_false(cost(12684, 57e6, 12000, BLOOMXDP_KEY_IPV6, RANGE_STORE_BLOOM).use_ranges);
 	assert_false(cost(0, 0, 0, BLOOMXDP_KEY_IPV4, RANGE_STORE_INTERVALS).use_ranges);
-	/* Steps: ceil(log2(n + 1)). */
-	assert_int_equal(cost(1, 1, 1, BLOOMXDP_KEY_IPV4, RANGE_STORE_AUTO).steps, 1);
-	assert_int_equal(cost(3, 3, 3, BLOOMXDP_KEY_IPV4, RANGE_STORE_AUTO).steps, 2);
-	assert_int_equal(cost(4, 4, 4, BLOOMXDP_KEY_IPV4, RANGE_STORE_AUTO).steps, 3);
-	assert_int_equal(cost(50000, 50000, 50000, BLOOMXDP_KEY_IPV4, RANGE_STORE_AUTO).steps, 16);
+	/* Steps: lines read, the header, one a level (leaves of 8, nodes of 17), the leaf. */
+	assert_int_equal(cost(1, 1, 1, BLOOMXDP_KEY_IPV4, RANGE_STORE_AUTO).steps, 2);
+	assert_int_equal(cost(8, 8, 8, BLOOMXDP_KEY_IPV4, RANGE_STORE_AUTO).steps, 2);
+	assert_int_equal(cost(9, 9, 9, BLOOMXDP_KEY_IPV4, RANGE_STORE_AUTO).steps, 3);
+	assert_int_equal(cost(136, 136, 136, BLOOMXDP_KEY_IPV4, RANGE_STORE_AUTO).steps, 3);
+	assert_int_equal(cost(137, 137, 137, BLOOMXDP_KEY_IPV4, RANGE_STORE_AUTO).steps, 4);
+	assert_int_equal(cost(50000, 50000, 50000, BLOOMXDP_KEY_IPV4, RANGE_STORE_AUTO).steps, 6);
+	/* IPv6: leaves of 4, nodes of 9. */
+	assert_int_equal(cost(36, 36, 36, BLOOMXDP_KEY_IPV6, RANGE_STORE_AUTO).steps, 3);
+	assert_int_equal(cost(37, 37, 37, BLOOMXDP_KEY_IPV6, RANGE_STORE_AUTO).steps, 4);
+	assert_int_equal(range_set_bytes(BLOOMXDP_KEY_IPV4, 0), 0);
+	assert_int_equal(range_set_bytes(BLOOMXDP_KEY_IPV4, 1), 2 * 64);
+	assert_int_equal(range_set_bytes(BLOOMXDP_KEY_IPV6, 5), 4 * 128);
 }
 
 int main(void)

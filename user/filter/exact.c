@@ -835,7 +835,7 @@ static __u64 hashed_ranges_bytes(const struct exact_set *x)
 
 	for (fam = 0; fam < 2; fam++)
 		if (!prefix_ranges(x, fam, &n, false) && n)
-			bytes += range_set_bytes(fam ? BLOOMXDP_KEY_IPV6 : BLOOMXDP_KEY_IPV4, n + 1);
+			bytes += range_set_bytes(fam ? BLOOMXDP_KEY_IPV6 : BLOOMXDP_KEY_IPV4, n);
 	return bytes;
 }
 

@@ -350,12 +350,6 @@ int range_set_merge_keys(struct range_set *s, const struct bloomxdp_key *keys, s
 	return 0;
 }
 
-__u64 range_set_bytes(__u32 family, __u64 n)
-{
-	return n * (family == BLOOMXDP_KEY_IPV4 ? sizeof(struct bloomxdp_range_v4) :
-						  sizeof(struct bloomxdp_range_v6));
-}
-
 long range_set_find(const struct range_set *s, range_addr addr)
 {
 	size_t lo = 0, hi = s->n;
@@ -405,43 +399,159 @@ const char *range_text(__u32 family, const struct range *r, char *buf, size_t le
 }
 
 /*
- * The in-order walk of the Eytzinger tree (elements 1..n of the array)
- * visits the sorted intervals.
+ * The B+tree of common.h for n intervals of a family: its nodes' size, and
+ * the element each level starts at (root first, then the leaves, then past them).
  */
-static void eytzinger(const struct range *sorted, size_t *next, void *out, size_t node,
-		      size_t n, __u32 family, bool to_tree)
-{
-	struct bloomxdp_range_v4 *e4 = out;
-	struct bloomxdp_range_v6 *e6 = out;
-	struct range *r;
+struct range_shape {
+	__u32 keys;		/* starts of an inner node */
+	__u32 pairs;		/* intervals of a leaf */
+	__u32 line;		/* bytes of an element */
+	__u32 levels;		/* inner levels */
+	__u64 level_at[BLOOMXDP_RANGE_LEVELS + 2];
+};
 
-	if (node > n)
-		return;
-	eytzinger(sorted, next, out, 2 * node, n, family, to_tree);
-	r = (struct range *)&sorted[*next];
-	if (family == BLOOMXDP_KEY_IPV4 && to_tree) {
-		e4[node].start = r->start;
-		e4[node].end = r->end;
-	} else if (family == BLOOMXDP_KEY_IPV4) {
-		r->start = e4[node].start;
-		r->end = e4[node].end;
-	} else if (to_tree) {
-		e6[node].start_hi = r->start >> 64;
-		e6[node].start_lo = (__u64)r->start;
-		e6[node].end_hi = r->end >> 64;
-		e6[node].end_lo = (__u64)r->end;
-	} else {
-		r->start = (range_addr)e6[node].start_hi << 64 | e6[node].start_lo;
-		r->end = (range_addr)e6[node].end_hi << 64 | e6[node].end_lo;
+/* -E2BIG past BLOOMXDP_RANGE_LEVELS_V4 (_V6) inner levels or 2^32 - 1 elements. */
+static int range_shape_of(__u32 family, __u64 n, struct range_shape *sh)
+{
+	__u32 most = family == BLOOMXDP_KEY_IPV4 ? BLOOMXDP_RANGE_LEVELS_V4 : BLOOMXDP_RANGE_LEVELS_V6;
+	__u64 nodes[BLOOMXDP_RANGE_LEVELS], count;
+	__u32 k = 0, l;
+
+	memset(sh, 0, sizeof(*sh));
+	sh->keys = family == BLOOMXDP_KEY_IPV4 ? BLOOMXDP_RANGE_KEYS_V4 : BLOOMXDP_RANGE_KEYS_V6;
+	sh->pairs = family == BLOOMXDP_KEY_IPV4 ? BLOOMXDP_RANGE_PAIRS_V4 : BLOOMXDP_RANGE_PAIRS_V6;
+	sh->line = family == BLOOMXDP_KEY_IPV4 ? BLOOMXDP_RANGE_LINE_V4 : BLOOMXDP_RANGE_LINE_V6;
+	count = n ? (n + sh->pairs - 1) / sh->pairs : 1;	/* leaves */
+	for (; count > 1; k++) {
+		if (k == most)
+			return -E2BIG;
+		count = (count + sh->keys) / (sh->keys + 1);
+		nodes[k] = count;	/* from the leaves up */
 	}
-	++*next;
-	eytzinger(sorted, next, out, 2 * node + 1, n, family, to_tree);
+	sh->levels = k;
+	sh->level_at[0] = 1;	/* after the header */
+	for (l = 0; l < k; l++)
+		sh->level_at[l + 1] = sh->level_at[l] + nodes[k - 1 - l];
+	sh->level_at[k + 1] = sh->level_at[k] + (n ? (n + sh->pairs - 1) / sh->pairs : 1);
+	return sh->level_at[k + 1] > UINT32_MAX ? -E2BIG : 0;
 }
 
-/* The array: the count, then the tree. */
-static size_t map_bytes(__u32 family, size_t n)
+__u64 range_set_bytes(__u32 family, __u64 n)
 {
-	size_t page = sysconf(_SC_PAGESIZE), bytes = range_set_bytes(family, n + 1);
+	struct range_shape sh;
+
+	if (!n)
+		return 0;
+	if (range_shape_of(family, n, &sh))
+		return UINT64_MAX;
+	return sh.level_at[sh.levels + 1] * sh.line;
+}
+
+/* The most intervals whose array takes at most bytes. */
+static __u64 range_set_max_n(__u32 family, double bytes)
+{
+	__u64 lo = 0, hi = bytes < 0x1p40 ? bytes / 8 + 1 : 1ULL << 37;
+
+	/* range_set_bytes() grows with n: the last n within bytes, by bisection. */
+	while (lo < hi) {
+		__u64 mid = lo + (hi - lo + 1) / 2;
+
+		if (range_set_bytes(family, mid) <= bytes)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+__u32 range_set_steps(__u32 family, __u64 n)
+{
+	struct range_shape sh;
+
+	if (!n)
+		return 0;
+	return range_shape_of(family, n, &sh) ? 0 : sh.levels + 2;
+}
+
+/* The interval at i, or the last one past n (the leaves' padding). */
+static void range_put_leaf(const struct range_set *s, size_t i, void *leaf)
+{
+	const struct range *r = &s->r[i < s->n ? i : s->n - 1];
+	struct bloomxdp_range_v4 *r4 = leaf;
+	struct bloomxdp_range_v6 *r6 = leaf;
+
+	if (s->family == BLOOMXDP_KEY_IPV4) {
+		r4->start = r->start;
+		r4->end = r->end;
+		return;
+	}
+	r6->start_hi = r->start >> 64;
+	r6->start_lo = (__u64)r->start;
+	r6->end_hi = r->end >> 64;
+	r6->end_lo = (__u64)r->end;
+}
+
+static void range_put_key(__u32 family, void *line, __u32 j, range_addr v)
+{
+	union bloomxdp_range_line_v4 *l4 = line;
+	union bloomxdp_range_line_v6 *l6 = line;
+
+	if (family == BLOOMXDP_KEY_IPV4) {
+		l4->key[j] = v;
+	} else {
+		l6->key[j].hi = v >> 64;
+		l6->key[j].lo = (__u64)v;
+	}
+}
+
+/*
+ * The tree into mem (the mmap of the array): the header, the leaves, then
+ * each inner level from the lowest up. first[] holds the first start under
+ * each node of the level below (its leftmost leaf's), in place as levels go up.
+ */
+static int range_tree_fill(const struct range_set *s, const struct range_shape *sh, void *mem)
+{
+	__u64 leaves = sh->level_at[sh->levels + 1] - sh->level_at[sh->levels], below, i;
+	struct bloomxdp_ranges_hdr *h = mem;
+	range_addr *first;
+	__u32 j, l;
+	char *at;
+
+	first = malloc(leaves * sizeof(*first));
+	if (!first)
+		return -ENOMEM;
+	h->n = s->n;
+	h->levels = sh->levels;
+	for (l = 0; l < sh->levels + 2; l++)
+		h->level_at[l] = sh->level_at[l];
+	at = (char *)mem + sh->level_at[sh->levels] * sh->line;
+	for (i = 0; i < leaves; i++) {
+		for (j = 0; j < sh->pairs; j++)
+			range_put_leaf(s, i * sh->pairs + j, at + i * sh->line + j * sh->line / sh->pairs);
+		first[i] = s->r[i * sh->pairs].start;
+	}
+	below = leaves;
+	for (l = sh->levels; l-- > 0;) {
+		__u64 nodes = sh->level_at[l + 1] - sh->level_at[l], child;
+
+		at = (char *)mem + sh->level_at[l] * sh->line;
+		for (i = 0; i < nodes; i++) {
+			for (j = 0; j < sh->keys; j++) {
+				child = i * (sh->keys + 1) + j + 1;
+				range_put_key(s->family, at + i * sh->line, j,
+					      child < below ? first[child] : ~(range_addr)0);
+			}
+			first[i] = first[i * (sh->keys + 1)];
+		}
+		below = nodes;
+	}
+	free(first);
+	return 0;
+}
+
+static size_t page_round(size_t bytes)
+{
+	size_t page = sysconf(_SC_PAGESIZE);
 
 	return (bytes + page - 1) / page * page;
 }
@@ -450,15 +560,21 @@ int range_set_create_map(const struct range_set *s)
 {
 	/* As the template of bpf/maps.h: any size in one outer map. */
 	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP);
-	size_t bytes = map_bytes(s->family, s->n), next = 0;
-	__u32 vsize = range_set_bytes(s->family, 1);
+	struct range_shape sh;
+	size_t bytes;
+	__u32 lines;
 	void *mem;
 	int fd, ret;
 
 	if (!s->n)
 		return -EINVAL;
+	ret = range_shape_of(s->family, s->n, &sh);
+	if (ret)
+		return ret;
+	lines = sh.level_at[sh.levels + 1];
+	bytes = page_round((size_t)lines * sh.line);
 	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, s->family == BLOOMXDP_KEY_IPV4 ? "bloomxdp_r4" :
-			    "bloomxdp_r6", sizeof(__u32), vsize, s->n + 1, &opts);
+			    "bloomxdp_r6", sizeof(__u32), sh.line, lines, &opts);
 	if (fd < 0)
 		return -errno;
 	mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -467,40 +583,69 @@ int range_set_create_map(const struct range_set *s)
 		close(fd);
 		return ret;
 	}
-	if (s->family == BLOOMXDP_KEY_IPV4)
-		((struct bloomxdp_range_v4 *)mem)->start = s->n;
-	else
-		((struct bloomxdp_range_v6 *)mem)->start_lo = s->n;
-	eytzinger(s->r, &next, mem, 1, s->n, s->family, true);
+	ret = range_tree_fill(s, &sh, mem);
 	munmap(mem, bytes);
+	if (ret) {
+		close(fd);
+		return ret;
+	}
 	return fd;
 }
 
-/* The array of a generation's intervals, and their count (its size less the count's element). */
-static int range_map_get(int outer_fd, __u32 slot, __u32 *n)
+/*
+ * The array of a generation's intervals, its header (the count and shape)
+ * and its elements; -EINVAL when the header does not describe the array.
+ */
+static int range_map_get(int outer_fd, __u32 slot, union bloomxdp_range_line_v6 *hdr,
+			 __u32 *lines)
 {
 	struct bpf_map_info info = {};
-	__u32 id, len = sizeof(info);
-	int fd, ret;
+	__u32 id, len = sizeof(info), zero = 0;
+	int fd, ret = -EINVAL;
 
 	if (bpf_map_lookup_elem(outer_fd, &slot, &id))
 		return -errno;
 	fd = bpf_map_get_fd_by_id(id);
 	if (fd < 0)
 		return -errno;
-	if (bpf_obj_get_info_by_fd(fd, &info, &len) || !info.max_entries) {
-		ret = errno ? -errno : -EINVAL;
-		close(fd);
-		return ret;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
+		ret = -errno;
+		goto fail;
 	}
-	*n = info.max_entries - 1;
+	if (!info.max_entries || info.value_size > sizeof(*hdr) ||
+	    info.value_size < sizeof(hdr->hdr))
+		goto fail;
+	if (bpf_map_lookup_elem(fd, &zero, hdr)) {
+		ret = -errno;
+		goto fail;
+	}
+	*lines = info.max_entries;
 	return fd;
+fail:
+	close(fd);
+	return ret;
+}
+
+/* Whether h describes the array of lines elements of family: the shape its n makes. */
+static bool range_hdr_ok(const struct bloomxdp_ranges_hdr *h, __u32 family, __u32 lines,
+			 struct range_shape *sh)
+{
+	__u32 l;
+
+	if (range_shape_of(family, h->n, sh) || sh->levels != h->levels ||
+	    sh->level_at[sh->levels + 1] != lines)
+		return false;
+	for (l = 0; l < sh->levels + 2; l++)
+		if (sh->level_at[l] != h->level_at[l])
+			return false;
+	return true;
 }
 
 int range_set_count(int outer_fd, __u32 slot, __u64 *n)
 {
-	__u32 count;
-	int fd = range_map_get(outer_fd, slot, &count);
+	union bloomxdp_range_line_v6 line;
+	__u32 lines;
+	int fd = range_map_get(outer_fd, slot, &line, &lines);
 
 	*n = 0;
 	if (fd == -ENOENT)
@@ -508,32 +653,53 @@ int range_set_count(int outer_fd, __u32 slot, __u64 *n)
 	if (fd < 0)
 		return fd;
 	close(fd);
-	*n = count;
+	*n = line.hdr.n;
 	return 0;
 }
 
 int range_set_open(int outer_fd, __u32 slot, __u32 family, struct range_set *s)
 {
-	size_t bytes, next = 0;
+	union bloomxdp_range_line_v6 line;
+	const char *leaves;
+	struct range_shape sh;
+	size_t bytes = 0, i;
 	int fd, ret = 0;
-	void *mem;
-	__u32 n;
+	void *mem = MAP_FAILED;
+	__u32 lines;
 
 	range_set_init(s, family);
-	fd = range_map_get(outer_fd, slot, &n);
+	fd = range_map_get(outer_fd, slot, &line, &lines);
 	if (fd < 0)
 		return fd;
-	bytes = map_bytes(family, n);
-	s->r = calloc(n ? n : 1, sizeof(*s->r));
+	if (!line.hdr.n || !range_hdr_ok(&line.hdr, family, lines, &sh)) {
+		ret = -EINVAL;
+		goto cleanup;
+	}
+	bytes = page_round((size_t)lines * sh.line);
+	s->r = calloc(line.hdr.n, sizeof(*s->r));
 	mem = mmap(NULL, bytes, PROT_READ, MAP_SHARED, fd, 0);
 	if (!s->r || mem == MAP_FAILED) {
 		ret = s->r ? -errno : -ENOMEM;
 		goto cleanup;
 	}
-	s->n = s->cap = n;
-	eytzinger(s->r, &next, mem, 1, n, family, false);
-	munmap(mem, bytes);
+	s->n = s->cap = line.hdr.n;
+	leaves = (const char *)mem + sh.level_at[sh.levels] * sh.line;
+	for (i = 0; i < s->n; i++) {
+		const void *at = leaves + i / sh.pairs * sh.line + i % sh.pairs * (sh.line / sh.pairs);
+		const struct bloomxdp_range_v4 *r4 = at;
+		const struct bloomxdp_range_v6 *r6 = at;
+
+		if (family == BLOOMXDP_KEY_IPV4) {
+			s->r[i].start = r4->start;
+			s->r[i].end = r4->end;
+		} else {
+			s->r[i].start = (range_addr)r6->start_hi << 64 | r6->start_lo;
+			s->r[i].end = (range_addr)r6->end_hi << 64 | r6->end_lo;
+		}
+	}
 cleanup:
+	if (mem != MAP_FAILED)
+		munmap(mem, bytes);
 	if (ret)
 		range_set_free(s);
 	close(fd);
@@ -553,9 +719,9 @@ __u64 range_cost_max_intervals(const struct range_cost *c, __u32 family, double 
 		return UINT64_MAX;
 	if (!c->entries || store == RANGE_STORE_BLOOM)
 		return 0;
-	by_bytes = RANGE_MEMORY_FACTOR * most.bloom_bytes / range_set_bytes(family, 1);
+	by_bytes = range_set_max_n(family, RANGE_MEMORY_FACTOR * most.bloom_bytes);
 	if (c->probes > 1)
-		by_budget = c->budget / range_set_bytes(family, 1);
+		by_budget = range_set_max_n(family, c->budget);
 	return by_bytes > by_budget ? by_bytes : by_budget;
 }
 
@@ -565,9 +731,7 @@ void range_cost_decide(struct range_cost *c, __u32 family, double bits_per_key,
 	__u64 n = c->intervals;
 
 	c->range_bytes = range_set_bytes(family, n);
-	c->steps = 0;
-	while (c->steps < 64 && (n >> c->steps))
-		c->steps++;	/* ceil(log2(n + 1)) */
+	c->steps = range_set_steps(family, n);
 	c->bloom_bytes = isfinite(c->expanded) ? c->expanded * bits_per_key / 8 : INFINITY;
 	if (!c->entries || store == RANGE_STORE_BLOOM)
 		c->use_ranges = false;

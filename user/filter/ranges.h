@@ -56,8 +56,15 @@ int range_set_from_packed_v4(struct range_set *s, const __u64 *packed, size_t n,
 			     __u64 keep_max);
 void range_v4_key(__u64 packed, struct bloomxdp_key *key);
 
-/* Bytes of the map: 8 per IPv4 interval, 32 per IPv6 one. */
+/*
+ * Bytes of the map of n intervals (0 for none): its B+tree (common.h), 8
+ * bytes an IPv4 interval in the leaves, 32 an IPv6 one, the inner levels
+ * and the header besides.
+ */
 __u64 range_set_bytes(__u32 family, __u64 n);
+
+/* Lines a search of n intervals reads: the header, one a level, the leaf (0 for none). */
+__u32 range_set_steps(__u32 family, __u64 n);
 
 /* The address (network order, 4 or 16 bytes) as a value of the family. */
 range_addr range_addr_of(__u32 family, const void *addr);
@@ -68,10 +75,13 @@ long range_set_find(const struct range_set *s, range_addr addr);
 /* "192.0.2.0/24", or "192.0.2.5-192.0.2.9" when not one prefix, into buf. */
 const char *range_text(__u32 family, const struct range *r, char *buf, size_t len);
 
-/* The inner map of the set: its count, then an ARRAY in Eytzinger order; fd, or negative errno. */
+/*
+ * The inner map of the set: an ARRAY holding its B+tree (common.h), the
+ * count and shape in its header; fd, or negative errno.
+ */
 int range_set_create_map(const struct range_set *s);
 
-/* Reads a generation's intervals (slot of outer_fd) back, sorted. */
+/* Reads a generation's intervals (slot of outer_fd) back, sorted; -EINVAL if malformed. */
 int range_set_open(int outer_fd, __u32 slot, __u32 family, struct range_set *s);
 
 /* How many intervals a generation holds: 0 when it has none. */
@@ -107,7 +117,7 @@ struct range_cost {
 	double bloom_bytes;	/* of those keys at the target FPR */
 	__u64 intervals;	/* after merging */
 	__u64 range_bytes;
-	__u32 steps;		/* ceil(log2(intervals + 1)) */
+	__u32 steps;		/* lines a search reads (range_set_steps()) */
 	/*
 	 * auto: intervals whenever they take at most this many bytes and the
 	 * Bloom filter would take more than one probe (0: no such rule). They
