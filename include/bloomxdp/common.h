@@ -509,7 +509,19 @@ struct bloomxdp_config {
 	__u32 quic_unparsed;	/* enum bloomxdp_policy: an Initial whose name cannot be read */
 	__u32 ech;		/* enum bloomxdp_policy: a ClientHello with ECH */
 	__u32 doh_canary;	/* 1: BLOOMXDP_DOH_CANARY answered NXDOMAIN (--doh-canary) */
+	__u32 pins_version;	/* BLOOMXDP_PINS_VERSION of the build that attached */
 };
+
+/*
+ * The shape of an attachment's pins: the value sizes of its maps, the
+ * elements of its inner maps (the exact intervals' lines), the counters.
+ * Bumped by any change to one of them: a build opens only pins of its own
+ * version, and says an attachment of another is to be attached again, where
+ * its maps would refuse the new shapes with a bare EINVAL. 2: the intervals
+ * as a B+tree, the counter bad_ranges (before it, no such field: the
+ * configuration's smaller size tells those).
+ */
+#define BLOOMXDP_PINS_VERSION	2
 
 /*
  * The direction a packet program sees (attach --direction): one program

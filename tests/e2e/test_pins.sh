@@ -13,7 +13,9 @@
 #     says why and what to do) and put nothing in it;
 #   - an interface directory that is a symbolic link to a victim's pins, or
 #     is owned by someone else: detach refuses, the victim's pins survive;
-#   - root's own 0700 directories work, premade or made by attach.
+#   - root's own 0700 directories work, premade or made by attach;
+#   - pins of another version (a configuration of another size): status, load, add and query
+#     refuse in one line that says detach, then restore; doing so brings the list back.
 #
 # Runs in a private mount namespace with a fresh bpffs at /sys/fs/bpf (mode
 # 1777, as 'mount -t bpf bpf /sys/fs/bpf' makes it), and a private network
@@ -157,6 +159,28 @@ if ip link add "$CTL" type veth peer name "${IF_CLI}x" 2>/dev/null; then
 else
 	skip "attach to an interface whose name has a control character" "ip link add refused it"
 fi
+
+# Pins of another version (its configuration of another size: the maps' shapes differ, and
+# a map of the old shape refuses the new with a bare EINVAL): every command refuses, one line
+# saying what to do, and doing it (detach, restore) brings the list back.
+cfg_bytes=$(bpftool map show pinned "$PIN_ROOT/$IF/config" -j | sed -n 's/.*"bytes_value":\([0-9]*\).*/\1/p')
+rm -f "$PIN_ROOT/$IF/config"
+bpftool map create "$PIN_ROOT/$IF/config" type array key 4 value $((cfg_bytes - 8)) entries 1 \
+	name config || not_ok "plant a configuration of another version"
+for cmd in status load add query; do
+	case $cmd in
+	load) args=("$IF" "$LIST") ;;
+	add | query) args=("$IF" 192.0.2.10) ;;
+	*) args=("$IF") ;;
+	esac
+	refused "$cmd on the pins of another version: says detach, then restore" 1 \
+		"attached by another version of bloomxdp \(config of $((cfg_bytes - 8)) bytes, not $cfg_bytes\): 'bloomxdp detach $IF', then 'bloomxdp restore $IF'" \
+		bxp "$cmd" "${args[@]}"
+done
+check "detach the attachment of another version" bxp detach "$IF"
+check "restore attaches it again" bxp restore "$IF"
+check_eq "with the list its state records" "192.0.2.10: blocked (listed: 192.0.2.10)" \
+	"$(bxp query "$IF" 192.0.2.10 2>&1)"
 
 # An attachment of an earlier bloomxdp lacks the pins of later maps: say how to upgrade it.
 rm -f "$PIN_ROOT/$IF/list_keys"

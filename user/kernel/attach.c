@@ -260,6 +260,7 @@ static void config_from_opts(struct bloomxdp_config *cfg, const struct attach_op
 	cfg->ech = o->ech;
 	cfg->learn_ttl_max = o->learn_ttl_max;
 	cfg->doh_canary = o->doh_canary;
+	cfg->pins_version = BLOOMXDP_PINS_VERSION;
 	/* The program with the plain pins: ingress where checked, else egress (tc). */
 	cfg->direction = o->direction & ATTACH_DIR_INGRESS ? BLOOMXDP_DIR_INGRESS :
 							     BLOOMXDP_DIR_EGRESS;

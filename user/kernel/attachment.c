@@ -456,19 +456,36 @@ int attachment_repin_active(const struct attachment *att, const struct bloomxdp 
 	return pin_replace(att->dir_fd, BLOOMXDP_PIN_ACTIVE, bpf_map__fd(skel->maps.active));
 }
 
+/* -EPROTO: pins of another version of bloomxdp (what says how they differ), and what to do. */
+static int another_version(const struct attachment *att, const char *what)
+{
+	log_error("%s was attached by another version of bloomxdp (%s): 'bloomxdp detach %s', then "
+		  "'bloomxdp restore %s' attaches it again with the lists its state records",
+		  att->ifname, what, att->ifname, att->ifname);
+	return -EPROTO;
+}
+
 /* Pins made by another version of bloomxdp may hold another layout. */
 static int check_config_layout(const struct attachment *att)
 {
 	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
+	struct bloomxdp_config cfg;
+	__u32 len = sizeof(info), zero = 0;
+	char what[96];
 
 	if (bpf_obj_get_info_by_fd(att->config_fd, &info, &len))
 		return -errno;
 	if (info.value_size != sizeof(struct bloomxdp_config)) {
-		log_error("%s was attached by another version of bloomxdp (config of %u bytes, "
-			  "not %zu): 'bloomxdp detach %s' and attach again", att->ifname,
-			  info.value_size, sizeof(struct bloomxdp_config), att->ifname);
-		return -EPROTO;
+		snprintf(what, sizeof(what), "config of %u bytes, not %zu", info.value_size,
+			 sizeof(struct bloomxdp_config));
+		return another_version(att, what);
+	}
+	if (bpf_map_lookup_elem(att->config_fd, &zero, &cfg))
+		return -errno;
+	if (cfg.pins_version != BLOOMXDP_PINS_VERSION) {
+		snprintf(what, sizeof(what), "pins of version %u, not %u", cfg.pins_version,
+			 BLOOMXDP_PINS_VERSION);
+		return another_version(att, what);
 	}
 	memset(&info, 0, sizeof(info));
 	len = sizeof(info);
@@ -478,11 +495,10 @@ static int check_config_layout(const struct attachment *att)
 	if (info.max_entries == BLOOMXDP_GENERATIONS &&
 	    info.value_size == sizeof(struct bloomxdp_state))
 		return 0;
-	log_error("%s was attached by another version of bloomxdp (state of %u slots of %u "
-		  "bytes, not %d of %zu): 'bloomxdp detach %s' and attach again", att->ifname,
-		  info.max_entries, info.value_size, BLOOMXDP_GENERATIONS,
-		  sizeof(struct bloomxdp_state), att->ifname);
-	return -EPROTO;
+	snprintf(what, sizeof(what), "state of %u slots of %u bytes, not %d of %zu",
+		 info.max_entries, info.value_size, BLOOMXDP_GENERATIONS,
+		 sizeof(struct bloomxdp_state));
+	return another_version(att, what);
 }
 
 static void attachment_init(struct attachment *att)
