@@ -187,6 +187,20 @@ static __always_inline __u64 range_borrow(__u64 x, __u64 y, __u64 b)
 	return ((~x & y) | (~(x ^ y) & (x - y - b))) >> 63;
 }
 
+/*
+ * 1 when key > a, of a zero-extended 32-bit a and key: the borrow of a - key.
+ * The empty asm hides that it is a comparison, which clang would turn into a
+ * branch (one the CPU mispredicts on half the addresses, and the verifier
+ * walks both ways of).
+ */
+static __always_inline __u64 range_gt4(__u64 a, __u32 key)
+{
+	__u64 d = a - key;
+
+	asm volatile("" : "+r"(d));
+	return d >> 63;
+}
+
 /* 1 when key > a, 128-bit: the borrow of a - key. */
 static __always_inline __u64 range_gt6(__u64 a_hi, __u64 a_lo, __u64 k_hi, __u64 k_lo)
 {
@@ -233,13 +247,14 @@ static __always_inline int range_search_v4(void *map, __u64 a)
 		 * In two stages: q, the quarters whose last key <= a (of the first
 		 * three), then the keys <= a of quarter q: 7 compares, not 16.
 		 */
-		q = 3 - (((a - line->key[3]) >> 63) + ((a - line->key[7]) >> 63) +
-			 ((a - line->key[11]) >> 63));
+		q = 3 - (range_gt4(a, line->key[3]) + range_gt4(a, line->key[7]) +
+			 range_gt4(a, line->key[11]));
+		asm volatile("" : "+r"(q));	/* the mask kept: the verifier's bound */
 		q &= 3;
 		gt = 0;
 #pragma clang loop unroll(full)
 		for (i = 0; i < 4; i++)
-			gt += (a - line->key[q * 4 + i]) >> 63;
+			gt += range_gt4(a, line->key[q * 4 + i]);
 		key = range_child(&h->hdr, l, key, q * 4 + 4 - gt, BLOOMXDP_RANGE_KEYS_V4 + 1);
 	}
 	line = bpf_map_lookup_elem(map, &key);
