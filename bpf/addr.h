@@ -187,6 +187,20 @@ static __always_inline __u64 range_borrow(__u64 x, __u64 y, __u64 b)
 	return ((~x & y) | (~(x ^ y) & (x - y - b))) >> 63;
 }
 
+/*
+ * 1 when key > a, of a zero-extended 32-bit a and key: the borrow of a - key.
+ * The empty asm hides that it is a comparison, which clang would turn into a
+ * branch (one the CPU mispredicts on half the addresses, and the verifier
+ * walks both ways of).
+ */
+static __always_inline __u64 range_gt4(__u64 a, __u32 key)
+{
+	__u64 d = a - key;
+
+	asm volatile("" : "+r"(d));
+	return d >> 63;
+}
+
 /* 1 when key > a, 128-bit: the borrow of a - key. */
 static __always_inline __u64 range_gt6(__u64 a_hi, __u64 a_lo, __u64 k_hi, __u64 k_lo)
 {
@@ -211,7 +225,7 @@ static __always_inline __u32 range_child(const struct bloomxdp_ranges_hdr *h, __
 static __always_inline int range_search_v4(void *map, __u64 a)
 {
 	const union bloomxdp_range_line_v4 *h, *line;
-	__u32 key = 0, l, levels, gt, hit = 0;
+	__u32 key = 0, l, levels, gt, q, hit = 0;
 	int i;
 
 	h = bpf_map_lookup_elem(map, &key);
@@ -229,13 +243,19 @@ static __always_inline int range_search_v4(void *map, __u64 a)
 		line = bpf_map_lookup_elem(map, &key);
 		if (!line)
 			return RANGE_BAD;
+		/*
+		 * In two stages: q, the quarters whose last key <= a (of the first
+		 * three), then the keys <= a of quarter q: 7 compares, not 16.
+		 */
+		q = 3 - (range_gt4(a, line->key[3]) + range_gt4(a, line->key[7]) +
+			 range_gt4(a, line->key[11]));
+		asm volatile("" : "+r"(q));	/* the mask kept: the verifier's bound */
+		q &= 3;
 		gt = 0;
-		/* Unrolled whole, the keys' temporaries took 128 bytes more of the stack. */
-#pragma clang loop unroll_count(4)
-		for (i = 0; i < BLOOMXDP_RANGE_KEYS_V4; i++)
-			gt += (a - line->key[i]) >> 63;
-		key = range_child(&h->hdr, l, key, BLOOMXDP_RANGE_KEYS_V4 - gt,
-				  BLOOMXDP_RANGE_KEYS_V4 + 1);
+#pragma clang loop unroll(full)
+		for (i = 0; i < 4; i++)
+			gt += range_gt4(a, line->key[q * 4 + i]);
+		key = range_child(&h->hdr, l, key, q * 4 + 4 - gt, BLOOMXDP_RANGE_KEYS_V4 + 1);
 	}
 	line = bpf_map_lookup_elem(map, &key);
 	if (!line)
@@ -249,7 +269,7 @@ static __always_inline int range_search_v4(void *map, __u64 a)
 static __always_inline int range_search_v6(void *map, __u64 hi, __u64 lo)
 {
 	const union bloomxdp_range_line_v6 *h, *line;
-	__u32 key = 0, l, levels, gt, hit = 0;
+	__u32 key = 0, l, levels, gt, q, hit = 0;
 	int i;
 
 	h = bpf_map_lookup_elem(map, &key);
@@ -267,12 +287,13 @@ static __always_inline int range_search_v6(void *map, __u64 hi, __u64 lo)
 		line = bpf_map_lookup_elem(map, &key);
 		if (!line)
 			return RANGE_BAD;
+		/* Two stages: the half whose keys to count (key 3 <= a: the second), 5 compares. */
+		q = (1 - range_gt6(hi, lo, line->key[3].hi, line->key[3].lo)) & 1;
 		gt = 0;
 #pragma clang loop unroll(disable)
-		for (i = 0; i < BLOOMXDP_RANGE_KEYS_V6; i++)
-			gt += range_gt6(hi, lo, line->key[i].hi, line->key[i].lo);
-		key = range_child(&h->hdr, l, key, BLOOMXDP_RANGE_KEYS_V6 - gt,
-				  BLOOMXDP_RANGE_KEYS_V6 + 1);
+		for (i = 0; i < 4; i++)
+			gt += range_gt6(hi, lo, line->key[q * 4 + i].hi, line->key[q * 4 + i].lo);
+		key = range_child(&h->hdr, l, key, q * 4 + 4 - gt, BLOOMXDP_RANGE_KEYS_V6 + 1);
 	}
 	line = bpf_map_lookup_elem(map, &key);
 	if (!line)
