@@ -281,10 +281,22 @@ static void test_cost_model(void **state)
 	assert_int_equal(c.steps, 6);
 	/* The case: 57 million keys for 12,684 prefixes. */
 	assert_true(cost(12684, 57e6, 12000, BLOOMXDP_KEY_IPV6, RANGE_STORE_AUTO).use_ranges);
-	/* Within twice the Bloom bytes: 1831 leaves, 108 + 7 + 1 nodes: 124672 <= 2 * 52070 * 1.2. */
+	/*
+	 * Within twice the Bloom bytes, the intervals' own (8 each): 117152 <= 2 * 52070 * 1.2;
+	 * the tree itself 1831 leaves, 108 + 7 + 1 nodes and the header.
+	 */
 	c = cost(29407, 52070, 14644, BLOOMXDP_KEY_IPV4, RANGE_STORE_AUTO);
 	assert_true(c.use_ranges);
 	assert_int_equal(c.range_bytes, (1 + 1 + 7 + 108 + 1831) * 64);
+	/*
+	 * 11 hosts that merge into 2 intervals (16 bytes against 13 of Bloom): exact, the
+	 * tree's fixed lines (a header and a leaf, 128 bytes) not weighed; 11 that do not merge
+	 * (88 bytes): the Bloom filter.
+	 */
+	c = cost(11, 11, 2, BLOOMXDP_KEY_IPV4, RANGE_STORE_AUTO);
+	assert_true(c.use_ranges);
+	assert_int_equal(c.range_bytes, 128);
+	assert_false(cost(11, 11, 11, BLOOMXDP_KEY_IPV4, RANGE_STORE_AUTO).use_ranges);
 	/* Hosts: no expansion, the Bloom filter is ~7x (IPv4) and ~27x (IPv6) smaller. */
 	assert_false(cost(100000, 100000, 99000, BLOOMXDP_KEY_IPV4, RANGE_STORE_AUTO).use_ranges);
 	assert_false(cost(100000, 100000, 99000, BLOOMXDP_KEY_IPV6, RANGE_STORE_AUTO).use_ranges);

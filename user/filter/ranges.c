@@ -447,6 +447,20 @@ __u64 range_set_bytes(__u32 family, __u64 n)
 	return sh.level_at[sh.levels + 1] * sh.line;
 }
 
+/*
+ * What the cost model's memory rule weighs: the intervals' own bytes, a start and
+ * an end each (8 for IPv4, 32 for IPv6), as the Bloom side weighs its keys' bits.
+ * Neither counts its fixed part: the tree's header line and a last leaf partly
+ * filled, the filter's header block. Counted whole, the tree's two lines at
+ * least (128 bytes) outweighed a Bloom filter's 13 bytes for 11 hosts that merge
+ * into 2 intervals (16 bytes), which were held exactly before the tree.
+ */
+static double range_pair_bytes(__u32 family, __u64 n)
+{
+	return (double)n * (family == BLOOMXDP_KEY_IPV6 ? sizeof(struct bloomxdp_range_v6) :
+							   sizeof(struct bloomxdp_range_v4));
+}
+
 /* The most intervals whose array takes at most bytes. */
 static __u64 range_set_max_n(__u32 family, double bytes)
 {
@@ -719,7 +733,7 @@ __u64 range_cost_max_intervals(const struct range_cost *c, __u32 family, double 
 		return UINT64_MAX;
 	if (!c->entries || store == RANGE_STORE_BLOOM)
 		return 0;
-	by_bytes = range_set_max_n(family, RANGE_MEMORY_FACTOR * most.bloom_bytes);
+	by_bytes = RANGE_MEMORY_FACTOR * most.bloom_bytes / range_pair_bytes(family, 1);
 	if (c->probes > 1)
 		by_budget = range_set_max_n(family, c->budget);
 	return by_bytes > by_budget ? by_bytes : by_budget;
@@ -740,6 +754,6 @@ void range_cost_decide(struct range_cost *c, __u32 family, double bits_per_key,
 	else
 		c->use_ranges = !isfinite(c->expanded) ||
 				c->expanded > RANGE_EXPANSION_BOUND * c->entries ||
-				c->range_bytes <= RANGE_MEMORY_FACTOR * c->bloom_bytes ||
+				range_pair_bytes(family, n) <= RANGE_MEMORY_FACTOR * c->bloom_bytes ||
 				(c->probes > 1 && c->range_bytes <= c->budget);
 }

@@ -92,6 +92,7 @@ int range_set_count(int outer_fd, __u32 slot, __u64 *n);
  * target FPR, probes per packet) against its intervals (bytes, search steps).
  * Intervals are chosen when the expansion is refused, when it multiplies
  * the keys by more than RANGE_EXPANSION_BOUND, or when the intervals take
+ * (their own bytes, a start and an end each, without the tree's fixed lines)
  * at most RANGE_MEMORY_FACTOR times the Bloom bytes, or when the Bloom filter
  * would take more than one probe and the intervals fit in range_cost.budget
  * (false drops weigh, not only bytes): they are exact. Else
