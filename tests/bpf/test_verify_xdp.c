@@ -831,7 +831,9 @@ static void test_event_rate(void **state)
 	char err[LIST_ERROR_LEN];
 	cpu_set_t old;
 	struct prog *p;
+	__u64 sec;
 	size_t i;
+	int try;
 
 	(void)state;
 	assert_int_equal(prog_open(&drop, &vc), 0);
@@ -852,12 +854,31 @@ static void test_event_rate(void **state)
 	}
 	/*
 	 * Without a reset: a second burst in the same second finds the budget
-	 * spent; one in the next second gets RATE events again.
+	 * spent (both bursts within it, else tried again: a loaded machine or a
+	 * kernel under emulation may take the rest of the second); one in the
+	 * next second gets RATE events again.
 	 */
-	vh_wait_second_start(200000000);
-	assert_int_equal(vh_reset_budgets(&drop.v), 0);
-	burst_run(&drop, &bursts[0], RATE, BURST - RATE);
-	burst_run(&drop, &bursts[1], 0, BURST);
+	for (try = 0; try < SECOND_TRIES; try++) {
+		vh_wait_second_start(200000000);
+		assert_int_equal(vh_reset_budgets(&drop.v), 0);
+		assert_true(prog_events(&drop) >= 0);	/* what a try past its second left */
+		sec = mono_sec();
+		if (burst_run_in(&drop, &bursts[0], RATE, BURST - RATE, sec) &&
+		    burst_run_in(&drop, &bursts[1], 0, BURST, sec))
+			break;
+		print_message("# the two bursts ran past their second (try %d of %d): again\n",
+			      try + 1, SECOND_TRIES);
+	}
+	if (try == SECOND_TRIES) {
+		sched_setaffinity(0, sizeof(old), &old);
+		prog_close(&drop);
+		prog_close(&monitor);
+		/* The host's run checks it; under qemu TCG two bursts may not fit in a second. */
+		if (getenv("BLOOMXDP_EMULATED"))
+			skip();
+		fail_msg("%d tries, none with both bursts within their second: the machine is too "
+			 "slow for this test", SECOND_TRIES);
+	}
 	{
 		struct timespec nap = { 1, 0 };
 
