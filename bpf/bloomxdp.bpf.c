@@ -188,7 +188,7 @@ static __always_inline void name_walk_init(struct name_walk *w, void *bits, __u6
 	__u32 block_slot = gen->block_slot, allow = active_word(BLOOMXDP_ACTIVE_ALLOW);
 	__u32 allow_slot = allow & (BLOOMXDP_GENERATIONS - 1);
 
-	w->bits = bits;
+	w->slot = block_slot;
 	w->kinds = kinds;
 	/* NULL when the generation has no exact copy (--verify off, or auto over its share). */
 	w->verify = config.verify != BLOOMXDP_VERIFY_OFF ?
@@ -199,7 +199,6 @@ static __always_inline void name_walk_init(struct name_walk *w, void *bits, __u6
 	w->hash_key[0] = config.hash_key[0];
 	w->hash_key[1] = config.hash_key[1];
 	w->filter_bits = probe_bits(bits);
-	w->hashes = config.hashes;
 }
 
 /* After a walk: Bloom and verify counters, and the allowlist. 1 when blocked. */

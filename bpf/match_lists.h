@@ -57,7 +57,7 @@ static long name_deeper_step(__u32 i, void *data)
 	j = (d->first + i) & (BLOOMXDP_MAX_LABELS - 1);
 	if (!(d->depths >> j))
 		return 1;	/* no listed name this deep or deeper */
-	d->suffix = bloomxdp_suffix_fold(d->hash_key, s->name, &s->labels, j, d->suffix);
+	d->suffix = name_suffix_at(j, d->suffix);
 	if (!(d->depths & (1ULL << j)))
 		return 0;
 	mask = bpf_map_lookup_elem(*keys, &d->suffix);
@@ -79,9 +79,6 @@ static __always_inline __u32 name_deeper_lists(void *keys, struct scratch *s, __
 	s->deeper.first = s->match_len;
 	s->deeper.mask = 0;
 	s->deeper.depths = hdr[BLOOMXDP_HDR_KINDS] & BLOOMXDP_HAS_NAME_DEPTHS;
-	/* Read through the volatile: a cast would let clang fold the key to zero. */
-	s->deeper.hash_key[0] = config.hash_key[0];
-	s->deeper.hash_key[1] = config.hash_key[1];
 	bpf_loop_bounded(examined - s->match_len, name_deeper_step, &keys);
 	return s->deeper.mask;
 }

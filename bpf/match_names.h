@@ -8,23 +8,39 @@
 #ifndef BLOOMXDP_MATCH_NAMES_H
 #define BLOOMXDP_MATCH_NAMES_H
 
+#include "addr.h"	/* probe_map() */
 #include "filter.h"
 #include "loop.h"
 #include "maps.h"
 #include "scratch.h"
 
 struct name_walk {
-	void *bits;
+	__u32 slot;		/* the live generation's filter (name_probe()) */
 	void *verify;		/* exact name keys of this generation, NULL without --verify */
 	void *allow;		/* the allowlist's name keys */
 	__u64 kinds;		/* the filter's header: name depths and URLs listed */
 	__u64 hash_key[2];
 	__u32 filter_bits;
-	__u32 hashes;
 	__u64 suffix;
 	__u32 markers;		/* bit j: host suffix j has URL entries */
 	int hit;
 };
+
+/*
+ * The filter of generation slot (m filter_bits) holds key: 1, or 0. A global
+ * function, checked once: inlined, the probes of layout bits (k lookups, each
+ * with its own exit) were walked again in each state of the walks' callbacks,
+ * and took the 6.18 verifier to its limit with every name field. It looks the
+ * filter up again itself: a map cannot be a global function's argument.
+ */
+__attribute__((noinline)) int name_probe(__u32 slot, __u32 filter_bits, __u64 key)
+{
+	void *bits = probe_map(slot);
+
+	if (!bits)
+		return 0;
+	return bloomxdp_filter_test(bits, config.layout, filter_bits, config.hashes, key);
+}
 
 /* An exact set (LPM trie of /64 name keys) holds key. */
 static __always_inline int name_key_in(void *set, __u64 key)
@@ -122,11 +138,11 @@ static long name_walk_step(__u32 j, void *data)
 	if (!((w->kinds & BLOOMXDP_HAS_NAME_DEPTHS) >> (j & (BLOOMXDP_MAX_LABELS - 1))) &&
 	    !(w->kinds & BLOOMXDP_HAS_URLS))
 		return 1;
-	w->suffix = bloomxdp_suffix_fold(w->hash_key, s->name, &s->labels, j, w->suffix);
+	w->suffix = name_suffix_at(j, w->suffix);
 	s->suffix[j & (BLOOMXDP_MAX_LABELS - 1)] = w->suffix;
 	/* Suffixes as deep as no listed name are not probed: no false positive there. */
 	if (!(w->kinds & (1ULL << (j & (BLOOMXDP_MAX_LABELS - 1)))) ||
-	    !bloomxdp_filter_test(w->bits, config.layout, w->filter_bits, w->hashes, w->suffix))
+	    !name_probe(w->slot, w->filter_bits, w->suffix))
 		return 0;
 	if (!name_key_confirmed(s, w, w->suffix))
 		return 0;	/* a false positive: a deeper suffix may still be listed */
@@ -169,7 +185,7 @@ static long url_marker_step(__u32 j, void *data)
 	if (!s)
 		return 1;
 	marker = bloomxdp_url_host_key(w->hash_key, s->suffix[j & (BLOOMXDP_MAX_LABELS - 1)]);
-	if (bloomxdp_filter_test(w->bits, config.layout, w->filter_bits, w->hashes, marker))
+	if (name_probe(w->slot, w->filter_bits, marker))
 		w->markers |= 1U << (j & (BLOOMXDP_MAX_LABELS - 1));
 	return 0;
 }
@@ -201,7 +217,7 @@ static long url_pair_step(__u32 n, void *data)
 	if (!(w->markers & (1U << j)))
 		return 0;
 	key = bloomxdp_url_key(w->hash_key, s->suffix[j], s->prefix_hash[i & 15]);
-	if (!bloomxdp_filter_test(w->bits, config.layout, w->filter_bits, w->hashes, key) ||
+	if (!name_probe(w->slot, w->filter_bits, key) ||
 	    !name_key_confirmed(s, w, key))
 		return 0;
 	/* On a public suffix or TLD perhaps: decided after the walk (url_cand_step). */
@@ -294,7 +310,7 @@ static long allow_walk_step(__u32 j, void *data)
 
 	if (!s || !w->allow)
 		return 1;
-	w->suffix = bloomxdp_suffix_fold(w->hash_key, s->name, &s->labels, j, w->suffix);
+	w->suffix = name_suffix_at(j, w->suffix);
 	if (!name_key_in(w->allow, w->suffix))
 		return 0;
 	w->hit = 1;

@@ -251,13 +251,21 @@ __attribute__((noinline)) int quic_stream_byte(struct hook_ctx *ctx, struct quic
 	return -1;
 }
 
-/* A variable-length integer of the payload at q->fpos (RFC 9000 16); -1: cut, or over 32 bits. */
-static __always_inline int quic_frame_varint(struct hook_ctx *ctx, struct quic_scratch *q,
-					     __u32 *out)
+/*
+ * A variable-length integer of the payload at q->fpos (RFC 9000 16), q->fpos
+ * moved past it: its value; -1: cut, or over 32 bits. A global function,
+ * checked once: an ACK frame alone reads up to 23 of them, and each inlined
+ * copy of this loop multiplied the states the verifier walks in quic_step.
+ */
+__attribute__((noinline)) __s64 quic_frame_varint_read(struct hook_ctx *ctx,
+							struct quic_scratch *q)
 {
-	int b = quic_payload_byte(ctx, q, q->fpos), k, n;
+	int b, k, n;
 	__u64 v;
 
+	if (!q)
+		return -1;
+	b = quic_payload_byte(ctx, q, q->fpos);
 	if (b < 0)
 		return -1;
 	n = 1 << (b >> 6);
@@ -273,6 +281,17 @@ static __always_inline int quic_frame_varint(struct hook_ctx *ctx, struct quic_s
 	if (v > 0xffffffffULL)
 		return -1;
 	q->fpos += n;
+	return v;
+}
+
+/* quic_frame_varint_read() into *out: 0, or -1. */
+static __always_inline int quic_frame_varint(struct hook_ctx *ctx, struct quic_scratch *q,
+					     __u32 *out)
+{
+	__s64 v = quic_frame_varint_read(ctx, q);
+
+	if (v < 0)
+		return -1;
 	*out = v;
 	return 0;
 }

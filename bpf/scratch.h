@@ -11,6 +11,7 @@
 #include <bloomxdp/common.h>
 #include <bloomxdp/name.h>
 #include "loop.h"
+#include "maps.h"	/* config */
 #include "query.h"
 
 #define PAYLOAD_MAX 2048	/* a power of two; PAYLOAD_MAX - 1 payload bytes are examined */
@@ -49,7 +50,6 @@ struct answer_state {
 
 /* A name's suffixes deeper than the one that hit (match_lists.h). */
 struct name_deeper {
-	__u64 hash_key[2];
 	__u64 suffix;		/* S_j-1, then S_j */
 	__u64 depths;		/* the union's BLOOMXDP_HAS_NAME_DEPTHS: bit j, j + 1 labels */
 	__u32 first;		/* j of the first step: the labels of the suffix that hit */
@@ -116,6 +116,23 @@ static __always_inline struct scratch *scratch_get(void)
 	__u32 zero = 0;
 
 	return bpf_map_lookup_elem(&scratch, &zero);
+}
+
+/*
+ * S_{j+1} from S_j of the name in scratch (bloomxdp_suffix_fold() with the
+ * configured key); 0 without scratch. A global function, checked once: the
+ * SipHash rounds of a label, inlined in each walk's callback, were walked
+ * again in each of its states (a fifth of the verifier's work with names).
+ */
+__attribute__((noinline)) __u64 name_suffix_at(__u32 j, __u64 suffix)
+{
+	struct scratch *s = scratch_get();
+	/* Read through the volatile: a cast would let clang fold the key to zero. */
+	__u64 hash_key[2] = { config.hash_key[0], config.hash_key[1] };
+
+	if (!s)
+		return 0;
+	return bloomxdp_suffix_fold(hash_key, s->name, &s->labels, j, suffix);
 }
 
 /* 8 bytes of the payload at i, little-endian; bytes past the payload's end are stale. */
