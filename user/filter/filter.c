@@ -524,7 +524,7 @@ static int insert_bucketed(struct filter *f, const __u64 *hashes, size_t n)
 		shift--;
 	nbuckets = ((blocks - 1) >> shift) + 1;
 	start = calloc(nbuckets + 1, sizeof(*start));
-	sorted = malloc(n * sizeof(*sorted));
+	sorted = huge_realloc(NULL, n * sizeof(*sorted));
 	if (!start || !sorted) {
 		ret = -ENOMEM;
 		goto out;
@@ -542,7 +542,7 @@ static int insert_bucketed(struct filter *f, const __u64 *hashes, size_t n)
 	high.n = n - low.n;
 	insert_two(insert_blocked_run, &low, &high);
 out:
-	free(sorted);
+	huge_free(sorted);
 	free(start);
 	return ret;
 }

@@ -15,6 +15,7 @@
 #include "util/options.h"
 #include "parse/prefixes.h"
 #include "filter/ranges.h"
+#include "util/hugemem.h"
 
 const struct enum_value range_store_values[] = {
 	ENUM_VALUE("auto", RANGE_STORE_AUTO, "by the cost model (plan --list shows it)"),
@@ -238,12 +239,12 @@ int range_v4_sort(__u64 *a, size_t n)
 		;
 	if (i >= n)
 		return 0;	/* sorted already, as many published lists are */
-	tmp = malloc(n * sizeof(*tmp));
+	tmp = huge_realloc(NULL, n * sizeof(*tmp));
 	if (!tmp)
 		return -ENOMEM;
 	if (n < V4_SORT_SPLIT_MIN || range_v4_sort_two(a, tmp, n))
 		range_v4_sort_one(a, tmp, n);
-	free(tmp);
+	huge_free(tmp);
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 #include "lists/lists.h"
 #include "parse/public_suffix.h"
 #include "filter/suffix_map.h"
+#include "util/hugemem.h"
 
 #define PROGRESS_EVERY (1U << 20)
 
@@ -36,25 +37,25 @@ void list_build_init(struct list_build *b, struct filter *filter, __u32 max_prob
 
 void list_build_free(struct list_build *b)
 {
-	free(b->addrs);
+	huge_free(b->addrs);
 	b->addrs = NULL;
-	free(b->v4);
+	huge_free(b->v4);
 	b->v4 = NULL;
 	free(b->exceptions);
 	b->exceptions = NULL;
-	free(b->hashes);
+	huge_free(b->hashes);
 	b->hashes = NULL;
-	free(b->at_public);
+	huge_free(b->at_public);
 	b->at_public = NULL;
 	range_set_free(&b->ranges[0]);
 	range_set_free(&b->ranges[1]);
 }
 
-/* Doubles an array of n elements of size each, from 4096; -ENOMEM leaves it. */
+/* Doubles an array of n elements of size each, from 4096 (huge_realloc()); -ENOMEM leaves it. */
 static int grow(void **array, size_t *cap, size_t size)
 {
 	size_t n = *cap ? *cap * 2 : 4096;
-	void *grown = realloc(*array, n * size);
+	void *grown = huge_realloc(*array, n * size);
 
 	if (!grown)
 		return -ENOMEM;
@@ -486,7 +487,7 @@ int list_build_insert(struct list_build *b, struct filter *f, char err[LIST_ERRO
 	}
 	filter_header_set(f, b->kinds);
 	filter_insert_hashes(f, b->hashes, b->nhashes);
-	batch = malloc(INSERT_BATCH * sizeof(*batch));
+	batch = huge_realloc(NULL, INSERT_BATCH * sizeof(*batch));
 	if (!batch) {
 		snprintf(err, LIST_ERROR_LEN, "cannot insert the addresses: %s", strerror(ENOMEM));
 		return -ENOMEM;
@@ -503,6 +504,6 @@ int list_build_insert(struct list_build *b, struct filter *f, char err[LIST_ERRO
 	/* Published after the bits, as filter_insert() does. */
 	if (!ret)
 		filter_header_set(f, h.kinds);
-	free(batch);
+	huge_free(batch);
 	return ret;
 }
