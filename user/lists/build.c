@@ -46,6 +46,8 @@ void list_build_free(struct list_build *b)
 	huge_free(b->hashes);
 	b->hashes = NULL;
 	huge_free(b->at_public);
+	huge_free(b->spare);
+	b->spare = NULL;
 	b->at_public = NULL;
 	range_set_free(&b->ranges[0]);
 	range_set_free(&b->ranges[1]);
@@ -293,17 +295,21 @@ static int plan_ranges(struct list_build *b, int fam)
 
 int list_build_finish(struct list_build *b, char err[LIST_ERROR_LEN])
 {
+	__u64 *grown;
 	int fam, ret;
 
 	if (b->progress && b->read >= PROGRESS_EVERY)
 		fputc('\n', stderr);
 	/* From here on, the IPv4 keys are packed intervals, sorted: merged by plan_ranges(). */
 	range_v4_pack(b->v4, b->nv4);
-	ret = range_v4_sort(b->v4, b->nv4);
-	if (ret) {
-		snprintf(err, LIST_ERROR_LEN, "cannot sort the IPv4 keys: %s", strerror(-ret));
-		return ret;
+	/* Its second buffer kept for the insert's batches: memory mapped once, not twice. */
+	grown = huge_realloc(b->spare, b->nv4 * sizeof(*b->v4));
+	if (!grown) {
+		snprintf(err, LIST_ERROR_LEN, "cannot sort the IPv4 keys: %s", strerror(ENOMEM));
+		return -ENOMEM;
 	}
+	b->spare = grown;
+	range_v4_sort_in(b->v4, b->nv4, b->spare);
 	for (fam = 0; fam < 2; fam++) {
 		prefix_plan(&b->counts[fam], b->max_probes, &b->plan[fam]);
 		ret = plan_ranges(b, fam);
@@ -469,6 +475,7 @@ int list_build_insert(struct list_build *b, struct filter *f, char err[LIST_ERRO
 	__u8 target[2][129];
 	struct hash_part h = { .b = b, .f = f, .target = target };
 	size_t lo, hi, n, total = b->nv4 + b->naddrs;
+	size_t room = total < INSERT_BATCH ? total : INSERT_BATCH;
 	__u64 *batch;
 	int fam, ret = 0;
 	__u32 t;
@@ -487,17 +494,19 @@ int list_build_insert(struct list_build *b, struct filter *f, char err[LIST_ERRO
 	}
 	filter_header_set(f, b->kinds);
 	filter_insert_hashes(f, b->hashes, b->nhashes);
-	batch = huge_realloc(NULL, INSERT_BATCH * sizeof(*batch));
+	/* A batch of hashes and its sorted copy, in the sort's buffer (shrunk, or grown). */
+	batch = huge_realloc(b->spare, 2 * (room ? room : 1) * sizeof(*batch));
 	if (!batch) {
 		snprintf(err, LIST_ERROR_LEN, "cannot insert the addresses: %s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
+	b->spare = NULL;	/* batch's now, freed below */
 	for (fam = 0; fam < 2; fam++)
 		target_table(&b->plan[fam], fam ? 128 : 32, target[fam]);
 	for (lo = 0; lo < total && !ret; lo = hi) {
 		hi = total - lo < INSERT_BATCH ? total : lo + INSERT_BATCH;
 		n = hash_two(&h, lo, hi, batch);
-		filter_insert_hashes(f, batch, n);
+		filter_insert_hashes_in(f, batch, n, batch + room);
 		if (h.rest)
 			ret = insert_rest(&h, f, lo, hi, err);
 	}
