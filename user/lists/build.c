@@ -441,7 +441,8 @@ static size_t hash_two(struct hash_part *h, size_t lo, size_t hi, __u64 *out)
 		pthread_join(thread, NULL);
 	else if (second.lo < hi)
 		hash_part_run(&second);
-	memmove(out + h->n, second.out, second.n * sizeof(*out));
+	if (out + h->n != second.out)	/* keys of the first half left out (in intervals) */
+		memmove(out + h->n, second.out, second.n * sizeof(*out));
 	h->rest += second.rest;
 	h->kinds |= second.kinds;
 	return h->n + second.n;
