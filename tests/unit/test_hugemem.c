@@ -4,7 +4,7 @@
  * zeroed, from a 2 MiB boundary when it is that large, and all of it gone
  * after munmap(mem, bytes) (no tail left mapped); huge_realloc() from nothing
  * zeroed, grown across the 2 MiB mark and far past it, and shrunk, with its
- * contents kept each time and its mapping aligned once it is large.
+ * contents kept each time.
  */
 #include <errno.h>
 #include <setjmp.h>

@@ -184,7 +184,7 @@ static inline __u32 octet16(const __u8 *d, __u32 start, __u32 e, __u32 *bad)
 	__u32 len = e - start, l = len & 3, w32, v;
 	__u64 w;
 
-	memcpy(&w32, d + e, sizeof(w32));	/* the digits of e - 4 .. e - 1, the last highest */
+	memcpy(&w32, d + e, sizeof(w32));	/* digits e - 4 .. e - 1, the last highest */
 	w = w32 & (__u32)(0xffffffffULL << (8 * (4 - l)));
 	v = (__u32)(w >> 24) + 10 * ((__u32)(w >> 16) & 0xff) + 100 * ((__u32)(w >> 8) & 0xff);
 	*bad |= (len - 1 > 2) | (v > 255) | ((l > 1) & (((w >> (8 * (4 - l))) & 0xff) == 0));
