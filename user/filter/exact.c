@@ -12,6 +12,7 @@
 #include "parse/domain.h"
 #include "parse/prefixes.h"
 #include "filter/ranges.h"
+#include "util/hugemem.h"
 
 void exact_set_init(struct exact_set *x)
 {
@@ -114,7 +115,7 @@ static void pend_free(struct exact_set *x)
 	int which;
 
 	for (which = 0; which < 3; which++) {
-		free(x->pend[which]);
+		huge_free(x->pend[which]);
 		x->pend[which] = NULL;
 		x->npend[which] = x->pend_cap[which] = x->pend_check[which] = 0;
 	}
@@ -320,7 +321,7 @@ static inline bool key_differs(const __u8 *a, const __u8 *b, __u32 size)
  */
 static long long keys_unique(__u8 *keys, __u64 n, __u32 size)
 {
-	__u8 *tmp = n > 1 ? malloc(n * size) : NULL, *from = keys, *to;
+	__u8 *tmp = n > 1 ? huge_realloc(NULL, n * size) : NULL, *from = keys, *to;
 	__u64 count[256], pos, c, i, u;
 	__u32 byte, v;
 
@@ -346,7 +347,7 @@ static long long keys_unique(__u8 *keys, __u64 n, __u32 size)
 	}
 	if (from != keys)
 		memcpy(keys, from, n * size);
-	free(tmp);
+	huge_free(tmp);
 	for (u = 1, i = 1; i < n; i++)
 		if (key_differs(keys + i * size, keys + (u - 1) * size, size)) {
 			if (u != i)
@@ -398,7 +399,7 @@ static int pend_add(struct exact_set *x, int which, const void *key)
 	__u8 *p;
 
 	if (x->npend[which] == x->pend_cap[which]) {
-		p = realloc(x->pend[which], cap * size);
+		p = huge_realloc(x->pend[which], cap * size);
 		if (!p)
 			return -ENOMEM;
 		x->pend[which] = p;

@@ -511,7 +511,7 @@ static void *insert_blocked_run(void *arg)
  * miss it once or more each. The same bits and counters in any order.
  * -ENOMEM: no room for the sorted copy.
  */
-static int insert_bucketed(struct filter *f, const __u64 *hashes, size_t n)
+static int insert_bucketed(struct filter *f, const __u64 *hashes, size_t n, __u64 *spare)
 {
 	__u32 blocks = f->bits / BLOOMXDP_BLOCK_BITS, shift = INSERT_BUCKET_SHIFT, nbuckets, b;
 	struct insert_part low = { .f = f, .lo = 0, .hi = UINT32_MAX }, high = low;
@@ -524,7 +524,7 @@ static int insert_bucketed(struct filter *f, const __u64 *hashes, size_t n)
 		shift--;
 	nbuckets = ((blocks - 1) >> shift) + 1;
 	start = calloc(nbuckets + 1, sizeof(*start));
-	sorted = malloc(n * sizeof(*sorted));
+	sorted = spare ? spare : huge_realloc(NULL, n * sizeof(*sorted));
 	if (!start || !sorted) {
 		ret = -ENOMEM;
 		goto out;
@@ -542,12 +542,18 @@ static int insert_bucketed(struct filter *f, const __u64 *hashes, size_t n)
 	high.n = n - low.n;
 	insert_two(insert_blocked_run, &low, &high);
 out:
-	free(sorted);
+	if (sorted != spare)
+		huge_free(sorted);
 	free(start);
 	return ret;
 }
 
 void filter_insert_hashes(struct filter *f, const __u64 *hashes, size_t n)
+{
+	filter_insert_hashes_in(f, hashes, n, NULL);
+}
+
+void filter_insert_hashes_in(struct filter *f, const __u64 *hashes, size_t n, __u64 *spare)
 {
 	struct insert_part low = { .f = f, .hashes = hashes, .n = n, .lo = 0, .hi = UINT32_MAX };
 	struct insert_part high = low;
@@ -569,7 +575,7 @@ void filter_insert_hashes(struct filter *f, const __u64 *hashes, size_t n)
 		insert_part_run(&low);
 		return;
 	}
-	if (f->layout == BLOOMXDP_LAYOUT_BLOCKED && !insert_bucketed(f, hashes, n))
+	if (f->layout == BLOOMXDP_LAYOUT_BLOCKED && !insert_bucketed(f, hashes, n, spare))
 		return;
 	low.hi = high.lo = mid;
 	insert_two(insert_part_run, &low, &high);

@@ -77,6 +77,8 @@ bool filter_insert_hash(struct filter *f, __u64 hash);
  * words of later hashes are fetched while earlier ones are set.
  */
 void filter_insert_hashes(struct filter *f, const __u64 *hashes, size_t n);
+/* The same with room for n hashes of the caller's (a blocked filter sorts them there), or NULL. */
+void filter_insert_hashes_in(struct filter *f, const __u64 *hashes, size_t n, __u64 *spare);
 
 /* The hash of an address or prefix key that the filter and the XDP program use. */
 __u64 filter_key_hash(const struct filter *f, const struct bloomxdp_key *key);

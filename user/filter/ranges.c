@@ -15,6 +15,7 @@
 #include "util/options.h"
 #include "parse/prefixes.h"
 #include "filter/ranges.h"
+#include "util/hugemem.h"
 
 const struct enum_value range_store_values[] = {
 	ENUM_VALUE("auto", RANGE_STORE_AUTO, "by the cost model (plan --list shows it)"),
@@ -223,6 +224,22 @@ out:
 	return ret;
 }
 
+/* Sorted already, as many published lists are. */
+static bool v4_sorted(const __u64 *a, size_t n)
+{
+	size_t i;
+
+	for (i = 1; i < n && a[i - 1] <= a[i]; i++)
+		;
+	return i >= n;
+}
+
+static void v4_sort_unsorted(__u64 *a, size_t n, __u64 *tmp)
+{
+	if (n < V4_SORT_SPLIT_MIN || range_v4_sort_two(a, tmp, n))
+		range_v4_sort_one(a, tmp, n);
+}
+
 /*
  * IPv4 intervals packed in one word, start in the high half: sorting the
  * words sorts by start. A quarter of the memory of struct range, and sorted by
@@ -232,19 +249,21 @@ out:
 int range_v4_sort(__u64 *a, size_t n)
 {
 	__u64 *tmp;
-	size_t i;
 
-	for (i = 1; i < n && a[i - 1] <= a[i]; i++)
-		;
-	if (i >= n)
-		return 0;	/* sorted already, as many published lists are */
-	tmp = malloc(n * sizeof(*tmp));
+	if (v4_sorted(a, n))
+		return 0;
+	tmp = huge_realloc(NULL, n * sizeof(*tmp));
 	if (!tmp)
 		return -ENOMEM;
-	if (n < V4_SORT_SPLIT_MIN || range_v4_sort_two(a, tmp, n))
-		range_v4_sort_one(a, tmp, n);
-	free(tmp);
+	v4_sort_unsorted(a, n, tmp);
+	huge_free(tmp);
 	return 0;
+}
+
+void range_v4_sort_in(__u64 *a, size_t n, __u64 *tmp)
+{
+	if (!v4_sorted(a, n))
+		v4_sort_unsorted(a, n, tmp);
 }
 
 void range_v4_pack(__u64 *words, size_t n)

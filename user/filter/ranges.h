@@ -52,6 +52,8 @@ int range_set_merge_keys(struct range_set *s, const struct bloomxdp_key *keys, s
  */
 void range_v4_pack(__u64 *words, size_t n);
 int range_v4_sort(__u64 *packed, size_t n);
+/* The same in tmp, n words of the caller's: never fails. */
+void range_v4_sort_in(__u64 *packed, size_t n, __u64 *tmp);
 int range_set_from_packed_v4(struct range_set *s, const __u64 *packed, size_t n,
 			     __u64 keep_max);
 void range_v4_key(__u64 packed, struct bloomxdp_key *key);

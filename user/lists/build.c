@@ -15,6 +15,7 @@
 #include "lists/lists.h"
 #include "parse/public_suffix.h"
 #include "filter/suffix_map.h"
+#include "util/hugemem.h"
 
 #define PROGRESS_EVERY (1U << 20)
 
@@ -36,25 +37,27 @@ void list_build_init(struct list_build *b, struct filter *filter, __u32 max_prob
 
 void list_build_free(struct list_build *b)
 {
-	free(b->addrs);
+	huge_free(b->addrs);
 	b->addrs = NULL;
-	free(b->v4);
+	huge_free(b->v4);
 	b->v4 = NULL;
 	free(b->exceptions);
 	b->exceptions = NULL;
-	free(b->hashes);
+	huge_free(b->hashes);
 	b->hashes = NULL;
-	free(b->at_public);
+	huge_free(b->at_public);
+	huge_free(b->spare);
+	b->spare = NULL;
 	b->at_public = NULL;
 	range_set_free(&b->ranges[0]);
 	range_set_free(&b->ranges[1]);
 }
 
-/* Doubles an array of n elements of size each, from 4096; -ENOMEM leaves it. */
+/* Doubles an array of n elements of size each, from 4096 (huge_realloc()); -ENOMEM leaves it. */
 static int grow(void **array, size_t *cap, size_t size)
 {
 	size_t n = *cap ? *cap * 2 : 4096;
-	void *grown = realloc(*array, n * size);
+	void *grown = huge_realloc(*array, n * size);
 
 	if (!grown)
 		return -ENOMEM;
@@ -292,17 +295,21 @@ static int plan_ranges(struct list_build *b, int fam)
 
 int list_build_finish(struct list_build *b, char err[LIST_ERROR_LEN])
 {
+	__u64 *grown;
 	int fam, ret;
 
 	if (b->progress && b->read >= PROGRESS_EVERY)
 		fputc('\n', stderr);
 	/* From here on, the IPv4 keys are packed intervals, sorted: merged by plan_ranges(). */
 	range_v4_pack(b->v4, b->nv4);
-	ret = range_v4_sort(b->v4, b->nv4);
-	if (ret) {
-		snprintf(err, LIST_ERROR_LEN, "cannot sort the IPv4 keys: %s", strerror(-ret));
-		return ret;
+	/* Its second buffer kept for the insert's batches: memory mapped once, not twice. */
+	grown = huge_realloc(b->spare, b->nv4 * sizeof(*b->v4));
+	if (!grown) {
+		snprintf(err, LIST_ERROR_LEN, "cannot sort the IPv4 keys: %s", strerror(ENOMEM));
+		return -ENOMEM;
 	}
+	b->spare = grown;
+	range_v4_sort_in(b->v4, b->nv4, b->spare);
 	for (fam = 0; fam < 2; fam++) {
 		prefix_plan(&b->counts[fam], b->max_probes, &b->plan[fam]);
 		ret = plan_ranges(b, fam);
@@ -434,7 +441,8 @@ static size_t hash_two(struct hash_part *h, size_t lo, size_t hi, __u64 *out)
 		pthread_join(thread, NULL);
 	else if (second.lo < hi)
 		hash_part_run(&second);
-	memmove(out + h->n, second.out, second.n * sizeof(*out));
+	if (out + h->n != second.out)	/* keys of the first half left out (in intervals) */
+		memmove(out + h->n, second.out, second.n * sizeof(*out));
 	h->rest += second.rest;
 	h->kinds |= second.kinds;
 	return h->n + second.n;
@@ -468,6 +476,7 @@ int list_build_insert(struct list_build *b, struct filter *f, char err[LIST_ERRO
 	__u8 target[2][129];
 	struct hash_part h = { .b = b, .f = f, .target = target };
 	size_t lo, hi, n, total = b->nv4 + b->naddrs;
+	size_t room = total < INSERT_BATCH ? total : INSERT_BATCH;
 	__u64 *batch;
 	int fam, ret = 0;
 	__u32 t;
@@ -486,23 +495,25 @@ int list_build_insert(struct list_build *b, struct filter *f, char err[LIST_ERRO
 	}
 	filter_header_set(f, b->kinds);
 	filter_insert_hashes(f, b->hashes, b->nhashes);
-	batch = malloc(INSERT_BATCH * sizeof(*batch));
+	/* A batch of hashes and its sorted copy, in the sort's buffer (shrunk, or grown). */
+	batch = huge_realloc(b->spare, 2 * (room ? room : 1) * sizeof(*batch));
 	if (!batch) {
 		snprintf(err, LIST_ERROR_LEN, "cannot insert the addresses: %s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
+	b->spare = NULL;	/* batch's now, freed below */
 	for (fam = 0; fam < 2; fam++)
 		target_table(&b->plan[fam], fam ? 128 : 32, target[fam]);
 	for (lo = 0; lo < total && !ret; lo = hi) {
 		hi = total - lo < INSERT_BATCH ? total : lo + INSERT_BATCH;
 		n = hash_two(&h, lo, hi, batch);
-		filter_insert_hashes(f, batch, n);
+		filter_insert_hashes_in(f, batch, n, batch + room);
 		if (h.rest)
 			ret = insert_rest(&h, f, lo, hi, err);
 	}
 	/* Published after the bits, as filter_insert() does. */
 	if (!ret)
 		filter_header_set(f, h.kinds);
-	free(batch);
+	huge_free(batch);
 	return ret;
 }

@@ -70,6 +70,8 @@ struct list_build {
 	__u64 kinds;			/* BLOOMXDP_HAS_* of the names and URLs */
 	__u64 *hashes;			/* their keys */
 	size_t nhashes, hcap;
+	/* The IPv4 sort's second buffer, then the insert's batches (huge_realloc()). */
+	__u64 *spare;
 	/*
 	 * Families may go to exact intervals instead of the Bloom filter (set by
 	 * load and plan, which create and show them): the cost model of

@@ -111,6 +111,8 @@ bool list_parse_plain_on(const struct list_parse *p);
  * ends there); NULL when s does not start with one.
  */
 const char *ipv4_plain_scan(const char *s, struct bloomxdp_key *key);
+/* The same, faster, where s has 16 bytes to read (the line and what follows it). */
+const char *ipv4_plain_scan16(const char *s, struct bloomxdp_key *key);
 
 /* One line read on its own, in a format other than csv (a test's, a tool's). */
 int entry_parse_line(char *text, enum list_format format, entry_fn fn, void *ctx,

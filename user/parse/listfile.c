@@ -164,7 +164,8 @@ static void chunk_read(struct chunk_reader *r, struct chunk *c)
 	c->err = 0;
 	while (pos < len) {
 		/* A plain line needs no search for its newline: the scan stops there. */
-		end = ipv4_plain_scan(c->text + pos, &key);
+		end = len - pos >= 16 ? ipv4_plain_scan16(c->text + pos, &key) :
+					ipv4_plain_scan(c->text + pos, &key);
 		if (end && (*end == '\n' || (end == c->text + len && r->eof && !err))) {
 			c->line[c->nlines].key = key.word[0];
 			c->line[c->nlines++].len = end - (c->text + pos);
