@@ -307,7 +307,7 @@ _Static_assert(sizeof(union bloomxdp_range_line_v6) == BLOOMXDP_RANGE_LINE_V6, "
  */
 #define BLOOMXDP_TABLE_KEYS_V4		16
 #define BLOOMXDP_TABLE_KEYS_V6		8
-#define BLOOMXDP_TABLE_MAX_BUCKETS	(1U << 14)	/* 1 MiB of IPv4 buckets, 2 MiB of IPv6 */
+#define BLOOMXDP_TABLE_MAX_BUCKETS	(1U << 14)	/* 1 MiB of IPv4, 2 MiB of IPv6 */
 #define BLOOMXDP_TABLE_MAX_KEYS		(1U << 16)
 
 struct bloomxdp_table_hdr {

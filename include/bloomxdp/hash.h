@@ -189,8 +189,9 @@ static __always_inline __u32 bloomxdp_table_hash4(const volatile __u64 *addr_key
 
 static __always_inline __u32 bloomxdp_table_hash6(const volatile __u64 *addr_key, const __u32 *a)
 {
-	return (addr_key[BLOOMXDP_ADDR_PIECES] * a[0] + addr_key[BLOOMXDP_ADDR_PIECES + 1] * a[1] +
-		addr_key[BLOOMXDP_ADDR_PIECES + 2] * a[2] + addr_key[BLOOMXDP_ADDR_PIECES + 3] * a[3] +
+	const volatile __u64 *m = addr_key + BLOOMXDP_ADDR_PIECES;
+
+	return (m[0] * a[0] + m[1] * a[1] + m[2] * a[2] + m[3] * a[3] +
 		addr_key[2 * BLOOMXDP_ADDR_PIECES + 1]) >> 32;
 }
 

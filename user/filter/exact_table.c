@@ -81,7 +81,8 @@ int exact_table_build(struct exact_table *t, const __u64 *addr_key, const __u8 *
 	for (i = 0; i < n; i++)
 		if (key_is_zero(keys + (size_t)i * key_size, key_size))
 			return -ENOENT;
-	while (buckets < BLOOMXDP_TABLE_MAX_BUCKETS && (__u64)buckets * per < (__u64)n * TABLE_LOAD_DIV)
+	while (buckets < BLOOMXDP_TABLE_MAX_BUCKETS &&
+	       (__u64)buckets * per < (__u64)n * TABLE_LOAD_DIV)
 		buckets *= 2;
 	t->line_size = per * key_size;
 	for (; buckets <= BLOOMXDP_TABLE_MAX_BUCKETS; buckets *= 2) {
@@ -138,8 +139,8 @@ static int read_keys(int fd, __u32 key_size, __u8 **keys, __u32 *n)
 	}
 	while (*n < cap) {
 		count = cap - *n < READ_BATCH ? cap - *n : READ_BATCH;
-		if (bpf_map_lookup_batch(fd, first ? NULL : &in, &out, *keys + (size_t)*n * key_size,
-					 values, &count, NULL)) {
+		if (bpf_map_lookup_batch(fd, first ? NULL : &in, &out,
+					 *keys + (size_t)*n * key_size, values, &count, NULL)) {
 			if (errno != ENOENT)
 				goto one_by_one;
 			*n += count;
