@@ -135,6 +135,7 @@ DST=198.19.0.1		# behind a blackhole route in every receiver namespace
 WORK=
 PIDS=()
 declare -A RNS GIF RIF RMAC KIND PROG FOOT FLOOR_OF
+declare -A BIN		# the bloomxdp binary of a bloom receiver (BLOOMXDP_ALT's: its pins' version)
 FLOORS=()		# floor receivers of this size
 XDPF_AT=()		# where xdp-filter is loaded: "NAMESPACE INTERFACE"
 XDPF_PINS_OURS=0	# 1: /sys/fs/bpf/xdp-filter did not exist before this run
@@ -152,8 +153,12 @@ log() { printf '[bench %s] %s\n' "$(date +%T)" "$*" >&2; }
 # interface this run made (a build without --forget: detach alone).
 bloom_detach() {
 	local ifname=${*: -1}
-	"${@:1:$#-1}" "$BLOOMXDP" detach "$ifname" --forget >/dev/null 2>&1 ||
-		"${@:1:$#-1}" "$BLOOMXDP" detach "$ifname" >/dev/null 2>&1
+	local bin
+	for bin in "$BLOOMXDP" ${BLOOMXDP_ALT:+"$BLOOMXDP_ALT"}; do
+		"${@:1:$#-1}" "$bin" detach "$ifname" --forget >/dev/null 2>&1 && return 0
+		"${@:1:$#-1}" "$bin" detach "$ifname" >/dev/null 2>&1 && return 0
+	done
+	return 1
 }
 die() { log "error: $*"; exit 1; }
 now_ns() { date +%s%N; }
@@ -371,6 +376,7 @@ setup_rx() {
 			return 2
 		}
 		ATTACHED+=("$r")
+		BIN[$name]=$bin
 		tr=$(timed "$WORK/load.out" timeout 600 nsenter --net="/run/netns/$ns" -- "$bin" \
 			load "$r" "$dir/list.txt") || return 1
 		record_load "$n" "$name" "load" "${tr% *}" "$n" "${tr#* }"
@@ -381,7 +387,7 @@ setup_rx() {
 				"$bin" load "$r" "$dir/list.txt") || return 1
 			record_load "$n" "$name" "reload (swap)" "${tr% *}" "$n" "${tr#* }"
 		fi
-		out=$(nsenter --net="/run/netns/$ns" -- "$BLOOMXDP" status "$r" --json) || return 1
+		out=$(nsenter --net="/run/netns/$ns" -- "$bin" status "$r" --json) || return 1
 		printf '%s\n' "$out" >"$RAW/status-$n-$name.json"
 		PROG[$name]=$(sed -n 's/.*"prog_id":\([0-9]*\).*/\1/p' <<<"$out")
 		layout=$(sed -n 's/.*"layout":"\([^"]*\)".*/\1/p' <<<"$out")
@@ -472,7 +478,8 @@ counters() {
 	local name=$1 ns=${RNS[$1]} out p d
 	case ${KIND[$name]} in
 	bloom)
-		out=$(nsenter --net="/run/netns/$ns" -- "$BLOOMXDP" stats "${RIF[$name]}" --json)
+		out=$(nsenter --net="/run/netns/$ns" -- "${BIN[$name]:-$BLOOMXDP}" stats \
+			"${RIF[$name]}" --json)
 		p=$(sed -n 's/.*"packets":\([0-9]*\).*/\1/p' <<<"$out")
 		d=$(sed -n 's/.*"dropped":\([0-9]*\).*/\1/p' <<<"$out")
 		echo "${p:-0} ${d:-0}"

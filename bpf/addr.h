@@ -333,6 +333,68 @@ static __always_inline int range_listed_in(void *outer4, void *outer6, __u32 slo
 #define range_listed(slot, ipv6, addr) range_listed_in(&ranges_v4, &ranges_v6, slot, ipv6, addr)
 
 /*
+ * 1 when x == 0, of a zero-extended 32-bit x: the borrow of x - 1, hidden
+ * from clang as range_gt4()'s, so that a bucket's compares are no branches.
+ */
+static __always_inline __u64 table_zero(__u64 x)
+{
+	__u64 d = x - 1;
+
+	asm volatile("" : "+r"(d));
+	return d >> 63;
+}
+
+/*
+ * The exact stage's table of a family (common.h) in generation slot: 1 when
+ * it holds the host, 0 when not, -1 when there is none (or it is malformed):
+ * the hash map then. One bucket read, its keys compared without a branch.
+ */
+static __always_inline int table_has(__u32 slot, int ipv6, const __u32 *addr)
+{
+	const struct bloomxdp_table_hdr *h;
+	__u32 key = 0, i, hit = 0;
+	void *table;
+
+	if (ipv6) {
+		const union bloomxdp_table_line_v6 *b;
+
+		table = bpf_map_lookup_elem(&verify_table_v6, &slot);
+		if (!table)
+			return -1;
+		h = bpf_map_lookup_elem(table, &key);
+		if (!h || h->check != bloomxdp_table_check(config.addr_key))
+			return -1;
+		key = 1 + (bloomxdp_table_hash6(config.addr_key, addr) & h->mask);
+		b = bpf_map_lookup_elem(table, &key);
+		if (!b)
+			return -1;
+#pragma clang loop unroll(full)
+		for (i = 0; i < BLOOMXDP_TABLE_KEYS_V6; i++)
+			hit |= table_zero((b->key[i][0] ^ addr[0]) | (b->key[i][1] ^ addr[1]) |
+					  (b->key[i][2] ^ addr[2]) | (b->key[i][3] ^ addr[3]));
+		/* ::, an empty slot, is in no table. */
+		return hit & !table_zero(addr[0] | addr[1] | addr[2] | addr[3]);
+	} else {
+		const union bloomxdp_table_line_v4 *b;
+
+		table = bpf_map_lookup_elem(&verify_table_v4, &slot);
+		if (!table)
+			return -1;
+		h = bpf_map_lookup_elem(table, &key);
+		if (!h || h->check != bloomxdp_table_check(config.addr_key))
+			return -1;
+		key = 1 + (bloomxdp_table_hash4(config.addr_key, addr[0]) & h->mask);
+		b = bpf_map_lookup_elem(table, &key);
+		if (!b)
+			return -1;
+#pragma clang loop unroll(full)
+		for (i = 0; i < BLOOMXDP_TABLE_KEYS_V4; i++)
+			hit |= table_zero(b->key[i] ^ addr[0]);
+		return hit & !table_zero(addr[0]);
+	}
+}
+
+/*
  * The exact stage of generation slot (--verify) after a Bloom hit: -1 when
  * the generation has no exact copy (its load made none), 0 when the address
  * is not listed, else the host's length + 1, or RANGE_HIT for a listed prefix
@@ -342,7 +404,13 @@ static __always_inline int range_listed_in(void *outer4, void *outer6, __u32 slo
 static __always_inline int addr_verified(__u32 slot, int ipv6, const __u32 *addr)
 {
 	void *hosts;
+	int in_table = table_has(slot, ipv6, addr);
 
+	/* A table holds the hosts of a small list: the hash map only without one. */
+	if (in_table > 0)
+		return (ipv6 ? 128 : 32) + 1;
+	if (!in_table)
+		goto prefixes;
 	if (ipv6) {
 		__u32 k6[4];
 
@@ -361,6 +429,7 @@ static __always_inline int addr_verified(__u32 slot, int ipv6, const __u32 *addr
 		if (bpf_map_lookup_elem(hosts, &k4))
 			return 32 + 1;
 	}
+prefixes:
 	return range_listed_in(&verify_ranges_v4, &verify_ranges_v6, slot, ipv6, addr);
 }
 

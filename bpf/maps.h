@@ -138,6 +138,12 @@ EXACT_OUTER(ranges_v6, ranges_v6_inner);
 EXACT_OUTER(verify_ranges_v4, ranges_v4_inner);
 EXACT_OUTER(verify_ranges_v6, ranges_v6_inner);
 
+/* The exact stage's hosts as tables (common.h) where a load made them: read before verify_v4/v6. */
+RANGES_INNER(table_v4_inner, union bloomxdp_table_line_v4);
+RANGES_INNER(table_v6_inner, union bloomxdp_table_line_v6);
+EXACT_OUTER(verify_table_v4, table_v4_inner);
+EXACT_OUTER(verify_table_v6, table_v6_inner);
+
 /* The exact copies of the named lists, at BLOOMXDP_LIST_INDEX(id, slot). */
 #define LIST_OUTER(name, inner)						\
 	struct {							\

@@ -37,6 +37,8 @@
 #define BLOOMXDP_PIN_VERIFY_PREFIX_V6 "verify_prefix_v6"
 #define BLOOMXDP_PIN_VERIFY_RANGES_V4 "verify_ranges_v4"
 #define BLOOMXDP_PIN_VERIFY_RANGES_V6 "verify_ranges_v6"
+#define BLOOMXDP_PIN_VERIFY_TABLE_V4 "verify_table_v4"	/* the hosts' tables, see below */
+#define BLOOMXDP_PIN_VERIFY_TABLE_V6 "verify_table_v6"
 #define BLOOMXDP_PIN_ALLOW_V4	"allow_v4"	/* ARRAY_OF_MAPS: the allowlist */
 #define BLOOMXDP_PIN_ALLOW_V6	"allow_v6"
 #define BLOOMXDP_PIN_ALLOW_NAMES "allow_names"
@@ -291,6 +293,45 @@ union bloomxdp_range_line_v6 {
 _Static_assert(sizeof(union bloomxdp_range_line_v4) == BLOOMXDP_RANGE_LINE_V4, "one line");
 _Static_assert(sizeof(union bloomxdp_range_line_v6) == BLOOMXDP_RANGE_LINE_V6, "two lines");
 
+/*
+ * The exact stage's hosts as an open-addressed table (--verify, lists of at
+ * most BLOOMXDP_TABLE_MAX_KEYS hosts of a family): per generation and family
+ * an array (verify_table_v4/v6) of buckets of one line (16 IPv4 keys) or two
+ * (8 IPv6 keys), element 0 its header. A host is in bucket 1 +
+ * (bloomxdp_table_hash4/6() & mask) or not listed; a key 0 is an empty slot,
+ * so a list holding 0.0.0.0 (::) makes no table of that family, nor one whose
+ * hosts do not fit their buckets at BLOOMXDP_TABLE_MAX_BUCKETS. Without a
+ * table the program reads the hash map verify_v4/v6, which holds the same
+ * hosts either way. A table is never written once in a slot: a change makes
+ * a new one, swapped in whole (an IPv6 key is not written atomically).
+ */
+#define BLOOMXDP_TABLE_KEYS_V4		16
+#define BLOOMXDP_TABLE_KEYS_V6		8
+#define BLOOMXDP_TABLE_MAX_BUCKETS	(1U << 14)	/* 1 MiB of IPv4, 2 MiB of IPv6 */
+#define BLOOMXDP_TABLE_MAX_KEYS		(1U << 16)
+
+struct bloomxdp_table_hdr {
+	__u32 mask;		/* buckets - 1, a power of two less one */
+	__u32 keys;		/* hosts it holds (status) */
+	__u32 check;		/* bloomxdp_table_check() of the key it was made with */
+};
+
+/* A table made with another address key than the program's is not read: its hash map is. */
+#define bloomxdp_table_check(addr_key) ((__u32)((addr_key)[BLOOMXDP_ADDR_KEY_WORDS - 1] >> 32))
+
+union bloomxdp_table_line_v4 {
+	struct bloomxdp_table_hdr hdr;
+	__u32 key[BLOOMXDP_TABLE_KEYS_V4];	/* network order, as in the packet */
+};
+
+union bloomxdp_table_line_v6 {
+	struct bloomxdp_table_hdr hdr;
+	__u32 key[BLOOMXDP_TABLE_KEYS_V6][4];
+};
+
+_Static_assert(sizeof(union bloomxdp_table_line_v4) == 64, "one line");
+_Static_assert(sizeof(union bloomxdp_table_line_v6) == 128, "two lines");
+
 #define BLOOMXDP_HAS_NAME_DEPTH(labels)	(1ULL << ((labels) - 1))	/* names of 1..16 labels */
 #define BLOOMXDP_HAS_NAME_DEPTHS	0xffffULL
 #define BLOOMXDP_HAS_URLS		(1ULL << 16)
@@ -519,9 +560,10 @@ struct bloomxdp_config {
  * version, and says an attachment of another is to be attached again, where
  * its maps would refuse the new shapes with a bare EINVAL. 2: the intervals
  * as a B+tree, the counter bad_ranges (before it, no such field: the
- * configuration's smaller size tells those).
+ * configuration's smaller size tells those). 3: the exact stage's tables of
+ * hosts (verify_table_v4/v6).
  */
-#define BLOOMXDP_PINS_VERSION	2
+#define BLOOMXDP_PINS_VERSION	3
 
 /*
  * The direction a packet program sees (attach --direction): one program

@@ -175,6 +175,26 @@ static __always_inline __u64 bloomxdp_addr_hash(const volatile __u64 *addr_key,
 	return bloomxdp_fmix64((h1 & 0xffffffff00000000ULL) | h0 >> 32);
 }
 
+/*
+ * The bucket of a host in the exact stage's table (common.h), before the
+ * mask: vector multiply-add-shift of the address's 32-bit words (as loaded
+ * from network order, 1 or 4 of them) with words of the address key, as
+ * bloomxdp_addr_hash()'s h_1 (strongly universal to 32 bits). One multiply
+ * for IPv4: a second hash of the packet's address, but not an expensive one.
+ */
+static __always_inline __u32 bloomxdp_table_hash4(const volatile __u64 *addr_key, __u32 a)
+{
+	return (addr_key[BLOOMXDP_ADDR_PIECES] * a + addr_key[2 * BLOOMXDP_ADDR_PIECES + 1]) >> 32;
+}
+
+static __always_inline __u32 bloomxdp_table_hash6(const volatile __u64 *addr_key, const __u32 *a)
+{
+	const volatile __u64 *m = addr_key + BLOOMXDP_ADDR_PIECES;
+
+	return (m[0] * a[0] + m[1] * a[1] + m[2] * a[2] + m[3] * a[3] +
+		addr_key[2 * BLOOMXDP_ADDR_PIECES + 1]) >> 32;
+}
+
 /* The address hash's words from the hash key: SipHash of a tag and the index. */
 static __always_inline void bloomxdp_addr_key_derive(const __u64 hash_key[2],
 						     __u64 addr_key[BLOOMXDP_ADDR_KEY_WORDS])

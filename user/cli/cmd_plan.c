@@ -157,6 +157,9 @@ static void report_text(const struct list_report *r)
 		printf("exact copy    %llu bytes (--verify; kernel accounting), %.1f bytes per entry\n",
 		       (unsigned long long)r->exact_bytes,
 		       b->read ? (double)r->exact_bytes / b->read : 0.0);
+	if (r->verify && r->table_bytes)
+		printf("              of which %llu bytes of tables of the hosts (read in place "
+		       "of their hash maps)\n", (unsigned long long)r->table_bytes);
 	if (r->verify)
 		printf("              attach --verify auto keeps it with --max-memory %llu or more "
 		       "(a quarter for it): %s at the default %llu\n",
@@ -193,6 +196,7 @@ static void report_json(struct json *j, const struct list_report *r)
 	}
 	if (r->verify) {
 		json_kv_u64(j, "exact_bytes", r->exact_bytes);
+		json_kv_u64(j, "exact_table_bytes", r->table_bytes);
 		/* attach --verify auto: the least --max-memory that keeps the copy. */
 		json_kv_u64(j, "verify_auto_max_memory",
 			    r->exact_bytes * BLOOMXDP_VERIFY_AUTO_SHARE);

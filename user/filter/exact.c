@@ -8,7 +8,9 @@
 #include <bpf/bpf.h>
 
 #include <bloomxdp/common.h>
+#include <bloomxdp/hash.h>
 #include "filter/exact.h"
+#include "filter/exact_table.h"
 #include "parse/domain.h"
 #include "parse/prefixes.h"
 #include "filter/ranges.h"
@@ -18,6 +20,16 @@ void exact_set_init(struct exact_set *x)
 {
 	memset(x, 0, sizeof(*x));
 	x->v4_fd = x->v6_fd = x->names_fd = x->p4_fd = x->p6_fd = -1;
+	x->table_fd[0] = x->table_fd[1] = -1;
+}
+
+/* The address key of the program, for the hosts' tables: derived once per set. */
+static void exact_set_key(struct exact_set *x, const __u64 hash_key[2])
+{
+	if (x->keyed || !hash_key)
+		return;
+	bloomxdp_addr_key_derive(hash_key, x->addr_key);
+	x->keyed = true;
 }
 
 static int lpm_create(const char *name, __u32 key_size, __u32 max_entries)
@@ -135,6 +147,10 @@ void exact_set_close(struct exact_set *x)
 		close(x->p4_fd);
 	if (x->hashed && x->p6_fd >= 0)
 		close(x->p6_fd);
+	if (x->table_fd[0] >= 0)
+		close(x->table_fd[0]);
+	if (x->table_fd[1] >= 0)
+		close(x->table_fd[1]);
 	exact_set_init(x);
 }
 
@@ -276,6 +292,7 @@ static int hashed_insert(struct exact_set *x, int which, const void *key)
 	__u32 max_entries = x->max_room ? x->max_room : 1U << 30;
 	int ret;
 
+	x->hosts_changed |= which != EXACT_NAMES;
 	for (;;) {
 		ret = exact_insert(*hashed_fd(x, which), key, 1, &x->added[which]);
 		if (ret != -E2BIG && ret != -ENOSPC)
@@ -424,6 +441,7 @@ static int pend_put(struct exact_set *x, int which)
 	__u8 *values = NULL;
 	int fd, ret = 0;
 
+	x->hosts_changed |= which != EXACT_NAMES;
 	while (room < n && room < max_room)
 		room = room * 2 > max_room ? max_room : room * 2;
 	if (room != x->room[which] && empty) {
@@ -484,6 +502,7 @@ int exact_set_add(struct exact_set *x, const __u64 hash_key[2], const struct ent
 	__u64 name;
 	int fd, fam;
 
+	exact_set_key(x, hash_key);
 	if (e->kind == ENTRY_ADDR) {
 		/* The value is the prefix length: what a lookup matched. */
 		fd = lpm_key(x, &e->addr, &key);
@@ -519,8 +538,10 @@ int exact_set_remove(struct exact_set *x, const __u64 hash_key[2], const struct 
 	struct bloomxdp_lpm_name nk = { .prefixlen = 64 };
 	int fd;
 
+	exact_set_key(x, hash_key);
 	if (e->kind == ENTRY_ADDR) {
 		fd = lpm_key(x, &e->addr, &key);
+		x->hosts_changed |= x->hashed && is_host(&e->addr);
 		if (x->hashed && is_host(&e->addr))
 			return delete_key(fd == x->p4_fd ? x->v4_fd : x->v6_fd, key.addr);
 		x->prefixes_changed |= x->hashed;
@@ -561,6 +582,8 @@ int exact_set_remove_many(struct exact_set *x, const __u64 hash_key[2], const st
 			ret = exact_set_remove(x, hash_key, &e[i]);
 		return ret;
 	}
+	exact_set_key(x, hash_key);
+	x->hosts_changed = true;
 	for (which = 0; which < 3 && !ret; which++) {
 		keys[which] = calloc(n ? n : 1, hashed_maps[which].key_size);
 		if (!keys[which])
@@ -677,7 +700,46 @@ static int put_slot(int outer_fd, __u32 slot, int fd)
 	return bpf_map_update_elem(outer_fd, &slot, &fd, BPF_ANY) ? -errno : 0;
 }
 
-int exact_set_install(const struct exact_outer *o, __u32 slot, const struct exact_set *x)
+/*
+ * The hosts' tables of a hashed set, made again from its hash maps. None of
+ * a family that cannot have one, or on any error: the hash map then, which
+ * holds the same hosts, so that a table is only ever a faster copy.
+ */
+void exact_set_tables(struct exact_set *x)
+{
+	int fam, fd;
+
+	for (fam = 0; fam < 2; fam++) {
+		fd = x->keyed ? exact_table_make(*hashed_fd(x, fam), hashed_maps[fam].key_size,
+						 x->addr_key) : -ENOENT;
+		if (x->table_fd[fam] >= 0)
+			close(x->table_fd[fam]);
+		x->table_fd[fam] = fd < 0 ? -1 : fd;
+	}
+	x->hosts_changed = false;
+}
+
+/*
+ * Slot of the tables' outer maps: the set's tables, or none. Put in after
+ * the hash maps: a slot left without a table reads those.
+ */
+static int install_tables(const struct exact_outer *o, __u32 slot, const struct exact_set *x)
+{
+	int fam, outer, ret = 0;
+
+	for (fam = 0; fam < 2 && !ret; fam++) {
+		outer = fam ? o->t6_fd : o->t4_fd;
+		if (outer < 0)
+			continue;
+		if (x->table_fd[fam] >= 0)
+			ret = put_slot(outer, slot, x->table_fd[fam]);
+		else if (bpf_map_delete_elem(outer, &slot) && errno != ENOENT)
+			ret = -errno;
+	}
+	return ret;
+}
+
+int exact_set_install(const struct exact_outer *o, __u32 slot, struct exact_set *x)
 {
 	int ret;
 
@@ -689,6 +751,10 @@ int exact_set_install(const struct exact_outer *o, __u32 slot, const struct exac
 		ret = put_slot(o->p4_fd, slot, x->p4_fd) ?: put_slot(o->p6_fd, slot, x->p6_fd);
 	if (!ret)
 		ret = put_slot(o->v4_fd, slot, x->v4_fd) ?: put_slot(o->v6_fd, slot, x->v6_fd);
+	if (!ret) {
+		exact_set_tables(x);
+		ret = install_tables(o, slot, x);
+	}
 	return ret ?: put_slot(o->names_fd, slot, x->names_fd);
 }
 
@@ -704,6 +770,11 @@ int exact_set_update_live(const struct exact_outer *o, __u32 slot, struct exact_
 		      put_slot(o->names_fd, slot, x->names_fd);
 	if (!ret && x->prefixes_changed)
 		ret = install_ranges(o, slot, x);
+	/* After the hash maps: an added host is in them before a table without it goes. */
+	if (!ret && (x->hosts_changed || x->grown)) {
+		exact_set_tables(x);
+		ret = install_tables(o, slot, x);
+	}
 	if (!ret)
 		x->grown = x->prefixes_changed = false;
 	return ret;
@@ -743,6 +814,11 @@ int exact_set_open(const struct exact_outer *o, __u32 slot, struct exact_set *x)
 		x->p6_fd = open_slot(o->p6_fd, slot);
 		for (which = 0; which < 3; which++)
 			x->room[which] = *hashed_fd(x, which) >= 0 ? map_room(*hashed_fd(x, which)) : 0;
+		/* Tables are optional: a slot without one is read from its hash map. */
+		x->table_fd[0] = o->t4_fd >= 0 ? open_slot(o->t4_fd, slot) : -1;
+		x->table_fd[1] = o->t6_fd >= 0 ? open_slot(o->t6_fd, slot) : -1;
+		x->table_fd[0] = x->table_fd[0] < 0 ? -1 : x->table_fd[0];
+		x->table_fd[1] = x->table_fd[1] < 0 ? -1 : x->table_fd[1];
 		err = x->p4_fd < 0 ? x->p4_fd : x->p6_fd < 0 ? x->p6_fd : 0;
 	}
 	if (x->v4_fd < 0 || x->v6_fd < 0 || x->names_fd < 0 || err) {
@@ -766,6 +842,10 @@ void exact_outer_clear(const struct exact_outer *o, __u32 slot)
 	bpf_map_delete_elem(o->p6_fd, &slot);
 	bpf_map_delete_elem(o->r4_fd, &slot);
 	bpf_map_delete_elem(o->r6_fd, &slot);
+	if (o->t4_fd >= 0)
+		bpf_map_delete_elem(o->t4_fd, &slot);
+	if (o->t6_fd >= 0)
+		bpf_map_delete_elem(o->t6_fd, &slot);
 }
 
 __u64 map_fd_bytes(int fd)
@@ -851,7 +931,7 @@ __u64 exact_set_bytes_estimate(const struct exact_set *x)
 				 x->added[which] * HTAB_ELEM_BYTES(hashed_maps[which].key_size);
 		return bytes + x->added_prefixes[0] * LPM_ENTRY_BYTES(struct bloomxdp_lpm_v4) +
 		       x->added_prefixes[1] * LPM_ENTRY_BYTES(struct bloomxdp_lpm_v6) +
-		       hashed_ranges_bytes(x);
+		       hashed_ranges_bytes(x) + exact_set_table_bytes(x);
 	}
 	return x->added[EXACT_V4] * LPM_ENTRY_BYTES(struct bloomxdp_lpm_v4) +
 	       x->added[EXACT_V6] * LPM_ENTRY_BYTES(struct bloomxdp_lpm_v6) +
@@ -865,8 +945,29 @@ __u64 exact_set_bytes(const struct exact_set *x)
 	if (x->hashed)
 		return map_fd_bytes(x->v4_fd) + map_fd_bytes(x->v6_fd) +
 		       map_fd_bytes(x->names_fd) + map_fd_bytes(x->p4_fd) +
-		       map_fd_bytes(x->p6_fd) + hashed_ranges_bytes(x);
+		       map_fd_bytes(x->p6_fd) + hashed_ranges_bytes(x) + exact_set_table_bytes(x);
 	return map_fd_bytes(x->v4_fd) + map_fd_bytes(x->v6_fd) + map_fd_bytes(x->names_fd);
+}
+
+__u64 exact_set_table_bytes(const struct exact_set *x)
+{
+	return exact_table_bytes(x->table_fd[0]) + exact_table_bytes(x->table_fd[1]);
+}
+
+__u64 exact_outer_table_bytes(const struct exact_outer *o, __u32 slot)
+{
+	__u64 bytes = 0;
+	int fam, fd, outer;
+
+	for (fam = 0; fam < 2; fam++) {
+		outer = fam ? o->t6_fd : o->t4_fd;
+		fd = outer >= 0 ? open_slot(outer, slot) : -1;
+		if (fd < 0)
+			continue;
+		bytes += exact_table_bytes(fd);
+		close(fd);
+	}
+	return bytes;
 }
 
 const char *verify_mode_name(__u32 mode)

@@ -28,6 +28,10 @@ struct exact_set {
 	bool hashed;
 	bool grown;		/* hashed: a map was replaced by a larger one (install again) */
 	bool prefixes_changed;	/* hashed: the intervals must be made again */
+	bool hosts_changed;	/* hashed: the tables of hosts must be made again */
+	bool keyed;		/* addr_key is set (the first add or remove sets it) */
+	int table_fd[2];	/* hashed: the hosts' tables (exact_table.h) made, else -1 */
+	__u64 addr_key[BLOOMXDP_ADDR_KEY_WORDS];	/* the program's, for the tables */
 	__u32 room[3];		/* hashed: max_entries of v4, v6, names */
 	__u32 max_room;		/* hashed: the most they grow to (-ENOSPC past it) */
 	__u64 added[3];		/* keys this process inserted: IPv4, IPv6, names */
@@ -57,6 +61,8 @@ struct exact_outer {
 	int p6_fd;
 	int r4_fd;
 	int r6_fd;
+	int t4_fd;		/* verify_table_v4/v6: the hosts' tables, when a set has them */
+	int t6_fd;
 };
 
 void exact_set_init(struct exact_set *x);
@@ -107,9 +113,10 @@ bool exact_set_has_key(const struct exact_set *x, __u64 key);
  * Puts the set in generation slot of the outer maps, or opens the one there.
  * A hashed set's intervals are made from its prefixes then (none: the slot
  * has none), the tries and hash maps put in last but names (what the program
- * tests for an exact copy), which goes first.
+ * tests for an exact copy), which goes first. The hosts' tables are made
+ * then (exact_table.h), where the list is small enough.
  */
-int exact_set_install(const struct exact_outer *o, __u32 slot, const struct exact_set *x);
+int exact_set_install(const struct exact_outer *o, __u32 slot, struct exact_set *x);
 /*
  * After an add or del to the live generation's hashed set: maps that grew and
  * intervals whose prefixes changed replace those of slot (each one update).
@@ -144,6 +151,16 @@ bool exact_outer_has(const struct exact_outer *o, __u32 slot);
 void verify_reason(__u32 mode, bool on, const struct bloomxdp_state *st, char *buf,
 		   size_t len);
 __u64 map_fd_bytes(int fd);
+/*
+ * A hashed set's tables of hosts (exact_table.h) made from its hash maps now
+ * (exact_set_install() does; plan, to measure them). None of a family that
+ * cannot have one.
+ */
+void exact_set_tables(struct exact_set *x);
+/* The same of the tables in generation slot of the outer maps (0: none). */
+__u64 exact_outer_table_bytes(const struct exact_outer *o, __u32 slot);
+/* Bytes of the hosts' tables of a set (exact_table.h), in exact_set_bytes() too. */
+__u64 exact_set_table_bytes(const struct exact_set *x);
 
 /* The kernel's ENOTSUPP (not in the C library's errno.h): e.g. a map without batches. */
 #define KERNEL_ENOTSUPP 524

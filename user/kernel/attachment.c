@@ -264,6 +264,8 @@ static const struct pin_spec {
 	{ BLOOMXDP_PIN_VERIFY_PREFIX_V6, SKEL(verify_prefix_v6), ATT(verify.p6_fd) },
 	{ BLOOMXDP_PIN_VERIFY_RANGES_V4, SKEL(verify_ranges_v4), ATT(verify.r4_fd) },
 	{ BLOOMXDP_PIN_VERIFY_RANGES_V6, SKEL(verify_ranges_v6), ATT(verify.r6_fd) },
+	{ BLOOMXDP_PIN_VERIFY_TABLE_V4, SKEL(verify_table_v4), ATT(verify.t4_fd) },
+	{ BLOOMXDP_PIN_VERIFY_TABLE_V6, SKEL(verify_table_v6), ATT(verify.t6_fd) },
 	{ BLOOMXDP_PIN_ALLOW_V4, SKEL(allow_v4), ATT(allow.v4_fd) },
 	{ BLOOMXDP_PIN_ALLOW_V6, SKEL(allow_v6), ATT(allow.v6_fd) },
 	{ BLOOMXDP_PIN_ALLOW_NAMES, SKEL(allow_names), ATT(allow.names_fd) },
@@ -515,6 +517,7 @@ static void attachment_init(struct attachment *att)
 			*pin_att_fd(att, &egress_table[i]) = -1;
 	/* The allowlist's sets are LPM tries only (exact.h). */
 	att->allow.p4_fd = att->allow.p6_fd = att->allow.r4_fd = att->allow.r6_fd = -1;
+	att->allow.t4_fd = att->allow.t6_fd = -1;
 }
 
 /* --direction both: the egress program's pins, where they are. */

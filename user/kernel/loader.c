@@ -94,11 +94,12 @@ void loader_exact_outers(const struct bloomxdp *skel, struct exact_outer *verify
 		bpf_map__fd(skel->maps.verify_v4), bpf_map__fd(skel->maps.verify_v6),
 		bpf_map__fd(skel->maps.verify_names), bpf_map__fd(skel->maps.verify_prefix_v4),
 		bpf_map__fd(skel->maps.verify_prefix_v6), bpf_map__fd(skel->maps.verify_ranges_v4),
-		bpf_map__fd(skel->maps.verify_ranges_v6),
+		bpf_map__fd(skel->maps.verify_ranges_v6), bpf_map__fd(skel->maps.verify_table_v4),
+		bpf_map__fd(skel->maps.verify_table_v6),
 	};
 	*allow = (struct exact_outer){
 		bpf_map__fd(skel->maps.allow_v4), bpf_map__fd(skel->maps.allow_v6),
-		bpf_map__fd(skel->maps.allow_names), -1, -1, -1, -1,
+		bpf_map__fd(skel->maps.allow_names), -1, -1, -1, -1, -1, -1,
 	};
 }
 

@@ -24,7 +24,7 @@ struct filter;
 struct generation {
 	struct filter *f;		/* the filter (and its kernel map with layout kernel) */
 	int range_fds[2];		/* the exact intervals of IPv4, IPv6; -1: none */
-	const struct exact_set *exact;	/* the exact copy of --verify; NULL: none */
+	struct exact_set *exact;	/* --verify's exact copy (its tables made at install); NULL: none */
 	__u64 *at_public;		/* its keys at public depths (suffix_map.h) */
 	size_t nat_public;
 	/* More of the new slot before the flip (a load's named lists); NULL: nothing. */

@@ -72,6 +72,8 @@ int plan_lists_read(struct list_report *r, const struct plan_opts *o)
 		if (ret)
 			log_error("--verify builds the exact maps to measure them: %s",
 				  strerror(-ret));
+		exact_set_tables(&exact);
+		r->table_bytes = exact_set_table_bytes(&exact);
 		r->exact_bytes = exact_set_bytes(&exact);
 	}
 out:

@@ -32,6 +32,7 @@ struct list_report {
 	struct list_build build;
 	__u64 keys;		/* Bloom keys after expansion */
 	__u64 exact_bytes;	/* with --verify: LPM tries and hash map, kernel accounting */
+	__u64 table_bytes;	/* of them, the hosts' tables (a small list: exact_table.h) */
 	bool verify;
 	struct bloom_plan load;	/* the filter a load of the list makes */
 	bool load_planned;

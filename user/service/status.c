@@ -130,6 +130,8 @@ int status_view_read(struct attachment *att, const char *state_dir, struct statu
 		      exact_outer_has(&att->verify, slot);
 	verify_reason(cfg->verify, v->exact_on, &v->g.st, v->verify_reason,
 		      sizeof(v->verify_reason));
+	if (v->exact_on)
+		v->table_bytes = exact_outer_table_bytes(&att->verify, slot);
 	/* Observed with --verify: the exact copy refused these Bloom hits. */
 	memset(counts, 0, sizeof(counts));
 	if (!direction_counters_read(att, &dc))
@@ -301,6 +303,7 @@ void status_json_value(const struct status_view *v, struct json *j)
 	json_kv_string(j, "verify_reason", v->verify_reason);
 	json_kv_u64(j, "exact_keys", g->st.exact_keys);
 	json_kv_u64(j, "exact_bytes", g->st.exact_bytes);
+	json_kv_u64(j, "exact_table_bytes", v->table_bytes);
 	json_kv_double(j, "observed_fpr", "%.6g", v->observed_fpr);
 	json_kv_u64(j, "false_positives", v->fps);
 	json_kv_string(j, "prefix_lengths_v4", lengths_text(g->v4_lengths, l4, sizeof(l4)));
@@ -449,6 +452,9 @@ void status_write_text(const struct status_view *v, FILE *out)
 	status_text_filter(v, out);
 	fprintf(out, "verify          %s (--verify %s)\n", v->verify_reason,
 	        verify_mode_name(cfg->verify));
+	if (v->table_bytes)
+		fprintf(out, "                hosts read from tables of %llu bytes\n",
+			(unsigned long long)v->table_bytes);
 	if (v->exact_on)
 		fprintf(out, "                %llu false positives refused, observed FPR %.3g\n",
 		        (unsigned long long)v->fps, v->observed_fpr);

@@ -33,6 +33,7 @@ struct status_view {
 	__u64 features;			/* its needs (kernel/features.h); 0: unknown */
 	bool exact_on;			/* the live generation has an exact copy (--verify) */
 	char verify_reason[192];	/* verify_reason() */
+	__u64 table_bytes;		/* the live exact copy's tables of hosts */
 	struct {			/* the socket guard (kernel/guard.h) */
 		bool on;
 		char cgroup[PATH_MAX];	/* "" when its cgroup is not found */
