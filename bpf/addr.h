@@ -221,22 +221,43 @@ static __always_inline __u32 range_child(const struct bloomxdp_ranges_hdr *h, __
 	return next < end ? next : end - 1;
 }
 
+/*
+ * The header of map's intervals when a search may go on (levels within max_levels),
+ * else NULL and *ret the verdict: 0 for none, RANGE_BAD for no header or too many levels.
+ */
+static __always_inline const struct bloomxdp_ranges_hdr *range_header(void *map,
+								      __u32 max_levels, int *ret)
+{
+	const struct bloomxdp_ranges_hdr *h;
+	__u32 key = 0;
+
+	*ret = RANGE_BAD;
+	h = bpf_map_lookup_elem(map, &key);
+	if (!h)
+		return NULL;
+	*ret = 0;
+	if (!h->n)
+		return NULL;
+	if (h->levels > max_levels) {
+		*ret = RANGE_BAD;
+		return NULL;
+	}
+	return h;
+}
+
 /* RANGE_HIT when an interval of map (IPv4) holds a, host order. */
 static __always_inline int range_search_v4(void *map, __u64 a)
 {
-	const union bloomxdp_range_line_v4 *h, *line;
-	__u32 key = 0, l, levels, gt, q, hit = 0;
-	int i;
+	const struct bloomxdp_ranges_hdr *h;
+	const union bloomxdp_range_line_v4 *line;
+	__u32 key, l, levels, gt, q, hit = 0;
+	int i, ret;
 
-	h = bpf_map_lookup_elem(map, &key);
+	h = range_header(map, BLOOMXDP_RANGE_LEVELS_V4, &ret);
 	if (!h)
-		return RANGE_BAD;
-	levels = h->hdr.levels;
-	if (!h->hdr.n)
-		return 0;
-	if (levels > BLOOMXDP_RANGE_LEVELS_V4)
-		return RANGE_BAD;
-	key = h->hdr.level_at[0];
+		return ret;
+	levels = h->levels;
+	key = h->level_at[0];
 	for (l = 0; l < BLOOMXDP_RANGE_LEVELS_V4; l++) {
 		if (l >= levels)
 			continue;
@@ -255,7 +276,7 @@ static __always_inline int range_search_v4(void *map, __u64 a)
 #pragma clang loop unroll(full)
 		for (i = 0; i < 4; i++)
 			gt += range_gt4(a, line->key[q * 4 + i]);
-		key = range_child(&h->hdr, l, key, q * 4 + 4 - gt, BLOOMXDP_RANGE_KEYS_V4 + 1);
+		key = range_child(h, l, key, q * 4 + 4 - gt, BLOOMXDP_RANGE_KEYS_V4 + 1);
 	}
 	line = bpf_map_lookup_elem(map, &key);
 	if (!line)
@@ -268,19 +289,16 @@ static __always_inline int range_search_v4(void *map, __u64 a)
 
 static __always_inline int range_search_v6(void *map, __u64 hi, __u64 lo)
 {
-	const union bloomxdp_range_line_v6 *h, *line;
-	__u32 key = 0, l, levels, gt, q, hit = 0;
-	int i;
+	const struct bloomxdp_ranges_hdr *h;
+	const union bloomxdp_range_line_v6 *line;
+	__u32 key, l, levels, gt, q, hit = 0;
+	int i, ret;
 
-	h = bpf_map_lookup_elem(map, &key);
+	h = range_header(map, BLOOMXDP_RANGE_LEVELS_V6, &ret);
 	if (!h)
-		return RANGE_BAD;
-	levels = h->hdr.levels;
-	if (!h->hdr.n)
-		return 0;
-	if (levels > BLOOMXDP_RANGE_LEVELS_V6)
-		return RANGE_BAD;
-	key = h->hdr.level_at[0];
+		return ret;
+	levels = h->levels;
+	key = h->level_at[0];
 	for (l = 0; l < BLOOMXDP_RANGE_LEVELS_V6; l++) {
 		if (l >= levels)
 			continue;
@@ -293,7 +311,7 @@ static __always_inline int range_search_v6(void *map, __u64 hi, __u64 lo)
 #pragma clang loop unroll(disable)
 		for (i = 0; i < 4; i++)
 			gt += range_gt6(hi, lo, line->key[q * 4 + i].hi, line->key[q * 4 + i].lo);
-		key = range_child(&h->hdr, l, key, q * 4 + 4 - gt, BLOOMXDP_RANGE_KEYS_V6 + 1);
+		key = range_child(h, l, key, q * 4 + 4 - gt, BLOOMXDP_RANGE_KEYS_V6 + 1);
 	}
 	line = bpf_map_lookup_elem(map, &key);
 	if (!line)
