@@ -241,7 +241,7 @@ struct bloomxdp_lpm_name {
  */
 #define BLOOMXDP_RANGE_LEVELS_V4	7
 #define BLOOMXDP_RANGE_LEVELS_V6	9
-#define BLOOMXDP_RANGE_LEVELS		9	/* the larger */
+#define BLOOMXDP_RANGE_LEVELS		BLOOMXDP_RANGE_LEVELS_V6	/* the larger */
 #define BLOOMXDP_RANGE_LINE_V4		64	/* bytes of an element */
 #define BLOOMXDP_RANGE_LINE_V6		128
 #define BLOOMXDP_RANGE_KEYS_V4		16	/* starts of an inner node */
