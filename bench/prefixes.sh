@@ -21,7 +21,9 @@
 # BENCH_TRAFFIC, BENCH_PROGTIME, BENCH_PT_ROUNDS, BENCH_PT_WINDOW,
 # BENCH_THROUGHPUT, CPUs); BENCH_PREFIX_V4 (50000), BENCH_PREFIX_V6 (10000),
 # BENCH_LOAD_ENTRIES (10000000; quick 1000000), BENCH_LOAD_RUNS (3), BENCH_LOAD=0
-# (no load times), BENCH_PREFIX_RECEIVERS (a subset of: bare bloom-auto
+# (no load times), BENCH_BLOOMXDP_ALT (another bloomxdp binary: receiver
+# bloom-auto-alt, a change's before and after in the same rounds),
+# BENCH_PREFIX_RECEIVERS (a subset of: bare bloom-auto bloom-auto-alt
 # bloom-intervals lpmnet nft ipset; "none": load times only),
 # BENCH_PREFIX_RAW (where the raw data and section.md go; default
 # build/bench/prefixes). Network safety: run.sh's (its functions are used).
@@ -42,7 +44,7 @@ declare -A LOAD_ARGS
 
 # setup_prefix_rx NAME: attaches receiver NAME and loads the prefix list ($WORK/p).
 setup_prefix_rx() {
-	local name=$1 ns=${RNS[$1]} r=${RIF[$1]} dir=$WORK/p out tr
+	local name=$1 ns=${RNS[$1]} r=${RIF[$1]} dir=$WORK/p out tr bin
 	case ${KIND[$name]} in
 	bare | lpmnet)
 		if [ "${KIND[$name]}" = bare ]; then
@@ -56,7 +58,10 @@ setup_prefix_rx() {
 		PROG[$name]=$(awk '{ print $2 }' <<<"$out")
 		;;
 	bloom)
-		out=$(timeout 120 nsenter --net="/run/netns/$ns" -- "$BLOOMXDP" attach "$r" \
+		bin=$BLOOMXDP
+		[ "${name%-alt}" != "$name" ] && bin=$BLOOMXDP_ALT	# the other build, side by side
+		BIN[$name]=$bin	# counters() reads its pins with it
+		out=$(timeout 120 nsenter --net="/run/netns/$ns" -- "$bin" attach "$r" \
 			--capacity $((N4 + N6)) --fpr "$FPR" --match src --mode native 2>&1) || {
 			log "bloomxdp attach: $out"
 			return 1
@@ -65,11 +70,11 @@ setup_prefix_rx() {
 		# --allow-wide: mklists draws IPv6 prefixes from /16 (load refuses below /32).
 		# shellcheck disable=SC2086
 		tr=$(timed "$WORK/load.out" timeout 600 nsenter --net="/run/netns/$ns" -- \
-			"$BLOOMXDP" load "$r" --allow-wide ${LOAD_ARGS[$name]} "$dir/list.txt") ||
+			"$bin" load "$r" --allow-wide ${LOAD_ARGS[$name]} "$dir/list.txt") ||
 			return 1
 		record_load p "$name" "load" "${tr% *}" "$((N4 + N6))" "${tr#* }"
 		cp "$WORK/load.out" "$RAW/load-$name.txt"
-		out=$(nsenter --net="/run/netns/$ns" -- "$BLOOMXDP" status "$r" --json) || return 1
+		out=$(nsenter --net="/run/netns/$ns" -- "$bin" status "$r" --json) || return 1
 		printf '%s\n' "$out" >"$RAW/status-$name.json"
 		PROG[$name]=$(sed -n 's/.*"prog_id":\([0-9]*\).*/\1/p' <<<"$out")
 		;;
@@ -109,7 +114,7 @@ setup_prefix_rx() {
 prefix_progtime() {
 	local name f=
 	[ "$PROGTIME" = 1 ] || return 0
-	for name in bloom-auto bloom-intervals; do
+	for name in bloom-auto bloom-intervals bloom-auto-alt; do
 		[ -e "$RAW/status-$name.json" ] || continue
 		FLOOR_OF[$name]=floor-$(status_bytes "$RAW/status-$name.json")
 		[ -n "$f" ] || f=${FLOOR_OF[$name]}
@@ -180,8 +185,9 @@ prefix_main() {
 		die "mklists --prefixes failed"
 	make_ns "$GNS" || die "cannot create namespace $GNS"
 	LOAD_ARGS[bloom-auto]="--store auto"
+	LOAD_ARGS[bloom-auto-alt]="--store auto"
 	LOAD_ARGS[bloom-intervals]="--store intervals"
-	for name in bare bloom-auto bloom-intervals lpmnet nft ipset; do
+	for name in bare bloom-auto bloom-intervals lpmnet nft ipset ${BLOOMXDP_ALT:+bloom-auto-alt}; do
 		if [ -n "${BENCH_PREFIX_RECEIVERS:-}" ] && ! grep -qw -- "$name" <<<"$BENCH_PREFIX_RECEIVERS"; then
 			continue
 		fi
