@@ -540,9 +540,9 @@ def main():
     w("## How to reproduce")
     w("")
     w("```")
-    w("make bench                 # as root; about 12 minutes here; installs nftables, "
-      "ipset, iptables, gnuplot-nox, linux-perf, time if missing")
-    w("BENCH_QUICK=1 make bench   # 100k entries, short runs: about 2 minutes; writes "
+    w("make bench                 # as root; 16 minutes on a quiet host, over 45 beside other "
+      "work; installs nftables, ipset, iptables, gnuplot-nox, linux-perf, time if missing")
+    w("BENCH_QUICK=1 make bench   # 100k entries, short runs: about 11 minutes; writes "
       "build/bench/results-quick.md")
     w("BENCH_SIZES=1000000 BENCH_ROUNDS=3 BENCH_RECEIVERS='bare bits hash' make bench")
     w("BENCH_NAMES=only make bench # the DNS flood alone: build/bench/results-names/names.md")
