@@ -363,14 +363,29 @@ static __always_inline __u64 table_zero(__u64 x)
 }
 
 /*
+ * The bucket of hash in table, its header checked first: NULL when there is
+ * none, or the table was made with another address key than the program's.
+ */
+static __always_inline const void *table_bucket(void *table, __u32 hash)
+{
+	const struct bloomxdp_table_hdr *h;
+	__u32 key = 0;
+
+	h = bpf_map_lookup_elem(table, &key);
+	if (!h || h->check != bloomxdp_table_check(config.addr_key))
+		return NULL;
+	key = 1 + (hash & h->mask);
+	return bpf_map_lookup_elem(table, &key);
+}
+
+/*
  * The exact stage's table of a family (common.h) in generation slot: 1 when
  * it holds the host, 0 when not, -1 when there is none (or it is malformed):
  * the hash map then. One bucket read, its keys compared without a branch.
  */
 static __always_inline int table_has(__u32 slot, int ipv6, const __u32 *addr)
 {
-	const struct bloomxdp_table_hdr *h;
-	__u32 key = 0, i, hit = 0;
+	__u32 i, hit = 0;
 	void *table;
 
 	if (ipv6) {
@@ -379,11 +394,7 @@ static __always_inline int table_has(__u32 slot, int ipv6, const __u32 *addr)
 		table = bpf_map_lookup_elem(&verify_table_v6, &slot);
 		if (!table)
 			return -1;
-		h = bpf_map_lookup_elem(table, &key);
-		if (!h || h->check != bloomxdp_table_check(config.addr_key))
-			return -1;
-		key = 1 + (bloomxdp_table_hash6(config.addr_key, addr) & h->mask);
-		b = bpf_map_lookup_elem(table, &key);
+		b = table_bucket(table, bloomxdp_table_hash6(config.addr_key, addr));
 		if (!b)
 			return -1;
 #pragma clang loop unroll(full)
@@ -398,11 +409,7 @@ static __always_inline int table_has(__u32 slot, int ipv6, const __u32 *addr)
 		table = bpf_map_lookup_elem(&verify_table_v4, &slot);
 		if (!table)
 			return -1;
-		h = bpf_map_lookup_elem(table, &key);
-		if (!h || h->check != bloomxdp_table_check(config.addr_key))
-			return -1;
-		key = 1 + (bloomxdp_table_hash4(config.addr_key, addr[0]) & h->mask);
-		b = bpf_map_lookup_elem(table, &key);
+		b = table_bucket(table, bloomxdp_table_hash4(config.addr_key, addr[0]));
 		if (!b)
 			return -1;
 #pragma clang loop unroll(full)
