@@ -221,43 +221,22 @@ static __always_inline __u32 range_child(const struct bloomxdp_ranges_hdr *h, __
 	return next < end ? next : end - 1;
 }
 
-/*
- * The header of map's intervals when a search may go on (levels within max_levels),
- * else NULL and *ret the verdict: 0 for none, RANGE_BAD for no header or too many levels.
- */
-static __always_inline const struct bloomxdp_ranges_hdr *range_header(void *map,
-								      __u32 max_levels, int *ret)
-{
-	const struct bloomxdp_ranges_hdr *h;
-	__u32 key = 0;
-
-	*ret = RANGE_BAD;
-	h = bpf_map_lookup_elem(map, &key);
-	if (!h)
-		return NULL;
-	*ret = 0;
-	if (!h->n)
-		return NULL;
-	if (h->levels > max_levels) {
-		*ret = RANGE_BAD;
-		return NULL;
-	}
-	return h;
-}
-
 /* RANGE_HIT when an interval of map (IPv4) holds a, host order. */
 static __always_inline int range_search_v4(void *map, __u64 a)
 {
-	const struct bloomxdp_ranges_hdr *h;
-	const union bloomxdp_range_line_v4 *line;
-	__u32 key, l, levels, gt, q, hit = 0;
-	int i, ret;
+	const union bloomxdp_range_line_v4 *h, *line;
+	__u32 key = 0, l, levels, gt, q, hit = 0;
+	int i;
 
-	h = range_header(map, BLOOMXDP_RANGE_LEVELS_V4, &ret);
+	h = bpf_map_lookup_elem(map, &key);
 	if (!h)
-		return ret;
-	levels = h->levels;
-	key = h->level_at[0];
+		return RANGE_BAD;
+	levels = h->hdr.levels;
+	if (!h->hdr.n)
+		return 0;
+	if (levels > BLOOMXDP_RANGE_LEVELS_V4)
+		return RANGE_BAD;
+	key = h->hdr.level_at[0];
 	for (l = 0; l < BLOOMXDP_RANGE_LEVELS_V4; l++) {
 		if (l >= levels)
 			continue;
@@ -276,7 +255,7 @@ static __always_inline int range_search_v4(void *map, __u64 a)
 #pragma clang loop unroll(full)
 		for (i = 0; i < 4; i++)
 			gt += range_gt4(a, line->key[q * 4 + i]);
-		key = range_child(h, l, key, q * 4 + 4 - gt, BLOOMXDP_RANGE_KEYS_V4 + 1);
+		key = range_child(&h->hdr, l, key, q * 4 + 4 - gt, BLOOMXDP_RANGE_KEYS_V4 + 1);
 	}
 	line = bpf_map_lookup_elem(map, &key);
 	if (!line)
@@ -289,16 +268,19 @@ static __always_inline int range_search_v4(void *map, __u64 a)
 
 static __always_inline int range_search_v6(void *map, __u64 hi, __u64 lo)
 {
-	const struct bloomxdp_ranges_hdr *h;
-	const union bloomxdp_range_line_v6 *line;
-	__u32 key, l, levels, gt, q, hit = 0;
-	int i, ret;
+	const union bloomxdp_range_line_v6 *h, *line;
+	__u32 key = 0, l, levels, gt, q, hit = 0;
+	int i;
 
-	h = range_header(map, BLOOMXDP_RANGE_LEVELS_V6, &ret);
+	h = bpf_map_lookup_elem(map, &key);
 	if (!h)
-		return ret;
-	levels = h->levels;
-	key = h->level_at[0];
+		return RANGE_BAD;
+	levels = h->hdr.levels;
+	if (!h->hdr.n)
+		return 0;
+	if (levels > BLOOMXDP_RANGE_LEVELS_V6)
+		return RANGE_BAD;
+	key = h->hdr.level_at[0];
 	for (l = 0; l < BLOOMXDP_RANGE_LEVELS_V6; l++) {
 		if (l >= levels)
 			continue;
@@ -311,7 +293,7 @@ static __always_inline int range_search_v6(void *map, __u64 hi, __u64 lo)
 #pragma clang loop unroll(disable)
 		for (i = 0; i < 4; i++)
 			gt += range_gt6(hi, lo, line->key[q * 4 + i].hi, line->key[q * 4 + i].lo);
-		key = range_child(h, l, key, q * 4 + 4 - gt, BLOOMXDP_RANGE_KEYS_V6 + 1);
+		key = range_child(&h->hdr, l, key, q * 4 + 4 - gt, BLOOMXDP_RANGE_KEYS_V6 + 1);
 	}
 	line = bpf_map_lookup_elem(map, &key);
 	if (!line)
@@ -363,29 +345,14 @@ static __always_inline __u64 table_zero(__u64 x)
 }
 
 /*
- * The bucket of hash in table, its header checked first: NULL when there is
- * none, or the table was made with another address key than the program's.
- */
-static __always_inline const void *table_bucket(void *table, __u32 hash)
-{
-	const struct bloomxdp_table_hdr *h;
-	__u32 key = 0;
-
-	h = bpf_map_lookup_elem(table, &key);
-	if (!h || h->check != bloomxdp_table_check(config.addr_key))
-		return NULL;
-	key = 1 + (hash & h->mask);
-	return bpf_map_lookup_elem(table, &key);
-}
-
-/*
  * The exact stage's table of a family (common.h) in generation slot: 1 when
  * it holds the host, 0 when not, -1 when there is none (or it is malformed):
  * the hash map then. One bucket read, its keys compared without a branch.
  */
 static __always_inline int table_has(__u32 slot, int ipv6, const __u32 *addr)
 {
-	__u32 i, hit = 0;
+	const struct bloomxdp_table_hdr *h;
+	__u32 key = 0, i, hit = 0;
 	void *table;
 
 	if (ipv6) {
@@ -394,7 +361,11 @@ static __always_inline int table_has(__u32 slot, int ipv6, const __u32 *addr)
 		table = bpf_map_lookup_elem(&verify_table_v6, &slot);
 		if (!table)
 			return -1;
-		b = table_bucket(table, bloomxdp_table_hash6(config.addr_key, addr));
+		h = bpf_map_lookup_elem(table, &key);
+		if (!h || h->check != bloomxdp_table_check(config.addr_key))
+			return -1;
+		key = 1 + (bloomxdp_table_hash6(config.addr_key, addr) & h->mask);
+		b = bpf_map_lookup_elem(table, &key);
 		if (!b)
 			return -1;
 #pragma clang loop unroll(full)
@@ -409,7 +380,11 @@ static __always_inline int table_has(__u32 slot, int ipv6, const __u32 *addr)
 		table = bpf_map_lookup_elem(&verify_table_v4, &slot);
 		if (!table)
 			return -1;
-		b = table_bucket(table, bloomxdp_table_hash4(config.addr_key, addr[0]));
+		h = bpf_map_lookup_elem(table, &key);
+		if (!h || h->check != bloomxdp_table_check(config.addr_key))
+			return -1;
+		key = 1 + (bloomxdp_table_hash4(config.addr_key, addr[0]) & h->mask);
+		b = bpf_map_lookup_elem(table, &key);
 		if (!b)
 			return -1;
 #pragma clang loop unroll(full)
